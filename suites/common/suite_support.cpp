@@ -1,0 +1,91 @@
+#include "suites/common/suite_support.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "gpubench_version.hpp"
+
+namespace gpubench::suite {
+
+Profile profile_from_env() {
+  const char* value = std::getenv("GPUBENCH_PROFILE");
+  if (!value || !*value) return Profile::standard;
+  if (std::strcmp(value, "quick") == 0) return Profile::quick;
+  if (std::strcmp(value, "standard") == 0) return Profile::standard;
+  if (std::strcmp(value, "full") == 0) return Profile::full;
+  std::cerr << "gpubench: warning: GPUBENCH_PROFILE='" << value
+            << "' is not quick, standard or full; using standard\n";
+  return Profile::standard;
+}
+
+const char* to_string(Profile profile) {
+  switch (profile) {
+    case Profile::quick:
+      return "quick";
+    case Profile::standard:
+      return "standard";
+    case Profile::full:
+      return "full";
+  }
+  return "standard";
+}
+
+namespace {
+nlohmann::json metrics_array(const std::vector<MetricSpec>& metrics) {
+  nlohmann::json arr = nlohmann::json::array();
+  for (const auto& m : metrics) {
+    arr.push_back({{"name", m.name},
+                   {"unit", m.unit},
+                   {"direction", m.direction == Direction::higher ? "higher" : "lower"},
+                   {"description", m.description}});
+  }
+  return arr;
+}
+}  // namespace
+
+std::string metrics_json(const std::vector<MetricSpec>& metrics) {
+  return metrics_array(metrics).dump();
+}
+
+void skip(benchmark::State& state, std::string_view reason) {
+  std::string msg = "skipped: ";
+  msg += reason;
+  state.SkipWithError(msg.c_str());
+}
+
+void fail(benchmark::State& state, std::string_view reason) {
+  std::string msg(reason);
+  state.SkipWithError(msg.c_str());
+}
+
+int suite_main(int argc, char** argv, const SuiteInfo& info) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--gpubench_info") == 0) {
+      Availability avail = info.availability ? info.availability() : Availability{};
+      nlohmann::json out = {{"suite", info.name},
+                            {"description", info.description},
+                            {"metrics", metrics_array(info.metrics)},
+                            {"runnable", avail.runnable},
+                            {"reason", avail.reason},
+                            {"notes", avail.notes},
+                            {"gpubench_version", build_info::k_version}};
+      std::cout << out.dump() << std::endl;
+      return 0;
+    }
+  }
+  const Profile profile = profile_from_env();
+  benchmark::AddCustomContext("gpubench.suite", info.name);
+  benchmark::AddCustomContext("gpubench.metrics", metrics_json(info.metrics));
+  benchmark::AddCustomContext("gpubench.profile", to_string(profile));
+  benchmark::AddCustomContext("gpubench.version", build_info::k_version);
+  if (info.register_benchmarks) info.register_benchmarks();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
+
+}  // namespace gpubench::suite

@@ -1,0 +1,65 @@
+// What every suite executable shares: how it declares its metrics, how it skips, which profile
+// it runs, and its main().
+//
+// A suite is a standard Google Benchmark binary. On top of Google Benchmark's flags it accepts
+//   --gpubench_info   print one JSON object (suite, metrics, availability) to stdout and exit 0
+// and it reads the environment variable GPUBENCH_PROFILE (quick|standard|full, default standard)
+// to size its sweeps. `gpubench run` sets both up; run alone, a suite behaves like any Google
+// Benchmark binary.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpubench::suite {
+
+enum class Direction { higher, lower };
+
+// A metric a suite reports as a Google Benchmark user counter of the same name.
+struct MetricSpec {
+  std::string name;  // counter name, e.g. "GB_per_s"
+  std::string unit;  // e.g. "GB/s" (decimal), "TFLOP/s", "us", "%"
+  Direction direction = Direction::higher;
+  std::string description;
+};
+
+// Whether the suite (or part of it) can run on this machine, and why not.
+struct Availability {
+  bool runnable = true;          // false: every benchmark will be skipped
+  std::string reason;            // empty when fully available
+  std::vector<std::string> notes;  // e.g. "device cases: skipped: no CUDA device"
+};
+
+struct SuiteInfo {
+  std::string name;  // "memory": benchmarks are named "memory/<case>/<k>:<v>/..."
+  std::string description;
+  std::vector<MetricSpec> metrics;
+  std::function<Availability()> availability;  // may be empty: always available
+  // Registers the suite's benchmarks for the given profile. Called once, before running.
+  std::function<void()> register_benchmarks;
+};
+
+enum class Profile { quick, standard, full };
+// From GPUBENCH_PROFILE; unknown values fall back to standard with a warning on stderr.
+Profile profile_from_env();
+const char* to_string(Profile profile);
+
+// The JSON array stored under the context key "gpubench.metrics" (also part of --gpubench_info).
+std::string metrics_json(const std::vector<MetricSpec>& metrics);
+
+// Skips a benchmark with a reason that names the cause. Google Benchmark 1.7 has no skip state,
+// so this reports an error whose message starts with "skipped: "; the results store records it as
+// a skip, not a failure.
+void skip(benchmark::State& state, std::string_view reason);
+// Reports a failure (wrong result, API error): the run of this benchmark is an error.
+void fail(benchmark::State& state, std::string_view reason);
+
+// The whole main() of a suite: handles --gpubench_info, declares metrics in the custom context,
+// registers benchmarks, runs them. Returns the process exit code.
+int suite_main(int argc, char** argv, const SuiteInfo& info);
+
+}  // namespace gpubench::suite

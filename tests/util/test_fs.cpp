@@ -1,0 +1,45 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "util/error.hpp"
+#include "util/fs.hpp"
+
+namespace gpubench {
+namespace {
+
+TEST(Fs, AtomicWriteThenRead) {
+  TempDir dir("gpubench-test");
+  auto p = dir.path() / "out.txt";
+  write_file_atomic(p, "hello");
+  EXPECT_EQ(read_file(p), "hello");
+  write_file_atomic(p, "again");
+  EXPECT_EQ(read_file(p), "again");
+  // No temp files left behind.
+  int n = 0;
+  for ([[maybe_unused]] auto& e : std::filesystem::directory_iterator(dir.path())) ++n;
+  EXPECT_EQ(n, 1);
+}
+
+TEST(Fs, WriteIntoMissingDirectoryIsBadInput) {
+  TempDir dir("gpubench-test");
+  try {
+    write_file_atomic(dir.path() / "nope" / "out.txt", "x");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::bad_input);
+    EXPECT_NE(std::string(e.what()).find("nope"), std::string::npos);
+  }
+}
+
+TEST(Fs, ReadMissingFileNamesIt) {
+  try {
+    read_file("/nonexistent/gpubench/file.json");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("file.json"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace gpubench

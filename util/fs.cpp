@@ -1,0 +1,107 @@
+#include "util/fs.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+#include <vector>
+
+#include "util/error.hpp"
+
+namespace gpubench {
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw bad_input("cannot read '" + path.string() + "'", errno_text(errno),
+                    "check that the file exists and is readable");
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) {
+    throw bad_input("cannot read '" + path.string() + "'", "I/O error while reading",
+                    "check the file and the disk");
+  }
+  return std::move(ss).str();
+}
+
+void write_file_atomic(const std::filesystem::path& path, std::string_view content) {
+  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
+  std::string tmpl = (dir / ("." + path.filename().string() + ".tmp.XXXXXX")).string();
+  std::vector<char> name(tmpl.begin(), tmpl.end());
+  name.push_back('\0');
+  int fd = mkstemp(name.data());
+  if (fd < 0) {
+    throw bad_input("cannot write '" + path.string() + "'", errno_text(errno),
+                    "choose a writable output path");
+  }
+  const char* p = content.data();
+  size_t left = content.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int e = errno;
+      ::close(fd);
+      ::unlink(name.data());
+      throw bad_input("cannot write '" + path.string() + "'", errno_text(e),
+                      "check free disk space and permissions");
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    int e = errno;
+    ::unlink(name.data());
+    throw bad_input("cannot write '" + path.string() + "'", errno_text(e),
+                    "check free disk space and permissions");
+  }
+  if (::rename(name.data(), path.c_str()) != 0) {
+    int e = errno;
+    ::unlink(name.data());
+    throw bad_input("cannot write '" + path.string() + "'", errno_text(e),
+                    "choose a writable output path");
+  }
+}
+
+TempDir::TempDir(std::string_view prefix) {
+  const char* base = std::getenv("TMPDIR");
+  std::filesystem::path root = (base && *base) ? base : "/tmp";
+  std::string tmpl = (root / (std::string(prefix) + ".XXXXXX")).string();
+  std::vector<char> name(tmpl.begin(), tmpl.end());
+  name.push_back('\0');
+  if (!mkdtemp(name.data())) {
+    throw infrastructure("cannot create a temporary directory in '" + root.string() + "'",
+                         errno_text(errno), "set TMPDIR to a writable directory");
+  }
+  m_path = name.data();
+}
+
+TempDir::~TempDir() {
+  if (!m_path.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(m_path, ec);
+  }
+}
+
+TempDir::TempDir(TempDir&& other) noexcept : m_path(std::move(other.m_path)) {
+  other.m_path.clear();
+}
+
+TempDir& TempDir::operator=(TempDir&& other) noexcept {
+  if (this != &other) {
+    if (!m_path.empty()) {
+      std::error_code ec;
+      std::filesystem::remove_all(m_path, ec);
+    }
+    m_path = std::move(other.m_path);
+    other.m_path.clear();
+  }
+  return *this;
+}
+
+}  // namespace gpubench
