@@ -108,17 +108,24 @@ class Store {
   // real_time/cpu_time are stored as metrics "real_time"/"cpu_time" in the file's time unit
   // converted to ns, direction lower. Throws Error(bad_input) when the document is not Google
   // Benchmark output (no "benchmarks" array), naming what was found instead. All or nothing.
+  // Parse the text with parse_benchmark_json() (results/ingest.hpp): Google Benchmark writes
+  // bare NaN/Infinity tokens that plain JSON parsers reject.
   IngestSummary ingest_benchmark_json(int64_t suite_run_id, const nlohmann::json& doc,
                                       const std::string& default_suite);
   void finish_run(int64_t run_id, RunStatus status);
 
   // --- reading -----------------------------------------------------------------------------
-  // Runs newest first; limit 0 = all.
+  // Runs newest first (by started_at, then id); limit 0 = all.
   std::vector<RunRow> list_runs(int64_t limit = 0);
   // "latest", "latest~N", a numeric id, or a UUID (or unique UUID prefix of >= 8 chars).
   // Throws Error(bad_input) for unknown ids, naming the id and how to list runs.
   int64_t resolve_run(const std::string& spec);
+  // Throws Error(bad_input) for an unknown id.
   RunDetail get_run(int64_t run_id);
+  // Rows in suite-run order, then the order benchmarks appeared in the suite's output, then
+  // metric order (real_time, cpu_time, declared metrics, other counters). A benchmark that was
+  // skipped or failed without samples is one row with an empty `metric` and no values, so its
+  // status and message are shown too. Throws Error(bad_input) for an unknown id.
   std::vector<ResultRow> get_results(int64_t run_id);
 
   Database& database();  // for modules that add their own tables (compare, telemetry)

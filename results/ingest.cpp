@@ -1,0 +1,519 @@
+// Ingest of Google Benchmark JSON output (any reporter version from 1.5 on) into the store.
+//
+// One benchmark entry becomes one sample per metric: real_time and cpu_time (converted to ns),
+// then every user counter. Iteration rows are samples with kind 'iteration' and their
+// repetition index; aggregate rows are samples with kind = aggregate_name. Errors and skips are
+// outcomes, not samples. Everything happens in one transaction with statements prepared once
+// and benchmark/metric ids cached, so a million samples take a few seconds.
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <unordered_map>
+
+#include "results/sqlite.hpp"
+#include "results/store.hpp"
+#include "util/error.hpp"
+#include "util/strings.hpp"
+
+namespace gpubench::results {
+
+using nlohmann::json;
+
+namespace {
+
+// Keys of a benchmark entry that are not user counters.
+const std::set<std::string>& meta_keys() {
+  static const std::set<std::string> keys = {"name",
+                                             "family_index",
+                                             "per_family_instance_index",
+                                             "run_name",
+                                             "run_type",
+                                             "repetitions",
+                                             "repetition_index",
+                                             "threads",
+                                             "iterations",
+                                             "real_time",
+                                             "cpu_time",
+                                             "time_unit",
+                                             "aggregate_name",
+                                             "aggregate_unit",
+                                             "error_occurred",
+                                             "error_message",
+                                             "skipped",
+                                             "skip_message",
+                                             "label",
+                                             "big_o",
+                                             "device_index",
+                                             "gpu_uuid"};
+  return keys;
+}
+
+// Counters a gpubench suite reports per sample as the state it ran under (METHODOLOGY rule 5);
+// they fill sample columns instead of becoming metrics. Only for files that declare
+// gpubench.metrics: in a foreign file they are ordinary counters.
+bool is_state_counter(const std::string& key) {
+  return key == "throttled" || key == "sm_clock_mhz" || key == "temperature_c" ||
+         key == "power_w" || key == "throttle_reasons";
+}
+
+struct MetricDecl {
+  std::string unit;
+  Direction direction = Direction::unknown;
+  std::string description;
+};
+
+[[noreturn]] void not_gb(const std::string& why) {
+  throw bad_input("cannot ingest the JSON", why,
+                  "give the output of a Google Benchmark binary run with "
+                  "--benchmark_format=json or --benchmark_out=FILE");
+}
+
+const char* type_name(const json& j) {
+  return j.type_name();
+}
+
+// The declared metrics from context["gpubench.metrics"] (a JSON array or a string holding one),
+// in declaration order.
+std::vector<std::pair<std::string, MetricDecl>> declared_metrics(const json& context) {
+  std::vector<std::pair<std::string, MetricDecl>> out;
+  auto it = context.find("gpubench.metrics");
+  if (it == context.end()) return out;
+  json arr = *it;
+  if (arr.is_string()) {
+    arr = json::parse(arr.get<std::string>(), nullptr, false);
+    if (arr.is_discarded()) not_gb("context 'gpubench.metrics' is a string that is not JSON");
+  }
+  if (!arr.is_array()) {
+    not_gb(std::string("context 'gpubench.metrics' is a ") + type_name(arr) + ", not an array");
+  }
+  for (const json& m : arr) {
+    if (!m.is_object() || !m.contains("name") || !m["name"].is_string()) {
+      not_gb("an entry of context 'gpubench.metrics' has no string 'name'");
+    }
+    MetricDecl d;
+    d.unit = m.value("unit", std::string());
+    d.direction = direction_from_string(m.value("direction", std::string("unknown")))
+                      .value_or(Direction::unknown);
+    d.description = m.value("description", std::string());
+    out.emplace_back(m["name"].get<std::string>(), std::move(d));
+  }
+  return out;
+}
+
+double time_unit_to_ns(const std::string& unit, size_t entry) {
+  if (unit == "ns") return 1.0;
+  if (unit == "us") return 1e3;
+  if (unit == "ms") return 1e6;
+  if (unit == "s") return 1e9;
+  not_gb("benchmarks[" + std::to_string(entry) + "] has unknown time_unit '" + unit + "'");
+}
+
+// "device_index=1,gpu_uuid=GPU-..." style labels (',', ';' or ' ' separated).
+void parse_label(const std::string& label, std::optional<int64_t>& device, std::string& gpu_uuid) {
+  std::string token;
+  auto flush = [&] {
+    const size_t eq = token.find('=');
+    if (eq != std::string::npos) {
+      const std::string key(trim(token.substr(0, eq)));
+      const std::string value(trim(token.substr(eq + 1)));
+      if (key == "device_index" && !device) {
+        if (auto v = parse_int(value)) device = *v;
+      } else if (key == "gpu_uuid" && gpu_uuid.empty()) {
+        gpu_uuid = value;
+      }
+    }
+    token.clear();
+  };
+  for (char c : label) {
+    if (c == ',' || c == ';' || c == ' ') {
+      flush();
+    } else {
+      token += c;
+    }
+  }
+  flush();
+}
+
+class Ingester {
+ public:
+  Ingester(Database& db, int64_t suite_run_id)
+      : m_db(db),
+        m_suite_run(suite_run_id),
+        m_insert_sample(db.prepare(
+            "INSERT INTO samples(suite_run_id, benchmark_id, metric_id, device_index, "
+            "gpu_device_id, repetition, kind, value, iterations, threads, throttled, "
+            "sm_clock_mhz, temperature_c, power_w, throttle_reasons) VALUES (?1, ?2, ?3, ?4, ?5, "
+            "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)")),
+        m_insert_benchmark(db.prepare(
+            "INSERT INTO benchmarks(name, suite, case_name, params) VALUES (?1, ?2, ?3, ?4) "
+            "ON CONFLICT(name) DO NOTHING")),
+        m_select_benchmark(db.prepare("SELECT id FROM benchmarks WHERE name = ?1")),
+        m_insert_param(db.prepare(
+            "INSERT INTO benchmark_params(benchmark_id, position, key, text, number) VALUES "
+            "(?1, ?2, ?3, ?4, ?5)")) {
+    Statement st = db.prepare("SELECT run_id FROM suite_runs WHERE id = ?1");
+    st.bind(1, suite_run_id);
+    if (!st.step()) {
+      throw bad_input("unknown suite run id " + std::to_string(suite_run_id),
+                      "database '" + db.path().string() + "' has no such suite run",
+                      "record the suite run with add_suite_run first");
+    }
+    m_run = st.column_int64(0);
+  }
+
+  void declare(const std::string& name, MetricDecl decl) { m_declared[name] = std::move(decl); }
+  bool has_declarations() const { return !m_declared.empty(); }
+
+  int64_t benchmark_id(const std::string& name, const std::string& default_suite) {
+    auto it = m_benchmarks.find(name);
+    if (it != m_benchmarks.end()) return it->second;
+    const ParsedName parsed = parse_benchmark_name(name, default_suite);
+    json params = json::object();
+    for (const Param& p : parsed.params) {
+      params[p.key] = p.number ? json(*p.number) : json(p.text);
+    }
+    Statement& ins = m_insert_benchmark;
+    ins.bind(1, name).bind(2, parsed.suite).bind(3, parsed.case_name).bind(4, params.dump());
+    ins.run();
+    const bool inserted = m_db.changes() > 0;
+    Statement& sel = m_select_benchmark;
+    sel.bind(1, name);
+    sel.step();
+    const int64_t id = sel.column_int64(0);
+    sel.reset();
+    if (inserted) {
+      Statement& p = m_insert_param;
+      for (size_t i = 0; i < parsed.params.size(); ++i) {
+        p.bind(1, id).bind(2, static_cast<int64_t>(i)).bind(3, parsed.params[i].key);
+        p.bind(4, parsed.params[i].text).bind(5, parsed.params[i].number).run();
+      }
+    }
+    m_benchmarks.emplace(name, id);
+    return id;
+  }
+
+  int64_t metric_id(const std::string& name) {
+    auto it = m_metrics.find(name);
+    if (it != m_metrics.end()) return it->second;
+    MetricDecl decl;
+    if (auto d = m_declared.find(name); d != m_declared.end()) {
+      decl = d->second;
+    } else if (name == "real_time" || name == "cpu_time") {
+      decl = {"ns", Direction::lower, "Google Benchmark time per iteration"};
+    } else if (name == "bytes_per_second") {
+      decl = {"B/s", Direction::higher, "Google Benchmark SetBytesProcessed rate"};
+    } else if (name == "items_per_second") {
+      decl = {"items/s", Direction::higher, "Google Benchmark SetItemsProcessed rate"};
+    }
+    // A metric first stored with direction unknown learns it from a later declaration.
+    Statement ins = m_db.prepare(
+        "INSERT INTO metrics(name, unit, direction, description) VALUES (?1, ?2, ?3, ?4) "
+        "ON CONFLICT(name, unit) DO UPDATE SET direction = excluded.direction, "
+        "description = excluded.description "
+        "WHERE metrics.direction = 'unknown' AND excluded.direction <> 'unknown'");
+    ins.bind(1, name).bind(2, decl.unit).bind(3, to_string(decl.direction));
+    ins.bind(4, decl.description).run();
+    Statement sel = m_db.prepare("SELECT id FROM metrics WHERE name = ?1 AND unit = ?2");
+    sel.bind(1, name).bind(2, decl.unit);
+    sel.step();
+    const int64_t id = sel.column_int64(0);
+    m_metrics.emplace(name, id);
+    return id;
+  }
+
+  // The gpu_devices row of a UUID: the run's GPU when it has one, else any known device with
+  // that UUID, else a new row that records only the UUID.
+  std::pair<int64_t, std::optional<int64_t>> gpu_device(const std::string& uuid) {
+    auto it = m_gpus.find(uuid);
+    if (it != m_gpus.end()) return it->second;
+    std::pair<int64_t, std::optional<int64_t>> found{0, std::nullopt};
+    Statement st = m_db.prepare(
+        "SELECT g.id, rg.device_index FROM run_gpus rg JOIN gpu_devices g ON "
+        "g.id = rg.gpu_device_id WHERE rg.run_id = ?1 AND g.uuid = ?2");
+    st.bind(1, m_run).bind(2, uuid);
+    if (st.step()) {
+      found = {st.column_int64(0), st.column_int64(1)};
+    } else {
+      Statement any = m_db.prepare("SELECT id FROM gpu_devices WHERE uuid = ?1 ORDER BY id DESC");
+      any.bind(1, uuid);
+      if (any.step()) {
+        found.first = any.column_int64(0);
+      } else {
+        const json fp = {{"uuid", uuid}, {"source", "benchmark output"}};
+        Statement ins = m_db.prepare(
+            "INSERT INTO gpu_devices(fingerprint, uuid, name, pci_bus_id, compute_capability, "
+            "ecc) VALUES (?1, ?2, 'unknown', 'unknown', 'unknown', 'unknown') "
+            "ON CONFLICT(fingerprint) DO NOTHING");
+        ins.bind(1, fp.dump()).bind(2, uuid).run();
+        Statement sel = m_db.prepare("SELECT id FROM gpu_devices WHERE fingerprint = ?1");
+        sel.bind(1, fp.dump());
+        sel.step();
+        found.first = sel.column_int64(0);
+      }
+    }
+    m_gpus.emplace(uuid, found);
+    return found;
+  }
+
+  struct SampleState {
+    int64_t benchmark = 0;
+    std::optional<int64_t> device_index;
+    std::optional<int64_t> gpu_device;
+    std::optional<int64_t> repetition;
+    std::string kind;
+    std::optional<int64_t> iterations;
+    std::optional<int64_t> threads;
+    std::optional<int64_t> throttled;
+    std::optional<double> sm_clock_mhz;
+    std::optional<double> temperature_c;
+    std::optional<double> power_w;
+    std::optional<int64_t> throttle_reasons;
+  };
+
+  void insert_sample(const SampleState& s, int64_t metric, double value) {
+    Statement& st = m_insert_sample;
+    st.bind(1, m_suite_run).bind(2, s.benchmark).bind(3, metric).bind(4, s.device_index);
+    st.bind(5, s.gpu_device).bind(6, s.repetition).bind(7, s.kind).bind(8, value);
+    st.bind(9, s.iterations).bind(10, s.threads).bind(11, s.throttled);
+    st.bind(12, s.sm_clock_mhz).bind(13, s.temperature_c).bind(14, s.power_w);
+    st.bind(15, s.throttle_reasons);
+    st.run();
+    ++m_samples;
+  }
+
+  int64_t samples() const { return m_samples; }
+
+ private:
+  Database& m_db;
+  int64_t m_suite_run;
+  int64_t m_run = 0;
+  Statement m_insert_sample;
+  Statement m_insert_benchmark;
+  Statement m_select_benchmark;
+  Statement m_insert_param;
+  int64_t m_samples = 0;
+  std::unordered_map<std::string, MetricDecl> m_declared;
+  std::unordered_map<std::string, int64_t> m_benchmarks;
+  std::unordered_map<std::string, int64_t> m_metrics;
+  std::unordered_map<std::string, std::pair<int64_t, std::optional<int64_t>>> m_gpus;
+};
+
+std::optional<int64_t> int_field(const json& e, const char* key, size_t entry) {
+  auto it = e.find(key);
+  if (it == e.end() || it->is_null()) return std::nullopt;
+  if (!it->is_number()) {
+    not_gb("benchmarks[" + std::to_string(entry) + "]." + key + " is a " + type_name(*it) +
+           ", not a number");
+  }
+  return it->get<int64_t>();
+}
+
+std::string string_field(const json& e, const char* key, size_t entry) {
+  auto it = e.find(key);
+  if (it == e.end() || it->is_null()) return {};
+  if (!it->is_string()) {
+    not_gb("benchmarks[" + std::to_string(entry) + "]." + key + " is a " + type_name(*it) +
+           ", not a string");
+  }
+  return it->get<std::string>();
+}
+
+bool bool_field(const json& e, const char* key) {
+  auto it = e.find(key);
+  return it != e.end() && it->is_boolean() && it->get<bool>();
+}
+
+struct Outcome {
+  int64_t position = 0;
+  BenchmarkStatus status = BenchmarkStatus::ok;
+  std::string message;
+};
+
+int severity(BenchmarkStatus s) {
+  return s == BenchmarkStatus::error ? 2 : s == BenchmarkStatus::skipped ? 1 : 0;
+}
+
+}  // namespace
+
+IngestSummary Store::ingest_benchmark_json(int64_t suite_run_id, const json& doc,
+                                           const std::string& default_suite) {
+  if (!doc.is_object()) not_gb(std::string("the JSON is a ") + type_name(doc) + ", not an object");
+  auto bench_it = doc.find("benchmarks");
+  if (bench_it == doc.end()) {
+    std::vector<std::string> keys;
+    for (const auto& [k, v] : doc.items()) keys.push_back("'" + k + "'");
+    not_gb("it has no 'benchmarks' array (top-level keys: " +
+           (keys.empty() ? std::string("none") : join(keys, ", ")) + ")");
+  }
+  if (!bench_it->is_array()) {
+    not_gb(std::string("'benchmarks' is a ") + type_name(*bench_it) + ", not an array");
+  }
+  json context = json::object();
+  if (auto c = doc.find("context"); c != doc.end()) {
+    if (!c->is_object()) not_gb(std::string("'context' is a ") + type_name(*c) + ", not an object");
+    context = *c;
+  }
+  std::string suite = default_suite;
+  if (auto s = context.find("gpubench.suite"); s != context.end() && s->is_string()) {
+    suite = s->get<std::string>();
+  }
+  const auto declared = declared_metrics(context);
+
+  Database& db = *m_db;
+  Transaction tx(db);
+  Ingester in(db, suite_run_id);
+  for (const auto& [name, decl] : declared) in.declare(name, decl);
+  const bool gpubench_file = in.has_declarations();
+  {
+    Statement st = db.prepare("UPDATE suite_runs SET context = ?1 WHERE id = ?2");
+    st.bind(1, context.dump()).bind(2, suite_run_id).run();
+  }
+
+  std::unordered_map<int64_t, Outcome> outcomes;
+  std::vector<int64_t> order;  // benchmark ids in order of first appearance
+  std::unordered_map<int64_t, int64_t> next_repetition;
+  std::unordered_map<int64_t, int64_t> device_of;  // benchmark -> device of its rows
+  std::vector<std::pair<std::string, double>> counters;
+  const json& entries = *bench_it;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const json& e = entries[i];
+    auto where = [i] { return "benchmarks[" + std::to_string(i) + "]"; };
+    if (!e.is_object()) not_gb(where() + " is a " + type_name(e) + ", not an object");
+    std::string identity = string_field(e, "run_name", i);
+    if (identity.empty()) identity = string_field(e, "name", i);
+    if (identity.empty()) not_gb(where() + " has no 'name'");
+    const std::string run_type = string_field(e, "run_type", i);
+    const bool aggregate = run_type == "aggregate";
+    const std::string aggregate_name = string_field(e, "aggregate_name", i);
+    if (aggregate && !aggregate_name.empty()) {
+      const std::string suffix = "_" + aggregate_name;
+      if (identity.size() > suffix.size() &&
+          identity.compare(identity.size() - suffix.size(), suffix.size(), suffix) == 0) {
+        identity.resize(identity.size() - suffix.size());
+      }
+    }
+
+    Ingester::SampleState s;
+    s.benchmark = in.benchmark_id(identity, suite);
+    auto [oit, first_seen] = outcomes.try_emplace(s.benchmark);
+    if (first_seen) {
+      oit->second.position = static_cast<int64_t>(order.size());
+      order.push_back(s.benchmark);
+    }
+
+    // Errors and skips: GB reports them with zero times; they are outcomes, not samples.
+    BenchmarkStatus status = BenchmarkStatus::ok;
+    std::string message;
+    if (bool_field(e, "error_occurred")) {
+      message = string_field(e, "error_message", i);
+      status = BenchmarkStatus::error;
+      if (message.rfind("skipped:", 0) == 0) {  // gpubench::suite::skip() on GB 1.7
+        status = BenchmarkStatus::skipped;
+        message = std::string(trim(message.substr(8)));
+      }
+    } else if (bool_field(e, "skipped")) {  // Google Benchmark >= 1.8
+      status = BenchmarkStatus::skipped;
+      message = string_field(e, "skip_message", i);
+    }
+    if (status != BenchmarkStatus::ok) {
+      Outcome& o = oit->second;
+      if (severity(status) > severity(o.status)) {
+        o.status = status;
+        o.message = message;
+      }
+      continue;
+    }
+
+    // Device: a "device_index" counter or key, a "gpu_uuid" key, or either in the label.
+    // In aggregate rows a device_index counter is itself aggregated (its stddev is 0, its cv
+    // NaN), so only mean/median rows may name the device; the others inherit it.
+    const std::string kind =
+        aggregate ? (aggregate_name.empty() ? "aggregate" : aggregate_name) : "iteration";
+    const bool central = !aggregate || kind == "mean" || kind == "median";
+    if (central) s.device_index = int_field(e, "device_index", i);
+    std::string gpu_uuid = string_field(e, "gpu_uuid", i);
+    parse_label(string_field(e, "label", i), s.device_index, gpu_uuid);
+    if (s.device_index) {
+      device_of[s.benchmark] = *s.device_index;
+    } else if (auto d = device_of.find(s.benchmark); aggregate && d != device_of.end()) {
+      s.device_index = d->second;
+    }
+    if (!gpu_uuid.empty()) {
+      const auto [gpu_id, index] = in.gpu_device(gpu_uuid);
+      s.gpu_device = gpu_id;
+      if (!s.device_index) s.device_index = index;
+    }
+    s.iterations = int_field(e, "iterations", i);
+    s.threads = int_field(e, "threads", i);
+    s.kind = kind;
+    if (!aggregate) {
+      s.kind = "iteration";
+      s.repetition = int_field(e, "repetition_index", i);
+      int64_t& next = next_repetition[s.benchmark];
+      if (!s.repetition) s.repetition = next;  // old GB versions: count them
+      next = *s.repetition + 1;
+    }
+
+    counters.clear();
+    for (const auto& [key, value] : e.items()) {
+      if (!value.is_number() || meta_keys().count(key) != 0) continue;
+      const double v = value.get<double>();
+      if (gpubench_file && is_state_counter(key)) {
+        if (!central) continue;  // the stddev of a clock is not a clock
+        if (key == "throttled") s.throttled = v != 0 ? 1 : 0;
+        if (key == "sm_clock_mhz") s.sm_clock_mhz = v;
+        if (key == "temperature_c") s.temperature_c = v;
+        if (key == "power_w") s.power_w = v;
+        if (key == "throttle_reasons") s.throttle_reasons = static_cast<int64_t>(v);
+        continue;
+      }
+      counters.emplace_back(key, v);
+    }
+    // Declared metrics first, in declaration order; then other counters by name.
+    std::stable_sort(counters.begin(), counters.end(), [&](const auto& a, const auto& b) {
+      auto rank = [&](const std::string& n) {
+        for (size_t k = 0; k < declared.size(); ++k) {
+          if (declared[k].first == n) return k;
+        }
+        return declared.size();
+      };
+      return rank(a.first) < rank(b.first);
+    });
+
+    // cv aggregates are ratios; every other time value is in time_unit.
+    const bool percentage = string_field(e, "aggregate_unit", i) == "percentage";
+    const std::string unit = string_field(e, "time_unit", i);
+    const double scale = percentage ? 1.0 : time_unit_to_ns(unit.empty() ? "ns" : unit, i);
+    for (const char* key : {"real_time", "cpu_time"}) {
+      auto t = e.find(key);
+      if (t == e.end()) continue;
+      if (!t->is_number()) {
+        not_gb(where() + "." + key + " is a " + type_name(*t) + ", not a number");
+      }
+      const double v = t->get<double>() * scale;
+      if (std::isfinite(v)) in.insert_sample(s, in.metric_id(key), v);
+    }
+    for (const auto& [key, v] : counters) {
+      if (std::isfinite(v)) in.insert_sample(s, in.metric_id(key), v);
+    }
+  }
+
+  IngestSummary summary;
+  Statement ins = db.prepare(
+      "INSERT INTO benchmark_outcomes(suite_run_id, benchmark_id, position, status, message) "
+      "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT(suite_run_id, benchmark_id) DO UPDATE SET "
+      "status = excluded.status, message = excluded.message");
+  for (int64_t bench : order) {
+    const Outcome& o = outcomes[bench];
+    ins.bind(1, suite_run_id).bind(2, bench).bind(3, o.position);
+    ins.bind(4, to_string(o.status)).bind(5, o.message).run();
+    if (o.status == BenchmarkStatus::error) ++summary.errors;
+    if (o.status == BenchmarkStatus::skipped) ++summary.skipped;
+  }
+  summary.benchmarks = static_cast<int64_t>(order.size());
+  summary.samples = in.samples();
+  tx.commit();
+  return summary;
+}
+
+}  // namespace gpubench::results

@@ -1,0 +1,86 @@
+// String forms of the model's enums. These strings are stored in the database (CHECK
+// constraints in results/schema.cpp) and printed by the CLI: changing one is a schema change.
+#include "results/model.hpp"
+
+namespace gpubench::results {
+
+const char* to_string(RunStatus status) {
+  switch (status) {
+    case RunStatus::running:
+      return "running";
+    case RunStatus::complete:
+      return "complete";
+    case RunStatus::interrupted:
+      return "interrupted";
+    case RunStatus::failed:
+      return "failed";
+  }
+  return "failed";
+}
+
+std::optional<RunStatus> run_status_from_string(const std::string& text) {
+  for (RunStatus s :
+       {RunStatus::running, RunStatus::complete, RunStatus::interrupted, RunStatus::failed}) {
+    if (text == to_string(s)) return s;
+  }
+  return std::nullopt;
+}
+
+const char* to_string(SuiteStatus status) {
+  switch (status) {
+    case SuiteStatus::ok:
+      return "ok";
+    case SuiteStatus::failed:
+      return "failed";
+    case SuiteStatus::timeout:
+      return "timeout";
+    case SuiteStatus::crashed:
+      return "crashed";
+    case SuiteStatus::interrupted:
+      return "interrupted";
+    case SuiteStatus::skipped:
+      return "skipped";
+  }
+  return "failed";
+}
+
+std::optional<SuiteStatus> suite_status_from_string(const std::string& text) {
+  for (SuiteStatus s : {SuiteStatus::ok, SuiteStatus::failed, SuiteStatus::timeout,
+                        SuiteStatus::crashed, SuiteStatus::interrupted, SuiteStatus::skipped}) {
+    if (text == to_string(s)) return s;
+  }
+  return std::nullopt;
+}
+
+const char* to_string(Direction direction) {
+  switch (direction) {
+    case Direction::higher:
+      return "higher";
+    case Direction::lower:
+      return "lower";
+    case Direction::unknown:
+      return "unknown";
+  }
+  return "unknown";
+}
+
+std::optional<Direction> direction_from_string(const std::string& text) {
+  for (Direction d : {Direction::higher, Direction::lower, Direction::unknown}) {
+    if (text == to_string(d)) return d;
+  }
+  return std::nullopt;
+}
+
+const char* to_string(BenchmarkStatus status) {
+  switch (status) {
+    case BenchmarkStatus::ok:
+      return "ok";
+    case BenchmarkStatus::skipped:
+      return "skipped";
+    case BenchmarkStatus::error:
+      return "error";
+  }
+  return "error";
+}
+
+}  // namespace gpubench::results

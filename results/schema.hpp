@@ -1,0 +1,41 @@
+// The store's schema: the version this build writes, the oldest version that can still read
+// what it writes, and the migration ladder that takes any older database forward.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace gpubench::results {
+
+class Database;
+
+namespace schema {
+
+// What this build writes into meta.schema_version.
+inline constexpr int k_version = 1;
+// Written into meta.compatible_version: the oldest gpubench schema that can read and write a
+// database of k_version. Raise it only when older code would corrupt the new layout.
+inline constexpr int k_compatible_version = 1;
+
+struct Migration {
+  int to_version;           // this step migrates to_version - 1 -> to_version
+  std::string description;  // for people ("create the v1 schema")
+  void (*apply)(Database& db);
+};
+
+// migrations()[i] migrates version i to i + 1; version 0 is an empty database.
+const std::vector<Migration>& migrations();
+
+// Versions as stored in `meta` (0 when the table does not exist).
+struct Versions {
+  int schema_version = 0;
+  int compatible_version = 0;
+};
+Versions read_versions(Database& db);
+
+// Applies every step from `from_version` to k_version, each in its own IMMEDIATE transaction
+// that re-reads the version first (another process may have migrated meanwhile).
+void migrate(Database& db);
+
+}  // namespace schema
+}  // namespace gpubench::results

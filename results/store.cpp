@@ -1,0 +1,333 @@
+// Store: opening (checks, creation, migration) and writing runs. Reads are in store_read.cpp,
+// Google Benchmark ingest in ingest.cpp.
+#include "results/store.hpp"
+
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "results/schema.hpp"
+#include "results/sqlite.hpp"
+#include "util/clock.hpp"
+#include "util/error.hpp"
+#include "util/uuid.hpp"
+
+namespace gpubench::results {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string quoted(const fs::path& path) {
+  return "'" + path.string() + "'";
+}
+
+// Refuses, before SQLite touches the file, what can be refused by looking at it: a missing
+// directory or file, a directory, no permission, a file that is not SQLite.
+void check_file(const fs::path& path, OpenMode mode) {
+  const std::string db = quoted(path);
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (!fs::exists(st)) {
+    const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
+    if (!fs::is_directory(parent, ec)) {
+      throw bad_input("cannot open database " + db,
+                      "directory '" + parent.string() + "' does not exist",
+                      "create the directory or choose another --db path");
+    }
+    if (mode != OpenMode::read_write_create) {
+      throw bad_input("cannot open database " + db, "the file does not exist",
+                      "check the path given to --db or GPUBENCH_DB, or record a run first "
+                      "with `gpubench run`");
+    }
+    return;
+  }
+  if (fs::is_directory(st)) {
+    throw bad_input("cannot open database " + db, "it is a directory",
+                    "give the path of a database file with --db");
+  }
+  if (::access(path.c_str(), R_OK) != 0) {
+    throw infrastructure("cannot open database " + db, "cannot read it: " + errno_text(errno),
+                         "check the file's permissions");
+  }
+  if (mode != OpenMode::read_only && ::access(path.c_str(), W_OK) != 0) {
+    throw infrastructure("cannot write database " + db, "cannot write it: " + errno_text(errno),
+                         "check the file's permissions");
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::array<char, 16> header{};
+  in.read(header.data(), header.size());
+  const auto got = in.gcount();
+  static constexpr char k_magic[16] = "SQLite format 3";  // 15 chars + NUL, as in the file
+  if (got == 0) return;  // an empty file is an empty SQLite database
+  if (got < 16 || !std::equal(header.begin(), header.end(), k_magic)) {
+    throw bad_input("cannot use database " + db, "not a gpubench database (file is not SQLite)",
+                    "check the path given to --db or GPUBENCH_DB");
+  }
+}
+
+// Tables other than SQLite's own.
+int64_t count_user_tables(Database& db) {
+  Statement st = db.prepare(
+      "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
+  st.step();
+  return st.column_int64(0);
+}
+
+// Inserts a deduplicated row keyed by `fingerprint` (the canonical JSON of its content) and
+// returns its id. `insert_sql` binds ?1 = fingerprint and the rest through `bind`.
+template <typename Bind>
+int64_t upsert(Database& db, const char* table, const std::string& insert_sql,
+               const std::string& fingerprint, Bind&& bind) {
+  Statement ins = db.prepare(insert_sql);
+  ins.bind(1, fingerprint);
+  bind(ins);
+  ins.run();
+  Statement sel = db.prepare(std::string("SELECT id FROM ") + table + " WHERE fingerprint = ?1");
+  sel.bind(1, fingerprint);
+  sel.step();
+  return sel.column_int64(0);
+}
+
+template <typename T>
+json opt(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+int64_t upsert_host(Database& db, const HostInfo& h) {
+  const json fp = {{"hostname", h.hostname},    {"cpu_model", h.cpu_model},
+                   {"sockets", opt(h.sockets)}, {"cores", opt(h.cores)},
+                   {"threads", opt(h.threads)}, {"memory_bytes", opt(h.memory_bytes)},
+                   {"kernel", h.kernel},        {"os", h.os},
+                   {"governor", h.governor},    {"arch", h.arch}};
+  return upsert(db, "hosts",
+                "INSERT INTO hosts(fingerprint, hostname, cpu_model, sockets, cores, threads, "
+                "memory_bytes, kernel, os, governor, arch) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+                "?8, ?9, ?10, ?11) ON CONFLICT(fingerprint) DO NOTHING",
+                fp.dump(), [&](Statement& s) {
+                  s.bind(2, h.hostname).bind(3, h.cpu_model).bind(4, h.sockets);
+                  s.bind(5, h.cores).bind(6, h.threads).bind(7, h.memory_bytes);
+                  s.bind(8, h.kernel).bind(9, h.os).bind(10, h.governor).bind(11, h.arch);
+                });
+}
+
+int64_t upsert_gpu(Database& db, int64_t host_id, const GpuInfo& g) {
+  const json fp = {{"host_id", host_id},
+                   {"uuid", g.uuid},
+                   {"name", g.name},
+                   {"pci_bus_id", g.pci_bus_id},
+                   {"memory_bytes", opt(g.memory_bytes)},
+                   {"sm_count", opt(g.sm_count)},
+                   {"compute_capability", g.compute_capability},
+                   {"max_sm_clock_mhz", opt(g.max_sm_clock_mhz)},
+                   {"max_mem_clock_mhz", opt(g.max_mem_clock_mhz)},
+                   {"default_sm_clock_mhz", opt(g.default_sm_clock_mhz)},
+                   {"power_limit_w", opt(g.power_limit_w)},
+                   {"ecc", g.ecc},
+                   {"pcie_gen", opt(g.pcie_gen)},
+                   {"pcie_width", opt(g.pcie_width)},
+                   {"numa_node", opt(g.numa_node)}};
+  return upsert(
+      db, "gpu_devices",
+      "INSERT INTO gpu_devices(fingerprint, uuid, host_id, name, pci_bus_id, memory_bytes, "
+      "sm_count, compute_capability, max_sm_clock_mhz, max_mem_clock_mhz, default_sm_clock_mhz, "
+      "power_limit_w, ecc, pcie_gen, pcie_width, numa_node) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+      "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) ON CONFLICT(fingerprint) DO NOTHING",
+      fp.dump(), [&](Statement& s) {
+        s.bind(2, g.uuid).bind(3, host_id).bind(4, g.name).bind(5, g.pci_bus_id);
+        s.bind(6, g.memory_bytes).bind(7, g.sm_count).bind(8, g.compute_capability);
+        s.bind(9, g.max_sm_clock_mhz).bind(10, g.max_mem_clock_mhz);
+        s.bind(11, g.default_sm_clock_mhz).bind(12, g.power_limit_w).bind(13, g.ecc);
+        s.bind(14, g.pcie_gen).bind(15, g.pcie_width).bind(16, g.numa_node);
+      });
+}
+
+int64_t upsert_software(Database& db, const SoftwareEnv& e) {
+  const json fp = {{"driver_version", e.driver_version},
+                   {"cuda_driver_version", e.cuda_driver_version},
+                   {"cuda_runtime_version", e.cuda_runtime_version},
+                   {"cublas_version", e.cublas_version},
+                   {"nccl_version", e.nccl_version},
+                   {"kernel", e.kernel},
+                   {"compiler", e.compiler},
+                   {"gpubench_version", e.gpubench_version},
+                   {"git_sha", e.git_sha},
+                   {"git_dirty", e.git_dirty}};
+  return upsert(db, "software_envs",
+                "INSERT INTO software_envs(fingerprint, driver_version, cuda_driver_version, "
+                "cuda_runtime_version, cublas_version, nccl_version, kernel, compiler, "
+                "gpubench_version, git_sha, git_dirty) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+                "?9, ?10, ?11) ON CONFLICT(fingerprint) DO NOTHING",
+                fp.dump(), [&](Statement& s) {
+                  s.bind(2, e.driver_version).bind(3, e.cuda_driver_version);
+                  s.bind(4, e.cuda_runtime_version).bind(5, e.cublas_version);
+                  s.bind(6, e.nccl_version).bind(7, e.kernel).bind(8, e.compiler);
+                  s.bind(9, e.gpubench_version).bind(10, e.git_sha).bind(11, e.git_dirty);
+                });
+}
+
+int64_t upsert_config(Database& db, const Configuration& c) {
+  const json env(c.env);  // std::map: keys sorted, so the JSON is canonical
+  const json fp = {{"profile", c.profile}, {"env", env}, {"clocks_locked", c.clocks_locked}};
+  return upsert(db, "configurations",
+                "INSERT INTO configurations(fingerprint, profile, env, clocks_locked) VALUES "
+                "(?1, ?2, ?3, ?4) ON CONFLICT(fingerprint) DO NOTHING",
+                fp.dump(), [&](Statement& s) {
+                  s.bind(2, c.profile).bind(3, env.dump()).bind(4, c.clocks_locked);
+                });
+}
+
+void require_run(Database& db, int64_t run_id) {
+  Statement st = db.prepare("SELECT 1 FROM runs WHERE id = ?1");
+  st.bind(1, run_id);
+  if (!st.step()) {
+    throw bad_input("unknown run id " + std::to_string(run_id),
+                    "database " + quoted(db.path()) + " has no such run",
+                    "list runs with `gpubench runs`");
+  }
+}
+
+}  // namespace
+
+Store::Store(std::unique_ptr<Database> db) : m_db(std::move(db)) {}
+Store::~Store() = default;
+Store::Store(Store&&) noexcept = default;
+Store& Store::operator=(Store&&) noexcept = default;
+
+int Store::schema_version() {
+  return schema::k_version;
+}
+
+Database& Store::database() {
+  return *m_db;
+}
+
+Store Store::open(const fs::path& path, OpenMode mode, int busy_timeout_ms) {
+  check_file(path, mode);
+  const std::string db_name = quoted(path);
+  const Access access = mode == OpenMode::read_only    ? Access::read_only
+                        : mode == OpenMode::read_write ? Access::read_write
+                                                       : Access::read_write_create;
+  auto db = std::make_unique<Database>(Database::open(path, access, busy_timeout_ms));
+
+  // Everything up to the version check only reads, so a refused file is left byte-identical.
+  const schema::Versions v = schema::read_versions(*db);
+  if (v.schema_version == 0 && count_user_tables(*db) > 0) {
+    throw bad_input("cannot use database " + db_name,
+                    "not a gpubench database (an SQLite file with other tables and no gpubench "
+                    "'meta' table)",
+                    "use another --db path; gpubench leaves this file alone");
+  }
+  if (v.compatible_version > schema::k_version) {
+    throw infrastructure(
+        "cannot use database " + db_name,
+        "it was written by a newer gpubench (schema version " + std::to_string(v.schema_version) +
+            ", readable from version " + std::to_string(v.compatible_version) +
+            " on; this gpubench reads version " + std::to_string(schema::k_version) + ")",
+        "upgrade gpubench, or use another --db");
+  }
+  db->exec("PRAGMA foreign_keys = ON");
+  if (mode == OpenMode::read_only) {
+    if (v.schema_version == 0) {
+      throw bad_input("cannot read database " + db_name, "it holds no gpubench data yet",
+                      "record a run first with `gpubench run`, or check the --db path");
+    }
+    if (v.schema_version < schema::k_version) {
+      throw infrastructure("cannot read database " + db_name,
+                           "it has schema version " + std::to_string(v.schema_version) +
+                               " and this gpubench reads version " +
+                               std::to_string(schema::k_version),
+                           "upgrade it once with a writing command (`gpubench run` or "
+                           "`gpubench import`)");
+    }
+    db->exec("PRAGMA query_only = ON");
+    return Store(std::move(db));
+  }
+  // WAL: readers do not block the writer and a crash mid-write leaves the file consistent.
+  db->exec("PRAGMA journal_mode = WAL");
+  // Up to 64 MiB of page cache (allocated as used): a large ingest then writes each page once
+  // instead of spilling and re-reading it.
+  db->exec("PRAGMA cache_size = -65536");
+  if (v.schema_version < schema::k_version) schema::migrate(*db);
+  return Store(std::move(db));
+}
+
+int64_t Store::begin_run(const RunInfo& info) {
+  Database& db = *m_db;
+  Transaction tx(db);
+  const std::string uuid = info.uuid.empty() ? make_uuid_v4() : info.uuid;
+  {
+    Statement st = db.prepare("SELECT id FROM runs WHERE uuid = ?1");
+    st.bind(1, uuid);
+    if (st.step()) {
+      throw bad_input("run " + uuid + " is already in database " + quoted(db.path()),
+                      "run UUIDs are unique", "import each run once, or give a new UUID");
+    }
+  }
+  const int64_t host_id = upsert_host(db, info.host);
+  const int64_t env_id = upsert_software(db, info.software);
+  const int64_t config_id = upsert_config(db, info.config);
+  Statement ins = db.prepare(
+      "INSERT INTO runs(uuid, status, started_at, user, argv, note, host_id, software_env_id, "
+      "configuration_id) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+  ins.bind(1, uuid).bind(2, info.started_at.empty() ? now_iso8601_utc() : info.started_at);
+  ins.bind(3, info.user).bind(4, json(info.argv).dump()).bind(5, info.note);
+  ins.bind(6, host_id).bind(7, env_id).bind(8, config_id);
+  ins.run();
+  const int64_t run_id = db.last_insert_rowid();
+
+  Statement tag =
+      db.prepare("INSERT INTO run_tags(run_id, position, key, value) VALUES (?1, ?2, ?3, ?4)");
+  for (size_t i = 0; i < info.tags.size(); ++i) {
+    tag.bind(1, run_id).bind(2, static_cast<int64_t>(i));
+    tag.bind(3, info.tags[i].first).bind(4, info.tags[i].second).run();
+  }
+  Statement gpu =
+      db.prepare("INSERT INTO run_gpus(run_id, device_index, gpu_device_id) VALUES (?1, ?2, ?3)");
+  for (const GpuInfo& g : info.gpus) {
+    gpu.bind(1, run_id).bind(2, g.index).bind(3, upsert_gpu(db, host_id, g)).run();
+  }
+  tx.commit();
+  return run_id;
+}
+
+int64_t Store::add_suite_run(int64_t run_id, const SuiteRunInfo& s) {
+  Database& db = *m_db;
+  Transaction tx(db);
+  require_run(db, run_id);
+  Statement ins = db.prepare(
+      "INSERT INTO suite_runs(run_id, suite, executable, argv, started_at, finished_at, "
+      "duration_s, exit_code, term_signal, status, reason, stderr_tail) VALUES (?1, ?2, ?3, ?4, "
+      "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+  const std::string now = now_iso8601_utc();
+  ins.bind(1, run_id).bind(2, s.suite).bind(3, s.executable).bind(4, json(s.argv).dump());
+  ins.bind(5, s.started_at.empty() ? now : s.started_at);
+  ins.bind(6, s.finished_at.empty() ? now : s.finished_at).bind(7, s.duration_s);
+  ins.bind(8, s.exit_code).bind(9, s.term_signal).bind(10, to_string(s.status));
+  ins.bind(11, s.reason).bind(12, s.stderr_tail);
+  ins.run();
+  const int64_t id = db.last_insert_rowid();
+  tx.commit();
+  return id;
+}
+
+void Store::finish_run(int64_t run_id, RunStatus status) {
+  Database& db = *m_db;
+  Transaction tx(db);
+  require_run(db, run_id);
+  Statement st = db.prepare("UPDATE runs SET status = ?1, finished_at = ?2 WHERE id = ?3");
+  st.bind(1, to_string(status));
+  if (status == RunStatus::running) {
+    st.bind_null(2);
+  } else {
+    st.bind(2, now_iso8601_utc());
+  }
+  st.bind(3, run_id).run();
+  tx.commit();
+}
+
+}  // namespace gpubench::results

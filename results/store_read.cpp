@@ -1,0 +1,452 @@
+// Store: the read side (runs, one run, its results).
+#include <algorithm>
+#include <cctype>
+#include <nlohmann/json.hpp>
+#include <unordered_map>
+
+#include "results/sqlite.hpp"
+#include "results/store.hpp"
+#include "util/error.hpp"
+#include "util/strings.hpp"
+
+namespace gpubench::results {
+
+using nlohmann::json;
+
+namespace {
+
+// `runs` and `show`: one query per child table over the selected runs, merged here, so listing
+// 10,000 runs is a few index scans rather than five correlated subqueries per run.
+// `ids_sql` selects the run ids in the wanted order and binds its one parameter as ?1.
+// With `all_runs`, the child queries read every row instead of filtering on `ids_sql`.
+std::vector<RunRow> load_run_rows(Database& db, const std::string& ids_sql, int64_t param,
+                                  bool all_runs = false) {
+  std::vector<RunRow> rows;
+  std::unordered_map<int64_t, size_t> index;
+  {
+    Statement st = db.prepare(
+        "SELECT r.id, r.uuid, r.started_at, COALESCE(r.finished_at, ''), r.status, h.hostname, "
+        "c.profile, r.note FROM (" +
+        ids_sql +
+        ") AS sel JOIN runs r ON r.id = sel.id JOIN hosts h ON h.id = r.host_id "
+        "JOIN configurations c ON c.id = r.configuration_id");
+    st.bind(1, param);
+    while (st.step()) {
+      RunRow row;
+      row.id = st.column_int64(0);
+      row.uuid = st.column_text(1);
+      row.started_at = st.column_text(2);
+      row.finished_at = st.column_text(3);
+      row.status = run_status_from_string(st.column_text(4)).value_or(RunStatus::failed);
+      row.hostname = st.column_text(5);
+      row.profile = st.column_text(6);
+      row.note = st.column_text(7);
+      index.emplace(row.id, rows.size());
+      rows.push_back(std::move(row));
+    }
+  }
+  if (rows.empty()) return rows;
+  const std::string in = all_runs ? " IS NOT NULL" : " IN (" + ids_sql + ")";
+  auto for_each = [&](const std::string& sql, auto&& fn) {
+    Statement st = db.prepare(sql);
+    if (!all_runs) st.bind(1, param);
+    while (st.step()) {
+      auto it = index.find(st.column_int64(0));
+      if (it != index.end()) fn(rows[it->second], st);
+    }
+  };
+  // GPU summary "8x NVIDIA H200", models in order of their first device index.
+  std::unordered_map<int64_t, std::vector<std::pair<std::string, int>>> gpus;
+  for_each(
+      "SELECT rg.run_id, g.name FROM run_gpus rg JOIN gpu_devices g ON g.id = "
+      "rg.gpu_device_id WHERE rg.run_id" +
+          in + " ORDER BY rg.run_id, rg.device_index",
+      [&](RunRow& row, const Statement& st) {
+        auto& models = gpus[row.id];
+        const std::string name = st.column_text(1);
+        auto m = std::find_if(models.begin(), models.end(),
+                              [&](const auto& p) { return p.first == name; });
+        if (m == models.end()) {
+          models.emplace_back(name, 1);
+        } else {
+          ++m->second;
+        }
+      });
+  for (RunRow& row : rows) {
+    std::vector<std::string> parts;
+    for (const auto& [name, n] : gpus[row.id]) parts.push_back(std::to_string(n) + "x " + name);
+    row.gpu_summary = parts.empty() ? "none" : join(parts, ", ");
+  }
+  for_each(
+      "SELECT run_id, key, value FROM run_tags WHERE run_id" + in + " ORDER BY run_id, position",
+      [](RunRow& row, const Statement& st) {
+        row.tags.emplace_back(st.column_text(1), st.column_text(2));
+      });
+  for_each(
+      "SELECT run_id, count(*), sum(status IN ('failed', 'timeout', 'crashed', "
+      "'interrupted')) FROM suite_runs WHERE run_id" +
+          in + " GROUP BY run_id",
+      [](RunRow& row, const Statement& st) {
+        row.suites_total = st.column_int64(1);
+        row.suites_failed = st.column_int64(2);
+      });
+  for_each(
+      "SELECT s.run_id, count(*) FROM suite_runs s JOIN benchmark_outcomes o ON "
+      "o.suite_run_id = s.id WHERE s.run_id" +
+          in + " GROUP BY s.run_id",
+      [](RunRow& row, const Statement& st) { row.benchmarks = st.column_int64(1); });
+  return rows;
+}
+
+std::vector<std::string> json_strings(const std::string& text) {
+  std::vector<std::string> out;
+  const json j = json::parse(text, nullptr, false);
+  if (j.is_array()) {
+    for (const auto& e : j) {
+      if (e.is_string()) out.push_back(e.get<std::string>());
+    }
+  }
+  return out;
+}
+
+template <typename T>
+std::optional<T> opt_int(const Statement& st, int col) {
+  const auto v = st.column_optional_int64(col);
+  return v ? std::optional<T>(static_cast<T>(*v)) : std::nullopt;
+}
+
+[[noreturn]] void unknown_run(const Database& db, const std::string& spec, const std::string& why) {
+  throw bad_input("unknown run '" + spec + "'", why + " in database '" + db.path().string() + "'",
+                  "list runs with `gpubench runs`; a run is 'latest', 'latest~N', an id, or a "
+                  "UUID (or its first 8+ characters)");
+}
+
+bool all_digits(const std::string& s) {
+  return !s.empty() &&
+         std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
+}
+
+}  // namespace
+
+std::vector<RunRow> Store::list_runs(int64_t limit) {
+  return load_run_rows(*m_db, "SELECT id FROM runs ORDER BY started_at DESC, id DESC LIMIT ?1",
+                       limit > 0 ? limit : int64_t{-1}, limit <= 0);
+}
+
+int64_t Store::resolve_run(const std::string& raw_spec) {
+  Database& db = *m_db;
+  const std::string spec(trim(raw_spec));
+  if (spec == "latest" || spec.rfind("latest~", 0) == 0) {
+    int64_t back = 0;
+    if (spec != "latest") {
+      const auto n = parse_int(std::string_view(spec).substr(7));
+      if (!n || *n < 0) unknown_run(db, spec, "'latest~N' needs a whole number N >= 0");
+      back = *n;
+    }
+    Statement st = db.prepare(
+        "SELECT id FROM runs ORDER BY started_at DESC, id DESC "
+        "LIMIT 1 OFFSET ?1");
+    st.bind(1, back);
+    if (st.step()) return st.column_int64(0);
+    Statement count = db.prepare("SELECT count(*) FROM runs");
+    count.step();
+    const int64_t n = count.column_int64(0);
+    unknown_run(db, spec,
+                n == 0 ? std::string("there are no runs yet")
+                       : "there are only " + std::to_string(n) + " run(s)");
+  }
+  if (all_digits(spec)) {
+    const auto id = parse_int(spec);
+    if (id) {
+      Statement st = db.prepare("SELECT id FROM runs WHERE id = ?1");
+      st.bind(1, static_cast<int64_t>(*id));
+      if (st.step()) return st.column_int64(0);
+    }
+    if (spec.size() < 8) unknown_run(db, spec, "there is no run with this id");
+  }
+  const std::string prefix = to_lower(spec);
+  const bool uuid_like = std::all_of(prefix.begin(), prefix.end(), [](unsigned char c) {
+    return std::isxdigit(c) != 0 || c == '-';
+  });
+  if (!uuid_like || prefix.size() < 8) {
+    unknown_run(db, spec, "it is not an id, 'latest', or a UUID prefix of 8 or more characters");
+  }
+  // Only hex digits and '-' get here, so the LIKE pattern holds no wildcards but the last.
+  Statement st = db.prepare("SELECT id, uuid FROM runs WHERE uuid LIKE ?1 ORDER BY id LIMIT 6");
+  st.bind(1, prefix + "%");
+  std::vector<std::pair<int64_t, std::string>> hits;
+  while (st.step()) hits.emplace_back(st.column_int64(0), st.column_text(1));
+  if (hits.size() == 1) return hits[0].first;
+  if (hits.empty()) unknown_run(db, spec, "no run has this id or UUID");
+  std::vector<std::string> uuids;
+  for (const auto& h : hits) uuids.push_back(h.second);
+  throw bad_input(
+      "run '" + spec + "' is ambiguous",
+      "it matches several runs: " + join(uuids, ", ") + (hits.size() > 5 ? ", ..." : ""),
+      "give more characters of the UUID, or the numeric id");
+}
+
+RunDetail Store::get_run(int64_t run_id) {
+  Database& db = *m_db;
+  RunDetail d;
+  {
+    auto rows = load_run_rows(db, "SELECT id FROM runs WHERE id = ?1", run_id);
+    if (rows.empty()) unknown_run(db, std::to_string(run_id), "there is no run with this id");
+    d.run = std::move(rows[0]);
+  }
+  RunInfo& info = d.info;
+  {
+    Statement st = db.prepare(R"sql(
+SELECT r.uuid, r.started_at, r.user, r.argv, r.note,
+       h.hostname, h.cpu_model, h.sockets, h.cores, h.threads, h.memory_bytes, h.kernel, h.os,
+       h.governor, h.arch,
+       e.driver_version, e.cuda_driver_version, e.cuda_runtime_version, e.cublas_version,
+       e.nccl_version, e.kernel, e.compiler, e.gpubench_version, e.git_sha, e.git_dirty,
+       c.profile, c.env, c.clocks_locked
+FROM runs r JOIN hosts h ON h.id = r.host_id JOIN software_envs e ON e.id = r.software_env_id
+JOIN configurations c ON c.id = r.configuration_id WHERE r.id = ?1)sql");
+    st.bind(1, run_id);
+    st.step();
+    info.uuid = st.column_text(0);
+    info.started_at = st.column_text(1);
+    info.user = st.column_text(2);
+    info.argv = json_strings(st.column_text(3));
+    info.note = st.column_text(4);
+    info.tags = d.run.tags;
+    HostInfo& h = info.host;
+    h.hostname = st.column_text(5);
+    h.cpu_model = st.column_text(6);
+    h.sockets = opt_int<int>(st, 7);
+    h.cores = opt_int<int>(st, 8);
+    h.threads = opt_int<int>(st, 9);
+    h.memory_bytes = st.column_optional_int64(10);
+    h.kernel = st.column_text(11);
+    h.os = st.column_text(12);
+    h.governor = st.column_text(13);
+    h.arch = st.column_text(14);
+    SoftwareEnv& e = info.software;
+    e.driver_version = st.column_text(15);
+    e.cuda_driver_version = st.column_text(16);
+    e.cuda_runtime_version = st.column_text(17);
+    e.cublas_version = st.column_text(18);
+    e.nccl_version = st.column_text(19);
+    e.kernel = st.column_text(20);
+    e.compiler = st.column_text(21);
+    e.gpubench_version = st.column_text(22);
+    e.git_sha = st.column_text(23);
+    e.git_dirty = st.column_text(24);
+    info.config.profile = st.column_text(25);
+    const json env = json::parse(st.column_text(26), nullptr, false);
+    if (env.is_object()) {
+      for (const auto& [k, v] : env.items()) {
+        if (v.is_string()) info.config.env[k] = v.get<std::string>();
+      }
+    }
+    info.config.clocks_locked = st.column_text(27);
+  }
+  {
+    Statement st = db.prepare(R"sql(
+SELECT rg.device_index, g.uuid, g.name, g.pci_bus_id, g.memory_bytes, g.sm_count,
+       g.compute_capability, g.max_sm_clock_mhz, g.max_mem_clock_mhz, g.default_sm_clock_mhz,
+       g.power_limit_w, g.ecc, g.pcie_gen, g.pcie_width, g.numa_node
+FROM run_gpus rg JOIN gpu_devices g ON g.id = rg.gpu_device_id
+WHERE rg.run_id = ?1 ORDER BY rg.device_index)sql");
+    st.bind(1, run_id);
+    while (st.step()) {
+      GpuInfo g;
+      g.index = static_cast<int>(st.column_int64(0));
+      g.uuid = st.column_text(1);
+      g.name = st.column_text(2);
+      g.pci_bus_id = st.column_text(3);
+      g.memory_bytes = st.column_optional_int64(4);
+      g.sm_count = opt_int<int>(st, 5);
+      g.compute_capability = st.column_text(6);
+      g.max_sm_clock_mhz = opt_int<int>(st, 7);
+      g.max_mem_clock_mhz = opt_int<int>(st, 8);
+      g.default_sm_clock_mhz = opt_int<int>(st, 9);
+      g.power_limit_w = st.column_optional_double(10);
+      g.ecc = st.column_text(11);
+      g.pcie_gen = opt_int<int>(st, 12);
+      g.pcie_width = opt_int<int>(st, 13);
+      g.numa_node = opt_int<int>(st, 14);
+      info.gpus.push_back(std::move(g));
+    }
+  }
+  {
+    Statement st = db.prepare(R"sql(
+SELECT id, suite, executable, argv, started_at, finished_at, duration_s, exit_code, term_signal,
+       status, reason, stderr_tail
+FROM suite_runs WHERE run_id = ?1 ORDER BY id)sql");
+    st.bind(1, run_id);
+    while (st.step()) {
+      SuiteRunInfo s;
+      d.suite_run_ids.push_back(st.column_int64(0));
+      s.suite = st.column_text(1);
+      s.executable = st.column_text(2);
+      s.argv = json_strings(st.column_text(3));
+      s.started_at = st.column_text(4);
+      s.finished_at = st.column_text(5);
+      s.duration_s = st.column_double(6);
+      s.exit_code = opt_int<int>(st, 7);
+      s.term_signal = opt_int<int>(st, 8);
+      s.status = suite_status_from_string(st.column_text(9)).value_or(SuiteStatus::failed);
+      s.reason = st.column_text(10);
+      s.stderr_tail = st.column_text(11);
+      d.suites.push_back(std::move(s));
+    }
+  }
+  return d;
+}
+
+std::vector<ResultRow> Store::get_results(int64_t run_id) {
+  Database& db = *m_db;
+  {
+    Statement st = db.prepare("SELECT 1 FROM runs WHERE id = ?1");
+    st.bind(1, run_id);
+    if (!st.step()) unknown_run(db, std::to_string(run_id), "there is no run with this id");
+  }
+  struct Outcome {
+    int64_t position;
+    BenchmarkStatus status;
+    std::string message;
+    bool has_samples = false;
+  };
+  struct BenchmarkInfo {
+    std::string suite, name, case_name;
+    std::vector<Param> params;
+  };
+  // Outcomes and benchmarks of the run, keyed by (suite run, benchmark).
+  std::map<std::pair<int64_t, int64_t>, Outcome> outcomes;
+  std::unordered_map<int64_t, BenchmarkInfo> benchmarks;
+  {
+    Statement st = db.prepare(R"sql(
+SELECT o.suite_run_id, o.benchmark_id, o.position, o.status, o.message, b.suite, b.name,
+       b.case_name
+FROM benchmark_outcomes o JOIN suite_runs sr ON sr.id = o.suite_run_id
+JOIN benchmarks b ON b.id = o.benchmark_id WHERE sr.run_id = ?1)sql");
+    st.bind(1, run_id);
+    while (st.step()) {
+      const std::string status = st.column_text(3);
+      outcomes[{st.column_int64(0), st.column_int64(1)}] =
+          Outcome{st.column_int64(2),
+                  status == "error"     ? BenchmarkStatus::error
+                  : status == "skipped" ? BenchmarkStatus::skipped
+                                        : BenchmarkStatus::ok,
+                  st.column_text(4)};
+      benchmarks[st.column_int64(1)] = {
+          st.column_text(5), st.column_text(6), st.column_text(7), {}};
+    }
+    Statement params = db.prepare(R"sql(
+SELECT p.benchmark_id, p.key, p.text, p.number FROM benchmark_params p
+WHERE p.benchmark_id IN (SELECT o.benchmark_id FROM benchmark_outcomes o
+                         JOIN suite_runs sr ON sr.id = o.suite_run_id WHERE sr.run_id = ?1)
+ORDER BY p.benchmark_id, p.position)sql");
+    params.bind(1, run_id);
+    while (params.step()) {
+      auto it = benchmarks.find(params.column_int64(0));
+      if (it == benchmarks.end()) continue;
+      it->second.params.push_back(
+          Param{params.column_text(1), params.column_text(2), params.column_optional_double(3)});
+    }
+  }
+
+  struct Group {
+    ResultRow row;
+    int64_t position = 0;
+    int64_t first_sample = 0;
+    std::vector<std::pair<int64_t, size_t>> order;  // (repetition, index into values)
+  };
+  std::vector<Group> groups;
+  std::map<std::tuple<int64_t, int64_t, int64_t, int64_t, std::string>, size_t> index;
+  Statement st = db.prepare(R"sql(
+SELECT s.id, s.suite_run_id, s.benchmark_id, s.metric_id, m.name, m.unit, m.direction,
+       s.device_index, COALESCE(g.uuid, ''), s.kind, s.repetition, s.value, s.throttled
+FROM samples s JOIN suite_runs sr ON sr.id = s.suite_run_id
+JOIN metrics m ON m.id = s.metric_id
+LEFT JOIN run_gpus rg ON rg.run_id = sr.run_id AND rg.device_index = s.device_index
+LEFT JOIN gpu_devices g ON g.id = COALESCE(s.gpu_device_id, rg.gpu_device_id)
+WHERE sr.run_id = ?1 ORDER BY s.id)sql");
+  st.bind(1, run_id);
+  while (st.step()) {
+    const int64_t suite_run = st.column_int64(1);
+    const int64_t bench = st.column_int64(2);
+    const auto device = st.column_optional_int64(7);
+    std::string gpu_uuid = st.column_text(8);
+    const auto key =
+        std::make_tuple(suite_run, bench, st.column_int64(3), device.value_or(-1), gpu_uuid);
+    auto [it, fresh] = index.emplace(key, groups.size());
+    if (fresh) {
+      Group g;
+      g.first_sample = st.column_int64(0);
+      ResultRow& r = g.row;
+      r.suite_run_id = suite_run;
+      const auto o = outcomes.find({suite_run, bench});
+      if (o != outcomes.end()) {
+        o->second.has_samples = true;
+        g.position = o->second.position;
+        r.status = o->second.status;
+        r.message = o->second.message;
+      }
+      const BenchmarkInfo& b = benchmarks[bench];
+      r.suite = b.suite;
+      r.benchmark = b.name;
+      r.case_name = b.case_name;
+      r.params = b.params;
+      r.metric = st.column_text(4);
+      r.unit = st.column_text(5);
+      r.direction = direction_from_string(st.column_text(6)).value_or(Direction::unknown);
+      if (device) r.device_index = static_cast<int>(*device);
+      r.gpu_uuid = std::move(gpu_uuid);
+      groups.push_back(std::move(g));
+    }
+    Group& g = groups[it->second];
+    const std::string kind = st.column_text(9);
+    const double value = st.column_double(11);
+    if (kind == "iteration") {
+      g.order.emplace_back(st.column_optional_int64(10).value_or(0), g.row.values.size());
+      g.row.values.push_back(value);
+      g.row.throttled.push_back(st.is_null(12) ? -1 : static_cast<int>(st.column_int64(12)));
+    } else {
+      g.row.aggregates[kind] = value;
+    }
+  }
+  // Benchmarks without samples (skipped, errors) are rows too, with no metric.
+  for (const auto& [key, o] : outcomes) {
+    if (o.has_samples) continue;
+    Group g;
+    g.position = o.position;
+    ResultRow& r = g.row;
+    r.suite_run_id = key.first;
+    const BenchmarkInfo& b = benchmarks[key.second];
+    r.suite = b.suite;
+    r.benchmark = b.name;
+    r.case_name = b.case_name;
+    r.params = b.params;
+    r.status = o.status;
+    r.message = o.message;
+    groups.push_back(std::move(g));
+  }
+  std::stable_sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) {
+    return std::tie(a.row.suite_run_id, a.position, a.first_sample) <
+           std::tie(b.row.suite_run_id, b.position, b.first_sample);
+  });
+  std::vector<ResultRow> out;
+  out.reserve(groups.size());
+  for (Group& g : groups) {
+    // Values in repetition order (stable: equal repetitions keep file order).
+    std::stable_sort(g.order.begin(), g.order.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<double> values;
+    std::vector<int> throttled;
+    for (const auto& [rep, i] : g.order) {
+      values.push_back(g.row.values[i]);
+      throttled.push_back(g.row.throttled[i]);
+    }
+    g.row.values = std::move(values);
+    g.row.throttled = std::move(throttled);
+    out.push_back(std::move(g.row));
+  }
+  return out;
+}
+
+}  // namespace gpubench::results

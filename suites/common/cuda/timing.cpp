@@ -1,0 +1,91 @@
+#include "suites/common/cuda/timing.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <stdexcept>
+#include <string>
+
+namespace gpubench::suite::cuda {
+
+const char* to_string(CacheState state) {
+  return state == CacheState::cold ? "cold" : "hot";
+}
+
+L2Flusher::L2Flusher(std::size_t l2_bytes)
+    : m_buffer(std::max<std::size_t>(2 * l2_bytes, std::size_t{8} << 20)) {}
+
+void L2Flusher::flush(cudaStream_t stream) const {
+  GPUBENCH_CUDA_CHECK(cudaMemsetAsync(m_buffer.data(), 0, m_buffer.bytes(), stream));
+}
+
+BatchTimer::BatchTimer(cudaStream_t stream, int peak_clock_khz, std::size_t l2_bytes,
+                       unsigned long long spin_timeout_ns)
+    : m_stream(stream),
+      m_peak_clock_mhz(peak_clock_khz / 1000.0),
+      m_spin_timeout_ns(spin_timeout_ns),
+      m_l2_bytes(l2_bytes),
+      m_flag(2, HostMapping::mapped),
+      m_probe(1, HostMapping::mapped),
+      m_start(Event::create()),
+      m_stop(Event::create()) {}
+
+namespace {
+// The host side of the flag: an atomic store so the compiler neither delays nor drops it.
+void store_flag(int* flag, int value) {
+  std::atomic_ref<int>(*flag).store(value, std::memory_order_seq_cst);
+}
+
+// Releases the spin kernel however the scope is left, so an exception while queueing never leaves
+// the GPU spinning until the timeout.
+struct Release {
+  int* flag;
+  ~Release() { store_flag(flag, 1); }
+};
+}  // namespace
+
+double BatchTimer::probe_clock_mhz() {
+  m_probe.data()->cycles = 0;
+  m_probe.data()->ns = 0;
+  // 50 us: long against the global timer's resolution (up to 1 us on some GPUs), short against
+  // anything that changes clocks.
+  GPUBENCH_CUDA_CHECK(kernels::launch_clock_probe(50'000, m_probe.device_pointer(), m_stream));
+  GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(m_stream));
+  const kernels::ClockProbe probe = *m_probe.data();
+  if (probe.ns == 0) return 0.0;
+  return static_cast<double>(probe.cycles) / static_cast<double>(probe.ns) * 1000.0;
+}
+
+BatchSample BatchTimer::time_batch(const std::function<void()>& enqueue, CacheState cache) {
+  int* flags = m_flag.data();
+  int* device_flags = m_flag.device_pointer();
+  if (cache == CacheState::cold) {
+    if (!m_flusher) m_flusher.emplace(m_l2_bytes);
+    m_flusher->flush(m_stream);
+    GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(m_stream));
+  }
+  store_flag(&flags[0], 0);
+  store_flag(&flags[1], 0);
+  GPUBENCH_CUDA_CHECK(
+      kernels::launch_spin_wait(&device_flags[0], m_spin_timeout_ns, &device_flags[1], m_stream));
+  {
+    Release release{&flags[0]};
+    m_start.record(m_stream);
+    enqueue();
+    m_stop.record(m_stream);
+  }
+  m_stop.synchronize();
+  BatchSample sample;
+  sample.elapsed_ms = m_stop.elapsed_ms_since(m_start);
+  if (std::atomic_ref<int>(flags[1]).load() != 0) {
+    throw std::runtime_error(
+        "the spin kernel timed out after " + std::to_string(m_spin_timeout_ns / 1'000'000) +
+        " ms while the batch was being queued; the sample would include launch latency and "
+        "is not reported (queue fewer calls per batch)");
+  }
+  sample.sm_clock_mhz = probe_clock_mhz();
+  sample.throttled =
+      sample.sm_clock_mhz > 0.0 && sample.sm_clock_mhz < k_throttle_fraction * m_peak_clock_mhz;
+  return sample;
+}
+
+}  // namespace gpubench::suite::cuda

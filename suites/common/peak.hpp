@@ -1,0 +1,70 @@
+// Dense peak throughput of a GPU for a data type (CUDA-free), METHODOLOGY rule 9:
+//     peak = SM count x clock x dense FLOPs per clock per SM (architecture, data type)
+// so a GPU that is in no table still gets a figure. The per-SM rates come from the architecture
+// whitepapers; published datasheet peaks for known SKUs (published_peaks()) are the cross-check
+// and are unit-tested against the formula.
+//
+// Rates are for what the GEMM suite runs: fp64 on the FP64 Tensor Cores where they exist (A100,
+// H100, B200; 1/64-rate CUDA cores elsewhere), fp32 on the CUDA cores (no Tensor Cores), tf32,
+// fp16, bf16 and fp8 on Tensor Cores with FP32 accumulation, int8 with INT32 accumulation (so the
+// "TFLOP/s" of int8 are TOP/s). GeForce parts run FP32-accumulate Tensor Core math at half rate.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "suites/common/dtype.hpp"
+
+namespace gpubench::suite {
+
+struct GpuSpec {
+  int cc_major = 0;
+  int cc_minor = 0;
+  int sm_count = 0;
+  double clock_mhz = 0.0;  // peak (boost) SM clock, cudaDevAttrClockRate / 1000
+  std::string name;        // device name; "GeForce" selects the consumer Tensor Core rates
+};
+
+struct PeakEstimate {
+  std::optional<double> tflops;  // empty: unknown, see note
+  // How the figure was made, e.g. "132 SMs x 1980 MHz x 4096 FLOP/clk/SM x 0.924 (sm_90 tensor
+  // clock)".
+  std::string basis;
+  // Empty for a table architecture; otherwise why it is approximate or unknown.
+  std::string note;
+};
+
+// Never throws. Unknown architectures newer than sm_80 use the nearest older table architecture
+// (with a note); older ones, unsupported data types (fp8 before sm_89) and missing SM count or
+// clock give an unknown figure with the reason.
+PeakEstimate dense_peak(const GpuSpec& gpu, DType dtype);
+
+// Dense FLOPs per clock per SM for a table architecture, 0 when the combination has no rate
+// (not in the table, or the data type is not supported there).
+double flops_per_clock_per_sm(int cc_major, int cc_minor, DType dtype, bool consumer);
+
+// Hopper datasheets state Tensor Core peaks at 1830 MHz (SXM) / 1620 MHz (PCIe), about 92.4% of
+// the peak clock the driver reports; the CUDA-core and FP64 figures use the full clock. We apply
+// the same factor so % of peak is comparable with the published numbers.
+double tensor_clock_factor(int cc_major, int cc_minor, DType dtype);
+
+bool is_consumer_part(std::string_view device_name);
+
+struct PublishedPeak {
+  const char* sku;
+  int cc_major;
+  int cc_minor;
+  int sm_count;
+  double boost_mhz;
+  const char* device_name;  // as the driver names it (decides consumer rates)
+  DType dtype;
+  double tflops;     // dense, from the vendor datasheet
+  double tolerance;  // relative agreement the formula is held to (0.03 for checked SKUs)
+};
+
+// Vendor datasheet dense peaks for known SKUs (the cross-check table).
+std::span<const PublishedPeak> published_peaks();
+
+}  // namespace gpubench::suite

@@ -1,0 +1,470 @@
+#include "suites/dataloader/dataloader_cases.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <thread>
+
+#include <time.h>
+#include <unistd.h>
+
+#include "suites/dataloader/cache_control.hpp"
+#include "suites/dataloader/dataset_reader.hpp"
+#include "suites/dataloader/device_staging.hpp"
+#include "suites/dataloader/pipeline.hpp"
+#include "suites/dataloader/text_codec.hpp"
+#include "util/clock.hpp"
+#include "util/error.hpp"
+
+namespace gpubench::dataloader {
+namespace {
+
+using suite::Profile;
+constexpr std::size_t k_image_bytes = k_image_record_bytes;
+constexpr std::uint64_t k_shard_bytes = 16u << 20;  // target shard size (sample bytes)
+constexpr std::uint64_t k_seed = 42;
+
+const SuiteConfig* g_config = nullptr;  // set by register_dataloader_benchmarks, read by bodies
+std::map<std::string, Dataset> g_datasets;
+std::map<std::string, SequentialReadCeiling> g_seq_ceiling;
+
+bool is_text(Format f) {
+  return f == Format::csv || f == Format::jsonl;
+}
+
+DatasetSpec spec_for(const SuiteConfig& config, Format format, std::size_t record_bytes) {
+  DatasetSpec s;
+  s.format = format;
+  s.seed = k_seed;
+  s.record_bytes = record_bytes;
+  // Text is ~3.6 bytes per value on disk and slow to generate: a quarter of the samples.
+  const std::uint64_t bytes = is_text(format) ? config.dataset_bytes / 4 : config.dataset_bytes;
+  s.samples = std::max<std::uint64_t>(1, bytes / record_bytes);
+  s.samples_per_shard = std::max<std::uint64_t>(1, k_shard_bytes / record_bytes);
+  return s;
+}
+
+const Dataset& dataset_for(const DatasetSpec& spec) {
+  auto it = g_datasets.find(spec.directory_name());
+  if (it != g_datasets.end()) return it->second;
+  Dataset d = ensure_dataset(g_config->data_dir, spec);
+  return g_datasets.emplace(spec.directory_name(), std::move(d)).first->second;
+}
+
+const SequentialReadCeiling& seq_ceiling(const Dataset& d, const DatasetReader& reader) {
+  auto it = g_seq_ceiling.find(d.dir.string());
+  if (it != g_seq_ceiling.end()) return it->second;
+  return g_seq_ceiling[d.dir.string()] = sequential_read_ceiling(reader.files());
+}
+
+double thread_cpu_seconds() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+std::string error_text(const Error& e) {
+  return format_error_message(e.what_failed(), e.why(), e.fix());
+}
+
+// Runs a benchmark body; errors become Google Benchmark data (a failed or skipped run).
+template <class Body>
+void guarded(benchmark::State& state, Body&& body) {
+  try {
+    body();
+  } catch (const Error& e) {
+    suite::fail(state, error_text(e));
+  } catch (const std::exception& e) {
+    suite::fail(state, e.what());
+  }
+}
+
+struct ReadCase {
+  Format format = Format::raw;
+  ReadPath path = ReadPath::pread;
+  int workers = 2;
+  std::size_t record_bytes = k_image_bytes;
+  std::size_t batch = 16;
+  bool cold = false;
+  int step_us = 0;
+  bool h2d = false;
+  HostMemory memory = HostMemory::page_aligned;
+};
+
+void bm_pipeline(benchmark::State& state, const ReadCase& c) {
+  guarded(state, [&] {
+    if (c.path == ReadPath::uring && !uring_unavailable_reason().empty()) {
+      suite::skip(state, "io_uring unavailable (" + uring_unavailable_reason() + ")");
+      return;
+    }
+    if (c.h2d && !cuda_unavailable_reason().empty()) {
+      suite::skip(state, cuda_unavailable_reason());
+      return;
+    }
+    const DatasetSpec spec = spec_for(*g_config, c.format, c.record_bytes);
+    const Dataset& dataset = dataset_for(spec);
+    DatasetReader reader(dataset, c.path);
+    PipelineConfig pc;
+    pc.workers = c.workers;
+    pc.batch_size = c.batch;
+    {
+      // Validation before timing: every sample once, equal to the generator's (also a warm-up).
+      Pipeline check(reader, pc);
+      VerifySink verify(spec);
+      check.run(&verify);
+      if (verify.mismatches() || verify.missing() || verify.duplicates()) {
+        suite::fail(state, "decoded samples differ from the generator: " + verify.first_mismatch() +
+                               " (" + std::to_string(verify.mismatches()) + " wrong, " +
+                               std::to_string(verify.missing()) + " missing, " +
+                               std::to_string(verify.duplicates()) + " duplicated)");
+        return;
+      }
+    }
+    pc.step = std::chrono::microseconds(c.step_us);
+    pc.memory = c.memory;
+    Pipeline pipeline(reader, pc);
+    std::unique_ptr<H2DSink> sink;
+    if (c.h2d) sink = make_h2d_sink(c.batch, c.record_bytes);
+    double ceiling = 0;
+    double ceiling_resident = 0;
+    if (c.cold) {
+      const auto& sc = seq_ceiling(dataset, reader);
+      ceiling = sc.mb_per_s;
+      ceiling_resident = sc.resident_fraction_before;
+    } else {
+      // Measured now, on this dataset's files, so the fraction compares like with like.
+      ceiling = page_cache_memcpy_mb_per_s(reader.files(), c.workers, c.batch * c.record_bytes);
+    }
+    std::uint64_t samples = 0;
+    std::uint64_t bytes = 0;
+    double wall = 0;
+    double stall = 0;
+    double resident = 0;
+    std::vector<double> latencies;
+    for (auto _ : state) {
+      if (c.cold) {
+        state.PauseTiming();
+        resident += evict_from_page_cache(reader.files()).resident_fraction();
+        state.ResumeTiming();
+      }
+      PipelineResult r = pipeline.run(sink.get());
+      state.SetIterationTime(r.wall_s);
+      samples += r.samples;
+      bytes += r.bytes;
+      wall += r.wall_s;
+      stall += r.stall_s;
+      latencies.insert(latencies.end(), r.batch_latency_us.begin(), r.batch_latency_us.end());
+    }
+    const double iters =
+        static_cast<double>(std::max<benchmark::IterationCount>(1, state.iterations()));
+    const double mbps = wall > 0 ? static_cast<double>(bytes) / wall / 1e6 : 0;
+    state.counters["samples_per_s"] = wall > 0 ? static_cast<double>(samples) / wall : 0;
+    state.counters["MB_per_s"] = mbps;
+    state.counters["batch_p50_us"] = percentile(latencies, 50);
+    state.counters["batch_p99_us"] = percentile(latencies, 99);
+    state.counters["stall_fraction"] = wall > 0 ? stall / wall : 0;
+    state.counters["ceiling_MB_per_s"] = ceiling;
+    // File bytes consumed per second (text formats: before parsing) against the ceiling, which
+    // moves the same files: like with like for every format.
+    const double input_mbps =
+        wall > 0 ? static_cast<double>(dataset.total_bytes()) * iters / wall / 1e6 : 0;
+    state.counters["input_MB_per_s"] = input_mbps;
+    state.counters["fraction_of_ceiling"] = ceiling > 0 ? input_mbps / ceiling : 0;
+    if (c.cold) {
+      state.counters["resident_fraction"] = resident / iters;
+      std::string label = "cold: evicted with posix_fadvise(DONTNEED)";
+      if (resident / iters > 0.05 || ceiling_resident > 0.05) {
+        label = "cold requested but the kernel kept " +
+                std::to_string(static_cast<int>(100 * resident / iters)) +
+                "% of the dataset resident: figures are partly page-cache reads";
+      }
+      state.SetLabel(label);
+    }
+    if (sink && sink->copy_seconds() > 0) {
+      state.counters["h2d_GB_per_s"] = sink->copied_bytes() / sink->copy_seconds() / 1e9;
+    }
+  });
+}
+
+void bm_memcpy_ceiling(benchmark::State& state, int threads) {
+  guarded(state, [&] {
+    double mbps = 0;
+    for (auto _ : state) {
+      const double t0 = monotonic_seconds();
+      mbps = memcpy_ceiling_mb_per_s(threads, 64u << 20, 1);
+      state.SetIterationTime(monotonic_seconds() - t0);
+    }
+    state.counters["MB_per_s"] = mbps;
+  });
+}
+
+void bm_seq_read_ceiling(benchmark::State& state, std::size_t record_bytes) {
+  guarded(state, [&] {
+    const Dataset& d = dataset_for(spec_for(*g_config, Format::raw, record_bytes));
+    DatasetReader reader(d, ReadPath::pread);
+    SequentialReadCeiling sc;
+    for (auto _ : state) {
+      sc = sequential_read_ceiling(reader.files(), 1);
+      state.SetIterationTime(static_cast<double>(d.total_bytes()) / std::max(sc.mb_per_s, 1e-9) /
+                             1e6);
+    }
+    state.counters["MB_per_s"] = sc.mb_per_s;
+    state.counters["resident_fraction"] = sc.resident_fraction_before;
+  });
+}
+
+// Single-core parse rate of in-memory text, the parser's own figure (no I/O).
+void bm_parse(benchmark::State& state, Format format, std::size_t record_bytes) {
+  guarded(state, [&] {
+    const std::uint64_t samples = std::max<std::uint64_t>(1, (8u << 20) / (4 * record_bytes));
+    std::string text;
+    std::vector<std::uint8_t> pixels(record_bytes);
+    for (std::uint64_t i = 0; i < samples; ++i) {
+      fill_sample_pixels(k_seed, i, pixels);
+      if (format == Format::csv) {
+        append_csv_record(text, sample_label(k_seed, i), pixels);
+      } else {
+        append_jsonl_record(text, sample_label(k_seed, i), pixels);
+      }
+    }
+    std::vector<std::uint8_t> out(samples * record_bytes);
+    std::vector<std::uint32_t> labels(samples);
+    auto parse_all = [&] {
+      const char* p = text.data();
+      const char* end = p + text.size();
+      for (std::uint64_t i = 0; i < samples; ++i) {
+        auto dest = std::span<std::uint8_t>(out.data() + i * record_bytes, record_bytes);
+        p += format == Format::csv ? parse_csv_record(p, end, labels[i], dest)
+                                   : parse_jsonl_record(p, end, labels[i], dest);
+      }
+    };
+    parse_all();
+    for (std::uint64_t i = 0; i < samples; ++i) {
+      fill_sample_pixels(k_seed, i, pixels);
+      if (labels[i] != sample_label(k_seed, i) ||
+          std::memcmp(out.data() + i * record_bytes, pixels.data(), record_bytes) != 0) {
+        suite::fail(state, "parsed sample " + std::to_string(i) + " differs from the generator's");
+        return;
+      }
+    }
+    double seconds = 0;
+    double cpu_seconds = 0;
+    for (auto _ : state) {
+      const double c0 = thread_cpu_seconds();
+      const double t0 = monotonic_seconds();
+      parse_all();
+      cpu_seconds += thread_cpu_seconds() - c0;
+      benchmark::DoNotOptimize(out.data());
+      const double dt = monotonic_seconds() - t0;
+      seconds += dt;
+      state.SetIterationTime(dt);
+    }
+    const double n = static_cast<double>(state.iterations());
+    state.counters["input_MB_per_s"] = static_cast<double>(text.size()) * n / seconds / 1e6;
+    // Per core: on a shared machine the wall-clock rate includes time the thread was not running.
+    state.counters["input_MB_per_core_s"] =
+        static_cast<double>(text.size()) * n / cpu_seconds / 1e6;
+    state.counters["MB_per_s"] =
+        static_cast<double>(samples * (record_bytes + 4)) * n / seconds / 1e6;
+    state.counters["samples_per_s"] = static_cast<double>(samples) * n / seconds;
+  });
+}
+
+// Generator write rate (including fsync) of a raw dataset of `mib` MiB, into the data directory.
+void bm_generate(benchmark::State& state, std::uint64_t mib) {
+  guarded(state, [&] {
+    DatasetSpec s = spec_for(*g_config, Format::raw, k_image_bytes);
+    s.samples = std::max<std::uint64_t>(1, (mib << 20) / k_image_bytes);
+    s.seed = k_seed + 1;
+    check_free_space(g_config->data_dir, s.estimated_disk_bytes());
+    const auto dir = g_config->data_dir / ("generate-bench-" + std::to_string(::getpid()));
+    std::uint64_t bytes = 0;
+    double seconds = 0;
+    for (auto _ : state) {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+      const double t0 = monotonic_seconds();
+      Dataset d = generate_dataset(dir, s);
+      const double dt = monotonic_seconds() - t0;
+      state.SetIterationTime(dt);
+      seconds += dt;
+      bytes += d.total_bytes();
+      std::filesystem::remove_all(dir, ec);
+    }
+    state.counters["MB_per_s"] = seconds > 0 ? static_cast<double>(bytes) / seconds / 1e6 : 0;
+  });
+}
+
+std::string read_name(const std::string& kind, const ReadCase& c) {
+  std::string n = "dataloader/" + kind + "/format:" + to_string(c.format) +
+                  "/path:" + to_string(c.path) + "/workers:" + std::to_string(c.workers) +
+                  "/record_bytes:" + std::to_string(c.record_bytes) +
+                  "/batch:" + std::to_string(c.batch);
+  if (kind == "train" || kind == "h2d") n += "/step_us:" + std::to_string(c.step_us);
+  if (kind == "h2d") n += std::string("/memory:") + to_string(c.memory);
+  n += c.cold ? "/cache:cold" : "/cache:warm";
+  return n;
+}
+
+struct Plan {
+  std::vector<std::pair<std::string, ReadCase>> reads;  // (kind, case)
+};
+
+std::vector<std::size_t> batches_for(const SuiteConfig& config, std::size_t record_bytes) {
+  const bool quick = config.profile == Profile::quick;
+  if (record_bytes >= k_image_bytes)
+    return quick ? std::vector<std::size_t>{16} : std::vector<std::size_t>{16, 64};
+  return quick ? std::vector<std::size_t>{256} : std::vector<std::size_t>{64, 512};
+}
+
+Plan make_plan(const SuiteConfig& config) {
+  Plan plan;
+  const bool quick = config.profile == Profile::quick;
+  const int mid_workers = std::min(2, config.workers.back());
+  for (std::size_t rb : config.record_sizes) {
+    const bool image = rb == k_image_bytes;
+    for (std::size_t batch : batches_for(config, rb)) {
+      // Raw binary: every read path x worker sweep x warm/cold (the small record: pread only in
+      // quick).
+      for (ReadPath path : {ReadPath::pread, ReadPath::mmap, ReadPath::uring}) {
+        if (quick && !image && path != ReadPath::pread) continue;
+        for (int w : config.workers) {
+          if (quick && !image && w != mid_workers) continue;
+          for (bool cold : {false, true}) {
+            ReadCase c;
+            c.path = path;
+            c.workers = w;
+            c.record_bytes = rb;
+            c.batch = batch;
+            c.cold = cold;
+            plan.reads.emplace_back("read", c);
+          }
+        }
+      }
+      if (!image) continue;
+      // Other formats, pread, warm; the worker sweep outside quick.
+      for (Format f : all_formats()) {
+        if (f == Format::raw) continue;
+        for (int w : config.workers) {
+          if (quick && w != mid_workers) continue;
+          ReadCase c;
+          c.format = f;
+          c.workers = w;
+          c.record_bytes = rb;
+          c.batch = batch;
+          plan.reads.emplace_back("read", c);
+        }
+      }
+      // An emulated training step: loader-bound (short step) and compute-bound (long step).
+      for (int step : {1000, 10000}) {
+        for (int w : {1, mid_workers}) {
+          ReadCase c;
+          c.workers = w;
+          c.record_bytes = rb;
+          c.batch = batch;
+          c.step_us = step;
+          plan.reads.emplace_back("train", c);
+          if (w == mid_workers) break;
+        }
+      }
+      // GPU: pinned vs pageable staging with double-buffered H2D copies.
+      for (HostMemory m : {HostMemory::pinned, HostMemory::page_aligned}) {
+        ReadCase c;
+        c.workers = mid_workers;
+        c.record_bytes = rb;
+        c.batch = batch;
+        c.step_us = 1000;
+        c.h2d = true;
+        c.memory = m;
+        plan.reads.emplace_back("h2d", c);
+      }
+    }
+  }
+  return plan;
+}
+
+}  // namespace
+
+std::vector<DatasetSpec> planned_datasets(const SuiteConfig& config) {
+  std::map<std::string, DatasetSpec> unique;
+  for (const auto& [kind, c] : make_plan(config).reads) {
+    const DatasetSpec s = spec_for(config, c.format, c.record_bytes);
+    unique.emplace(s.directory_name(), s);
+  }
+  std::vector<DatasetSpec> out;
+  for (auto& [name, s] : unique) out.push_back(s);
+  return out;
+}
+
+void preflight(const SuiteConfig& config) {
+  std::uint64_t needed = 0;
+  for (const DatasetSpec& s : planned_datasets(config)) {
+    std::error_code ec;
+    if (!std::filesystem::exists(config.data_dir / s.directory_name() / "manifest.json", ec)) {
+      needed += s.estimated_disk_bytes();
+    }
+  }
+  check_free_space(config.data_dir, needed);
+}
+
+void register_dataloader_benchmarks(const SuiteConfig& config) {
+  static SuiteConfig stored;
+  stored = config;
+  g_config = &stored;
+  const int iters = config.iterations;
+  for (int w : config.workers) {
+    benchmark::RegisterBenchmark(
+        ("dataloader/ceiling/kind:memcpy/threads:" + std::to_string(w)).c_str(), bm_memcpy_ceiling,
+        w)
+        ->Iterations(iters)
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond);
+  }
+  for (std::size_t rb : config.record_sizes) {
+    benchmark::RegisterBenchmark(
+        ("dataloader/ceiling/kind:seq_read/format:raw/record_bytes:" + std::to_string(rb)).c_str(),
+        bm_seq_read_ceiling, rb)
+        ->Iterations(iters)
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond);
+  }
+  for (const auto& [kind, c] : make_plan(config).reads) {
+    benchmark::RegisterBenchmark(read_name(kind, c).c_str(), bm_pipeline, c)
+        ->Iterations(iters)
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond);
+  }
+  for (Format f : {Format::csv, Format::jsonl}) {
+    benchmark::RegisterBenchmark(("dataloader/parse/format:" + std::string(to_string(f)) +
+                                  "/record_bytes:" + std::to_string(k_image_bytes))
+                                     .c_str(),
+                                 bm_parse, f, k_image_bytes)
+        ->Iterations(5 * iters)
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond);
+  }
+  // The generator's write rate; 1 GiB only in the full profile (it writes and deletes 1 GiB).
+  const std::uint64_t mib = config.profile == Profile::full       ? 1024
+                            : config.profile == Profile::standard ? 256
+                                                                  : 32;
+  benchmark::RegisterBenchmark(
+      ("dataloader/generate/format:raw/MiB:" + std::to_string(mib)).c_str(), bm_generate, mib)
+      ->Iterations(1)
+      ->UseManualTime()
+      ->Unit(benchmark::kMillisecond);
+}
+
+std::vector<std::string> availability_notes() {
+  std::vector<std::string> notes;
+  if (const std::string u = uring_unavailable_reason(); !u.empty()) {
+    notes.push_back("io_uring cases: skipped: " + u);
+  }
+  if (const std::string g = cuda_unavailable_reason(); !g.empty()) {
+    notes.push_back("h2d cases: skipped: " + g);
+  }
+  return notes;
+}
+
+}  // namespace gpubench::dataloader

@@ -1,0 +1,46 @@
+// The benchmark layer of the dataloader suite: which cases a profile runs, and the benchmark
+// bodies. Everything measured lives in dataloader_core; this file only sizes, names and reports.
+//
+// Environment (read once, checked before any work; bad values exit 2):
+//   GPUBENCH_DATA_DIR               where datasets are generated and cached
+//   GPUBENCH_DATALOADER_WORKERS     worker sweep override, e.g. "1,2,8" (each 1..1024)
+//   GPUBENCH_DATALOADER_DATASET_MIB bytes of samples per binary dataset, overrides the profile
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "suites/common/suite_support.hpp"
+#include "suites/dataloader/dataset.hpp"
+#include "suites/dataloader/read_paths.hpp"
+
+namespace gpubench::dataloader {
+
+constexpr std::size_t k_image_record_bytes = 3 * 224 * 224;  // one 224x224 RGB uint8 image
+constexpr std::size_t k_small_record_bytes = 4096;
+
+struct SuiteConfig {
+  suite::Profile profile = suite::Profile::standard;
+  std::filesystem::path data_dir;
+  std::vector<int> workers;         // worker sweep: 1, 2, 4, ... up to 2 x cores
+  std::uint64_t dataset_bytes = 0;  // sample bytes per binary dataset (text formats use 1/4)
+  std::vector<std::size_t> record_sizes;
+  int iterations = 3;  // epochs per benchmark run
+};
+
+// Throws Error(bad_input) for an unusable data directory or malformed overrides.
+SuiteConfig load_suite_config(suite::Profile profile);
+// "1,2,4" -> {1,2,4}; throws Error(bad_input) on 0, > k_max_workers or junk.
+std::vector<int> parse_worker_list(const std::string& text);
+// The datasets the configured cases read.
+std::vector<DatasetSpec> planned_datasets(const SuiteConfig& config);
+// Refuses (Error(bad_input), with the numbers) when the datasets not yet cached need more space
+// than the data directory has free.
+void preflight(const SuiteConfig& config);
+void register_dataloader_benchmarks(const SuiteConfig& config);
+// The availability notes shown by --gpubench_info (io_uring, CUDA).
+std::vector<std::string> availability_notes();
+
+}  // namespace gpubench::dataloader

@@ -1,0 +1,76 @@
+// gpubench-dataloader: how fast this machine can feed its GPUs. Thin main over dataloader_core.
+#include <cstring>
+#include <iostream>
+
+#include "suites/common/suite_support.hpp"
+#include "suites/dataloader/dataloader_cases.hpp"
+#include "util/error.hpp"
+
+namespace {
+
+using gpubench::suite::Direction;
+using gpubench::suite::MetricSpec;
+
+std::vector<MetricSpec> metrics() {
+  return {
+      {"samples_per_s", "samples/s", Direction::higher,
+       "samples delivered to the consumer per second"},
+      {"MB_per_s", "MB/s", Direction::higher,
+       "decoded sample bytes (pixels + label) delivered per second, 1e6 bytes"},
+      {"input_MB_per_s", "MB/s", Direction::higher,
+       "bytes of the dataset's files consumed per second (text formats: before parsing; parse "
+       "cases: text parsed per second on one thread)"},
+      {"input_MB_per_core_s", "MB/s", Direction::higher,
+       "parse cases: input text bytes parsed per CPU-second of the parsing thread"},
+      {"batch_p50_us", "us", Direction::lower,
+       "median time a worker takes to read and decode one batch"},
+      {"batch_p99_us", "us", Direction::lower, "99th percentile of the same"},
+      {"stall_fraction", "fraction", Direction::lower,
+       "share of the consumer's wall time spent waiting for a batch (0..1)"},
+      {"ceiling_MB_per_s", "MB/s", Direction::higher,
+       "reference measured in the same benchmark run: memcpy of the dataset's files out of the "
+       "page "
+       "cache with as many threads as workers (warm), or one-thread sequential read after eviction "
+       "(cold)"},
+      {"fraction_of_ceiling", "fraction", Direction::higher, "input_MB_per_s / ceiling_MB_per_s"},
+      {"resident_fraction", "fraction", Direction::lower,
+       "cold cases: share of the dataset still in page cache after eviction (0 = evicted)"},
+      {"h2d_GB_per_s", "GB/s", Direction::higher,
+       "GPU cases: host-to-device copy rate (CUDA events)"},
+  };
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  gpubench::suite::SuiteInfo info;
+  info.name = "dataloader";
+  info.description =
+      "input pipeline: formats, read paths (pread, mmap, io_uring), worker sweep, batching into "
+      "staging buffers, H2D overlap; warm and cold page cache";
+  info.metrics = metrics();
+  info.availability = [] {
+    gpubench::suite::Availability a;
+    a.notes = gpubench::dataloader::availability_notes();
+    return a;
+  };
+  bool info_only = false;
+  for (int i = 1; i < argc; ++i)
+    info_only = info_only || std::strcmp(argv[i], "--gpubench_info") == 0;
+  gpubench::dataloader::SuiteConfig config;
+  if (!info_only) {
+    // Bad configuration stops the suite before any work, with the CLI's error format and exit 2.
+    try {
+      config = gpubench::dataloader::load_suite_config(gpubench::suite::profile_from_env());
+      gpubench::dataloader::preflight(config);
+    } catch (const gpubench::Error& e) {
+      std::cerr << "gpubench: error: "
+                << gpubench::format_error_message(e.what_failed(), e.why(), e.fix()) << "\n";
+      return static_cast<int>(e.code());
+    }
+  }
+  info.register_benchmarks = [&config, info_only] {
+    if (!info_only) gpubench::dataloader::register_dataloader_benchmarks(config);
+  };
+  return gpubench::suite::suite_main(argc, argv, info);
+}

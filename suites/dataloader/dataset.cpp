@@ -1,0 +1,507 @@
+#include "suites/dataloader/dataset.hpp"
+
+#include <fcntl.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "suites/dataloader/crc32c.hpp"
+#include "suites/dataloader/hdf5_io.hpp"
+#include "suites/dataloader/npy.hpp"
+#include "suites/dataloader/text_codec.hpp"
+#include "util/error.hpp"
+#include "util/fs.hpp"
+
+namespace gpubench::dataloader {
+namespace fs = std::filesystem;
+
+namespace {
+constexpr int k_layout_version = 1;  // bump when an on-disk layout changes
+
+std::uint64_t splitmix64(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+std::string mib_text(std::uint64_t bytes) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+  return buf;
+}
+
+// Buffered writer that keeps the file's CRC32C and size, and fsyncs on close so the pages are
+// clean (posix_fadvise(DONTNEED) cannot drop dirty pages, so cold-cache runs need this).
+class FileWriter {
+ public:
+  FileWriter(const fs::path& path, std::string name) : m_path(path), m_name(std::move(name)) {
+    m_fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (m_fd < 0) {
+      throw bad_input("cannot create '" + path.string() + "'", errno_text(errno),
+                      "check that the data directory is writable");
+    }
+    m_buffer.reserve(k_buffer_bytes);
+  }
+  ~FileWriter() {
+    if (m_fd >= 0) ::close(m_fd);
+  }
+  FileWriter(const FileWriter&) = delete;
+  FileWriter& operator=(const FileWriter&) = delete;
+
+  void write(const void* data, std::size_t size) {
+    const auto* p = static_cast<const char*>(data);
+    if (m_buffer.size() + size > k_buffer_bytes) flush();
+    if (size >= k_buffer_bytes) {
+      write_through(p, size);
+    } else {
+      m_buffer.append(p, size);
+    }
+  }
+  void write(std::string_view s) { write(s.data(), s.size()); }
+  std::uint64_t bytes() const { return m_bytes + m_buffer.size(); }
+
+  ManifestFile close() {
+    flush();
+    if (::fsync(m_fd) != 0) throw_io("fsync");
+    ::close(m_fd);
+    m_fd = -1;
+    return {m_name, m_bytes, m_crc};
+  }
+
+ private:
+  static constexpr std::size_t k_buffer_bytes = 4u << 20;
+
+  void flush() {
+    write_through(m_buffer.data(), m_buffer.size());
+    m_buffer.clear();
+  }
+  void write_through(const char* p, std::size_t size) {
+    m_crc = crc32c(p, size, m_crc);
+    const std::uint64_t start = m_bytes;
+    m_bytes += size;
+    while (size > 0) {
+      ssize_t n = ::write(m_fd, p, size);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) throw_io("write");
+      p += n;
+      size -= static_cast<std::size_t>(n);
+    }
+    // Start writeback now so the disk works while the next chunk is generated; the fsync in
+    // close() then has little left to wait for.
+    ::sync_file_range(m_fd, static_cast<off_t>(start), static_cast<off_t>(m_bytes - start),
+                      SYNC_FILE_RANGE_WRITE);
+  }
+  [[noreturn]] void throw_io(const char* call) {
+    const int err = errno;
+    throw bad_input(std::string(call) + " of '" + m_path.string() + "' failed", errno_text(err),
+                    err == ENOSPC ? "free disk space or point GPUBENCH_DATA_DIR elsewhere"
+                                  : "check the data directory");
+  }
+
+  fs::path m_path;
+  std::string m_name;
+  int m_fd = -1;
+  std::string m_buffer;
+  std::uint64_t m_bytes = 0;
+  std::uint32_t m_crc = 0;
+};
+
+std::uint32_t file_crc32c(const fs::path& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw bad_input("cannot open '" + path.string() + "'", errno_text(errno));
+  std::vector<char> buf(1u << 20);
+  std::uint32_t crc = 0;
+  for (;;) {
+    ssize_t n = ::read(fd, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      ::close(fd);
+      throw bad_input("cannot read '" + path.string() + "'", errno_text(err));
+    }
+    if (n == 0) break;
+    crc = crc32c(buf.data(), static_cast<std::size_t>(n), crc);
+  }
+  ::close(fd);
+  return crc;
+}
+
+void write_shard(const fs::path& dir, const DatasetSpec& spec, std::uint64_t shard,
+                 std::vector<ManifestFile>& files) {
+  const std::uint64_t n = spec.samples_in_shard(shard);
+  const std::uint64_t first = shard * spec.samples_per_shard;
+  const auto names = shard_file_names(spec.format, shard);
+  std::vector<std::uint8_t> pixels(spec.record_bytes);
+  std::vector<std::uint32_t> labels(n);
+  for (std::uint64_t i = 0; i < n; ++i) labels[i] = sample_label(spec.seed, first + i);
+
+  switch (spec.format) {
+    case Format::raw: {
+      FileWriter w(dir / names[0], names[0]);
+      w.write(labels.data(), labels.size() * 4);
+      const std::string pad(raw_pixel_offset(n) - n * 4, '\0');
+      w.write(pad);
+      for (std::uint64_t i = 0; i < n; ++i) {
+        fill_sample_pixels(spec.seed, first + i, pixels);
+        w.write(pixels.data(), pixels.size());
+      }
+      files.push_back(w.close());
+      break;
+    }
+    case Format::record: {
+      FileWriter w(dir / names[0], names[0]);
+      std::vector<std::uint8_t> payload(4 + spec.record_bytes);
+      for (std::uint64_t i = 0; i < n; ++i) {
+        std::memcpy(payload.data(), &labels[i], 4);
+        fill_sample_pixels(spec.seed, first + i,
+                           std::span<std::uint8_t>(payload.data() + 4, spec.record_bytes));
+        const std::uint64_t length = payload.size();
+        const std::uint32_t length_crc = mask_crc(crc32c(&length, 8));
+        const std::uint32_t data_crc = mask_crc(crc32c(payload.data(), payload.size()));
+        w.write(&length, 8);
+        w.write(&length_crc, 4);
+        w.write(payload.data(), payload.size());
+        w.write(&data_crc, 4);
+      }
+      files.push_back(w.close());
+      break;
+    }
+    case Format::csv:
+    case Format::jsonl: {
+      FileWriter w(dir / names[0], names[0]);
+      std::vector<std::uint64_t> offsets;
+      offsets.reserve(n + 1);
+      std::string line;
+      for (std::uint64_t i = 0; i < n; ++i) {
+        fill_sample_pixels(spec.seed, first + i, pixels);
+        line.clear();
+        if (spec.format == Format::csv) {
+          append_csv_record(line, labels[i], pixels);
+        } else {
+          append_jsonl_record(line, labels[i], pixels);
+        }
+        offsets.push_back(w.bytes());
+        w.write(line);
+      }
+      offsets.push_back(w.bytes());
+      files.push_back(w.close());
+      FileWriter idx(dir / names[1], names[1]);
+      idx.write(offsets.data(), offsets.size() * 8);
+      files.push_back(idx.close());
+      break;
+    }
+    case Format::npy: {
+      FileWriter w(dir / names[0], names[0]);
+      w.write(make_npy_header("|u1", {n, spec.record_bytes}));
+      for (std::uint64_t i = 0; i < n; ++i) {
+        fill_sample_pixels(spec.seed, first + i, pixels);
+        w.write(pixels.data(), pixels.size());
+      }
+      files.push_back(w.close());
+      FileWriter l(dir / names[1], names[1]);
+      l.write(make_npy_header("<u4", {n}));
+      l.write(labels.data(), labels.size() * 4);
+      files.push_back(l.close());
+      break;
+    }
+    case Format::hdf5: {
+      const fs::path path = dir / names[0];
+      write_hdf5_shard(path, spec, shard);
+      int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd >= 0) {
+        ::fsync(fd);
+        ::close(fd);
+      }
+      files.push_back({names[0], fs::file_size(path), file_crc32c(path)});
+      break;
+    }
+  }
+}
+
+nlohmann::json manifest_json(const Dataset& d) {
+  nlohmann::json files = nlohmann::json::array();
+  for (const auto& f : d.files)
+    files.push_back({{"name", f.name}, {"bytes", f.bytes}, {"crc32c", f.crc32c}});
+  return {{"layout_version", k_layout_version},
+          {"format", to_string(d.spec.format)},
+          {"seed", d.spec.seed},
+          {"record_bytes", d.spec.record_bytes},
+          {"samples", d.spec.samples},
+          {"samples_per_shard", d.spec.samples_per_shard},
+          {"pixels", "uniform random uint8 from splitmix64(seed, index)"},
+          {"files", files}};
+}
+
+// The cached dataset when its manifest matches `spec` and every file has the recorded size.
+bool load_cached(const fs::path& dir, const DatasetSpec& spec, Dataset& out) {
+  std::error_code ec;
+  if (!fs::exists(dir / "manifest.json", ec)) return false;
+  try {
+    auto j = nlohmann::json::parse(read_file(dir / "manifest.json"));
+    if (j.at("layout_version").get<int>() != k_layout_version ||
+        j.at("format").get<std::string>() != to_string(spec.format) ||
+        j.at("seed").get<std::uint64_t>() != spec.seed ||
+        j.at("record_bytes").get<std::size_t>() != spec.record_bytes ||
+        j.at("samples").get<std::uint64_t>() != spec.samples ||
+        j.at("samples_per_shard").get<std::uint64_t>() != spec.samples_per_shard) {
+      return false;
+    }
+    out = Dataset{spec, dir, {}};
+    for (const auto& f : j.at("files")) {
+      ManifestFile m{f.at("name").get<std::string>(), f.at("bytes").get<std::uint64_t>(),
+                     f.at("crc32c").get<std::uint32_t>()};
+      if (fs::file_size(dir / m.name, ec) != m.bytes || ec) return false;
+      out.files.push_back(m);
+    }
+    return true;
+  } catch (const std::exception&) {
+    return false;  // unreadable manifest: regenerate
+  }
+}
+
+}  // namespace
+
+const char* to_string(Format format) {
+  switch (format) {
+    case Format::raw:
+      return "raw";
+    case Format::record:
+      return "record";
+    case Format::csv:
+      return "csv";
+    case Format::jsonl:
+      return "jsonl";
+    case Format::npy:
+      return "npy";
+    case Format::hdf5:
+      return "hdf5";
+  }
+  return "raw";
+}
+
+Format format_from_string(const std::string& name) {
+  for (Format f : all_formats()) {
+    if (name == to_string(f)) return f;
+  }
+  throw bad_input("unknown dataset format '" + name + "'", {},
+                  "use raw, record, csv, jsonl, npy or hdf5");
+}
+
+const std::vector<Format>& all_formats() {
+  static const std::vector<Format> f = {Format::raw,   Format::record, Format::csv,
+                                        Format::jsonl, Format::npy,    Format::hdf5};
+  return f;
+}
+
+std::uint64_t DatasetSpec::samples_in_shard(std::uint64_t shard) const {
+  const std::uint64_t first = shard * samples_per_shard;
+  if (first >= samples) return 0;
+  return std::min(samples_per_shard, samples - first);
+}
+
+std::string DatasetSpec::directory_name() const {
+  return std::string(to_string(format)) + "-r" + std::to_string(record_bytes) + "-n" +
+         std::to_string(samples) + "-p" + std::to_string(samples_per_shard) + "-s" +
+         std::to_string(seed) + "-v" + std::to_string(k_layout_version);
+}
+
+std::uint64_t DatasetSpec::estimated_disk_bytes() const {
+  std::uint64_t total = 0;
+  for (std::uint64_t s = 0; s < shard_count(); ++s) {
+    const std::uint64_t n = samples_in_shard(s);
+    switch (format) {
+      case Format::raw:
+        total += raw_pixel_offset(n) + n * record_bytes;
+        break;
+      case Format::record:
+        total += n * record_stride(record_bytes);
+        break;
+      case Format::csv:
+        total += n * (12 + 4 * record_bytes) + 8 * (n + 1);
+        break;
+      case Format::jsonl:
+        total += n * (32 + 4 * record_bytes) + 8 * (n + 1);
+        break;
+      case Format::npy:
+        total += 256 + n * (record_bytes + 4);
+        break;
+      case Format::hdf5:
+        total += (64u << 10) + n * (record_bytes + 4);
+        break;
+    }
+  }
+  return total;
+}
+
+std::uint32_t sample_label(std::uint64_t seed, std::uint64_t index) {
+  std::uint64_t state = seed * 0x2545f4914f6cdd1dull + index * 2 + 1;
+  return static_cast<std::uint32_t>(splitmix64(state) % 1000);
+}
+
+void fill_sample_pixels(std::uint64_t seed, std::uint64_t index, std::span<std::uint8_t> pixels) {
+  std::uint64_t state = (seed ^ 0x6a09e667f3bcc909ull) * 0x9e3779b97f4a7c15ull + index;
+  std::uint64_t x = splitmix64(state) | 1;  // xorshift64* state, never zero
+  std::size_t i = 0;
+  for (; i + 8 <= pixels.size(); i += 8) {
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    const std::uint64_t v = x * 0x2545f4914f6cdd1dull;
+    std::memcpy(pixels.data() + i, &v, 8);
+  }
+  if (i < pixels.size()) {
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    const std::uint64_t v = x * 0x2545f4914f6cdd1dull;
+    std::memcpy(pixels.data() + i, &v, pixels.size() - i);
+  }
+}
+
+std::vector<std::string> shard_file_names(Format format, std::uint64_t shard) {
+  char base[32];
+  std::snprintf(base, sizeof base, "shard-%05llu", static_cast<unsigned long long>(shard));
+  const std::string b = base;
+  switch (format) {
+    case Format::raw:
+      return {b + ".raw"};
+    case Format::record:
+      return {b + ".rec"};
+    case Format::csv:
+      return {b + ".csv", b + ".csv.idx"};
+    case Format::jsonl:
+      return {b + ".jsonl", b + ".jsonl.idx"};
+    case Format::npy:
+      return {b + ".images.npy", b + ".labels.npy"};
+    case Format::hdf5:
+      return {b + ".h5"};
+  }
+  return {};
+}
+
+std::uint64_t raw_pixel_offset(std::uint64_t n) {
+  return (n * 4 + 4095) / 4096 * 4096;
+}
+
+std::uint64_t Dataset::total_bytes() const {
+  std::uint64_t t = 0;
+  for (const auto& f : files) t += f.bytes;
+  return t;
+}
+
+fs::path resolve_data_dir() {
+  const char* env = std::getenv("GPUBENCH_DATA_DIR");
+  if (env && *env) {
+    fs::path dir(env);
+    check_data_dir(dir);
+    return dir;
+  }
+  fs::path dir = fs::temp_directory_path() / "gpubench-data";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    throw bad_input("cannot create the data directory '" + dir.string() + "'", ec.message(),
+                    "set GPUBENCH_DATA_DIR to a writable directory");
+  }
+  check_data_dir(dir);
+  return dir;
+}
+
+void check_data_dir(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) {
+    throw bad_input("data directory '" + dir.string() + "' does not exist", {},
+                    "create it or set GPUBENCH_DATA_DIR to an existing directory");
+  }
+  if (!fs::is_directory(dir, ec)) {
+    throw bad_input("data directory '" + dir.string() + "' is not a directory", {},
+                    "set GPUBENCH_DATA_DIR to a directory");
+  }
+  // access(W_OK) is not enough (read-only mounts, root): create and remove a probe file.
+  const fs::path probe = dir / (".gpubench-probe-" + std::to_string(::getpid()));
+  int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    throw bad_input("data directory '" + dir.string() + "' is not writable", errno_text(errno),
+                    "fix its permissions or set GPUBENCH_DATA_DIR to a writable directory");
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
+void check_free_space(const fs::path& dir, std::uint64_t needed_bytes) {
+  struct statvfs st {};
+  if (::statvfs(dir.c_str(), &st) != 0) {
+    throw bad_input("cannot query free space of '" + dir.string() + "'", errno_text(errno));
+  }
+  check_free_space(dir, needed_bytes, std::uint64_t{st.f_bavail} * st.f_frsize);
+}
+
+void check_free_space(const fs::path& dir, std::uint64_t needed_bytes, std::uint64_t free_bytes) {
+  if (needed_bytes > free_bytes) {
+    throw bad_input("dataset needs " + mib_text(needed_bytes) + " but '" + dir.string() + "' has " +
+                        mib_text(free_bytes) + " free",
+                    "refusing to start a generation that cannot finish",
+                    "free disk space, use a smaller profile, or set GPUBENCH_DATA_DIR elsewhere");
+  }
+}
+
+Dataset generate_dataset(const fs::path& dir, const DatasetSpec& spec) {
+  if (spec.samples == 0 || spec.record_bytes == 0 || spec.samples_per_shard == 0) {
+    throw bad_input("empty dataset requested",
+                    "samples, record_bytes and samples_per_shard must be > 0");
+  }
+  fs::create_directories(dir);
+  Dataset d{spec, dir, {}};
+  for (std::uint64_t s = 0; s < spec.shard_count(); ++s) write_shard(dir, spec, s, d.files);
+  write_file_atomic(dir / "manifest.json", manifest_json(d).dump(2));
+  return d;
+}
+
+Dataset ensure_dataset(const fs::path& data_dir, const DatasetSpec& spec, bool* regenerated) {
+  const fs::path dir = data_dir / spec.directory_name();
+  Dataset d;
+  if (load_cached(dir, spec, d)) {
+    if (regenerated) *regenerated = false;
+    return d;
+  }
+  check_data_dir(data_dir);
+  check_free_space(data_dir, spec.estimated_disk_bytes());
+  const fs::path tmp = data_dir / (spec.directory_name() + ".tmp-" + std::to_string(::getpid()));
+  std::error_code ec;
+  fs::remove_all(tmp, ec);
+  try {
+    d = generate_dataset(tmp, spec);
+  } catch (...) {
+    fs::remove_all(tmp, ec);
+    throw;
+  }
+  fs::remove_all(dir, ec);  // a stale or mismatched copy
+  fs::rename(tmp, dir, ec);
+  if (ec) {
+    fs::remove_all(tmp, ec);
+    // Another process may have generated it at the same time.
+    if (load_cached(dir, spec, d)) return d;
+    throw bad_input("cannot move the generated dataset into '" + dir.string() + "'", ec.message());
+  }
+  d.dir = dir;
+  if (regenerated) *regenerated = true;
+  return d;
+}
+
+void verify_dataset_files(const Dataset& dataset) {
+  for (const auto& f : dataset.files) {
+    const std::uint32_t crc = file_crc32c(dataset.file(f.name));
+    if (crc != f.crc32c) {
+      throw bad_input("file '" + dataset.file(f.name).string() + "' fails its manifest checksum",
+                      "the file changed after generation", "delete the dataset directory");
+    }
+  }
+}
+
+}  // namespace gpubench::dataloader

@@ -1,0 +1,54 @@
+// Reads and decodes samples of a generated dataset in any format through any read path.
+// Every decode validates what the format can validate: record framing and CRC32C, CSV/JSONL
+// syntax and value counts, .npy headers, HDF5 shapes. Errors name the file and byte offset.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "suites/dataloader/dataset.hpp"
+#include "suites/dataloader/read_paths.hpp"
+
+namespace gpubench::dataloader {
+
+class Hdf5Shard;
+
+class DatasetReader {
+ public:
+  // Opens every file of `dataset` (maps them for ReadPath::mmap), loads the text-format line
+  // indexes and parses .npy headers. Throws Error(bad_input) naming the file on any mismatch.
+  DatasetReader(const Dataset& dataset, ReadPath path);
+  ~DatasetReader();
+  DatasetReader(const DatasetReader&) = delete;
+  DatasetReader& operator=(const DatasetReader&) = delete;
+
+  const DatasetSpec& spec() const noexcept { return m_spec; }
+  ReadPath read_path() const noexcept { return m_path; }
+  // Data files (for cache eviction and the sequential-read ceiling).
+  std::vector<const OpenFile*> files() const;
+
+  // Decodes samples [first, first + count) into labels[count] and pixels[count * record_bytes].
+  // Thread-safe: each calling thread passes its own ByteReader and scratch buffer.
+  void read_samples(std::uint64_t first, std::size_t count, std::uint32_t* labels,
+                    std::uint8_t* pixels, ByteReader& reader, std::vector<char>& scratch) const;
+
+ private:
+  struct Shard {
+    std::vector<std::unique_ptr<OpenFile>> files;  // in shard_file_names order
+    std::vector<std::uint64_t> line_offsets;       // csv/jsonl: n + 1 byte offsets
+    std::uint64_t data_offset = 0;                 // raw/npy: where pixels start
+    std::uint64_t label_offset = 0;                // raw/npy: where labels start
+    std::unique_ptr<Hdf5Shard> hdf5;
+  };
+  void read_in_shard(std::uint64_t shard, std::uint64_t index, std::size_t count,
+                     std::uint32_t* labels, std::uint8_t* pixels, ByteReader& reader,
+                     std::vector<char>& scratch) const;
+
+  DatasetSpec m_spec;
+  ReadPath m_path;
+  std::vector<Shard> m_shards;
+};
+
+}  // namespace gpubench::dataloader

@@ -1,0 +1,112 @@
+// The input pipeline: N worker threads read and decode batches into host staging slots; one
+// consumer (the calling thread) takes them in any order, hands them to a BatchSink (e.g. an H2D
+// copy), emulates a training step of fixed duration, and returns the slot.
+//
+//   workers --(free slots)--> fill batch k --(ready queue)--> consumer: sink.begin, step,
+//                                                             sink.end, slot back to free
+//
+// Synchronisation: a slot is owned by exactly one side at a time, handed over through the two
+// mutex+condvar queues. Every batch index in [0, batches) is claimed once (atomic counter), so a
+// sample is counted once. The last batch of an epoch may be short.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "suites/dataloader/dataset_reader.hpp"
+#include "suites/dataloader/host_memory.hpp"
+
+namespace gpubench::dataloader {
+
+struct Batch {
+  std::uint64_t index = 0;  // batch number in the epoch
+  std::uint64_t first_sample = 0;
+  std::size_t count = 0;  // samples in this batch (<= batch size)
+  std::uint32_t* labels = nullptr;
+  std::uint8_t* pixels = nullptr;  // count * record_bytes, in the staging slot
+  std::size_t slot = 0;            // which staging slot holds it
+};
+
+// What the consumer does with each batch besides the emulated step.
+class BatchSink {
+ public:
+  virtual ~BatchSink() = default;
+  // On receipt; may start asynchronous work that reads the batch (an H2D copy).
+  virtual void begin(const Batch& batch) = 0;
+  // After the step; must finish every use of the batch's memory before returning.
+  virtual void end(const Batch& /*batch*/) {}
+};
+
+// The limits worker counts are checked against: 0 is meaningless, above this is a typo.
+constexpr int k_max_workers = 1024;
+
+struct PipelineConfig {
+  int workers = 2;
+  std::size_t batch_size = 64;
+  std::size_t slots = 0;              // staging slots; 0 = workers + 2 (each worker one ahead)
+  std::chrono::microseconds step{0};  // emulated training step per batch (sleep, not spin)
+  HostMemory memory = HostMemory::page_aligned;
+  std::uint64_t max_batches = 0;  // 0 = one full epoch
+};
+
+// Throws Error(bad_input) for workers outside 1..k_max_workers, batch size 0 or above 2^20.
+void validate(const PipelineConfig& config);
+
+struct PipelineResult {
+  std::uint64_t batches = 0;
+  std::uint64_t samples = 0;
+  std::uint64_t bytes = 0;               // decoded bytes delivered (pixels + 4-byte labels)
+  double wall_s = 0;                     // consumer start to last batch returned
+  double stall_s = 0;                    // consumer time spent waiting for a ready batch
+  std::vector<double> batch_latency_us;  // per batch: worker start to batch ready
+  double stall_fraction() const { return wall_s > 0 ? stall_s / wall_s : 0; }
+};
+
+// Staging slots allocated once and reused across epochs (allocation stays out of timing).
+class Pipeline {
+ public:
+  Pipeline(const DatasetReader& reader, const PipelineConfig& config);
+  ~Pipeline();
+  Pipeline(const Pipeline&) = delete;
+  Pipeline& operator=(const Pipeline&) = delete;
+
+  // Runs one epoch (or max_batches). `sink` may be null. Rethrows the first worker error.
+  PipelineResult run(BatchSink* sink = nullptr);
+
+ private:
+  const DatasetReader& m_reader;
+  PipelineConfig m_config;
+  std::vector<std::unique_ptr<HostBuffer>> m_slots;
+};
+
+// Checks every sample it receives against the generator and records which samples it saw, so a
+// caller can assert each sample arrived exactly once with the right values. Used before timing
+// (a wrong answer is a failure, not a fast result) and by the tests. Consumer thread only.
+class VerifySink : public BatchSink {
+ public:
+  explicit VerifySink(const DatasetSpec& spec);
+  void begin(const Batch& batch) override;
+
+  std::uint64_t samples_checked() const noexcept { return m_checked; }
+  std::uint64_t duplicates() const noexcept { return m_duplicates; }
+  std::uint64_t missing() const;  // samples of the dataset never seen
+  const std::string& first_mismatch() const noexcept { return m_first_mismatch; }  // empty: none
+  std::uint64_t mismatches() const noexcept { return m_mismatches; }
+
+ private:
+  DatasetSpec m_spec;
+  std::vector<std::uint8_t> m_seen;
+  std::vector<std::uint8_t> m_expected;
+  std::uint64_t m_checked = 0;
+  std::uint64_t m_duplicates = 0;
+  std::uint64_t m_mismatches = 0;
+  std::string m_first_mismatch;
+};
+
+// Percentile (0..100) by nearest rank of an unsorted copy; 0 for an empty vector.
+double percentile(std::vector<double> values, double pct);
+
+}  // namespace gpubench::dataloader

@@ -1,0 +1,174 @@
+#include "suites/gemm/gemm_cases.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gpubench::gemm {
+
+const char* to_string(Api api) {
+  return api == Api::cublaslt ? "cublaslt" : "cublas";
+}
+const char* to_string(Layout layout) {
+  return layout == Layout::tn ? "tn" : "nn";
+}
+const char* to_string(Cache cache) {
+  return cache == Cache::cold ? "cold" : "hot";
+}
+
+std::string benchmark_name(const GemmCase& c) {
+  return std::string("gemm/") + to_string(c.api) + "/dtype:" + to_string(c.dtype) +
+         "/m:" + std::to_string(c.m) + "/n:" + std::to_string(c.n) + "/k:" + std::to_string(c.k) +
+         "/layout:" + to_string(c.layout) + "/cache:" + to_string(c.cache) +
+         "/device:" + std::to_string(c.device);
+}
+
+double gemm_flops(std::int64_t m, std::int64_t n, std::int64_t k) {
+  return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+}
+
+ElementKind input_kind(DType dtype) {
+  switch (dtype) {
+    case DType::fp64:
+      return ElementKind::f64;
+    case DType::fp32:
+    case DType::tf32:
+      return ElementKind::f32;
+    case DType::fp16:
+      return ElementKind::f16;
+    case DType::bf16:
+      return ElementKind::bf16;
+    case DType::fp8_e4m3:
+      return ElementKind::fp8_e4m3;
+    case DType::int8:
+      return ElementKind::i8;
+  }
+  return ElementKind::f32;
+}
+
+ElementKind output_kind(DType dtype) {
+  switch (dtype) {
+    case DType::fp8_e4m3:
+      return ElementKind::bf16;  // what FP8 training/inference GEMMs typically write
+    case DType::int8:
+      return ElementKind::i32;
+    default:
+      return input_kind(dtype);
+  }
+}
+
+std::size_t operand_bytes(const GemmCase& c) {
+  const auto m = static_cast<std::size_t>(c.m);
+  const auto n = static_cast<std::size_t>(c.n);
+  const auto k = static_cast<std::size_t>(c.k);
+  const std::size_t in = suite::element_bytes(input_kind(c.dtype));
+  const std::size_t out = suite::element_bytes(output_kind(c.dtype));
+  return (m * k + k * n) * in + m * n * out;
+}
+
+std::size_t workspace_bytes(int cc_major) {
+  return (cc_major >= 9 ? std::size_t{32} : std::size_t{4}) << 20;
+}
+
+bool case_supported(Api api, DType dtype, Layout layout) {
+  const bool tn_only = dtype == DType::fp8_e4m3 || dtype == DType::int8;
+  if (tn_only && layout != Layout::tn) return false;
+  if (api == Api::cublas && tn_only) return false;
+  return true;
+}
+
+namespace {
+
+struct Shape {
+  std::int64_t m, n, k;
+};
+
+void add(std::vector<GemmCase>& out, Api api, DType dtype, Shape s, Layout layout, Cache cache,
+         const std::vector<int>& devices) {
+  if (!case_supported(api, dtype, layout)) return;
+  for (int d : devices) out.push_back({api, dtype, s.m, s.n, s.k, layout, cache, d});
+}
+
+// A transformer MLP at `hidden` with `tokens` = batch x sequence: up projection (k = hidden,
+// m = 4 hidden) and down projection (k = 4 hidden, m = hidden), as a linear layer issues them (TN).
+std::vector<Shape> mlp_shapes(std::int64_t tokens, std::int64_t hidden) {
+  return {{4 * hidden, tokens, hidden}, {hidden, tokens, 4 * hidden}};
+}
+
+}  // namespace
+
+std::vector<GemmCase> gemm_cases(suite::Profile profile, const std::vector<int>& devices) {
+  std::vector<GemmCase> out;
+  std::vector<std::int64_t> squares;
+  std::vector<std::pair<std::int64_t, std::int64_t>> transformer;  // (tokens, hidden)
+  switch (profile) {
+    case suite::Profile::quick:
+      squares = {1024, 4096};
+      transformer = {{4096, 4096}};
+      break;
+    case suite::Profile::standard:
+      squares = {1024, 2048, 4096, 8192, 16384};
+      transformer = {{4096, 4096}, {8192, 4096}, {4096, 8192}, {8192, 8192}};
+      break;
+    case suite::Profile::full:
+      squares = {256, 512, 1024, 2048, 4096, 6144, 8192, 12288, 16384};
+      transformer = {{4096, 4096}, {8192, 4096}, {4096, 8192}, {8192, 8192}, {16384, 8192}};
+      break;
+  }
+  const bool every_layout = profile == suite::Profile::full;
+  for (DType dtype : suite::k_all_dtypes) {
+    for (std::int64_t s : squares) {
+      add(out, Api::cublaslt, dtype, {s, s, s}, Layout::tn, Cache::hot, devices);
+      // NN matters for the 16-bit types (weights stored untransposed); elsewhere only in full.
+      const bool nn = every_layout || dtype == DType::bf16 || dtype == DType::fp16;
+      if (nn) add(out, Api::cublaslt, dtype, {s, s, s}, Layout::nn, Cache::hot, devices);
+    }
+  }
+  // Transformer shapes: the types LLMs run in.
+  for (auto [tokens, hidden] : transformer) {
+    for (Shape s : mlp_shapes(tokens, hidden)) {
+      for (DType dtype : {DType::bf16, DType::fp16, DType::fp8_e4m3}) {
+        if (profile == suite::Profile::quick && dtype == DType::fp16) continue;
+        add(out, Api::cublaslt, dtype, s, Layout::tn, Cache::hot, devices);
+      }
+    }
+  }
+  // The plain cuBLAS path, against which the cuBLASLt algorithm search is judged.
+  const std::vector<std::int64_t> gemmex_sizes = profile == suite::Profile::quick
+                                                     ? std::vector<std::int64_t>{4096}
+                                                     : std::vector<std::int64_t>{4096, 8192};
+  for (DType dtype : {DType::fp64, DType::fp32, DType::tf32, DType::fp16, DType::bf16}) {
+    for (std::int64_t s : gemmex_sizes)
+      add(out, Api::cublas, dtype, {s, s, s}, Layout::tn, Cache::hot, devices);
+  }
+  // Cold L2: small GEMMs, where a warm L2 flatters the result.
+  const std::vector<std::int64_t> cold_sizes = profile == suite::Profile::quick
+                                                   ? std::vector<std::int64_t>{1024}
+                                                   : std::vector<std::int64_t>{1024, 2048};
+  for (std::int64_t s : cold_sizes) {
+    add(out, Api::cublaslt, DType::bf16, {s, s, s}, Layout::tn, Cache::cold, devices);
+    if (profile != suite::Profile::quick) {
+      add(out, Api::cublaslt, DType::fp32, {s, s, s}, Layout::tn, Cache::cold, devices);
+    }
+  }
+  return out;
+}
+
+int timed_iterations(suite::Profile profile) {
+  switch (profile) {
+    case suite::Profile::quick:
+      return 5;
+    case suite::Profile::standard:
+      return 10;
+    case suite::Profile::full:
+      return 20;
+  }
+  return 10;
+}
+
+int calls_per_batch(double call_ms, double target_ms, int max_calls) {
+  if (!(call_ms > 0.0)) return 1;
+  const double calls = std::ceil(target_ms / call_ms);
+  return static_cast<int>(std::clamp(calls, 1.0, static_cast<double>(std::max(max_calls, 1))));
+}
+
+}  // namespace gpubench::gemm

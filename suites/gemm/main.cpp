@@ -1,0 +1,230 @@
+// gpubench-gemm: cuBLASLt / cuBLAS matrix multiply throughput (DESIGN.md "Suites", METHODOLOGY
+// 1-9).
+//
+// Every case: operands filled on the device with seeded random-normal values; for cuBLASLt the
+// heuristic's candidates (up to 16) are each timed 5 times and the best median is kept (recorded in
+// the label); one warm-up batch; then `timed_iterations` samples, each a batch of calls queued
+// behind a spin kernel and timed with events (cold cases: one call after an L2 flush); the SM
+// clock is probed after every sample; the output is validated against the CPU reference on a
+// sampled subset after every repetition. A case this GPU cannot run is skipped with the reason.
+//
+// Flags besides Google Benchmark's: --device N | all (or GPUBENCH_DEVICE), --gpubench_info.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "suites/common/cuda/device.hpp"
+#include "suites/common/cuda/guard.hpp"
+#include "suites/common/device_selection.hpp"
+#include "suites/common/peak.hpp"
+#include "suites/common/suite_support.hpp"
+#include "suites/gemm/gemm_cases.hpp"
+#include "suites/gemm/gemm_runner.hpp"
+#include "util/error.hpp"
+
+namespace gpubench::gemm {
+namespace {
+
+using suite::cuda::CacheState;
+
+struct SuiteState {
+  suite::cuda::DeviceProbe probe;
+  std::vector<int> devices;
+  suite::Profile profile = suite::Profile::standard;
+  // Device contexts and the one prepared case are deliberately never destroyed: tearing down
+  // cuBLAS handles from static destructors, after the CUDA runtime has unloaded, can crash.
+  std::map<int, DeviceContext*> contexts;
+  std::string prepared_name;
+  std::unique_ptr<PreparedGemm> prepared;
+};
+
+SuiteState& state_of_suite() {
+  static auto* s = new SuiteState();
+  return *s;
+}
+
+DeviceContext& context_for(int device) {
+  auto& s = state_of_suite();
+  auto it = s.contexts.find(device);
+  if (it != s.contexts.end()) return *it->second;
+  auto* ctx = new DeviceContext(device);
+  s.contexts.emplace(device, ctx);
+  return *ctx;
+}
+
+// Repetitions of one benchmark run back to back: keep its prepared GEMM (operands, chosen
+// algorithm) between them, and free it before the next case allocates.
+PreparedGemm& prepared_for(const GemmCase& c, const std::string& name) {
+  auto& s = state_of_suite();
+  if (s.prepared && s.prepared_name == name) return *s.prepared;
+  s.prepared.reset();
+  s.prepared_name.clear();
+  DeviceContext& dev = context_for(c.device);
+  s.prepared = std::make_unique<PreparedGemm>(c, dev);
+  s.prepared_name = name;
+  return *s.prepared;
+}
+
+std::string describe_sizes(const GemmCase& c) {
+  const double gib = static_cast<double>(operand_bytes(c)) / (1024.0 * 1024.0 * 1024.0);
+  char text[64];
+  std::snprintf(text, sizeof text, "%.2f GiB of operands", gib);
+  return "m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) + " k=" + std::to_string(c.k) +
+         " " + suite::to_string(c.dtype) + ", " + text;
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  if (n == 0) return 0.0;
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void run_case(benchmark::State& state, const GemmCase& c, const std::string& name) {
+  auto& s = state_of_suite();
+  if (!s.probe.reason.empty()) {
+    suite::skip(state, s.probe.reason);
+    return;
+  }
+  suite::run_guarded(state, describe_sizes(c), [&] {
+    GPUBENCH_CUDA_CHECK(cudaSetDevice(c.device));
+    PreparedGemm& g = [&]() -> PreparedGemm& {
+      try {
+        return prepared_for(c, name);
+      } catch (...) {
+        s.prepared.reset();
+        s.prepared_name.clear();
+        throw;
+      }
+    }();
+    DeviceContext& dev = context_for(c.device);
+    const CacheState cache = c.cache == Cache::cold ? CacheState::cold : CacheState::hot;
+    // Hot: batches of about 5 ms (at most 200 calls, well below the launch queue's depth).
+    const int calls =
+        cache == CacheState::cold ? 1 : calls_per_batch(g.algorithm().median_call_ms, 5.0, 200);
+    // Warm-up batch: clocks up, caches and TLBs as they will be.
+    (void)dev.timer.time_batch([&] { g.enqueue(calls); }, cache);
+
+    std::vector<double> per_call_ms;
+    double min_clock_mhz = 0.0;
+    bool throttled = false;
+    for (auto _ : state) {
+      const auto sample = dev.timer.time_batch([&] { g.enqueue(calls); }, cache);
+      const double ms = sample.elapsed_ms / calls;
+      state.SetIterationTime(ms / 1e3);
+      per_call_ms.push_back(ms);
+      throttled = throttled || sample.throttled;
+      if (sample.sm_clock_mhz > 0.0 &&
+          (min_clock_mhz == 0.0 || sample.sm_clock_mhz < min_clock_mhz)) {
+        min_clock_mhz = sample.sm_clock_mhz;
+      }
+    }
+    // Validate what the timed calls produced before reporting anything.
+    const suite::ValidationReport report = g.validate();
+    if (!report.passed()) {
+      suite::fail(state, "validation failed: " + report.summary());
+      return;
+    }
+    const double call_ms = median_of(per_call_ms);
+    const double tflops = gemm_flops(c.m, c.n, c.k) / (call_ms * 1e-3) / 1e12;
+    state.counters["TFLOP_per_s"] = tflops;
+    state.counters["time_per_call_us"] = call_ms * 1e3;
+    state.counters["throttled"] = throttled ? 1.0 : 0.0;
+    state.counters["sm_clock_MHz"] = min_clock_mhz;
+    const suite::GpuSpec spec{dev.info.cc_major, dev.info.cc_minor, dev.info.sm_count,
+                              dev.info.clock_khz / 1000.0, dev.info.name};
+    const suite::PeakEstimate peak = suite::dense_peak(spec, c.dtype);
+    std::string label = g.algorithm().description + " calls_per_sample=" + std::to_string(calls) +
+                        " validated=" + std::to_string(report.checked()) + "/" +
+                        std::to_string(report.checked());
+    if (peak.tflops) {
+      state.counters["pct_of_peak"] = 100.0 * tflops / *peak.tflops;
+      char text[48];
+      std::snprintf(text, sizeof text, " peak_TFLOP_per_s=%.1f", *peak.tflops);
+      label += text;
+    } else {
+      label += " peak=unknown";
+    }
+    if (!peak.note.empty()) label += " (" + peak.note + ")";
+    state.SetLabel(label);
+  });
+}
+
+std::vector<suite::MetricSpec> metrics() {
+  using suite::Direction;
+  return {
+      {"TFLOP_per_s", "TFLOP/s", Direction::higher,
+       "2*m*n*k per call / median time per call (TOP/s for int8)"},
+      {"pct_of_peak", "%", Direction::higher,
+       "TFLOP_per_s as a share of the computed dense peak of this GPU"},
+      {"time_per_call_us", "us", Direction::lower, "median time of one GEMM call, event-timed"},
+      {"throttled", "bool", Direction::lower, "1 when a sample ran below 75% of the peak SM clock"},
+      {"sm_clock_MHz", "MHz", Direction::higher, "lowest SM clock measured right after a sample"},
+  };
+}
+
+void register_all() {
+  auto& s = state_of_suite();
+  const int iterations = timed_iterations(s.profile);
+  for (const GemmCase& c : gemm_cases(s.profile, s.devices)) {
+    const std::string name = benchmark_name(c);
+    benchmark::RegisterBenchmark(name.c_str(),
+                                 [c, name](benchmark::State& st) { run_case(st, c, name); })
+        ->UseManualTime()
+        ->Iterations(iterations)
+        ->Unit(benchmark::kMicrosecond);
+  }
+}
+
+int gemm_main(int argc, char** argv) {
+  auto& s = state_of_suite();
+  s.probe = suite::cuda::probe_devices();
+  s.profile = suite::profile_from_env();
+  try {
+    const auto request = suite::take_device_request(argc, argv, std::getenv("GPUBENCH_DEVICE"));
+    s.devices = suite::resolve_devices(request, s.probe.count);
+  } catch (const gpubench::Error& e) {
+    std::cerr << "gpubench-gemm: error: " << format_error_message(e.what_failed(), e.why(), e.fix())
+              << "\n";
+    return static_cast<int>(e.code());
+  }
+  std::vector<suite::cuda::DeviceInfo> infos;
+  if (s.probe.count > 0) {
+    try {
+      for (int d : s.devices) infos.push_back(suite::cuda::query_device(d));
+    } catch (const std::exception& e) {
+      s.probe.reason = std::string("cannot query the CUDA device: ") + e.what();
+    }
+  }
+  benchmark::AddCustomContext("gpubench.devices", suite::cuda::devices_json(infos));
+  benchmark::AddCustomContext(
+      "gpubench.gemm.inputs",
+      "seeded normal(0,1) (A seed 1, B seed 2, splitmix64 + Box-Muller on the device); "
+      "int8: round(normal(0,32)) clamped to +-127; fp8 A/B scales 1.0, output bf16");
+  suite::SuiteInfo info;
+  info.name = "gemm";
+  info.description = "cuBLASLt/cuBLAS matrix multiply: FP64, FP32, TF32, FP16, BF16, FP8, INT8";
+  info.metrics = metrics();
+  info.availability = [&s] {
+    suite::Availability a;
+    if (!s.probe.reason.empty()) {
+      a.runnable = false;
+      a.reason = s.probe.reason;
+    }
+    return a;
+  };
+  info.register_benchmarks = register_all;
+  return suite::suite_main(argc, argv, info);
+}
+
+}  // namespace
+}  // namespace gpubench::gemm
+
+int main(int argc, char** argv) {
+  return gpubench::gemm::gemm_main(argc, argv);
+}

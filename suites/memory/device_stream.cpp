@@ -1,0 +1,200 @@
+#include "suites/memory/device_stream.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "kernels/memory/stream.hpp"
+#include "kernels/memory/stream_reference.hpp"
+#include "suites/common/cuda/check.hpp"
+#include "suites/common/cuda/device.hpp"
+#include "suites/common/cuda/guard.hpp"
+#include "suites/common/cuda/resources.hpp"
+#include "suites/common/cuda/timing.hpp"
+
+namespace gpubench::suites::memory {
+namespace km = gpubench::kernels::memory;
+namespace cu = gpubench::suite::cuda;
+using gpubench::suite::Profile;
+
+namespace {
+
+constexpr std::uint64_t k_mib = 1024ull * 1024ull;
+// Timed samples (Google Benchmark iterations) per repetition.
+constexpr benchmark::IterationCount k_samples = 10;
+// Elements compared with the reference: a strided sample of this many plus the last chunk.
+constexpr std::uint64_t k_validation_samples = 4096;
+constexpr std::uint64_t k_validation_tail = 1024;
+// Device memory left free beyond the arrays (L2 flusher, spin/probe buffers, the context's own).
+constexpr std::uint64_t k_device_headroom_bytes = 256 * k_mib;
+
+// Theoretical DRAM bandwidth of `device` in decimal GB/s: 2 transfers per memory clock (DDR/HBM)
+// x bus width, the formula of NVIDIA's bandwidthTest sample (A100 40GB: 1215 MHz x 5120 bit ->
+// 1555 GB/s; H100 SXM: 2619 MHz x 5120 bit -> 3352 GB/s, matching the data sheets). 0 when the
+// driver does not report the attributes.
+double peak_dram_gb_per_s(int device) {
+  int clock_khz = 0;
+  int bus_bits = 0;
+  if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0.0;
+  }
+  return 2.0 * static_cast<double>(clock_khz) * 1e3 * static_cast<double>(bus_bits) / 8.0 / 1e9;
+}
+
+// The launchers in the CUDA-free stream.hpp return cudaError_t as an int.
+cudaError_t as_cuda_error(int status) {
+  return static_cast<cudaError_t>(status);
+}
+
+// Copies elements first, first + stride, ... (count of them) of a device array to `out`.
+void copy_strided(const double* device, std::uint64_t first, std::uint64_t stride,
+                  std::uint64_t count, double* out) {
+  if (count == 0) return;
+  GPUBENCH_CUDA_CHECK(cudaMemcpy2D(out, sizeof(double), device + first, stride * sizeof(double),
+                                   sizeof(double), count, cudaMemcpyDeviceToHost));
+}
+
+// Compares a strided sample and the tail of the arrays with the reference.
+km::StreamCheck validate_sampled(const km::StreamReference& ref, const double* a, const double* b,
+                                 const double* c, std::uint64_t n) {
+  km::StreamCheck check;
+  // An odd stride visits every residue of the input pattern's period over the sample.
+  const std::uint64_t stride = std::max<std::uint64_t>(1, n / k_validation_samples) | 1u;
+  const std::uint64_t strided = (n + stride - 1) / stride;
+  const std::uint64_t tail = std::min(n, k_validation_tail);
+  struct Part {
+    std::uint64_t first, stride, count;
+  };
+  for (const Part part : {Part{0, stride, strided}, Part{n - tail, 1, tail}}) {
+    std::vector<double> ha(part.count), hb(part.count), hc(part.count);
+    copy_strided(a, part.first, part.stride, part.count, ha.data());
+    copy_strided(b, part.first, part.stride, part.count, hb.data());
+    copy_strided(c, part.first, part.stride, part.count, hc.data());
+    for (std::uint64_t k = 0; k < part.count; ++k) {
+      km::check_element(ref, part.first + k * part.stride, km::StreamValues{ha[k], hb[k], hc[k]},
+                        km::k_stream_double_tolerance, check);
+    }
+  }
+  return check;
+}
+
+void device_benchmark(benchmark::State& state, km::StreamOp op, std::uint64_t array_bytes,
+                      int device) {
+  const std::string reason = device_unavailable_reason();
+  if (!reason.empty()) {
+    gpubench::suite::skip(state, reason);
+    return;
+  }
+  const std::string sizes =
+      "3 arrays of " + std::to_string(array_bytes) + " bytes on device " + std::to_string(device);
+  gpubench::suite::run_guarded(state, sizes, [&] {
+    GPUBENCH_CUDA_CHECK(cudaSetDevice(device));
+    const cu::DeviceInfo info = cu::query_device(device);
+    const cu::MemoryInfo memory = cu::memory_info();
+    if (memory.free_bytes < 3 * array_bytes + k_device_headroom_bytes) {
+      throw gpubench::suite::SkipCase("not enough device memory: " + sizes + " need " +
+                                      std::to_string(3 * array_bytes) + " bytes, " +
+                                      std::to_string(memory.free_bytes) + " free");
+    }
+    const std::uint64_t n = array_bytes / sizeof(double);
+    cu::DeviceBuffer<double> a(n), b(n), c(n);
+    cu::Stream stream = cu::Stream::create();
+    GPUBENCH_CUDA_CHECK(
+        as_cuda_error(km::launch_stream_init(a.data(), b.data(), c.data(), n, stream.get())));
+
+    const std::uint64_t passes_per_sample = device_passes_per_sample(array_bytes);
+    std::uint64_t passes = 0;
+    const auto enqueue = [&] {
+      for (std::uint64_t p = 0; p < passes_per_sample; ++p) {
+        GPUBENCH_CUDA_CHECK(as_cuda_error(km::launch_stream_op(
+            op, a.data(), b.data(), c.data(), km::k_stream_scalar, n, 0, stream.get())));
+      }
+      passes += passes_per_sample;
+    };
+    cu::BatchTimer timer(stream.get(), info.clock_khz, static_cast<std::size_t>(info.l2_bytes));
+    // Warm-up batch (not reported): module loading, first-launch costs, clocks ramping up.
+    timer.time_batch(enqueue, cu::CacheState::hot);
+
+    double timed_s = 0;
+    double min_clock_mhz = 0;
+    int throttled = 0;
+    for (auto _ : state) {
+      const cu::BatchSample sample = timer.time_batch(enqueue, cu::CacheState::hot);
+      const double s = sample.elapsed_ms / 1e3;
+      state.SetIterationTime(s);
+      timed_s += s;
+      if (sample.throttled) ++throttled;
+      if (sample.sm_clock_mhz > 0 && (min_clock_mhz == 0 || sample.sm_clock_mhz < min_clock_mhz)) {
+        min_clock_mhz = sample.sm_clock_mhz;
+      }
+    }
+    stream.synchronize();
+
+    const km::StreamReference ref(op, passes);
+    const km::StreamCheck check = validate_sampled(ref, a.data(), b.data(), c.data(), n);
+    if (!check.ok()) {
+      gpubench::suite::fail(state, check.describe());
+      return;
+    }
+    const double bytes = static_cast<double>(km::stream_bytes_per_pass(op, n * sizeof(double))) *
+                         static_cast<double>(passes_per_sample) *
+                         static_cast<double>(state.iterations());
+    const double gb_per_s = timed_s > 0 ? bytes / timed_s / 1e9 : 0.0;
+    state.counters["GB_per_s"] = gb_per_s;
+    const double peak = peak_dram_gb_per_s(device);
+    if (peak > 0) state.counters["pct_of_peak"] = 100.0 * gb_per_s / peak;
+    // Sample state (METHODOLOGY rule 5), not metrics: the lowest SM clock seen right after a
+    // sample, in MHz, and how many samples ran below 75% of the peak clock.
+    state.counters["sm_clock_mhz_min"] = min_clock_mhz;
+    state.counters["throttled_samples"] = throttled;
+  });
+}
+
+}  // namespace
+
+std::string device_unavailable_reason() {
+  static const std::string reason = cu::probe_devices().reason;
+  return reason;
+}
+
+std::vector<std::uint64_t> device_sweep(Profile profile) {
+  switch (profile) {
+    case Profile::quick:
+      return {256 * k_mib};
+    case Profile::standard:
+      return {16 * k_mib, 256 * k_mib, 1024 * k_mib};
+    case Profile::full:
+      return {4 * k_mib, 16 * k_mib, 64 * k_mib, 256 * k_mib, 1024 * k_mib, 4096 * k_mib};
+  }
+  return {256 * k_mib};
+}
+
+std::uint64_t device_passes_per_sample(std::uint64_t array_bytes) {
+  const std::uint64_t passes = (2048 * k_mib) / std::max<std::uint64_t>(array_bytes, 1);
+  return std::clamp<std::uint64_t>(passes, 4, 400);
+}
+
+void register_device_benchmarks(Profile profile, const std::vector<int>& devices) {
+  for (int device : devices) {
+    for (km::StreamOp op : km::k_stream_ops) {
+      for (std::uint64_t bytes : device_sweep(profile)) {
+        const std::string name = std::string("memory/device_") + km::to_string(op) +
+                                 "/array_bytes:" + std::to_string(bytes) +
+                                 "/device:" + std::to_string(device);
+        benchmark::RegisterBenchmark(name.c_str(),
+                                     [op, bytes, device](benchmark::State& state) {
+                                       device_benchmark(state, op, bytes, device);
+                                     })
+            ->UseManualTime()
+            ->Iterations(k_samples)
+            ->Unit(benchmark::kMillisecond);
+      }
+    }
+  }
+}
+
+}  // namespace gpubench::suites::memory

@@ -1,0 +1,67 @@
+// gpubench-memory: host and device memory bandwidth (STREAM copy/scale/add/triad, plus a host
+// memcpy ceiling). See host_stream.hpp and device_stream.hpp for names, sweeps and byte counting.
+#include "suites/common/suite_support.hpp"
+#include "suites/memory/host_stream.hpp"
+#include "suites/memory/thread_pool.hpp"
+
+#if GPUBENCH_MEMORY_DEVICE
+#include "suites/common/cuda/device.hpp"
+#include "suites/common/device_selection.hpp"
+#include "suites/memory/device_stream.hpp"
+#endif
+
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "util/error.hpp"
+
+int main(int argc, char** argv) {
+  using namespace gpubench::suite;
+#if GPUBENCH_MEMORY_DEVICE
+  // --device N / GPUBENCH_DEVICE (device_selection.hpp): which GPUs the device cases run on.
+  std::vector<int> devices;
+  try {
+    const DeviceRequest request = take_device_request(argc, argv, std::getenv("GPUBENCH_DEVICE"));
+    devices = resolve_devices(request, cuda::probe_devices().count);
+  } catch (const gpubench::Error& e) {
+    std::cerr << "gpubench-memory: error: " << e.what() << "\n";
+    return static_cast<int>(e.code());
+  }
+#endif
+  SuiteInfo info;
+  info.name = "memory";
+  info.description =
+      "Host and device memory bandwidth: STREAM copy/scale/add/triad on doubles over array size "
+      "and (host) thread count, plus a host memcpy ceiling";
+  info.metrics = {
+      {"GB_per_s", "GB/s", Direction::higher,
+       "Bandwidth in decimal GB/s (1e9 bytes/s) with STREAM's byte counting: copy, scale and "
+       "memcpy move 2 arrays per pass, add and triad 3; write-allocate traffic is not counted"},
+      {"pct_of_peak", "%", Direction::higher,
+       "Device cases only: GB_per_s as a percentage of the GPU's theoretical DRAM bandwidth "
+       "(2 x memory clock x bus width, from the driver's device attributes)"}};
+  info.availability = [] {
+    Availability avail;
+    avail.notes.push_back(
+        "host cases: " + std::to_string(gpubench::suites::memory::usable_cpu_count()) +
+        " usable CPUs");
+#if GPUBENCH_MEMORY_DEVICE
+    const std::string device = gpubench::suites::memory::device_unavailable_reason();
+    avail.notes.push_back(device.empty() ? "device cases: available"
+                                         : "device cases: skipped: " + device);
+#else
+    avail.notes.push_back("device cases: not built (gpubench was built without CUDA)");
+#endif
+    return avail;
+  };
+  info.register_benchmarks = [&] {
+    const Profile profile = profile_from_env();
+    gpubench::suites::memory::register_host_benchmarks(profile);
+#if GPUBENCH_MEMORY_DEVICE
+    gpubench::suites::memory::register_device_benchmarks(profile, devices);
+#endif
+  };
+  return suite_main(argc, argv, info);
+}

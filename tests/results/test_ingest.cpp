@@ -1,0 +1,274 @@
+#include <gtest/gtest.h>
+
+#include "helpers.hpp"
+#include "results/sqlite.hpp"
+#include "util/error.hpp"
+#include "util/fs.hpp"
+
+namespace gpubench::results {
+namespace {
+
+using nlohmann::json;
+using testing::load_fixture;
+using testing::sample_run_info;
+using testing::sample_suite_run;
+
+class IngestTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    m_run = m_store.begin_run(sample_run_info());
+    m_suite_run = m_store.add_suite_run(m_run, sample_suite_run());
+  }
+
+  const ResultRow* find(const std::vector<ResultRow>& rows, const std::string& benchmark,
+                        const std::string& metric, std::optional<int> device = std::nullopt) {
+    for (const ResultRow& r : rows) {
+      if (r.benchmark == benchmark && r.metric == metric && r.device_index == device) return &r;
+    }
+    ADD_FAILURE() << "no row " << benchmark << " " << metric;
+    return nullptr;
+  }
+
+  int64_t count(const std::string& sql) {
+    Statement st = m_store.database().prepare(sql);
+    st.step();
+    return st.column_int64(0);
+  }
+
+  // The raw values of `field` in the fixture's iteration rows of `run_name`.
+  static std::vector<double> fixture_values(const json& doc, const std::string& run_name,
+                                            const std::string& field) {
+    std::vector<double> out;
+    for (const json& e : doc["benchmarks"]) {
+      if (e["run_name"] == run_name && e["run_type"] == "iteration") out.push_back(e[field]);
+    }
+    return out;
+  }
+
+  TempDir m_dir{"gpubench-test-ingest"};
+  Store m_store = Store::open(m_dir.path() / "gpubench.db", OpenMode::read_write_create);
+  int64_t m_run = 0;
+  int64_t m_suite_run = 0;
+};
+
+TEST_F(IngestTest, ForeignFileWithRepetitionsErrorsSkipsThreadsAndCounters) {
+  const json doc = load_fixture("gb171_repetitions.json");
+  const IngestSummary s = m_store.ingest_benchmark_json(m_suite_run, doc, "memory");
+  EXPECT_EQ(s.benchmarks, 8);
+  EXPECT_EQ(s.errors, 1);
+  EXPECT_EQ(s.skipped, 1);
+  EXPECT_EQ(s.samples, count("SELECT count(*) FROM samples"));
+
+  const auto rows = m_store.get_results(m_run);
+  // Times in microseconds in the file, nanoseconds in the store, in repetition order.
+  const ResultRow* copy = find(rows, "memory/copy/bytes:4096", "real_time", 0);
+  ASSERT_NE(copy, nullptr);
+  EXPECT_EQ(copy->suite, "memory");
+  EXPECT_EQ(copy->case_name, "copy");
+  ASSERT_EQ(copy->params.size(), 1u);
+  EXPECT_EQ(copy->params[0].number, 4096.0);
+  EXPECT_EQ(copy->unit, "ns");
+  EXPECT_EQ(copy->direction, Direction::lower);
+  const auto raw = fixture_values(doc, "memory/copy/bytes:4096", "real_time");
+  ASSERT_EQ(copy->values.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) EXPECT_DOUBLE_EQ(copy->values[i], raw[i] * 1e3);
+  EXPECT_EQ(copy->throttled, (std::vector<int>{-1, -1, -1}));
+  for (const char* agg : {"mean", "median", "stddev", "cv"}) {
+    EXPECT_EQ(copy->aggregates.count(agg), 1u) << agg;
+  }
+  EXPECT_LT(copy->aggregates.at("cv"), 1.0);  // a ratio, not scaled to ns
+  EXPECT_NEAR(copy->aggregates.at("mean"), (raw[0] + raw[1] + raw[2]) / 3 * 1e3,
+              1e-9 * copy->aggregates.at("mean"));
+
+  // A user counter of a foreign file: no unit, direction unknown; device_index is the device.
+  const ResultRow* gbps = find(rows, "memory/copy/bytes:4096", "GB_per_s", 0);
+  ASSERT_NE(gbps, nullptr);
+  EXPECT_EQ(gbps->unit, "");
+  EXPECT_EQ(gbps->direction, Direction::unknown);
+  EXPECT_EQ(count("SELECT count(*) FROM metrics WHERE name = 'device_index'"), 0);
+  const ResultRow* bps = find(rows, "memory/copy/bytes:4096", "bytes_per_second", 0);
+  ASSERT_NE(bps, nullptr);
+  EXPECT_EQ(bps->unit, "B/s");
+  EXPECT_EQ(bps->direction, Direction::higher);
+  // Without gpubench.metrics, "throttled" is just a counter.
+  EXPECT_NE(find(rows, "memory/device_copy/device:1", "throttled", 1), nullptr);
+
+  // Milliseconds and threads.
+  const ResultRow* spin = find(rows, "memory/spin/threads:2", "real_time");
+  ASSERT_NE(spin, nullptr);
+  const auto spin_raw = fixture_values(doc, "memory/spin/threads:2", "real_time");
+  EXPECT_DOUBLE_EQ(spin->values.at(0), spin_raw.at(0) * 1e6);
+  EXPECT_EQ(count("SELECT count(DISTINCT threads) FROM v_samples WHERE "
+                  "benchmark = 'memory/spin/threads:2'"),
+            1);
+  EXPECT_EQ(count("SELECT min(threads) FROM v_samples WHERE benchmark = 'memory/spin/threads:2'"),
+            2);
+
+  // Skip and error are outcomes without samples.
+  bool saw_skip = false, saw_error = false;
+  for (const ResultRow& r : rows) {
+    if (r.benchmark == "memory/device_triad/bytes:1024") {
+      saw_skip = true;
+      EXPECT_EQ(r.status, BenchmarkStatus::skipped);
+      EXPECT_EQ(r.message, "no CUDA device");
+      EXPECT_TRUE(r.values.empty());
+      EXPECT_TRUE(r.metric.empty());
+    }
+    if (r.benchmark == "memory/broken") {
+      saw_error = true;
+      EXPECT_EQ(r.status, BenchmarkStatus::error);
+      EXPECT_EQ(r.message, "validation failed: max relative error 0.5 > 1e-5");
+    }
+  }
+  EXPECT_TRUE(saw_skip);
+  EXPECT_TRUE(saw_error);
+  EXPECT_EQ(count("SELECT count(*) FROM samples s JOIN benchmarks b ON b.id = s.benchmark_id "
+                  "WHERE b.name IN ('memory/broken', 'memory/device_triad/bytes:1024')"),
+            0);
+  // The context is kept.
+  EXPECT_EQ(count("SELECT count(*) FROM suite_runs WHERE json_extract(context, '$.num_cpus') = 2"),
+            1);
+}
+
+TEST_F(IngestTest, AggregatesOnly) {
+  const IngestSummary s = m_store.ingest_benchmark_json(
+      m_suite_run, load_fixture("gb171_aggregates_only.json"), "memory");
+  EXPECT_EQ(s.benchmarks, 6);
+  EXPECT_EQ(count("SELECT count(*) FROM benchmarks WHERE name LIKE '%\\_mean' ESCAPE '\\'"), 0);
+  EXPECT_EQ(count("SELECT count(*) FROM samples WHERE kind = 'iteration'"), 0);
+  const auto rows = m_store.get_results(m_run);
+  const ResultRow* r = find(rows, "memory/spin/threads:2", "real_time");
+  ASSERT_NE(r, nullptr);
+  EXPECT_TRUE(r->values.empty());
+  EXPECT_EQ(r->aggregates.size(), 4u);
+  EXPECT_GT(r->aggregates.at("median"), 0.0);
+}
+
+TEST_F(IngestTest, GpubenchContextDeclaresMetricsAndSampleState) {
+  const IngestSummary s = m_store.ingest_benchmark_json(
+      m_suite_run, load_fixture("gb171_gpubench_context.json"), "ignored-default");
+  EXPECT_EQ(s.skipped, 1);
+  const auto rows = m_store.get_results(m_run);
+  const ResultRow* dev1 = find(rows, "memory/device_copy/device:1", "GB_per_s", 1);
+  ASSERT_NE(dev1, nullptr);
+  EXPECT_EQ(dev1->suite, "memory");  // from context gpubench.suite
+  EXPECT_EQ(dev1->unit, "GB/s");
+  EXPECT_EQ(dev1->direction, Direction::higher);
+  EXPECT_EQ(dev1->gpu_uuid, "GPU-66666666-7777-8888-9999-000000000000");
+  EXPECT_EQ(dev1->throttled, (std::vector<int>{1, 1}));
+  const ResultRow* dev0 = find(rows, "memory/device_copy/device:0", "GB_per_s", 0);
+  ASSERT_NE(dev0, nullptr);
+  EXPECT_EQ(dev0->throttled, (std::vector<int>{0, 0}));
+  // State counters fill sample columns, not metrics.
+  EXPECT_EQ(count("SELECT count(*) FROM metrics WHERE name IN ('throttled', 'sm_clock_mhz')"), 0);
+  EXPECT_EQ(count("SELECT count(*) FROM samples WHERE sm_clock_mhz = 1980"),
+            count("SELECT count(*) FROM samples s JOIN benchmarks b ON b.id = s.benchmark_id "
+                  "WHERE b.case_name = 'device_copy' AND kind IN ('iteration', 'mean', 'median')"));
+  EXPECT_EQ(count("SELECT count(*) FROM samples WHERE kind IN ('stddev', 'cv') AND "
+                  "sm_clock_mhz IS NOT NULL"),
+            0);
+  // Aggregates belong to the device of their benchmark, whatever the aggregated counter says.
+  EXPECT_EQ(dev1->aggregates.size(), 4u);
+  // Declared metrics come first after the times, in declaration order.
+  std::vector<std::string> metrics;
+  for (const ResultRow& r : rows) {
+    if (r.benchmark == "memory/device_copy/device:0") metrics.push_back(r.metric);
+  }
+  EXPECT_EQ(metrics, (std::vector<std::string>{"real_time", "cpu_time", "GB_per_s"}));
+}
+
+TEST_F(IngestTest, NewerFormatSkipsSecondsAndManualTime) {
+  const IngestSummary s =
+      m_store.ingest_benchmark_json(m_suite_run, load_fixture("gb18_skipped.json"), "imported");
+  EXPECT_EQ(s.benchmarks, 3);
+  EXPECT_EQ(s.skipped, 1);
+  EXPECT_EQ(s.errors, 1);
+  const auto rows = m_store.get_results(m_run);
+  ASSERT_EQ(rows.size(), 2u + 4u);  // skip, error, then real_time, cpu_time, TFLOPs, items/s
+  EXPECT_EQ(rows[0].status, BenchmarkStatus::skipped);
+  EXPECT_EQ(rows[0].message, "FP8 needs sm_89+");
+  EXPECT_EQ(rows[0].suite, "imported");
+  EXPECT_EQ(rows[0].case_name, "BM_gemm/fp8");
+  EXPECT_EQ(rows[1].status, BenchmarkStatus::error);
+  const ResultRow* t = find(rows, "BM_gemm/bf16/m:8192/manual_time", "real_time");
+  ASSERT_NE(t, nullptr);
+  EXPECT_DOUBLE_EQ(t->values.at(0), 1.25e6);  // 0.00125 s
+  ASSERT_EQ(t->params.size(), 2u);
+  EXPECT_EQ(t->params[1].key, "manual_time");
+  const ResultRow* items = find(rows, "BM_gemm/bf16/m:8192/manual_time", "items_per_second");
+  ASSERT_NE(items, nullptr);
+  EXPECT_EQ(items->unit, "items/s");
+}
+
+TEST_F(IngestTest, NotGoogleBenchmarkIsBadInputAndStoresNothing) {
+  auto expect_bad = [&](const json& doc, const std::string& needle) {
+    try {
+      m_store.ingest_benchmark_json(m_suite_run, doc, "x");
+      ADD_FAILURE() << "accepted: " << doc.dump();
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::bad_input) << e.what();
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  expect_bad(json::array({1, 2}), "is a array, not an object");
+  expect_bad(load_fixture("not_benchmark.json"),
+             "no 'benchmarks' array (top-level keys: '_fixture', 'results')");
+  expect_bad(json{{"benchmarks", "many"}}, "'benchmarks' is a string");
+  expect_bad(json{{"benchmarks", json::array({42})}}, "benchmarks[0] is a number");
+  expect_bad(json{{"benchmarks", json::array({json{{"real_time", 1}}})}}, "has no 'name'");
+  json bad_unit = load_fixture("gb171_repetitions.json");
+  bad_unit["benchmarks"][5]["time_unit"] = "fortnights";
+  expect_bad(bad_unit, "benchmarks[5] has unknown time_unit 'fortnights'");
+  json bad_time = load_fixture("gb171_repetitions.json");
+  bad_time["benchmarks"][7]["real_time"] = "fast";
+  expect_bad(bad_time, "benchmarks[7].real_time is a string");
+  json bad_metrics = load_fixture("gb171_gpubench_context.json");
+  bad_metrics["context"]["gpubench.metrics"] = "[{oops";
+  expect_bad(bad_metrics, "gpubench.metrics");
+  // All or nothing: the valid rows before the bad one were not kept.
+  EXPECT_EQ(count("SELECT count(*) FROM samples"), 0);
+  EXPECT_EQ(count("SELECT count(*) FROM benchmark_outcomes"), 0);
+  EXPECT_EQ(count("SELECT count(*) FROM benchmarks"), 0);
+  expect_bad(json::object({{"benchmarks", json::array()}}).dump(), "is a string");
+  EXPECT_EQ(
+      m_store.ingest_benchmark_json(m_suite_run, json{{"benchmarks", json::array()}}, "x").samples,
+      0);
+}
+
+TEST_F(IngestTest, UnknownSuiteRunIsBadInput) {
+  EXPECT_THROW(m_store.ingest_benchmark_json(9999, json{{"benchmarks", json::array()}}, "x"),
+               Error);
+}
+
+TEST(ParseBenchmarkJson, NonFiniteTokensBecomeNull) {
+  const json j = parse_benchmark_json(
+      R"({"a": NaN, "b": -NaN, "c": Infinity, "d": -Infinity, "s": "NaN \"Infinity\"", "n": 1})",
+      "x.json");
+  EXPECT_TRUE(j["a"].is_null());
+  EXPECT_TRUE(j["b"].is_null());
+  EXPECT_TRUE(j["c"].is_null());
+  EXPECT_TRUE(j["d"].is_null());
+  EXPECT_EQ(j["s"], "NaN \"Infinity\"");
+  EXPECT_EQ(j["n"], 1);
+}
+
+TEST(ParseBenchmarkJson, TruncatedOrEmptyIsBadInputNamingTheSource) {
+  const std::string truncated = read_file(testing::fixture_path("truncated.json"));
+  try {
+    parse_benchmark_json(truncated, "truncated.json");
+    FAIL() << "truncated JSON accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::bad_input);
+    EXPECT_EQ(e.what_failed(), "cannot read truncated.json");
+    EXPECT_NE(e.why().find("not valid JSON"), std::string::npos) << e.why();
+  }
+  try {
+    parse_benchmark_json("  \n", "empty.json");
+    FAIL() << "empty input accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.why(), "it is empty");
+  }
+}
+
+}  // namespace
+}  // namespace gpubench::results

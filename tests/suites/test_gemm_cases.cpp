@@ -1,0 +1,219 @@
+// The gemm suite's CUDA-free logic: FLOPs, names, shape sweeps per profile, sizes, device
+// selection.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "suites/common/device_selection.hpp"
+#include "suites/gemm/gemm_cases.hpp"
+#include "util/error.hpp"
+
+namespace gpubench::gemm {
+namespace {
+
+using suite::Profile;
+
+TEST(GemmCases, FlopsAreTwoMnk) {
+  EXPECT_DOUBLE_EQ(gemm_flops(1, 1, 1), 2.0);
+  EXPECT_DOUBLE_EQ(gemm_flops(4096, 4096, 4096), 2.0 * 4096.0 * 4096.0 * 4096.0);
+  EXPECT_DOUBLE_EQ(gemm_flops(16384, 8192, 32768),
+                   2.0 * 16384.0 * 8192.0 * 32768.0);  // no int overflow
+}
+
+TEST(GemmCases, NameCarriesEveryParameter) {
+  const GemmCase c{Api::cublaslt, DType::bf16, 4096, 8192, 1024, Layout::tn, Cache::hot, 3};
+  EXPECT_EQ(benchmark_name(c),
+            "gemm/cublaslt/dtype:bf16/m:4096/n:8192/k:1024/layout:tn/cache:hot/device:3");
+  const GemmCase d{Api::cublas, DType::fp8_e4m3, 1, 2, 3, Layout::nn, Cache::cold, 0};
+  EXPECT_EQ(benchmark_name(d), "gemm/cublas/dtype:fp8/m:1/n:2/k:3/layout:nn/cache:cold/device:0");
+}
+
+// Parses "<suite>/<case>/<k>:<v>/..." the way the store does.
+std::map<std::string, std::string> parse_name(const std::string& name, std::string& suite,
+                                              std::string& kase) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t slash = name.find('/', start);
+    parts.push_back(name.substr(start, slash - start));
+    if (slash == std::string::npos) break;
+    start = slash + 1;
+  }
+  std::map<std::string, std::string> params;
+  if (parts.size() < 3) return params;
+  suite = parts[0];
+  kase = parts[1];
+  for (std::size_t i = 2; i < parts.size(); ++i) {
+    const std::size_t colon = parts[i].find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == parts[i].size()) return {};
+    params[parts[i].substr(0, colon)] = parts[i].substr(colon + 1);
+  }
+  return params;
+}
+
+TEST(GemmCases, EveryProfileGivesUniqueParseableSupportedNames) {
+  for (Profile p : {Profile::quick, Profile::standard, Profile::full}) {
+    const auto cases = gemm_cases(p, {0, 1});
+    ASSERT_FALSE(cases.empty());
+    std::set<std::string> names;
+    for (const auto& c : cases) {
+      const std::string name = benchmark_name(c);
+      EXPECT_TRUE(names.insert(name).second) << "duplicate " << name;
+      std::string suite, kase;
+      const auto params = parse_name(name, suite, kase);
+      EXPECT_EQ(suite, "gemm") << name;
+      EXPECT_TRUE(kase == "cublaslt" || kase == "cublas") << name;
+      for (const char* key : {"dtype", "m", "n", "k", "layout", "cache", "device"}) {
+        EXPECT_TRUE(params.count(key)) << name << " lacks " << key;
+      }
+      EXPECT_EQ(params.at("m"), std::to_string(c.m));
+      EXPECT_TRUE(suite::parse_dtype(params.at("dtype")).has_value()) << name;
+      EXPECT_TRUE(case_supported(c.api, c.dtype, c.layout)) << name;
+      EXPECT_GT(c.m, 0);
+      EXPECT_EQ(c.k % 16, 0) << "Tensor Core kernels want 16-element alignment: " << name;
+    }
+  }
+}
+
+std::set<std::int64_t> square_sizes(const std::vector<GemmCase>& cases, DType dtype) {
+  std::set<std::int64_t> out;
+  for (const auto& c : cases) {
+    if (c.api == Api::cublaslt && c.dtype == dtype && c.m == c.n && c.n == c.k) out.insert(c.m);
+  }
+  return out;
+}
+
+TEST(GemmCases, ProfilesSweepTheDocumentedSizes) {
+  const auto quick = gemm_cases(Profile::quick, {0});
+  EXPECT_EQ(square_sizes(quick, DType::bf16), (std::set<std::int64_t>{1024, 4096}));
+  const auto standard = gemm_cases(Profile::standard, {0});
+  EXPECT_EQ(square_sizes(standard, DType::fp64),
+            (std::set<std::int64_t>{1024, 2048, 4096, 8192, 16384}));
+  const auto full = gemm_cases(Profile::full, {0});
+  EXPECT_GT(full.size(), standard.size());
+  EXPECT_GT(standard.size(), quick.size());
+  for (const auto* cases : {&quick, &standard, &full}) {
+    std::set<DType> dtypes;
+    bool has_gemmex = false, has_cold = false, has_transformer = false;
+    for (const auto& c : *cases) {
+      dtypes.insert(c.dtype);
+      has_gemmex = has_gemmex || c.api == Api::cublas;
+      has_cold = has_cold || c.cache == Cache::cold;
+      has_transformer = has_transformer || c.m == 4 * c.k;  // MLP up projection
+    }
+    EXPECT_EQ(dtypes.size(), 7u);
+    EXPECT_TRUE(has_gemmex);
+    EXPECT_TRUE(has_cold);
+    EXPECT_TRUE(has_transformer);
+  }
+}
+
+TEST(GemmCases, EachCaseRunsOncePerDevice) {
+  const auto one = gemm_cases(Profile::quick, {0});
+  const auto eight = gemm_cases(Profile::quick, {0, 1, 2, 3, 4, 5, 6, 7});
+  EXPECT_EQ(eight.size(), one.size() * 8);
+  std::set<int> devices;
+  for (const auto& c : eight) devices.insert(c.device);
+  EXPECT_EQ(devices.size(), 8u);
+}
+
+TEST(GemmCases, Fp8AndInt8AreTnOnlyAndNotOnGemmEx) {
+  EXPECT_FALSE(case_supported(Api::cublaslt, DType::fp8_e4m3, Layout::nn));
+  EXPECT_TRUE(case_supported(Api::cublaslt, DType::fp8_e4m3, Layout::tn));
+  EXPECT_FALSE(case_supported(Api::cublaslt, DType::int8, Layout::nn));
+  EXPECT_FALSE(case_supported(Api::cublas, DType::fp8_e4m3, Layout::tn));
+  EXPECT_TRUE(case_supported(Api::cublas, DType::bf16, Layout::nn));
+}
+
+TEST(GemmCases, SizesAndWorkspace) {
+  const GemmCase bf16{Api::cublaslt, DType::bf16, 4096, 4096, 4096, Layout::tn, Cache::hot, 0};
+  EXPECT_EQ(operand_bytes(bf16), 3u * 4096 * 4096 * 2);
+  const GemmCase i8{Api::cublaslt, DType::int8, 1024, 2048, 512, Layout::tn, Cache::hot, 0};
+  EXPECT_EQ(operand_bytes(i8), (1024u * 512 + 512u * 2048) * 1 + 1024u * 2048 * 4);
+  const GemmCase fp8{Api::cublaslt, DType::fp8_e4m3, 64, 64, 64, Layout::tn, Cache::hot, 0};
+  EXPECT_EQ(operand_bytes(fp8), 2u * 64 * 64 + 64u * 64 * 2);  // bf16 output
+  EXPECT_EQ(workspace_bytes(8), 4u << 20);
+  EXPECT_EQ(workspace_bytes(9), 32u << 20);
+  EXPECT_EQ(workspace_bytes(12), 32u << 20);
+  EXPECT_EQ(output_kind(DType::tf32), suite::ElementKind::f32);
+  EXPECT_EQ(output_kind(DType::int8), suite::ElementKind::i32);
+}
+
+TEST(GemmCases, CallsPerBatch) {
+  EXPECT_EQ(calls_per_batch(1.0, 5.0, 200), 5);
+  EXPECT_EQ(calls_per_batch(0.001, 5.0, 200), 200);
+  EXPECT_EQ(calls_per_batch(100.0, 5.0, 200), 1);
+  EXPECT_EQ(calls_per_batch(0.0, 5.0, 200), 1);
+  EXPECT_EQ(timed_iterations(Profile::quick), 5);
+  EXPECT_GE(timed_iterations(Profile::standard), 5);
+}
+
+// --device / GPUBENCH_DEVICE parsing.
+struct Argv {
+  explicit Argv(std::vector<std::string> args) : storage(std::move(args)) {
+    for (auto& s : storage) pointers.push_back(s.data());
+    pointers.push_back(nullptr);
+    argc = static_cast<int>(storage.size());
+  }
+  std::vector<std::string> storage;
+  std::vector<char*> pointers;
+  int argc;
+};
+
+TEST(DeviceSelection, FlagIsRemovedAndWinsOverEnvironment) {
+  Argv a({"gpubench-gemm", "--benchmark_filter=x", "--device", "2", "--other"});
+  const auto req = suite::take_device_request(a.argc, a.pointers.data(), "1");
+  ASSERT_EQ(a.argc, 3);
+  EXPECT_STREQ(a.pointers[1], "--benchmark_filter=x");
+  EXPECT_STREQ(a.pointers[2], "--other");
+  ASSERT_TRUE(req.index);
+  EXPECT_EQ(*req.index, 2);
+  EXPECT_EQ(req.source, "--device");
+
+  Argv b({"gpubench-gemm", "--device=all"});
+  EXPECT_FALSE(suite::take_device_request(b.argc, b.pointers.data(), "3").index);
+  EXPECT_EQ(b.argc, 1);
+
+  Argv c({"gpubench-gemm"});
+  const auto env = suite::take_device_request(c.argc, c.pointers.data(), "1");
+  ASSERT_TRUE(env.index);
+  EXPECT_EQ(*env.index, 1);
+  EXPECT_EQ(env.source, "GPUBENCH_DEVICE");
+}
+
+TEST(DeviceSelection, BadValuesAreBadInput) {
+  for (const char* bad : {"x", "-1", "1.5", ""}) {
+    Argv a({"gpubench-gemm", std::string("--device=") + bad});
+    try {
+      suite::take_device_request(a.argc, a.pointers.data(), nullptr);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const gpubench::Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::bad_input);
+    }
+  }
+  Argv last({"gpubench-gemm", "--device"});
+  EXPECT_THROW(suite::take_device_request(last.argc, last.pointers.data(), nullptr),
+               gpubench::Error);
+}
+
+TEST(DeviceSelection, ResolveListsAllOrChecksRange) {
+  EXPECT_EQ(suite::resolve_devices({}, 4), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(suite::resolve_devices({2, "--device"}, 4), (std::vector<int>{2}));
+  try {
+    suite::resolve_devices({8, "--device"}, 2);
+    ADD_FAILURE() << "out of range accepted";
+  } catch (const gpubench::Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::bad_input);
+    EXPECT_NE(e.why().find("2 CUDA devices"), std::string::npos) << e.why();
+  }
+  // No device at all: the cases still appear (each will be skipped with the reason).
+  EXPECT_EQ(suite::resolve_devices({}, 0), (std::vector<int>{0}));
+}
+
+}  // namespace
+}  // namespace gpubench::gemm

@@ -1,0 +1,152 @@
+// CPU reference, decoders and tolerances used to validate GPU results
+// (suites/common/validation.hpp).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "suites/common/validation.hpp"
+
+namespace gpubench::suite {
+namespace {
+
+TEST(Decode, Fp16KnownBitPatterns) {
+  EXPECT_EQ(decode_fp16(0x3C00), 1.0);
+  EXPECT_EQ(decode_fp16(0xC000), -2.0);
+  EXPECT_EQ(decode_fp16(0x7BFF), 65504.0);
+  EXPECT_EQ(decode_fp16(0x0001), std::ldexp(1.0, -24));
+  EXPECT_EQ(decode_fp16(0x3555), 0.333251953125);
+  EXPECT_TRUE(std::isinf(decode_fp16(0x7C00)));
+  EXPECT_TRUE(std::isnan(decode_fp16(0x7E00)));
+}
+
+TEST(Decode, Bf16KnownBitPatterns) {
+  EXPECT_EQ(decode_bf16(0x3F80), 1.0);
+  EXPECT_EQ(decode_bf16(0xC0A0), -5.0);
+  EXPECT_EQ(decode_bf16(0x3EAB), 0.333984375);
+}
+
+TEST(Decode, Fp8E4m3KnownBitPatterns) {
+  EXPECT_EQ(decode_fp8_e4m3(0x38), 1.0);
+  EXPECT_EQ(decode_fp8_e4m3(0xB8), -1.0);
+  EXPECT_EQ(decode_fp8_e4m3(0x7E), 448.0);                // largest finite
+  EXPECT_EQ(decode_fp8_e4m3(0x01), std::ldexp(1.0, -9));  // smallest subnormal
+  EXPECT_EQ(decode_fp8_e4m3(0x08), std::ldexp(1.0, -6));  // smallest normal
+  EXPECT_EQ(decode_fp8_e4m3(0x3C), 1.5);
+  EXPECT_TRUE(std::isnan(decode_fp8_e4m3(0x7F)));
+  EXPECT_TRUE(std::isnan(decode_fp8_e4m3(0xFF)));
+}
+
+TEST(Decode, ElementKinds) {
+  const unsigned char i8[] = {0xFF};
+  EXPECT_EQ(decode_element(ElementKind::i8, i8), -1.0);
+  const std::int32_t i32 = -123456;
+  EXPECT_EQ(decode_element(ElementKind::i32, reinterpret_cast<const unsigned char*>(&i32)),
+            -123456.0);
+  const float f = 0.1f;
+  EXPECT_EQ(decode_element(ElementKind::f32, reinterpret_cast<const unsigned char*>(&f)),
+            static_cast<double>(f));
+}
+
+TEST(Encode, RoundTripsAndRoundsToNearestEven) {
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal(0.0f, 3.0f);
+  for (int i = 0; i < 2000; ++i) {
+    const float x = normal(rng);
+    const double bf = decode_bf16(encode_bf16(x));
+    EXPECT_LE(std::fabs(bf - x), std::fabs(x) * std::ldexp(1.0, -8) + 1e-30) << x;
+    const double h = decode_fp16(encode_fp16(x));
+    EXPECT_LE(std::fabs(h - x), std::fabs(x) * std::ldexp(1.0, -11) + std::ldexp(1.0, -25)) << x;
+  }
+  EXPECT_EQ(encode_bf16(1.0f), 0x3F80);
+  EXPECT_EQ(encode_fp16(1.0f), 0x3C00);
+  EXPECT_EQ(encode_fp16(65504.0f), 0x7BFF);
+  EXPECT_EQ(encode_fp16(1e6f), 0x7C00);
+  // 1 + 2^-11 is halfway between 1 and the next fp16: ties go to even (1.0).
+  EXPECT_EQ(encode_fp16(1.0f + std::ldexp(1.0f, -11)), 0x3C00);
+}
+
+// A small GEMM with integer entries: the reference must be exact.
+TEST(Reference, SmallIntegerMatrixIsExact) {
+  // C (2 x 3) = A (2 x 4) x B (4 x 3), column-major.
+  const std::vector<double> a = {1, 5, 2, 6, 3, 7, 4, 8};               // A = [1 2 3 4; 5 6 7 8]
+  const std::vector<double> b = {1, 0, 0, 1, 2, 2, 2, 2, -1, 0, 1, 0};  // B columns
+  const double expect[2][3] = {{5, 20, 2}, {13, 52, 2}};
+  for (std::size_t i = 0; i < 2; ++i) {
+    for (std::size_t j = 0; j < 3; ++j) {
+      const auto ref = reference_dot(a.data() + i, 2, b.data() + 4 * j, 1, 4);
+      EXPECT_EQ(ref.value, expect[i][j]) << i << "," << j;
+    }
+  }
+  const auto ref = reference_dot(a.data(), 2, b.data(), 1, 4);  // 1*1 + 4*1 -> products 1 and 4
+  EXPECT_DOUBLE_EQ(ref.magnitude, std::sqrt(1.0 + 16.0));
+}
+
+TEST(Tolerance, PerDtypeOrdering) {
+  EXPECT_EQ(gemm_tolerance(DType::int8), 0.0);
+  EXPECT_LT(gemm_tolerance(DType::fp64), gemm_tolerance(DType::fp32));
+  EXPECT_LE(gemm_tolerance(DType::fp32), 1e-4);
+  EXPECT_LT(gemm_tolerance(DType::fp32), gemm_tolerance(DType::bf16));
+  EXPECT_EQ(gemm_tolerance(DType::bf16), 1e-2);
+  EXPECT_EQ(gemm_tolerance(DType::tf32), 1e-2);
+  EXPECT_GT(gemm_tolerance(DType::fp8_e4m3), gemm_tolerance(DType::bf16));
+}
+
+// Simulates a bf16 GEMM output on random data: honest rounding passes, a wrong element fails.
+TEST(Tolerance, Bf16RoundingPassesWrongResultsFail) {
+  std::mt19937 rng(3);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  const std::size_t k = 4096;
+  std::vector<double> a(k), b(k);
+  ValidationReport ok(gemm_tolerance(DType::bf16));
+  ValidationReport bad(gemm_tolerance(DType::bf16));
+  for (int trial = 0; trial < 50; ++trial) {
+    for (std::size_t p = 0; p < k; ++p) {
+      a[p] = decode_bf16(encode_bf16(normal(rng)));
+      b[p] = decode_bf16(encode_bf16(normal(rng)));
+    }
+    const auto ref = reference_dot(a.data(), 1, b.data(), 1, k);
+    const double gpu =
+        decode_bf16(encode_bf16(static_cast<float>(ref.value)));  // fp32 accumulate, bf16 out
+    ok.add(0, static_cast<std::size_t>(trial), gpu, ref);
+    // A result computed from the wrong row: same magnitude, unrelated value.
+    bad.add(0, static_cast<std::size_t>(trial), gpu + ref.magnitude, ref);
+  }
+  EXPECT_TRUE(ok.passed()) << ok.summary();
+  EXPECT_LT(ok.worst_error(), 0.004);
+  EXPECT_FALSE(bad.passed());
+  EXPECT_EQ(bad.failed(), 50u);
+  EXPECT_NE(bad.summary().find("50 of 50"), std::string::npos) << bad.summary();
+}
+
+TEST(Tolerance, ExactTypesAndNonFinite) {
+  const DotReference ref{10.0, 5.0};
+  EXPECT_TRUE(within_tolerance(10.0, ref, 0.0));
+  EXPECT_FALSE(within_tolerance(11.0, ref, 0.0));
+  EXPECT_FALSE(within_tolerance(std::numeric_limits<double>::quiet_NaN(), ref, 1.0));
+  EXPECT_FALSE(within_tolerance(std::numeric_limits<double>::infinity(), ref, 1.0));
+  // Near-zero true value: judged against the magnitude, not against |ref|.
+  const DotReference tiny{1e-9, 64.0};
+  EXPECT_TRUE(within_tolerance(0.05, tiny, 1e-2));
+  EXPECT_FALSE(within_tolerance(5.0, tiny, 1e-2));
+  ValidationReport empty(1e-2);
+  EXPECT_FALSE(empty.passed());  // nothing checked is not a pass
+}
+
+TEST(Sampling, DistinctSortedWithEdges) {
+  const auto idx = sample_indices(1000, 12, 11);
+  ASSERT_EQ(idx.size(), 12u);
+  EXPECT_EQ(idx.front(), 0u);
+  EXPECT_EQ(idx.back(), 999u);
+  EXPECT_EQ(std::set<std::size_t>(idx.begin(), idx.end()).size(), 12u);
+  EXPECT_TRUE(std::is_sorted(idx.begin(), idx.end()));
+  EXPECT_EQ(sample_indices(1000, 12, 11), idx);  // seeded: reproducible
+  EXPECT_EQ(sample_indices(5, 12, 1).size(), 5u);
+  EXPECT_TRUE(sample_indices(0, 12, 1).empty());
+}
+
+}  // namespace
+}  // namespace gpubench::suite

@@ -1,0 +1,98 @@
+// Runs the real gpubench-gemm binary. Without a usable GPU every case must be reported skipped
+// with the reason (the driver's own message); with one, the GPU tests (tests/gpu) cover it.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+namespace {
+
+struct Result {
+  int exit_code = -1;
+  std::string out;
+};
+
+Result run(const std::string& args) {
+  const std::string cmd = std::string(GPUBENCH_BIN_DIR) + "/gpubench-gemm " + args + " 2>&1";
+  Result r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buf{};
+  std::size_t n = 0;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+nlohmann::json info() {
+  const Result r = run("--gpubench_info");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  return nlohmann::json::parse(r.out);
+}
+
+TEST(GemmSuite, InfoDeclaresMetrics) {
+  const auto j = info();
+  EXPECT_EQ(j["suite"], "gemm");
+  std::set<std::string> names;
+  for (const auto& m : j["metrics"]) names.insert(m["name"].get<std::string>());
+  for (const char* want : {"TFLOP_per_s", "pct_of_peak", "time_per_call_us", "throttled"}) {
+    EXPECT_TRUE(names.count(want)) << want;
+  }
+}
+
+TEST(GemmSuite, WithoutDeviceEveryCaseIsSkippedWithTheReason) {
+  const auto j = info();
+  if (j["runnable"].get<bool>())
+    GTEST_SKIP() << "a CUDA device is present; tests/gpu cover the real run";
+  const std::string reason = j["reason"];
+  EXPECT_NE(reason.find("no CUDA device"), std::string::npos) << reason;
+  const Result r = run("--benchmark_format=json --benchmark_out_format=json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const auto doc = nlohmann::json::parse(r.out.substr(r.out.find('{')));
+  ASSERT_TRUE(doc.contains("benchmarks"));
+  ASSERT_GT(doc["benchmarks"].size(), 20u);
+  for (const auto& b : doc["benchmarks"]) {
+    const std::string name = b["name"];
+    EXPECT_EQ(name.rfind("gemm/", 0), 0u) << name;
+    ASSERT_TRUE(b.value("error_occurred", false)) << name;
+    const std::string msg = b["error_message"];
+    EXPECT_EQ(msg, "skipped: " + reason) << name;
+  }
+}
+
+TEST(GemmSuite, BadDeviceValueIsUsageError) {
+  const Result r = run("--device nonsense");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("--device 'nonsense'"), std::string::npos) << r.out;
+}
+
+TEST(GemmSuite, OutOfRangeDeviceIsUsageErrorWhenDevicesExist) {
+  const auto j = info();
+  if (!j["runnable"].get<bool>()) GTEST_SKIP() << "no CUDA device: an index cannot be out of range";
+  const Result r = run("--device 4096");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("out of range"), std::string::npos) << r.out;
+}
+
+}  // namespace
+
+namespace {
+
+// `gpubench run --filter` passes one regex to every suite, so a filter that matches nothing in gemm
+// must stay a clean, empty run (Google Benchmark's message, exit 0), not a failure.
+TEST(GemmSuite, FilterMatchingNothingIsAnEmptyRun) {
+  const Result r = run("--benchmark_filter=dtype:fp128");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("Failed to match any benchmarks"), std::string::npos) << r.out;
+  const Result ok = run("--benchmark_filter=dtype:bf16/m:1024 --benchmark_list_tests");
+  EXPECT_EQ(ok.exit_code, 0) << ok.out;
+  EXPECT_NE(ok.out.find("gemm/cublaslt/dtype:bf16/m:1024"), std::string::npos) << ok.out;
+}
+
+}  // namespace
