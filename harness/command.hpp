@@ -9,7 +9,9 @@
 #pragma once
 
 #include <iosfwd>
+#include <span>
 #include <string>
+#include <vector>
 
 namespace CLI {
 class App;
@@ -25,6 +27,27 @@ struct Context {
   bool interactive = false;
   std::ostream* out = nullptr;  // stdout unless a test redirects it
   std::ostream* err = nullptr;  // stderr
+  std::vector<std::string> argv;  // the command line as given (recorded with runs)
 };
+
+// A subcommand file's entry point (see the top of this file).
+using Adder = void (*)(CLI::App& app, Context& ctx);
+
+// The whole CLI: builds the app from `adders`, parses, runs the chosen subcommand, prints errors
+// as described above and returns the process exit code. `out`/`err` default to std::cout/cerr.
+int run_cli(int argc, const char* const* argv, std::span<const Adder> adders,
+            std::ostream* out = nullptr, std::ostream* err = nullptr);
+
+// The subcommands in harness/cmd_<name>.cpp.
+void add_run_command(CLI::App& app, Context& ctx);
+void add_suites_command(CLI::App& app, Context& ctx);
+void add_runs_command(CLI::App& app, Context& ctx);
+void add_show_command(CLI::App& app, Context& ctx);
+void add_import_command(CLI::App& app, Context& ctx);
+void add_export_command(CLI::App& app, Context& ctx);
+void add_compare_command(CLI::App& app, Context& ctx);
+void add_accept_command(CLI::App& app, Context& ctx);
+void add_baseline_command(CLI::App& app, Context& ctx);
+void add_report_command(CLI::App& app, Context& ctx);
 
 }  // namespace gpubench::cli

@@ -189,7 +189,20 @@ class Ingester {
       }
     }
     m_benchmarks.emplace(name, id);
+    // GPU suites name the device in the benchmark name ("gemm/.../device:1"): that is the
+    // sample's device unless a counter, key or label says otherwise.
+    for (const Param& p : parsed.params) {
+      if (p.key == "device" && p.number && *p.number >= 0) {
+        m_name_device.emplace(id, static_cast<int64_t>(*p.number));
+      }
+    }
     return id;
+  }
+
+  std::optional<int64_t> name_device(int64_t benchmark) const {
+    auto it = m_name_device.find(benchmark);
+    if (it == m_name_device.end()) return std::nullopt;
+    return it->second;
   }
 
   int64_t metric_id(const std::string& name) {
@@ -294,6 +307,7 @@ class Ingester {
   int64_t m_samples = 0;
   std::unordered_map<std::string, MetricDecl> m_declared;
   std::unordered_map<std::string, int64_t> m_benchmarks;
+  std::unordered_map<int64_t, int64_t> m_name_device;  // benchmark id -> device:N of its name
   std::unordered_map<std::string, int64_t> m_metrics;
   std::unordered_map<std::string, std::pair<int64_t, std::optional<int64_t>>> m_gpus;
 };
@@ -433,6 +447,7 @@ IngestSummary Store::ingest_benchmark_json(int64_t suite_run_id, const json& doc
     if (central) s.device_index = int_field(e, "device_index", i);
     std::string gpu_uuid = string_field(e, "gpu_uuid", i);
     parse_label(string_field(e, "label", i), s.device_index, gpu_uuid);
+    if (!s.device_index) s.device_index = in.name_device(s.benchmark);
     if (s.device_index) {
       device_of[s.benchmark] = *s.device_index;
     } else if (auto d = device_of.find(s.benchmark); aggregate && d != device_of.end()) {

@@ -100,6 +100,55 @@ struct SuiteRunInfo {
   std::string stderr_tail;  // last few KiB of stderr
 };
 
+// NVML clocks-event ("throttle") reason bits that mean the GPU ran slower than it could for power
+// or thermal reasons (METHODOLOGY rule 5): SW power cap 0x4, HW slowdown 0x8, SW thermal 0x20,
+// HW thermal 0x40, HW power brake 0x80. GPU idle (0x1) and the application clocks setting (0x2)
+// are not throttling. The harness keeps the named bits (harness/nvml.hpp `throttle::`).
+inline constexpr int64_t k_throttle_performance_limiting = 0x4 | 0x8 | 0x20 | 0x40 | 0x80;
+
+// One NVML telemetry sample of one GPU, taken while a suite ran (harness/telemetry.hpp). Unknown
+// readings (not supported, no permission, no ECC) are nullopt. Counters are as NVML reports them
+// at that moment (cumulative), so an increase during a suite run is max - min.
+struct TelemetrySample {
+  int device_index = 0;  // NVML index, the same as GpuInfo::index of the run
+  double t_s = 0;        // seconds since the run started (steady clock)
+  std::optional<double> sm_clock_mhz;
+  std::optional<double> mem_clock_mhz;
+  std::optional<double> temperature_c;  // GPU die
+  std::optional<double> power_w;        // board power draw
+  std::optional<double> util_gpu_pct;   // % of the last sample period a kernel was running
+  std::optional<double> util_mem_pct;   // % of the last sample period device memory was busy
+  std::optional<int64_t> throttle_reasons;  // NVML clocks-event reason bit mask
+  std::optional<int64_t> ecc_sbe;           // volatile corrected (single-bit) ECC errors
+  std::optional<int64_t> ecc_dbe;           // volatile uncorrected (double-bit) ECC errors
+  // Memory taken out of service: retired pages (before Ampere) or, on GPUs that remap rows
+  // instead (Ampere and newer), remapped rows (correctable + uncorrectable).
+  std::optional<int64_t> retired_pages;
+  std::optional<int64_t> pcie_replay_counter;
+};
+
+// True when the reason mask holds a power or thermal throttle reason.
+inline bool is_throttling(int64_t throttle_reasons) {
+  return (throttle_reasons & k_throttle_performance_limiting) != 0;
+}
+
+// What the telemetry of one GPU in one run says, for `gpubench show`.
+struct TelemetrySummary {
+  int device_index = 0;
+  int64_t samples = 0;
+  std::optional<double> max_temperature_c;
+  std::optional<double> max_power_w;
+  std::optional<double> min_sm_clock_mhz;
+  std::optional<double> max_sm_clock_mhz;
+  int64_t throttled_samples = 0;   // samples with a power/thermal reason set
+  int64_t throttle_known = 0;      // samples whose reason mask was readable
+  std::optional<int64_t> ecc_sbe_increase;  // max - min over the run (volatile counters)
+  std::optional<int64_t> ecc_dbe_increase;
+  std::optional<int64_t> retired_pages_increase;
+  std::optional<int64_t> pcie_replay_increase;
+  std::vector<std::string> throttled_suites;  // suites during which it throttled, in run order
+};
+
 enum class Direction { higher, lower, unknown };
 const char* to_string(Direction direction);
 std::optional<Direction> direction_from_string(const std::string& text);

@@ -1,5 +1,5 @@
-// Store: opening (checks, creation, migration) and writing runs. Reads are in store_read.cpp,
-// Google Benchmark ingest in ingest.cpp.
+// Store: opening (checks, creation, migration), writing runs, and telemetry (written and read
+// here). Other reads are in store_read.cpp, Google Benchmark ingest in ingest.cpp.
 #include "results/store.hpp"
 
 #include <unistd.h>
@@ -7,6 +7,7 @@
 #include <array>
 #include <cerrno>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "results/schema.hpp"
@@ -328,6 +329,125 @@ void Store::finish_run(int64_t run_id, RunStatus status) {
   }
   st.bind(3, run_id).run();
   tx.commit();
+}
+
+void Store::add_telemetry(int64_t run_id, std::optional<int64_t> suite_run_id,
+                          const std::vector<TelemetrySample>& samples) {
+  Database& db = *m_db;
+  Transaction tx(db);
+  require_run(db, run_id);
+  if (suite_run_id) {
+    Statement st = db.prepare("SELECT run_id FROM suite_runs WHERE id = ?1");
+    st.bind(1, *suite_run_id);
+    if (!st.step() || st.column_int64(0) != run_id) {
+      throw bad_input("suite run " + std::to_string(*suite_run_id) + " is not part of run " +
+                          std::to_string(run_id),
+                      "telemetry is stored under the suite run it was sampled during",
+                      "pass the id add_suite_run returned for this run");
+    }
+  }
+  // The run's GPUs by index, so each sample names the physical GPU it came from.
+  std::map<int, int64_t> gpu_ids;
+  {
+    Statement st = db.prepare("SELECT device_index, gpu_device_id FROM run_gpus WHERE run_id = ?1");
+    st.bind(1, run_id);
+    while (st.step()) gpu_ids[static_cast<int>(st.column_int64(0))] = st.column_int64(1);
+  }
+  Statement ins = db.prepare(
+      "INSERT INTO telemetry(run_id, suite_run_id, gpu_device_id, device_index, t_s, "
+      "sm_clock_mhz, mem_clock_mhz, temperature_c, power_w, util_gpu_pct, util_mem_pct, "
+      "throttle_reasons, ecc_sbe, ecc_dbe, retired_pages, pcie_replay_counter) VALUES (?1, ?2, "
+      "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
+  for (const TelemetrySample& t : samples) {
+    const auto gpu = gpu_ids.find(t.device_index);
+    ins.bind(1, run_id).bind(2, suite_run_id);
+    if (gpu != gpu_ids.end()) {
+      ins.bind(3, gpu->second);
+    } else {
+      ins.bind_null(3);
+    }
+    ins.bind(4, t.device_index).bind(5, t.t_s).bind(6, t.sm_clock_mhz).bind(7, t.mem_clock_mhz);
+    ins.bind(8, t.temperature_c).bind(9, t.power_w).bind(10, t.util_gpu_pct);
+    ins.bind(11, t.util_mem_pct).bind(12, t.throttle_reasons).bind(13, t.ecc_sbe);
+    ins.bind(14, t.ecc_dbe).bind(15, t.retired_pages).bind(16, t.pcie_replay_counter);
+    ins.run();
+  }
+  tx.commit();
+}
+
+std::vector<TelemetrySample> Store::get_telemetry(int64_t run_id,
+                                                  std::optional<int64_t> suite_run_id) {
+  Database& db = *m_db;
+  require_run(db, run_id);
+  Statement st = db.prepare(
+      "SELECT device_index, t_s, sm_clock_mhz, mem_clock_mhz, temperature_c, power_w, "
+      "util_gpu_pct, util_mem_pct, throttle_reasons, ecc_sbe, ecc_dbe, retired_pages, "
+      "pcie_replay_counter FROM telemetry WHERE run_id = ?1 AND (?2 IS NULL OR suite_run_id = "
+      "?2) ORDER BY device_index, t_s, id");
+  st.bind(1, run_id).bind(2, suite_run_id);
+  std::vector<TelemetrySample> out;
+  while (st.step()) {
+    TelemetrySample t;
+    t.device_index = static_cast<int>(st.column_optional_int64(0).value_or(-1));
+    t.t_s = st.column_double(1);
+    t.sm_clock_mhz = st.column_optional_double(2);
+    t.mem_clock_mhz = st.column_optional_double(3);
+    t.temperature_c = st.column_optional_double(4);
+    t.power_w = st.column_optional_double(5);
+    t.util_gpu_pct = st.column_optional_double(6);
+    t.util_mem_pct = st.column_optional_double(7);
+    t.throttle_reasons = st.column_optional_int64(8);
+    t.ecc_sbe = st.column_optional_int64(9);
+    t.ecc_dbe = st.column_optional_int64(10);
+    t.retired_pages = st.column_optional_int64(11);
+    t.pcie_replay_counter = st.column_optional_int64(12);
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::vector<TelemetrySummary> Store::get_telemetry_summary(int64_t run_id) {
+  Database& db = *m_db;
+  require_run(db, run_id);
+  std::vector<TelemetrySummary> out;
+  std::map<int, size_t> by_device;
+  {
+    Statement st = db.prepare(R"sql(
+SELECT device_index, count(*), max(temperature_c), max(power_w), min(sm_clock_mhz),
+       max(sm_clock_mhz), sum((throttle_reasons & ?2) != 0), count(throttle_reasons),
+       max(ecc_sbe) - min(ecc_sbe), max(ecc_dbe) - min(ecc_dbe),
+       max(retired_pages) - min(retired_pages), max(pcie_replay_counter) - min(pcie_replay_counter)
+FROM telemetry WHERE run_id = ?1 AND device_index IS NOT NULL
+GROUP BY device_index ORDER BY device_index)sql");
+    st.bind(1, run_id).bind(2, k_throttle_performance_limiting);
+    while (st.step()) {
+      TelemetrySummary s;
+      s.device_index = static_cast<int>(st.column_int64(0));
+      s.samples = st.column_int64(1);
+      s.max_temperature_c = st.column_optional_double(2);
+      s.max_power_w = st.column_optional_double(3);
+      s.min_sm_clock_mhz = st.column_optional_double(4);
+      s.max_sm_clock_mhz = st.column_optional_double(5);
+      s.throttled_samples = st.column_optional_int64(6).value_or(0);
+      s.throttle_known = st.column_int64(7);
+      s.ecc_sbe_increase = st.column_optional_int64(8);
+      s.ecc_dbe_increase = st.column_optional_int64(9);
+      s.retired_pages_increase = st.column_optional_int64(10);
+      s.pcie_replay_increase = st.column_optional_int64(11);
+      by_device[s.device_index] = out.size();
+      out.push_back(std::move(s));
+    }
+  }
+  Statement st = db.prepare(R"sql(
+SELECT t.device_index, sr.suite FROM telemetry t JOIN suite_runs sr ON sr.id = t.suite_run_id
+WHERE t.run_id = ?1 AND (t.throttle_reasons & ?2) != 0
+GROUP BY t.device_index, sr.id ORDER BY t.device_index, sr.id)sql");
+  st.bind(1, run_id).bind(2, k_throttle_performance_limiting);
+  while (st.step()) {
+    const auto it = by_device.find(static_cast<int>(st.column_int64(0)));
+    if (it != by_device.end()) out[it->second].throttled_suites.push_back(st.column_text(1));
+  }
+  return out;
 }
 
 }  // namespace gpubench::results

@@ -77,6 +77,13 @@ struct ResultRow {
   std::vector<double> values;        // iteration samples, in repetition order
   std::vector<int> throttled;        // per value: 1 throttled/clock below 75%, 0 ok, -1 unknown
   std::map<std::string, double> aggregates;  // Google Benchmark aggregates ("mean", "median", ...)
+  // What the harness's NVML telemetry saw during this row's suite run, on the row's device (or on
+  // any GPU when the row has no device): true = a power/thermal throttle reason was set in at
+  // least one sample, false = samples with readable reasons and none set, nullopt = no telemetry.
+  // Telemetry samples carry run-relative times, not per-benchmark ones, so the overlap is judged
+  // per suite run: a flag means "throttling happened while this suite ran", not proof that this
+  // benchmark's own repetitions were slowed (`throttled` above is the per-sample check).
+  std::optional<bool> telemetry_throttled;
 };
 
 struct RunDetail {
@@ -113,6 +120,11 @@ class Store {
   IngestSummary ingest_benchmark_json(int64_t suite_run_id, const nlohmann::json& doc,
                                       const std::string& default_suite);
   void finish_run(int64_t run_id, RunStatus status);
+  // Stores NVML telemetry samples of one suite run (suite_run_id nullopt: sampled outside any
+  // suite) in one transaction. Each sample is linked to the run's GPU of its device index when
+  // the run recorded one. Throws Error(bad_input) for an unknown run or a suite run of another run.
+  void add_telemetry(int64_t run_id, std::optional<int64_t> suite_run_id,
+                     const std::vector<TelemetrySample>& samples);
 
   // --- reading -----------------------------------------------------------------------------
   // Runs newest first (by started_at, then id); limit 0 = all.
@@ -127,6 +139,11 @@ class Store {
   // skipped or failed without samples is one row with an empty `metric` and no values, so its
   // status and message are shown too. Throws Error(bad_input) for an unknown id.
   std::vector<ResultRow> get_results(int64_t run_id);
+  // Telemetry samples of a run (of one suite run when given), by device index, then time.
+  std::vector<TelemetrySample> get_telemetry(int64_t run_id,
+                                             std::optional<int64_t> suite_run_id = std::nullopt);
+  // One summary per GPU that has telemetry in the run, by device index; empty when none.
+  std::vector<TelemetrySummary> get_telemetry_summary(int64_t run_id);
 
   Database& database();  // for modules that add their own tables (compare, telemetry)
 

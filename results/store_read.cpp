@@ -446,6 +446,26 @@ WHERE sr.run_id = ?1 ORDER BY s.id)sql");
     g.row.throttled = std::move(throttled);
     out.push_back(std::move(g.row));
   }
+  // Telemetry throttling per (suite run, device): 1 throttled, 0 not, NULL reasons unreadable.
+  // Samples have run-relative times only, so the overlap is judged per suite run.
+  std::map<std::pair<int64_t, int64_t>, std::optional<int64_t>> telemetry;
+  Statement tel = db.prepare(R"sql(
+SELECT suite_run_id, device_index, max((throttle_reasons & ?2) != 0) FROM telemetry
+WHERE run_id = ?1 AND suite_run_id IS NOT NULL AND device_index IS NOT NULL
+GROUP BY suite_run_id, device_index)sql");
+  tel.bind(1, run_id).bind(2, k_throttle_performance_limiting);
+  while (tel.step()) {
+    telemetry[{tel.column_int64(0), tel.column_int64(1)}] = tel.column_optional_int64(2);
+  }
+  for (ResultRow& r : out) {
+    std::optional<int64_t> flag;
+    for (const auto& [key, value] : telemetry) {
+      if (key.first != r.suite_run_id || !value) continue;
+      if (r.device_index && key.second != *r.device_index) continue;
+      flag = std::max(flag.value_or(0), *value);
+    }
+    if (flag) r.telemetry_throttled = *flag != 0;
+  }
   return out;
 }
 

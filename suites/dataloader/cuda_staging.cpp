@@ -1,85 +1,70 @@
 // Pinned staging buffers and double-buffered H2D copies (CUDA runtime only, no device code, so a
-// .cpp linked to cudart). Keeps a minimal local RAII for the stream, events and buffers: the shared
-// wrappers in suites/common/cuda/ were not yet a CMake target when this was written.
+// .cpp). Buffers, stream and events are the shared RAII types of suites/common/cuda/.
 #include <cuda_runtime_api.h>
 
 #include <array>
 #include <cstring>
+#include <memory>
 
+#include "suites/common/cuda/check.hpp"
+#include "suites/common/cuda/device.hpp"
+#include "suites/common/cuda/resources.hpp"
 #include "suites/dataloader/device_staging.hpp"
 #include "util/error.hpp"
 
 namespace gpubench::dataloader {
 namespace {
 
-void check(cudaError_t status, const char* call) {
-  if (status != cudaSuccess) {
-    throw infrastructure(std::string(call) + " failed", cudaGetErrorString(status));
-  }
-}
-#define GPUBENCH_DL_CUDA(call) check((call), #call)
+namespace cuda = gpubench::suite::cuda;
 
 class PinnedBuffer final : public HostBuffer {
  public:
-  explicit PinnedBuffer(std::size_t bytes) : m_size(bytes) {
-    GPUBENCH_DL_CUDA(cudaHostAlloc(&m_data, bytes == 0 ? 1 : bytes, cudaHostAllocPortable));
-    std::memset(m_data, 0, bytes);
+  explicit PinnedBuffer(std::size_t bytes)
+      : m_buffer(bytes == 0 ? 1 : bytes, cuda::HostMapping::unmapped), m_size(bytes) {
+    std::memset(m_buffer.data(), 0, bytes);
   }
-  ~PinnedBuffer() override { (void)cudaFreeHost(m_data); }
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  void* data() noexcept override { return m_data; }
+  void* data() noexcept override { return m_buffer.data(); }
   std::size_t size() const noexcept override { return m_size; }
 
  private:
-  void* m_data = nullptr;
+  cuda::PinnedBuffer<unsigned char> m_buffer;
   std::size_t m_size = 0;
 };
 
 class CudaH2DSink final : public H2DSink {
  public:
-  CudaH2DSink(std::size_t batch_size, std::size_t record_bytes) : m_record_bytes(record_bytes) {
-    GPUBENCH_DL_CUDA(cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking));
-    for (auto& b : m_buffers) {
-      GPUBENCH_DL_CUDA(cudaMalloc(&b.pixels, batch_size * record_bytes));
-      GPUBENCH_DL_CUDA(cudaMalloc(&b.labels, batch_size * 4));
-      GPUBENCH_DL_CUDA(cudaEventCreate(&b.start));
-      GPUBENCH_DL_CUDA(cudaEventCreate(&b.stop));
+  CudaH2DSink(std::size_t batch_size, std::size_t record_bytes)
+      : m_record_bytes(record_bytes), m_stream(cuda::Stream::create()) {
+    for (auto& slot : m_slots) {
+      slot.pixels = cuda::DeviceBuffer<unsigned char>(batch_size * record_bytes);
+      slot.labels = cuda::DeviceBuffer<unsigned char>(batch_size * 4);
+      slot.start = cuda::Event::create();
+      slot.stop = cuda::Event::create();
     }
   }
-  ~CudaH2DSink() override {
-    (void)cudaStreamSynchronize(m_stream);
-    for (auto& b : m_buffers) {
-      (void)cudaFree(b.pixels);
-      (void)cudaFree(b.labels);
-      (void)cudaEventDestroy(b.start);
-      (void)cudaEventDestroy(b.stop);
-    }
-    (void)cudaStreamDestroy(m_stream);
-  }
+  // Copies still in flight read the staging buffers: finish them before anything is freed.
+  ~CudaH2DSink() override { (void)cudaStreamSynchronize(m_stream.get()); }
   CudaH2DSink(const CudaH2DSink&) = delete;
   CudaH2DSink& operator=(const CudaH2DSink&) = delete;
 
   void begin(const Batch& batch) override {
-    DeviceSlot& d = m_buffers[m_next++ % m_buffers.size()];
-    // The device buffer is free once its previous copy is done (end() already waited for it).
+    // The slot is free: end() waited for its previous copy.
+    DeviceSlot& d = m_slots[m_next++ % m_slots.size()];
     const std::size_t bytes = batch.count * m_record_bytes;
-    GPUBENCH_DL_CUDA(cudaEventRecord(d.start, m_stream));
-    GPUBENCH_DL_CUDA(
-        cudaMemcpyAsync(d.pixels, batch.pixels, bytes, cudaMemcpyHostToDevice, m_stream));
-    GPUBENCH_DL_CUDA(
-        cudaMemcpyAsync(d.labels, batch.labels, batch.count * 4, cudaMemcpyHostToDevice, m_stream));
-    GPUBENCH_DL_CUDA(cudaEventRecord(d.stop, m_stream));
+    d.start.record(m_stream.get());
+    GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(d.pixels.data(), batch.pixels, bytes,
+                                        cudaMemcpyHostToDevice, m_stream.get()));
+    GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(d.labels.data(), batch.labels, batch.count * 4,
+                                        cudaMemcpyHostToDevice, m_stream.get()));
+    d.stop.record(m_stream.get());
     m_current = &d;
     m_bytes += static_cast<double>(bytes + batch.count * 4);
   }
 
   void end(const Batch& /*batch*/) override {
     if (!m_current) return;
-    GPUBENCH_DL_CUDA(cudaEventSynchronize(m_current->stop));
-    float ms = 0;
-    GPUBENCH_DL_CUDA(cudaEventElapsedTime(&ms, m_current->start, m_current->stop));
-    m_seconds += ms / 1e3;
+    m_current->stop.synchronize();
+    m_seconds += m_current->stop.elapsed_ms_since(m_current->start) / 1e3;
     m_current = nullptr;
   }
 
@@ -88,14 +73,14 @@ class CudaH2DSink final : public H2DSink {
 
  private:
   struct DeviceSlot {
-    void* pixels = nullptr;
-    void* labels = nullptr;
-    cudaEvent_t start = nullptr;
-    cudaEvent_t stop = nullptr;
+    cuda::DeviceBuffer<unsigned char> pixels;
+    cuda::DeviceBuffer<unsigned char> labels;
+    cuda::Event start;
+    cuda::Event stop;
   };
   std::size_t m_record_bytes;
-  cudaStream_t m_stream = nullptr;
-  std::array<DeviceSlot, 2> m_buffers{};
+  cuda::Stream m_stream;
+  std::array<DeviceSlot, 2> m_slots{};
   DeviceSlot* m_current = nullptr;
   std::size_t m_next = 0;
   double m_bytes = 0;
@@ -105,15 +90,7 @@ class CudaH2DSink final : public H2DSink {
 }  // namespace
 
 std::string cuda_unavailable_reason() {
-  static const std::string reason = [] {
-    int count = 0;
-    const cudaError_t status = cudaGetDeviceCount(&count);
-    if (status != cudaSuccess) {
-      return std::string("no CUDA device (cudaGetDeviceCount: ") + cudaGetErrorString(status) + ")";
-    }
-    if (count == 0) return std::string("no CUDA device (cudaGetDeviceCount returned 0)");
-    return std::string();
-  }();
+  static const std::string reason = cuda::probe_devices().reason;
   return reason;
 }
 

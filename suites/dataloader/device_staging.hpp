@@ -12,7 +12,7 @@
 namespace gpubench::dataloader {
 
 // Empty when a CUDA device is usable; else a reason ready for skip(), e.g.
-// "no CUDA device (cudaGetDeviceCount: no CUDA-capable device is detected)".
+// "no CUDA device (<the driver's message>)".
 std::string cuda_unavailable_reason();
 
 // A sink that copies every batch (pixels and labels) to device memory with cudaMemcpyAsync on its

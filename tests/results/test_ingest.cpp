@@ -240,6 +240,34 @@ TEST_F(IngestTest, UnknownSuiteRunIsBadInput) {
                Error);
 }
 
+TEST_F(IngestTest, DeviceParameterInTheNameIsTheSamplesDevice) {
+  // Inline fixture in Google Benchmark 1.7.1's JSON shape: GPU suites name the device
+  // ("device:N") instead of writing a device_index counter.
+  const json doc = json::parse(R"({
+    "context": {"gpubench.suite": "gemm",
+                "gpubench.metrics": "[{\"name\":\"TFLOP_per_s\",\"unit\":\"TFLOP/s\",\"direction\":\"higher\"}]"},
+    "benchmarks": [
+      {"name": "gemm/cublaslt/dtype:bf16/m:64/device:1/manual_time", "run_name":
+       "gemm/cublaslt/dtype:bf16/m:64/device:1/manual_time", "run_type": "iteration",
+       "repetitions": 1, "repetition_index": 0, "threads": 1, "iterations": 10,
+       "real_time": 5.0, "cpu_time": 5.0, "time_unit": "us", "TFLOP_per_s": 700.0},
+      {"name": "gemm/cublaslt/dtype:bf16/m:64/device:0/manual_time", "run_name":
+       "gemm/cublaslt/dtype:bf16/m:64/device:0/manual_time", "run_type": "iteration",
+       "repetitions": 1, "repetition_index": 0, "threads": 1, "iterations": 10,
+       "real_time": 5.0, "cpu_time": 5.0, "time_unit": "us", "TFLOP_per_s": 710.0,
+       "label": "device_index=3"}
+    ]})");
+  m_store.ingest_benchmark_json(m_suite_run, doc, "gemm");
+  const auto rows = m_store.get_results(m_run);
+  const ResultRow* one = find(rows, "gemm/cublaslt/dtype:bf16/m:64/device:1/manual_time",
+                              "TFLOP_per_s", 1);
+  ASSERT_NE(one, nullptr);
+  EXPECT_EQ(one->values, (std::vector<double>{700.0}));
+  // An explicit label wins over the name.
+  EXPECT_NE(find(rows, "gemm/cublaslt/dtype:bf16/m:64/device:0/manual_time", "TFLOP_per_s", 3),
+            nullptr);
+}
+
 TEST(ParseBenchmarkJson, NonFiniteTokensBecomeNull) {
   const json j = parse_benchmark_json(
       R"({"a": NaN, "b": -NaN, "c": Infinity, "d": -Infinity, "s": "NaN \"Infinity\"", "n": 1})",

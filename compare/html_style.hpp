@@ -1,0 +1,26 @@
+// The inline stylesheet of every HTML report (compare and report): one place, no external CSS.
+#pragma once
+
+namespace gpubench::compare {
+
+inline constexpr const char* k_html_style = R"css(
+body{font-family:system-ui,sans-serif;margin:2em;color:#222;max-width:1400px}
+h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.5em;border-bottom:1px solid #ccc}
+table{border-collapse:collapse;font-size:.85em;margin:.5em 0}
+td,th{border:1px solid #ddd;padding:2px 6px;text-align:left}th{background:#f3f3f3}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+tr.regression td{background:#fde2e2}tr.improvement td{background:#e2f5e2}
+tr.invalid td{background:#efe2f5}tr.inconclusive td,tr.changed td{background:#fff6dc}
+.counts span{margin-right:1em;padding:2px 6px;border-radius:3px;background:#eee}
+.counts .regression{background:#f8b4b4}.counts .improvement{background:#b7e4b7}
+svg.chart{display:block;margin:1em 0;font-size:11px}
+svg .ct{font-weight:bold;font-size:13px}svg .tick{fill:#444}svg .lbl{fill:#222}
+svg .axis{stroke:#444}svg .grid{stroke:#eee}svg .ref{stroke:#888;stroke-dasharray:4 3}
+svg .ci{stroke:#666;stroke-width:2}svg .pt{fill:#666}
+svg .regression .pt,svg .regression .ci{fill:#c62828;stroke:#c62828}
+svg .improvement .pt,svg .improvement .ci{fill:#2e7d32;stroke:#2e7d32}
+svg .inconclusive .pt{fill:#b8860b}
+.note{color:#666;font-size:.9em}
+)css";
+
+}  // namespace gpubench::compare

@@ -1,0 +1,50 @@
+// Renderers for comparisons and single-run reports. Like Google Benchmark's reporters they write
+// to a std::ostream, so tests render into a std::stringstream. Every string that came from the
+// database is escaped for the target format (HTML, Markdown, XML, CSV).
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "compare/compare.hpp"
+
+namespace gpubench::compare {
+
+enum class Format { text, md, html, json, junit, csv };
+std::optional<Format> format_from_string(std::string_view text);
+const char* to_string(Format format);
+
+// colour: ANSI colours in text output (only when stdout is a terminal).
+void render_comparison(const Comparison& cmp, Format format, std::ostream& out,
+                       bool colour = false);
+
+void render_text(const Comparison& cmp, std::ostream& out, bool colour);
+void render_markdown(const Comparison& cmp, std::ostream& out);
+void render_json(const Comparison& cmp, std::ostream& out);
+void render_junit(const Comparison& cmp, std::ostream& out);
+void render_csv(const Comparison& cmp, std::ostream& out);
+void render_html(const Comparison& cmp, std::ostream& out);
+
+// Escaping, shared by renderers (exposed for tests).
+std::string html_escape(std::string_view text);      // also valid for XML text and attributes
+std::string markdown_escape(std::string_view text);  // table cells: | * _ ` [ ] < > \ and newlines
+std::string csv_field(std::string_view text);        // RFC 4180 quoting when needed
+const char* direction_text(results::Direction direction);
+// "1.234x [1.10, 1.30]" style figures.
+std::string format_ratio(double ratio);
+std::string format_value(double value);
+// Google Benchmark's run-control suffixes (iterations, repeats, min_time, manual_time, ...):
+// they are not experiment axes, so sweeps ignore them when grouping.
+bool is_run_control_param(const std::string& key);
+
+}  // namespace gpubench::compare
+
+namespace gpubench::compare {
+// Writes `text` to `path` atomically, or to `out` when `path` is empty or "-". An unwritable path
+// throws Error(bad_input) naming it.
+void write_output(const std::string& path, const std::string& text, std::ostream& out);
+// Checks an -o path before any work is done, so a typo fails fast: its directory must exist.
+void check_output_path(const std::string& path);
+}  // namespace gpubench::compare

@@ -1,0 +1,175 @@
+// One self-contained HTML file: inline CSS and SVG only, no scripts, no network.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <ostream>
+
+#include "compare/html_style.hpp"
+#include "compare/render.hpp"
+#include "compare/svg.hpp"
+
+namespace gpubench::compare {
+namespace {
+
+// Forest plots get at most this many rows per suite (largest changes first); the table has all.
+constexpr std::size_t k_max_chart_rows = 300;
+// At most this many sweep charts per report.
+constexpr std::size_t k_max_sweeps = 60;
+
+std::string pct(double ratio) {
+  if (!std::isfinite(ratio)) return "n/a";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.2f%%", (ratio - 1.0) * 100.0);
+  return buf;
+}
+
+void write_forest(const Comparison& cmp, std::ostream& out) {
+  std::map<std::string, std::vector<const Entry*>> by_suite;
+  for (const Entry& e : cmp.entries) {
+    if (e.speedup() && e.verdict != Verdict::invalid) by_suite[e.key.suite].push_back(&e);
+  }
+  for (auto& [suite, entries] : by_suite) {
+    std::size_t total = entries.size();
+    if (entries.size() > k_max_chart_rows) {
+      std::partial_sort(
+          entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(k_max_chart_rows),
+          entries.end(), [](const Entry* a, const Entry* b) {
+            return std::fabs(std::log(*a->speedup())) > std::fabs(std::log(*b->speedup()));
+          });
+      entries.resize(k_max_chart_rows);
+      std::sort(entries.begin(), entries.end(),
+                [](const Entry* a, const Entry* b) { return a->key < b->key; });
+    }
+    std::vector<svg::IntervalRow> rows;
+    for (const Entry* e : entries) {
+      bool lower = e->direction == results::Direction::lower;
+      rows.push_back({e->key.benchmark + " " + e->key.metric + " " + e->key.device, *e->speedup(),
+                      lower ? 1.0 / e->ci_high : e->ci_low, lower ? 1.0 / e->ci_low : e->ci_high,
+                      to_string(e->verdict)});
+    }
+    std::string title = suite + ": speed-up per benchmark (>1 is better, 99% interval)";
+    if (total > rows.size()) {
+      title += ", " + std::to_string(rows.size()) + " largest changes of " + std::to_string(total);
+    }
+    svg::interval_chart(out, title, rows);
+  }
+}
+
+// Sweeps: entries that differ only in one numeric parameter (e.g. bytes), >= 3 points.
+void write_sweeps(const Comparison& cmp, std::ostream& out) {
+  struct Sweep {
+    std::string title;
+    std::string x_key;
+    std::string unit;
+    std::vector<std::pair<double, double>> base, cand;
+  };
+  std::map<std::string, Sweep> sweeps;
+  for (const Entry& e : cmp.entries) {
+    for (std::size_t i = 0; i < e.params.size(); ++i) {
+      if (!e.params[i].number || is_run_control_param(e.params[i].key)) continue;
+      std::string rest;
+      for (std::size_t j = 0; j < e.params.size(); ++j) {
+        if (j != i && !is_run_control_param(e.params[j].key)) {
+          rest += "/" + e.params[j].key + ":" + e.params[j].text;
+        }
+      }
+      std::string id = e.key.suite + "/" + e.case_name + rest + " " + e.key.metric + " " +
+                       e.key.device + " by " + e.params[i].key;
+      Sweep& s = sweeps[id];
+      s.title =
+          e.key.suite + "/" + e.case_name + rest + " — " + e.key.metric + " (" + e.key.device + ")";
+      s.x_key = e.params[i].key;
+      s.unit = e.unit;
+      s.base.emplace_back(*e.params[i].number, e.base.median);
+      s.cand.emplace_back(*e.params[i].number, e.candidate.median);
+    }
+  }
+  std::size_t shown = 0;
+  for (auto& [id, s] : sweeps) {
+    if (s.base.size() < 3) continue;
+    if (shown++ == k_max_sweeps) {
+      out << "<p class=\"note\">More sweeps are in the table and the JSON output.</p>\n";
+      break;
+    }
+    std::sort(s.base.begin(), s.base.end());
+    std::sort(s.cand.begin(), s.cand.end());
+    svg::line_chart(out, s.title, s.x_key, s.unit,
+                    {{"base", "#4c72b0", s.base}, {"candidate", "#dd8452", s.cand}});
+  }
+  if (shown == 0) out << "<p class=\"note\">No parameter sweeps in this comparison.</p>\n";
+}
+
+}  // namespace
+
+void render_html(const Comparison& cmp, std::ostream& out) {
+  out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      << "<title>gpubench compare " << html_escape(cmp.base_selection) << " vs "
+      << html_escape(cmp.candidate_selection) << "</title>\n<style>" << k_html_style
+      << "</style>\n</head>\n<body>\n";
+  out << "<h1>gpubench compare</h1>\n<p>base <code>" << html_escape(cmp.base_selection)
+      << "</code> (runs";
+  for (int64_t id : cmp.base_runs) out << ' ' << id;
+  out << ") → candidate <code>" << html_escape(cmp.candidate_selection) << "</code> (runs";
+  for (int64_t id : cmp.candidate_runs) out << ' ' << id;
+  out << ")</p>\n<p class=\"counts\">";
+  for (Verdict v : {Verdict::regression, Verdict::improvement, Verdict::unchanged,
+                    Verdict::inconclusive, Verdict::invalid, Verdict::changed}) {
+    out << "<span class=\"" << to_string(v) << "\">" << cmp.count(v) << ' ' << to_string(v)
+        << "</span> ";
+  }
+  out << "</p>\n<h2>Environment differences</h2>\n";
+  if (cmp.env_differences.empty()) {
+    out << "<p>None: both sides ran in the same recorded environment.</p>\n";
+  } else {
+    out << "<table><tr><th>field</th><th>base</th><th>candidate</th></tr>\n";
+    for (const auto& d : cmp.env_differences) {
+      out << "<tr><td>" << html_escape(d.field) << "</td><td>" << html_escape(d.base) << "</td><td>"
+          << html_escape(d.candidate) << "</td></tr>\n";
+    }
+    out << "</table>\n";
+  }
+  out << "<h2>Suites</h2>\n<table><tr><th>suite</th><th>compared</th><th>regressions</th>"
+         "<th>improvements</th><th>speed-up (geomean)</th><th>99% interval</th></tr>\n";
+  for (const auto& s : cmp.suites) {
+    out << "<tr><td>" << html_escape(s.suite) << "</td><td class=\"num\">" << s.compared
+        << "</td><td class=\"num\">" << s.regressions << "</td><td class=\"num\">" << s.improvements
+        << "</td><td class=\"num\">" << (s.geomean_count ? format_ratio(s.geomean) : "n/a")
+        << "</td><td>"
+        << (s.geomean_count ? format_ratio(s.geomean_low) + " – " + format_ratio(s.geomean_high)
+                            : "")
+        << "</td></tr>\n";
+  }
+  out << "</table>\n<h2>Change per benchmark</h2>\n";
+  write_forest(cmp, out);
+  out << "<h2>Sweeps</h2>\n";
+  write_sweeps(cmp, out);
+  out << "<h2>Results</h2>\n<table><tr><th>benchmark</th><th>metric</th><th>device</th>"
+         "<th>base</th><th>candidate</th><th>unit</th><th>change</th><th>99% interval</th>"
+         "<th>n</th><th>verdict</th><th>why</th></tr>\n";
+  for (const Entry& e : cmp.entries) {
+    out << "<tr class=\"" << to_string(e.verdict) << "\"><td>" << html_escape(e.key.benchmark)
+        << "</td><td>" << html_escape(e.key.metric) << "</td><td>" << e.key.device
+        << "</td><td class=\"num\">" << format_value(e.base.median) << "</td><td class=\"num\">"
+        << format_value(e.candidate.median) << "</td><td>" << html_escape(e.unit)
+        << "</td><td class=\"num\">" << pct(e.ratio) << "</td><td>[" << pct(e.ci_low) << ", "
+        << pct(e.ci_high) << "]</td><td class=\"num\">" << e.base.n << '/' << e.candidate.n
+        << "</td><td>" << to_string(e.verdict) << "</td><td>" << html_escape(e.reason)
+        << "</td></tr>\n";
+  }
+  out << "</table>\n";
+  auto list = [&](const char* title, const std::vector<Unmatched>& items) {
+    if (items.empty()) return;
+    out << "<h2>" << title << " (" << items.size() << ")</h2>\n<ul>\n";
+    for (const auto& u : items) {
+      out << "<li>" << html_escape(u.key.benchmark) << ' ' << html_escape(u.key.metric) << ' '
+          << u.key.device << ": " << html_escape(u.reason) << "</li>\n";
+    }
+    out << "</ul>\n";
+  };
+  list("Added", cmp.added);
+  list("Removed", cmp.removed);
+  list("Skipped", cmp.skipped);
+  out << "</body>\n</html>\n";
+}
+
+}  // namespace gpubench::compare

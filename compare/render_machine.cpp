@@ -1,0 +1,183 @@
+// Machine formats: JSON (every figure), JUnit XML (one test case per benchmark, failures for
+// regressions), CSV (one row per compared series).
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+
+#include <nlohmann/json.hpp>
+
+#include "compare/render.hpp"
+
+namespace gpubench::compare {
+namespace {
+
+// JSON has no NaN/Inf: unknown figures are null.
+nlohmann::json number(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
+}
+
+nlohmann::json side_json(const SideStats& s) {
+  return {{"n", s.n},
+          {"median", number(s.median)},
+          {"cv", number(s.cv)},
+          {"min", number(s.min)},
+          {"max", number(s.max)},
+          {"throttled", s.throttled},
+          {"gpu_uuid", s.gpu_uuid},
+          {"values", s.values}};
+}
+
+// Full precision for machines: 17 significant digits round-trip a double.
+std::string format_significant_csv(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+nlohmann::json unmatched_json(const std::vector<Unmatched>& items) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& u : items) {
+    out.push_back({{"suite", u.key.suite},
+                   {"benchmark", u.key.benchmark},
+                   {"metric", u.key.metric},
+                   {"device", u.key.device},
+                   {"reason", u.reason}});
+  }
+  return out;
+}
+
+}  // namespace
+
+void render_json(const Comparison& cmp, std::ostream& out) {
+  nlohmann::json doc;
+  doc["base"] = {{"selection", cmp.base_selection}, {"runs", cmp.base_runs}};
+  doc["candidate"] = {{"selection", cmp.candidate_selection}, {"runs", cmp.candidate_runs}};
+  doc["options"] = {
+      {"threshold", cmp.options.threshold},
+      {"alpha", cmp.options.alpha},
+      {"confidence", cmp.options.confidence},
+      {"metric", cmp.options.metric ? nlohmann::json(*cmp.options.metric) : nlohmann::json()}};
+  nlohmann::json env = nlohmann::json::array();
+  for (const auto& d : cmp.env_differences) {
+    env.push_back({{"field", d.field}, {"base", d.base}, {"candidate", d.candidate}});
+  }
+  doc["environment_differences"] = env;
+  nlohmann::json counts;
+  for (Verdict v : {Verdict::regression, Verdict::improvement, Verdict::unchanged,
+                    Verdict::inconclusive, Verdict::invalid, Verdict::changed}) {
+    counts[to_string(v)] = cmp.count(v);
+  }
+  doc["counts"] = counts;
+  nlohmann::json suites = nlohmann::json::array();
+  for (const auto& s : cmp.suites) {
+    suites.push_back({{"suite", s.suite},
+                      {"compared", s.compared},
+                      {"regressions", s.regressions},
+                      {"improvements", s.improvements},
+                      {"unchanged", s.unchanged},
+                      {"inconclusive", s.inconclusive},
+                      {"invalid", s.invalid},
+                      {"speedup_geomean", number(s.geomean)},
+                      {"speedup_ci_low", number(s.geomean_low)},
+                      {"speedup_ci_high", number(s.geomean_high)},
+                      {"speedup_count", s.geomean_count}});
+  }
+  doc["suites"] = suites;
+  nlohmann::json entries = nlohmann::json::array();
+  for (const Entry& e : cmp.entries) {
+    nlohmann::json params = nlohmann::json::object();
+    for (const auto& p : e.params) {
+      params[p.key] = p.number ? nlohmann::json(*p.number) : nlohmann::json(p.text);
+    }
+    std::optional<double> speedup = e.speedup();
+    entries.push_back({{"suite", e.key.suite},
+                       {"benchmark", e.key.benchmark},
+                       {"case", e.case_name},
+                       {"params", params},
+                       {"metric", e.key.metric},
+                       {"unit", e.unit},
+                       {"direction", direction_text(e.direction)},
+                       {"device", e.key.device},
+                       {"base", side_json(e.base)},
+                       {"candidate", side_json(e.candidate)},
+                       {"ratio", number(e.ratio)},
+                       {"ci_low", number(e.ci_low)},
+                       {"ci_high", number(e.ci_high)},
+                       {"speedup", speedup ? number(*speedup) : nlohmann::json()},
+                       {"p_value", number(e.p_value)},
+                       {"q_value", number(e.q_value)},
+                       {"mann_whitney_p", e.mw_p_value ? number(*e.mw_p_value) : nlohmann::json()},
+                       {"delta", number(e.delta)},
+                       {"min_detectable_effect", number(e.mde)},
+                       {"verdict", to_string(e.verdict)},
+                       {"reason", e.reason}});
+  }
+  doc["results"] = entries;
+  doc["added"] = unmatched_json(cmp.added);
+  doc["removed"] = unmatched_json(cmp.removed);
+  doc["skipped"] = unmatched_json(cmp.skipped);
+  out << doc.dump(2) << '\n';
+}
+
+void render_junit(const Comparison& cmp, std::ostream& out) {
+  std::size_t failures = cmp.count(Verdict::regression);
+  std::size_t errors = cmp.count(Verdict::invalid);
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out << "<testsuites name=\"gpubench compare\" tests=\"" << cmp.entries.size() + cmp.skipped.size()
+      << "\" failures=\"" << failures << "\" errors=\"" << errors << "\">\n";
+  // One <testsuite> per benchmark suite.
+  for (const auto& s : cmp.suites) {
+    out << "  <testsuite name=\"" << html_escape(s.suite) << "\" tests=\"" << s.compared
+        << "\" failures=\"" << s.regressions << "\" errors=\"" << s.invalid << "\">\n";
+    for (const Entry& e : cmp.entries) {
+      if (e.key.suite != s.suite) continue;
+      out << "    <testcase classname=\"" << html_escape(e.key.suite) << "\" name=\""
+          << html_escape(e.key.benchmark + " " + e.key.metric + " " + e.key.device) << "\">";
+      std::string detail = "base " + format_value(e.base.median) + " " + e.unit + ", candidate " +
+                           format_value(e.candidate.median) + " " + e.unit + ", ratio " +
+                           format_ratio(e.ratio) + " [" + format_ratio(e.ci_low) + ", " +
+                           format_ratio(e.ci_high) + "]: " + e.reason;
+      if (e.verdict == Verdict::regression) {
+        out << "<failure message=\"regression\" type=\"regression\">" << html_escape(detail)
+            << "</failure>";
+      } else if (e.verdict == Verdict::invalid) {
+        out << "<error message=\"invalid\" type=\"invalid\">" << html_escape(detail) << "</error>";
+      } else {
+        out << "<system-out>" << to_string(e.verdict) << ": " << html_escape(detail)
+            << "</system-out>";
+      }
+      out << "</testcase>\n";
+    }
+    out << "  </testsuite>\n";
+  }
+  if (!cmp.skipped.empty()) {
+    out << "  <testsuite name=\"skipped\" tests=\"" << cmp.skipped.size() << "\" skipped=\""
+        << cmp.skipped.size() << "\">\n";
+    for (const auto& u : cmp.skipped) {
+      out << "    <testcase classname=\"" << html_escape(u.key.suite) << "\" name=\""
+          << html_escape(u.key.benchmark + " " + u.key.metric + " " + u.key.device)
+          << "\"><skipped message=\"" << html_escape(u.reason) << "\"/></testcase>\n";
+    }
+    out << "  </testsuite>\n";
+  }
+  out << "</testsuites>\n";
+}
+
+void render_csv(const Comparison& cmp, std::ostream& out) {
+  out << "suite,benchmark,metric,unit,direction,device,base_n,base_median,base_cv,candidate_n,"
+         "candidate_median,candidate_cv,ratio,ci_low,ci_high,p_value,q_value,mann_whitney_p,"
+         "delta,verdict,reason\n";
+  auto num = [](double v) { return std::isfinite(v) ? format_significant_csv(v) : std::string(); };
+  for (const Entry& e : cmp.entries) {
+    out << csv_field(e.key.suite) << ',' << csv_field(e.key.benchmark) << ','
+        << csv_field(e.key.metric) << ',' << csv_field(e.unit) << ',' << direction_text(e.direction)
+        << ',' << e.key.device << ',' << e.base.n << ',' << num(e.base.median) << ','
+        << num(e.base.cv) << ',' << e.candidate.n << ',' << num(e.candidate.median) << ','
+        << num(e.candidate.cv) << ',' << num(e.ratio) << ',' << num(e.ci_low) << ','
+        << num(e.ci_high) << ',' << num(e.p_value) << ',' << num(e.q_value) << ','
+        << (e.mw_p_value ? num(*e.mw_p_value) : std::string()) << ',' << num(e.delta) << ','
+        << to_string(e.verdict) << ',' << csv_field(e.reason) << '\n';
+  }
+}
+
+}  // namespace gpubench::compare

@@ -1,0 +1,180 @@
+// Text for terminals (aligned columns, colour only when asked: the CLI asks on a TTY) and
+// Markdown for PR comments and e-mail.
+#include <algorithm>
+#include <cmath>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "compare/render.hpp"
+#include "util/strings.hpp"
+
+namespace gpubench::compare {
+namespace {
+
+std::string change_pct(double ratio) {
+  if (!std::isfinite(ratio)) return "n/a";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.2f%%", (ratio - 1.0) * 100.0);
+  return buf;
+}
+
+std::string interval(const Entry& e) {
+  return "[" + change_pct(e.ci_low) + ", " + change_pct(e.ci_high) + "]";
+}
+
+std::string runs_text(const std::vector<int64_t>& ids) {
+  std::vector<std::string> parts;
+  for (int64_t id : ids) parts.push_back(std::to_string(id));
+  return (ids.size() == 1 ? "run " : "runs ") + join(parts, ",");
+}
+
+const char* colour_of(Verdict v) {
+  switch (v) {
+    case Verdict::regression:
+      return "\033[31m";
+    case Verdict::improvement:
+      return "\033[32m";
+    case Verdict::invalid:
+      return "\033[35m";
+    case Verdict::inconclusive:
+    case Verdict::changed:
+      return "\033[33m";
+    case Verdict::unchanged:
+      return "";
+  }
+  return "";
+}
+
+std::string counts_line(const Comparison& cmp) {
+  return std::to_string(cmp.count(Verdict::regression)) + " regression, " +
+         std::to_string(cmp.count(Verdict::improvement)) + " improvement, " +
+         std::to_string(cmp.count(Verdict::unchanged)) + " unchanged, " +
+         std::to_string(cmp.count(Verdict::inconclusive)) + " inconclusive, " +
+         std::to_string(cmp.count(Verdict::invalid)) + " invalid" +
+         (cmp.count(Verdict::changed)
+              ? ", " + std::to_string(cmp.count(Verdict::changed)) + " changed (direction unknown)"
+              : "");
+}
+
+// Prints rows with each column padded to its widest cell; the last column is not padded.
+void print_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows,
+                 const std::vector<std::string>& prefixes = {}) {
+  if (rows.empty()) return;
+  std::vector<std::size_t> width(rows[0].size(), 0);
+  for (const auto& row : rows) {
+    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  }
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    std::string line = "  ";
+    for (std::size_t i = 0; i < rows[r].size(); ++i) {
+      line += rows[r][i];
+      if (i + 1 < rows[r].size()) line += std::string(width[i] - rows[r][i].size() + 2, ' ');
+    }
+    bool coloured = r < prefixes.size() && !prefixes[r].empty();
+    out << (coloured ? prefixes[r] : "") << line << (coloured ? "\033[0m" : "") << '\n';
+  }
+}
+
+}  // namespace
+
+void render_text(const Comparison& cmp, std::ostream& out, bool colour) {
+  out << "base:      " << cmp.base_selection << " (" << runs_text(cmp.base_runs) << ")\n";
+  out << "candidate: " << cmp.candidate_selection << " (" << runs_text(cmp.candidate_runs) << ")\n";
+  out << "\nenvironment differences:";
+  if (cmp.env_differences.empty()) out << " none";
+  out << '\n';
+  std::vector<std::vector<std::string>> env;
+  for (const auto& d : cmp.env_differences) env.push_back({d.field, d.base + " -> " + d.candidate});
+  print_table(out, env);
+  out << "\nverdicts: " << counts_line(cmp) << '\n';
+
+  out << "\nsuites (geometric mean of speed-ups, >1 is better, 99% interval):\n";
+  std::vector<std::vector<std::string>> suites = {
+      {"suite", "compared", "regressions", "improvements", "speed-up", "interval"}};
+  for (const auto& s : cmp.suites) {
+    suites.push_back(
+        {s.suite, std::to_string(s.compared), std::to_string(s.regressions),
+         std::to_string(s.improvements), s.geomean_count ? format_ratio(s.geomean) : "n/a",
+         s.geomean_count
+             ? "[" + format_ratio(s.geomean_low) + ", " + format_ratio(s.geomean_high) + "]"
+             : ""});
+  }
+  print_table(out, suites);
+
+  out << "\nresults:\n";
+  std::vector<std::vector<std::string>> rows = {{"benchmark", "metric", "device", "base",
+                                                 "candidate", "unit", "change", "99% interval", "n",
+                                                 "verdict", "why"}};
+  std::vector<std::string> prefixes = {""};
+  for (const Entry& e : cmp.entries) {
+    rows.push_back({e.key.benchmark, e.key.metric, e.key.device, format_value(e.base.median),
+                    format_value(e.candidate.median), e.unit, change_pct(e.ratio), interval(e),
+                    std::to_string(e.base.n) + "/" + std::to_string(e.candidate.n),
+                    to_string(e.verdict), e.reason});
+    prefixes.push_back(colour ? colour_of(e.verdict) : "");
+  }
+  print_table(out, rows, prefixes);
+  auto list = [&](const char* title, const std::vector<Unmatched>& items) {
+    if (items.empty()) return;
+    out << '\n' << title << " (" << items.size() << "):\n";
+    for (const auto& u : items) {
+      out << "  " << u.key.benchmark << " " << u.key.metric << " " << u.key.device << ": "
+          << u.reason << '\n';
+    }
+  };
+  list("added", cmp.added);
+  list("removed", cmp.removed);
+  list("skipped", cmp.skipped);
+}
+
+void render_markdown(const Comparison& cmp, std::ostream& out) {
+  // No code spans: escapes are literal inside them, and selections come from the user.
+  out << "## gpubench compare: " << markdown_escape(cmp.base_selection) << " → "
+      << markdown_escape(cmp.candidate_selection) << "\n\n";
+  out << "**" << markdown_escape(counts_line(cmp)) << "**\n\n";
+  out << "### Environment differences\n\n";
+  if (cmp.env_differences.empty()) {
+    out << "None.\n\n";
+  } else {
+    out << "| field | base | candidate |\n|---|---|---|\n";
+    for (const auto& d : cmp.env_differences) {
+      out << "| " << markdown_escape(d.field) << " | " << markdown_escape(d.base) << " | "
+          << markdown_escape(d.candidate) << " |\n";
+    }
+    out << '\n';
+  }
+  out << "### Suites\n\n| suite | compared | regressions | improvements | speed-up (geomean) | "
+         "99% interval |\n|---|---:|---:|---:|---:|---|\n";
+  for (const auto& s : cmp.suites) {
+    out << "| " << markdown_escape(s.suite) << " | " << s.compared << " | " << s.regressions
+        << " | " << s.improvements << " | " << (s.geomean_count ? format_ratio(s.geomean) : "n/a")
+        << " | "
+        << (s.geomean_count ? format_ratio(s.geomean_low) + " – " + format_ratio(s.geomean_high)
+                            : "")
+        << " |\n";
+  }
+  out << "\n### Results\n\n| benchmark | metric | device | base | candidate | change | 99% "
+         "interval | verdict | why |\n|---|---|---|---:|---:|---:|---|---|---|\n";
+  for (const Entry& e : cmp.entries) {
+    out << "| " << markdown_escape(e.key.benchmark) << " | " << markdown_escape(e.key.metric)
+        << " | " << e.key.device << " | " << format_value(e.base.median) << ' '
+        << markdown_escape(e.unit) << " | " << format_value(e.candidate.median) << ' '
+        << markdown_escape(e.unit) << " | " << change_pct(e.ratio) << " | " << interval(e) << " | "
+        << (e.verdict == Verdict::regression ? "**regression**" : to_string(e.verdict)) << " | "
+        << markdown_escape(e.reason) << " |\n";
+  }
+  auto list = [&](const char* title, const std::vector<Unmatched>& items) {
+    if (items.empty()) return;
+    out << "\n### " << title << " (" << items.size() << ")\n\n";
+    for (const auto& u : items) {
+      out << "- " << markdown_escape(u.key.benchmark) << " " << markdown_escape(u.key.metric) << " "
+          << u.key.device << ": " << markdown_escape(u.reason) << '\n';
+    }
+  };
+  list("Added", cmp.added);
+  list("Removed", cmp.removed);
+  list("Skipped", cmp.skipped);
+}
+
+}  // namespace gpubench::compare

@@ -1,0 +1,272 @@
+#include "compare/report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <ostream>
+
+#include <nlohmann/json.hpp>
+
+#include "compare/html_style.hpp"
+#include "compare/stats.hpp"
+#include "compare/svg.hpp"
+#include "util/strings.hpp"
+
+namespace gpubench::compare {
+namespace {
+
+const char* status_text(results::BenchmarkStatus s) {
+  switch (s) {
+    case results::BenchmarkStatus::ok:
+      return "ok";
+    case results::BenchmarkStatus::skipped:
+      return "skipped";
+    case results::BenchmarkStatus::error:
+      return "error";
+  }
+  return "unknown";
+}
+
+std::string cv_text(double cv) {
+  return std::isfinite(cv) ? format_significant(cv * 100.0, 2) + "%" : std::string("n/a");
+}
+
+std::vector<std::string> cells(const ReportRow& r) {
+  bool ok = r.status == results::BenchmarkStatus::ok && r.stats.n > 0;
+  return {r.key.benchmark,
+          r.key.metric,
+          r.key.device,
+          ok ? format_value(r.stats.median) : "",
+          r.unit,
+          ok ? cv_text(r.stats.cv) : "",
+          ok ? format_value(r.stats.min) + " – " + format_value(r.stats.max) : "",
+          std::to_string(r.stats.n),
+          std::string(status_text(r.status)) + (r.stats.throttled ? " (throttled samples)" : "") +
+              (r.message.empty() ? "" : ": " + r.message)};
+}
+
+const std::vector<std::string> k_header = {"benchmark", "metric", "device", "median", "unit",
+                                           "cv",        "range",  "n",      "status"};
+
+std::string title_of(const RunReport& r) {
+  return "gpubench report: run " + std::to_string(r.run.run.id) + " (" + r.run.run.uuid + ")";
+}
+
+std::vector<std::pair<std::string, std::string>> environment(const RunReport& r) {
+  const auto& i = r.run.info;
+  std::map<std::string, int> gpus;
+  for (const auto& g : i.gpus) gpus[g.name]++;
+  std::vector<std::string> g;
+  for (const auto& [name, n] : gpus) g.push_back(std::to_string(n) + "x " + name);
+  return {{"started", r.run.run.started_at},
+          {"host", i.host.hostname + " (" + i.host.cpu_model + ")"},
+          {"GPU", g.empty() ? "none" : join(g, ", ")},
+          {"driver", i.software.driver_version},
+          {"CUDA runtime", i.software.cuda_runtime_version},
+          {"cuBLAS", i.software.cublas_version},
+          {"NCCL", i.software.nccl_version},
+          {"kernel", i.host.kernel},
+          {"gpubench", i.software.gpubench_version + " (" + i.software.git_sha + ")"},
+          {"profile", i.config.profile}};
+}
+
+void render_html_report(const RunReport& r, std::ostream& out) {
+  out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"
+      << html_escape(title_of(r)) << "</title>\n<style>" << k_html_style
+      << "</style>\n</head>\n<body>\n<h1>" << html_escape(title_of(r)) << "</h1>\n<table>\n";
+  for (const auto& [k, v] : environment(r)) {
+    out << "<tr><th>" << html_escape(k) << "</th><td>" << html_escape(v) << "</td></tr>\n";
+  }
+  out << "</table>\n<h2>Sweeps</h2>\n";
+  // Sweeps: rows differing only in one numeric parameter, >= 3 points.
+  std::map<std::string, std::pair<std::string, svg::Series>> sweeps;
+  std::map<std::string, std::string> units;
+  for (const ReportRow& row : r.rows) {
+    if (row.status != results::BenchmarkStatus::ok || row.stats.n == 0) continue;
+    for (std::size_t i = 0; i < row.params.size(); ++i) {
+      if (!row.params[i].number || is_run_control_param(row.params[i].key)) continue;
+      std::string rest;
+      for (std::size_t j = 0; j < row.params.size(); ++j) {
+        if (j != i && !is_run_control_param(row.params[j].key)) {
+          rest += "/" + row.params[j].key + ":" + row.params[j].text;
+        }
+      }
+      std::string id = row.key.suite + "/" + row.case_name + rest + " — " + row.key.metric + " (" +
+                       row.key.device + ")";
+      auto& [x_key, series] = sweeps[id + " by " + row.params[i].key];
+      x_key = row.params[i].key;
+      series.label = "run " + std::to_string(r.run.run.id);
+      series.colour = "#4c72b0";
+      series.points.emplace_back(*row.params[i].number, row.stats.median);
+      units[id + " by " + row.params[i].key] = row.unit;
+    }
+  }
+  std::size_t shown = 0;
+  for (auto& [id, sweep] : sweeps) {
+    if (sweep.second.points.size() < 3 || shown >= 60) continue;
+    ++shown;
+    std::sort(sweep.second.points.begin(), sweep.second.points.end());
+    svg::line_chart(out, id.substr(0, id.rfind(" by ")), sweep.first, units[id], {sweep.second});
+  }
+  if (shown == 0) out << "<p class=\"note\">No parameter sweeps in this run.</p>\n";
+  out << "<h2>Results</h2>\n<table><tr>";
+  for (const auto& h : k_header) out << "<th>" << h << "</th>";
+  out << "</tr>\n";
+  for (const ReportRow& row : r.rows) {
+    out << "<tr" << (row.status == results::BenchmarkStatus::error ? " class=\"invalid\"" : "")
+        << ">";
+    for (const auto& c : cells(row)) out << "<td>" << html_escape(c) << "</td>";
+    out << "</tr>\n";
+  }
+  out << "</table>\n</body>\n</html>\n";
+}
+
+void render_json_report(const RunReport& r, std::ostream& out) {
+  nlohmann::json doc;
+  doc["run"] = {
+      {"id", r.run.run.id}, {"uuid", r.run.run.uuid}, {"started_at", r.run.run.started_at}};
+  nlohmann::json env = nlohmann::json::object();
+  for (const auto& [k, v] : environment(r)) env[k] = v;
+  doc["environment"] = env;
+  nlohmann::json rows = nlohmann::json::array();
+  auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); };
+  for (const ReportRow& row : r.rows) {
+    rows.push_back({{"suite", row.key.suite},
+                    {"benchmark", row.key.benchmark},
+                    {"metric", row.key.metric},
+                    {"unit", row.unit},
+                    {"direction", direction_text(row.direction)},
+                    {"device", row.key.device},
+                    {"status", status_text(row.status)},
+                    {"message", row.message},
+                    {"n", row.stats.n},
+                    {"median", num(row.stats.median)},
+                    {"cv", num(row.stats.cv)},
+                    {"min", num(row.stats.min)},
+                    {"max", num(row.stats.max)},
+                    {"throttled", row.stats.throttled},
+                    {"values", row.stats.values}});
+  }
+  doc["results"] = rows;
+  out << doc.dump(2) << '\n';
+}
+
+}  // namespace
+
+RunReport build_report(const results::RunDetail& run, const std::vector<results::ResultRow>& rows) {
+  RunReport report;
+  report.run = run;
+  std::map<Key, ReportRow> pooled;
+  for (const results::ResultRow& row : rows) {
+    if (row.metric == "cpu_time") continue;
+    Key key{row.suite, row.benchmark, row.metric, device_label(row.device_index)};
+    auto [it, fresh] = pooled.try_emplace(key);
+    ReportRow& r = it->second;
+    if (fresh) {
+      r.key = key;
+      r.case_name = row.case_name;
+      r.params = row.params;
+      r.unit = row.unit;
+      r.direction = row.direction;
+      r.stats.gpu_uuid = row.gpu_uuid;
+    }
+    if (row.status != results::BenchmarkStatus::ok) {
+      r.status = row.status;
+      r.message = row.message;
+    }
+    r.stats.values.insert(r.stats.values.end(), row.values.begin(), row.values.end());
+    for (int t : row.throttled) r.stats.throttled += t == 1 ? 1 : 0;
+  }
+  for (auto& [key, r] : pooled) {
+    SideStats& s = r.stats;
+    s.n = s.values.size();
+    if (s.n > 0) {
+      s.median = median(s.values);
+      s.cv = coefficient_of_variation(s.values);
+      auto [lo, hi] = std::minmax_element(s.values.begin(), s.values.end());
+      s.min = *lo;
+      s.max = *hi;
+    }
+    report.rows.push_back(std::move(r));
+  }
+  return report;
+}
+
+void render_report(const RunReport& r, Format format, std::ostream& out, bool colour) {
+  switch (format) {
+    case Format::html:
+      render_html_report(r, out);
+      return;
+    case Format::json:
+      render_json_report(r, out);
+      return;
+    case Format::csv:
+      out << "suite,benchmark,metric,unit,direction,device,status,n,median,cv,min,max,message\n";
+      for (const ReportRow& row : r.rows) {
+        out << csv_field(row.key.suite) << ',' << csv_field(row.key.benchmark) << ','
+            << csv_field(row.key.metric) << ',' << csv_field(row.unit) << ','
+            << direction_text(row.direction) << ',' << row.key.device << ','
+            << status_text(row.status) << ',' << row.stats.n << ',' << row.stats.median << ','
+            << (std::isfinite(row.stats.cv) ? std::to_string(row.stats.cv) : "") << ','
+            << row.stats.min << ',' << row.stats.max << ',' << csv_field(row.message) << '\n';
+      }
+      return;
+    case Format::junit: {
+      out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\""
+          << html_escape(title_of(r)) << "\" tests=\"" << r.rows.size() << "\">\n";
+      for (const ReportRow& row : r.rows) {
+        out << "  <testcase classname=\"" << html_escape(row.key.suite) << "\" name=\""
+            << html_escape(row.key.benchmark + " " + row.key.metric + " " + row.key.device)
+            << "\">";
+        if (row.status == results::BenchmarkStatus::error) {
+          out << "<failure message=\"error\">" << html_escape(row.message) << "</failure>";
+        } else if (row.status == results::BenchmarkStatus::skipped) {
+          out << "<skipped message=\"" << html_escape(row.message) << "\"/>";
+        }
+        out << "</testcase>\n";
+      }
+      out << "</testsuite>\n";
+      return;
+    }
+    case Format::md:
+      out << "## " << markdown_escape(title_of(r)) << "\n\n| field | value |\n|---|---|\n";
+      for (const auto& [k, v] : environment(r)) {
+        out << "| " << markdown_escape(k) << " | " << markdown_escape(v) << " |\n";
+      }
+      out << "\n|";
+      for (const auto& h : k_header) out << ' ' << h << " |";
+      out << "\n|";
+      for (std::size_t i = 0; i < k_header.size(); ++i) out << "---|";
+      out << '\n';
+      for (const ReportRow& row : r.rows) {
+        out << '|';
+        for (const auto& c : cells(row)) out << ' ' << markdown_escape(c) << " |";
+        out << '\n';
+      }
+      return;
+    case Format::text: {
+      out << title_of(r) << '\n';
+      for (const auto& [k, v] : environment(r)) out << "  " << k << ": " << v << '\n';
+      std::vector<std::vector<std::string>> rows = {k_header};
+      for (const ReportRow& row : r.rows) rows.push_back(cells(row));
+      std::vector<std::size_t> width(k_header.size(), 0);
+      for (const auto& row : rows) {
+        for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+      }
+      out << '\n';
+      for (std::size_t k = 0; k < rows.size(); ++k) {
+        bool err = k > 0 && r.rows[k - 1].status == results::BenchmarkStatus::error;
+        if (colour && err) out << "\033[31m";
+        for (std::size_t i = 0; i < rows[k].size(); ++i) {
+          out << rows[k][i];
+          if (i + 1 < rows[k].size()) out << std::string(width[i] - rows[k][i].size() + 2, ' ');
+        }
+        if (colour && err) out << "\033[0m";
+        out << '\n';
+      }
+      return;
+    }
+  }
+}
+
+}  // namespace gpubench::compare

@@ -1,0 +1,34 @@
+// `gpubench report RUN`: one run rendered the same ways as a comparison (text, md, html, json,
+// junit, csv), with sweeps as charts. Pure over loaded data.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "compare/compare.hpp"
+#include "compare/render.hpp"
+
+namespace gpubench::compare {
+
+struct ReportRow {
+  Key key;
+  std::string case_name;
+  std::vector<results::Param> params;
+  std::string unit;
+  results::Direction direction = results::Direction::unknown;
+  results::BenchmarkStatus status = results::BenchmarkStatus::ok;
+  std::string message;
+  SideStats stats;
+};
+
+struct RunReport {
+  results::RunDetail run;
+  std::vector<ReportRow> rows;  // sorted by key
+};
+
+// Pools rows per identity like compare does (cpu_time left out unless it is the only metric).
+RunReport build_report(const results::RunDetail& run, const std::vector<results::ResultRow>& rows);
+void render_report(const RunReport& report, Format format, std::ostream& out, bool colour = false);
+
+}  // namespace gpubench::compare

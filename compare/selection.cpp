@@ -1,0 +1,157 @@
+#include "compare/selection.hpp"
+
+#include "results/sqlite.hpp"
+#include "util/clock.hpp"
+#include "util/error.hpp"
+#include "util/strings.hpp"
+
+namespace gpubench::compare {
+namespace {
+
+using results::Statement;
+
+bool starts_with(const std::string& s, const char* prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
+
+std::vector<int64_t> ids_of(Statement& st) {
+  std::vector<int64_t> ids;
+  while (st.step()) ids.push_back(st.column_int64(0));
+  return ids;
+}
+
+void check_name(const std::string& name) {
+  if (name.empty() || name.find_first_of(" \t\n:") != std::string::npos) {
+    throw bad_input("invalid baseline name '" + name + "'",
+                    "a name must be non-empty without spaces or ':'",
+                    "use a name like nightly-h200 or release-1.2");
+  }
+}
+
+}  // namespace
+
+int64_t baseline_run(results::Store& store, const std::string& name) {
+  Statement st = store.database().prepare("SELECT run_id FROM baselines WHERE name = ?1");
+  st.bind(1, name);
+  if (st.step()) return st.column_int64(0);
+  std::vector<std::string> names;
+  for (const BaselineRow& b : list_baselines(store)) names.push_back(b.name);
+  throw bad_input("unknown baseline '" + name + "'",
+                  names.empty() ? "there are no baselines yet" : "known: " + join(names, ", "),
+                  "create one with `gpubench baseline set " + name + " RUN`");
+}
+
+std::vector<int64_t> resolve_selection(results::Store& store, const std::string& selection,
+                                       int last) {
+  if (last < 1) {
+    throw bad_input("invalid --last " + std::to_string(last), "it must be 1 or more");
+  }
+  std::string sel(trim(selection));
+  if (sel.empty()) {
+    throw bad_input("empty selection", "a side of a comparison names no run",
+                    "give a run id, 'latest', baseline:NAME, tag:K=V, host:NAME or gpu:MODEL");
+  }
+  if (starts_with(sel, "baseline:")) return {baseline_run(store, sel.substr(9))};
+  results::Database& db = store.database();
+  std::vector<int64_t> ids;
+  std::string what;
+  if (starts_with(sel, "tag:")) {
+    std::string kv = sel.substr(4);
+    std::size_t eq = kv.find('=');
+    Statement st = db.prepare(
+        eq == std::string::npos
+            ? "SELECT DISTINCT r.id, r.started_at FROM runs r JOIN run_tags t ON t.run_id = r.id "
+              "WHERE r.status = 'complete' AND t.key = ?1 ORDER BY r.started_at DESC, r.id DESC "
+              "LIMIT ?2"
+            : "SELECT DISTINCT r.id, r.started_at FROM runs r JOIN run_tags t ON t.run_id = r.id "
+              "WHERE r.status = 'complete' AND t.key = ?1 AND t.value = ?3 "
+              "ORDER BY r.started_at DESC, r.id DESC LIMIT ?2");
+    st.bind(1, kv.substr(0, eq));
+    st.bind(2, static_cast<int64_t>(last));
+    if (eq != std::string::npos) st.bind(3, kv.substr(eq + 1));
+    ids = ids_of(st);
+    what = "complete run tagged " + kv;
+  } else if (starts_with(sel, "host:")) {
+    Statement st = db.prepare(
+        "SELECT r.id FROM runs r JOIN hosts h ON h.id = r.host_id WHERE r.status = 'complete' "
+        "AND h.hostname = ?1 ORDER BY r.started_at DESC, r.id DESC LIMIT ?2");
+    st.bind(1, sel.substr(5));
+    st.bind(2, static_cast<int64_t>(last));
+    ids = ids_of(st);
+    what = "complete run on host " + sel.substr(5);
+  } else if (starts_with(sel, "gpu:")) {
+    // instr() rather than LIKE: the substring is literal, '%' and '_' are not wildcards.
+    Statement st = db.prepare(
+        "SELECT DISTINCT r.id, r.started_at FROM runs r JOIN run_gpus rg ON rg.run_id = r.id "
+        "JOIN gpu_devices g ON g.id = rg.gpu_device_id WHERE r.status = 'complete' AND "
+        "instr(lower(g.name), lower(?1)) > 0 ORDER BY r.started_at DESC, r.id DESC LIMIT ?2");
+    st.bind(1, sel.substr(4));
+    st.bind(2, static_cast<int64_t>(last));
+    ids = ids_of(st);
+    what = "complete run with a GPU matching '" + sel.substr(4) + "'";
+  } else {
+    return {store.resolve_run(sel)};
+  }
+  if (ids.empty()) {
+    throw bad_input("selection '" + sel + "' matches no run", "there is no " + what,
+                    "list runs with `gpubench runs`");
+  }
+  return ids;
+}
+
+Side load_side(results::Store& store, const std::string& selection, int last) {
+  Side side;
+  side.selection = selection;
+  for (int64_t id : resolve_selection(store, selection, last)) {
+    side.runs.push_back(store.get_run(id));
+    std::vector<results::ResultRow> rows = store.get_results(id);
+    side.results.insert(side.results.end(), std::make_move_iterator(rows.begin()),
+                        std::make_move_iterator(rows.end()));
+  }
+  return side;
+}
+
+int64_t set_baseline(results::Store& store, const std::string& name, int64_t run_id,
+                     const std::string& note) {
+  check_name(name);
+  results::Database& db = store.database();
+  results::Transaction tx(db);
+  int64_t previous = 0;
+  {
+    Statement st = db.prepare("SELECT run_id FROM baselines WHERE name = ?1");
+    st.bind(1, name);
+    if (st.step()) previous = st.column_int64(0);
+  }
+  Statement up = db.prepare(
+      "INSERT INTO baselines(name, run_id, created_at, note) VALUES (?1, ?2, ?3, ?4) "
+      "ON CONFLICT(name) DO UPDATE SET run_id = excluded.run_id, created_at = excluded.created_at, "
+      "note = excluded.note");
+  up.bind(1, name).bind(2, run_id).bind(3, now_iso8601_utc()).bind(4, note);
+  up.run();
+  tx.commit();
+  return previous;
+}
+
+std::vector<BaselineRow> list_baselines(results::Store& store) {
+  Statement st = store.database().prepare(
+      "SELECT b.name, b.run_id, r.uuid, r.started_at, b.created_at, b.note FROM baselines b "
+      "JOIN runs r ON r.id = b.run_id ORDER BY b.name");
+  std::vector<BaselineRow> out;
+  while (st.step()) {
+    out.push_back({st.column_text(0), st.column_int64(1), st.column_text(2), st.column_text(3),
+                   st.column_text(4), st.column_text(5)});
+  }
+  return out;
+}
+
+void delete_baseline(results::Store& store, const std::string& name) {
+  baseline_run(store, name);  // throws for an unknown name
+  results::Database& db = store.database();
+  results::Transaction tx(db);
+  Statement st = db.prepare("DELETE FROM baselines WHERE name = ?1");
+  st.bind(1, name);
+  st.run();
+  tx.commit();
+}
+
+}  // namespace gpubench::compare

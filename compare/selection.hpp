@@ -1,0 +1,45 @@
+// Turning what the user typed into runs, and named baselines (table `baselines` of schema v1).
+//
+// A selection is one of:
+//   <id> | <uuid prefix> | latest | latest~N      one run
+//   baseline:NAME                                 the run a baseline points to
+//   tag:KEY=VALUE | tag:KEY                       the newest N complete runs with that tag
+//   host:NAME                                     the newest N complete runs on that host
+//   gpu:SUBSTRING                                 the newest N complete runs with such a GPU
+// N is --last (default 1). Unknown ids, unknown baselines and empty selections throw
+// Error(bad_input) naming the selection and how to list what exists.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compare/compare.hpp"
+#include "results/store.hpp"
+
+namespace gpubench::compare {
+
+std::vector<int64_t> resolve_selection(results::Store& store, const std::string& selection,
+                                       int last = 1);
+// Resolves and loads runs (environment + results) into a comparison side.
+Side load_side(results::Store& store, const std::string& selection, int last = 1);
+
+struct BaselineRow {
+  std::string name;
+  int64_t run_id = 0;
+  std::string run_uuid;
+  std::string run_started_at;
+  std::string created_at;
+  std::string note;
+};
+
+// Points NAME at RUN (a new name, or moves an existing one). Returns the previous run id, or 0.
+int64_t set_baseline(results::Store& store, const std::string& name, int64_t run_id,
+                     const std::string& note = {});
+std::vector<BaselineRow> list_baselines(results::Store& store);
+// Deletes the pointer only, never the run. Throws Error(bad_input) for an unknown name.
+void delete_baseline(results::Store& store, const std::string& name);
+// The run a baseline points to. Throws Error(bad_input) naming the known baselines.
+int64_t baseline_run(results::Store& store, const std::string& name);
+
+}  // namespace gpubench::compare

@@ -1,0 +1,155 @@
+#include "compare/svg.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "compare/render.hpp"
+#include "util/strings.hpp"
+
+namespace gpubench::compare::svg {
+namespace {
+
+std::string fixed(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
+std::string tick_text(double v) {
+  double a = std::fabs(v);
+  if (a >= 1e9) return format_significant(v / 1e9, 3) + "G";
+  if (a >= 1e6) return format_significant(v / 1e6, 3) + "M";
+  if (a >= 1e3) return format_significant(v / 1e3, 3) + "k";
+  return format_significant(v, 3);
+}
+
+}  // namespace
+
+void line_chart(std::ostream& out, const std::string& title, const std::string& x_label,
+                const std::string& y_label, const std::vector<Series>& series) {
+  constexpr double k_w = 640, k_h = 300, k_left = 70, k_right = 20, k_top = 30, k_bottom = 50;
+  double x_min = INFINITY, x_max = -INFINITY, y_max = 0;
+  for (const auto& s : series) {
+    for (auto [x, y] : s.points) {
+      x_min = std::min(x_min, x);
+      x_max = std::max(x_max, x);
+      if (std::isfinite(y)) y_max = std::max(y_max, y);
+    }
+  }
+  if (!std::isfinite(x_min)) return;
+  bool log_x = x_min > 0 && x_max / x_min > 16;
+  auto tx = [&](double x) {
+    double a = log_x ? std::log2(x) : x;
+    double lo = log_x ? std::log2(x_min) : x_min;
+    double hi = log_x ? std::log2(x_max) : x_max;
+    double f = hi > lo ? (a - lo) / (hi - lo) : 0.5;
+    return k_left + f * (k_w - k_left - k_right);
+  };
+  if (y_max <= 0) y_max = 1;
+  y_max *= 1.1;
+  auto ty = [&](double y) { return k_h - k_bottom - y / y_max * (k_h - k_top - k_bottom); };
+  out << "<svg class=\"chart\" width=\"" << k_w << "\" height=\"" << k_h << "\" viewBox=\"0 0 "
+      << k_w << ' ' << k_h << "\" role=\"img\">"
+      << "<title>" << html_escape(title) << "</title>\n";
+  out << "<text x=\"" << k_left << "\" y=\"18\" class=\"ct\">" << html_escape(title) << "</text>\n";
+  // Axes and ticks: 5 on y, the data's own x values (at most 12) on x.
+  out << "<line x1=\"" << k_left << "\" y1=\"" << ty(0) << "\" x2=\"" << k_w - k_right << "\" y2=\""
+      << ty(0) << "\" class=\"axis\"/>";
+  out << "<line x1=\"" << k_left << "\" y1=\"" << k_top << "\" x2=\"" << k_left << "\" y2=\""
+      << ty(0) << "\" class=\"axis\"/>\n";
+  for (int i = 0; i <= 4; ++i) {
+    double y = y_max / 1.1 * i / 4;
+    out << "<text x=\"" << k_left - 6 << "\" y=\"" << fixed(ty(y) + 4)
+        << "\" text-anchor=\"end\" class=\"tick\">" << tick_text(y) << "</text>"
+        << "<line x1=\"" << k_left << "\" y1=\"" << fixed(ty(y)) << "\" x2=\"" << k_w - k_right
+        << "\" y2=\"" << fixed(ty(y)) << "\" class=\"grid\"/>\n";
+  }
+  std::vector<double> xs;
+  for (const auto& s : series) {
+    for (auto [x, y] : s.points) xs.push_back(x);
+  }
+  std::sort(xs.begin(), xs.end());
+  xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
+  std::size_t step = std::max<std::size_t>(1, (xs.size() + 11) / 12);
+  for (std::size_t i = 0; i < xs.size(); i += step) {
+    out << "<text x=\"" << fixed(tx(xs[i])) << "\" y=\"" << k_h - k_bottom + 16
+        << "\" text-anchor=\"middle\" class=\"tick\">" << tick_text(xs[i]) << "</text>";
+  }
+  out << "\n<text x=\"" << (k_left + k_w - k_right) / 2 << "\" y=\"" << k_h - 8
+      << "\" text-anchor=\"middle\" class=\"lbl\">" << html_escape(x_label)
+      << (log_x ? " (log scale)" : "") << "</text>";
+  out << "<text x=\"14\" y=\"" << (k_top + k_h - k_bottom) / 2
+      << "\" text-anchor=\"middle\" class=\"lbl\" transform=\"rotate(-90 14 "
+      << (k_top + k_h - k_bottom) / 2 << ")\">" << html_escape(y_label) << "</text>\n";
+  double legend_x = k_w - k_right - 160;
+  int legend_i = 0;
+  for (const auto& s : series) {
+    std::string pts;
+    for (auto [x, y] : s.points) {
+      if (!std::isfinite(y)) continue;
+      pts += fixed(tx(x)) + "," + fixed(ty(y)) + " ";
+    }
+    out << "<polyline fill=\"none\" stroke=\"" << s.colour << "\" stroke-width=\"2\" points=\""
+        << pts << "\"/>";
+    for (auto [x, y] : s.points) {
+      if (!std::isfinite(y)) continue;
+      out << "<circle cx=\"" << fixed(tx(x)) << "\" cy=\"" << fixed(ty(y)) << "\" r=\"3\" fill=\""
+          << s.colour << "\"><title>" << html_escape(s.label) << ": " << tick_text(x) << " → "
+          << format_significant(y, 4) << "</title></circle>";
+    }
+    double ly = k_top + 4 + 16.0 * legend_i++;
+    out << "\n<rect x=\"" << legend_x << "\" y=\"" << ly - 9
+        << "\" width=\"12\" height=\"12\" fill=\"" << s.colour << "\"/><text x=\"" << legend_x + 18
+        << "\" y=\"" << ly + 1 << "\" class=\"tick\">" << html_escape(s.label) << "</text>\n";
+  }
+  out << "</svg>\n";
+}
+
+void interval_chart(std::ostream& out, const std::string& title,
+                    const std::vector<IntervalRow>& rows) {
+  constexpr double k_label_w = 360, k_plot_w = 420, k_row_h = 16, k_top = 34;
+  double lo = 0.9, hi = 1.1;  // at least +-10% so small changes do not fill the axis
+  for (const auto& r : rows) {
+    if (r.low > 0 && std::isfinite(r.low)) lo = std::min(lo, r.low);
+    if (r.high > 0 && std::isfinite(r.high)) hi = std::max(hi, r.high);
+  }
+  lo = std::max(lo, 1e-3);
+  hi = std::min(hi, 1e3);
+  double llo = std::log(lo), lhi = std::log(hi);
+  auto tx = [&](double v) {
+    double c = std::clamp(v, lo, hi);
+    return k_label_w + (std::log(c) - llo) / (lhi - llo) * k_plot_w;
+  };
+  double height = k_top + k_row_h * static_cast<double>(rows.size()) + 30;
+  double width = k_label_w + k_plot_w + 20;
+  out << "<svg class=\"chart\" width=\"" << width << "\" height=\"" << height << "\" viewBox=\"0 0 "
+      << width << ' ' << height << "\" role=\"img\"><title>" << html_escape(title) << "</title>\n";
+  out << "<text x=\"4\" y=\"16\" class=\"ct\">" << html_escape(title) << "</text>\n";
+  double bottom = height - 26;
+  out << "<line x1=\"" << fixed(tx(1)) << "\" y1=\"" << k_top - 6 << "\" x2=\"" << fixed(tx(1))
+      << "\" y2=\"" << bottom << "\" class=\"ref\"/>\n";
+  for (double t : {lo, (lo + 1) / 2, 1.0, (hi + 1) / 2, hi}) {
+    out << "<text x=\"" << fixed(tx(t)) << "\" y=\"" << bottom + 16
+        << "\" text-anchor=\"middle\" class=\"tick\">" << format_ratio(t) << "×</text>";
+  }
+  out << '\n';
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& r = rows[i];
+    double y = k_top + k_row_h * static_cast<double>(i) + k_row_h / 2;
+    std::string label = r.label.size() > 58
+                            ? r.label.substr(0, 27) + "…" + r.label.substr(r.label.size() - 28)
+                            : r.label;
+    out << "<g class=\"" << r.css_class << "\"><title>" << html_escape(r.label) << ": "
+        << format_ratio(r.value) << "× [" << format_ratio(r.low) << ", " << format_ratio(r.high)
+        << "]</title><text x=\"" << k_label_w - 6 << "\" y=\"" << fixed(y + 4)
+        << "\" text-anchor=\"end\" class=\"tick\">" << html_escape(label) << "</text>"
+        << "<line x1=\"" << fixed(tx(r.low)) << "\" y1=\"" << fixed(y) << "\" x2=\""
+        << fixed(tx(r.high)) << "\" y2=\"" << fixed(y) << "\" class=\"ci\"/>"
+        << "<circle cx=\"" << fixed(tx(r.value)) << "\" cy=\"" << fixed(y)
+        << "\" r=\"4\" class=\"pt\"/></g>\n";
+  }
+  out << "</svg>\n";
+}
+
+}  // namespace gpubench::compare::svg

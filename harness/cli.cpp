@@ -1,0 +1,68 @@
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <iostream>
+
+#include "gpubench_version.hpp"
+#include "harness/command.hpp"
+#include "util/error.hpp"
+
+namespace gpubench::cli {
+
+namespace {
+std::string version_text() {
+  std::string v = std::string("gpubench ") + build_info::k_version + " (git " +
+                  std::string(build_info::k_git_sha).substr(0, 12);
+  if (std::string(build_info::k_git_dirty) == "true") v += ", dirty";
+  return v + ")";
+}
+
+void print_error(std::ostream& err, const std::string& message) {
+  err << "gpubench: error: " << message << '\n';
+}
+}  // namespace
+
+int run_cli(int argc, const char* const* argv, std::span<const Adder> adders, std::ostream* out,
+            std::ostream* err) {
+  Context ctx;
+  ctx.out = out ? out : &std::cout;
+  ctx.err = err ? err : &std::cerr;
+  const char* ci = std::getenv("CI");
+  for (int i = 0; i < argc; ++i) ctx.argv.emplace_back(argv[i]);
+  ctx.interactive = isatty(STDOUT_FILENO) == 1 && !(ci && *ci);
+
+  CLI::App app{"gpubench: measures what a GPU server can do, keeps every result, says what changed",
+               "gpubench"};
+  app.require_subcommand(1, 1);
+  app.fallthrough();  // --db works before or after the subcommand
+  app.set_version_flag("--version", version_text());
+  app.add_option("--db", ctx.db_path,
+                 "results database (default: $GPUBENCH_DB, else gpubench.db in the working "
+                 "directory)");
+  app.footer(
+      "Exit codes: 0 ok, 1 regression or acceptance failure, 2 usage or bad input, "
+      "3 infrastructure failure (a suite failed, the database is unusable), 130/143 interrupted.");
+  for (Adder add : adders) add(app, ctx);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {  // --help, --version
+    return app.exit(e, *ctx.out, *ctx.err);
+  } catch (const CLI::ParseError& e) {
+    print_error(*ctx.err,
+                format_error_message("bad command line", e.what(),
+                                     "see 'gpubench --help' or 'gpubench <command> --help'"));
+    return static_cast<int>(ExitCode::bad_input);
+  } catch (const Error& e) {
+    print_error(*ctx.err, e.what());
+    return static_cast<int>(e.code());
+  } catch (const std::exception& e) {
+    print_error(*ctx.err, format_error_message("internal error", e.what(),
+                                               "please report this with the command line"));
+    return static_cast<int>(ExitCode::infrastructure);
+  }
+  return ctx.exit_code;
+}
+
+}  // namespace gpubench::cli

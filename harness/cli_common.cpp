@@ -1,0 +1,116 @@
+#include "harness/cli_common.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ostream>
+
+#include "util/error.hpp"
+#include "util/strings.hpp"
+
+namespace gpubench::cli {
+
+std::string resolve_db_path(const Context& ctx) {
+  if (!ctx.db_path.empty()) return ctx.db_path;
+  if (const char* env = std::getenv("GPUBENCH_DB"); env && *env) return env;
+  return "gpubench.db";
+}
+
+results::Store open_store(const Context& ctx, results::OpenMode mode) {
+  int busy_ms = 10000;
+  if (const char* env = std::getenv("GPUBENCH_BUSY_TIMEOUT_MS"); env && *env) {
+    const auto v = parse_int(env);
+    if (!v || *v < 0) {
+      throw bad_input("GPUBENCH_BUSY_TIMEOUT_MS='" + std::string(env) + "' is not a number",
+                      "it is the time to wait for a locked database, in milliseconds",
+                      "set it to a whole number such as 10000, or unset it");
+    }
+    busy_ms = static_cast<int>(std::min<long long>(*v, 24LL * 3600 * 1000));
+  }
+  return results::Store::open(resolve_db_path(ctx), mode, busy_ms);
+}
+
+std::pair<std::string, std::string> parse_tag(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw bad_input("bad tag '" + text + "'", "a tag is key=value with a non-empty key",
+                    "write it as --tag key=value, e.g. --tag driver=560");
+  }
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+std::vector<std::string> split_list(const std::vector<std::string>& values) {
+  std::vector<std::string> out;
+  for (const auto& v : values) {
+    for (const auto& part : split(v, ',')) {
+      const std::string p(trim(part));
+      if (!p.empty()) out.push_back(p);
+    }
+  }
+  return out;
+}
+
+void print_table(std::ostream& out, const std::vector<std::string>& header,
+                 const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> width(header.size(), 0);
+  for (std::size_t i = 0; i < header.size(); ++i) width[i] = header[i].size();
+  for (const auto& row : rows) {
+    for (std::size_t i = 0; i < row.size() && i < width.size(); ++i) {
+      width[i] = std::max(width[i], row[i].size());
+    }
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string text;
+    for (std::size_t i = 0; i < width.size(); ++i) {
+      const std::string cell = i < cells.size() ? cells[i] : "";
+      text += cell;
+      if (i + 1 < width.size()) text += std::string(width[i] - cell.size() + 2, ' ');
+    }
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    out << text << '\n';
+  };
+  line(header);
+  std::vector<std::string> dashes;
+  for (std::size_t w : width) dashes.emplace_back(w, '-');
+  line(dashes);
+  for (const auto& row : rows) line(row);
+}
+
+SampleStats summarize(const std::vector<double>& values) {
+  SampleStats s;
+  s.n = values.size();
+  if (values.empty()) return s;
+  std::vector<double> v = values;
+  std::sort(v.begin(), v.end());
+  s.min = v.front();
+  s.max = v.back();
+  s.median = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+  double sum = 0;
+  for (double x : v) sum += x;
+  s.mean = sum / static_cast<double>(v.size());
+  if (v.size() >= 2 && s.mean != 0) {
+    double sq = 0;
+    for (double x : v) sq += (x - s.mean) * (x - s.mean);
+    s.cv = std::sqrt(sq / static_cast<double>(v.size() - 1)) / std::fabs(s.mean);
+  }
+  return s;
+}
+
+std::string duration_text(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf,
+                seconds < 10     ? "%.2f s"
+                : seconds < 1000 ? "%.1f s"
+                                 : "%.0f s",
+                seconds);
+  return buf;
+}
+
+void check_format(const std::string& format, const std::vector<std::string>& allowed) {
+  if (std::find(allowed.begin(), allowed.end(), format) != allowed.end()) return;
+  throw bad_input("unknown format '" + format + "'", "this command writes " + join(allowed, ", "),
+                  "use --format " + join(allowed, "|"));
+}
+
+}  // namespace gpubench::cli

@@ -1,0 +1,43 @@
+// Helpers the subcommands share: where the database is, opening it, tags, tables, statistics.
+#pragma once
+
+#include <cstddef>
+#include <iosfwd>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "harness/command.hpp"
+#include "results/store.hpp"
+
+namespace gpubench::cli {
+
+// --db > GPUBENCH_DB > "gpubench.db".
+std::string resolve_db_path(const Context& ctx);
+// Opens the store; busy timeout from GPUBENCH_BUSY_TIMEOUT_MS (default 10000 ms).
+results::Store open_store(const Context& ctx, results::OpenMode mode);
+
+// "k=v" -> (k, v). Throws Error(bad_input) without '=' or with an empty key.
+std::pair<std::string, std::string> parse_tag(const std::string& text);
+// "a,b" and repeated options -> ["a", "b"], empty parts dropped.
+std::vector<std::string> split_list(const std::vector<std::string>& values);
+
+// Left-aligned columns separated by two spaces; header underlined with dashes.
+void print_table(std::ostream& out, const std::vector<std::string>& header,
+                 const std::vector<std::vector<std::string>>& rows);
+
+// Median and spread of repetition samples.
+struct SampleStats {
+  std::size_t n = 0;
+  double median = 0, min = 0, max = 0, mean = 0;
+  double cv = 0;  // sample standard deviation / mean (0 with fewer than 2 samples)
+};
+SampleStats summarize(const std::vector<double>& values);
+
+// "0.01 s", "12.3 s", "1234 s": durations for people.
+std::string duration_text(double seconds);
+
+// Checks --format against the allowed values; Error(bad_input) naming them otherwise.
+void check_format(const std::string& format, const std::vector<std::string>& allowed);
+
+}  // namespace gpubench::cli

@@ -1,0 +1,91 @@
+// gpubench accept RUN --against baseline:NAME|RUN | --spec FILE [--tolerance 5%]: per GPU and
+// benchmark acceptance plus a sibling-outlier check. Exit 1 when anything fails, 2 on bad input.
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <sstream>
+
+#include "compare/accept.hpp"
+#include "compare/render.hpp"
+#include "compare/selection.hpp"
+#include "compare/thresholds.hpp"
+#include "harness/cli_common.hpp"
+#include "harness/command.hpp"
+#include "util/error.hpp"
+
+namespace gpubench::cli {
+namespace {
+
+struct AcceptArgs {
+  std::string run;
+  std::string against;
+  std::string spec;
+  std::string tolerance = "5%";
+  std::string format = "text";
+  std::string output;
+};
+
+void do_accept(const AcceptArgs& args, Context& ctx) {
+  if (args.against.empty() == args.spec.empty()) {
+    throw bad_input("accept needs exactly one reference",
+                    args.spec.empty() ? "neither --against nor --spec was given"
+                                      : "both --against and --spec were given",
+                    "use --against baseline:NAME|RUN or --spec FILE");
+  }
+  if (args.format != "text" && args.format != "json" && args.format != "junit") {
+    throw bad_input("unknown --format '" + args.format + "'", "expected text, json or junit");
+  }
+  std::optional<double> tolerance = compare::parse_percent(args.tolerance);
+  if (!tolerance || *tolerance >= 1) {
+    throw bad_input("invalid --tolerance '" + args.tolerance + "'",
+                    "expected a percentage below 100%, like 5%");
+  }
+  compare::check_output_path(args.output);
+  std::vector<compare::SpecRule> spec;
+  if (!args.spec.empty()) spec = compare::load_spec(args.spec);
+
+  results::Store store = open_store(ctx, results::OpenMode::read_only);
+  compare::Side run = compare::load_side(store, args.run);
+  compare::AcceptOptions options;
+  options.tolerance = *tolerance;
+  compare::AcceptResult result =
+      args.spec.empty()
+          ? compare::accept_against_reference(run, compare::load_side(store, args.against), options)
+          : compare::accept_against_spec(run, spec, args.spec, options);
+  if (result.checks.empty() && result.outliers.empty()) {
+    throw bad_input("nothing to accept in '" + args.run + "'",
+                    "no benchmark of the run is in the reference or matches the spec",
+                    "check the run with `gpubench show " + args.run + "`");
+  }
+  std::ostringstream text;
+  if (args.format == "json") {
+    compare::render_accept_json(result, text);
+  } else if (args.format == "junit") {
+    compare::render_accept_junit(result, text);
+  } else {
+    compare::render_accept_text(result, text);
+  }
+  compare::write_output(args.output, text.str(), *ctx.out);
+  ctx.exit_code = result.passed() ? 0 : 1;
+}
+
+}  // namespace
+
+void add_accept_command(CLI::App& app, Context& ctx) {
+  auto args = std::make_shared<AcceptArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "accept",
+      "Acceptance of a run per GPU against a baseline run or a spec file (exit 1 on failure)");
+  cmd->add_option("run", args->run, "run id, latest, latest~N, or UUID (prefix)")->required();
+  cmd->add_option("--against", args->against, "reference: baseline:NAME or a run");
+  cmd->add_option("--spec", args->spec,
+                  "spec file: '<glob> <metric> >=|<= <value> <unit>' or '... >= <pct>% of <peak> "
+                  "<unit>' per line");
+  cmd->add_option("--tolerance", args->tolerance,
+                  "how far below the reference still passes (interval bound)")
+      ->capture_default_str();
+  cmd->add_option("--format", args->format, "text, json or junit")->capture_default_str();
+  cmd->add_option("-o,--output", args->output, "file to write (default: stdout)");
+  cmd->callback([args, &ctx] { do_accept(*args, ctx); });
+}
+
+}  // namespace gpubench::cli

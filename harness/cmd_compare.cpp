@@ -1,0 +1,107 @@
+// gpubench compare BASE CANDIDATE: verdicts per benchmark between two runs or groups of runs
+// (DESIGN.md "Statistics"). Read-only on the database. Exit 1 per --fail-on, 2 on bad input.
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <sstream>
+
+#include "compare/compare.hpp"
+#include "compare/render.hpp"
+#include "compare/selection.hpp"
+#include "compare/thresholds.hpp"
+#include "harness/cli_common.hpp"
+#include "harness/command.hpp"
+#include "util/error.hpp"
+
+namespace gpubench::cli {
+namespace {
+
+struct CompareArgs {
+  std::string base;
+  std::string candidate;
+  std::string threshold = "2%";
+  std::string thresholds_file;
+  double alpha = 0.01;
+  std::string metric;
+  std::string format = "text";
+  std::string output;
+  std::string fail_on = "regression";
+  int last = 1;
+};
+
+void do_compare(const CompareArgs& args, Context& ctx) {
+  std::optional<compare::Format> format = compare::format_from_string(args.format);
+  if (!format) {
+    throw bad_input("unknown --format '" + args.format + "'",
+                    "expected text, md, html, json, junit or csv");
+  }
+  compare::FailOn fail_on;
+  if (args.fail_on == "regression") {
+    fail_on = compare::FailOn::regression;
+  } else if (args.fail_on == "inconclusive") {
+    fail_on = compare::FailOn::inconclusive;
+  } else if (args.fail_on == "never") {
+    fail_on = compare::FailOn::never;
+  } else {
+    throw bad_input("unknown --fail-on '" + args.fail_on + "'",
+                    "expected regression, inconclusive or never");
+  }
+  std::optional<double> threshold = compare::parse_percent(args.threshold);
+  if (!threshold || *threshold >= 1) {
+    throw bad_input("invalid --threshold '" + args.threshold + "'",
+                    "expected a percentage below 100%, like 2% or 0.5%");
+  }
+  if (!(args.alpha > 0 && args.alpha < 1)) {
+    throw bad_input("invalid --alpha " + std::to_string(args.alpha), "it must be in (0, 1)");
+  }
+  compare::check_output_path(args.output);
+  std::optional<compare::Thresholds> thresholds;
+  if (!args.thresholds_file.empty()) thresholds = compare::Thresholds::load(args.thresholds_file);
+
+  results::Store store = open_store(ctx, results::OpenMode::read_only);
+  compare::Side base = compare::load_side(store, args.base, args.last);
+  compare::Side candidate = compare::load_side(store, args.candidate, args.last);
+  compare::Options options;
+  options.threshold = *threshold;
+  options.alpha = args.alpha;
+  if (!args.metric.empty()) options.metric = args.metric;
+  options.thresholds = thresholds ? &*thresholds : nullptr;
+  compare::Comparison cmp = compare::compare_sides(base, candidate, options);
+
+  std::ostringstream text;
+  bool colour = ctx.interactive && args.output.empty() && *format == compare::Format::text;
+  compare::render_comparison(cmp, *format, text, colour);
+  compare::write_output(args.output, text.str(), *ctx.out);
+  ctx.exit_code = cmp.exit_code(fail_on);
+}
+
+}  // namespace
+
+void add_compare_command(CLI::App& app, Context& ctx) {
+  auto args = std::make_shared<CompareArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "compare",
+      "Compare two runs (or groups of runs): verdict per benchmark, exit 1 on regression");
+  cmd->add_option("base", args->base,
+                  "run id, latest, latest~N, UUID prefix, baseline:NAME, tag:K[=V], host:NAME, "
+                  "gpu:MODEL")
+      ->required();
+  cmd->add_option("candidate", args->candidate, "same forms as BASE")->required();
+  cmd->add_option("--threshold", args->threshold, "noise margin (the larger of this and 3x CV)")
+      ->capture_default_str();
+  cmd->add_option("--thresholds", args->thresholds_file,
+                  "file of per-benchmark rules: '<glob> <threshold%>|ignore' per line");
+  cmd->add_option("--alpha", args->alpha, "false discovery rate (Benjamini-Hochberg)")
+      ->capture_default_str();
+  cmd->add_option("--metric", args->metric, "compare only this metric (default: all but cpu_time)");
+  cmd->add_option("--format", args->format, "text, md, html, json, junit or csv")
+      ->capture_default_str();
+  cmd->add_option("-o,--output", args->output, "file to write (default: stdout)");
+  cmd->add_option("--fail-on", args->fail_on, "exit 1 on: regression, inconclusive or never")
+      ->capture_default_str();
+  cmd->add_option("--last", args->last,
+                  "for tag:/host:/gpu: selections, pool the newest N complete runs per side")
+      ->capture_default_str();
+  cmd->callback([args, &ctx] { do_compare(*args, ctx); });
+}
+
+}  // namespace gpubench::cli

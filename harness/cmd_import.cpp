@@ -1,0 +1,147 @@
+// gpubench import FILE.json: a Google Benchmark JSON file (from any binary) becomes a run.
+// The file is checked completely before the database is opened, so bad input changes nothing.
+#include <CLI/CLI.hpp>
+#include <ctime>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "harness/cli_common.hpp"
+#include "harness/command.hpp"
+#include "results/ingest.hpp"
+#include "util/clock.hpp"
+#include "util/error.hpp"
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+
+namespace gpubench::cli {
+
+namespace {
+struct ImportArgs {
+  std::string file;
+  std::string suite;
+  std::vector<std::string> tags;
+  std::string note;
+};
+
+// Google Benchmark's context "date" ("2026-12-02T16:29:34+01:00") as UTC ISO 8601; empty when
+// it has another shape (older versions print local time without an offset).
+std::string date_to_utc(const std::string& date) {
+  int y, mo, d, h, mi, s, oh = 0, om = 0;
+  char sign = 0;
+  if (std::sscanf(date.c_str(), "%d-%d-%dT%d:%d:%d%c%d:%d", &y, &mo, &d, &h, &mi, &s, &sign, &oh,
+                  &om) != 9 ||
+      (sign != '+' && sign != '-')) {
+    return {};
+  }
+  std::tm tm{};
+  tm.tm_year = y - 1900;
+  tm.tm_mon = mo - 1;
+  tm.tm_mday = d;
+  tm.tm_hour = h;
+  tm.tm_min = mi;
+  tm.tm_sec = s;
+  time_t t = timegm(&tm);
+  const long offset_s = (oh * 3600L + om * 60L) * (sign == '+' ? 1 : -1);
+  t -= offset_s;
+  std::tm utc{};
+  gmtime_r(&t, &utc);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S.000Z", &utc);
+  return buf;
+}
+
+void do_import(const ImportArgs& args, Context& ctx) {
+  const std::string text = read_file(args.file);  // Error(bad_input) naming path and cause
+  nlohmann::json doc;
+  try {
+    doc = results::parse_benchmark_json(text, args.file);  // tolerates Google Benchmark's NaN
+  } catch (const Error&) {
+    throw bad_input(
+        "cannot import '" + args.file + "'",
+        "it is not valid JSON (" + std::to_string(text.size()) + " bytes; truncated or not JSON)",
+        "pass a complete file written with --benchmark_out=FILE "
+        "--benchmark_out_format=json; the database was not changed");
+  }
+  if (!doc.is_object() || !doc.contains("benchmarks") || !doc["benchmarks"].is_array()) {
+    std::string found = doc.is_object()  ? "an object without a \"benchmarks\" array"
+                        : doc.is_array() ? "a JSON array"
+                                         : std::string("a JSON ") + doc.type_name();
+    if (doc.is_object()) {
+      std::vector<std::string> keys;
+      for (auto it = doc.begin(); it != doc.end() && keys.size() < 8; ++it)
+        keys.push_back(it.key());
+      if (!keys.empty()) found += " (keys: " + join(keys, ", ") + ")";
+    }
+    throw bad_input("cannot import '" + args.file + "'",
+                    "it is not Google Benchmark output: found " + found,
+                    "pass a file written with --benchmark_out_format=json; the database was not "
+                    "changed");
+  }
+  results::RunInfo info;
+  for (const auto& t : args.tags) info.tags.push_back(parse_tag(t));
+  info.note = args.note;
+  info.argv = ctx.argv;
+  info.config.profile = results::k_unknown;
+  std::string suite = args.suite;
+  if (doc.contains("context") && doc["context"].is_object()) {
+    const auto& c = doc["context"];
+    if (c.contains("host_name") && c["host_name"].is_string()) {
+      info.host.hostname = c["host_name"].get<std::string>();
+    }
+    if (c.contains("num_cpus") && c["num_cpus"].is_number_integer()) {
+      info.host.threads = c["num_cpus"].get<int>();
+    }
+    if (c.contains("date") && c["date"].is_string()) {
+      info.started_at = date_to_utc(c["date"].get<std::string>());
+    }
+    if (c.contains("gpubench.profile") && c["gpubench.profile"].is_string()) {
+      info.config.profile = c["gpubench.profile"].get<std::string>();
+    }
+    if (suite.empty() && c.contains("gpubench.suite") && c["gpubench.suite"].is_string()) {
+      suite = c["gpubench.suite"].get<std::string>();
+    }
+  }
+  if (suite.empty()) suite = "imported";
+
+  results::Store store = open_store(ctx, results::OpenMode::read_write_create);
+  const int64_t run_id = store.begin_run(info);
+  try {
+    results::SuiteRunInfo sr;
+    sr.suite = suite;
+    sr.executable = std::filesystem::absolute(args.file).string();
+    sr.started_at = info.started_at.empty() ? now_iso8601_utc() : info.started_at;
+    sr.finished_at = sr.started_at;
+    sr.status = results::SuiteStatus::ok;
+    sr.reason = "imported from " + args.file;
+    const int64_t suite_run_id = store.add_suite_run(run_id, sr);
+    const results::IngestSummary sum = store.ingest_benchmark_json(suite_run_id, doc, suite);
+    store.finish_run(run_id, results::RunStatus::complete);
+    *ctx.out << "imported " << args.file << " as run " << run_id << ": " << sum.benchmarks
+             << " benchmarks, " << sum.samples << " samples, " << sum.skipped << " skipped, "
+             << sum.errors << " errors\n";
+  } catch (...) {
+    try {
+      store.finish_run(run_id, results::RunStatus::failed);
+    } catch (...) {
+    }
+    throw;
+  }
+}
+}  // namespace
+
+void add_import_command(CLI::App& app, Context& ctx) {
+  auto args = std::make_shared<ImportArgs>();
+  CLI::App* cmd = app.add_subcommand("import", "store a Google Benchmark JSON file as a run");
+  cmd->add_option("file", args->file, "Google Benchmark JSON (--benchmark_out_format=json)")
+      ->required();
+  cmd->add_option("--suite", args->suite,
+                  "suite name for benchmarks without a suite prefix (default: the file's "
+                  "gpubench.suite, else 'imported')");
+  cmd->add_option("--tag", args->tags, "k=v label stored with the run (repeatable)");
+  cmd->add_option("--note", args->note, "free text stored with the run");
+  cmd->callback([args, &ctx] { do_import(*args, ctx); });
+}
+
+}  // namespace gpubench::cli

@@ -1,0 +1,52 @@
+// gpubench report RUN: one run rendered for people (text, Markdown, HTML) or machines (JSON,
+// JUnit, CSV). Read-only on the database.
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <sstream>
+
+#include "compare/render.hpp"
+#include "compare/report.hpp"
+#include "harness/cli_common.hpp"
+#include "harness/command.hpp"
+#include "util/error.hpp"
+
+namespace gpubench::cli {
+namespace {
+
+struct ReportArgs {
+  std::string run;
+  std::string format = "text";
+  std::string output;
+};
+
+void do_report(const ReportArgs& args, Context& ctx) {
+  std::optional<compare::Format> format = compare::format_from_string(args.format);
+  if (!format) {
+    throw bad_input("unknown --format '" + args.format + "'",
+                    "expected text, md, html, json, junit or csv");
+  }
+  compare::check_output_path(args.output);
+  results::Store store = open_store(ctx, results::OpenMode::read_only);
+  int64_t id = store.resolve_run(args.run);
+  compare::RunReport report = compare::build_report(store.get_run(id), store.get_results(id));
+  std::ostringstream text;
+  compare::render_report(
+      report, *format, text,
+      ctx.interactive && args.output.empty() && *format == compare::Format::text);
+  compare::write_output(args.output, text.str(), *ctx.out);
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& app, Context& ctx) {
+  auto args = std::make_shared<ReportArgs>();
+  CLI::App* cmd =
+      app.add_subcommand("report", "Render one run as text, md, html, json, junit or csv");
+  cmd->add_option("run", args->run, "run id, latest, latest~N, or UUID (prefix)")->required();
+  cmd->add_option("--format", args->format, "text, md, html, json, junit or csv")
+      ->capture_default_str();
+  cmd->add_option("-o,--output", args->output, "file to write (default: stdout)");
+  cmd->callback([args, &ctx] { do_report(*args, ctx); });
+}
+
+}  // namespace gpubench::cli

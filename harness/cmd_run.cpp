@@ -1,0 +1,127 @@
+// gpubench run: runs the selected suites and stores everything (see harness/runner.hpp).
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <optional>
+#include <ostream>
+
+#include "harness/cli_common.hpp"
+#include "harness/command.hpp"
+#include "harness/runner.hpp"
+#include "util/error.hpp"
+#include "util/strings.hpp"
+
+namespace gpubench::cli {
+
+namespace {
+
+struct RunArgs {
+  std::vector<std::string> suites;
+  std::string filter;
+  std::string profile = "standard";
+  int repetitions = 0;  // 0: the profile's default
+  std::vector<std::string> tags;
+  std::string note;
+  double timeout_per_suite_s = 1800;
+};
+
+void print_summary(std::ostream& out, const harness::RunOutcome& o) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& s : o.suites) {
+    rows.push_back({s.info.suite, results::to_string(s.info.status),
+                    std::to_string(s.summary.benchmarks), std::to_string(s.summary.skipped),
+                    std::to_string(s.summary.errors), duration_text(s.info.duration_s),
+                    s.info.reason});
+  }
+  for (const auto& name : o.not_run)
+    rows.push_back({name, "not run", "", "", "", "", "run interrupted"});
+  print_table(out, {"suite", "status", "benchmarks", "skipped", "errors", "duration", "reason"},
+              rows);
+  std::vector<std::string> throttled;
+  for (const auto& s : o.suites) {
+    if (s.telemetry_throttled > 0) {
+      throttled.push_back(s.info.suite + " (" + std::to_string(s.telemetry_throttled) + " of " +
+                          std::to_string(s.telemetry_samples) + " samples)");
+    }
+  }
+  out << "telemetry: " << o.telemetry;
+  if (!throttled.empty()) {
+    out << "; power/thermal throttling while running " << join(throttled, ", ");
+  } else if (o.telemetry_active) {
+    out << "; no power/thermal throttling seen";
+  }
+  out << "\n";
+  out << "run " << o.run_id;
+  if (!o.uuid.empty()) out << " (" << o.uuid << ")";
+  out << ": " << results::to_string(o.status) << " in " << duration_text(o.duration_s) << "\n";
+}
+
+void do_run(const RunArgs& args, Context& ctx) {
+  // Everything the user typed is checked before the database is touched.
+  const harness::ProfileDefaults defaults = harness::profile_defaults(args.profile);
+  if (args.repetitions < 0) {
+    throw bad_input("--repetitions must be at least 1", "got " + std::to_string(args.repetitions),
+                    "omit it to use the profile's default");
+  }
+  if (!(args.timeout_per_suite_s > 0)) {
+    throw bad_input("--timeout-per-suite must be positive",
+                    "got " + format_significant(args.timeout_per_suite_s),
+                    "give the limit in seconds, e.g. --timeout-per-suite 600");
+  }
+  harness::RunOptions options;
+  for (const auto& t : args.tags) options.tags.push_back(parse_tag(t));
+  const auto found = harness::discover_suites();
+  if (found.empty()) {
+    throw infrastructure("no suite executables found",
+                         "no gpubench-<suite> next to gpubench or in GPUBENCH_SUITE_PATH",
+                         "build the suites (ci/setup) or point GPUBENCH_SUITE_PATH at them");
+  }
+  options.suites = harness::select_suites(found, split_list(args.suites));
+  options.note = args.note;
+  options.argv = ctx.argv;
+  auto& so = options.suite_options;
+  so.profile = args.profile;
+  so.repetitions = args.repetitions > 0 ? args.repetitions : defaults.repetitions;
+  so.min_time_s = defaults.min_time_s;
+  so.filter = args.filter;
+  so.timeout_s = args.timeout_per_suite_s;
+  options.telemetry_interval_ms = harness::telemetry_interval_ms_from_env();
+
+  results::Store store = open_store(ctx, results::OpenMode::read_write_create);
+  const harness::RunOutcome outcome =
+      harness::execute_run(store, options, ctx.interactive ? ctx.err : nullptr);
+  print_summary(*ctx.out, outcome);
+  if (outcome.interrupt_signal != 0) {
+    *ctx.err << "gpubench: run " << outcome.run_id << " interrupted by "
+             << (outcome.interrupt_signal == 2 ? "SIGINT" : "SIGTERM")
+             << "; finished suites are stored\n";
+    ctx.exit_code = 128 + outcome.interrupt_signal;
+  } else if (outcome.status != results::RunStatus::complete) {
+    *ctx.err << "gpubench: error: "
+             << "some suites failed in run " << outcome.run_id
+             << " (see the reasons above; 'gpubench show " << outcome.run_id
+             << "' has their stderr)\n";
+    ctx.exit_code = static_cast<int>(ExitCode::infrastructure);
+  }
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, Context& ctx) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* cmd = app.add_subcommand("run", "run benchmark suites and store the results");
+  cmd->add_option("--suite", args->suites,
+                  "suites to run, comma-separated or repeated (default: all)");
+  cmd->add_option("--filter", args->filter, "only benchmarks whose name matches this regex");
+  cmd->add_option("--profile", args->profile, "quick (3 reps), standard (5), full (10)")
+      ->capture_default_str();
+  cmd->add_option("--repetitions", args->repetitions,
+                  "samples per benchmark (overrides the profile)");
+  cmd->add_option("--tag", args->tags, "k=v label stored with the run (repeatable)");
+  cmd->add_option("--note", args->note, "free text stored with the run");
+  cmd->add_option("--timeout-per-suite", args->timeout_per_suite_s,
+                  "seconds before a suite is stopped and recorded as timed out")
+      ->capture_default_str();
+  cmd->callback([args, &ctx] { do_run(*args, ctx); });
+}
+
+}  // namespace gpubench::cli

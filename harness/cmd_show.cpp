@@ -1,0 +1,225 @@
+// gpubench show RUN: a run's environment, suites and results (median and spread per metric).
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <memory>
+#include <ostream>
+
+#include "harness/cli_common.hpp"
+#include "harness/command.hpp"
+#include "harness/run_json.hpp"
+#include "harness/runner.hpp"
+#include "util/strings.hpp"
+
+namespace gpubench::cli {
+
+namespace {
+struct ShowArgs {
+  std::string run;
+  std::string format = "text";
+};
+
+template <typename T>
+std::string opt_text(const std::optional<T>& v, const std::string& suffix = "") {
+  return v ? std::to_string(*v) + suffix : std::string(results::k_unknown);
+}
+
+void print_environment(std::ostream& out, const results::RunDetail& d) {
+  const auto& r = d.run;
+  const auto& info = d.info;
+  out << "run " << r.id << "  " << r.uuid << "  " << results::to_string(r.status) << '\n';
+  out << "  started " << r.started_at << ", finished "
+      << (r.finished_at.empty() ? "-" : r.finished_at) << ", by " << info.user << ", profile "
+      << info.config.profile << '\n';
+  if (!r.tags.empty()) {
+    std::vector<std::string> t;
+    for (const auto& [k, v] : r.tags) t.push_back(k + "=" + v);
+    out << "  tags: " << join(t, ", ") << '\n';
+  }
+  if (!r.note.empty()) out << "  note: " << r.note << '\n';
+  const auto& h = info.host;
+  out << "  host: " << h.hostname << ", " << h.cpu_model << " (" << opt_text(h.sockets)
+      << " sockets, " << opt_text(h.cores) << " cores, " << opt_text(h.threads) << " threads), "
+      << (h.memory_bytes ? format_bytes_binary(static_cast<double>(*h.memory_bytes))
+                         : std::string(results::k_unknown))
+      << " RAM, " << h.os << ", kernel " << h.kernel << ", governor " << h.governor << '\n';
+  if (info.gpus.empty()) out << "  gpus: none\n";
+  for (const auto& g : info.gpus) {
+    out << "  gpu " << g.index << ": " << g.name << " " << g.uuid << ", " << opt_text(g.sm_count)
+        << " SMs, cc " << g.compute_capability << ", max SM clock "
+        << opt_text(g.max_sm_clock_mhz, " MHz") << ", power limit "
+        << (g.power_limit_w ? format_significant(*g.power_limit_w) + " W"
+                            : std::string(results::k_unknown))
+        << ", ECC " << g.ecc << ", PCIe gen " << opt_text(g.pcie_gen) << " x"
+        << opt_text(g.pcie_width) << ", NUMA " << opt_text(g.numa_node) << ", bus " << g.pci_bus_id
+        << '\n';
+  }
+  const auto& s = info.software;
+  out << "  software: driver " << s.driver_version << ", CUDA driver " << s.cuda_driver_version
+      << ", CUDA runtime " << s.cuda_runtime_version << ", cuBLAS " << s.cublas_version << ", NCCL "
+      << s.nccl_version << ", gpubench " << s.gpubench_version << " (git "
+      << s.git_sha.substr(0, 12) << (s.git_dirty == "true" ? ", dirty" : "") << ")\n";
+  if (!info.config.env.empty()) {
+    std::vector<std::string> e;
+    for (const auto& [k, v] : info.config.env) e.push_back(k + "=" + v);
+    out << "  env: " << join(e, " ") << '\n';
+  }
+}
+
+// Where the run's telemetry stands: the reason it was not recorded (runner.hpp's env key), or
+// empty when it was (or the run predates telemetry and nothing says).
+std::string telemetry_off_reason(const results::RunDetail& d) {
+  const auto it = d.info.config.env.find(harness::k_telemetry_env_key);
+  return it == d.info.config.env.end() ? std::string() : it->second;
+}
+
+// Whole numbers (NVML reports clocks, temperatures in integers) without a fraction.
+std::string opt_number(const std::optional<double>& v, const std::string& unit) {
+  if (!v) return results::k_unknown;
+  if (*v == std::floor(*v) && std::fabs(*v) < 1e15) {
+    return std::to_string(static_cast<int64_t>(*v)) + unit;
+  }
+  return format_significant(*v, 4) + unit;
+}
+
+// One line per GPU: samples, peaks, the lowest SM clock, throttled samples, error counters.
+void print_telemetry(std::ostream& out, const results::RunDetail& d,
+                     const std::vector<results::TelemetrySummary>& gpus) {
+  if (gpus.empty()) {
+    const std::string off = telemetry_off_reason(d);
+    out << "telemetry " << (off.empty() ? "not recorded for this run" : off) << '\n';
+    return;
+  }
+  for (const auto& g : gpus) {
+    out << "telemetry gpu " << g.device_index << ": " << g.samples << " samples, max "
+        << opt_number(g.max_temperature_c, " C") << ", max " << opt_number(g.max_power_w, " W")
+        << ", SM clock " << opt_number(g.min_sm_clock_mhz, "") << "-"
+        << opt_number(g.max_sm_clock_mhz, " MHz") << ", throttled (power/thermal) "
+        << g.throttled_samples << "/" << g.throttle_known;
+    if (!g.throttled_suites.empty()) out << " in " << join(g.throttled_suites, ", ");
+    std::vector<std::string> counters;
+    auto counter = [&](const char* name, const std::optional<int64_t>& v) {
+      if (v && *v > 0) counters.push_back(std::string(name) + " +" + std::to_string(*v));
+    };
+    counter("ECC corrected", g.ecc_sbe_increase);
+    counter("ECC uncorrected", g.ecc_dbe_increase);
+    counter("retired pages/remapped rows", g.retired_pages_increase);
+    counter("PCIe replays", g.pcie_replay_increase);
+    if (!counters.empty()) out << "; during the run: " << join(counters, ", ");
+    out << '\n';
+  }
+}
+
+nlohmann::json telemetry_json(const results::RunDetail& d,
+                              const std::vector<results::TelemetrySummary>& gpus) {
+  auto opt = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& g : gpus) {
+    list.push_back({{"device_index", g.device_index},
+                    {"samples", g.samples},
+                    {"max_temperature_c", opt(g.max_temperature_c)},
+                    {"max_power_w", opt(g.max_power_w)},
+                    {"min_sm_clock_mhz", opt(g.min_sm_clock_mhz)},
+                    {"max_sm_clock_mhz", opt(g.max_sm_clock_mhz)},
+                    {"throttled_samples", g.throttled_samples},
+                    {"throttle_known_samples", g.throttle_known},
+                    {"throttled_suites", g.throttled_suites},
+                    {"ecc_corrected_increase", opt(g.ecc_sbe_increase)},
+                    {"ecc_uncorrected_increase", opt(g.ecc_dbe_increase)},
+                    {"retired_pages_increase", opt(g.retired_pages_increase)},
+                    {"pcie_replay_increase", opt(g.pcie_replay_increase)}});
+  }
+  const std::string off = telemetry_off_reason(d);
+  return {{"recorded", !gpus.empty()},
+          {"reason", gpus.empty() ? (off.empty() ? "not recorded" : off) : ""},
+          {"gpus", list}};
+}
+
+void do_show(const ShowArgs& args, Context& ctx) {
+  check_format(args.format, {"text", "json"});
+  results::Store store = open_store(ctx, results::OpenMode::read_only);
+  const int64_t id = store.resolve_run(args.run);
+  const results::RunDetail detail = store.get_run(id);
+  const std::vector<results::ResultRow> rows = store.get_results(id);
+  const std::vector<results::TelemetrySummary> telemetry = store.get_telemetry_summary(id);
+  std::ostream& out = *ctx.out;
+  if (args.format == "json") {
+    nlohmann::json j = run_to_json(detail, rows);
+    // run_to_json writes one entry per row, in order; telemetry fields are added here.
+    for (std::size_t i = 0; i < rows.size() && i < j["results"].size(); ++i) {
+      const auto& flag = rows[i].telemetry_throttled;
+      j["results"][i]["telemetry_throttled"] = flag ? nlohmann::json(*flag) : nullptr;
+    }
+    j["telemetry"] = telemetry_json(detail, telemetry);
+    out << j.dump(2) << '\n';
+    return;
+  }
+  print_environment(out, detail);
+  out << '\n';
+  std::vector<std::vector<std::string>> suite_rows;
+  for (const auto& s : detail.suites) {
+    suite_rows.push_back(
+        {s.suite, results::to_string(s.status), duration_text(s.duration_s), s.reason});
+  }
+  print_table(out, {"suite", "status", "duration", "reason"}, suite_rows);
+  for (const auto& s : detail.suites) {
+    if (s.status != results::SuiteStatus::ok && !s.stderr_tail.empty()) {
+      out << "\nstderr of " << s.suite << " (last lines):\n" << s.stderr_tail;
+      if (s.stderr_tail.back() != '\n') out << '\n';
+    }
+  }
+  out << '\n';
+  print_telemetry(out, detail, telemetry);
+  out << '\n';
+  bool any_t = false;
+  auto t_mark = [&any_t](const results::ResultRow& r) {
+    const bool t = r.telemetry_throttled.value_or(false);
+    any_t = any_t || t;
+    return std::string(t ? "T" : "");
+  };
+  std::vector<std::vector<std::string>> result_rows;
+  for (const auto& r : rows) {
+    if (r.status != results::BenchmarkStatus::ok) {
+      result_rows.push_back({r.benchmark, r.metric, r.unit, "", "", "", "", "0", t_mark(r),
+                             std::string(results::to_string(r.status)) + ": " + r.message});
+      continue;
+    }
+    const SampleStats st = summarize(r.values);
+    int throttled = 0;
+    for (int t : r.throttled) throttled += t == 1;
+    std::string mark;
+    if (throttled > 0) {
+      mark = "throttled " + std::to_string(throttled) + "/" + std::to_string(r.values.size());
+    }
+    if (st.n == 0) {
+      result_rows.push_back({r.benchmark, r.metric, r.unit, "", "", "", "", "0", t_mark(r), mark});
+      continue;
+    }
+    result_rows.push_back({r.benchmark, r.metric, r.unit, format_significant(st.median, 4),
+                           format_significant(st.min, 4), format_significant(st.max, 4),
+                           st.n >= 2 ? format_significant(st.cv * 100, 2) : "-",
+                           std::to_string(st.n), t_mark(r), mark});
+  }
+  if (result_rows.empty()) {
+    out << "no results stored for this run\n";
+  } else {
+    print_table(out,
+                {"benchmark", "metric", "unit", "median", "min", "max", "cv%", "n", "T", "note"},
+                result_rows);
+    if (any_t) {
+      out << "\nT: NVML telemetry saw power/thermal throttling on this result's GPU (any GPU "
+             "for host results) while its suite ran.\n   Telemetry is matched per suite run, not "
+             "per benchmark: this result itself may or may not have run throttled.\n";
+    }
+  }
+}
+}  // namespace
+
+void add_show_command(CLI::App& app, Context& ctx) {
+  auto args = std::make_shared<ShowArgs>();
+  CLI::App* cmd = app.add_subcommand("show", "show one run: environment, suites, results");
+  cmd->add_option("run", args->run, "run id, latest, latest~N, or UUID (prefix)")->required();
+  cmd->add_option("--format", args->format, "text or json")->capture_default_str();
+  cmd->callback([args, &ctx] { do_show(*args, ctx); });
+}
+
+}  // namespace gpubench::cli

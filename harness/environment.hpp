@@ -1,0 +1,56 @@
+// The run fingerprint (METHODOLOGY rule 14): host, GPUs, software versions, configuration.
+//
+// Parsers take text so tests can feed fixture copies of /proc and /etc files; probe_* read the
+// live system. Nothing here throws for a missing fact: it stays "unknown" / nullopt.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "results/model.hpp"
+
+namespace gpubench::harness {
+
+struct CpuInfo {
+  std::string model = results::k_unknown;
+  std::optional<int> sockets;  // distinct "physical id"
+  std::optional<int> cores;    // distinct (physical id, core id); else "cpu cores" x sockets
+  std::optional<int> threads;  // "processor" entries
+};
+
+CpuInfo parse_cpuinfo(std::string_view text);                             // /proc/cpuinfo
+std::optional<int64_t> parse_meminfo_total_bytes(std::string_view text);  // /proc/meminfo
+std::string parse_os_release_pretty_name(std::string_view text);          // /etc/os-release
+// "00000000:17:00.0" (NVML) -> "0000:17:00.0" (sysfs), lower case.
+std::string sysfs_pci_address(const std::string& nvml_bus_id);
+
+// The variables worth recording: CUDA_*, NCCL_*, OMP_*, GPUBENCH_* (from "KEY=value" entries).
+std::map<std::string, std::string> relevant_env(const std::vector<std::string>& entries);
+std::map<std::string, std::string> relevant_env_live();
+
+// "21804" (NCCL code) -> "2.18.4"; major*10000+minor*100+patch, or the pre-2.9 major*1000 form.
+std::string nccl_version_text(int code);
+// 13000 -> "13.0" (CUDA's 1000*major + 10*minor).
+std::string cuda_version_text(int code);
+
+results::HostInfo probe_host();
+// GPUs through NVML, SM counts through the CUDA driver API (matched by PCI bus id); fills the
+// driver versions in `software`. Empty without NVML or devices.
+std::vector<results::GpuInfo> probe_gpus(results::SoftwareEnv& software);
+// Everything except the GPU-derived fields (see probe_gpus).
+results::SoftwareEnv probe_software();
+
+struct Environment {
+  results::HostInfo host;
+  std::vector<results::GpuInfo> gpus;
+  results::SoftwareEnv software;
+  results::Configuration config;
+};
+// The whole fingerprint; config.profile = `profile`.
+Environment probe_environment(const std::string& profile);
+
+}  // namespace gpubench::harness

@@ -1,0 +1,96 @@
+// NVML loaded at run time (dlopen "libnvidia-ml.so.1"), so gpubench builds and runs on machines
+// without the NVIDIA driver. Only the few functions gpubench uses are declared here (no nvml.h).
+//
+// Every query returns nullopt / empty when the library, the device or the query is unavailable:
+// unknown is a value, not an error. Used by the environment probe and the telemetry sampler.
+// Not thread-safe to construct; queries on one Nvml from several threads are safe per NVML.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace gpubench::harness {
+
+struct NvmlPci {
+  std::string bus_id;  // "00000000:17:00.0" as NVML writes it
+  unsigned domain = 0, bus = 0, device = 0;
+};
+
+// Bits of nvmlDeviceGetCurrentClocksThrottleReasons (a.k.a. ClocksEventReasons).
+namespace throttle {
+inline constexpr uint64_t gpu_idle = 0x1;
+inline constexpr uint64_t applications_clocks_setting = 0x2;
+inline constexpr uint64_t sw_power_cap = 0x4;
+inline constexpr uint64_t hw_slowdown = 0x8;
+inline constexpr uint64_t sync_boost = 0x10;
+inline constexpr uint64_t sw_thermal_slowdown = 0x20;
+inline constexpr uint64_t hw_thermal_slowdown = 0x40;
+inline constexpr uint64_t hw_power_brake_slowdown = 0x80;
+inline constexpr uint64_t display_clock_setting = 0x100;
+// The reasons METHODOLOGY rule 5 treats as throttling (power or thermal, software or hardware).
+inline constexpr uint64_t performance_limiting = sw_power_cap | hw_slowdown | sw_thermal_slowdown |
+                                                 hw_thermal_slowdown | hw_power_brake_slowdown;
+}  // namespace throttle
+
+enum class NvmlClock { graphics = 0, sm = 1, memory = 2 };
+// nvmlMemoryErrorType_t: corrected = single-bit, uncorrected = double-bit for ECC.
+enum class NvmlEccError { corrected = 0, uncorrected = 1 };
+
+// nvmlUtilization_t: percent of the last sample period (1/6 s to 1 s, per product).
+struct NvmlUtilization {
+  int gpu_pct = 0;     // a kernel was executing
+  int memory_pct = 0;  // device memory was being read or written
+};
+
+class Nvml {
+ public:
+  // Loads the library and calls nvmlInit_v2. Never throws; check available()/reason().
+  Nvml();
+  ~Nvml();  // nvmlShutdown + dlclose
+  Nvml(const Nvml&) = delete;
+  Nvml& operator=(const Nvml&) = delete;
+
+  bool available() const;
+  const std::string& reason() const;  // why not available ("libnvidia-ml.so.1 not found")
+
+  // System.
+  int device_count() const;                                // 0 when unavailable
+  std::optional<std::string> driver_version() const;       // "560.35.03"
+  std::optional<std::string> cuda_driver_version() const;  // "12.6"
+
+  // Per device index (NVML order = PCI bus order).
+  std::optional<std::string> name(int index) const;
+  std::optional<std::string> uuid(int index) const;
+  std::optional<NvmlPci> pci(int index) const;
+  std::optional<int64_t> memory_total_bytes(int index) const;
+  std::optional<int> max_clock_mhz(int index, NvmlClock clock) const;
+  std::optional<int> default_app_clock_mhz(int index, NvmlClock clock) const;
+  std::optional<int> current_clock_mhz(int index, NvmlClock clock) const;
+  std::optional<double> power_limit_w(int index) const;
+  std::optional<double> power_usage_w(int index) const;
+  std::optional<int> temperature_c(int index) const;
+  std::optional<int> utilization_gpu_pct(int index) const;
+  std::optional<bool> ecc_enabled(int index) const;
+  std::optional<int> pcie_gen(int index) const;
+  std::optional<int> pcie_width(int index) const;
+  std::optional<std::string> compute_capability(int index) const;  // "9.0"
+  std::optional<uint64_t> throttle_reasons(int index) const;       // throttle:: bits
+
+  // Telemetry counters (harness/telemetry.hpp). All nullopt where the GPU or driver lacks them.
+  std::optional<NvmlUtilization> utilization(int index) const;
+  // Volatile ECC error count since the driver loaded (needs ECC on).
+  std::optional<int64_t> ecc_volatile_errors(int index, NvmlEccError type) const;
+  // Pages retired for either cause, pending ones included (pre-Ampere; NOT_SUPPORTED after).
+  std::optional<int64_t> retired_pages(int index) const;
+  // Rows remapped for correctable + uncorrectable errors (Ampere and newer).
+  std::optional<int64_t> remapped_rows(int index) const;
+  std::optional<int64_t> pcie_replay_counter(int index) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> m_impl;
+};
+
+}  // namespace gpubench::harness

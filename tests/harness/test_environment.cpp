@@ -1,0 +1,125 @@
+// Environment parsers on fixture text (copies of real /proc and /etc files, trimmed) and the live
+// probe on this machine (which may have no GPU).
+#include <gtest/gtest.h>
+
+#include "gpubench_version.hpp"
+#include "harness/environment.hpp"
+#include "harness/nvml.hpp"
+
+namespace gpubench::harness {
+namespace {
+
+// FIXTURE: two sockets, two cores each, two threads per core (8 logical CPUs).
+std::string dual_socket_cpuinfo() {
+  std::string text;
+  int processor = 0;
+  for (int socket = 0; socket < 2; ++socket) {
+    for (int thread = 0; thread < 2; ++thread) {
+      for (int core = 0; core < 2; ++core) {
+        text += "processor\t: " + std::to_string(processor++) + "\n";
+        text += "vendor_id\t: GenuineIntel\n";
+        text += "model name\t: Intel(R) Xeon(R) Platinum 8480+\n";
+        text += "physical id\t: " + std::to_string(socket) + "\n";
+        text += "siblings\t: 4\n";
+        text += "core id\t\t: " + std::to_string(core) + "\n";
+        text += "cpu cores\t: 2\n\n";
+      }
+    }
+  }
+  return text;
+}
+
+TEST(Environment, ParsesADualSocketCpuinfo) {
+  const CpuInfo cpu = parse_cpuinfo(dual_socket_cpuinfo());
+  EXPECT_EQ(cpu.model, "Intel(R) Xeon(R) Platinum 8480+");
+  EXPECT_EQ(cpu.sockets, 2);
+  EXPECT_EQ(cpu.cores, 4);
+  EXPECT_EQ(cpu.threads, 8);
+}
+
+TEST(Environment, CpuinfoWithoutTopologyLeavesItUnknown) {
+  // FIXTURE: an aarch64 /proc/cpuinfo has no model name, physical id or core id.
+  const std::string text =
+      "processor\t: 0\nBogoMIPS\t: 50.00\nCPU implementer\t: 0x41\nCPU part\t: 0xd40\n\n"
+      "processor\t: 1\nBogoMIPS\t: 50.00\nCPU implementer\t: 0x41\nCPU part\t: 0xd40\n";
+  const CpuInfo cpu = parse_cpuinfo(text);
+  EXPECT_EQ(cpu.model, "unknown");
+  EXPECT_FALSE(cpu.sockets.has_value());
+  EXPECT_FALSE(cpu.cores.has_value());
+  EXPECT_EQ(cpu.threads, 2);
+}
+
+TEST(Environment, ParsesMeminfoInKib) {
+  const std::string text = "MemTotal:       24576000 kB\nMemFree:         1000 kB\n";  // FIXTURE
+  EXPECT_EQ(parse_meminfo_total_bytes(text), int64_t{24576000} * 1024);
+  EXPECT_FALSE(parse_meminfo_total_bytes("MemFree: 12 kB\n").has_value());
+  EXPECT_FALSE(parse_meminfo_total_bytes("MemTotal: lots kB\n").has_value());
+}
+
+TEST(Environment, ParsesOsReleasePrettyName) {
+  const std::string text =  // FIXTURE: Debian 12's /etc/os-release, first lines
+      "PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nNAME=\"Debian "
+      "GNU/Linux\"\nVERSION_ID=\"12\"\n";
+  EXPECT_EQ(parse_os_release_pretty_name(text), "Debian GNU/Linux 12 (bookworm)");
+  EXPECT_EQ(parse_os_release_pretty_name("PRETTY_NAME=Plain\n"), "Plain");
+  EXPECT_EQ(parse_os_release_pretty_name("NAME=x\n"), "unknown");
+}
+
+TEST(Environment, ConvertsNvmlBusIdsToSysfs) {
+  EXPECT_EQ(sysfs_pci_address("00000000:17:00.0"), "0000:17:00.0");
+  EXPECT_EQ(sysfs_pci_address("00000000:AB:00.0"), "0000:ab:00.0");
+  EXPECT_EQ(sysfs_pci_address("0000:17:00.0"), "0000:17:00.0");
+}
+
+TEST(Environment, KeepsOnlyRelevantVariables) {
+  const auto env = relevant_env({"CUDA_VISIBLE_DEVICES=0,1", "NCCL_DEBUG=INFO", "OMP_NUM_THREADS=8",
+                                 "GPUBENCH_PROFILE=quick", "HOME=/root", "PATH=/bin",
+                                 "XCUDA_FAKE=1", "NOEQUALS"});
+  ASSERT_EQ(env.size(), 4u);
+  EXPECT_EQ(env.at("CUDA_VISIBLE_DEVICES"), "0,1");
+  EXPECT_EQ(env.at("NCCL_DEBUG"), "INFO");
+  EXPECT_EQ(env.at("OMP_NUM_THREADS"), "8");
+  EXPECT_EQ(env.at("GPUBENCH_PROFILE"), "quick");
+}
+
+TEST(Environment, FormatsLibraryVersionCodes) {
+  EXPECT_EQ(nccl_version_text(21804), "2.18.4");
+  EXPECT_EQ(nccl_version_text(22703), "2.27.3");
+  EXPECT_EQ(nccl_version_text(2408), "2.4.8");  // pre-2.9 encoding
+  EXPECT_EQ(nccl_version_text(0), "unknown");
+  EXPECT_EQ(cuda_version_text(12060), "12.6");
+  EXPECT_EQ(cuda_version_text(13000), "13.0");
+  EXPECT_EQ(cuda_version_text(-1), "unknown");
+}
+
+TEST(Environment, LiveProbeWorksWithOrWithoutAGpu) {
+  const Environment env = probe_environment("quick");
+  EXPECT_NE(env.host.hostname, "unknown");
+  ASSERT_TRUE(env.host.threads.has_value());
+  EXPECT_GT(*env.host.threads, 0);
+  ASSERT_TRUE(env.host.memory_bytes.has_value());
+  EXPECT_GT(*env.host.memory_bytes, int64_t{1} << 26);
+  EXPECT_NE(env.host.kernel, "unknown");
+  EXPECT_EQ(env.software.gpubench_version, build_info::k_version);
+  EXPECT_EQ(env.software.git_sha, build_info::k_git_sha);
+  EXPECT_NE(env.software.compiler, "unknown");
+  EXPECT_EQ(env.config.profile, "quick");
+  Nvml nvml;
+  if (!nvml.available()) {
+    EXPECT_FALSE(nvml.reason().empty());
+    EXPECT_EQ(nvml.device_count(), 0);
+    EXPECT_TRUE(env.gpus.empty());
+    EXPECT_EQ(env.software.driver_version, "unknown");
+    EXPECT_FALSE(nvml.name(0).has_value());
+    EXPECT_FALSE(nvml.throttle_reasons(0).has_value());
+  } else {
+    ASSERT_EQ(static_cast<int>(env.gpus.size()), nvml.device_count());
+    for (std::size_t i = 0; i < env.gpus.size(); ++i) {
+      EXPECT_EQ(env.gpus[i].index, static_cast<int>(i));
+      EXPECT_NE(env.gpus[i].uuid, "unknown");
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gpubench::harness

@@ -1,0 +1,142 @@
+// Speed of compare (issue 3 targets): two runs of 10,000 benchmarks x 10 repetitions
+//   compared (read from the store + statistics)   < 1 s
+//   rendered as the HTML report                    < 2 s
+// Inputs are synthetic (seeded normal samples; the candidate 3% slower on every 10th benchmark),
+// not measurements. GPUBENCH_PERF_SCALE (default 1) shrinks the benchmark count; the ctest smoke
+// test runs it at 0.01 so it keeps building and running.
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include "compare/compare.hpp"
+#include "compare/render.hpp"
+#include "compare/selection.hpp"
+#include "results/store.hpp"
+#include "util/fs.hpp"
+
+namespace {
+
+using nlohmann::json;
+namespace results = gpubench::results;
+namespace cmp = gpubench::compare;
+
+constexpr int k_repetitions = 10;
+
+int benchmark_count() {
+  const char* s = std::getenv("GPUBENCH_PERF_SCALE");
+  double v = s != nullptr ? std::atof(s) : 1.0;
+  if (!(v > 0)) v = 1.0;
+  return std::max(10, static_cast<int>(10000 * v));
+}
+
+std::string name_of(int b) {
+  return "memory/triad/bytes:" + std::to_string(1024 * (b / 4 + 1)) +
+         "/threads:" + std::to_string(1 + b % 4);
+}
+
+json synthetic_doc(int benchmarks, double slowdown, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<double> noise(1.0, 0.01);
+  json doc;
+  doc["context"] = {
+      {"gpubench.metrics", R"([{"name":"GB_per_s","unit":"GB/s","direction":"higher"}])"}};
+  json& list = doc["benchmarks"] = json::array();
+  for (int b = 0; b < benchmarks; ++b) {
+    const std::string name = name_of(b);
+    const double factor = b % 10 == 0 ? slowdown : 1.0;
+    for (int r = 0; r < k_repetitions; ++r) {
+      const double t = 1000.0 * factor * noise(gen);
+      list.push_back({{"name", name},
+                      {"run_name", name},
+                      {"run_type", "iteration"},
+                      {"repetitions", k_repetitions},
+                      {"repetition_index", r},
+                      {"threads", 1},
+                      {"iterations", 100},
+                      {"real_time", t},
+                      {"cpu_time", t},
+                      {"time_unit", "ns"},
+                      {"GB_per_s", 12e3 / t}});
+    }
+  }
+  return doc;
+}
+
+// One store with two runs (base, candidate), built once for all benchmarks in this binary.
+struct Fixture {
+  gpubench::TempDir dir{"gpubench-perf-compare"};
+  std::filesystem::path db = dir.path() / "perf.db";
+  Fixture() {
+    results::Store store = results::Store::open(db, results::OpenMode::read_write_create);
+    const int n = benchmark_count();
+    for (int side = 0; side < 2; ++side) {
+      results::RunInfo info;
+      info.host.hostname = "perf-host";
+      const int64_t run = store.begin_run(info);
+      results::SuiteRunInfo suite;
+      suite.suite = "memory";
+      suite.executable = "gpubench-memory";
+      const int64_t sr = store.add_suite_run(run, suite);
+      store.ingest_benchmark_json(sr, synthetic_doc(n, side == 0 ? 1.0 : 1.03, 17u + side),
+                                  "memory");
+      store.finish_run(run, results::RunStatus::complete);
+    }
+  }
+};
+
+Fixture& fixture() {
+  static Fixture f;
+  return f;
+}
+
+void BM_CompareFromStore(benchmark::State& state) {
+  Fixture& f = fixture();
+  std::size_t entries = 0;
+  for (auto _ : state) {
+    results::Store store = results::Store::open(f.db, results::OpenMode::read_only);
+    cmp::Side base = cmp::load_side(store, "1");
+    cmp::Side cand = cmp::load_side(store, "2");
+    cmp::Comparison c = cmp::compare_sides(base, cand, cmp::Options{});
+    entries = c.entries.size();
+    benchmark::DoNotOptimize(c);
+  }
+  state.counters["series"] = static_cast<double>(entries);
+}
+BENCHMARK(BM_CompareFromStore)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+void BM_CompareInMemory(benchmark::State& state) {
+  Fixture& f = fixture();
+  results::Store store = results::Store::open(f.db, results::OpenMode::read_only);
+  cmp::Side base = cmp::load_side(store, "1");
+  cmp::Side cand = cmp::load_side(store, "2");
+  for (auto _ : state) {
+    cmp::Comparison c = cmp::compare_sides(base, cand, cmp::Options{});
+    benchmark::DoNotOptimize(c);
+  }
+}
+BENCHMARK(BM_CompareInMemory)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+void BM_RenderHtml(benchmark::State& state) {
+  Fixture& f = fixture();
+  results::Store store = results::Store::open(f.db, results::OpenMode::read_only);
+  cmp::Comparison c =
+      cmp::compare_sides(cmp::load_side(store, "1"), cmp::load_side(store, "2"), cmp::Options{});
+  std::size_t bytes = 0;
+  for (auto _ : state) {
+    std::ostringstream out;
+    cmp::render_html(c, out);
+    bytes = out.str().size();
+    benchmark::DoNotOptimize(bytes);
+  }
+  state.counters["html_bytes"] = static_cast<double>(bytes);
+}
+BENCHMARK(BM_RenderHtml)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+}  // namespace
+
+BENCHMARK_MAIN();
