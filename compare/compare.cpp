@@ -90,12 +90,30 @@ std::map<Key, Pool> pool_side(const Side& side, const Options& options) {
   return out;
 }
 
+// Pools a side's rows of one series. With samples from >= 3 runs (--last N), each run becomes
+// one sample, its median: runs differ systematically (machine state, load, clocks), so their
+// repetitions are not independent draws of one distribution, and treating them as such makes
+// p-values far too small. Per-run medians put the run-to-run noise into the variance.
 SideStats side_stats(const Pool& pool) {
   SideStats s;
+  std::map<int64_t, std::vector<double>> by_run;  // suite run id -> repetitions
   for (const results::ResultRow* row : pool.rows) {
-    s.values.insert(s.values.end(), row->values.begin(), row->values.end());
+    std::vector<double>& run = by_run[row->suite_run_id];
+    run.insert(run.end(), row->values.begin(), row->values.end());
     for (int t : row->throttled) s.throttled += t == 1 ? 1 : 0;
     if (s.gpu_uuid.empty()) s.gpu_uuid = row->gpu_uuid;
+  }
+  for (auto& [id, values] : by_run) {
+    if (!values.empty()) ++s.runs;
+  }
+  s.per_run = s.runs >= 3;
+  for (auto& [id, values] : by_run) {
+    if (values.empty()) continue;
+    if (s.per_run) {
+      s.values.push_back(median(values));
+    } else {
+      s.values.insert(s.values.end(), values.begin(), values.end());
+    }
   }
   s.n = s.values.size();
   if (s.n > 0) {
@@ -120,6 +138,41 @@ std::string pct(double fraction) {
   return format_significant(fraction * 100.0, 3) + "%";
 }
 
+// Margin delta = max(threshold, 3 x noise), noise being the larger of the tested samples' robust
+// CV and the series' run-to-run CV from history (DESIGN.md "Statistics"): repetitions of one run
+// share its machine state, so on their own they understate how much two runs of identical work
+// differ, and an A/A pair would be called a regression.
+void set_margin(Entry& e, double threshold, const Options& options) {
+  if (options.history) {
+    auto it = options.history->find(e.key);
+    if (it != options.history->end() && it->second.runs > 0 && std::isfinite(it->second.cv)) {
+      e.history = it->second;
+    }
+  }
+  // The history CV is that of one run's median; the compared ratio has one median (or a median of
+  // per-run medians) on each side, so its run-to-run CV is cv x sqrt(1/runs_b + 1/runs_c):
+  // sqrt(2) x cv for one run a side. Without that factor, 3 x cv covers only 2.1 standard
+  // deviations of an A/A ratio, and ~3% of A/A pairs of a normal series would exceed it.
+  double runs_b = static_cast<double>(std::max<std::size_t>(1, e.base.runs));
+  double runs_c = static_cast<double>(std::max<std::size_t>(1, e.candidate.runs));
+  double history_cv = e.history ? e.history->cv * std::sqrt(1.0 / runs_b + 1.0 / runs_c) : 0.0;
+  double noise = std::max(e.sample_cv, history_cv);
+  e.noise_cv = noise;
+  e.delta = std::max(threshold, 3.0 * noise);
+  if (threshold >= 3.0 * noise) {
+    e.noise_source = "threshold";
+  } else if (e.history && history_cv >= e.sample_cv) {
+    e.noise_source = "history (" + std::to_string(e.history->runs) + " runs)";
+  } else {
+    e.noise_source =
+        e.base.per_run || e.candidate.per_run ? "between runs (per-run medians)" : "within run";
+  }
+}
+
+std::string margin_text(const Entry& e) {
+  return pct(e.delta) + " (" + e.noise_source + ")";
+}
+
 void decide(Entry& e, const Options& options) {
   bool significant = e.q_value < options.alpha;
   bool beyond = e.ratio > 1.0 + e.delta || e.ratio < 1.0 - e.delta;
@@ -138,13 +191,13 @@ void decide(Entry& e, const Options& options) {
     bool worse = (e.direction == results::Direction::higher) == (e.ratio < 1.0);
     e.verdict = worse ? Verdict::regression : Verdict::improvement;
     e.reason = (worse ? "worse by " : "better by ") + pct(std::fabs(e.ratio - 1.0)) +
-               " beyond the margin " + pct(e.delta) + " (q=" + format_significant(e.q_value, 2) +
+               " beyond the margin " + margin_text(e) + " (q=" + format_significant(e.q_value, 2) +
                ")";
     return;
   }
   if (e.ci_low >= 1.0 - e.delta && e.ci_high <= 1.0 + e.delta) {
     e.verdict = Verdict::unchanged;
-    e.reason = "interval within +-" + pct(e.delta);
+    e.reason = "interval within +-" + margin_text(e);
     return;
   }
   e.verdict = Verdict::inconclusive;
@@ -152,7 +205,7 @@ void decide(Entry& e, const Options& options) {
     e.reason = "too noisy for n=" + std::to_string(e.base.n) + "/" + std::to_string(e.candidate.n) +
                ": smallest detectable change " + pct(e.mde) + "; add repetitions";
   } else {
-    e.reason = "interval crosses the margin +-" + pct(e.delta);
+    e.reason = "interval crosses the margin +-" + margin_text(e);
   }
 }
 
@@ -280,7 +333,8 @@ Comparison compare_sides(const Side& base, const Side& candidate, const Options&
     double rcv_b = robust_cv(e.base.values);
     double rcv_c = robust_cv(e.candidate.values);
     double cv = std::max(std::isnan(rcv_b) ? 0.0 : rcv_b, std::isnan(rcv_c) ? 0.0 : rcv_c);
-    e.delta = std::max(threshold, 3.0 * cv);
+    e.sample_cv = cv;
+    set_margin(e, threshold, options);
     const results::ResultRow* err_b = find_status(bpool, results::BenchmarkStatus::error);
     const results::ResultRow* err_c = find_status(cpool, results::BenchmarkStatus::error);
     if (e.base.n > 0 && e.candidate.n > 0 && e.base.median != 0) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,14 +29,6 @@ const char* to_string(Verdict verdict);
 
 enum class FailOn { regression, inconclusive, never };
 
-struct Options {
-  double threshold = 0.02;  // default noise margin (fraction)
-  double alpha = 0.01;
-  double confidence = 0.99;                // interval level
-  std::optional<std::string> metric;       // only this metric; default all but cpu_time
-  const Thresholds* thresholds = nullptr;  // per-benchmark overrides (not owned)
-};
-
 // Identity of a series inside a comparison.
 struct Key {
   std::string suite;
@@ -45,8 +38,28 @@ struct Key {
   auto operator<=>(const Key&) const = default;
 };
 
+// Run-to-run noise of one series, from the store's history (compare/history.hpp fills it):
+// robust CV of the per-run medians of the newest runs of the base side's hardware class and
+// configuration. Repetitions inside one run understate it (they share the run's machine state).
+struct SeriesNoise {
+  double cv = 0;         // fraction
+  std::size_t runs = 0;  // per-run medians it was computed from
+};
+using HistoryNoise = std::map<Key, SeriesNoise>;
+
+struct Options {
+  double threshold = 0.02;  // default noise margin (fraction)
+  double alpha = 0.01;
+  double confidence = 0.99;                // interval level
+  std::optional<std::string> metric;       // only this metric; default all but cpu_time
+  const Thresholds* thresholds = nullptr;  // per-benchmark overrides (not owned)
+  const HistoryNoise* history = nullptr;   // series noise from history (not owned); null: none
+};
+
 struct SideStats {
-  std::size_t n = 0;
+  std::size_t n = 0;     // samples tested: repetitions, or per-run medians when per_run
+  std::size_t runs = 0;  // runs the side's samples came from
+  bool per_run = false;  // >= 3 runs: one sample per run (its median), see compare_sides
   double median = 0;
   double cv = 0;  // fraction; NaN with < 2 samples
   double min = 0;
@@ -71,7 +84,15 @@ struct Entry {
   double q_value = 1;                // Benjamini-Hochberg adjusted
   std::optional<double> mw_p_value;  // Mann-Whitney when both sides have >= 6 samples
   double delta = 0;                  // noise margin used (fraction)
-  double mde = 0;                    // minimum detectable effect (fraction), NaN when unknown
+  double sample_cv = 0;              // robust CV of the tested samples, noisier side (fraction)
+  // CV the margin used (delta = max(threshold, 3 x noise_cv)): the larger of sample_cv and the
+  // history CV scaled to the compared ratio (x sqrt(1/runs_base + 1/runs_candidate)).
+  double noise_cv = 0;
+  std::optional<SeriesNoise> history;  // the series' run-to-run noise, when known
+  // What set delta: "threshold", "within run", "between runs (per-run medians)" or
+  // "history (N runs)".
+  std::string noise_source;
+  double mde = 0;  // minimum detectable effect (fraction), NaN when unknown
   Verdict verdict = Verdict::inconclusive;
   std::string reason;  // why this verdict, for people
   // Ratio oriented so > 1 is better (1/ratio for lower-is-better); nullopt for unknown direction.

@@ -18,6 +18,8 @@ nlohmann::json number(double v) {
 
 nlohmann::json side_json(const SideStats& s) {
   return {{"n", s.n},
+          {"runs", s.runs},
+          {"per_run_medians", s.per_run},
           {"median", number(s.median)},
           {"cv", number(s.cv)},
           {"min", number(s.min)},
@@ -108,6 +110,11 @@ void render_json(const Comparison& cmp, std::ostream& out) {
                        {"q_value", number(e.q_value)},
                        {"mann_whitney_p", e.mw_p_value ? number(*e.mw_p_value) : nlohmann::json()},
                        {"delta", number(e.delta)},
+                       {"noise_source", e.noise_source},
+                       {"sample_cv", number(e.sample_cv)},
+                       {"noise_cv", number(e.noise_cv)},
+                       {"history_cv", e.history ? number(e.history->cv) : nlohmann::json()},
+                       {"history_runs", e.history ? e.history->runs : 0},
                        {"min_detectable_effect", number(e.mde)},
                        {"verdict", to_string(e.verdict)},
                        {"reason", e.reason}});

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "compare/compare.hpp"
+#include "compare/history.hpp"
 #include "compare/render.hpp"
 #include "compare/selection.hpp"
 #include "compare/thresholds.hpp"
@@ -26,6 +27,7 @@ struct CompareArgs {
   std::string output;
   std::string fail_on = "regression";
   int last = 1;
+  int history = compare::k_default_history_window;
 };
 
 void do_compare(const CompareArgs& args, Context& ctx) {
@@ -50,6 +52,10 @@ void do_compare(const CompareArgs& args, Context& ctx) {
     throw bad_input("invalid --threshold '" + args.threshold + "'",
                     "expected a percentage below 100%, like 2% or 0.5%");
   }
+  if (args.history < 0) {
+    throw bad_input("invalid --history " + std::to_string(args.history),
+                    "it must be 0 (off) or a number of runs");
+  }
   if (!(args.alpha > 0 && args.alpha < 1)) {
     throw bad_input("invalid --alpha " + std::to_string(args.alpha), "it must be in (0, 1)");
   }
@@ -65,6 +71,9 @@ void do_compare(const CompareArgs& args, Context& ctx) {
   options.alpha = args.alpha;
   if (!args.metric.empty()) options.metric = args.metric;
   options.thresholds = thresholds ? &*thresholds : nullptr;
+  compare::HistoryNoise history =
+      compare::load_history_noise(store, base, candidate, args.history, options.metric);
+  options.history = &history;
   compare::Comparison cmp = compare::compare_sides(base, candidate, options);
 
   std::ostringstream text;
@@ -86,7 +95,8 @@ void add_compare_command(CLI::App& app, Context& ctx) {
                   "gpu:MODEL")
       ->required();
   cmd->add_option("candidate", args->candidate, "same forms as BASE")->required();
-  cmd->add_option("--threshold", args->threshold, "noise margin (the larger of this and 3x CV)")
+  cmd->add_option("--threshold", args->threshold,
+                  "noise margin (the larger of this and 3x the series' CV)")
       ->capture_default_str();
   cmd->add_option("--thresholds", args->thresholds_file,
                   "file of per-benchmark rules: '<glob> <threshold%>|ignore' per line");
@@ -100,6 +110,10 @@ void add_compare_command(CLI::App& app, Context& ctx) {
       ->capture_default_str();
   cmd->add_option("--last", args->last,
                   "for tag:/host:/gpu: selections, pool the newest N complete runs per side")
+      ->capture_default_str();
+  cmd->add_option("--history", args->history,
+                  "runs of the base side's hardware and configuration whose run-to-run spread "
+                  "widens the margin (per suite; 0: off)")
       ->capture_default_str();
   cmd->callback([args, &ctx] { do_compare(*args, ctx); });
 }

@@ -1,5 +1,6 @@
 // Store: the read side (runs, one run, its results).
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
@@ -356,24 +357,52 @@ ORDER BY p.benchmark_id, p.position)sql");
     int64_t first_sample = 0;
     std::vector<std::pair<int64_t, size_t>> order;  // (repetition, index into values)
   };
+  // Metrics and GPUs are small tables: read them once instead of joining them into every sample
+  // row (get_results reads hundreds of thousands of samples for a large run).
+  struct MetricInfo {
+    std::string name, unit;
+    Direction direction = Direction::unknown;
+  };
+  std::unordered_map<int64_t, MetricInfo> metrics;
+  {
+    Statement m = db.prepare("SELECT id, name, unit, direction FROM metrics");
+    while (m.step()) {
+      metrics[m.column_int64(0)] = {m.column_text(1), m.column_text(2),
+                                    direction_from_string(m.column_text(3))
+                                        .value_or(Direction::unknown)};
+    }
+  }
+  std::unordered_map<int64_t, std::string> gpu_uuids;
+  {
+    Statement g = db.prepare("SELECT id, uuid FROM gpu_devices");
+    while (g.step()) gpu_uuids[g.column_int64(0)] = g.column_text(1);
+  }
+  // A group is one (suite run, benchmark, metric, device index, GPU device) of the run.
+  using GroupKey = std::array<int64_t, 5>;
+  struct GroupKeyHash {
+    size_t operator()(const GroupKey& k) const noexcept {
+      size_t h = 1469598103934665603ull;
+      for (int64_t v : k) h = (h ^ static_cast<size_t>(v)) * 1099511628211ull;
+      return h;
+    }
+  };
   std::vector<Group> groups;
-  std::map<std::tuple<int64_t, int64_t, int64_t, int64_t, std::string>, size_t> index;
+  std::unordered_map<GroupKey, size_t, GroupKeyHash> index;
   Statement st = db.prepare(R"sql(
-SELECT s.id, s.suite_run_id, s.benchmark_id, s.metric_id, m.name, m.unit, m.direction,
-       s.device_index, COALESCE(g.uuid, ''), s.kind, s.repetition, s.value, s.throttled
+SELECT s.id, s.suite_run_id, s.benchmark_id, s.metric_id, s.device_index,
+       COALESCE(s.gpu_device_id, rg.gpu_device_id), s.kind = 'iteration', s.kind, s.repetition,
+       s.value, s.throttled
 FROM samples s JOIN suite_runs sr ON sr.id = s.suite_run_id
-JOIN metrics m ON m.id = s.metric_id
 LEFT JOIN run_gpus rg ON rg.run_id = sr.run_id AND rg.device_index = s.device_index
-LEFT JOIN gpu_devices g ON g.id = COALESCE(s.gpu_device_id, rg.gpu_device_id)
 WHERE sr.run_id = ?1 ORDER BY s.id)sql");
   st.bind(1, run_id);
   while (st.step()) {
     const int64_t suite_run = st.column_int64(1);
     const int64_t bench = st.column_int64(2);
-    const auto device = st.column_optional_int64(7);
-    std::string gpu_uuid = st.column_text(8);
-    const auto key =
-        std::make_tuple(suite_run, bench, st.column_int64(3), device.value_or(-1), gpu_uuid);
+    const int64_t metric = st.column_int64(3);
+    const auto device = st.column_optional_int64(4);
+    const auto gpu = st.column_optional_int64(5);
+    const GroupKey key{suite_run, bench, metric, device.value_or(-1), gpu.value_or(-1)};
     auto [it, fresh] = index.emplace(key, groups.size());
     if (fresh) {
       Group g;
@@ -392,22 +421,24 @@ WHERE sr.run_id = ?1 ORDER BY s.id)sql");
       r.benchmark = b.name;
       r.case_name = b.case_name;
       r.params = b.params;
-      r.metric = st.column_text(4);
-      r.unit = st.column_text(5);
-      r.direction = direction_from_string(st.column_text(6)).value_or(Direction::unknown);
+      const MetricInfo& m = metrics[metric];
+      r.metric = m.name;
+      r.unit = m.unit;
+      r.direction = m.direction;
       if (device) r.device_index = static_cast<int>(*device);
-      r.gpu_uuid = std::move(gpu_uuid);
+      if (gpu) {
+        if (auto u = gpu_uuids.find(*gpu); u != gpu_uuids.end()) r.gpu_uuid = u->second;
+      }
       groups.push_back(std::move(g));
     }
     Group& g = groups[it->second];
-    const std::string kind = st.column_text(9);
-    const double value = st.column_double(11);
-    if (kind == "iteration") {
-      g.order.emplace_back(st.column_optional_int64(10).value_or(0), g.row.values.size());
+    const double value = st.column_double(9);
+    if (st.column_int64(6) != 0) {  // an iteration sample
+      g.order.emplace_back(st.column_optional_int64(8).value_or(0), g.row.values.size());
       g.row.values.push_back(value);
-      g.row.throttled.push_back(st.is_null(12) ? -1 : static_cast<int>(st.column_int64(12)));
+      g.row.throttled.push_back(st.is_null(10) ? -1 : static_cast<int>(st.column_int64(10)));
     } else {
-      g.row.aggregates[kind] = value;
+      g.row.aggregates[st.column_text(7)] = value;
     }
   }
   // Benchmarks without samples (skipped, errors) are rows too, with no metric.

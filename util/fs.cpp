@@ -1,6 +1,7 @@
 #include "util/fs.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -39,6 +40,18 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view conte
     throw bad_input("cannot write '" + path.string() + "'", errno_text(errno),
                     "choose a writable output path");
   }
+  // mkstemp creates the file 0600; give it the mode a plain open() would (an existing file keeps
+  // its mode), so a report written for others to read is readable by them.
+  struct stat existing {};
+  mode_t mode = 0;
+  if (::stat(path.c_str(), &existing) == 0) {
+    mode = existing.st_mode & 07777;
+  } else {
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    mode = 0666 & ~mask;
+  }
+  (void)::fchmod(fd, mode);
   const char* p = content.data();
   size_t left = content.size();
   while (left > 0) {

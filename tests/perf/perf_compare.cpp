@@ -14,6 +14,7 @@
 #include <string>
 
 #include "compare/compare.hpp"
+#include "compare/history.hpp"
 #include "compare/render.hpp"
 #include "compare/selection.hpp"
 #include "results/store.hpp"
@@ -108,6 +109,48 @@ void BM_CompareFromStore(benchmark::State& state) {
   state.counters["series"] = static_cast<double>(entries);
 }
 BENCHMARK(BM_CompareFromStore)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// History case (what `gpubench compare` does by default): 10 runs of the same hardware and
+// configuration, run 9 compared with run 10, so the margin reads 9 runs of history: per-run
+// medians of 10,000 series from their repetitions (no median aggregates in this synthetic data,
+// the slower path).
+struct HistoryFixture {
+  gpubench::TempDir dir{"gpubench-perf-history"};
+  std::filesystem::path db = dir.path() / "history.db";
+  HistoryFixture() {
+    results::Store store = results::Store::open(db, results::OpenMode::read_write_create);
+    const int n = benchmark_count();
+    for (int r = 0; r < 10; ++r) {
+      results::RunInfo info;
+      info.host.hostname = "perf-host";
+      const int64_t run = store.begin_run(info);
+      results::SuiteRunInfo suite;
+      suite.suite = "memory";
+      suite.executable = "gpubench-memory";
+      const int64_t sr = store.add_suite_run(run, suite);
+      store.ingest_benchmark_json(sr, synthetic_doc(n, r == 9 ? 1.03 : 1.0, 31u + r), "memory");
+      store.finish_run(run, results::RunStatus::complete);
+    }
+  }
+};
+
+void BM_CompareFromStoreWithHistory(benchmark::State& state) {
+  static HistoryFixture f;
+  std::size_t with_history = 0;
+  for (auto _ : state) {
+    results::Store store = results::Store::open(f.db, results::OpenMode::read_only);
+    cmp::Side base = cmp::load_side(store, "9");
+    cmp::Side cand = cmp::load_side(store, "10");
+    cmp::HistoryNoise history = cmp::load_history_noise(store, base, cand);
+    cmp::Options options;
+    options.history = &history;
+    cmp::Comparison c = cmp::compare_sides(base, cand, options);
+    with_history = history.size();
+    benchmark::DoNotOptimize(c);
+  }
+  state.counters["series_with_history"] = static_cast<double>(with_history);
+}
+BENCHMARK(BM_CompareFromStoreWithHistory)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 void BM_CompareInMemory(benchmark::State& state) {
   Fixture& f = fixture();

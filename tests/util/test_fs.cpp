@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 
 #include "util/error.hpp"
@@ -19,6 +21,22 @@ TEST(Fs, AtomicWriteThenRead) {
   int n = 0;
   for ([[maybe_unused]] auto& e : std::filesystem::directory_iterator(dir.path())) ++n;
   EXPECT_EQ(n, 1);
+}
+
+TEST(Fs, AtomicWriteUsesTheUmaskNotMkstempMode) {
+  TempDir dir("gpubench-test");
+  auto p = dir.path() / "report.html";
+  const mode_t old_mask = ::umask(022);
+  write_file_atomic(p, "x");
+  ::umask(old_mask);
+  struct stat st {};
+  ASSERT_EQ(::stat(p.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0644u);
+  // An existing file keeps its mode.
+  ASSERT_EQ(::chmod(p.c_str(), 0600), 0);
+  write_file_atomic(p, "y");
+  ASSERT_EQ(::stat(p.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
 }
 
 TEST(Fs, WriteIntoMissingDirectoryIsBadInput) {

@@ -1,0 +1,224 @@
+// Series noise from history and per-run pooling (compare/history.hpp, compare_sides).
+// All data are fixtures: seeded normal samples written into a temporary store, not measurements.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "compare/compare.hpp"
+#include "compare/history.hpp"
+#include "compare/selection.hpp"
+#include "fixtures.hpp"
+#include "results/store.hpp"
+#include "util/fs.hpp"
+
+namespace gpubench::compare {
+namespace {
+
+using nlohmann::json;
+constexpr const char* k_bench = "calibration/spin/work:1";
+
+// Fixture: one suite run of 10 repetitions of k_bench, real_time around 1000 ns x level with
+// within-run CV `cv`; with `median_row` also Google Benchmark's median aggregate.
+json doc(double level, double cv, unsigned seed, bool median_row = false) {
+  std::vector<double> v = testing::normal_samples(1000.0 * level, cv, 10, seed);
+  json list = json::array();
+  for (std::size_t r = 0; r < v.size(); ++r) {
+    list.push_back({{"name", k_bench},
+                    {"run_name", k_bench},
+                    {"run_type", "iteration"},
+                    {"repetitions", 10},
+                    {"repetition_index", r},
+                    {"threads", 1},
+                    {"iterations", 100},
+                    {"real_time", v[r]},
+                    {"cpu_time", v[r]},
+                    {"time_unit", "ns"}});
+  }
+  if (median_row) {
+    // Deliberately not the repetitions' median, so the test sees which one was used.
+    list.push_back({{"name", std::string(k_bench) + "_median"},
+                    {"run_name", k_bench},
+                    {"run_type", "aggregate"},
+                    {"aggregate_name", "median"},
+                    {"repetitions", 10},
+                    {"threads", 1},
+                    {"iterations", 100},
+                    {"real_time", 1000.0 * level},
+                    {"cpu_time", 1000.0 * level},
+                    {"time_unit", "ns"}});
+  }
+  return {{"benchmarks", list}};
+}
+
+class History : public ::testing::Test {
+ protected:
+  TempDir m_dir{"gpubench-test-history"};
+  results::Store m_store =
+      results::Store::open(m_dir.path() / "h.db", results::OpenMode::read_write_create);
+  int m_runs = 0;
+
+  // Adds a complete run; returns its id. Runs get increasing start times.
+  int64_t add_run(double level, double cv = 0.002, const std::string& profile = "quick",
+                  const std::string& cpu = "Fixture CPU", bool median_row = false) {
+    results::RunInfo info;
+    info.host.hostname = "fixture-host";
+    info.host.cpu_model = cpu;
+    info.config.profile = profile;
+    char started[40];
+    std::snprintf(started, sizeof started, "2026-01-01T00:%02d:00.000Z", m_runs);
+    info.started_at = started;
+    int64_t run = m_store.begin_run(info);
+    results::SuiteRunInfo suite;
+    suite.suite = "calibration";
+    suite.executable = "gpubench-calibration";
+    int64_t sr = m_store.add_suite_run(run, suite);
+    m_store.ingest_benchmark_json(
+        sr, doc(level, cv, 100u + static_cast<unsigned>(m_runs), median_row), "calibration");
+    m_store.finish_run(run, results::RunStatus::complete);
+    ++m_runs;
+    return run;
+  }
+
+  Entry compare_runs(int64_t base, int64_t cand, int window) {
+    Side b = load_side(m_store, std::to_string(base));
+    Side c = load_side(m_store, std::to_string(cand));
+    HistoryNoise h = load_history_noise(m_store, b, c, window);
+    Options o;
+    o.history = &h;
+    Comparison cmp = compare_sides(b, c, o);
+    for (const Entry& e : cmp.entries) {
+      if (e.key.metric == "real_time") return e;
+    }
+    ADD_FAILURE() << "no real_time entry";
+    return {};
+  }
+
+  static Key key() { return Key{"calibration", k_bench, "real_time", "host"}; }
+};
+
+// Run levels that differ by a few % run to run, while each run is tight (CV 0.2%): the shared
+// machine case. The last pair differs by 5%.
+TEST_F(History, NoisyHistoryWidensTheMarginForAnAADifference) {
+  for (double level : {1.00, 1.04, 0.97, 1.03, 0.96, 1.02, 0.98}) add_run(level);
+  int64_t base = add_run(1.00);
+  int64_t cand = add_run(1.05);
+  Entry with = compare_runs(base, cand, 10);
+  ASSERT_TRUE(with.history);
+  EXPECT_EQ(with.history->runs, 8u);  // 7 before + base; the candidate is left out
+  EXPECT_GT(with.history->cv, 0.02);
+  EXPECT_EQ(with.noise_source, "history (8 runs)");
+  // One run a side: the ratio's run-to-run CV is sqrt(2) x the per-run CV.
+  EXPECT_NEAR(with.delta, 3 * std::sqrt(2.0) * with.history->cv, 1e-12);
+  EXPECT_GT(with.delta, 0.06);
+  EXPECT_NE(with.verdict, Verdict::regression) << with.reason;
+  EXPECT_NE(with.reason.find("history (8 runs)"), std::string::npos) << with.reason;
+  // Without history the same pair is called a regression: the test above can fail.
+  Entry without = compare_runs(base, cand, 0);
+  EXPECT_FALSE(without.history);
+  EXPECT_EQ(without.verdict, Verdict::regression) << without.reason;
+  EXPECT_EQ(without.noise_source, "threshold");
+}
+
+TEST_F(History, TenPercentAgainstAQuietHistoryIsStillARegression) {
+  for (double level : {1.000, 1.005, 0.996, 1.004, 0.995, 1.002, 1.0}) add_run(level);
+  int64_t base = add_run(1.0);
+  int64_t cand = add_run(1.10);
+  Entry e = compare_runs(base, cand, 10);
+  ASSERT_TRUE(e.history);
+  EXPECT_LT(e.history->cv, 0.01);
+  EXPECT_NEAR(e.delta, 0.02, 0.01);
+  EXPECT_EQ(e.verdict, Verdict::regression) << e.reason;
+}
+
+TEST_F(History, FewerThanFiveRunsFallsBackToTheWithinRunCv) {
+  for (double level : {1.0, 1.05, 0.95}) add_run(level, 0.02);
+  int64_t base = add_run(1.0, 0.02);  // noisy inside the run: 3 x 2% > threshold
+  int64_t cand = add_run(1.0, 0.02);
+  Side b = load_side(m_store, std::to_string(base));
+  Side c = load_side(m_store, std::to_string(cand));
+  EXPECT_TRUE(load_history_noise(m_store, b, c, 10).empty());  // 4 runs: too few
+  Entry e = compare_runs(base, cand, 10);
+  EXPECT_FALSE(e.history);
+  EXPECT_EQ(e.noise_source, "within run");
+  EXPECT_NEAR(e.delta, 3 * e.sample_cv, 1e-12);
+}
+
+TEST_F(History, CandidateRunsAndOtherClassesAreExcluded) {
+  for (double level : {1.0, 1.001, 0.998, 1.002}) add_run(level);
+  add_run(0.7, 0.002, "standard");            // other configuration
+  add_run(0.7, 0.002, "quick", "Other CPU");  // other hardware class
+  int64_t base = add_run(0.999);
+  int64_t cand = add_run(1.3);
+  add_run(0.5);  // newer than both sides: not history
+  Side b = load_side(m_store, std::to_string(base));
+  Side c = load_side(m_store, std::to_string(cand));
+  HistoryNoise h = load_history_noise(m_store, b, c, 10);
+  ASSERT_EQ(h.count(key()), 1u);
+  EXPECT_EQ(h[key()].runs, 5u);  // runs 1-4 and base
+  EXPECT_LT(h[key()].cv, 0.005);
+  // The window keeps the newest runs only.
+  HistoryNoise h2 = load_history_noise(m_store, b, c, 4);
+  EXPECT_EQ(h2.count(key()), 0u);  // 4 runs: too few
+  Entry e = compare_runs(base, cand, 10);
+  EXPECT_EQ(e.verdict, Verdict::regression) << e.reason;
+}
+
+TEST_F(History, MedianAggregatesAreUsedWhenRecorded) {
+  // The aggregate rows say 1.00, 1.10, 0.90, 1.10, 0.90 while the repetitions are all around 1.0: a
+  // CV near 10% proves the aggregates were read.
+  for (double level : {1.00, 1.10, 0.90, 1.10}) add_run(level, 0.002, "quick", "Fixture CPU", true);
+  int64_t base = add_run(0.90, 0.002, "quick", "Fixture CPU", true);
+  int64_t cand = add_run(1.0, 0.002, "quick", "Fixture CPU", true);
+  Side b = load_side(m_store, std::to_string(base));
+  Side c = load_side(m_store, std::to_string(cand));
+  HistoryNoise h = load_history_noise(m_store, b, c, 10);
+  ASSERT_EQ(h.count(key()), 1u);
+  EXPECT_EQ(h[key()].runs, 5u);
+  EXPECT_NEAR(h[key()].cv, 1.4826 * 0.1, 0.01);
+}
+
+// --last N: each side pools 4 runs whose levels differ by ~3% run to run while each run is tight.
+// Tested as 40 independent repetitions, a 3% difference of the group means would look highly
+// significant; tested on per-run medians it is not called a regression.
+TEST(PerRunPooling, RunsBecomeOneSampleEach) {
+  auto side = [](const std::vector<double>& levels, unsigned seed) {
+    Side s;
+    int64_t id = 1;
+    for (double level : levels) {
+      results::ResultRow r = testing::row(k_bench, "real_time", "ns", results::Direction::lower,
+                                          testing::normal_samples(1000 * level, 0.002, 10, seed++));
+      r.device_index = std::nullopt;
+      r.suite_run_id = id++;
+      s.results.push_back(r);
+    }
+    return s;
+  };
+  Side base = side({1.00, 0.97, 1.03, 0.99}, 1);
+  Side cand = side({1.04, 1.01, 1.06, 1.02}, 50);
+  Comparison cmp = compare_sides(base, cand, Options{});
+  ASSERT_EQ(cmp.entries.size(), 1u);
+  const Entry& e = cmp.entries[0];
+  EXPECT_TRUE(e.base.per_run);
+  EXPECT_EQ(e.base.n, 4u);
+  EXPECT_EQ(e.base.runs, 4u);
+  EXPECT_EQ(e.noise_source, "between runs (per-run medians)");
+  EXPECT_NE(e.verdict, Verdict::regression) << e.reason;
+
+  // A 10% change over quiet runs is still found with 4 run medians a side.
+  Side quiet = side({1.00, 1.004, 0.997, 1.002}, 1);
+  Side slow = side({1.10, 1.104, 1.097, 1.102}, 50);
+  Comparison c2 = compare_sides(quiet, slow, Options{});
+  EXPECT_EQ(c2.entries[0].verdict, Verdict::regression) << c2.entries[0].reason;
+
+  // Two runs a side stay pooled repetitions (per-run needs >= 3 runs).
+  Side two = side({1.0, 1.0}, 7);
+  Comparison c3 = compare_sides(two, two, Options{});
+  EXPECT_FALSE(c3.entries[0].base.per_run);
+  EXPECT_EQ(c3.entries[0].base.n, 20u);
+}
+
+}  // namespace
+}  // namespace gpubench::compare
