@@ -13,24 +13,6 @@ nlohmann::json opt(const std::optional<T>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 
-nlohmann::json gpu_json(const results::GpuInfo& g) {
-  return {{"index", g.index},
-          {"uuid", g.uuid},
-          {"name", g.name},
-          {"pci_bus_id", g.pci_bus_id},
-          {"memory_bytes", opt(g.memory_bytes)},
-          {"sm_count", opt(g.sm_count)},
-          {"compute_capability", g.compute_capability},
-          {"max_sm_clock_mhz", opt(g.max_sm_clock_mhz)},
-          {"max_mem_clock_mhz", opt(g.max_mem_clock_mhz)},
-          {"default_sm_clock_mhz", opt(g.default_sm_clock_mhz)},
-          {"power_limit_w", opt(g.power_limit_w)},
-          {"ecc", g.ecc},
-          {"pcie_gen", opt(g.pcie_gen)},
-          {"pcie_width", opt(g.pcie_width)},
-          {"numa_node", opt(g.numa_node)}};
-}
-
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string out = "\"";
@@ -78,7 +60,7 @@ nlohmann::json run_to_json(const results::RunDetail& detail,
   const auto& h = info.host;
   const auto& s = info.software;
   nlohmann::json gpus = nlohmann::json::array();
-  for (const auto& g : info.gpus) gpus.push_back(gpu_json(g));
+  for (const auto& g : info.gpus) gpus.push_back(results::to_json(g));
   j["environment"] = {{"host",
                        {{"hostname", h.hostname},
                         {"cpu_model", h.cpu_model},

@@ -2,6 +2,8 @@
 // constraints in results/schema.cpp) and printed by the CLI: changing one is a schema change.
 #include "results/model.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace gpubench::results {
 
 const char* to_string(RunStatus status) {
@@ -81,6 +83,31 @@ const char* to_string(BenchmarkStatus status) {
       return "error";
   }
   return "error";
+}
+
+namespace {
+template <typename T>
+nlohmann::json or_null(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+}  // namespace
+
+nlohmann::json to_json(const GpuInfo& g) {
+  return {{"index", g.index},
+          {"uuid", g.uuid},
+          {"name", g.name},
+          {"pci_bus_id", g.pci_bus_id},
+          {"memory_bytes", or_null(g.memory_bytes)},
+          {"sm_count", or_null(g.sm_count)},
+          {"compute_capability", g.compute_capability},
+          {"max_sm_clock_mhz", or_null(g.max_sm_clock_mhz)},
+          {"max_mem_clock_mhz", or_null(g.max_mem_clock_mhz)},
+          {"default_sm_clock_mhz", or_null(g.default_sm_clock_mhz)},
+          {"power_limit_w", or_null(g.power_limit_w)},
+          {"ecc", g.ecc},
+          {"pcie_gen", or_null(g.pcie_gen)},
+          {"pcie_width", or_null(g.pcie_width)},
+          {"numa_node", or_null(g.numa_node)}};
 }
 
 }  // namespace gpubench::results

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +45,10 @@ struct GpuInfo {
   std::optional<int> pcie_width;
   std::optional<int> numa_node;
 };
+
+// Every field of a GpuInfo as JSON, unknown numbers as null. The store fingerprints GPUs with it
+// and `gpubench export`/`show --format json` print it, so both always carry the same fields.
+nlohmann::json to_json(const GpuInfo& gpu);
 
 struct SoftwareEnv {
   std::string driver_version = k_unknown;        // NVIDIA driver, "560.35.03"

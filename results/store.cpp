@@ -117,21 +117,10 @@ int64_t upsert_host(Database& db, const HostInfo& h) {
 }
 
 int64_t upsert_gpu(Database& db, int64_t host_id, const GpuInfo& g) {
-  const json fp = {{"host_id", host_id},
-                   {"uuid", g.uuid},
-                   {"name", g.name},
-                   {"pci_bus_id", g.pci_bus_id},
-                   {"memory_bytes", opt(g.memory_bytes)},
-                   {"sm_count", opt(g.sm_count)},
-                   {"compute_capability", g.compute_capability},
-                   {"max_sm_clock_mhz", opt(g.max_sm_clock_mhz)},
-                   {"max_mem_clock_mhz", opt(g.max_mem_clock_mhz)},
-                   {"default_sm_clock_mhz", opt(g.default_sm_clock_mhz)},
-                   {"power_limit_w", opt(g.power_limit_w)},
-                   {"ecc", g.ecc},
-                   {"pcie_gen", opt(g.pcie_gen)},
-                   {"pcie_width", opt(g.pcie_width)},
-                   {"numa_node", opt(g.numa_node)}};
+  // The device index is where the GPU sat in this run, not part of what the GPU is.
+  json fp = to_json(g);
+  fp.erase("index");
+  fp["host_id"] = host_id;
   return upsert(
       db, "gpu_devices",
       "INSERT INTO gpu_devices(fingerprint, uuid, host_id, name, pci_bus_id, memory_bytes, "
