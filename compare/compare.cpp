@@ -66,6 +66,17 @@ int Comparison::exit_code(FailOn fail_on) const {
   return 0;
 }
 
+void summarize(SideStats& s) {
+  s.n = s.values.size();
+  if (s.n > 0) {
+    s.median = median(s.values);
+    s.cv = coefficient_of_variation(s.values);
+    auto [lo, hi] = std::minmax_element(s.values.begin(), s.values.end());
+    s.min = *lo;
+    s.max = *hi;
+  }
+}
+
 namespace {
 
 // Rows of one identity on one side, pooled over runs.
@@ -115,14 +126,7 @@ SideStats side_stats(const Pool& pool) {
       s.values.insert(s.values.end(), values.begin(), values.end());
     }
   }
-  s.n = s.values.size();
-  if (s.n > 0) {
-    s.median = median(s.values);
-    s.cv = coefficient_of_variation(s.values);
-    auto [lo, hi] = std::minmax_element(s.values.begin(), s.values.end());
-    s.min = *lo;
-    s.max = *hi;
-  }
+  summarize(s);
   return s;
 }
 

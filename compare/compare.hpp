@@ -69,6 +69,9 @@ struct SideStats {
   std::vector<double> values;  // pooled samples
 };
 
+// Sets n, median, cv, min and max from `values`.
+void summarize(SideStats& stats);
+
 struct Entry {
   Key key;
   std::string case_name;

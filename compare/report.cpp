@@ -178,15 +178,7 @@ RunReport build_report(const results::RunDetail& run, const std::vector<results:
     for (int t : row.throttled) r.stats.throttled += t == 1 ? 1 : 0;
   }
   for (auto& [key, r] : pooled) {
-    SideStats& s = r.stats;
-    s.n = s.values.size();
-    if (s.n > 0) {
-      s.median = median(s.values);
-      s.cv = coefficient_of_variation(s.values);
-      auto [lo, hi] = std::minmax_element(s.values.begin(), s.values.end());
-      s.min = *lo;
-      s.max = *hi;
-    }
+    summarize(r.stats);
     report.rows.push_back(std::move(r));
   }
   return report;
