@@ -353,6 +353,7 @@ int parse_version(Database& db, const std::string& key, const std::string& text)
 const std::vector<Migration>& migrations() {
   static const std::vector<Migration> steps = {
       {1, "create the v1 schema", &create_v1},
+      {2, "second round: run states, GPU identity, exchange, statistics", &apply_v2},
   };
   return steps;
 }

@@ -12,16 +12,19 @@ class Database;
 namespace schema {
 
 // What this build writes into meta.schema_version.
-inline constexpr int k_version = 1;
+inline constexpr int k_version = 2;
 // Written into meta.compatible_version: the oldest gpubench schema that can read and write a
 // database of k_version. Raise it only when older code would corrupt the new layout.
-inline constexpr int k_compatible_version = 1;
+inline constexpr int k_compatible_version = 2;
 
 struct Migration {
   int to_version;           // this step migrates to_version - 1 -> to_version
   std::string description;  // for people ("create the v1 schema")
   void (*apply)(Database& db);
 };
+
+// The v1 -> v2 step (results/schema_v2.cpp).
+void apply_v2(Database& db);
 
 // migrations()[i] migrates version i to i + 1; version 0 is an empty database.
 const std::vector<Migration>& migrations();

@@ -40,13 +40,13 @@ class StoreTest : public ::testing::Test {
 
 TEST_F(StoreTest, CreatesSchemaWithVersionsAndWal) {
   Store store = Store::open(db_path(), OpenMode::read_write_create);
-  EXPECT_EQ(Store::schema_version(), 1);
+  EXPECT_EQ(Store::schema_version(), schema::k_version);
   Database& db = store.database();
   Statement st = db.prepare("SELECT key, value FROM meta ORDER BY key");
   std::map<std::string, std::string> meta;
   while (st.step()) meta[st.column_text(0)] = st.column_text(1);
-  EXPECT_EQ(meta["schema_version"], "1");
-  EXPECT_EQ(meta["compatible_version"], "1");
+  EXPECT_EQ(meta["schema_version"], std::to_string(schema::k_version));
+  EXPECT_EQ(meta["compatible_version"], std::to_string(schema::k_compatible_version));
   EXPECT_FALSE(meta["created_at"].empty());
   Statement mode = db.prepare("PRAGMA journal_mode");
   ASSERT_TRUE(mode.step());
@@ -212,6 +212,24 @@ TEST_F(StoreTest, NotSqliteIsRefusedUnchanged) {
   EXPECT_EQ(read_file(db_path()), garbage);
 }
 
+TEST_F(StoreTest, VersionOneDatabaseMigratesForwardKeepingItsRows) {
+  {
+    // A v1 database as the first release wrote it: the v1 step only, versions 1/1, one host.
+    Database raw = Database::open(db_path(), Access::read_write_create, 1000);
+    schema::migrations().at(0).apply(raw);
+    raw.exec("INSERT INTO meta(key, value) VALUES ('schema_version', '1'), "
+             "('compatible_version', '1'), ('created_at', '2026-01-01T00:00:00Z')");
+    raw.exec("INSERT INTO hosts(fingerprint, hostname, cpu_model, kernel, os, governor, arch) "
+             "VALUES ('fp-v1', 'old-host', 'cpu', 'k', 'os', 'g', 'x86_64')");
+  }
+  Store store = Store::open(db_path(), OpenMode::read_write);
+  EXPECT_EQ(schema::read_versions(store.database()).schema_version, schema::k_version);
+  Statement st = store.database().prepare("SELECT hostname FROM hosts WHERE fingerprint = 'fp-v1'");
+  ASSERT_TRUE(st.step());
+  EXPECT_EQ(st.column_text(0), "old-host");
+  EXPECT_GT(store.begin_run(sample_run_info()), 0);
+}
+
 TEST_F(StoreTest, NewerDatabaseIsRefusedUnchanged) {
   { Store::open(db_path(), OpenMode::read_write_create).begin_run(sample_run_info()); }
   {
@@ -228,7 +246,8 @@ TEST_F(StoreTest, NewerDatabaseIsRefusedUnchanged) {
     const Error e = expect_error([&] { Store::open(db_path(), mode); }, ExitCode::infrastructure,
                                  "newer gpubench");
     EXPECT_NE(e.why().find("999"), std::string::npos) << e.why();
-    EXPECT_NE(e.why().find("reads version 1"), std::string::npos) << e.why();
+    EXPECT_NE(e.why().find("reads version " + std::to_string(schema::k_version)), std::string::npos)
+        << e.why();
     EXPECT_NE(e.fix().find("upgrade gpubench"), std::string::npos) << e.fix();
   }
   EXPECT_EQ(read_file(db_path()), before);
@@ -238,7 +257,8 @@ TEST_F(StoreTest, NewerButCompatibleDatabaseIsUsed) {
   { Store::open(db_path(), OpenMode::read_write_create); }
   {
     Database raw = Database::open(db_path(), Access::read_write, 1000);
-    raw.exec("UPDATE meta SET value = '2' WHERE key = 'schema_version'");
+    raw.exec("UPDATE meta SET value = '" + std::to_string(schema::k_version + 1) +
+             "' WHERE key = 'schema_version'");
   }
   Store store = Store::open(db_path(), OpenMode::read_write);
   EXPECT_GT(store.begin_run(sample_run_info()), 0);
