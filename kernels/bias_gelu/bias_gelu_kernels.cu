@@ -1,0 +1,112 @@
+// bias + GELU kernels, v1..v3 (see bias_gelu.hpp for what each version adds and its byte count).
+//
+// Indexing: the matrix is rows x cols, row-major; element i = r * cols + c, so the bias element of
+// i is i % cols. Every kernel is a grid-stride loop: thread t handles items t, t + G, t + 2G, ...
+// (G = threads in the grid), so consecutive threads touch consecutive addresses and each warp's
+// accesses coalesce. Each element is read and written by exactly one thread, so no kernel needs
+// synchronisation, and y may alias x.
+#include <cuda_runtime.h>
+
+#include "kernels/bias_gelu/bias_gelu.hpp"
+#include "kernels/common/fusion_device.cuh"
+
+namespace gpubench::kernels::bias_gelu {
+namespace {
+
+using device::from_float;
+using device::to_float;
+
+__device__ __forceinline__ float gelu(float x) {
+  const float inner = 0.7978845608f * (x + 0.044715f * x * x * x);
+  return 0.5f * x * (1.0f + tanhf(inner));
+}
+
+// v1, kernel 1: y = x + b, rounded to the storage type (the intermediate an unfused graph stores).
+template <class T>
+__global__ void bias_add_kernel(const T* x, const T* __restrict__ bias, T* y, std::uint64_t n,
+                                std::uint64_t cols) {
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += stride) {
+    y[i] = from_float<T>(to_float(x[i]) + to_float(bias[i % cols]));
+  }
+}
+
+// v1, kernel 2: y = gelu(y) in place.
+template <class T>
+__global__ void gelu_kernel(T* y, std::uint64_t n) {
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += stride) {
+    y[i] = from_float<T>(gelu(to_float(y[i])));
+  }
+}
+
+// v2: one pass, y = gelu(x + b); the sum stays in a register.
+template <class T>
+__global__ void fused_kernel(const T* x, const T* __restrict__ bias, T* y, std::uint64_t n,
+                             std::uint64_t cols) {
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += stride) {
+    y[i] = from_float<T>(gelu(to_float(x[i]) + to_float(bias[i % cols])));
+  }
+}
+
+// v3: v2 on 128-bit packs. Item p covers elements [p * P, p * P + P) of one row (cols is a multiple
+// of P = Pack128<T>::size, so a pack never straddles two rows and its bias is contiguous too).
+template <class T>
+__global__ void fused_vec_kernel(const T* x, const T* __restrict__ bias, T* y,
+                                 std::uint64_t packs, std::uint64_t cols) {
+  using Pack = device::Pack128<T>;
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t p = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       p < packs; p += stride) {
+    const std::uint64_t first = p * Pack::size;
+    const Pack xv = device::load128(x + first);
+    const Pack bv = device::load128(bias + first % cols);
+    Pack out;
+#pragma unroll
+    for (int k = 0; k < Pack::size; ++k) {
+      out.v[k] = from_float<T>(gelu(to_float(xv.v[k]) + to_float(bv.v[k])));
+    }
+    device::store128(y + first, out);
+  }
+}
+
+}  // namespace
+
+int launch(Version v, Precision precision, const void* x, const void* bias, void* y,
+           std::uint64_t rows, std::uint64_t cols, CUstream_st* stream) {
+  if (!version_supports(v, precision, cols) || cols == 0) return cudaErrorInvalidValue;
+  const std::uint64_t n = rows * cols;
+  if (n == 0) return cudaSuccess;
+  return static_cast<int>(device::dispatch(precision, [&](auto tag) -> cudaError_t {
+    using T = decltype(tag);
+    const T* xt = static_cast<const T*>(x);
+    const T* bt = static_cast<const T*>(bias);
+    T* yt = static_cast<T*>(y);
+    constexpr int threads = device::k_block_threads;
+    switch (v) {
+      case Version::v1:
+        bias_add_kernel<T><<<device::grid_for(n), threads, 0, stream>>>(xt, bt, yt, n, cols);
+        if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+        gelu_kernel<T><<<device::grid_for(n), threads, 0, stream>>>(yt, n);
+        return cudaGetLastError();
+      case Version::v2:
+        fused_kernel<T><<<device::grid_for(n), threads, 0, stream>>>(xt, bt, yt, n, cols);
+        return cudaGetLastError();
+      case Version::v3: {
+        if (!device::aligned16(x) || !device::aligned16(bias) || !device::aligned16(y))
+          return cudaErrorInvalidValue;
+        const std::uint64_t packs = n / device::Pack128<T>::size;
+        fused_vec_kernel<T><<<device::grid_for(packs), threads, 0, stream>>>(xt, bt, yt, packs,
+                                                                             cols);
+        return cudaGetLastError();
+      }
+    }
+    return cudaErrorInvalidValue;
+  }));
+}
+
+}  // namespace gpubench::kernels::bias_gelu

@@ -1,0 +1,87 @@
+// Residual add + LayerNorm over a tokens x hidden matrix (the pre-LN transformer block's
+// "x = x + f(x); h = LN(x)"):
+//   s[r][c] = x[r][c] + res[r][c]                      (the new residual stream, an output)
+//   y[r][c] = (s[r][c] - mean_r) * rstd_r * gamma[c] + beta[c],   rstd_r = 1 / sqrt(var_r + eps)
+// with the biased variance var_r = mean_c (s - mean_r)^2 and eps = 1e-5. CUDA-free; kernels in
+// layernorm_kernels.cu.
+//
+// Versions (v1 the unfused baseline, each later one adds one strategy)
+//   v1  two kernels: s = x + res (elementwise), then LayerNorm of s, one block per row (two-pass)
+//   v2  fuses the add into the LayerNorm: one kernel, one block per row, the row kept in shared
+//       memory between the statistics and the normalisation
+//   v3  v2 as one warp per row with 128-bit vector loads and one-pass Welford mean and variance
+//
+// Bytes a perfect fused kernel must move (the effective-bandwidth numerator):
+//   read x, res (2*R*C) + write s, y (2*R*C) + read gamma, beta (2*C) = (4*R*C + 2*C) * element size
+// v1 moves (5*R*C + 2*C) * element size: its LayerNorm kernel reads s back from memory.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/common/precision.hpp"
+
+struct CUstream_st;
+
+namespace gpubench::kernels::layernorm {
+
+enum class Version { v1, v2, v3 };
+
+inline constexpr Version k_versions[] = {Version::v1, Version::v2, Version::v3};
+
+inline constexpr double k_epsilon = 1e-5;
+
+// v1 and v2 stage one row of FP32 in shared memory: at most 48 KiB without opting in.
+inline constexpr std::uint64_t k_max_cols = 12288;
+
+constexpr const char* to_string(Version v) {
+  switch (v) {
+    case Version::v1:
+      return "v1";
+    case Version::v2:
+      return "v2";
+    case Version::v3:
+      return "v3";
+  }
+  return "v1";
+}
+
+constexpr int launches_per_call(Version v) {
+  return v == Version::v1 ? 2 : 1;
+}
+
+constexpr std::uint64_t fused_bytes(std::uint64_t rows, std::uint64_t cols, std::size_t elem) {
+  return (4 * rows * cols + 2 * cols) * elem;
+}
+
+constexpr std::uint64_t version_bytes(Version v, std::uint64_t rows, std::uint64_t cols,
+                                      std::size_t elem) {
+  return v == Version::v1 ? (5 * rows * cols + 2 * cols) * elem : fused_bytes(rows, cols, elem);
+}
+
+constexpr bool version_supports(Version v, Precision p, std::uint64_t cols) {
+  if (cols == 0 || cols > k_max_cols) return false;
+  return v != Version::v3 || cols % elements_per_128_bits(p) == 0;
+}
+
+// Validation: an element of y passes when |gpu - ref| <= tol * scale with
+//   scale = |ref| + |ref - beta_c| + |gamma_c| + 1  (= |y| + |gamma_c| (|n| + 1) + 1, n the
+//   normalised value), because an error d in n reaches y as |gamma_c| d; s uses |ref| + 1.
+// Error budget of n:
+//   fp32  mean and variance are sums of up to C/32 sequential FP32 terms per thread plus a tree:
+//         (256 + 5) u = 1.6e-5 worst case at C = 8192, a few of those through rstd and (s - mean):
+//         tol = 1e-4 (typical errors are ~1e-6).
+//   fp16, bf16  v1 stores s in the storage type (error u |s|, i.e. u (|n| + 1) after scaling) and
+//         every version rounds y on store (u |y|): below 2 u * scale; tol = 4 u.
+constexpr double tolerance(Precision p) {
+  return p == Precision::fp32 ? 1e-4 : 4.0 * unit_roundoff(p);
+}
+
+// x, res, s, y: device pointers to rows*cols elements of `precision`; gamma, beta: cols elements.
+// s and y must not alias the inputs. Asynchronous on `stream`; returns the cudaError_t as an int,
+// cudaErrorInvalidValue (1) when the version does not support the shape.
+int launch(Version v, Precision precision, const void* x, const void* res, const void* gamma,
+           const void* beta, void* s, void* y, std::uint64_t rows, std::uint64_t cols,
+           CUstream_st* stream);
+
+}  // namespace gpubench::kernels::layernorm
