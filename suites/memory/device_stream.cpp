@@ -11,6 +11,7 @@
 #include "suites/common/cuda/check.hpp"
 #include "suites/common/cuda/device.hpp"
 #include "suites/common/cuda/guard.hpp"
+#include "suites/common/cuda/memory_bandwidth.hpp"
 #include "suites/common/cuda/resources.hpp"
 #include "suites/common/cuda/timing.hpp"
 
@@ -29,21 +30,6 @@ constexpr std::uint64_t k_validation_samples = 4096;
 constexpr std::uint64_t k_validation_tail = 1024;
 // Device memory left free beyond the arrays (L2 flusher, spin/probe buffers, the context's own).
 constexpr std::uint64_t k_device_headroom_bytes = 256 * k_mib;
-
-// Theoretical DRAM bandwidth of `device` in decimal GB/s: 2 transfers per memory clock (DDR/HBM)
-// x bus width, the formula of NVIDIA's bandwidthTest sample (A100 40GB: 1215 MHz x 5120 bit ->
-// 1555 GB/s; H100 SXM: 2619 MHz x 5120 bit -> 3352 GB/s, matching the data sheets). 0 when the
-// driver does not report the attributes.
-double peak_dram_gb_per_s(int device) {
-  int clock_khz = 0;
-  int bus_bits = 0;
-  if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return 0.0;
-  }
-  return 2.0 * static_cast<double>(clock_khz) * 1e3 * static_cast<double>(bus_bits) / 8.0 / 1e9;
-}
 
 // The launchers in the CUDA-free stream.hpp return cudaError_t as an int.
 cudaError_t as_cuda_error(int status) {
@@ -145,7 +131,7 @@ void device_benchmark(benchmark::State& state, km::StreamOp op, std::uint64_t ar
                          static_cast<double>(state.iterations());
     const double gb_per_s = timed_s > 0 ? bytes / timed_s / 1e9 : 0.0;
     state.counters["GB_per_s"] = gb_per_s;
-    const double peak = peak_dram_gb_per_s(device);
+    const double peak = cu::peak_dram_gb_per_s(device);
     if (peak > 0) state.counters["pct_of_peak"] = 100.0 * gb_per_s / peak;
     // Sample state (METHODOLOGY rule 5), not metrics: the lowest SM clock seen right after a
     // sample, in MHz, and how many samples ran below 75% of the peak clock.

@@ -1,0 +1,249 @@
+#include "suites/fusion/device_fusion.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "suites/common/cuda/check.hpp"
+#include "suites/common/cuda/guard.hpp"
+#include "suites/common/cuda/memory_bandwidth.hpp"
+#include "suites/fusion/device_runner.hpp"
+#include "suites/fusion/speedup.hpp"
+#include "suites/gemm/gemm_cases.hpp"
+
+namespace gpubench::fusion {
+
+namespace cu = suite::cuda;
+
+DeviceContext::DeviceContext(int device)
+    : info(cu::query_device(device)),
+      stream(cu::Stream::create()),
+      cublaslt(cu::CublasLtHandle::create()),
+      timer(stream.get(), info.clock_khz, static_cast<std::size_t>(info.l2_bytes)),
+      peak_gb_per_s(cu::peak_dram_gb_per_s(device)) {}
+
+void PreparedCase::prepare(Variant v) {
+  if (v != Variant::graph || m_graph) return;
+  m_dev.stream.synchronize();
+  m_graph = cu::CapturedGraph::capture(m_dev.stream.get(), [this] { enqueue(Variant::v1); });
+}
+
+void PreparedCase::call(Variant v) {
+  if (v == Variant::graph) {
+    m_graph.launch(m_dev.stream.get());
+  } else {
+    enqueue(v);
+  }
+}
+
+Validation PreparedCase::validate(Variant v) {
+  prepare(v);
+  poison_outputs();
+  call(v);
+  m_dev.stream.synchronize();
+  return check_outputs();
+}
+
+std::size_t device_bytes(const FusionCase& c, const cu::DeviceInfo& info) {
+  const std::size_t e = kernels::element_bytes(c.dtype);
+  const std::size_t n = c.tokens * c.hidden;
+  switch (c.family) {
+    case Family::bias_gelu:
+      return (2 * n + c.hidden) * e;
+    case Family::layernorm:
+      return (4 * n + 2 * c.hidden) * e;
+    case Family::softmax:
+      return 2 * n * e + 2 * c.tokens * sizeof(float);
+    case Family::gemm_bias_gelu:
+      return static_cast<std::size_t>(fused_bytes(c)) + gemm::workspace_bytes(info.cc_major);
+  }
+  return 0;
+}
+
+namespace {
+
+constexpr std::size_t k_headroom_bytes = std::size_t{256} << 20;  // timer, context, cuBLASLt
+constexpr double k_batch_target_ms = 2.0;
+
+struct SuiteState {
+  std::map<int, DeviceContext*> contexts;  // never destroyed: see suites/gemm/main.cpp
+  std::string prepared_key;
+  std::unique_ptr<PreparedCase> prepared;
+};
+
+SuiteState& state_of_suite() {
+  static auto* s = new SuiteState();
+  return *s;
+}
+
+DeviceContext& context_for(int device) {
+  auto& s = state_of_suite();
+  if (auto it = s.contexts.find(device); it != s.contexts.end()) return *it->second;
+  auto* ctx = new DeviceContext(device);
+  s.contexts.emplace(device, ctx);
+  return *ctx;
+}
+
+// The variants of one family, dtype, shape and device run one after another: keep their inputs,
+// free them before the next shape allocates.
+PreparedCase& prepared_for(const FusionCase& c, DeviceContext& dev) {
+  auto& s = state_of_suite();
+  const std::string key = baseline_key(c);
+  if (s.prepared && s.prepared_key == key) return *s.prepared;
+  s.prepared.reset();
+  s.prepared_key.clear();
+  const cu::MemoryInfo mem = cu::memory_info();
+  const std::size_t needed = device_bytes(c, dev.info) + k_headroom_bytes;
+  if (mem.free_bytes < needed) {
+    throw suite::SkipCase("not enough free device memory for " + baseline_key(c) + ": needs " +
+                          std::to_string(needed >> 20) + " MiB, " +
+                          std::to_string(mem.free_bytes >> 20) + " MiB free");
+  }
+  s.prepared = c.family == Family::gemm_bias_gelu ? prepare_gemm_bias_gelu(c, dev)
+                                                  : prepare_elementwise(c, dev);
+  s.prepared_key = key;
+  return *s.prepared;
+}
+
+struct Timing {
+  std::vector<double> per_call_ms;
+  double min_clock_mhz = 0.0;
+  bool throttled = false;
+  int calls_per_batch = 0;
+};
+
+Timing time_variant(PreparedCase& p, const FusionCase& c, DeviceContext& dev, int samples,
+                    benchmark::State* state) {
+  Timing t;
+  const auto batch = [&](int calls) {
+    return dev.timer.time_batch(
+        [&] {
+          for (int i = 0; i < calls; ++i) p.call(c.variant);
+        },
+        cu::CacheState::hot);
+  };
+  const auto probe = batch(1);
+  t.calls_per_batch =
+      device_calls_per_batch(probe.elapsed_ms, k_batch_target_ms, launches_per_call(c));
+  (void)batch(t.calls_per_batch);  // warm-up: clocks up, caches as the samples will find them
+  const auto take = [&](const cu::BatchSample& sample) {
+    const double ms = sample.elapsed_ms / t.calls_per_batch;
+    t.per_call_ms.push_back(ms);
+    t.throttled = t.throttled || sample.throttled;
+    if (sample.sm_clock_mhz > 0 && (t.min_clock_mhz == 0 || sample.sm_clock_mhz < t.min_clock_mhz))
+      t.min_clock_mhz = sample.sm_clock_mhz;
+    return ms;
+  };
+  if (state != nullptr) {
+    for (auto _ : *state) state->SetIterationTime(take(batch(t.calls_per_batch)) / 1e3);
+  } else {
+    for (int i = 0; i < samples; ++i) (void)take(batch(t.calls_per_batch));
+  }
+  return t;
+}
+
+std::string describe_sizes(const FusionCase& c) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.1f MiB",
+                static_cast<double>(device_bytes(c, cu::DeviceInfo{})) / (1024.0 * 1024.0));
+  return baseline_key(c) + ", " + text;
+}
+
+void run_device_case(benchmark::State& state, const FusionCase& c, const std::string& reason) {
+  if (!reason.empty()) {
+    suite::skip(state, reason);
+    return;
+  }
+  suite::run_guarded(state, describe_sizes(c), [&] {
+    GPUBENCH_CUDA_CHECK(cudaSetDevice(c.device));
+    DeviceContext& dev = context_for(c.device);
+    PreparedCase& p = [&]() -> PreparedCase& {
+      try {
+        return prepared_for(c, dev);
+      } catch (...) {
+        state_of_suite().prepared.reset();
+        state_of_suite().prepared_key.clear();
+        throw;
+      }
+    }();
+    // Validate before timing: a wrong answer is a failure, not a fast result.
+    const Validation v = p.validate(c.variant);
+    if (!v.passed) {
+      suite::fail(state, "validation failed: " + v.summary);
+      return;
+    }
+    const Timing t = time_variant(p, c, dev, 0, &state);
+    const double call_ms = median(t.per_call_ms);
+    const std::string key = baseline_key(c);
+    if (c.variant == Variant::v1) {
+      for (double ms : t.per_call_ms) baselines().record(key, ms);
+    } else if (!baselines().median_ms(key)) {
+      FusionCase v1 = c;
+      v1.variant = Variant::v1;
+      p.prepare(Variant::v1);
+      for (double ms : time_variant(p, v1, dev, 5, nullptr).per_call_ms)
+        baselines().record(key, ms);
+    }
+    const double gb_per_s =
+        call_ms > 0 ? static_cast<double>(fused_bytes(c)) / (call_ms * 1e-3) / 1e9 : 0.0;
+    state.counters["time_per_call_us"] = call_ms * 1e3;
+    state.counters["GB_per_s"] = gb_per_s;
+    if (dev.peak_gb_per_s > 0) state.counters["pct_of_peak"] = 100.0 * gb_per_s / dev.peak_gb_per_s;
+    if (const auto base = baselines().median_ms(key); base && call_ms > 0)
+      state.counters["speedup_over_v1"] = c.variant == Variant::v1 ? 1.0 : *base / call_ms;
+    state.counters["launches_per_call"] = launches_per_call(c);
+    if (c.family == Family::gemm_bias_gelu && call_ms > 0)
+      state.counters["TFLOP_per_s"] = gemm_flops(c) / (call_ms * 1e-3) / 1e12;
+    // Sample state (METHODOLOGY rule 5), stored with the samples, not as metrics.
+    state.counters["throttled"] = t.throttled ? 1.0 : 0.0;
+    state.counters["sm_clock_mhz"] = t.min_clock_mhz;
+    std::string label = std::string(kernels::to_string(c.dtype)) + " kernels_per_call=" +
+                        std::to_string(kernels_per_call(c));
+    if (c.variant == Variant::graph)
+      label += " (one graph of " + std::to_string(p.graph_nodes()) + " nodes)";
+    label += " calls_per_sample=" + std::to_string(t.calls_per_batch) +
+             " fused_bytes=" + std::to_string(fused_bytes(c)) +
+             " variant_bytes=" + std::to_string(variant_bytes(c));
+    if (dev.peak_gb_per_s > 0) {
+      char text[48];
+      std::snprintf(text, sizeof text, " peak_GB_per_s=%.0f", dev.peak_gb_per_s);
+      label += text;
+    }
+    const std::string more = p.describe();
+    if (!more.empty()) label += " " + more;
+    label += "; validated: " + v.summary;
+    state.SetLabel(label);
+  });
+}
+
+}  // namespace
+
+void add_device_context(const std::vector<int>& devices, const std::string& reason) {
+  std::vector<cu::DeviceInfo> infos;
+  if (reason.empty()) {
+    try {
+      for (int d : devices) infos.push_back(cu::query_device(d));
+    } catch (const std::exception&) {
+      infos.clear();  // the cases will fail with the error when they query the device
+    }
+  }
+  benchmark::AddCustomContext("gpubench.devices", cu::devices_json(infos));
+}
+
+void register_device_benchmarks(suite::Profile profile, const std::vector<int>& devices,
+                                const std::string& reason) {
+  for (const FusionCase& c : device_cases(profile, devices)) {
+    benchmark::RegisterBenchmark(benchmark_name(c).c_str(),
+                                 [c, reason](benchmark::State& st) {
+                                   run_device_case(st, c, reason);
+                                 })
+        ->UseManualTime()
+        ->Iterations(k_device_samples)
+        ->Unit(benchmark::kMicrosecond);
+  }
+}
+
+}  // namespace gpubench::fusion

@@ -1,0 +1,25 @@
+// Device half of the fusion suite (CUDA only): registers every device case of a profile, one GPU
+// at a time. Each case: inputs filled on the device with seeded normal values; the variant
+// validated against the CPU reference on sampled rows (outputs poisoned with NaN first, so a
+// variant that writes nothing fails); one batch to size the batches (about 2 ms, at most 400
+// launches); one warm-up batch; then k_device_samples samples, each a batch of back-to-back calls
+// queued behind the spin kernel and timed with CUDA events (hot: consecutive calls may find the
+// inputs in L2 when they fit there, as in a real model's back-to-back layers).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "suites/common/suite_support.hpp"
+
+namespace gpubench::fusion {
+
+// Adds "gpubench.devices" (UUIDs of `devices`) to the benchmark context. `reason` non-empty: no
+// device is usable, the list is empty.
+void add_device_context(const std::vector<int>& devices, const std::string& reason);
+
+// `reason` non-empty: every case is registered and skipped with it ("no CUDA device (...)").
+void register_device_benchmarks(suite::Profile profile, const std::vector<int>& devices,
+                                const std::string& reason);
+
+}  // namespace gpubench::fusion

@@ -1,0 +1,71 @@
+// Internals of the fusion suite's device half (CUDA only): the per-device context and a prepared
+// case that can queue any variant of its family and validate it.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <memory>
+#include <string>
+
+#include "suites/common/cuda/captured_graph.hpp"
+#include "suites/common/cuda/device.hpp"
+#include "suites/common/cuda/resources.hpp"
+#include "suites/common/cuda/timing.hpp"
+#include "suites/fusion/fusion_cases.hpp"
+
+namespace gpubench::fusion {
+
+// Per-device state shared by every case on that device. The device must be current.
+struct DeviceContext {
+  explicit DeviceContext(int device);
+  suite::cuda::DeviceInfo info;
+  suite::cuda::Stream stream;
+  suite::cuda::CublasLtHandle cublaslt;
+  suite::cuda::BatchTimer timer;
+  double peak_gb_per_s = 0.0;  // theoretical DRAM bandwidth, 0 when unknown
+};
+
+struct Validation {
+  bool passed = false;
+  std::string summary;
+};
+
+// Inputs and outputs of one family, dtype and shape on one device, shared by all its variants.
+class PreparedCase {
+ public:
+  explicit PreparedCase(DeviceContext& dev) : m_dev(dev) {}
+  virtual ~PreparedCase() = default;
+  PreparedCase(const PreparedCase&) = delete;
+  PreparedCase& operator=(const PreparedCase&) = delete;
+
+  // Queues one call of `v` on the device's stream (graph: one replay of v1's captured chain).
+  // Call prepare(v) first, outside any timed batch.
+  void call(Variant v);
+  // Makes `v` ready to be called: captures the graph of v1 the first time graph is asked for.
+  void prepare(Variant v);
+  // Poisons the outputs, runs one call, synchronises and compares with the CPU reference.
+  Validation validate(Variant v);
+  // Nodes of v1's captured graph (0 before it is captured).
+  std::size_t graph_nodes() const noexcept { return m_graph.node_count(); }
+  // Details worth a label (e.g. the cuBLASLt algorithms).
+  virtual std::string describe() const { return {}; }
+
+ protected:
+  virtual void enqueue(Variant v) = 0;  // v1, v2, v3, epilogue
+  virtual void poison_outputs() = 0;
+  virtual Validation check_outputs() = 0;  // after synchronisation
+  DeviceContext& m_dev;
+
+ private:
+  suite::cuda::CapturedGraph m_graph;
+};
+
+// Bytes of device memory the case allocates (inputs, outputs, scratch, workspace).
+std::size_t device_bytes(const FusionCase& c, const suite::cuda::DeviceInfo& info);
+
+// device_families.cpp: bias_gelu, layernorm, softmax. gemm_bias_gelu.cpp: the GEMM case.
+// Both throw SkipCase when the GPU cannot run the case and CudaError on CUDA failures.
+std::unique_ptr<PreparedCase> prepare_elementwise(const FusionCase& c, DeviceContext& dev);
+std::unique_ptr<PreparedCase> prepare_gemm_bias_gelu(const FusionCase& c, DeviceContext& dev);
+
+}  // namespace gpubench::fusion

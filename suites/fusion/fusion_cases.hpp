@@ -1,0 +1,103 @@
+// The fusion suite's cases, names, byte and launch accounting, sweeps and iteration counts
+// (CUDA-free, unit-tested on every machine).
+//
+// Names (DESIGN.md: <suite>/<case>/<param>:<value>/...):
+//   fusion/<family>/variant:<v>/dtype:<d>/tokens:<R>/hidden:<C>/device:<N>
+//   fusion/<family>/variant:<v>/dtype:fp32/tokens:<R>/hidden:<C>/threads:<n>/device:host
+//   fusion/gemm_bias_gelu/variant:<v>/dtype:<d>/tokens:<N>/in:<K>/out:<M>/device:<N>
+// family: bias_gelu, layernorm, softmax, gemm_bias_gelu. variant: v1 (the unfused baseline), v2,
+// v3 (fused kernels, see kernels/<family>/<family>.hpp), graph (v1's chain captured once as a CUDA
+// Graph and replayed: the launch-overhead part of the fused gain), epilogue (cuBLASLt's
+// CUBLASLT_EPILOGUE_GELU_BIAS). On device:host, v1 is the CPU reference's separate passes over the
+// whole matrix and v2 its fused single pass per row; threads:n runs them on n workers of the
+// thread pool, rows split in contiguous chunks.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernels/common/precision.hpp"
+#include "suites/common/suite_support.hpp"
+
+namespace gpubench::fusion {
+
+using kernels::Precision;
+
+enum class Family { bias_gelu, layernorm, softmax, gemm_bias_gelu };
+enum class Variant { v1, v2, v3, graph, epilogue };
+
+inline constexpr int k_host_device = -1;  // FusionCase::device of a host case
+
+const char* to_string(Family f);
+const char* to_string(Variant v);
+
+struct FusionCase {
+  Family family = Family::bias_gelu;
+  Variant variant = Variant::v1;
+  Precision dtype = Precision::fp32;
+  std::uint64_t tokens = 0;       // rows of the activation matrix (GEMM: n)
+  std::uint64_t hidden = 0;       // columns (GEMM: out features m, the bias length)
+  std::uint64_t in_features = 0;  // GEMM only: k
+  int device = k_host_device;     // CUDA ordinal, or k_host_device
+  int threads = 1;                // host cases only
+
+  bool on_host() const noexcept { return device == k_host_device; }
+};
+
+// The benchmark name (see the header comment), without Google Benchmark's suffixes.
+std::string benchmark_name(const FusionCase& c);
+
+// The name of the same case with variant v1: the speed-up baseline.
+std::string baseline_key(const FusionCase& c);
+
+// Bytes a perfect fused implementation must move per call (the effective-bandwidth numerator),
+// per family (kernels/<family>/<family>.hpp); GEMM: A, B, D and the bias once each.
+std::uint64_t fused_bytes(const FusionCase& c);
+// Bytes the variant itself moves per call when nothing stays in cache between its steps.
+std::uint64_t variant_bytes(const FusionCase& c);
+// Host API launches per call: kernels (and cuBLASLt calls) for v1..v3 and epilogue, 1 for graph.
+int launches_per_call(const FusionCase& c);
+// Kernels (or library calls) one call executes: for graph, the captured chain's.
+int kernels_per_call(const FusionCase& c);
+// Host cases: passes over the whole matrix per call (v1: one per unfused step, v2: 1).
+int passes_per_call(const FusionCase& c);
+// GEMM only: 2 * M * N * K.
+double gemm_flops(const FusionCase& c);
+
+// Whether the variant exists for the family and can run the shape (vector widths, LayerNorm's
+// shared-memory row), with the reason when not.
+std::optional<std::string> unsupported_reason(const FusionCase& c);
+
+struct Shape {
+  std::uint64_t tokens = 0;
+  std::uint64_t hidden = 0;
+  std::uint64_t in_features = 0;  // GEMM only
+};
+
+// Sizes from launch-bound (small) to bandwidth-bound (large), per profile.
+std::vector<Shape> device_shapes(Family f, suite::Profile profile);
+std::vector<Shape> host_shapes(suite::Profile profile);
+std::vector<Precision> device_dtypes(Family f, suite::Profile profile);
+
+// Every device case of a profile for the given devices, each family's v1 first so the speed-up
+// baselines exist when the fused variants run.
+std::vector<FusionCase> device_cases(suite::Profile profile, const std::vector<int>& devices);
+// Every host case: fp32, thread counts {1, usable_cpus} (standard/full: 1, 2, 4, ... all).
+std::vector<FusionCase> host_cases(suite::Profile profile, int usable_cpus);
+
+// Host cases: timed calls per repetition, so each lasts tens of milliseconds (about 2M elements of
+// work per repetition, at least 2 and at most 32 calls). Depends on the shape only, so names are
+// the same in every profile.
+int host_iterations(std::uint64_t tokens, std::uint64_t hidden);
+
+// Device cases: samples (Google Benchmark iterations) per repetition.
+inline constexpr int k_device_samples = 10;
+
+// Device cases: calls queued in one timed batch so it lasts about target_ms, at least 1 and with
+// at most max_launches kernel launches in the batch (below the spin kernel's queue limit).
+int device_calls_per_batch(double call_ms, double target_ms, int launches_per_call,
+                           int max_launches = 400);
+
+}  // namespace gpubench::fusion

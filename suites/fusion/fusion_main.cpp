@@ -1,0 +1,105 @@
+// gpubench-fusion: fused versus unfused kernels (DESIGN.md "Suites"): bias + GELU, residual add +
+// LayerNorm, row softmax and GEMM + bias + GELU, each as v1 (unfused) against fused versions, a
+// CUDA Graph of v1, and cuBLASLt's epilogue; plus host variants of the three elementwise families
+// measured on the CPU. See suites/fusion/README.md for names, byte counts and sweeps.
+//
+// Flags besides Google Benchmark's: --device N | all (or GPUBENCH_DEVICE), --gpubench_info.
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "suites/common/suite_support.hpp"
+#include "suites/fusion/host_fusion.hpp"
+#include "suites/memory/thread_pool.hpp"
+#include "util/error.hpp"
+
+#if GPUBENCH_FUSION_DEVICE
+#include "suites/common/cuda/device.hpp"
+#include "suites/common/device_selection.hpp"
+#include "suites/fusion/device_fusion.hpp"
+#endif
+
+namespace gpubench::fusion {
+namespace {
+
+std::vector<suite::MetricSpec> metrics() {
+  using suite::Direction;
+  return {
+      {"time_per_call_us", "us", Direction::lower,
+       "median time of one call of the variant (device: CUDA events over a batch of calls queued "
+       "behind a spin kernel; host: steady_clock)"},
+      {"GB_per_s", "GB/s", Direction::higher,
+       "effective bandwidth: the bytes a perfect fused kernel must move per call (per family, see "
+       "the suite README) / time per call, decimal GB/s"},
+      {"pct_of_peak", "%", Direction::higher,
+       "device cases: GB_per_s as a percentage of the GPU's theoretical DRAM bandwidth (2 x memory "
+       "clock x bus width, as the memory suite computes it); sizes that fit in L2 can exceed 100"},
+      {"speedup_over_v1", "x", Direction::higher,
+       "median time per call of v1 (the unfused baseline: same family, dtype, size, device and "
+       "threads) / this variant's; 1 for v1 itself"},
+      {"launches_per_call", "launches", Direction::lower,
+       "device cases: kernel launches (cuBLASLt calls count as one) the host issues per call; a "
+       "CUDA Graph replay is one launch"},
+      {"passes_per_call", "passes", Direction::lower,
+       "host cases: passes over the whole matrix per call (v1: one per unfused step; v2: one)"},
+      {"TFLOP_per_s", "TFLOP/s", Direction::higher,
+       "gemm_bias_gelu only: 2 x tokens x in x out per call / time per call"},
+  };
+}
+
+int fusion_main(int argc, char** argv) {
+#if GPUBENCH_FUSION_DEVICE
+  std::vector<int> devices;
+  std::string device_reason;
+  try {
+    const auto request = suite::take_device_request(argc, argv, std::getenv("GPUBENCH_DEVICE"));
+    const auto probe = suite::cuda::probe_devices();
+    device_reason = probe.reason;
+    devices = suite::resolve_devices(request, probe.count);
+  } catch (const gpubench::Error& e) {
+    std::cerr << "gpubench-fusion: error: "
+              << format_error_message(e.what_failed(), e.why(), e.fix()) << "\n";
+    return static_cast<int>(e.code());
+  }
+  add_device_context(devices, device_reason);
+#endif
+  benchmark::AddCustomContext(
+      "gpubench.fusion.inputs",
+      "seeded normal(0,1) activations, bias, residual, gamma and beta (splitmix64 + Box-Muller; "
+      "device inputs generated on the device, host inputs on the host); gemm_bias_gelu operands "
+      "normal(0, k^-1/4) so outputs are about normal(0,1)");
+  suite::SuiteInfo info;
+  info.name = "fusion";
+  info.description =
+      "Fused versus unfused kernels: bias+GELU, residual+LayerNorm, softmax, GEMM+bias+GELU "
+      "(cuBLASLt epilogue), CUDA Graph replay of the unfused chain; host variants on the CPU";
+  info.metrics = metrics();
+  info.availability = [&] {
+    suite::Availability a;
+    a.notes.push_back("host cases: " + std::to_string(suites::memory::usable_cpu_count()) +
+                      " usable CPUs");
+#if GPUBENCH_FUSION_DEVICE
+    a.notes.push_back(device_reason.empty() ? "device cases: available"
+                                            : "device cases: skipped: " + device_reason);
+#else
+    a.notes.push_back("device cases: not built (gpubench was built without CUDA)");
+#endif
+    return a;
+  };
+  info.register_benchmarks = [&] {
+    const suite::Profile profile = suite::profile_from_env();
+    register_host_benchmarks(profile);
+#if GPUBENCH_FUSION_DEVICE
+    register_device_benchmarks(profile, devices, device_reason);
+#endif
+  };
+  return suite::suite_main(argc, argv, info);
+}
+
+}  // namespace
+}  // namespace gpubench::fusion
+
+int main(int argc, char** argv) {
+  return gpubench::fusion::fusion_main(argc, argv);
+}
