@@ -36,8 +36,8 @@ std::vector<suite::MetricSpec> metrics() {
        "device cases: GB_per_s as a percentage of the GPU's theoretical DRAM bandwidth (2 x memory "
        "clock x bus width, as the memory suite computes it); sizes that fit in L2 can exceed 100"},
       {"speedup_over_v1", "x", Direction::higher,
-       "median time per call of v1 (the unfused baseline: same family, dtype, size, device and "
-       "threads) / this variant's; 1 for v1 itself"},
+       "v1's median time per call (the unfused baseline: same family, dtype, size, device and "
+       "threads; the same repetition) / this variant's; 1 for v1 itself"},
       {"launches_per_call", "launches", Direction::lower,
        "device cases: kernel launches (cuBLASLt calls count as one) the host issues per call; a "
        "CUDA Graph replay is one launch"},

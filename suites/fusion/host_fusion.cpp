@@ -238,17 +238,18 @@ void run_host_case(benchmark::State& state, const FusionCase& c) {
   }
   const double call_ms = median(per_call_ms);
   const std::string key = baseline_key(c);
+  const std::size_t repetition = baselines().next_repetition(benchmark_name(c));
   if (c.variant == Variant::v1) {
-    for (double ms : per_call_ms) baselines().record(key, ms);
-  } else if (!baselines().median_ms(key)) {
+    baselines().record(key, call_ms);
+  } else if (!baselines().for_repetition(key, repetition)) {
     FusionCase v1 = c;
     v1.variant = Variant::v1;
-    for (double ms : time_calls(v1, d, pool, 3)) baselines().record(key, ms);
+    baselines().record(key, median(time_calls(v1, d, pool, 3)));
   }
   const double bytes = static_cast<double>(fused_bytes(c));
   state.counters["time_per_call_us"] = call_ms * 1e3;
   state.counters["GB_per_s"] = call_ms > 0 ? bytes / (call_ms * 1e-3) / 1e9 : 0.0;
-  if (const auto base = baselines().median_ms(key); base && call_ms > 0)
+  if (const auto base = baselines().for_repetition(key, repetition); base && call_ms > 0)
     state.counters["speedup_over_v1"] = c.variant == Variant::v1 ? 1.0 : *base / call_ms;
   state.counters["passes_per_call"] = passes_per_call(c);
   state.SetLabel("fp32 on " + std::to_string(c.threads) + " thread(s); perfect-fusion bytes " +

@@ -4,14 +4,18 @@
 
 namespace gpubench::fusion {
 
-void Baselines::record(const std::string& key, double ms_per_call) {
-  m_samples[key].push_back(ms_per_call);
+void Baselines::record(const std::string& key, double median_ms) {
+  m_v1[key].push_back(median_ms);
 }
 
-std::optional<double> Baselines::median_ms(const std::string& key) const {
-  const auto it = m_samples.find(key);
-  if (it == m_samples.end() || it->second.empty()) return std::nullopt;
-  return median(it->second);
+std::optional<double> Baselines::for_repetition(const std::string& key, std::size_t index) const {
+  const auto it = m_v1.find(key);
+  if (it == m_v1.end() || it->second.empty()) return std::nullopt;
+  return it->second[std::min(index, it->second.size() - 1)];
+}
+
+std::size_t Baselines::next_repetition(const std::string& name) {
+  return m_runs[name]++;
 }
 
 Baselines& baselines() {

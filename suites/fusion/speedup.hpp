@@ -1,10 +1,12 @@
-// Speed-up over v1 (CUDA-free): each v1 case records its per-call times under its name; a later
-// variant of the same family, dtype, shape and device divides v1's median by its own. Google
-// Benchmark runs a benchmark's repetitions back to back and the suite registers v1 first, so the
-// baseline is the median over every v1 sample of this process. A variant whose v1 did not run
-// (filtered out) times v1 itself first (see the runners).
+// Speed-up over v1 (CUDA-free). Google Benchmark runs a benchmark's repetitions back to back and
+// the suite registers v1 before the variants of the same family, dtype, shape and device, so each
+// v1 repetition records its median per-call time here, and repetition i of a later variant divides
+// v1's repetition i by its own median. Pairing repetitions (instead of one pooled v1 figure) keeps
+// v1's run-to-run noise in the spread of the speed-up, so `compare` does not read noise as change.
+// A variant whose v1 did not run (filtered out) times v1 itself first (see the runners).
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
@@ -14,12 +16,16 @@ namespace gpubench::fusion {
 
 class Baselines {
  public:
-  void record(const std::string& key, double ms_per_call);
-  // Median per-call time of the baseline, if any sample was recorded.
-  std::optional<double> median_ms(const std::string& key) const;
+  // Appends one v1 repetition's median per-call time under `key` (fusion_cases.hpp baseline_key).
+  void record(const std::string& key, double median_ms);
+  // v1's repetition `index` (its last one when v1 ran fewer repetitions); empty when none ran.
+  std::optional<double> for_repetition(const std::string& key, std::size_t index) const;
+  // 0, 1, 2, ... for successive runs of the benchmark `name` in this process.
+  std::size_t next_repetition(const std::string& name);
 
  private:
-  std::map<std::string, std::vector<double>> m_samples;
+  std::map<std::string, std::vector<double>> m_v1;
+  std::map<std::string, std::size_t> m_runs;
 };
 
 // The process's registry (suites run one benchmark at a time; not thread-safe).

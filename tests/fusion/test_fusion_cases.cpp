@@ -1,0 +1,276 @@
+// The fusion suite's names, byte and launch accounting, sweeps, batch sizing, validation and
+// speed-up bookkeeping (CUDA-free).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "suites/fusion/fusion_cases.hpp"
+#include "suites/fusion/fusion_validation.hpp"
+#include "suites/fusion/speedup.hpp"
+
+namespace gpubench::fusion {
+namespace {
+
+using suite::Profile;
+
+FusionCase make(Family f, Variant v, Precision p, std::uint64_t rows, std::uint64_t cols,
+                int device = 0) {
+  FusionCase c;
+  c.family = f;
+  c.variant = v;
+  c.dtype = p;
+  c.tokens = rows;
+  c.hidden = cols;
+  c.device = device;
+  return c;
+}
+
+TEST(FusionNames, CarryFamilyVariantDtypeSizeAndDevice) {
+  FusionCase c = make(Family::layernorm, Variant::v3, Precision::bf16, 4096, 8192, 1);
+  EXPECT_EQ(benchmark_name(c), "fusion/layernorm/variant:v3/dtype:bf16/tokens:4096/hidden:8192/device:1");
+  EXPECT_EQ(baseline_key(c), "fusion/layernorm/variant:v1/dtype:bf16/tokens:4096/hidden:8192/device:1");
+  c.device = k_host_device;
+  c.threads = 2;
+  c.variant = Variant::v2;
+  c.dtype = Precision::fp32;
+  EXPECT_EQ(benchmark_name(c),
+            "fusion/layernorm/variant:v2/dtype:fp32/tokens:4096/hidden:8192/threads:2/device:host");
+  FusionCase g = make(Family::gemm_bias_gelu, Variant::epilogue, Precision::bf16, 4096, 16384);
+  g.in_features = 4096;
+  EXPECT_EQ(benchmark_name(g),
+            "fusion/gemm_bias_gelu/variant:epilogue/dtype:bf16/tokens:4096/in:4096/out:16384/device:0");
+}
+
+TEST(FusionNames, EveryCaseOfEveryProfileParsesAndIsUnique) {
+  const std::regex pattern(
+      R"(fusion/(bias_gelu|layernorm|softmax|gemm_bias_gelu)/variant:(v1|v2|v3|graph|epilogue)/dtype:(fp32|fp16|bf16)/tokens:[0-9]+(/hidden:[0-9]+|/in:[0-9]+/out:[0-9]+)(/threads:[0-9]+/device:host|/device:[0-9]+))");
+  for (Profile p : {Profile::quick, Profile::standard, Profile::full}) {
+    std::set<std::string> names;
+    auto cases = device_cases(p, {0, 1});
+    const auto host = host_cases(p, 4);
+    cases.insert(cases.end(), host.begin(), host.end());
+    for (const auto& c : cases) {
+      const std::string name = benchmark_name(c);
+      EXPECT_TRUE(std::regex_match(name, pattern)) << name;
+      EXPECT_TRUE(names.insert(name).second) << "duplicate " << name;
+      EXPECT_FALSE(unsupported_reason(c).has_value()) << name;
+    }
+  }
+}
+
+TEST(FusionCases, V1ComesBeforeTheVariantsItIsTheBaselineOf) {
+  for (Profile p : {Profile::quick, Profile::standard}) {
+    std::set<std::string> seen_v1;
+    auto cases = device_cases(p, {0});
+    const auto host = host_cases(p, 2);
+    cases.insert(cases.end(), host.begin(), host.end());
+    for (const auto& c : cases) {
+      if (c.variant == Variant::v1) {
+        seen_v1.insert(baseline_key(c));
+      } else {
+        EXPECT_TRUE(seen_v1.count(baseline_key(c))) << benchmark_name(c);
+      }
+    }
+  }
+}
+
+TEST(FusionCases, QuickCoversEveryFamilyAndVariantAndSweepsFromSmallToLarge) {
+  std::set<std::string> combos;
+  std::uint64_t smallest = ~0ull, largest = 0;
+  for (const auto& c : device_cases(Profile::quick, {0})) {
+    combos.insert(std::string(to_string(c.family)) + "/" + to_string(c.variant));
+    if (c.family != Family::gemm_bias_gelu) {
+      smallest = std::min(smallest, fused_bytes(c));
+      largest = std::max(largest, fused_bytes(c));
+    }
+  }
+  for (const char* want :
+       {"bias_gelu/v1", "bias_gelu/v2", "bias_gelu/v3", "bias_gelu/graph", "layernorm/v1",
+        "layernorm/v2", "layernorm/v3", "layernorm/graph", "softmax/v1", "softmax/v2",
+        "softmax/graph", "gemm_bias_gelu/v1", "gemm_bias_gelu/epilogue", "gemm_bias_gelu/graph"}) {
+    EXPECT_TRUE(combos.count(want)) << want;
+  }
+  // Launch-bound (under 1 MB, a few microseconds of HBM time) to bandwidth-bound (far beyond any
+  // L2: > 256 MB).
+  EXPECT_LT(smallest, 1u << 20);
+  EXPECT_GT(largest, 256u << 20);
+  // The host part stays small: 3 families x 2 sizes x {1, all} threads x {v1, v2}.
+  EXPECT_EQ(host_cases(Profile::quick, 2).size(), 24u);
+  EXPECT_EQ(host_cases(Profile::quick, 1).size(), 12u);
+}
+
+TEST(FusionAccounting, BytesAPerfectFusedKernelMoves) {
+  // bias_gelu 2 x 4 fp32: read x (8), bias (4), write y (8) = 20 elements = 80 bytes.
+  auto c = make(Family::bias_gelu, Variant::v2, Precision::fp32, 2, 4);
+  EXPECT_EQ(fused_bytes(c), 80u);
+  EXPECT_EQ(variant_bytes(c), 80u);
+  c.variant = Variant::v1;  // y written, read back, written again: +16 elements
+  EXPECT_EQ(fused_bytes(c), 80u);
+  EXPECT_EQ(variant_bytes(c), 144u);
+  c.dtype = Precision::bf16;
+  EXPECT_EQ(fused_bytes(c), 40u);
+  // layernorm 2 x 4 bf16: x, res in, s, y out (32) + gamma, beta (8) = 40 elements.
+  auto l = make(Family::layernorm, Variant::v3, Precision::bf16, 2, 4);
+  EXPECT_EQ(fused_bytes(l), 80u);
+  l.variant = Variant::v1;
+  EXPECT_EQ(variant_bytes(l), 96u);  // + s read back by the LayerNorm kernel
+  // softmax 3 x 1024 fp16: x in, y out.
+  auto s = make(Family::softmax, Variant::v2, Precision::fp16, 3, 1024);
+  EXPECT_EQ(fused_bytes(s), 2u * 3 * 1024 * 2);
+  s.variant = Variant::graph;  // the chain of v1: x read three times, + 16 bytes of statistics/row
+  EXPECT_EQ(variant_bytes(s), 4u * 3 * 1024 * 2 + 16 * 3);
+  // GEMM m = 8 out, n = 4 tokens, k = 2 in, fp16: A 16 + B 8 + D 32 + bias 8 = 64 elements.
+  auto g = make(Family::gemm_bias_gelu, Variant::epilogue, Precision::fp16, 4, 8);
+  g.in_features = 2;
+  EXPECT_EQ(fused_bytes(g), 128u);
+  EXPECT_EQ(variant_bytes(g), 128u);
+  g.variant = Variant::v1;
+  EXPECT_EQ(variant_bytes(g), 128u + 2 * 32 * 2);
+  EXPECT_DOUBLE_EQ(gemm_flops(g), 2.0 * 8 * 4 * 2);
+}
+
+TEST(FusionAccounting, LaunchesAndKernelsPerCall) {
+  struct Want {
+    Family f;
+    Variant v;
+    int launches;
+    int kernels;
+  };
+  for (const Want w : {Want{Family::bias_gelu, Variant::v1, 2, 2},
+                       Want{Family::bias_gelu, Variant::v2, 1, 1},
+                       Want{Family::bias_gelu, Variant::v3, 1, 1},
+                       Want{Family::bias_gelu, Variant::graph, 1, 2},
+                       Want{Family::layernorm, Variant::v1, 2, 2},
+                       Want{Family::layernorm, Variant::v3, 1, 1},
+                       Want{Family::layernorm, Variant::graph, 1, 2},
+                       Want{Family::softmax, Variant::v1, 3, 3},
+                       Want{Family::softmax, Variant::v2, 1, 1},
+                       Want{Family::softmax, Variant::graph, 1, 3},
+                       Want{Family::gemm_bias_gelu, Variant::v1, 2, 2},
+                       Want{Family::gemm_bias_gelu, Variant::epilogue, 1, 1},
+                       Want{Family::gemm_bias_gelu, Variant::graph, 1, 2}}) {
+    const auto c = make(w.f, w.v, Precision::bf16, 64, 1024);
+    EXPECT_EQ(launches_per_call(c), w.launches) << benchmark_name(c);
+    EXPECT_EQ(kernels_per_call(c), w.kernels) << benchmark_name(c);
+  }
+  auto h = make(Family::softmax, Variant::v1, Precision::fp32, 64, 1024, k_host_device);
+  EXPECT_EQ(passes_per_call(h), 3);
+  h.variant = Variant::v2;
+  EXPECT_EQ(passes_per_call(h), 1);
+}
+
+TEST(FusionCases, UnsupportedCombinationsSayWhy) {
+  auto c = make(Family::bias_gelu, Variant::v3, Precision::bf16, 4, 1020);  // not a multiple of 8
+  ASSERT_TRUE(unsupported_reason(c));
+  EXPECT_NE(unsupported_reason(c)->find("multiple of 8"), std::string::npos);
+  c.dtype = Precision::fp32;  // 1020 = 255 x 4 floats: fine
+  EXPECT_FALSE(unsupported_reason(c));
+  EXPECT_TRUE(unsupported_reason(make(Family::layernorm, Variant::v2, Precision::fp32, 4, 16384)));
+  EXPECT_TRUE(unsupported_reason(make(Family::softmax, Variant::v3, Precision::fp32, 4, 64)));
+  EXPECT_TRUE(unsupported_reason(make(Family::gemm_bias_gelu, Variant::v1, Precision::fp32, 4, 64)));
+  EXPECT_TRUE(unsupported_reason(make(Family::bias_gelu, Variant::v3, Precision::fp32, 4, 64,
+                                      k_host_device)));
+  EXPECT_TRUE(unsupported_reason(make(Family::bias_gelu, Variant::v2, Precision::bf16, 4, 64,
+                                      k_host_device)));
+}
+
+TEST(FusionCases, HostIterationsAndDeviceBatches) {
+  EXPECT_EQ(host_iterations(64, 1024), 32);   // 2M / 65536
+  EXPECT_EQ(host_iterations(256, 4096), 2);   // clamped below
+  EXPECT_EQ(host_iterations(8192, 8192), 2);
+  EXPECT_EQ(host_iterations(1, 1), 32);       // clamped above
+  // About 2 ms per batch, never more than 400 launches.
+  EXPECT_EQ(device_calls_per_batch(0.01, 2.0, 1), 200);
+  EXPECT_EQ(device_calls_per_batch(0.001, 2.0, 1), 400);
+  EXPECT_EQ(device_calls_per_batch(0.001, 2.0, 3), 133);
+  EXPECT_EQ(device_calls_per_batch(5.0, 2.0, 2), 1);
+  EXPECT_EQ(device_calls_per_batch(0.0, 2.0, 2), 200);
+}
+
+TEST(FusionValidation, PassesWithinToleranceAndNamesTheFirstFailure) {
+  RowCheck ok(1e-3);
+  ok.add(0, 0, 1.0005, 1.0, 1.0, "y");
+  ok.add(0, 1, 0.0, 0.0, 1.0, "y");
+  EXPECT_TRUE(ok.passed());
+  EXPECT_NEAR(ok.worst(), 5e-4, 1e-9);
+  RowCheck bad(1e-3);
+  bad.add(3, 17, 1.5, 0.25, 1.25, "y");
+  bad.add(3, 18, std::nan(""), 0.25, 1.25, "y");
+  EXPECT_FALSE(bad.passed());
+  EXPECT_EQ(bad.failed(), 2u);
+  EXPECT_NE(bad.summary().find("y[3][17]: got 1.5, reference 0.25"), std::string::npos)
+      << bad.summary();
+  EXPECT_FALSE(RowCheck(1.0).passed());  // nothing checked is not a pass
+}
+
+TEST(FusionValidation, CheckRowCatchesAWrongElementOfEveryFamily) {
+  const std::uint64_t cols = 8;
+  const std::vector<double> x{0.1, -0.2, 0.3, 1.4, -2.5, 0.6, 0.7, -0.8};
+  const std::vector<double> res{1.0, 0.5, -0.5, 0.0, 0.25, -1.0, 2.0, 0.0};
+  const std::vector<double> bias{0.5, 0.5, 0.5, 0.5, -0.5, -0.5, -0.5, -0.5};
+  const std::vector<double> gamma{1, 2, 3, 4, 1, 2, 3, 4}, beta{0, 0, 1, 1, 0, 0, 1, 1};
+  const RowInputs in{x.data(), res.data(), bias.data(), gamma.data(), beta.data()};
+  for (Family f : {Family::bias_gelu, Family::layernorm, Family::softmax}) {
+    // The right answer, computed through the reference of the family itself.
+    std::vector<double> y(cols), s(cols);
+    for (std::uint64_t c = 0; c < cols; ++c) s[c] = x[c] + res[c];
+    // The expected outputs, written out independently of the references.
+    if (f == Family::bias_gelu) {
+      for (std::uint64_t c = 0; c < cols; ++c) {
+        const double z = x[c] + bias[c];
+        y[c] = 0.5 * z * (1 + std::tanh(0.7978845608028654 * (z + 0.044715 * z * z * z)));
+      }
+    } else if (f == Family::layernorm) {
+      double mean = 0, var = 0;
+      for (double v : s) mean += v / cols;
+      for (double v : s) var += (v - mean) * (v - mean) / cols;
+      for (std::uint64_t c = 0; c < cols; ++c)
+        y[c] = (s[c] - mean) / std::sqrt(var + 1e-5) * gamma[c] + beta[c];
+    } else {
+      double m = -1e300, sum = 0;
+      for (double v : x) m = std::max(m, v);
+      for (double v : x) sum += std::exp(v - m);
+      for (std::uint64_t c = 0; c < cols; ++c) y[c] = std::exp(x[c] - m) / sum;
+    }
+    RowCheck good(family_tolerance(f, Precision::fp32));
+    check_row(f, 0, cols, in, RowOutputs{y.data(), s.data()}, good);
+    EXPECT_TRUE(good.passed()) << to_string(f) << ": " << good.summary();
+    std::vector<double> wrong = y;
+    wrong[5] += 0.5;  // one wrong element
+    RowCheck bad(family_tolerance(f, Precision::bf16));
+    check_row(f, 0, cols, in, RowOutputs{wrong.data(), s.data()}, bad);
+    EXPECT_FALSE(bad.passed()) << to_string(f) << ": " << bad.summary();
+  }
+}
+
+TEST(FusionValidation, RowsIncludeTheEdgesAndStayDistinct) {
+  EXPECT_EQ(validation_rows(1), (std::vector<std::uint64_t>{0}));
+  EXPECT_EQ(validation_rows(5), (std::vector<std::uint64_t>{0, 1, 2, 3, 4}));
+  const auto rows = validation_rows(8192);
+  ASSERT_EQ(rows.size(), 8u);
+  EXPECT_EQ(rows.front(), 0u);
+  EXPECT_EQ(rows.back(), 8191u);
+  EXPECT_TRUE(std::is_sorted(rows.begin(), rows.end()));
+}
+
+TEST(FusionSpeedup, PairsRepetitionsWithV1s) {
+  Baselines b;
+  EXPECT_FALSE(b.for_repetition("k", 0));
+  b.record("k", 2.0);
+  b.record("k", 4.0);
+  EXPECT_EQ(*b.for_repetition("k", 0), 2.0);
+  EXPECT_EQ(*b.for_repetition("k", 1), 4.0);
+  EXPECT_EQ(*b.for_repetition("k", 7), 4.0);  // more repetitions than v1 had: its last
+  EXPECT_EQ(b.next_repetition("v2"), 0u);
+  EXPECT_EQ(b.next_repetition("v2"), 1u);
+  EXPECT_EQ(b.next_repetition("v3"), 0u);
+  EXPECT_EQ(median({3.0, 1.0, 2.0}), 2.0);
+  EXPECT_EQ(median({4.0, 1.0, 2.0, 3.0}), 2.5);
+}
+
+}  // namespace
+}  // namespace gpubench::fusion

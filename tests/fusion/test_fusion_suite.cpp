@@ -1,0 +1,163 @@
+// End-to-end checks of gpubench-fusion: the real binary runs as a child process.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "util/fs.hpp"
+
+namespace {
+
+struct ChildResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string shell_quote(const std::string& text) {
+  std::string out = "'";
+  for (char ch : text) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
+ChildResult run_suite(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
+  gpubench::TempDir dir("gpubench-test-fusion");
+  const auto err_path = dir.path() / "stderr.txt";
+  std::string cmd = "env";
+  for (const auto& e : env) cmd += " " + shell_quote(e);
+  cmd += " " + shell_quote((std::filesystem::path(GPUBENCH_BIN_DIR) / "gpubench-fusion").string());
+  for (const auto& a : args) cmd += " " + shell_quote(a);
+  cmd += " 2>" + shell_quote(err_path.string());
+  ChildResult result;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (pipe == nullptr) return result;
+  char buf[4096];
+  size_t got = 0;
+  while ((got = fread(buf, 1, sizeof buf, pipe)) > 0) result.out.append(buf, got);
+  const int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.err = gpubench::read_file(err_path);
+  return result;
+}
+
+bool is_error(const nlohmann::json& b) {
+  return b.contains("error_occurred") && b.at("error_occurred").get<bool>();
+}
+
+TEST(FusionSuite, EveryListedNameParses) {
+  const std::regex name(
+      R"(fusion/(bias_gelu|layernorm|softmax|gemm_bias_gelu)/variant:(v1|v2|v3|graph|epilogue)/dtype:(fp32|fp16|bf16)/tokens:[0-9]+(/hidden:[0-9]+|/in:[0-9]+/out:[0-9]+)(/threads:[0-9]+/device:host|/device:[0-9]+)/iterations:[0-9]+/manual_time)");
+  for (const std::string profile : {"quick", "standard", "full"}) {
+    const ChildResult r = run_suite({"--benchmark_list_tests=true"}, {"GPUBENCH_PROFILE=" + profile});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::set<std::string> names;
+    std::size_t start = 0;
+    int host = 0;
+    while (start < r.out.size()) {
+      const std::size_t end = r.out.find('\n', start);
+      const std::string line = r.out.substr(start, end - start);
+      start = end == std::string::npos ? r.out.size() : end + 1;
+      if (line.empty()) continue;
+      EXPECT_TRUE(std::regex_match(line, name)) << line;
+      EXPECT_TRUE(names.insert(line).second) << line;
+      host += line.find("device:host") != std::string::npos ? 1 : 0;
+    }
+    EXPECT_GT(host, 0) << profile;
+  }
+}
+
+TEST(FusionSuite, HostCasesReportValidatedMetricsAndDeviceCasesSkipWithTheReason) {
+  // The small shape of the quick profile: every family, v1 and v2, one thread.
+  const ChildResult r = run_suite(
+      {"--benchmark_filter=/tokens:64/hidden:1024/(threads:1/device:host|device:0)",
+       "--benchmark_format=json"},
+      {"GPUBENCH_PROFILE=quick"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(doc.contains("context"));
+  const auto& context = doc["context"];
+  ASSERT_TRUE(context.contains("gpubench.metrics"));
+  const auto metrics = nlohmann::json::parse(context.at("gpubench.metrics").get<std::string>());
+  std::set<std::string> declared;
+  for (const auto& m : metrics) {
+    declared.insert(m.at("name").get<std::string>());
+    EXPECT_FALSE(m.at("unit").get<std::string>().empty());
+  }
+  for (const char* want : {"time_per_call_us", "GB_per_s", "pct_of_peak", "speedup_over_v1",
+                           "launches_per_call", "passes_per_call", "TFLOP_per_s"}) {
+    EXPECT_TRUE(declared.count(want)) << want;
+  }
+  EXPECT_EQ(context.at("gpubench.suite"), "fusion");
+  int host = 0;
+  int device = 0;
+  for (const auto& b : doc.at("benchmarks")) {
+    const std::string name = b.at("name").get<std::string>();
+    if (name.find("device:host") != std::string::npos) {
+      ++host;
+      ASSERT_FALSE(is_error(b)) << name << ": " << b.value("error_message", "");
+      EXPECT_GT(b.at("GB_per_s").get<double>(), 0.0) << name;
+      EXPECT_GT(b.at("time_per_call_us").get<double>(), 0.0) << name;
+      EXPECT_GT(b["speedup_over_v1"].get<double>(), 0.0) << name;
+      const bool v1 = name.find("variant:v1") != std::string::npos;
+      if (v1) {
+        EXPECT_EQ(b["speedup_over_v1"].get<double>(), 1.0) << name;
+      }
+      const int passes = name.find("softmax") != std::string::npos ? 3 : 2;
+      EXPECT_EQ(b.at("passes_per_call").get<double>(), v1 ? passes : 1) << name;
+      EXPECT_NE(b.at("label").get<std::string>().find("validated: "), std::string::npos) << name;
+      // GB/s = the family's perfect-fusion bytes / time per call.
+      const double fused_bytes = name.find("layernorm") != std::string::npos
+                                     ? (4.0 * 64 * 1024 + 2 * 1024) * 4
+                                 : name.find("bias_gelu") != std::string::npos
+                                     ? (2.0 * 64 * 1024 + 1024) * 4
+                                     : 2.0 * 64 * 1024 * 4;
+      EXPECT_NEAR(b.at("GB_per_s").get<double>(),
+                  fused_bytes / (b.at("time_per_call_us").get<double>() * 1e-6) / 1e9,
+                  1e-6 * b.at("GB_per_s").get<double>())
+          << name;
+    } else {
+      ++device;
+#if GPUBENCH_TEST_HAVE_CUDA
+      if (is_error(b)) {
+        const std::string message = b.at("error_message").get<std::string>();
+        EXPECT_EQ(message.rfind("skipped: ", 0), 0u) << message;
+      } else {
+        EXPECT_GT(b.at("GB_per_s").get<double>(), 0.0) << name;
+        EXPECT_GE(b.at("launches_per_call").get<double>(), 1.0) << name;
+      }
+#endif
+    }
+  }
+  EXPECT_EQ(host, 6);
+#if GPUBENCH_TEST_HAVE_CUDA
+  EXPECT_EQ(device, 11);  // bias_gelu v1 v2 v3 graph, layernorm v1 v2 v3 graph, softmax v1 v2 graph
+#else
+  EXPECT_EQ(device, 0);
+#endif
+}
+
+TEST(FusionSuite, InfoDeclaresTheSuite) {
+  const ChildResult r = run_suite({"--gpubench_info"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto info = nlohmann::json::parse(r.out);
+  EXPECT_EQ(info.at("suite"), "fusion");
+  EXPECT_TRUE(info.at("runnable").get<bool>());
+  EXPECT_EQ(info.at("metrics")[0]["name"], "time_per_call_us");
+  EXPECT_EQ(info.at("metrics")[0]["direction"], "lower");
+}
+
+#if GPUBENCH_TEST_HAVE_CUDA
+TEST(FusionSuite, BadDeviceRequestExitsTwo) {
+  const ChildResult r = run_suite({"--device", "first"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("gpubench-fusion: error: "), std::string::npos) << r.err;
+}
+#endif
+
+}  // namespace

@@ -1,0 +1,199 @@
+// The CPU references of the fusion families against hand-computed values and properties.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "kernels/bias_gelu/bias_gelu.hpp"
+#include "kernels/bias_gelu/bias_gelu_reference.hpp"
+#include "kernels/layernorm/layernorm.hpp"
+#include "kernels/layernorm/layernorm_reference.hpp"
+#include "kernels/softmax/softmax.hpp"
+#include "kernels/softmax/softmax_reference.hpp"
+
+namespace kb = gpubench::kernels::bias_gelu;
+namespace kl = gpubench::kernels::layernorm;
+namespace ks = gpubench::kernels::softmax;
+
+namespace {
+
+std::vector<double> normal_values(std::size_t n, unsigned seed, double stddev = 1.0) {
+  std::mt19937_64 gen(seed);
+  std::normal_distribution<double> dist(0.0, stddev);
+  std::vector<double> v(n);
+  for (auto& x : v) x = dist(gen);
+  return v;
+}
+
+TEST(GeluReference, TanhFormAtKnownPoints) {
+  // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), evaluated by hand (Python, double).
+  EXPECT_EQ(kb::gelu_tanh(0.0), 0.0);
+  EXPECT_NEAR(kb::gelu_tanh(1.0), 0.8411919906082768, 1e-15);
+  EXPECT_NEAR(kb::gelu_tanh(-1.0), -0.15880800939172324, 1e-15);
+  EXPECT_NEAR(kb::gelu_tanh(-0.5), -0.15428599017485606, 1e-15);
+  EXPECT_NEAR(kb::gelu_tanh(3.0), 2.996362607918227, 1e-14);
+  // Far out it is the identity on the right and 0 on the left.
+  EXPECT_NEAR(kb::gelu_tanh(10.0), 10.0, 1e-12);
+  EXPECT_NEAR(kb::gelu_tanh(-10.0), 0.0, 1e-12);
+}
+
+TEST(GeluReference, ErfFormAtKnownPoints) {
+  EXPECT_NEAR(kb::gelu_erf(1.0), 0.8413447460685429, 1e-15);
+  EXPECT_NEAR(kb::gelu_erf(-3.0), -0.00404969409489031, 1e-15);
+}
+
+TEST(GeluReference, TanhFormWithinItsDocumentedErrorOfTheErfForm) {
+  double worst = 0.0;
+  double worst_x = 0.0;
+  for (double x = -10.0; x <= 10.0; x += 1e-3) {
+    const double d = std::fabs(kb::gelu_tanh(x) - kb::gelu_erf(x));
+    if (d > worst) {
+      worst = d;
+      worst_x = x;
+    }
+  }
+  EXPECT_LE(worst, kb::k_tanh_form_max_abs_error);
+  // The documented bound is tight (4.73e-4 near x = +-2.70), not a loose guess.
+  EXPECT_GT(worst, 0.95 * kb::k_tanh_form_max_abs_error);
+  EXPECT_NEAR(std::fabs(worst_x), 2.70, 0.01);  // the difference is even in x
+}
+
+TEST(BiasGeluReference, AddsTheBiasPerColumnThenAppliesGelu) {
+  const std::vector<double> x{0.0, 1.0, 2.0, -1.0, 0.5, 0.0};  // 2 rows x 3 columns
+  const std::vector<double> bias{1.0, -1.0, 0.0};
+  std::vector<double> y(6);
+  kb::reference(x.data(), bias.data(), y.data(), 2, 3);
+  EXPECT_NEAR(y[0], 0.8411919906082768, 1e-15);  // gelu(0 + 1)
+  EXPECT_EQ(y[1], 0.0);                          // gelu(1 - 1)
+  EXPECT_NEAR(y[2], 1.954597694087775, 1e-14);   // gelu(2)
+  EXPECT_EQ(y[3], 0.0);                          // gelu(-1 + 1)
+  EXPECT_NEAR(y[4], -0.15428599017485606, 1e-15);  // gelu(0.5 - 1)
+  EXPECT_EQ(y[5], 0.0);
+}
+
+TEST(BiasGeluReference, FusedPassEqualsTheUnfusedPassesInFloat) {
+  const auto xd = normal_values(64 * 96, 1);
+  const auto bd = normal_values(96, 2);
+  const std::vector<float> x(xd.begin(), xd.end()), b(bd.begin(), bd.end());
+  std::vector<float> unfused(x.size()), fused(x.size());
+  kb::reference(x.data(), b.data(), unfused.data(), 64, 96);
+  kb::fused_pass(x.data(), b.data(), fused.data(), 0, 64, 96);
+  for (std::size_t i = 0; i < x.size(); ++i) EXPECT_EQ(fused[i], unfused[i]) << i;
+}
+
+TEST(LayerNormReference, HandComputedRow) {
+  // x + res = [1, 2, 3, 4]: mean 2.5, biased variance 1.25, y = (s - 2.5) / sqrt(1.25 + 1e-5).
+  const std::vector<double> x{0.5, 1.0, 1.5, 2.0}, res{0.5, 1.0, 1.5, 2.0};
+  const std::vector<double> gamma(4, 1.0), beta(4, 0.0);
+  std::vector<double> s(4), y(4);
+  kl::reference(x.data(), res.data(), gamma.data(), beta.data(), s.data(), y.data(), 1, 4);
+  EXPECT_EQ(s, (std::vector<double>{1.0, 2.0, 3.0, 4.0}));
+  EXPECT_NEAR(y[0], -1.3416354199689269, 1e-14);
+  EXPECT_NEAR(y[1], -0.447211806656309, 1e-14);
+  EXPECT_NEAR(y[2], 0.447211806656309, 1e-14);
+  EXPECT_NEAR(y[3], 1.3416354199689269, 1e-14);
+}
+
+TEST(LayerNormReference, OutputHasMeanZeroAndVarianceOne) {
+  const std::uint64_t rows = 16, cols = 1024;
+  const auto x = normal_values(rows * cols, 3, 3.0);
+  const auto res = normal_values(rows * cols, 4, 2.0);
+  const std::vector<double> gamma(cols, 1.0), beta(cols, 0.0);
+  std::vector<double> s(x.size()), y(x.size());
+  kl::reference(x.data(), res.data(), gamma.data(), beta.data(), s.data(), y.data(), rows, cols);
+  for (std::uint64_t r = 0; r < rows; ++r) {
+    double mean = 0, sq = 0, var_s = 0, mean_s = 0;
+    for (std::uint64_t c = 0; c < cols; ++c) mean += y[r * cols + c], mean_s += s[r * cols + c];
+    mean /= cols;
+    mean_s /= cols;
+    for (std::uint64_t c = 0; c < cols; ++c) {
+      sq += (y[r * cols + c] - mean) * (y[r * cols + c] - mean);
+      var_s += (s[r * cols + c] - mean_s) * (s[r * cols + c] - mean_s);
+    }
+    var_s /= cols;
+    EXPECT_NEAR(mean, 0.0, 1e-12) << r;
+    // The biased variance is var / (var + eps), a hair below 1.
+    EXPECT_NEAR(sq / cols, var_s / (var_s + kl::k_epsilon), 1e-12) << r;
+    EXPECT_NEAR(sq / cols, 1.0, 1e-5) << r;
+  }
+}
+
+TEST(LayerNormReference, GammaAndBetaApplyPerColumn) {
+  const std::vector<double> x{1.0, 2.0, 3.0, 4.0}, res(4, 0.0);
+  const std::vector<double> gamma{2.0, 2.0, -1.0, 0.0}, beta{3.0, 0.0, 1.0, 5.0};
+  std::vector<double> s(4), y(4);
+  kl::reference(x.data(), res.data(), gamma.data(), beta.data(), s.data(), y.data(), 1, 4);
+  EXPECT_NEAR(y[0], 2.0 * -1.3416354199689269 + 3.0, 1e-13);
+  EXPECT_NEAR(y[1], 2.0 * -0.447211806656309, 1e-13);
+  EXPECT_NEAR(y[2], -0.447211806656309 + 1.0, 1e-13);
+  EXPECT_EQ(y[3], 5.0);
+}
+
+TEST(LayerNormReference, FusedPassMatchesTheUnfusedPasses) {
+  const std::uint64_t rows = 8, cols = 256;
+  const auto x = normal_values(rows * cols, 5), res = normal_values(rows * cols, 6);
+  const auto gamma = normal_values(cols, 7), beta = normal_values(cols, 8);
+  std::vector<double> s1(x.size()), y1(x.size()), s2(x.size()), y2(x.size());
+  kl::reference(x.data(), res.data(), gamma.data(), beta.data(), s1.data(), y1.data(), rows, cols);
+  kl::fused_pass(x.data(), res.data(), gamma.data(), beta.data(), s2.data(), y2.data(), 0, rows,
+                 cols);
+  EXPECT_EQ(s1, s2);
+  EXPECT_EQ(y1, y2);
+}
+
+TEST(SoftmaxReference, HandComputedRow) {
+  const std::vector<double> x{1.0, 2.0, 3.0};
+  std::vector<double> y(3);
+  double m = 0, s = 0;
+  ks::reference(x.data(), y.data(), &m, &s, 1, 3);
+  EXPECT_EQ(m, 3.0);
+  EXPECT_NEAR(y[0], 0.09003057317038046, 1e-15);
+  EXPECT_NEAR(y[1], 0.24472847105479767, 1e-15);
+  EXPECT_NEAR(y[2], 0.6652409557748219, 1e-15);
+}
+
+TEST(SoftmaxReference, RowsSumToOneAndLargeInputsDoNotOverflow) {
+  const std::uint64_t rows = 8, cols = 4096;
+  auto x = normal_values(rows * cols, 9, 4.0);
+  for (std::uint64_t c = 0; c < cols; ++c) x[c] += 1000.0;  // exp(1000) overflows a double
+  std::vector<double> y(x.size()), m(rows), s(rows);
+  ks::reference(x.data(), y.data(), m.data(), s.data(), rows, cols);
+  for (std::uint64_t r = 0; r < rows; ++r) {
+    double sum = 0;
+    for (std::uint64_t c = 0; c < cols; ++c) {
+      const double v = y[r * cols + c];
+      ASSERT_TRUE(std::isfinite(v));
+      ASSERT_GE(v, 0.0);
+      sum += v;
+    }
+    EXPECT_NEAR(sum, 1.0, 1e-12) << r;
+  }
+}
+
+TEST(SoftmaxReference, OnlineStatisticsEqualTheTwoPassOnes) {
+  const std::uint64_t cols = 1000;
+  const auto x = normal_values(cols, 10, 3.0);
+  double m2 = 0, s2 = 0, m1 = 0, s1 = 0;
+  ks::max_pass(x.data(), &m2, 0, 1, cols);
+  ks::sum_pass(x.data(), &m2, &s2, 0, 1, cols);
+  ks::online_stats(x.data(), cols, m1, s1);
+  EXPECT_EQ(m1, m2);
+  EXPECT_NEAR(s1, s2, 1e-12 * s2);
+  std::vector<double> fused(cols), unfused(cols), mm(1), ss(1);
+  ks::fused_pass(x.data(), fused.data(), 0, 1, cols);
+  ks::reference(x.data(), unfused.data(), mm.data(), ss.data(), 1, cols);
+  for (std::uint64_t c = 0; c < cols; ++c) EXPECT_NEAR(fused[c], unfused[c], 1e-15) << c;
+}
+
+TEST(Tolerances, AreMultiplesOfTheUnitRoundoffForHalfTypes) {
+  using gpubench::kernels::Precision;
+  EXPECT_DOUBLE_EQ(kb::tolerance(Precision::bf16), 4.0 * 0.00390625);
+  EXPECT_DOUBLE_EQ(kb::tolerance(Precision::fp16), 4.0 * 0.00048828125);
+  EXPECT_EQ(kb::tolerance(Precision::fp32), 1e-5);
+  EXPECT_LT(ks::tolerance(Precision::fp32), ks::tolerance(Precision::fp16));
+  EXPECT_LT(kl::tolerance(Precision::fp16), kl::tolerance(Precision::bf16));
+}
+
+}  // namespace
