@@ -184,6 +184,14 @@ int launch(Version v, Precision precision, const void* x, const void* res, const
       }
       case Version::v2: {
         const std::size_t shared = cols * sizeof(float);
+        // Rows wider than 12032 floats need more than the default 48 KiB per block (with the
+        // static reduction scratch); every supported GPU allows at least 99 KiB on request.
+        if (shared > 47 * 1024) {
+          const cudaError_t e = cudaFuncSetAttribute(
+              fused_block_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+              static_cast<int>(shared));
+          if (e != cudaSuccess) return e;
+        }
         fused_block_kernel<T><<<row_blocks, threads, shared, stream>>>(xt, rt, gt, bt, st, yt,
                                                                        cols);
         return cudaGetLastError();
