@@ -11,7 +11,8 @@
 //   read x (R*C) + read b (C) + write y (R*C)  =  (2*R*C + C) * element size
 // v1 moves (4*R*C + C) * element size: its first kernel writes y and its second reads it back.
 //
-// Layout: row-major, C contiguous; bias indexed by column. Storage fp32, fp16 or bf16, math in FP32.
+// Layout: row-major, C contiguous; bias indexed by column. Storage fp32, fp16 or bf16, math in
+// FP32.
 #pragma once
 
 #include <cstddef>

@@ -56,8 +56,8 @@ __global__ void fused_kernel(const T* x, const T* __restrict__ bias, T* y, std::
 // v3: v2 on 128-bit packs. Item p covers elements [p * P, p * P + P) of one row (cols is a multiple
 // of P = Pack128<T>::size, so a pack never straddles two rows and its bias is contiguous too).
 template <class T>
-__global__ void fused_vec_kernel(const T* x, const T* __restrict__ bias, T* y,
-                                 std::uint64_t packs, std::uint64_t cols) {
+__global__ void fused_vec_kernel(const T* x, const T* __restrict__ bias, T* y, std::uint64_t packs,
+                                 std::uint64_t cols) {
   using Pack = device::Pack128<T>;
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   for (std::uint64_t p = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -100,8 +100,8 @@ int launch(Version v, Precision precision, const void* x, const void* bias, void
         if (!device::aligned16(x) || !device::aligned16(bias) || !device::aligned16(y))
           return cudaErrorInvalidValue;
         const std::uint64_t packs = n / device::Pack128<T>::size;
-        fused_vec_kernel<T><<<device::grid_for(packs), threads, 0, stream>>>(xt, bt, yt, packs,
-                                                                             cols);
+        fused_vec_kernel<T>
+            <<<device::grid_for(packs), threads, 0, stream>>>(xt, bt, yt, packs, cols);
         return cudaGetLastError();
       }
     }

@@ -14,16 +14,26 @@
 namespace gpubench::kernels::device {
 
 // --- conversions: every kernel computes in FP32 ------------------------------------------------
-__device__ __forceinline__ float to_float(float v) { return v; }
-__device__ __forceinline__ float to_float(__half v) { return __half2float(v); }
-__device__ __forceinline__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
+__device__ __forceinline__ float to_float(float v) {
+  return v;
+}
+__device__ __forceinline__ float to_float(__half v) {
+  return __half2float(v);
+}
+__device__ __forceinline__ float to_float(__nv_bfloat16 v) {
+  return __bfloat162float(v);
+}
 
 template <class T>
 __device__ __forceinline__ T from_float(float v);
 template <>
-__device__ __forceinline__ float from_float<float>(float v) { return v; }
+__device__ __forceinline__ float from_float<float>(float v) {
+  return v;
+}
 template <>
-__device__ __forceinline__ __half from_float<__half>(float v) { return __float2half_rn(v); }
+__device__ __forceinline__ __half from_float<__half>(float v) {
+  return __float2half_rn(v);
+}
 template <>
 __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
   return __float2bfloat16_rn(v);
@@ -81,8 +91,8 @@ __device__ __forceinline__ float block_reduce(float v, float* scratch) {
 // --- launch plumbing ----------------------------------------------------------------------------
 inline constexpr int k_block_threads = 256;
 
-// Blocks for a grid-stride loop over `n` items handled `per_thread` at a time: enough to cover them,
-// capped at a few waves (the loop handles the rest).
+// Blocks for a grid-stride loop over `n` items handled `per_thread` at a time: enough to cover
+// them, capped at a few waves (the loop handles the rest).
 inline unsigned int grid_for(std::uint64_t n, std::uint64_t per_thread = 1) {
   const std::uint64_t threads = (n + per_thread - 1) / per_thread;
   std::uint64_t blocks = (threads + k_block_threads - 1) / k_block_threads;

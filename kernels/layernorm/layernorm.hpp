@@ -12,7 +12,8 @@
 //   v3  v2 as one warp per row with 128-bit vector loads and one-pass Welford mean and variance
 //
 // Bytes a perfect fused kernel must move (the effective-bandwidth numerator):
-//   read x, res (2*R*C) + write s, y (2*R*C) + read gamma, beta (2*C) = (4*R*C + 2*C) * element size
+//   read x, res (2*R*C) + write s, y (2*R*C) + read gamma, beta (2*C) = (4*R*C + 2*C) * element
+//   size
 // v1 moves (5*R*C + 2*C) * element size: its LayerNorm kernel reads s back from memory.
 #pragma once
 

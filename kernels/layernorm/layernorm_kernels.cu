@@ -109,7 +109,8 @@ __global__ void fused_warp_kernel(const T* __restrict__ x, const T* __restrict__
   using Pack = device::Pack128<T>;
   constexpr int P = Pack::size;
   const int lane = threadIdx.x % 32;
-  const std::uint64_t r = static_cast<std::uint64_t>(blockIdx.x) * k_warps_per_block + threadIdx.x / 32;
+  const std::uint64_t r =
+      static_cast<std::uint64_t>(blockIdx.x) * k_warps_per_block + threadIdx.x / 32;
   if (r >= rows) return;  // the whole warp leaves together: no shuffle is left half-populated
   const std::uint64_t o = r * cols;
   const std::uint64_t packs = cols / P;
@@ -187,18 +188,18 @@ int launch(Version v, Precision precision, const void* x, const void* res, const
         // Rows wider than 12032 floats need more than the default 48 KiB per block (with the
         // static reduction scratch); every supported GPU allows at least 99 KiB on request.
         if (shared > 47 * 1024) {
-          const cudaError_t e = cudaFuncSetAttribute(
-              fused_block_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-              static_cast<int>(shared));
+          const cudaError_t e = cudaFuncSetAttribute(fused_block_kernel<T>,
+                                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                     static_cast<int>(shared));
           if (e != cudaSuccess) return e;
         }
-        fused_block_kernel<T><<<row_blocks, threads, shared, stream>>>(xt, rt, gt, bt, st, yt,
-                                                                       cols);
+        fused_block_kernel<T>
+            <<<row_blocks, threads, shared, stream>>>(xt, rt, gt, bt, st, yt, cols);
         return cudaGetLastError();
       }
       case Version::v3: {
-        for (const void* p : {x, res, gamma, beta, static_cast<const void*>(s),
-                              static_cast<const void*>(y)}) {
+        for (const void* p :
+             {x, res, gamma, beta, static_cast<const void*>(s), static_cast<const void*>(y)}) {
           if (!device::aligned16(p)) return cudaErrorInvalidValue;
         }
         const auto blocks =

@@ -31,9 +31,9 @@ void normalise_row(const T* s, const T* gamma, const T* beta, T* y, std::uint64_
   }
   const double rstd = 1.0 / std::sqrt(sq / static_cast<double>(cols) + k_epsilon);
   for (std::uint64_t c = 0; c < cols; ++c) {
-    y[c] = static_cast<T>((static_cast<double>(s[c]) - mean) * rstd *
-                              static_cast<double>(gamma[c]) +
-                          static_cast<double>(beta[c]));
+    y[c] =
+        static_cast<T>((static_cast<double>(s[c]) - mean) * rstd * static_cast<double>(gamma[c]) +
+                       static_cast<double>(beta[c]));
   }
 }
 

@@ -13,7 +13,8 @@ using device::to_float;
 
 constexpr int k_warps_per_block = device::k_block_threads / 32;
 
-// v1, kernel 1: block b reduces row b to its maximum (thread t visits columns t, t + blockDim, ...).
+// v1, kernel 1: block b reduces row b to its maximum (thread t visits columns t, t + blockDim,
+// ...).
 template <class T>
 __global__ void row_max_kernel(const T* __restrict__ x, float* __restrict__ row_max,
                                std::uint64_t cols) {
@@ -115,11 +116,12 @@ int launch(Version v, Precision precision, const void* x, void* y, float* scratc
       row_sum_kernel<T><<<row_blocks, threads, 0, stream>>>(xt, row_max, row_sum, cols);
       if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
       const std::uint64_t n = rows * cols;
-      normalise_kernel<T><<<device::grid_for(n), threads, 0, stream>>>(xt, row_max, row_sum, yt, n,
-                                                                       cols);
+      normalise_kernel<T>
+          <<<device::grid_for(n), threads, 0, stream>>>(xt, row_max, row_sum, yt, n, cols);
       return cudaGetLastError();
     }
-    const auto blocks = static_cast<unsigned int>((rows + k_warps_per_block - 1) / k_warps_per_block);
+    const auto blocks =
+        static_cast<unsigned int>((rows + k_warps_per_block - 1) / k_warps_per_block);
     online_kernel<T><<<blocks, threads, 0, stream>>>(xt, yt, rows, cols);
     return cudaGetLastError();
   }));

@@ -49,7 +49,8 @@ suite::ElementKind element_kind(Precision p) {
 
 // The launchers of the CUDA-free headers return cudaError_t as an int.
 void check_launch(int status, const char* what) {
-  if (status != 0) suite::throw_cuda_error(static_cast<cudaError_t>(status), what, __FILE__, __LINE__);
+  if (status != 0)
+    suite::throw_cuda_error(static_cast<cudaError_t>(status), what, __FILE__, __LINE__);
 }
 
 class ElementwiseCase : public PreparedCase {
@@ -91,28 +92,28 @@ class ElementwiseCase : public PreparedCase {
     CUstream_st* s = m_dev.stream.get();
     switch (c.family) {
       case Family::bias_gelu: {
-        const kb::Version k = v == Variant::v3 ? kb::Version::v3
+        const kb::Version k = v == Variant::v3   ? kb::Version::v3
                               : v == Variant::v2 ? kb::Version::v2
                                                  : kb::Version::v1;
-        check_launch(kb::launch(k, c.dtype, m_x.data(), m_bias.data(), m_y.data(), c.tokens,
-                                c.hidden, s),
-                     "bias_gelu::launch");
+        check_launch(
+            kb::launch(k, c.dtype, m_x.data(), m_bias.data(), m_y.data(), c.tokens, c.hidden, s),
+            "bias_gelu::launch");
         return;
       }
       case Family::layernorm: {
-        const kl::Version k = v == Variant::v3 ? kl::Version::v3
+        const kl::Version k = v == Variant::v3   ? kl::Version::v3
                               : v == Variant::v2 ? kl::Version::v2
                                                  : kl::Version::v1;
-        check_launch(kl::launch(k, c.dtype, m_x.data(), m_res.data(), m_gamma.data(),
-                                m_beta.data(), m_s.data(), m_y.data(), c.tokens, c.hidden, s),
+        check_launch(kl::launch(k, c.dtype, m_x.data(), m_res.data(), m_gamma.data(), m_beta.data(),
+                                m_s.data(), m_y.data(), c.tokens, c.hidden, s),
                      "layernorm::launch");
         return;
       }
       case Family::softmax: {
         const ks::Version k = v == Variant::v2 ? ks::Version::v2 : ks::Version::v1;
-        check_launch(ks::launch(k, c.dtype, m_x.data(), m_y.data(), m_scratch.data(), c.tokens,
-                                c.hidden, s),
-                     "softmax::launch");
+        check_launch(
+            ks::launch(k, c.dtype, m_x.data(), m_y.data(), m_scratch.data(), c.tokens, c.hidden, s),
+            "softmax::launch");
         return;
       }
       case Family::gemm_bias_gelu:
@@ -124,7 +125,8 @@ class ElementwiseCase : public PreparedCase {
     // All-ones bytes are NaN in fp32, fp16 and bf16: an element nobody wrote fails validation.
     cudaStream_t s = m_dev.stream.get();
     GPUBENCH_CUDA_CHECK(cudaMemsetAsync(m_y.data(), 0xff, m_y.bytes(), s));
-    if (m_s.data() != nullptr) GPUBENCH_CUDA_CHECK(cudaMemsetAsync(m_s.data(), 0xff, m_s.bytes(), s));
+    if (m_s.data() != nullptr)
+      GPUBENCH_CUDA_CHECK(cudaMemsetAsync(m_s.data(), 0xff, m_s.bytes(), s));
   }
 
   Validation check_outputs() override {
@@ -139,8 +141,8 @@ class ElementwiseCase : public PreparedCase {
       const auto res = read(m_res, r * cols, m_res.data() ? cols : 0);
       const auto y = read(m_y, r * cols, cols);
       const auto s = read(m_s, r * cols, m_s.data() ? cols : 0);
-      check_row(c.family, r, cols, RowInputs{x.data(), res.data(), bias.data(), gamma.data(),
-                                            beta.data()},
+      check_row(c.family, r, cols,
+                RowInputs{x.data(), res.data(), bias.data(), gamma.data(), beta.data()},
                 RowOutputs{y.data(), s.data()}, check);
     }
     return {check.passed(), check.summary()};
@@ -154,10 +156,12 @@ class ElementwiseCase : public PreparedCase {
     if (count == 0) return out;
     const std::size_t e = kernels::element_bytes(m_case.dtype);
     std::vector<unsigned char> raw(count * e);
-    GPUBENCH_CUDA_CHECK(cudaMemcpy(raw.data(), static_cast<const unsigned char*>(a.data()) + first * e,
+    GPUBENCH_CUDA_CHECK(cudaMemcpy(raw.data(),
+                                   static_cast<const unsigned char*>(a.data()) + first * e,
                                    raw.size(), cudaMemcpyDeviceToHost));
     const suite::ElementKind kind = element_kind(m_case.dtype);
-    for (std::uint64_t i = 0; i < count; ++i) out[i] = suite::decode_element(kind, raw.data() + i * e);
+    for (std::uint64_t i = 0; i < count; ++i)
+      out[i] = suite::decode_element(kind, raw.data() + i * e);
     return out;
   }
 

@@ -200,8 +200,8 @@ void run_device_case(benchmark::State& state, const FusionCase& c, const std::st
     // Sample state (METHODOLOGY rule 5), stored with the samples, not as metrics.
     state.counters["throttled"] = t.throttled ? 1.0 : 0.0;
     state.counters["sm_clock_mhz"] = t.min_clock_mhz;
-    std::string label = std::string(kernels::to_string(c.dtype)) + " kernels_per_call=" +
-                        std::to_string(kernels_per_call(c));
+    std::string label = std::string(kernels::to_string(c.dtype)) +
+                        " kernels_per_call=" + std::to_string(kernels_per_call(c));
     if (c.variant == Variant::graph)
       label += " (one graph of " + std::to_string(p.graph_nodes()) + " nodes)";
     label += " calls_per_sample=" + std::to_string(t.calls_per_batch) +
@@ -236,10 +236,9 @@ void add_device_context(const std::vector<int>& devices, const std::string& reas
 void register_device_benchmarks(suite::Profile profile, const std::vector<int>& devices,
                                 const std::string& reason) {
   for (const FusionCase& c : device_cases(profile, devices)) {
-    benchmark::RegisterBenchmark(benchmark_name(c).c_str(),
-                                 [c, reason](benchmark::State& st) {
-                                   run_device_case(st, c, reason);
-                                 })
+    benchmark::RegisterBenchmark(
+        benchmark_name(c).c_str(),
+        [c, reason](benchmark::State& st) { run_device_case(st, c, reason); })
         ->UseManualTime()
         ->Iterations(k_device_samples)
         ->Unit(benchmark::kMicrosecond);

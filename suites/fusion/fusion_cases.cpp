@@ -74,8 +74,7 @@ std::vector<Variant> device_variants(Family f) {
   return {};
 }
 
-constexpr Family k_elementwise_families[] = {Family::bias_gelu, Family::layernorm,
-                                             Family::softmax};
+constexpr Family k_elementwise_families[] = {Family::bias_gelu, Family::layernorm, Family::softmax};
 
 std::vector<int> thread_counts(Profile profile, int cpus) {
   cpus = std::max(cpus, 1);
@@ -174,18 +173,19 @@ std::uint64_t variant_bytes(const FusionCase& c) {
   const std::size_t e = kernels::element_bytes(c.dtype);
   switch (c.family) {
     case Family::bias_gelu:
-      if (auto v = bias_gelu_version(c.variant)) return kb::version_bytes(*v, c.tokens, c.hidden, e);
+      if (auto v = bias_gelu_version(c.variant))
+        return kb::version_bytes(*v, c.tokens, c.hidden, e);
       return 0;
     case Family::layernorm:
-      if (auto v = layernorm_version(c.variant)) return kl::version_bytes(*v, c.tokens, c.hidden, e);
+      if (auto v = layernorm_version(c.variant))
+        return kl::version_bytes(*v, c.tokens, c.hidden, e);
       return 0;
     case Family::softmax:
       if (auto v = softmax_version(c.variant)) return ks::version_bytes(*v, c.tokens, c.hidden, e);
       return 0;
     case Family::gemm_bias_gelu:
       // v1 and graph: the GEMM writes D, the bias+GELU kernel reads it back and writes it again.
-      return fused_bytes(c) +
-             (c.variant == Variant::epilogue ? 0 : 2 * c.hidden * c.tokens * e);
+      return fused_bytes(c) + (c.variant == Variant::epilogue ? 0 : 2 * c.hidden * c.tokens * e);
   }
   return 0;
 }
@@ -231,8 +231,8 @@ double gemm_flops(const FusionCase& c) {
 }
 
 std::optional<std::string> unsupported_reason(const FusionCase& c) {
-  const std::string what = std::string(to_string(c.family)) + " has no variant " +
-                           to_string(c.variant);
+  const std::string what =
+      std::string(to_string(c.family)) + " has no variant " + to_string(c.variant);
   if (c.on_host()) {
     if (c.family == Family::gemm_bias_gelu) return "gemm_bias_gelu has no host variant";
     if (c.variant != Variant::v1 && c.variant != Variant::v2)
@@ -254,8 +254,9 @@ std::optional<std::string> unsupported_reason(const FusionCase& c) {
       const auto v = layernorm_version(c.variant);
       if (!v) return what;
       if (!kl::version_supports(*v, c.dtype, c.hidden))
-        return "layernorm " + std::string(to_string(c.variant)) + " needs 0 < hidden <= " +
-               std::to_string(kl::k_max_cols) + " and, for v3, a multiple of " +
+        return "layernorm " + std::string(to_string(c.variant)) +
+               " needs 0 < hidden <= " + std::to_string(kl::k_max_cols) +
+               " and, for v3, a multiple of " +
                std::to_string(kernels::elements_per_128_bits(c.dtype));
       return std::nullopt;
     }
@@ -263,8 +264,7 @@ std::optional<std::string> unsupported_reason(const FusionCase& c) {
       if (!softmax_version(c.variant)) return what;
       return std::nullopt;
     case Family::gemm_bias_gelu:
-      if (c.variant != Variant::v1 && c.variant != Variant::epilogue &&
-          c.variant != Variant::graph)
+      if (c.variant != Variant::v1 && c.variant != Variant::epilogue && c.variant != Variant::graph)
         return what;
       if (c.dtype == Precision::fp32) return "gemm_bias_gelu runs fp16 and bf16 (Tensor Cores)";
       return std::nullopt;
@@ -281,7 +281,10 @@ std::vector<Shape> device_shapes(Family f, Profile profile) {
       case Profile::standard:
         return {{512, 4096, 1024}, {2048, 16384, 4096}, {4096, 16384, 4096}};
       case Profile::full:
-        return {{128, 4096, 1024}, {512, 4096, 1024}, {2048, 16384, 4096}, {4096, 16384, 4096},
+        return {{128, 4096, 1024},
+                {512, 4096, 1024},
+                {2048, 16384, 4096},
+                {4096, 16384, 4096},
                 {8192, 32768, 8192}};
     }
   }
@@ -325,8 +328,8 @@ std::vector<Precision> device_dtypes(Family f, Profile profile) {
 std::vector<FusionCase> device_cases(Profile profile, const std::vector<int>& devices) {
   std::vector<FusionCase> out;
   for (int device : devices) {
-    for (Family f : {Family::bias_gelu, Family::layernorm, Family::softmax,
-                     Family::gemm_bias_gelu}) {
+    for (Family f :
+         {Family::bias_gelu, Family::layernorm, Family::softmax, Family::gemm_bias_gelu}) {
       for (Precision p : device_dtypes(f, profile)) {
         for (const Shape& s : device_shapes(f, profile)) {
           for (Variant v : device_variants(f)) {

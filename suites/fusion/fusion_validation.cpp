@@ -27,8 +27,10 @@ void RowCheck::add(std::uint64_t row, std::uint64_t col, double got, double ref,
     return;
   }
   ++m_failed;
-  if (std::isnan(err)) m_worst = err;
-  else if (err > m_worst) m_worst = err;
+  if (std::isnan(err))
+    m_worst = err;
+  else if (err > m_worst)
+    m_worst = err;
   if (m_first_failure.empty()) {
     char text[160];
     std::snprintf(text, sizeof text, "%s[%llu][%llu]: got %.6g, reference %.6g", output,
@@ -47,8 +49,7 @@ std::string RowCheck::summary() const {
   } else {
     std::snprintf(text, sizeof text, "%llu of %llu elements outside %.1e, first %s",
                   static_cast<unsigned long long>(m_failed),
-                  static_cast<unsigned long long>(m_checked), m_tolerance,
-                  m_first_failure.c_str());
+                  static_cast<unsigned long long>(m_checked), m_tolerance, m_first_failure.c_str());
   }
   return text;
 }
@@ -79,8 +80,7 @@ void check_row(Family f, std::uint64_t row, std::uint64_t cols, const RowInputs&
       return;
     case Family::layernorm: {
       std::vector<double> s(cols);
-      kernels::layernorm::reference(in.x, in.res, in.gamma, in.beta, s.data(), ref.data(), 1,
-                                    cols);
+      kernels::layernorm::reference(in.x, in.res, in.gamma, in.beta, s.data(), ref.data(), 1, cols);
       for (std::uint64_t c = 0; c < cols; ++c) {
         check.add(row, c, out.s[c], s[c], std::fabs(s[c]) + 1.0, "s");
         check.add(row, c, out.y[c], ref[c],

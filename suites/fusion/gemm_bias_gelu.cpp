@@ -36,13 +36,14 @@ template <class Handle, cublasStatus_t (*Destroy)(Handle)>
 struct LtDestroy {
   void operator()(Handle h) const noexcept { (void)Destroy(h); }
 };
-using MatmulDesc =
-    cu::UniqueHandle<cublasLtMatmulDesc_t, LtDestroy<cublasLtMatmulDesc_t, cublasLtMatmulDescDestroy>>;
-using MatrixLayout = cu::UniqueHandle<cublasLtMatrixLayout_t,
-                                      LtDestroy<cublasLtMatrixLayout_t, cublasLtMatrixLayoutDestroy>>;
-using Preference = cu::UniqueHandle<cublasLtMatmulPreference_t,
-                                    LtDestroy<cublasLtMatmulPreference_t,
-                                              cublasLtMatmulPreferenceDestroy>>;
+using MatmulDesc = cu::UniqueHandle<cublasLtMatmulDesc_t,
+                                    LtDestroy<cublasLtMatmulDesc_t, cublasLtMatmulDescDestroy>>;
+using MatrixLayout =
+    cu::UniqueHandle<cublasLtMatrixLayout_t,
+                     LtDestroy<cublasLtMatrixLayout_t, cublasLtMatrixLayoutDestroy>>;
+using Preference =
+    cu::UniqueHandle<cublasLtMatmulPreference_t,
+                     LtDestroy<cublasLtMatmulPreference_t, cublasLtMatmulPreferenceDestroy>>;
 
 constexpr std::uint64_t k_seed_w = 11;
 constexpr std::uint64_t k_seed_x = 12;
@@ -107,11 +108,12 @@ class GemmBiasGeluCase : public PreparedCase {
         m_d.data(), m_d_layout.get(), fused ? &m_fused_algo : &m_plain_algo, m_workspace.data(),
         m_workspace.bytes(), s));
     if (fused) return;
-    const int rc = kernels::bias_gelu::launch(kernels::bias_gelu::Version::v2, m_case.dtype,
-                                              m_d.data(), m_bias.data(), m_d.data(), m_case.tokens,
-                                              m_case.hidden, s);
+    const int rc =
+        kernels::bias_gelu::launch(kernels::bias_gelu::Version::v2, m_case.dtype, m_d.data(),
+                                   m_bias.data(), m_d.data(), m_case.tokens, m_case.hidden, s);
     if (rc != 0)
-      suite::throw_cuda_error(static_cast<cudaError_t>(rc), "bias_gelu::launch", __FILE__, __LINE__);
+      suite::throw_cuda_error(static_cast<cudaError_t>(rc), "bias_gelu::launch", __FILE__,
+                              __LINE__);
   }
 
   void poison_outputs() override {

@@ -17,8 +17,8 @@ namespace gpubench::fusion {
 namespace {
 
 using suites::memory::Chunk;
-using suites::memory::ThreadPool;
 using suites::memory::chunk_of;
+using suites::memory::ThreadPool;
 
 // Seeded N(0, 1) values: splitmix64 of (seed, i) gives two uniforms, Box-Muller one normal (the
 // same recipe as the device generator in kernels/common/random_normal.cu).
@@ -138,8 +138,8 @@ void host_call(const FusionCase& c, HostData& d, ThreadPool& pool) {
         });
         pool.run([&](int w) {
           const Chunk r = rows_of(w);
-          kl::layernorm_pass(d.s.data(), d.gamma.data(), d.beta.data(), d.y.data(), r.begin,
-                             r.end, cols);
+          kl::layernorm_pass(d.s.data(), d.gamma.data(), d.beta.data(), d.y.data(), r.begin, r.end,
+                             cols);
         });
       }
       return;

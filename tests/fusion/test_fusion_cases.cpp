@@ -31,8 +31,10 @@ FusionCase make(Family f, Variant v, Precision p, std::uint64_t rows, std::uint6
 
 TEST(FusionNames, CarryFamilyVariantDtypeSizeAndDevice) {
   FusionCase c = make(Family::layernorm, Variant::v3, Precision::bf16, 4096, 8192, 1);
-  EXPECT_EQ(benchmark_name(c), "fusion/layernorm/variant:v3/dtype:bf16/tokens:4096/hidden:8192/device:1");
-  EXPECT_EQ(baseline_key(c), "fusion/layernorm/variant:v1/dtype:bf16/tokens:4096/hidden:8192/device:1");
+  EXPECT_EQ(benchmark_name(c),
+            "fusion/layernorm/variant:v3/dtype:bf16/tokens:4096/hidden:8192/device:1");
+  EXPECT_EQ(baseline_key(c),
+            "fusion/layernorm/variant:v1/dtype:bf16/tokens:4096/hidden:8192/device:1");
   c.device = k_host_device;
   c.threads = 2;
   c.variant = Variant::v2;
@@ -41,8 +43,9 @@ TEST(FusionNames, CarryFamilyVariantDtypeSizeAndDevice) {
             "fusion/layernorm/variant:v2/dtype:fp32/tokens:4096/hidden:8192/threads:2/device:host");
   FusionCase g = make(Family::gemm_bias_gelu, Variant::epilogue, Precision::bf16, 4096, 16384);
   g.in_features = 4096;
-  EXPECT_EQ(benchmark_name(g),
-            "fusion/gemm_bias_gelu/variant:epilogue/dtype:bf16/tokens:4096/in:4096/out:16384/device:0");
+  EXPECT_EQ(
+      benchmark_name(g),
+      "fusion/gemm_bias_gelu/variant:epilogue/dtype:bf16/tokens:4096/in:4096/out:16384/device:0");
 }
 
 TEST(FusionNames, EveryCaseOfEveryProfileParsesAndIsUnique) {
@@ -140,19 +143,15 @@ TEST(FusionAccounting, LaunchesAndKernelsPerCall) {
     int launches;
     int kernels;
   };
-  for (const Want w : {Want{Family::bias_gelu, Variant::v1, 2, 2},
-                       Want{Family::bias_gelu, Variant::v2, 1, 1},
-                       Want{Family::bias_gelu, Variant::v3, 1, 1},
-                       Want{Family::bias_gelu, Variant::graph, 1, 2},
-                       Want{Family::layernorm, Variant::v1, 2, 2},
-                       Want{Family::layernorm, Variant::v3, 1, 1},
-                       Want{Family::layernorm, Variant::graph, 1, 2},
-                       Want{Family::softmax, Variant::v1, 3, 3},
-                       Want{Family::softmax, Variant::v2, 1, 1},
-                       Want{Family::softmax, Variant::graph, 1, 3},
-                       Want{Family::gemm_bias_gelu, Variant::v1, 2, 2},
-                       Want{Family::gemm_bias_gelu, Variant::epilogue, 1, 1},
-                       Want{Family::gemm_bias_gelu, Variant::graph, 1, 2}}) {
+  for (const Want w :
+       {Want{Family::bias_gelu, Variant::v1, 2, 2}, Want{Family::bias_gelu, Variant::v2, 1, 1},
+        Want{Family::bias_gelu, Variant::v3, 1, 1}, Want{Family::bias_gelu, Variant::graph, 1, 2},
+        Want{Family::layernorm, Variant::v1, 2, 2}, Want{Family::layernorm, Variant::v3, 1, 1},
+        Want{Family::layernorm, Variant::graph, 1, 2}, Want{Family::softmax, Variant::v1, 3, 3},
+        Want{Family::softmax, Variant::v2, 1, 1}, Want{Family::softmax, Variant::graph, 1, 3},
+        Want{Family::gemm_bias_gelu, Variant::v1, 2, 2},
+        Want{Family::gemm_bias_gelu, Variant::epilogue, 1, 1},
+        Want{Family::gemm_bias_gelu, Variant::graph, 1, 2}}) {
     const auto c = make(w.f, w.v, Precision::bf16, 64, 1024);
     EXPECT_EQ(launches_per_call(c), w.launches) << benchmark_name(c);
     EXPECT_EQ(kernels_per_call(c), w.kernels) << benchmark_name(c);
@@ -171,18 +170,19 @@ TEST(FusionCases, UnsupportedCombinationsSayWhy) {
   EXPECT_FALSE(unsupported_reason(c));
   EXPECT_TRUE(unsupported_reason(make(Family::layernorm, Variant::v2, Precision::fp32, 4, 16384)));
   EXPECT_TRUE(unsupported_reason(make(Family::softmax, Variant::v3, Precision::fp32, 4, 64)));
-  EXPECT_TRUE(unsupported_reason(make(Family::gemm_bias_gelu, Variant::v1, Precision::fp32, 4, 64)));
-  EXPECT_TRUE(unsupported_reason(make(Family::bias_gelu, Variant::v3, Precision::fp32, 4, 64,
-                                      k_host_device)));
-  EXPECT_TRUE(unsupported_reason(make(Family::bias_gelu, Variant::v2, Precision::bf16, 4, 64,
-                                      k_host_device)));
+  EXPECT_TRUE(
+      unsupported_reason(make(Family::gemm_bias_gelu, Variant::v1, Precision::fp32, 4, 64)));
+  EXPECT_TRUE(unsupported_reason(
+      make(Family::bias_gelu, Variant::v3, Precision::fp32, 4, 64, k_host_device)));
+  EXPECT_TRUE(unsupported_reason(
+      make(Family::bias_gelu, Variant::v2, Precision::bf16, 4, 64, k_host_device)));
 }
 
 TEST(FusionCases, HostIterationsAndDeviceBatches) {
-  EXPECT_EQ(host_iterations(64, 1024), 32);   // 2M / 65536
-  EXPECT_EQ(host_iterations(256, 4096), 2);   // clamped below
+  EXPECT_EQ(host_iterations(64, 1024), 32);  // 2M / 65536
+  EXPECT_EQ(host_iterations(256, 4096), 2);  // clamped below
   EXPECT_EQ(host_iterations(8192, 8192), 2);
-  EXPECT_EQ(host_iterations(1, 1), 32);       // clamped above
+  EXPECT_EQ(host_iterations(1, 1), 32);  // clamped above
   // About 2 ms per batch, never more than 400 launches.
   EXPECT_EQ(device_calls_per_batch(0.01, 2.0, 1), 200);
   EXPECT_EQ(device_calls_per_batch(0.001, 2.0, 1), 400);

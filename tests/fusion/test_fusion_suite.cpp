@@ -26,7 +26,8 @@ std::string shell_quote(const std::string& text) {
   return out + "'";
 }
 
-ChildResult run_suite(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
+ChildResult run_suite(const std::vector<std::string>& args,
+                      const std::vector<std::string>& env = {}) {
   gpubench::TempDir dir("gpubench-test-fusion");
   const auto err_path = dir.path() / "stderr.txt";
   std::string cmd = "env";
@@ -54,7 +55,8 @@ TEST(FusionSuite, EveryListedNameParses) {
   const std::regex name(
       R"(fusion/(bias_gelu|layernorm|softmax|gemm_bias_gelu)/variant:(v1|v2|v3|graph|epilogue)/dtype:(fp32|fp16|bf16)/tokens:[0-9]+(/hidden:[0-9]+|/in:[0-9]+/out:[0-9]+)(/threads:[0-9]+/device:host|/device:[0-9]+)/iterations:[0-9]+/manual_time)");
   for (const std::string profile : {"quick", "standard", "full"}) {
-    const ChildResult r = run_suite({"--benchmark_list_tests=true"}, {"GPUBENCH_PROFILE=" + profile});
+    const ChildResult r =
+        run_suite({"--benchmark_list_tests=true"}, {"GPUBENCH_PROFILE=" + profile});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     std::set<std::string> names;
     std::size_t start = 0;
@@ -74,10 +76,10 @@ TEST(FusionSuite, EveryListedNameParses) {
 
 TEST(FusionSuite, HostCasesReportValidatedMetricsAndDeviceCasesSkipWithTheReason) {
   // The small shape of the quick profile: every family, v1 and v2, one thread.
-  const ChildResult r = run_suite(
-      {"--benchmark_filter=/tokens:64/hidden:1024/(threads:1/device:host|device:0)",
-       "--benchmark_format=json"},
-      {"GPUBENCH_PROFILE=quick"});
+  const ChildResult r =
+      run_suite({"--benchmark_filter=/tokens:64/hidden:1024/(threads:1/device:host|device:0)",
+                 "--benchmark_format=json"},
+                {"GPUBENCH_PROFILE=quick"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto doc = nlohmann::json::parse(r.out);
   ASSERT_TRUE(doc.contains("context"));
@@ -112,11 +114,10 @@ TEST(FusionSuite, HostCasesReportValidatedMetricsAndDeviceCasesSkipWithTheReason
       EXPECT_EQ(b.at("passes_per_call").get<double>(), v1 ? passes : 1) << name;
       EXPECT_NE(b.at("label").get<std::string>().find("validated: "), std::string::npos) << name;
       // GB/s = the family's perfect-fusion bytes / time per call.
-      const double fused_bytes = name.find("layernorm") != std::string::npos
-                                     ? (4.0 * 64 * 1024 + 2 * 1024) * 4
-                                 : name.find("bias_gelu") != std::string::npos
-                                     ? (2.0 * 64 * 1024 + 1024) * 4
-                                     : 2.0 * 64 * 1024 * 4;
+      const double fused_bytes =
+          name.find("layernorm") != std::string::npos   ? (4.0 * 64 * 1024 + 2 * 1024) * 4
+          : name.find("bias_gelu") != std::string::npos ? (2.0 * 64 * 1024 + 1024) * 4
+                                                        : 2.0 * 64 * 1024 * 4;
       EXPECT_NEAR(b.at("GB_per_s").get<double>(),
                   fused_bytes / (b.at("time_per_call_us").get<double>() * 1e-6) / 1e9,
                   1e-6 * b.at("GB_per_s").get<double>())

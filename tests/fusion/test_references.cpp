@@ -65,10 +65,10 @@ TEST(BiasGeluReference, AddsTheBiasPerColumnThenAppliesGelu) {
   const std::vector<double> bias{1.0, -1.0, 0.0};
   std::vector<double> y(6);
   kb::reference(x.data(), bias.data(), y.data(), 2, 3);
-  EXPECT_NEAR(y[0], 0.8411919906082768, 1e-15);  // gelu(0 + 1)
-  EXPECT_EQ(y[1], 0.0);                          // gelu(1 - 1)
-  EXPECT_NEAR(y[2], 1.954597694087775, 1e-14);   // gelu(2)
-  EXPECT_EQ(y[3], 0.0);                          // gelu(-1 + 1)
+  EXPECT_NEAR(y[0], 0.8411919906082768, 1e-15);    // gelu(0 + 1)
+  EXPECT_EQ(y[1], 0.0);                            // gelu(1 - 1)
+  EXPECT_NEAR(y[2], 1.954597694087775, 1e-14);     // gelu(2)
+  EXPECT_EQ(y[3], 0.0);                            // gelu(-1 + 1)
   EXPECT_NEAR(y[4], -0.15428599017485606, 1e-15);  // gelu(0.5 - 1)
   EXPECT_EQ(y[5], 0.0);
 }
