@@ -6,6 +6,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <ostream>
 #include <string>
 #include <tuple>
 
@@ -14,7 +15,17 @@
 #include "suites/fusion/device_runner.hpp"
 #include "suites/fusion/fusion_cases.hpp"
 
+namespace gpubench::kernels {
+void PrintTo(Precision p, std::ostream* os) {
+  *os << to_string(p);
+}
+}  // namespace gpubench::kernels
+
 namespace gpubench::fusion {
+void PrintTo(Family f, std::ostream* os) {
+  *os << to_string(f);
+}
+
 namespace {
 
 #define REQUIRE_DEVICE()                                  \
