@@ -17,11 +17,19 @@ inline constexpr double k_gelu_cubic = 0.044715;
 // difference vanishes for |x| -> infinity). Tests hold the tanh form to it.
 inline constexpr double k_tanh_form_max_abs_error = 4.8e-4;
 
-// GELU, tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). What the kernels compute.
+// GELU, tanh form: 0.5 x (1 + tanh(z)), z = sqrt(2/pi) (x + 0.044715 x^3), evaluated as the
+// identical x / (1 + exp(-2 z)) (because 0.5 (1 + tanh z) = 1 / (1 + e^-2z)): one exp instead of a
+// tanh, and no cancellation in 1 + tanh(z) for negative z. The kernels compute the same expression
+// in FP32; gelu_tanh_textbook() is the published formula the tests hold it to.
 template <class T>
 inline T gelu_tanh(T x) {
-  const T inner = static_cast<T>(k_sqrt_2_over_pi) * (x + static_cast<T>(k_gelu_cubic) * x * x * x);
-  return static_cast<T>(0.5) * x * (static_cast<T>(1) + std::tanh(inner));
+  const T z = static_cast<T>(k_sqrt_2_over_pi) * (x + static_cast<T>(k_gelu_cubic) * x * x * x);
+  return x / (static_cast<T>(1) + std::exp(static_cast<T>(-2) * z));
+}
+
+inline double gelu_tanh_textbook(double x) {
+  const double z = k_sqrt_2_over_pi * (x + k_gelu_cubic * x * x * x);
+  return 0.5 * x * (1.0 + std::tanh(z));
 }
 
 // GELU, exact form: x Phi(x) = 0.5 x (1 + erf(x / sqrt 2)).
