@@ -26,13 +26,14 @@ std::string shell_quote(const std::string& text) {
   return out + "'";
 }
 
-ChildResult run_suite(const std::vector<std::string>& args,
-                      const std::vector<std::string>& env = {}) {
+// Runs `program` from the build's bin directory with `env` (NAME=value) added to the environment.
+ChildResult run_program(const std::string& program, const std::vector<std::string>& args,
+                        const std::vector<std::string>& env = {}) {
   gpubench::TempDir dir("gpubench-test-fusion");
   const auto err_path = dir.path() / "stderr.txt";
   std::string cmd = "env";
   for (const auto& e : env) cmd += " " + shell_quote(e);
-  cmd += " " + shell_quote((std::filesystem::path(GPUBENCH_BIN_DIR) / "gpubench-fusion").string());
+  cmd += " " + shell_quote((std::filesystem::path(GPUBENCH_BIN_DIR) / program).string());
   for (const auto& a : args) cmd += " " + shell_quote(a);
   cmd += " 2>" + shell_quote(err_path.string());
   ChildResult result;
@@ -45,6 +46,11 @@ ChildResult run_suite(const std::vector<std::string>& args,
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   result.err = gpubench::read_file(err_path);
   return result;
+}
+
+ChildResult run_suite(const std::vector<std::string>& args,
+                      const std::vector<std::string>& env = {}) {
+  return run_program("gpubench-fusion", args, env);
 }
 
 bool is_error(const nlohmann::json& b) {
@@ -160,5 +166,53 @@ TEST(FusionSuite, BadDeviceRequestExitsTwo) {
   EXPECT_NE(r.err.find("gpubench-fusion: error: "), std::string::npos) << r.err;
 }
 #endif
+
+// Through the real CLI: `gpubench run --suite fusion` stores the host results (GB/s of fused and
+// unfused, the speed-up) and every device case as skipped with its reason (or, with a GPU, run).
+TEST(FusionSuite, GpubenchRunStoresHostResultsAndDeviceSkips) {
+  gpubench::TempDir dir("gpubench-test-fusion-cli");
+  const std::string db = "--db=" + (dir.path() / "fusion.db").string();
+  const ChildResult run =
+      run_program("gpubench",
+                  {"run", "--suite", "fusion", "--profile", "quick", "--filter",
+                   "softmax/.*/tokens:64/hidden:1024/(threads:1/device:host|device:0)", db},
+                  {"CI=1", "GPUBENCH_SUITE_PATH=" GPUBENCH_BIN_DIR, "GPUBENCH_DB="});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const ChildResult show = run_program("gpubench", {"show", "latest", "--format", "json", db});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  const auto doc = nlohmann::json::parse(show.out);
+  std::set<std::string> host_metrics;
+  int device_rows = 0;
+  for (const auto& r : doc.at("results")) {
+    const std::string name = r.at("benchmark").get<std::string>();
+    if (name.find("device:host") != std::string::npos) {
+      EXPECT_EQ(r.at("status"), "ok") << name;
+      const std::string metric = r.at("metric").get<std::string>();
+      if (name.find("variant:v2") != std::string::npos) host_metrics.insert("v2 " + metric);
+      if (name.find("variant:v1") != std::string::npos) host_metrics.insert("v1 " + metric);
+      if (metric == "GB_per_s") {
+        EXPECT_EQ(r.at("unit"), "GB/s");
+        EXPECT_GT(r.at("median").get<double>(), 0.0) << name;
+      }
+    } else {
+      ++device_rows;
+      // Without a GPU every device case is stored as skipped with the driver's reason.
+      if (r.at("status") == "skipped") {
+        EXPECT_FALSE(r.at("message").get<std::string>().empty()) << name;
+      } else {
+        EXPECT_EQ(r.at("status"), "ok") << name;
+      }
+    }
+  }
+  for (const char* want : {"v1 GB_per_s", "v2 GB_per_s", "v2 speedup_over_v1",
+                           "v2 time_per_call_us", "v1 passes_per_call"}) {
+    EXPECT_TRUE(host_metrics.count(want)) << want;
+  }
+#if GPUBENCH_TEST_HAVE_CUDA
+  EXPECT_GE(device_rows, 3);  // softmax v1, v2, graph on device 0
+#else
+  EXPECT_EQ(device_rows, 0);
+#endif
+}
 
 }  // namespace
