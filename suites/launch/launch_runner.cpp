@@ -186,7 +186,7 @@ void run_memcpy_4_bytes(benchmark::State& state, bool h2d, cudaStream_t stream) 
 
 void run_chain(benchmark::State& state, const LaunchCase& c, cudaStream_t stream) {
   cu::DeviceBuffer<unsigned long long> counter(1);
-  GPUBENCH_CUDA_CHECK(cudaMemset(counter.data(), 0, sizeof(unsigned long long)));
+  GPUBENCH_CUDA_CHECK(cudaMemsetAsync(counter.data(), 0, sizeof(unsigned long long), stream));
   GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
   auto chain = [&] {
     for (int k = 0; k < c.kernels; ++k) check(kl::launch_add_one(counter.data(), stream));

@@ -85,7 +85,7 @@ void run_p2p_case(benchmark::State& state, const TransferCase& c) {
   cu::DeviceBuffer<unsigned char> dst_in(bytes), dst_out(bytes);
   cu::Stream dst_stream = cu::Stream::create();
   fill_device_pattern(dst_out.data(), bytes, k_seed_reverse, dst_stream.get());
-  GPUBENCH_CUDA_CHECK(cudaMemset(dst_in.data(), 0, bytes));
+  clear_device(dst_in.data(), bytes, dst_stream.get());
   GPUBENCH_CUDA_CHECK(cudaDeviceSynchronize());
 
   GPUBENCH_CUDA_CHECK(cudaSetDevice(c.src));
@@ -94,7 +94,7 @@ void run_p2p_case(benchmark::State& state, const TransferCase& c) {
   cu::Stream forward = cu::Stream::create();
   cu::Stream reverse = cu::Stream::create();
   fill_device_pattern(src_out.data(), bytes, k_seed_forward, forward.get());
-  GPUBENCH_CUDA_CHECK(cudaMemset(src_in.data(), 0, bytes));
+  clear_device(src_in.data(), bytes, forward.get());
 
   auto fwd = [&] {
     for (std::uint64_t k = 0; k < copies; ++k) {

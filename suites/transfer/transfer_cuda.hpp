@@ -49,6 +49,10 @@ std::string validate_copy(const void* destination, std::uint64_t bytes, std::uin
 void enqueue_copies(Engine engine, void* dst, const void* src, std::uint64_t bytes,
                     std::uint64_t copies, int sm_count, cudaStream_t stream);
 
+// Zeroes a device buffer in `stream`'s order and waits for it. (Not cudaMemset: it runs on the
+// legacy default stream, which the suite's non-blocking streams do not wait for.)
+void clear_device(void* data, std::uint64_t bytes, cudaStream_t stream);
+
 // Fills a device (or mapped) buffer with the pattern and waits for it.
 void fill_device_pattern(void* data, std::uint64_t bytes, std::uint32_t seed, cudaStream_t stream);
 

@@ -117,9 +117,9 @@ int main(int argc, char** argv) {
       avail.runnable = false;
       avail.reason = env.unavailable_reason;
     }
-    if (env.device_count < 2) {
-      avail.notes.push_back("peer-to-peer cases: skipped: " + std::to_string(env.device_count) +
-                            " GPU(s)");
+    if (env.device_count == 1) {
+      avail.notes.push_back(
+          "peer-to-peer cases: skipped: peer-to-peer needs two GPUs; this host has 1");
     }
     if (!env.links->nvml_reason().empty()) {
       avail.notes.push_back("link rates: NVML unavailable (" + env.links->nvml_reason() +

@@ -60,7 +60,7 @@ void run_bidirectional(benchmark::State& state, const TransferCase& c, const cu:
   kernels::copy::fill_pattern_host(static_cast<std::uint32_t*>(host_src.host()), bytes / 4,
                                    k_seed_h2d);
   fill_device_pattern(dev_src.data(), bytes, k_seed_d2h, forward.get());
-  GPUBENCH_CUDA_CHECK(cudaMemset(dev_dst.data(), 0, bytes));
+  clear_device(dev_dst.data(), bytes, forward.get());
   std::memset(host_dst.host(), 0, bytes);
 
   const LinkRate rate = host_link_rate(info);
@@ -154,7 +154,7 @@ void run_host_case(benchmark::State& state, const TransferCase& c) {
   void* host_side = c.engine == Engine::sm ? host.device() : host.host();
   if (h2d) {
     kernels::copy::fill_pattern_host(static_cast<std::uint32_t*>(host.host()), bytes / 4, seed);
-    GPUBENCH_CUDA_CHECK(cudaMemset(dev.data(), 0, bytes));
+    clear_device(dev.data(), bytes, stream.get());
   } else {
     fill_device_pattern(dev.data(), bytes, seed, stream.get());
     std::memset(host.host(), 0, bytes);
@@ -200,7 +200,7 @@ void run_device_local_case(benchmark::State& state, const TransferCase& c) {
   cu::DeviceBuffer<unsigned char> src(bytes), dst(bytes);
   cu::Stream stream = cu::Stream::create();
   fill_device_pattern(src.data(), bytes, k_seed_d2d, stream.get());
-  GPUBENCH_CUDA_CHECK(cudaMemset(dst.data(), 0, bytes));
+  clear_device(dst.data(), bytes, stream.get());
   auto enqueue = [&] {
     enqueue_copies(c.engine, dst.data(), src.data(), bytes, copies, info.sm_count, stream.get());
   };

@@ -79,6 +79,11 @@ void enqueue_copies(Engine engine, void* dst, const void* src, std::uint64_t byt
   }
 }
 
+void clear_device(void* data, std::uint64_t bytes, cudaStream_t stream) {
+  GPUBENCH_CUDA_CHECK(cudaMemsetAsync(data, 0, bytes, stream));
+  GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
 void fill_device_pattern(void* data, std::uint64_t bytes, std::uint32_t seed, cudaStream_t stream) {
   GPUBENCH_CUDA_CHECK(static_cast<cudaError_t>(kernels::copy::launch_fill_pattern(
       static_cast<std::uint32_t*>(data), bytes / sizeof(std::uint32_t), seed, stream)));
