@@ -3,6 +3,7 @@
 // reason and the run must still succeed; with one, the tests that need "no GPU" skip.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -125,6 +126,68 @@ TEST(TransferLaunchSuites, QuickRunWithoutAGpuSkipsEveryCaseWithTheReason) {
   }
   EXPECT_EQ(suites, (std::set<std::string>{"transfer", "launch"}));
   EXPECT_GE(rows, 40 + 11);
+}
+
+// A FIXTURE suite (a shell script with made-up numbers, labelled so) that reports peer-to-peer
+// bandwidth for 3 GPUs in the transfer suite's naming, with GPU 2 -> 0 far below the rest.
+std::string p2p_fixture_script() {
+  std::string rows;
+  for (int s = 0; s < 3; ++s) {
+    for (int d = 0; d < 3; ++d) {
+      if (s == d) continue;
+      const double v = (s == 2 && d == 0) ? 120.0 : 390.0 + 2 * s + d;
+      const std::string name =
+          "p2pfixture/device_to_device_memcpy_write_ce/dir:p2p/"
+          "peer_access:on/src:" +
+          std::to_string(s) + "/dst:" + std::to_string(d) +
+          "/bytes:268435456/device:" + std::to_string(s);
+      if (!rows.empty()) rows += ",\n";
+      rows += "{\"name\": \"" + name + "\", \"run_name\": \"" + name +
+              "\", \"run_type\": \"iteration\", \"repetitions\": 1, \"repetition_index\": 0, "
+              "\"threads\": 1, \"iterations\": 10, \"real_time\": 1.0, \"cpu_time\": 1.0, "
+              "\"time_unit\": \"ms\", \"GB_per_s\": " +
+              std::to_string(v) + "}";
+    }
+  }
+  return "#!/bin/sh\n"
+         "# FIXTURE suite for gpubench's tests (not a benchmark): made-up p2p numbers.\n"
+         "out=\"\"\n"
+         "for a in \"$@\"; do\n"
+         "  case \"$a\" in\n"
+         "    --gpubench_info) echo '{\"suite\":\"p2pfixture\",\"description\":\"FIXTURE\","
+         "\"metrics\":[{\"name\":\"GB_per_s\",\"unit\":\"GB/s\",\"direction\":\"higher\"}],"
+         "\"runnable\":true,\"reason\":\"\",\"notes\":[]}'; exit 0 ;;\n"
+         "    --benchmark_list_tests=true) exit 0 ;;\n"
+         "    --benchmark_out=*) out=\"${a#--benchmark_out=}\" ;;\n"
+         "  esac\n"
+         "done\n"
+         "[ -n \"$out\" ] || exit 0\n"
+         "cat > \"$out\" <<'JSON'\n"
+         "{\"context\": {\"gpubench.suite\": \"p2pfixture\", \"gpubench.metrics\": "
+         "\"[{\\\"name\\\":\\\"GB_per_s\\\",\\\"unit\\\":\\\"GB/"
+         "s\\\",\\\"direction\\\":\\\"higher\\\"}]\"},\n"
+         "\"benchmarks\": [\n" +
+         rows + "\n]}\nJSON\n";
+}
+
+TEST(TransferLaunchSuites, ShowRendersPeerResultsAsAMatrixAndNamesTheSlowPair) {
+  Workspace ws;
+  const fs::path script = ws.suites() / "gpubench-p2pfixture";
+  { std::ofstream(script) << p2p_fixture_script(); }
+  fs::permissions(script, fs::perms::owner_all);
+  const CliResult run = ws.run({"run", "--suite", "p2pfixture", ws.db_arg()});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const CliResult show = ws.run({"show", "latest", ws.db_arg()});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_TRUE(contains(show.out, "peer-to-peer GB_per_s (GB/s), row = source GPU")) << show.out;
+  EXPECT_TRUE(contains(show.out, "120.0")) << show.out;
+  EXPECT_TRUE(contains(show.out, "slow pair: GPU 2 (")) << show.out;
+  EXPECT_TRUE(contains(show.out, ") -> GPU 0 (")) << show.out;
+  const json detail = json::parse(ws.run({"show", "latest", "--format", "json", ws.db_arg()}).out);
+  ASSERT_EQ(detail["p2p_matrices"].size(), 1u) << detail["p2p_matrices"].dump();
+  EXPECT_EQ(detail["p2p_matrices"][0]["size"], 3);
+  EXPECT_EQ(detail["p2p_matrices"][0]["slow_pairs"].size(), 1u);
+  EXPECT_EQ(detail["p2p_matrices"][0]["slow_pairs"][0]["src"], 2);
 }
 
 TEST(TransferLaunchSuites, SuitesCommandListsBoth) {
