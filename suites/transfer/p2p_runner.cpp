@@ -8,6 +8,7 @@
 
 #include <chrono>
 
+#include "kernels/copy/copy.hpp"
 #include "suites/common/cuda/check.hpp"
 #include "suites/common/cuda/device.hpp"
 #include "suites/common/cuda/guard.hpp"
@@ -99,13 +100,25 @@ void run_p2p_case(benchmark::State& state, const TransferCase& c) {
   fill_device_pattern(src_out.data(), bytes, k_seed_forward, forward.get());
   clear_device(src_in.data(), bytes, forward.get());
 
+  // CE: cudaMemcpyPeerAsync. SM: the copy kernel on the source GPU reads/writes the peer's memory
+  // through the peer mapping (peer access is on for every SM case).
   auto fwd = [&] {
+    if (c.engine == Engine::sm) {
+      enqueue_copies(Engine::sm, dst_in.data(), src_out.data(), bytes, copies, src_info.sm_count,
+                     forward.get());
+      return;
+    }
     for (std::uint64_t k = 0; k < copies; ++k) {
       GPUBENCH_CUDA_CHECK(
           cudaMemcpyPeerAsync(dst_in.data(), c.dst, src_out.data(), c.src, bytes, forward.get()));
     }
   };
   auto rev = [&] {
+    if (c.engine == Engine::sm) {
+      enqueue_copies(Engine::sm, src_in.data(), dst_out.data(), bytes, copies, src_info.sm_count,
+                     reverse.get());
+      return;
+    }
     for (std::uint64_t k = 0; k < copies; ++k) {
       GPUBENCH_CUDA_CHECK(
           cudaMemcpyPeerAsync(src_in.data(), c.src, dst_out.data(), c.dst, bytes, reverse.get()));
@@ -133,6 +146,25 @@ void run_p2p_case(benchmark::State& state, const TransferCase& c) {
       state.SetIterationTime(seconds);
       samples.add(seconds);
       span_s.push_back(seconds);
+    }
+  } else if (c.bidirectional && c.engine == Engine::sm) {
+    // One kernel, even warps src->dst and odd warps dst->src (two grid-filling kernels on two
+    // streams would mostly run one after the other): only the span exists.
+    cu::BatchTimer timer(forward.get(), src_info.clock_khz,
+                         static_cast<std::size_t>(src_info.l2_bytes));
+    auto both = [&] {
+      for (std::uint64_t k = 0; k < copies; ++k) {
+        GPUBENCH_CUDA_CHECK(static_cast<cudaError_t>(kernels::copy::launch_sm_copy_bidir(
+            dst_in.data(), src_out.data(), src_in.data(), dst_out.data(), bytes, src_info.sm_count,
+            forward.get())));
+      }
+    };
+    (void)timer.time_batch(both, cu::CacheState::hot);
+    for (auto _ : state) {
+      const cu::BatchSample s = timer.time_batch(both, cu::CacheState::hot);
+      state.SetIterationTime(s.elapsed_ms / 1e3);
+      samples.add(s);
+      span_s.push_back(s.elapsed_ms / 1e3);
     }
   } else if (c.bidirectional) {
     cu::StreamPairTimer timer(forward.get(), reverse.get());
@@ -169,7 +201,7 @@ void run_p2p_case(benchmark::State& state, const TransferCase& c) {
     t.span_s = median(span_s);
     const BidirRates r = bidir_rates(bytes, copies, t);
     state.counters["GB_per_s"] = r.total_gb_per_s;
-    if (!staged) {  // staged copies have one host-clock span, no per-direction times
+    if (!fwd_s.empty()) {  // staged and SM copies have one span, no per-direction times
       state.counters["GB_per_s_forward"] = r.forward_gb_per_s;
       state.counters["GB_per_s_reverse"] = r.reverse_gb_per_s;
     }

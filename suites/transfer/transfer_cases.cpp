@@ -235,14 +235,19 @@ std::vector<TransferCase> all_cases(suite::Profile profile, NumaRequest numa,
     const int first = devices.empty() ? 0 : devices.front();
     pairs.emplace_back(first, first + 1);
   }
+  // SM (a kernel on the source GPU writing through the peer mapping) needs peer access; it is in
+  // standard and full only (quick keeps the copy-engine matrix).
+  std::vector<std::pair<Engine, PeerAccess>> p2p_shapes = {{Engine::ce, PeerAccess::on},
+                                                           {Engine::ce, PeerAccess::off}};
+  if (!quick) p2p_shapes.emplace_back(Engine::sm, PeerAccess::on);
   for (const auto& [src, dst] : pairs) {
     for (bool both_ways : {false, true}) {
-      for (PeerAccess p : {PeerAccess::on, PeerAccess::off}) {
+      for (const auto& [engine, p] : p2p_shapes) {
         for (std::uint64_t bytes : p2p_sizes(profile)) {
           TransferCase c;
           c.dir = Dir::p2p;
           c.memory = Memory::device;
-          c.engine = Engine::ce;
+          c.engine = engine;
           c.numa = Numa::none;
           c.bidirectional = both_ways;
           c.peer = p;

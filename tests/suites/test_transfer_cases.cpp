@@ -124,6 +124,21 @@ TEST(TransferCases, P2PCoversEveryOrderedPairWithAndWithoutPeerAccess) {
   EXPECT_EQ(seen.size(), 6u * 2 * 2);  // 3 x 2 ordered pairs, peer on/off, uni/bi
 }
 
+TEST(TransferCases, SmPeerCasesOnlyWithPeerAccessAndOutsideQuick) {
+  int sm = 0;
+  for (const auto& c : all_cases(Profile::standard, NumaRequest::local, {0, 1})) {
+    if (c.dir != Dir::p2p || c.engine != Engine::sm) continue;
+    ++sm;
+    EXPECT_EQ(c.peer, PeerAccess::on) << case_name(c);
+    EXPECT_EQ(case_label(c), c.bidirectional ? "device_to_device_bidirectional_memcpy_write_sm"
+                                             : "device_to_device_memcpy_write_sm");
+  }
+  EXPECT_EQ(sm, 2 * 2 * static_cast<int>(p2p_sizes(Profile::standard).size()));
+  for (const auto& c : all_cases(Profile::quick, NumaRequest::local, {0, 1})) {
+    EXPECT_FALSE(c.dir == Dir::p2p && c.engine == Engine::sm) << case_name(c);
+  }
+}
+
 TEST(TransferCases, RemoteCasesOnlyWhenAskedOrOutsideQuick) {
   auto count_remote = [](const std::vector<TransferCase>& cases) {
     return std::count_if(cases.begin(), cases.end(),
