@@ -43,7 +43,8 @@ json info_of(const std::string& suite) {
 
 std::vector<std::string> list_of(const std::string& suite, const std::string& profile,
                                  const std::vector<std::string>& extra = {}) {
-  std::vector<std::string> args = {"--benchmark_list_tests=true"};
+  // One device, so the counts hold on hosts with any number of GPUs.
+  std::vector<std::string> args = {"--benchmark_list_tests=true", "--device", "0"};
   args.insert(args.end(), extra.begin(), extra.end());
   const CliResult r = run_suite(suite, args, {{"GPUBENCH_PROFILE", profile}});
   EXPECT_EQ(r.exit_code, 0) << r.err;
