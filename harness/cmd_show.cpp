@@ -6,6 +6,7 @@
 
 #include "harness/cli_common.hpp"
 #include "harness/command.hpp"
+#include "harness/p2p_matrix.hpp"
 #include "harness/run_json.hpp"
 #include "harness/runner.hpp"
 #include "util/strings.hpp"
@@ -150,6 +151,8 @@ void do_show(const ShowArgs& args, Context& ctx) {
       j["results"][i]["telemetry_throttled"] = flag ? nlohmann::json(*flag) : nullptr;
     }
     j["telemetry"] = telemetry_json(detail, telemetry);
+    j["p2p_matrices"] =
+        harness::p2p_matrices_json(harness::build_p2p_matrices(rows), detail.info.gpus);
     out << j.dump(2) << '\n';
     return;
   }
@@ -211,6 +214,7 @@ void do_show(const ShowArgs& args, Context& ctx) {
              "per benchmark: this result itself may or may not have run throttled.\n";
     }
   }
+  harness::print_p2p_matrices(out, harness::build_p2p_matrices(rows), detail.info.gpus);
 }
 }  // namespace
 

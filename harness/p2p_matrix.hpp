@@ -1,0 +1,56 @@
+// Peer-to-peer results as GPU x GPU matrices for `gpubench show`, and the pairs far below their
+// siblings, named with both GPUs' UUIDs (a bad link or a GPU in the wrong slot shows up as one
+// slow row, column or cell).
+//
+// A result belongs to a matrix when its benchmark has `src:` and `dst:` parameters (the transfer
+// suite's dir:p2p cases) and its metric is a bandwidth (unit GB/s, higher is better). One matrix
+// per (suite, case, other parameters, metric); rows are source GPUs, columns destination GPUs;
+// a cell is the median of the pair's samples.
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "results/model.hpp"
+#include "results/store.hpp"
+
+namespace gpubench::harness {
+
+struct P2pMatrix {
+  std::string title;   // "transfer/device_to_device_memcpy_write_ce peer_access:on bytes:..."
+  std::string metric;  // "GB_per_s"
+  std::string unit;    // "GB/s"
+  int size = 0;        // GPUs 0 .. size-1
+  // cells[src * size + dst]: the median, empty when the pair has no ok samples.
+  std::vector<std::optional<double>> cells;
+  // Pairs that were skipped or failed, with the reason (for the note under the matrix).
+  std::vector<std::string> not_measured;
+
+  std::optional<double> at(int src, int dst) const { return cells[src * size + dst]; }
+};
+
+std::vector<P2pMatrix> build_p2p_matrices(const std::vector<results::ResultRow>& rows);
+
+// A pair below `fraction` of the median of the other pairs of its matrix (default 80%: same-SKU
+// GPUs differ by ~8% and run-to-run noise is a few %, a bad link costs far more).
+struct SlowPair {
+  int src = 0;
+  int dst = 0;
+  double value = 0;
+  double siblings_median = 0;
+};
+inline constexpr double k_slow_pair_fraction = 0.8;
+std::vector<SlowPair> find_slow_pairs(const P2pMatrix& m, double fraction = k_slow_pair_fraction);
+
+// Text: each matrix as a table, then one line per slow pair with both GPUs' UUIDs (from `gpus`).
+void print_p2p_matrices(std::ostream& out, const std::vector<P2pMatrix>& matrices,
+                        const std::vector<results::GpuInfo>& gpus);
+// JSON: [{"title","metric","unit","size","cells":[[..]],"slow_pairs":[...],"not_measured":[..]}]
+nlohmann::json p2p_matrices_json(const std::vector<P2pMatrix>& matrices,
+                                 const std::vector<results::GpuInfo>& gpus);
+
+}  // namespace gpubench::harness

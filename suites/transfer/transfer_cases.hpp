@@ -1,0 +1,125 @@
+// The transfer suite's case list, names, sweeps and accounting. CUDA-free: unit-tested everywhere.
+//
+// Names: transfer/<nvbandwidth-style case>/dir:<h2d|d2h|bidir|d2d|p2p>/memory:<kind>/engine:<ce|sm>
+//        [/numa:<local|remote>][/peer_access:<on|off>/src:<i>/dst:<j>]/bytes:<n>/device:<d>
+// The case part is nvbandwidth's testcase name where one matches (host_to_device_memcpy_ce, ...),
+// so results line up with nvbandwidth's; the parameters let a filter find every h2d, pinned or
+// SM case. `device:` is the GPU the case runs on (the source GPU for p2p).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "suites/common/suite_support.hpp"
+
+namespace gpubench::transfer {
+
+enum class Dir { h2d, d2h, bidir, d2d, p2p };
+// pageable: malloc'd memory (the driver stages it); pinned: page-locked (cudaHostRegister);
+// write_combined: cudaHostAllocWriteCombined; mapped: page-locked and mapped, read or written by a
+// kernel directly (zero-copy); device: device memory (d2d, p2p).
+enum class Memory { pageable, pinned, write_combined, mapped, device };
+enum class Engine { ce, sm };
+// Where the host buffer lives relative to the GPU's NUMA node. none: no host buffer (d2d, p2p).
+enum class Numa { local, remote, none };
+enum class PeerAccess { on, off };
+
+const char* to_string(Dir d);
+const char* to_string(Memory m);
+const char* to_string(Engine e);
+const char* to_string(Numa n);
+const char* to_string(PeerAccess p);
+
+struct TransferCase {
+  Dir dir = Dir::h2d;
+  Memory memory = Memory::pinned;
+  Engine engine = Engine::ce;
+  Numa numa = Numa::local;
+  bool bidirectional = false;  // p2p only: both directions at once (bidir is always both)
+  PeerAccess peer = PeerAccess::on;
+  int src = 0;              // p2p: source GPU
+  int dst = 0;              // p2p: destination GPU
+  std::uint64_t bytes = 0;  // one direction's buffer
+  int device = 0;           // the GPU the case runs on (p2p: src)
+};
+
+// nvbandwidth's testcase name for the case, or our own in its style where nvbandwidth has none
+// (e.g. host_device_bidirectional_memcpy_ce reports both directions and their sum).
+std::string case_label(const TransferCase& c);
+// The full benchmark name (see the header comment).
+std::string case_name(const TransferCase& c);
+
+// Buffer sizes: 4 KiB -> 1 GiB by x4 (full); x16 steps plus 1 GiB (standard); 4 KiB, 1 MiB,
+// 64 MiB, 256 MiB (quick). Peer-to-peer uses only the sizes >= 64 MiB of the profile.
+std::vector<std::uint64_t> host_sizes(suite::Profile profile);
+std::vector<std::uint64_t> p2p_sizes(suite::Profile profile);
+
+// Which host placements to register. "local" everywhere; "remote" too in standard and full (or
+// when asked): on a one-node host those cases are skipped with the reason.
+enum class NumaRequest { local, remote, both };
+std::optional<NumaRequest> numa_request_from_string(std::string_view text);  // local|remote|both
+NumaRequest default_numa_request(suite::Profile profile);
+// Removes --numa <v> / --numa=<v> from argv (adjusting argc) and combines it with `env_value`
+// (GPUBENCH_NUMA; the flag wins). Unset: default_numa_request(profile). Throws gpubench::Error
+// (bad_input) for a value other than local, remote or both.
+NumaRequest take_numa_request(int& argc, char** argv, const char* env_value,
+                              suite::Profile profile);
+
+// Every host<->device and device-local case for `devices`, then every ordered pair of `devices`
+// (i != j) for p2p when there are two or more; with fewer, one p2p pair 0->1 so the cases appear
+// and are skipped with the reason.
+std::vector<TransferCase> all_cases(suite::Profile profile, NumaRequest numa,
+                                    const std::vector<int>& devices);
+
+// Small copies report latency (us per copy), large ones bandwidth: the crossover is where the
+// per-copy overhead (~2-10 us) stops dominating.
+inline constexpr std::uint64_t k_latency_max_bytes = 64 * 1024;
+bool reports_latency(std::uint64_t bytes);
+bool reports_bandwidth(std::uint64_t bytes);
+
+// Copies queued per timed sample: about 1 GiB of traffic, at least 1, at most 256 (below the
+// timer's ~500-launch limit on one batch, leaving room for the bidirectional second stream).
+std::uint64_t copies_per_sample(std::uint64_t bytes);
+
+// Decimal GB/s of `bytes` moved in `seconds`; 0 when seconds <= 0.
+double gb_per_s(double bytes, double seconds);
+
+// Bidirectional accounting: each direction moves `bytes_each_way` per copy, `copies` times, in its
+// own time (its own events); the sum is both directions' bytes over the span both took (the later
+// end minus the earlier start), not the sum of two rates.
+struct BidirTimes {
+  double forward_s = 0;  // h2d (or src->dst) stream: start to end
+  double reverse_s = 0;  // d2h (or dst->src) stream
+  double span_s = 0;     // earliest start to latest end over both streams
+};
+struct BidirRates {
+  double forward_gb_per_s = 0;
+  double reverse_gb_per_s = 0;
+  double total_gb_per_s = 0;
+};
+BidirRates bidir_rates(std::uint64_t bytes_each_way, std::uint64_t copies, const BidirTimes& t);
+
+// Which 32-bit words of a destination validation reads: `strided_count` words from 0 by an odd
+// `stride` (so it walks every residue of any period), plus the last `tail_count` words. Both parts
+// are contiguous or strided runs, so a device buffer is read with one cudaMemcpy2D and one copy.
+struct SamplePlan {
+  std::uint64_t stride = 1;
+  std::uint64_t strided_count = 0;
+  std::uint64_t tail_first = 0;
+  std::uint64_t tail_count = 0;
+};
+SamplePlan sample_plan(std::uint64_t words, std::uint64_t samples = 4096, std::uint64_t tail = 256);
+
+// Compares what was read (strided part, then tail part, as sample_plan lays them out) with the
+// pattern seeded `seed`. Empty when all match; otherwise "validation failed: <n> of <m> sampled
+// words differ; first at word <i>: expected 0x..., got 0x...".
+std::string check_sampled_words(const SamplePlan& plan, const std::uint32_t* strided,
+                                const std::uint32_t* tail, std::uint32_t seed);
+
+// The median of `values` (0 when empty).
+double median(std::vector<double> values);
+
+}  // namespace gpubench::transfer

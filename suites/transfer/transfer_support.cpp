@@ -1,0 +1,99 @@
+// Shared pieces of the transfer suite's CUDA runners (see transfer_cuda.hpp).
+#include <cuda_runtime_api.h>
+
+#include <cstdlib>
+
+#include "kernels/copy/copy.hpp"
+#include "suites/common/cuda/check.hpp"
+#include "suites/common/cuda/device.hpp"
+#include "suites/common/suite_support.hpp"
+#include "suites/transfer/transfer_cuda.hpp"
+
+namespace gpubench::transfer {
+
+const TransferEnvironment& transfer_environment() {
+  static const TransferEnvironment env = [] {
+    TransferEnvironment e;
+    const suite::cuda::DeviceProbe probe = suite::cuda::probe_devices();
+    e.device_count = probe.count;
+    e.unavailable_reason = probe.reason;
+    e.links = new LinkProbe(e.sysfs_root);
+    return e;
+  }();
+  return env;
+}
+
+void SampleSet::add(const suite::cuda::BatchSample& sample) {
+  seconds.push_back(sample.elapsed_ms / 1e3);
+  throttled = throttled || sample.throttled;
+  if (sample.sm_clock_mhz > 0 && (min_clock_mhz == 0 || sample.sm_clock_mhz < min_clock_mhz)) {
+    min_clock_mhz = sample.sm_clock_mhz;
+  }
+}
+
+void report_one_way(benchmark::State& state, std::uint64_t bytes, std::uint64_t copies,
+                    const SampleSet& samples, const LinkRate* rate) {
+  const double sample_s = median(samples.seconds);
+  if (reports_latency(bytes)) {
+    state.counters["latency_us"] = sample_s / static_cast<double>(copies) * 1e6;
+  }
+  if (reports_bandwidth(bytes)) {
+    const double gbps =
+        gb_per_s(static_cast<double>(bytes) * static_cast<double>(copies), sample_s);
+    state.counters["GB_per_s"] = gbps;
+    if (rate) {
+      if (const auto pct = pct_of_rate(gbps, *rate)) state.counters["pct_of_link"] = *pct;
+    }
+  }
+  // Sample state (METHODOLOGY rule 5), stored with each sample rather than as metrics.
+  state.counters["throttled"] = samples.throttled ? 1.0 : 0.0;
+  if (samples.min_clock_mhz > 0) state.counters["sm_clock_mhz"] = samples.min_clock_mhz;
+}
+
+std::string validate_copy(const void* destination, std::uint64_t bytes, std::uint32_t seed) {
+  const std::uint64_t words = bytes / sizeof(std::uint32_t);
+  const SamplePlan plan = sample_plan(words);
+  std::vector<std::uint32_t> strided(plan.strided_count), tail(plan.tail_count);
+  const auto* base = static_cast<const std::uint32_t*>(destination);
+  if (plan.strided_count > 0) {
+    GPUBENCH_CUDA_CHECK(cudaMemcpy2D(strided.data(), sizeof(std::uint32_t), base,
+                                     plan.stride * sizeof(std::uint32_t), sizeof(std::uint32_t),
+                                     plan.strided_count, cudaMemcpyDefault));
+  }
+  if (plan.tail_count > 0) {
+    GPUBENCH_CUDA_CHECK(cudaMemcpy(tail.data(), base + plan.tail_first,
+                                   plan.tail_count * sizeof(std::uint32_t), cudaMemcpyDefault));
+  }
+  return check_sampled_words(plan, strided.data(), tail.data(), seed);
+}
+
+void enqueue_copies(Engine engine, void* dst, const void* src, std::uint64_t bytes,
+                    std::uint64_t copies, int sm_count, cudaStream_t stream) {
+  for (std::uint64_t k = 0; k < copies; ++k) {
+    if (engine == Engine::ce) {
+      GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream));
+    } else {
+      GPUBENCH_CUDA_CHECK(static_cast<cudaError_t>(
+          kernels::copy::launch_sm_copy(dst, src, bytes, sm_count, stream)));
+    }
+  }
+}
+
+void clear_device(void* data, std::uint64_t bytes, cudaStream_t stream) {
+  GPUBENCH_CUDA_CHECK(cudaMemsetAsync(data, 0, bytes, stream));
+  GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+void fill_device_pattern(void* data, std::uint64_t bytes, std::uint32_t seed, cudaStream_t stream) {
+  GPUBENCH_CUDA_CHECK(static_cast<cudaError_t>(kernels::copy::launch_fill_pattern(
+      static_cast<std::uint32_t*>(data), bytes / sizeof(std::uint32_t), seed, stream)));
+  GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+std::string describe_link(const LinkRate& rate) {
+  std::string text = rate.description.empty() ? "link unknown" : rate.description;
+  if (!rate.gb_per_s) text += "; % of link unknown: " + rate.reason;
+  return text;
+}
+
+}  // namespace gpubench::transfer

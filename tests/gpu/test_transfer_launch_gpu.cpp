@@ -1,0 +1,157 @@
+// GPU tests (label `gpu`) of the transfer and launch suites: the copy kernels and their validation,
+// the two-stream timer, and both suites' real binaries on GPU 0 with their bounds. Each test
+// skips without a CUDA device.
+#include <gtest/gtest.h>
+
+#include <cuda_runtime_api.h>
+
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <string>
+
+#include "harness/process.hpp"
+#include "kernels/copy/copy.hpp"
+#include "suites/common/cuda/device.hpp"
+#include "suites/common/cuda/pair_timing.hpp"
+#include "suites/common/cuda/resources.hpp"
+#include "suites/transfer/transfer_cuda.hpp"
+#include "util/fs.hpp"
+
+namespace gpubench::transfer {
+namespace {
+
+namespace cu = suite::cuda;
+using json = nlohmann::json;
+
+#define REQUIRE_DEVICE()                                  \
+  do {                                                    \
+    const auto probe_ = cu::probe_devices();              \
+    if (probe_.count == 0) GTEST_SKIP() << probe_.reason; \
+    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);             \
+  } while (0)
+
+TEST(TransferGpu, SmCopyKernelsCopyExactlyAndValidationSeesIt) {
+  REQUIRE_DEVICE();
+  const std::size_t bytes = 3 << 20;
+  const cu::DeviceInfo info = cu::query_device(0);
+  cu::DeviceBuffer<unsigned char> src(bytes), dst(bytes);
+  cu::PinnedBuffer<unsigned char> host_in(bytes, cu::HostMapping::mapped);
+  cu::PinnedBuffer<unsigned char> host_out(bytes, cu::HostMapping::mapped);
+  cu::Stream stream = cu::Stream::create();
+  fill_device_pattern(src.data(), bytes, 11, stream.get());
+  clear_device(dst.data(), bytes, stream.get());
+  EXPECT_NE(validate_copy(dst.data(), bytes, 11), "");  // nothing copied yet
+  enqueue_copies(Engine::sm, dst.data(), src.data(), bytes, 2, info.sm_count, stream.get());
+  stream.synchronize();
+  EXPECT_EQ(validate_copy(dst.data(), bytes, 11), "");
+  EXPECT_NE(validate_copy(dst.data(), bytes, 12), "");
+
+  // Bidirectional kernel: host_in -> dst and src -> host_out at once, through mapped memory.
+  kernels::copy::fill_pattern_host(reinterpret_cast<std::uint32_t*>(host_in.data()), bytes / 4, 21);
+  clear_device(dst.data(), bytes, stream.get());
+  ASSERT_EQ(kernels::copy::launch_sm_copy_bidir(dst.data(), host_in.device_pointer(),
+                                                host_out.device_pointer(), src.data(), bytes,
+                                                info.sm_count, stream.get()),
+            0);
+  stream.synchronize();
+  EXPECT_EQ(validate_copy(dst.data(), bytes, 21), "");
+  EXPECT_EQ(validate_copy(host_out.data(), bytes, 11), "");
+}
+
+TEST(TransferGpu, PairTimerTimesBothStreamsFromOneOrigin) {
+  REQUIRE_DEVICE();
+  const std::size_t bytes = 64 << 20;
+  cu::DeviceBuffer<unsigned char> a(bytes), b(bytes);
+  cu::PinnedBuffer<unsigned char> h1(bytes, cu::HostMapping::unmapped);
+  cu::PinnedBuffer<unsigned char> h2(bytes, cu::HostMapping::unmapped);
+  cu::Stream s1 = cu::Stream::create();
+  cu::Stream s2 = cu::Stream::create();
+  cu::StreamPairTimer timer(s1.get(), s2.get());
+  const cu::PairSample s = timer.time_pair(
+      [&] { enqueue_copies(Engine::ce, a.data(), h1.data(), bytes, 2, 0, s1.get()); },
+      [&] { enqueue_copies(Engine::ce, h2.data(), b.data(), bytes, 2, 0, s2.get()); });
+  EXPECT_GT(s.first_ms, 0.0);
+  EXPECT_GT(s.second_ms, 0.0);
+  EXPECT_GE(s.span_ms + 1e-3, std::max(s.first_ms, s.second_ms));
+  EXPECT_LE(s.span_ms, s.first_ms + s.second_ms + 1e-3);
+}
+
+json run_suite(const std::string& suite, const std::string& filter) {
+  TempDir dir("gpubench-test-gpu-suite");
+  harness::ProcessSpec spec;
+  spec.argv = {(std::filesystem::path(GPUBENCH_BIN_DIR) / ("gpubench-" + suite)).string(),
+               "--device",
+               "0",
+               "--benchmark_filter=" + filter,
+               "--benchmark_out=" + (dir.path() / "out.json").string(),
+               "--benchmark_out_format=json"};
+  spec.env = {{"GPUBENCH_PROFILE", "quick"}};
+  spec.stdout_path = dir.path() / "stdout.txt";
+  spec.stderr_tail_bytes = 1 << 16;
+  spec.timeout_s = 240;
+  const harness::ProcessResult r = harness::run_process(spec);
+  EXPECT_EQ(r.exit_code.value_or(-1), 0) << r.stderr_tail;
+  return json::parse(read_file(dir.path() / "out.json"));
+}
+
+// Skips that are expected on some hosts; anything else is a failure.
+bool explained(const std::string& message) {
+  return std::regex_search(message, std::regex("^skipped: (no remote NUMA node|peer-to-peer needs "
+                                               "two GPUs|GPU [0-9]+ .* cannot access)"));
+}
+
+TEST(TransferGpu, QuickCasesRunValidateAndPinnedBeatsPageable) {
+  REQUIRE_DEVICE();
+  const json doc =
+      run_suite("transfer", "(dir:h2d|dir:d2h|dir:bidir|dir:d2d).*bytes:(4096|67108864)/");
+  std::map<std::string, double> gbps;
+  int ok = 0;
+  for (const auto& b : doc["benchmarks"]) {
+    const std::string name = b["name"];
+    if (b.value("error_occurred", false)) {
+      EXPECT_TRUE(explained(b["error_message"])) << name << ": " << b["error_message"];
+      continue;
+    }
+    ++ok;
+    if (name.find("bytes:4096/") != std::string::npos) {
+      EXPECT_GT(b["latency_us"].get<double>(), 0.0) << name;
+    } else {
+      EXPECT_GT(b["GB_per_s"].get<double>(), 0.5) << name;
+      gbps[name] = b["GB_per_s"];
+    }
+  }
+  EXPECT_GE(ok, 16);
+  for (const char* dir : {"host_to_device_memcpy_ce/dir:h2d", "device_to_host_memcpy_ce/dir:d2h"}) {
+    const std::string pinned = std::string("transfer/") + dir +
+                               "/memory:pinned/engine:ce/numa:local/bytes:67108864/device:0/"
+                               "iterations:10/manual_time";
+    std::string pageable = pinned;
+    pageable.replace(pageable.find("pinned"), 6, "pageable");
+    ASSERT_TRUE(gbps.count(pinned) && gbps.count(pageable)) << pinned;
+    EXPECT_LT(gbps[pageable], gbps[pinned]) << dir;
+  }
+}
+
+TEST(LaunchGpu, GraphBeatsOneByOneAtOneHundredKernelsAndLatenciesArePlausible) {
+  REQUIRE_DEVICE();
+  const json doc = run_suite("launch", ".");
+  bool chain = false, start = false;
+  for (const auto& b : doc["benchmarks"]) {
+    const std::string name = b["name"];
+    ASSERT_FALSE(b.value("error_occurred", false)) << name << ": " << b["error_message"];
+    if (name.find("kernel_chain/kernels:100/") != std::string::npos) {
+      chain = true;
+      EXPECT_LT(b["us_per_kernel_graph"].get<double>(), b["us_per_kernel_stream"].get<double>());
+      EXPECT_GT(b["graph_speedup"].get<double>(), 1.0);
+    }
+    if (name.find("launch_to_start/") != std::string::npos) {
+      start = true;
+      EXPECT_GT(b["launch_to_start_us"].get<double>(), 0.0);
+      EXPECT_LT(b["launch_to_start_us"].get<double>(), 1000.0);
+    }
+  }
+  EXPECT_TRUE(chain && start);
+}
+
+}  // namespace
+}  // namespace gpubench::transfer

@@ -1,0 +1,131 @@
+// Peer-to-peer matrices for `gpubench show`: layout from synthetic result rows (FIXTURE values,
+// not measurements), slow-pair detection, rendering with UUIDs.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "harness/p2p_matrix.hpp"
+#include "results/model.hpp"
+
+namespace gpubench::harness {
+namespace {
+
+results::ResultRow p2p_row(int src, int dst, std::vector<double> values,
+                           const std::string& peer = "on") {
+  results::ResultRow r;
+  r.suite = "transfer";
+  r.benchmark =
+      "transfer/device_to_device_memcpy_write_ce/dir:p2p/memory:device/engine:ce/"
+      "peer_access:" +
+      peer + "/src:" + std::to_string(src) + "/dst:" + std::to_string(dst) +
+      "/bytes:268435456/device:" + std::to_string(src) + "/iterations:10/manual_time";
+  const results::ParsedName parsed = results::parse_benchmark_name(r.benchmark, "transfer");
+  r.case_name = parsed.case_name;
+  r.params = parsed.params;
+  r.metric = "GB_per_s";
+  r.unit = "GB/s";
+  r.direction = results::Direction::higher;
+  r.values = std::move(values);
+  return r;
+}
+
+// FIXTURE: a 4-GPU matrix where every pair does ~400 GB/s except 2 -> 1 at 150 GB/s.
+std::vector<results::ResultRow> fixture_rows() {
+  std::vector<results::ResultRow> rows;
+  for (int s = 0; s < 4; ++s) {
+    for (int d = 0; d < 4; ++d) {
+      if (s == d) continue;
+      const double v = (s == 2 && d == 1) ? 150.0 : 395.0 + s + d;
+      rows.push_back(p2p_row(s, d, {v - 1, v, v + 1}));
+    }
+  }
+  return rows;
+}
+
+TEST(P2pMatrix, LaysOutRowsBySourceAndColumnsByDestination) {
+  auto rows = fixture_rows();
+  results::ResultRow other;  // not a p2p result: ignored
+  other.benchmark = "transfer/device_local_copy/bytes:4096/device:0";
+  other.metric = "GB_per_s";
+  other.unit = "GB/s";
+  other.values = {1.0};
+  rows.push_back(other);
+  const auto matrices = build_p2p_matrices(rows);
+  ASSERT_EQ(matrices.size(), 1u);
+  const P2pMatrix& m = matrices[0];
+  EXPECT_EQ(m.size, 4);
+  EXPECT_EQ(m.metric, "GB_per_s");
+  EXPECT_EQ(m.title,
+            "transfer/device_to_device_memcpy_write_ce dir:p2p memory:device engine:ce "
+            "peer_access:on bytes:268435456");
+  EXPECT_FALSE(m.at(0, 0));
+  EXPECT_DOUBLE_EQ(*m.at(0, 3), 398.0);  // the median of the pair's samples
+  EXPECT_DOUBLE_EQ(*m.at(3, 0), 398.0);
+  EXPECT_DOUBLE_EQ(*m.at(2, 1), 150.0);
+}
+
+TEST(P2pMatrix, SeparateMatricesPerParameterSet) {
+  auto rows = fixture_rows();
+  rows.push_back(p2p_row(0, 1, {20.0}, "off"));
+  const auto matrices = build_p2p_matrices(rows);
+  ASSERT_EQ(matrices.size(), 2u);
+  EXPECT_NE(matrices[1].title.find("peer_access:off"), std::string::npos);
+  EXPECT_EQ(matrices[1].size, 2);
+}
+
+TEST(P2pMatrix, FindsOnlyThePairFarBelowItsSiblings) {
+  const auto matrices = build_p2p_matrices(fixture_rows());
+  const auto slow = find_slow_pairs(matrices[0]);
+  ASSERT_EQ(slow.size(), 1u);
+  EXPECT_EQ(slow[0].src, 2);
+  EXPECT_EQ(slow[0].dst, 1);
+  EXPECT_DOUBLE_EQ(slow[0].value, 150.0);
+  EXPECT_NEAR(slow[0].siblings_median, 398.0, 1.0);
+  // A uniform matrix (differences within noise) has no slow pair.
+  std::vector<results::ResultRow> even;
+  for (int s = 0; s < 3; ++s) {
+    for (int d = 0; d < 3; ++d) {
+      if (s != d) even.push_back(p2p_row(s, d, {390.0 + 5 * s}));
+    }
+  }
+  EXPECT_TRUE(find_slow_pairs(build_p2p_matrices(even)[0]).empty());
+}
+
+TEST(P2pMatrix, RendersTheMatrixAndNamesTheSlowPairWithUuids) {
+  auto rows = fixture_rows();
+  results::ResultRow skipped = p2p_row(3, 2, {});
+  skipped.status = results::BenchmarkStatus::skipped;
+  skipped.message = "GPU 3 cannot access GPU 2 as a peer";
+  skipped.metric.clear();
+  rows.push_back(skipped);
+  std::vector<results::GpuInfo> gpus(4);
+  for (int i = 0; i < 4; ++i) {
+    gpus[i].index = i;
+    gpus[i].uuid = "GPU-fixture-" + std::to_string(i);
+  }
+  std::ostringstream out;
+  print_p2p_matrices(out, build_p2p_matrices(rows), gpus);
+  const std::string text = out.str();
+  EXPECT_NE(text.find("row = source GPU, column = destination GPU"), std::string::npos) << text;
+  EXPECT_NE(text.find("150.0"), std::string::npos) << text;
+  EXPECT_NE(text.find("slow pair: GPU 2 (GPU-fixture-2) -> GPU 1 (GPU-fixture-1): 150.0 GB/s"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("not measured: 3->2: skipped: GPU 3 cannot access GPU 2 as a peer"),
+            std::string::npos)
+      << text;
+  const auto j = p2p_matrices_json(build_p2p_matrices(rows), gpus);
+  ASSERT_EQ(j.size(), 1u);
+  EXPECT_EQ(j[0]["slow_pairs"][0]["src_uuid"], "GPU-fixture-2");
+  EXPECT_TRUE(j[0]["cells"][1][1].is_null());
+  EXPECT_DOUBLE_EQ(j[0]["cells"][2][1].get<double>(), 150.0);
+}
+
+TEST(P2pMatrix, NoPeerResultsNoMatrix) {
+  std::ostringstream out;
+  print_p2p_matrices(out, build_p2p_matrices({}), {});
+  EXPECT_EQ(out.str(), "");
+}
+
+}  // namespace
+}  // namespace gpubench::harness
