@@ -24,21 +24,7 @@ void do_doctor(const DoctorArgs& args, Context& ctx) {
   const std::vector<results::DoctorCheck> checks = harness::run_doctor(options);
   const results::DoctorCounts counts = results::count_checks(checks);
   if (args.format == "json") {
-    nlohmann::json list = nlohmann::json::array();
-    for (const auto& c : checks) {
-      list.push_back({{"name", c.name},
-                      {"area", c.area},
-                      {"status", results::to_string(c.status)},
-                      {"value", c.value},
-                      {"expected", c.expected},
-                      {"fix", c.fix}});
-    }
-    const nlohmann::json doc = {
-        {"checks", list},
-        {"summary",
-         {{"pass", counts.pass}, {"warn", counts.warn}, {"fail", counts.fail},
-          {"unknown", counts.unknown}}}};
-    *ctx.out << doc.dump(2) << '\n';
+    *ctx.out << harness::doctor_json(checks).dump(2) << '\n';
   } else {
     harness::print_doctor_text(*ctx.out, checks);
   }

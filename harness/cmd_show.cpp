@@ -6,6 +6,7 @@
 
 #include "harness/cli_common.hpp"
 #include "harness/command.hpp"
+#include "harness/doctor.hpp"
 #include "harness/run_json.hpp"
 #include "harness/runner.hpp"
 #include "util/strings.hpp"
@@ -150,6 +151,7 @@ void do_show(const ShowArgs& args, Context& ctx) {
       j["results"][i]["telemetry_throttled"] = flag ? nlohmann::json(*flag) : nullptr;
     }
     j["telemetry"] = telemetry_json(detail, telemetry);
+    j["doctor"] = harness::doctor_json(detail.doctor);
     out << j.dump(2) << '\n';
     return;
   }
@@ -169,6 +171,7 @@ void do_show(const ShowArgs& args, Context& ctx) {
   }
   out << '\n';
   print_telemetry(out, detail, telemetry);
+  harness::print_doctor_summary(out, detail.doctor);
   out << '\n';
   bool any_t = false;
   auto t_mark = [&any_t](const results::ResultRow& r) {

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <set>
 #include <system_error>
@@ -191,6 +192,35 @@ void print_doctor_text(std::ostream& out, const std::vector<DoctorCheck>& checks
     }
   }
   out << "doctor: " << results::counts_text(results::count_checks(checks)) << '\n';
+}
+
+void print_doctor_summary(std::ostream& out, const std::vector<DoctorCheck>& checks) {
+  if (checks.empty()) {
+    out << "doctor: not run for this run (recorded before doctor existed, or imported)\n";
+    return;
+  }
+  out << "doctor (before the run): " << results::counts_text(results::count_checks(checks))
+      << '\n';
+  for (const DoctorCheck& c : checks) {
+    if (c.status == CheckStatus::pass) continue;
+    out << "  " << results::to_string(c.status) << "  " << c.name << ": " << c.value << '\n';
+  }
+}
+
+nlohmann::json doctor_json(const std::vector<DoctorCheck>& checks) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& c : checks) {
+    list.push_back({{"name", c.name},
+                    {"area", c.area},
+                    {"status", results::to_string(c.status)},
+                    {"value", c.value},
+                    {"expected", c.expected},
+                    {"fix", c.fix}});
+  }
+  const results::DoctorCounts n = results::count_checks(checks);
+  return {{"checks", list},
+          {"summary",
+           {{"pass", n.pass}, {"warn", n.warn}, {"fail", n.fail}, {"unknown", n.unknown}}}};
 }
 
 std::string readiness_line(const std::vector<DoctorCheck>& checks) {

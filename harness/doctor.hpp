@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <iosfwd>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -198,6 +199,12 @@ std::vector<DoctorCheck> run_doctor(const DoctorOptions& options);
 
 // Text for people: one line per check under its area, then the counts.
 void print_doctor_text(std::ostream& out, const std::vector<DoctorCheck>& checks);
+// For `gpubench show`: the counts, then one line per check that did not pass; "doctor: not run"
+// for runs recorded without checks.
+void print_doctor_summary(std::ostream& out, const std::vector<DoctorCheck>& checks);
+// {"checks": [{name, area, status, value, expected, fix}, ...], "summary": {pass, warn, fail,
+// unknown}} as `gpubench doctor --format json` prints it.
+nlohmann::json doctor_json(const std::vector<DoctorCheck>& checks);
 // One line for `gpubench run`: "readiness: 14 pass, 3 warn, 0 fail, 5 unknown (warn: a, b; ...)".
 std::string readiness_line(const std::vector<DoctorCheck>& checks);
 
