@@ -32,9 +32,12 @@ std::string number_text(double v) {
 std::string escape_help(const std::string& text) {
   std::string out;
   for (char c : text) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '\n') out += "\\n";
-    else out += c;
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
   }
   return out;
 }
@@ -109,12 +112,8 @@ Labels series_labels(const std::string& host, const results::GpuInfo* gpu,
                      const std::string& metric) {
   std::string uuid = gpu_uuid;
   if (uuid.empty() && gpu) uuid = gpu->uuid;
-  return {{"host", host},
-          {"gpu_uuid", uuid},
-          {"gpu_model", gpu ? gpu->name : std::string()},
-          {"device", device},
-          {"suite", suite},
-          {"benchmark", benchmark},
+  return {{"host", host},     {"gpu_uuid", uuid}, {"gpu_model", gpu ? gpu->name : std::string()},
+          {"device", device}, {"suite", suite},   {"benchmark", benchmark},
           {"metric", metric}};
 }
 
@@ -165,8 +164,8 @@ void write_telemetry(Writer& w, const OpenMetricsInput& in, const std::string& h
                            {"gpu_uuid", gpu ? gpu->uuid : std::string()},
                            {"gpu_model", gpu ? gpu->name : std::string()},
                            {"device", device_label(t.device_index)}};
-    w.gauge("gpubench_telemetry_samples", "", "NVML telemetry samples taken during the run",
-            labels, static_cast<double>(t.samples));
+    w.gauge("gpubench_telemetry_samples", "", "NVML telemetry samples taken during the run", labels,
+            static_cast<double>(t.samples));
     w.gauge("gpubench_telemetry_throttled_samples", "",
             "Telemetry samples with a power or thermal throttle reason set", labels,
             static_cast<double>(t.throttled_samples));
@@ -219,10 +218,14 @@ BaseUnit prometheus_unit(const std::string& unit) {
 std::string escape_label_value(const std::string& value) {
   std::string out;
   for (char c : value) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '"') out += "\\\"";
-    else if (c == '\n') out += "\\n";
-    else out += c;
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '"')
+      out += "\\\"";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
   }
   return out;
 }
@@ -246,7 +249,9 @@ void render_openmetrics(const OpenMetricsInput& in, std::ostream& out) {
   for (const results::DoctorCheck& c : in.doctor) {
     w.gauge("gpubench_doctor_check", "",
             "1 for each readiness check's status when the run started (gpubench doctor)",
-            {{"host", host}, {"check", c.name}, {"area", c.area},
+            {{"host", host},
+             {"check", c.name},
+             {"area", c.area},
              {"status", results::to_string(c.status)}},
             1);
   }

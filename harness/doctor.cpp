@@ -41,7 +41,9 @@ std::optional<std::string> read_governors() {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator("/sys/devices/system/cpu", ec)) {
     const std::string cpu = e.path().filename().string();
-    if (cpu.rfind("cpu", 0) != 0 || cpu.size() < 4 || !std::isdigit(static_cast<unsigned char>(cpu[3]))) continue;
+    if (cpu.rfind("cpu", 0) != 0 || cpu.size() < 4 ||
+        !std::isdigit(static_cast<unsigned char>(cpu[3])))
+      continue;
     if (auto g = read_text_file((e.path() / "cpufreq" / "scaling_governor").string())) {
       seen.insert(std::string(trim(*g)));
     }
@@ -136,10 +138,10 @@ std::vector<DoctorCheck> run_doctor(const DoctorOptions& options) {
   }
   out.push_back(check_dev_shm(shm_bytes, shm_reason));
   const auto thp = read_text_file("/sys/kernel/mm/transparent_hugepage/enabled");
-  out.push_back(check_huge_pages(
-      thp ? std::optional<std::string>(parse_thp_mode(*thp)) : std::nullopt,
-      meminfo ? parse_meminfo_value(*meminfo, "HugePages_Total") : std::nullopt,
-      meminfo ? parse_meminfo_value(*meminfo, "Hugepagesize") : std::nullopt));
+  out.push_back(
+      check_huge_pages(thp ? std::optional<std::string>(parse_thp_mode(*thp)) : std::nullopt,
+                       meminfo ? parse_meminfo_value(*meminfo, "HugePages_Total") : std::nullopt,
+                       meminfo ? parse_meminfo_value(*meminfo, "Hugepagesize") : std::nullopt));
 
   // GPU state.
   out.push_back(check_persistence(gpus, count));
@@ -199,8 +201,7 @@ void print_doctor_summary(std::ostream& out, const std::vector<DoctorCheck>& che
     out << "doctor: not run for this run (recorded before doctor existed, or imported)\n";
     return;
   }
-  out << "doctor (before the run): " << results::counts_text(results::count_checks(checks))
-      << '\n';
+  out << "doctor (before the run): " << results::counts_text(results::count_checks(checks)) << '\n';
   for (const DoctorCheck& c : checks) {
     if (c.status == CheckStatus::pass) continue;
     out << "  " << results::to_string(c.status) << "  " << c.name << ": " << c.value << '\n';
@@ -218,20 +219,23 @@ nlohmann::json doctor_json(const std::vector<DoctorCheck>& checks) {
                     {"fix", c.fix}});
   }
   const results::DoctorCounts n = results::count_checks(checks);
-  return {{"checks", list},
-          {"summary",
-           {{"pass", n.pass}, {"warn", n.warn}, {"fail", n.fail}, {"unknown", n.unknown}}}};
+  return {
+      {"checks", list},
+      {"summary", {{"pass", n.pass}, {"warn", n.warn}, {"fail", n.fail}, {"unknown", n.unknown}}}};
 }
 
 std::string readiness_line(const std::vector<DoctorCheck>& checks) {
   std::string line = "readiness: " + results::counts_text(results::count_checks(checks));
   std::map<CheckStatus, std::vector<std::string>> named;
   for (const DoctorCheck& c : checks) {
-    if (c.status == CheckStatus::fail || c.status == CheckStatus::warn) named[c.status].push_back(c.name);
+    if (c.status == CheckStatus::fail || c.status == CheckStatus::warn)
+      named[c.status].push_back(c.name);
   }
   std::vector<std::string> parts;
-  if (!named[CheckStatus::fail].empty()) parts.push_back("fail: " + join(named[CheckStatus::fail], ", "));
-  if (!named[CheckStatus::warn].empty()) parts.push_back("warn: " + join(named[CheckStatus::warn], ", "));
+  if (!named[CheckStatus::fail].empty())
+    parts.push_back("fail: " + join(named[CheckStatus::fail], ", "));
+  if (!named[CheckStatus::warn].empty())
+    parts.push_back("warn: " + join(named[CheckStatus::warn], ", "));
   if (!parts.empty()) line += " (" + join(parts, "; ") + ")";
   return line + "; 'gpubench doctor' for details";
 }

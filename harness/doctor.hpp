@@ -52,11 +52,11 @@ DoctorCheck check_memory_vs_gpu(std::optional<int64_t> host_bytes,
 DoctorCheck check_governor(const std::optional<std::string>& governor, const std::string& reason);
 
 struct StorageFacts {
-  std::string path;          // the dataset directory as given
-  std::string probed_path;   // the existing directory actually inspected (path or its parent)
-  std::string fs_type;       // "ext4", "overlay", "tmpfs", ... ("" when unknown)
-  std::string block_device;  // "nvme0n1", "sda" (whole disk); "" when not on a block device
-  std::optional<bool> rotational;     // /sys/block/<dev>/queue/rotational
+  std::string path;                // the dataset directory as given
+  std::string probed_path;         // the existing directory actually inspected (path or its parent)
+  std::string fs_type;             // "ext4", "overlay", "tmpfs", ... ("" when unknown)
+  std::string block_device;        // "nvme0n1", "sda" (whole disk); "" when not on a block device
+  std::optional<bool> rotational;  // /sys/block/<dev>/queue/rotational
   std::optional<uint64_t> free_bytes;  // statvfs f_bavail * f_frsize
   std::string reason;                  // why block_device/rotational are unknown
 };
@@ -94,7 +94,7 @@ struct IommuFacts {
 DoctorCheck check_iommu(const IommuFacts& facts);
 
 struct ContainerFacts {
-  std::string runtime;  // "docker", "podman", "kubernetes", "lxc", ... ; "" = none seen
+  std::string runtime;   // "docker", "podman", "kubernetes", "lxc", ... ; "" = none seen
   std::string evidence;  // what said so ("/.dockerenv exists")
 };
 // Informational: pass with what runs the process; the GPU side is check_gpu_visibility.
@@ -127,13 +127,13 @@ struct GpuFacts {
   std::optional<bool> ecc_enabled;
   std::optional<int64_t> ecc_volatile_corrected, ecc_volatile_uncorrected;
   std::optional<int64_t> ecc_aggregate_corrected, ecc_aggregate_uncorrected;
-  std::optional<int64_t> retired_pages;        // both causes (pre-Ampere)
-  std::optional<bool> retired_pages_pending;   // retirement waits for a reset
-  std::optional<RemappedRows> remapped_rows;   // Ampere and newer
-  std::optional<int> pcie_gen, pcie_width;             // current link
-  std::optional<int> pcie_max_gen, pcie_max_width;     // the link's maximum (GPU and slot)
-  std::optional<int> pcie_gpu_max_gen;                 // the GPU's own maximum
-  std::optional<bool> idle;                            // clocks-event reason "GPU idle" set
+  std::optional<int64_t> retired_pages;             // both causes (pre-Ampere)
+  std::optional<bool> retired_pages_pending;        // retirement waits for a reset
+  std::optional<RemappedRows> remapped_rows;        // Ampere and newer
+  std::optional<int> pcie_gen, pcie_width;          // current link
+  std::optional<int> pcie_max_gen, pcie_max_width;  // the link's maximum (GPU and slot)
+  std::optional<int> pcie_gpu_max_gen;              // the GPU's own maximum
+  std::optional<bool> idle;                         // clocks-event reason "GPU idle" set
   std::optional<int> app_sm_clock_mhz, default_app_sm_clock_mhz;
   std::optional<bool> clocks_user_limited;  // clocks-event reason "applications clocks setting"
   std::optional<double> power_limit_w, default_power_limit_w;
@@ -141,7 +141,7 @@ struct GpuFacts {
 };
 
 struct DriverFacts {
-  std::string driver_version;                    // "" when unknown
+  std::string driver_version;                      // "" when unknown
   std::optional<std::string> driver_cuda_version;  // "12.6": the newest CUDA the driver runs
   std::string runtime_version;  // CUDA runtime the suites were built with ("" = built without)
   std::optional<std::string> toolkit_version;  // nvcc on PATH: "13.0"

@@ -27,7 +27,8 @@ struct GpuVerdict {
 DoctorCheck per_gpu(const std::string& name, const char* area, const std::vector<GpuFacts>& gpus,
                     const GpuCount& count, const std::string& expected, const std::string& fix,
                     const std::function<GpuVerdict(const GpuFacts&)>& judge) {
-  if (!count.unknown_reason.empty()) return unknown_check(name, area, count.unknown_reason, expected, fix);
+  if (!count.unknown_reason.empty())
+    return unknown_check(name, area, count.unknown_reason, expected, fix);
   if (gpus.empty()) return unknown_check(name, area, "NVML lists no GPUs", expected, fix);
   CheckStatus status = CheckStatus::pass;
   std::vector<std::string> parts;
@@ -72,38 +73,51 @@ std::optional<std::string> parse_nvcc_release(const std::string& text) {
 
 DoctorCheck check_driver_cuda(const DriverFacts& d, const GpuCount& count) {
   const std::string name = "driver.cuda_version";
-  const std::string expected = "the driver's CUDA version at least the runtime's (" +
-                               (d.runtime_version.empty() ? std::string("built without CUDA") : d.runtime_version) + ")";
+  const std::string expected =
+      "the driver's CUDA version at least the runtime's (" +
+      (d.runtime_version.empty() ? std::string("built without CUDA") : d.runtime_version) + ")";
   const std::string fix = "install a driver that supports CUDA " + d.runtime_version +
                           " (or rebuild gpubench with an older toolkit)";
   if (d.runtime_version.empty()) {
-    return unknown_check(name, k_area_driver, "gpubench was built without the CUDA toolkit (no runtime to match)", expected, fix);
+    return unknown_check(name, k_area_driver,
+                         "gpubench was built without the CUDA toolkit (no runtime to match)",
+                         expected, fix);
   }
   if (!d.driver_cuda_version) {
-    return unknown_check(name, k_area_driver, count.unknown_reason.empty() ? "the driver reports no CUDA version" : count.unknown_reason, expected, fix);
+    return unknown_check(
+        name, k_area_driver,
+        count.unknown_reason.empty() ? "the driver reports no CUDA version" : count.unknown_reason,
+        expected, fix);
   }
   const auto drv = major_minor(*d.driver_cuda_version), rt = major_minor(d.runtime_version);
-  const std::string value = "driver " + (d.driver_version.empty() ? std::string("unknown") : d.driver_version) +
-                            " supports CUDA " + *d.driver_cuda_version + ", runtime " + d.runtime_version;
-  if (!drv || !rt) return unknown_check(name, k_area_driver, "unparsable versions: " + value, expected, fix);
+  const std::string value =
+      "driver " + (d.driver_version.empty() ? std::string("unknown") : d.driver_version) +
+      " supports CUDA " + *d.driver_cuda_version + ", runtime " + d.runtime_version;
+  if (!drv || !rt)
+    return unknown_check(name, k_area_driver, "unparsable versions: " + value, expected, fix);
   return make_check(name, k_area_driver, *drv >= *rt ? CheckStatus::pass : CheckStatus::fail, value,
                     expected, fix);
 }
 
 DoctorCheck check_toolkit(const DriverFacts& d) {
   const std::string name = "driver.toolkit_on_path";
-  const std::string expected = "nvcc on PATH of the runtime's release (" +
-                               (d.runtime_version.empty() ? std::string("built without CUDA") : d.runtime_version) + ")";
-  const std::string fix = "put the matching toolkit's bin first on PATH (e.g. /usr/local/cuda-<version>/bin)";
+  const std::string expected =
+      "nvcc on PATH of the runtime's release (" +
+      (d.runtime_version.empty() ? std::string("built without CUDA") : d.runtime_version) + ")";
+  const std::string fix =
+      "put the matching toolkit's bin first on PATH (e.g. /usr/local/cuda-<version>/bin)";
   if (d.runtime_version.empty()) {
-    return unknown_check(name, k_area_driver, "gpubench was built without the CUDA toolkit", expected, fix);
+    return unknown_check(name, k_area_driver, "gpubench was built without the CUDA toolkit",
+                         expected, fix);
   }
-  if (!d.toolkit_version) return unknown_check(name, k_area_driver, d.toolkit_reason, expected, fix);
+  if (!d.toolkit_version)
+    return unknown_check(name, k_area_driver, d.toolkit_reason, expected, fix);
   const auto tk = major_minor(*d.toolkit_version), rt = major_minor(d.runtime_version);
   const bool same = tk && rt && *tk == *rt;
-  return make_check(name, k_area_driver, same ? CheckStatus::pass : CheckStatus::warn,
-                    "nvcc release " + *d.toolkit_version + ", suites built with " + d.runtime_version,
-                    expected, fix);
+  return make_check(
+      name, k_area_driver, same ? CheckStatus::pass : CheckStatus::warn,
+      "nvcc release " + *d.toolkit_version + ", suites built with " + d.runtime_version, expected,
+      fix);
 }
 
 DoctorCheck check_persistence(const std::vector<GpuFacts>& gpus, const GpuCount& count) {
@@ -117,12 +131,14 @@ DoctorCheck check_persistence(const std::vector<GpuFacts>& gpus, const GpuCount&
 }
 
 DoctorCheck check_ecc_mode(const std::vector<GpuFacts>& gpus, const GpuCount& count) {
-  return per_gpu("gpu.ecc_mode", k_area_gpu, gpus, count, "ECC on (where the GPU has it)",
-                 "nvidia-smi -e 1, then reset the GPU or reboot", [](const GpuFacts& g) {
-                   if (!g.ecc_enabled) return GpuVerdict{CheckStatus::unknown, "unknown (not supported or no permission)"};
-                   return *g.ecc_enabled ? GpuVerdict{CheckStatus::pass, "on"}
-                                         : GpuVerdict{CheckStatus::warn, "off"};
-                 });
+  return per_gpu(
+      "gpu.ecc_mode", k_area_gpu, gpus, count, "ECC on (where the GPU has it)",
+      "nvidia-smi -e 1, then reset the GPU or reboot", [](const GpuFacts& g) {
+        if (!g.ecc_enabled)
+          return GpuVerdict{CheckStatus::unknown, "unknown (not supported or no permission)"};
+        return *g.ecc_enabled ? GpuVerdict{CheckStatus::pass, "on"}
+                              : GpuVerdict{CheckStatus::warn, "off"};
+      });
 }
 
 DoctorCheck check_ecc_errors(const std::vector<GpuFacts>& gpus, const GpuCount& count) {
@@ -136,10 +152,11 @@ DoctorCheck check_ecc_errors(const std::vector<GpuFacts>& gpus, const GpuCount& 
           return GpuVerdict{CheckStatus::unknown, "unknown (counters not readable)"};
         }
         const std::string text = "volatile " + opt_count(g.ecc_volatile_corrected) + " corrected/" +
-                                 opt_count(g.ecc_volatile_uncorrected) + " uncorrected, aggregate " +
-                                 opt_count(g.ecc_aggregate_corrected) + "/" +
-                                 opt_count(g.ecc_aggregate_uncorrected);
-        if (g.ecc_volatile_uncorrected.value_or(0) > 0 || g.ecc_aggregate_uncorrected.value_or(0) > 0) {
+                                 opt_count(g.ecc_volatile_uncorrected) +
+                                 " uncorrected, aggregate " + opt_count(g.ecc_aggregate_corrected) +
+                                 "/" + opt_count(g.ecc_aggregate_uncorrected);
+        if (g.ecc_volatile_uncorrected.value_or(0) > 0 ||
+            g.ecc_aggregate_uncorrected.value_or(0) > 0) {
           return GpuVerdict{CheckStatus::fail, text};
         }
         if (g.ecc_volatile_corrected.value_or(0) > 0 || g.ecc_aggregate_corrected.value_or(0) > 0) {
@@ -171,41 +188,46 @@ DoctorCheck check_retired_memory(const std::vector<GpuFacts>& gpus, const GpuCou
             s = worse(s, CheckStatus::warn);
           }
         }
-        if (parts.empty()) return GpuVerdict{CheckStatus::unknown, "unknown (neither retired pages nor remapped rows readable)"};
+        if (parts.empty())
+          return GpuVerdict{CheckStatus::unknown,
+                            "unknown (neither retired pages nor remapped rows readable)"};
         return GpuVerdict{s, join(parts, ", ")};
       });
 }
 
 DoctorCheck check_pcie(const std::vector<GpuFacts>& gpus, const GpuCount& count) {
-  return per_gpu(
-      "pcie.link", k_area_pcie, gpus, count,
-      "link width at its maximum, the slot as fast as the GPU, generation at its maximum under load",
-      "reseat the GPU or riser, check the slot's BIOS link settings; a narrow link halves host copies",
-      [](const GpuFacts& g) {
-        if (!g.pcie_gen || !g.pcie_width || !g.pcie_max_gen || !g.pcie_max_width) {
-          return GpuVerdict{CheckStatus::unknown, "unknown (link not readable)"};
-        }
-        std::string text = "gen " + std::to_string(*g.pcie_gen) + "/" + std::to_string(*g.pcie_max_gen) +
-                           " x" + std::to_string(*g.pcie_width) + "/" + std::to_string(*g.pcie_max_width);
-        CheckStatus s = CheckStatus::pass;
-        if (*g.pcie_width < *g.pcie_max_width) {
-          text += ", down-trained width";
-          s = CheckStatus::warn;
-        }
-        if (g.pcie_gpu_max_gen && *g.pcie_max_gen < *g.pcie_gpu_max_gen) {
-          text += ", slot limits the GPU's gen " + std::to_string(*g.pcie_gpu_max_gen);
-          s = CheckStatus::warn;
-        }
-        if (*g.pcie_gen < *g.pcie_max_gen) {
-          if (g.idle == true) {
-            text += " (idle: the link trains down to save power; gen not judged)";
-          } else {
-            text += ", below its maximum generation while not idle";
-            s = CheckStatus::warn;
-          }
-        }
-        return GpuVerdict{s, text};
-      });
+  return per_gpu("pcie.link", k_area_pcie, gpus, count,
+                 "link width at its maximum, the slot as fast as the GPU, generation at its "
+                 "maximum under load",
+                 "reseat the GPU or riser, check the slot's BIOS link settings; a narrow link "
+                 "halves host copies",
+                 [](const GpuFacts& g) {
+                   if (!g.pcie_gen || !g.pcie_width || !g.pcie_max_gen || !g.pcie_max_width) {
+                     return GpuVerdict{CheckStatus::unknown, "unknown (link not readable)"};
+                   }
+                   std::string text = "gen " + std::to_string(*g.pcie_gen) + "/" +
+                                      std::to_string(*g.pcie_max_gen) + " x" +
+                                      std::to_string(*g.pcie_width) + "/" +
+                                      std::to_string(*g.pcie_max_width);
+                   CheckStatus s = CheckStatus::pass;
+                   if (*g.pcie_width < *g.pcie_max_width) {
+                     text += ", down-trained width";
+                     s = CheckStatus::warn;
+                   }
+                   if (g.pcie_gpu_max_gen && *g.pcie_max_gen < *g.pcie_gpu_max_gen) {
+                     text += ", slot limits the GPU's gen " + std::to_string(*g.pcie_gpu_max_gen);
+                     s = CheckStatus::warn;
+                   }
+                   if (*g.pcie_gen < *g.pcie_max_gen) {
+                     if (g.idle == true) {
+                       text += " (idle: the link trains down to save power; gen not judged)";
+                     } else {
+                       text += ", below its maximum generation while not idle";
+                       s = CheckStatus::warn;
+                     }
+                   }
+                   return GpuVerdict{s, text};
+                 });
 }
 
 DoctorCheck check_app_clocks(const std::vector<GpuFacts>& gpus, const GpuCount& count) {
@@ -217,8 +239,8 @@ DoctorCheck check_app_clocks(const std::vector<GpuFacts>& gpus, const GpuCount& 
         std::vector<std::string> parts;
         CheckStatus s = CheckStatus::pass;
         if (g.app_sm_clock_mhz && g.default_app_sm_clock_mhz) {
-          parts.push_back("application SM clock " + std::to_string(*g.app_sm_clock_mhz) + " MHz (default " +
-                          std::to_string(*g.default_app_sm_clock_mhz) + ")");
+          parts.push_back("application SM clock " + std::to_string(*g.app_sm_clock_mhz) +
+                          " MHz (default " + std::to_string(*g.default_app_sm_clock_mhz) + ")");
           if (*g.app_sm_clock_mhz != *g.default_app_sm_clock_mhz) s = CheckStatus::warn;
         }
         if (g.clocks_user_limited == true) {
@@ -226,7 +248,8 @@ DoctorCheck check_app_clocks(const std::vector<GpuFacts>& gpus, const GpuCount& 
           s = CheckStatus::warn;
         }
         if (parts.empty()) {
-          if (g.clocks_user_limited == false) return GpuVerdict{CheckStatus::pass, "no clock setting limits the GPU"};
+          if (g.clocks_user_limited == false)
+            return GpuVerdict{CheckStatus::pass, "no clock setting limits the GPU"};
           return GpuVerdict{CheckStatus::unknown, "unknown (application clocks not readable)"};
         }
         return GpuVerdict{s, join(parts, ", ")};
@@ -252,24 +275,30 @@ DoctorCheck check_numa_affinity(const std::vector<GpuFacts>& gpus, const GpuCoun
                                 const std::optional<std::vector<int>>& allowed,
                                 const std::vector<std::optional<std::vector<int>>>& node_cpus) {
   const std::string expected = "the CPUs this process may use include each GPU's NUMA node";
-  const std::string fix = "pin with numactl --cpunodebind=<GPU's node> or taskset to that node's CPUs";
+  const std::string fix =
+      "pin with numactl --cpunodebind=<GPU's node> or taskset to that node's CPUs";
   if (!allowed) {
-    return unknown_check("topology.numa_affinity", k_area_topology, "sched_getaffinity failed", expected, fix);
+    return unknown_check("topology.numa_affinity", k_area_topology, "sched_getaffinity failed",
+                         expected, fix);
   }
   const std::set<int> mine(allowed->begin(), allowed->end());
-  return per_gpu("topology.numa_affinity", k_area_topology, gpus, count, expected, fix,
-                 [&](const GpuFacts& g) {
-                   if (!g.numa_node) return GpuVerdict{CheckStatus::unknown, "unknown (no NUMA node in sysfs)"};
-                   const int node = *g.numa_node;
-                   if (node >= static_cast<int>(node_cpus.size()) || !node_cpus[node]) {
-                     return GpuVerdict{CheckStatus::unknown, "node " + std::to_string(node) + " (its CPU list is not readable)"};
-                   }
-                   const auto& cpus = *node_cpus[node];
-                   const auto local = std::count_if(cpus.begin(), cpus.end(), [&](int c) { return mine.count(c) > 0; });
-                   const std::string text = "node " + std::to_string(node) + ", " + std::to_string(local) +
-                                            " of its " + std::to_string(cpus.size()) + " CPUs allowed";
-                   return GpuVerdict{local > 0 ? CheckStatus::pass : CheckStatus::warn, text};
-                 });
+  return per_gpu(
+      "topology.numa_affinity", k_area_topology, gpus, count, expected, fix,
+      [&](const GpuFacts& g) {
+        if (!g.numa_node)
+          return GpuVerdict{CheckStatus::unknown, "unknown (no NUMA node in sysfs)"};
+        const int node = *g.numa_node;
+        if (node >= static_cast<int>(node_cpus.size()) || !node_cpus[node]) {
+          return GpuVerdict{CheckStatus::unknown,
+                            "node " + std::to_string(node) + " (its CPU list is not readable)"};
+        }
+        const auto& cpus = *node_cpus[node];
+        const auto local =
+            std::count_if(cpus.begin(), cpus.end(), [&](int c) { return mine.count(c) > 0; });
+        const std::string text = "node " + std::to_string(node) + ", " + std::to_string(local) +
+                                 " of its " + std::to_string(cpus.size()) + " CPUs allowed";
+        return GpuVerdict{local > 0 ? CheckStatus::pass : CheckStatus::warn, text};
+      });
 }
 
 DoctorCheck check_gpu_visibility(const DriverFacts& d, const GpuCount& count,

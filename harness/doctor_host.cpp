@@ -4,8 +4,8 @@
 #include <sys/sysmacros.h>
 
 #include <algorithm>
-#include <set>
 #include <cstdlib>
+#include <set>
 #include <system_error>
 
 #include "harness/doctor.hpp"
@@ -31,13 +31,20 @@ DoctorCheck check_cores_per_gpu(std::optional<int> cores, const GpuCount& gpus) 
   const std::string name = "cpu.cores_per_gpu";
   const std::string expected = "at least 2 physical CPU cores per GPU (2-4x the GPU count)";
   const std::string fix = "use a server with more cores per GPU, or run fewer GPUs per node";
-  if (!cores) return unknown_check(name, k_area_cpu, "/proc/cpuinfo gives no core count", expected, fix);
-  if (!gpus.unknown_reason.empty()) return unknown_check(name, k_area_cpu, gpus.unknown_reason + "; " + std::to_string(*cores) + " physical cores", expected, fix);
-  if (gpus.count == 0) return unknown_check(name, k_area_cpu, "NVML lists no GPUs; " + std::to_string(*cores) + " physical cores", expected, fix);
+  if (!cores)
+    return unknown_check(name, k_area_cpu, "/proc/cpuinfo gives no core count", expected, fix);
+  if (!gpus.unknown_reason.empty())
+    return unknown_check(name, k_area_cpu,
+                         gpus.unknown_reason + "; " + std::to_string(*cores) + " physical cores",
+                         expected, fix);
+  if (gpus.count == 0)
+    return unknown_check(name, k_area_cpu,
+                         "NVML lists no GPUs; " + std::to_string(*cores) + " physical cores",
+                         expected, fix);
   const double per_gpu = static_cast<double>(*cores) / gpus.count;
   const std::string value = std::to_string(*cores) + " physical cores for " +
-                            std::to_string(gpus.count) + " GPUs (" + format_significant(per_gpu, 3) +
-                            " per GPU)";
+                            std::to_string(gpus.count) + " GPUs (" +
+                            format_significant(per_gpu, 3) + " per GPU)";
   return make_check(name, k_area_cpu, per_gpu >= 2 ? CheckStatus::pass : CheckStatus::warn, value,
                     expected, fix);
 }
@@ -47,10 +54,13 @@ DoctorCheck check_memory_vs_gpu(std::optional<int64_t> host_bytes,
   const std::string name = "memory.host_vs_gpu";
   const std::string expected = "system memory at least 1.5x the total GPU memory";
   const std::string fix = "add system memory (pinned buffers and data loaders stage through it)";
-  if (!host_bytes) return unknown_check(name, k_area_cpu, "/proc/meminfo gives no MemTotal", expected, fix);
+  if (!host_bytes)
+    return unknown_check(name, k_area_cpu, "/proc/meminfo gives no MemTotal", expected, fix);
   const std::string host = bytes_text(static_cast<double>(*host_bytes)) + " system memory";
-  if (!gpus.unknown_reason.empty()) return unknown_check(name, k_area_cpu, gpus.unknown_reason + "; " + host, expected, fix);
-  if (gpus.count == 0) return unknown_check(name, k_area_cpu, "NVML lists no GPUs; " + host, expected, fix);
+  if (!gpus.unknown_reason.empty())
+    return unknown_check(name, k_area_cpu, gpus.unknown_reason + "; " + host, expected, fix);
+  if (gpus.count == 0)
+    return unknown_check(name, k_area_cpu, "NVML lists no GPUs; " + host, expected, fix);
   if (!gpu_total_bytes || *gpu_total_bytes <= 0) {
     return unknown_check(name, k_area_cpu, "NVML gives no GPU memory size; " + host, expected, fix);
   }
@@ -64,7 +74,8 @@ DoctorCheck check_memory_vs_gpu(std::optional<int64_t> host_bytes,
 DoctorCheck check_governor(const std::optional<std::string>& governor, const std::string& reason) {
   const std::string name = "cpu.governor";
   const std::string expected = "performance";
-  const std::string fix = "cpupower frequency-set -g performance (or set it in the BIOS/OS profile)";
+  const std::string fix =
+      "cpupower frequency-set -g performance (or set it in the BIOS/OS profile)";
   if (!governor) return unknown_check(name, k_area_cpu, reason, expected, fix);
   return make_check(name, k_area_cpu,
                     *governor == "performance" ? CheckStatus::pass : CheckStatus::warn, *governor,
@@ -82,7 +93,8 @@ DoctorCheck check_storage_device(const StorageFacts& f) {
     return unknown_check(name, k_area_storage, where + " " + f.reason, expected, fix);
   }
   const bool nvme = f.block_device.rfind("nvme", 0) == 0;
-  std::string value = where + " on " + f.block_device + (f.fs_type.empty() ? "" : " (" + f.fs_type + ")") + ": ";
+  std::string value =
+      where + " on " + f.block_device + (f.fs_type.empty() ? "" : " (" + f.fs_type + ")") + ": ";
   CheckStatus status = CheckStatus::pass;
   if (*f.rotational) {
     value += "rotational (HDD per /sys/block/" + f.block_device + "/queue/rotational)";
@@ -103,14 +115,15 @@ DoctorCheck check_free_space(const StorageFacts& f) {
       "format, more for text; under 1 GiB not even the quick profile fits)";
   const std::string fix = "free space there or point --data-dir / GPUBENCH_DATA_DIR elsewhere";
   if (!f.free_bytes) {
-    return unknown_check(name, k_area_storage, "statvfs('" + f.probed_path + "') failed", expected, fix);
+    return unknown_check(name, k_area_storage, "statvfs('" + f.probed_path + "') failed", expected,
+                         fix);
   }
   const double free = static_cast<double>(*f.free_bytes);
   const CheckStatus status = free < k_gib        ? CheckStatus::fail
                              : free < 10 * k_gib ? CheckStatus::warn
                                                  : CheckStatus::pass;
-  return make_check(name, k_area_storage, status, bytes_text(free) + " free at '" + f.probed_path + "'",
-                    expected, fix);
+  return make_check(name, k_area_storage, status,
+                    bytes_text(free) + " free at '" + f.probed_path + "'", expected, fix);
 }
 
 namespace {
@@ -145,8 +158,9 @@ std::string mount_fs_type(const fs::path& dir) {
     const std::string& point = parts[4];
     const auto dash = std::find(parts.begin(), parts.end(), "-");
     if (dash == parts.end() || dash + 1 == parts.end()) continue;
-    const bool prefix = d == point || point == "/" ||
-                        (d.rfind(point, 0) == 0 && d.size() > point.size() && d[point.size()] == '/');
+    const bool prefix =
+        d == point || point == "/" ||
+        (d.rfind(point, 0) == 0 && d.size() > point.size() && d[point.size()] == '/');
     if (prefix && point.size() >= best_point.size()) {
       best_point = point;
       best_type = *(dash + 1);
@@ -196,13 +210,17 @@ StorageFacts probe_storage(const fs::path& dir) {
   for (const std::string& disk : disks) {
     const auto rot = read_text_file("/sys/block/" + disk + "/queue/rotational");
     const auto v = rot ? parse_int(trim(*rot)) : std::nullopt;
-    if (!v) all_known = false;
-    else any_rotational = any_rotational || *v != 0;
+    if (!v)
+      all_known = false;
+    else
+      any_rotational = any_rotational || *v != 0;
   }
   std::vector<std::string> names(disks.begin(), disks.end());
   f.block_device = join(names, "+");
-  if (all_known) f.rotational = any_rotational;
-  else f.reason = "has no readable /sys/block/<disk>/queue/rotational for " + f.block_device;
+  if (all_known)
+    f.rotational = any_rotational;
+  else
+    f.reason = "has no readable /sys/block/<disk>/queue/rotational for " + f.block_device;
   return f;
 }
 
@@ -216,9 +234,13 @@ std::string limit_text(const Limit& l) {
 
 DoctorCheck check_nofile(const Limit& l) {
   const std::string name = "limits.nofile";
-  const std::string expected = "ulimit -n at least 65536 (data loaders with many workers open many files)";
-  const std::string fix = "raise nofile in /etc/security/limits.conf, systemd LimitNOFILE or docker --ulimit nofile=65536";
-  if (!l.known) return unknown_check(name, k_area_limits, "getrlimit(RLIMIT_NOFILE) failed", expected, fix);
+  const std::string expected =
+      "ulimit -n at least 65536 (data loaders with many workers open many files)";
+  const std::string fix =
+      "raise nofile in /etc/security/limits.conf, systemd LimitNOFILE or docker --ulimit "
+      "nofile=65536";
+  if (!l.known)
+    return unknown_check(name, k_area_limits, "getrlimit(RLIMIT_NOFILE) failed", expected, fix);
   const bool ok = !l.soft || *l.soft >= 65536;
   return make_check(name, k_area_limits, ok ? CheckStatus::pass : CheckStatus::warn,
                     "ulimit -n " + limit_text(l), expected, fix);
@@ -226,9 +248,14 @@ DoctorCheck check_nofile(const Limit& l) {
 
 DoctorCheck check_memlock(const Limit& l) {
   const std::string name = "limits.memlock";
-  const std::string expected = "ulimit -l unlimited (pinned host memory, GPUDirect RDMA; NVIDIA's container advice --ulimit memlock=-1)";
-  const std::string fix = "set memlock unlimited in /etc/security/limits.conf, systemd LimitMEMLOCK=infinity or docker --ulimit memlock=-1";
-  if (!l.known) return unknown_check(name, k_area_limits, "getrlimit(RLIMIT_MEMLOCK) failed", expected, fix);
+  const std::string expected =
+      "ulimit -l unlimited (pinned host memory, GPUDirect RDMA; NVIDIA's container advice --ulimit "
+      "memlock=-1)";
+  const std::string fix =
+      "set memlock unlimited in /etc/security/limits.conf, systemd LimitMEMLOCK=infinity or docker "
+      "--ulimit memlock=-1";
+  if (!l.known)
+    return unknown_check(name, k_area_limits, "getrlimit(RLIMIT_MEMLOCK) failed", expected, fix);
   std::string value = "ulimit -l ";
   value += l.soft ? std::to_string(*l.soft / 1024) + " KiB" : std::string("unlimited");
   return make_check(name, k_area_limits, l.soft ? CheckStatus::warn : CheckStatus::pass, value,
@@ -237,12 +264,17 @@ DoctorCheck check_memlock(const Limit& l) {
 
 DoctorCheck check_dev_shm(std::optional<uint64_t> shm_bytes, const std::string& reason) {
   const std::string name = "limits.dev_shm";
-  const std::string expected = "/dev/shm at least 1 GiB (worker processes pass batches through it; Docker's default 64 MiB is too small)";
-  const std::string fix = "docker run --ipc=host or --shm-size=16g; on a host, mount /dev/shm larger";
+  const std::string expected =
+      "/dev/shm at least 1 GiB (worker processes pass batches through it; Docker's default 64 MiB "
+      "is too small)";
+  const std::string fix =
+      "docker run --ipc=host or --shm-size=16g; on a host, mount /dev/shm larger";
   if (!shm_bytes) {
-    return make_check(name, k_area_limits, CheckStatus::fail, "no /dev/shm: " + reason, expected, fix);
+    return make_check(name, k_area_limits, CheckStatus::fail, "no /dev/shm: " + reason, expected,
+                      fix);
   }
-  return make_check(name, k_area_limits, *shm_bytes >= k_gib ? CheckStatus::pass : CheckStatus::warn,
+  return make_check(name, k_area_limits,
+                    *shm_bytes >= k_gib ? CheckStatus::pass : CheckStatus::warn,
                     bytes_text(static_cast<double>(*shm_bytes)) + " /dev/shm", expected, fix);
 }
 
@@ -255,7 +287,8 @@ std::string parse_thp_mode(const std::string& text) {
 std::optional<int64_t> parse_meminfo_value(const std::string& text, const std::string& key) {
   for (const std::string& line : split(text, '\n')) {
     const auto colon = line.find(':');
-    if (colon == std::string::npos || trim(std::string_view(line).substr(0, colon)) != key) continue;
+    if (colon == std::string::npos || trim(std::string_view(line).substr(0, colon)) != key)
+      continue;
     const auto parts = split(std::string(trim(std::string_view(line).substr(colon + 1))), ' ');
     if (parts.empty()) return std::nullopt;
     auto v = parse_int(parts[0]);
@@ -269,7 +302,8 @@ std::optional<int64_t> parse_meminfo_value(const std::string& text, const std::s
 DoctorCheck check_huge_pages(const std::optional<std::string>& thp, std::optional<int64_t> reserved,
                              std::optional<int64_t> page_bytes) {
   const std::string name = "limits.huge_pages";
-  const std::string expected = "transparent huge pages madvise or always (large pinned and pageable buffers)";
+  const std::string expected =
+      "transparent huge pages madvise or always (large pinned and pageable buffers)";
   const std::string fix = "echo madvise > /sys/kernel/mm/transparent_hugepage/enabled";
   std::string reserved_text;
   if (reserved) {
@@ -277,7 +311,10 @@ DoctorCheck check_huge_pages(const std::optional<std::string>& thp, std::optiona
     if (page_bytes) reserved_text += " of " + bytes_text(static_cast<double>(*page_bytes));
   }
   if (!thp || thp->empty()) {
-    return unknown_check(name, k_area_limits, "/sys/kernel/mm/transparent_hugepage/enabled is not readable" + reserved_text, expected, fix);
+    return unknown_check(
+        name, k_area_limits,
+        "/sys/kernel/mm/transparent_hugepage/enabled is not readable" + reserved_text, expected,
+        fix);
   }
   return make_check(name, k_area_limits, *thp == "never" ? CheckStatus::warn : CheckStatus::pass,
                     "transparent huge pages " + *thp + reserved_text, expected, fix);
@@ -287,21 +324,27 @@ DoctorCheck check_huge_pages(const std::optional<std::string>& thp, std::optiona
 
 DoctorCheck check_iommu(const IommuFacts& f) {
   const std::string name = "topology.iommu";
-  const std::string expected = "IOMMU off or passthrough (iommu=pt): translated DMA slows peer-to-peer and GPUDirect RDMA";
-  const std::string fix = "boot with iommu=pt (and intel_iommu=on / amd_iommu=on if needed for VFIO)";
-  const std::string cmd = f.cmdline_iommu.empty() ? "" : "; kernel command line: " + f.cmdline_iommu;
+  const std::string expected =
+      "IOMMU off or passthrough (iommu=pt): translated DMA slows peer-to-peer and GPUDirect RDMA";
+  const std::string fix =
+      "boot with iommu=pt (and intel_iommu=on / amd_iommu=on if needed for VFIO)";
+  const std::string cmd =
+      f.cmdline_iommu.empty() ? "" : "; kernel command line: " + f.cmdline_iommu;
   if (!f.sysfs_readable) {
-    return unknown_check(name, k_area_topology, "/sys/kernel/iommu_groups is not readable" + cmd, expected, fix);
+    return unknown_check(name, k_area_topology, "/sys/kernel/iommu_groups is not readable" + cmd,
+                         expected, fix);
   }
   if (f.groups == 0) {
-    return make_check(name, k_area_topology, CheckStatus::pass, "off (no IOMMU groups)" + cmd, expected, fix);
+    return make_check(name, k_area_topology, CheckStatus::pass, "off (no IOMMU groups)" + cmd,
+                      expected, fix);
   }
   const bool translated = std::any_of(f.group_types.begin(), f.group_types.end(),
                                       [](const std::string& t) { return t.rfind("DMA", 0) == 0; });
   std::string value = "on, " + std::to_string(f.groups) + " groups, mode " +
-                      (f.group_types.empty() ? std::string("unknown") : join(f.group_types, "/")) + cmd;
-  return make_check(name, k_area_topology, translated ? CheckStatus::warn : CheckStatus::pass, value,
-                    expected, fix);
+                      (f.group_types.empty() ? std::string("unknown") : join(f.group_types, "/")) +
+                      cmd;
+  return make_check(name, k_area_topology, translated ? CheckStatus::warn : CheckStatus::pass,
+                    value, expected, fix);
 }
 
 IommuFacts probe_iommu() {
@@ -323,7 +366,8 @@ IommuFacts probe_iommu() {
   if (auto cmdline = read_text_file("/proc/cmdline")) {
     std::vector<std::string> words;
     for (const std::string& w : split(std::string(trim(*cmdline)), ' ')) {
-      if (w.rfind("iommu", 0) == 0 || w.rfind("intel_iommu", 0) == 0 || w.rfind("amd_iommu", 0) == 0) {
+      if (w.rfind("iommu", 0) == 0 || w.rfind("intel_iommu", 0) == 0 ||
+          w.rfind("amd_iommu", 0) == 0) {
         words.push_back(w);
       }
     }
@@ -356,9 +400,11 @@ ContainerFacts probe_container() {
 }
 
 DoctorCheck check_container(const ContainerFacts& f) {
-  const std::string value = f.runtime.empty()
-                                ? std::string("not in a container (no /.dockerenv, /run/.containerenv or container cgroup)")
-                                : "in a container: " + f.runtime + " (" + f.evidence + ")";
+  const std::string value =
+      f.runtime.empty()
+          ? std::string(
+                "not in a container (no /.dockerenv, /run/.containerenv or container cgroup)")
+          : "in a container: " + f.runtime + " (" + f.evidence + ")";
   return make_check("container.runtime", k_area_container, CheckStatus::pass, value,
                     "informational: where gpubench runs (GPU visibility is checked next)", "");
 }
@@ -372,7 +418,8 @@ std::optional<std::vector<int>> parse_cpu_list(const std::string& text) {
   for (const std::string& part : split(t, ',')) {
     const auto dash = part.find('-');
     const auto lo = parse_int(trim(std::string_view(part).substr(0, dash)));
-    const auto hi = dash == std::string::npos ? lo : parse_int(trim(std::string_view(part).substr(dash + 1)));
+    const auto hi =
+        dash == std::string::npos ? lo : parse_int(trim(std::string_view(part).substr(dash + 1)));
     if (!lo || !hi || *hi < *lo || *lo < 0) return std::nullopt;
     for (long long c = *lo; c <= *hi; ++c) cpus.push_back(static_cast<int>(c));
   }

@@ -25,8 +25,8 @@ namespace {
 using nvmlReturn_t = int;  // NVML_SUCCESS = 0
 using nvmlDevice_t = void*;
 constexpr nvmlReturn_t k_success = 0;
-constexpr int k_aggregate_ecc = 1;   // nvmlEccCounterType_t NVML_AGGREGATE_ECC
-constexpr int k_clock_sm = 1;        // nvmlClockType_t NVML_CLOCK_SM
+constexpr int k_aggregate_ecc = 1;  // nvmlEccCounterType_t NVML_AGGREGATE_ECC
+constexpr int k_clock_sm = 1;       // nvmlClockType_t NVML_CLOCK_SM
 
 template <typename Fn>
 Fn nvml_fn(const Nvml& nvml, const char* name) {
@@ -132,7 +132,8 @@ std::vector<GpuFacts> probe_gpu_facts(const Nvml& nvml) {
           nvml, "nvmlDeviceGetApplicationsClock");
       nvmlDevice_t dev = nvml.device_handle(i);
       unsigned mhz = 0;
-      if (f && dev && f(dev, k_clock_sm, &mhz) == k_success) g.app_sm_clock_mhz = static_cast<int>(mhz);
+      if (f && dev && f(dev, k_clock_sm, &mhz) == k_success)
+        g.app_sm_clock_mhz = static_cast<int>(mhz);
     }
     g.default_app_sm_clock_mhz = nvml.default_app_clock_mhz(i, NvmlClock::sm);
     g.power_limit_w = nvml.power_limit_w(i);

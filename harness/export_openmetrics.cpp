@@ -29,9 +29,8 @@ std::string openmetrics_export(results::Store& store, int64_t run_id, const std:
     compare::Side base = compare::load_side(store, selection);
     compare::Side candidate = compare::load_side(store, std::to_string(run_id));
     compare::Options options;
-    const compare::HistoryNoise history =
-        compare::load_history_noise(store, base, candidate, compare::k_default_history_window,
-                                    options.metric);
+    const compare::HistoryNoise history = compare::load_history_noise(
+        store, base, candidate, compare::k_default_history_window, options.metric);
     options.history = &history;
     cmp = compare::compare_sides(base, candidate, options);
     input.comparison = &*cmp;
