@@ -47,8 +47,14 @@ std::string opt_count(const std::optional<int64_t>& v) {
   return v ? std::to_string(*v) : std::string("unknown");
 }
 
+// Whole numbers without a fraction ("700 W"), others to 4 significant digits.
+std::string plain_number(double v) {
+  if (v == std::floor(v) && std::fabs(v) < 1e15) return std::to_string(static_cast<int64_t>(v));
+  return format_significant(v, 4);
+}
+
 std::string watts(double w) {
-  return format_significant(w, 4) + " W";
+  return plain_number(w) + " W";
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <sys/sysmacros.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <set>
 #include <system_error>
@@ -22,6 +23,13 @@ constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
 
 std::string bytes_text(double bytes) {
   return format_bytes_binary(bytes);
+}
+
+// 1 -> "1", 1.5 -> "1.5", 2.6667 -> "2.67".
+std::string plain_ratio(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
 }
 }  // namespace
 
@@ -44,7 +52,7 @@ DoctorCheck check_cores_per_gpu(std::optional<int> cores, const GpuCount& gpus) 
   const double per_gpu = static_cast<double>(*cores) / gpus.count;
   const std::string value = std::to_string(*cores) + " physical cores for " +
                             std::to_string(gpus.count) + " GPUs (" +
-                            format_significant(per_gpu, 3) + " per GPU)";
+                            plain_ratio(per_gpu) + " per GPU)";
   return make_check(name, k_area_cpu, per_gpu >= 2 ? CheckStatus::pass : CheckStatus::warn, value,
                     expected, fix);
 }
@@ -66,7 +74,7 @@ DoctorCheck check_memory_vs_gpu(std::optional<int64_t> host_bytes,
   }
   const double ratio = static_cast<double>(*host_bytes) / static_cast<double>(*gpu_total_bytes);
   const std::string value = host + " vs " + bytes_text(static_cast<double>(*gpu_total_bytes)) +
-                            " GPU memory (" + format_significant(ratio, 3) + "x)";
+                            " GPU memory (" + plain_ratio(ratio) + "x)";
   return make_check(name, k_area_cpu, ratio >= 1.5 ? CheckStatus::pass : CheckStatus::warn, value,
                     expected, fix);
 }

@@ -12,7 +12,9 @@ names, values in base units, the verdict against the baseline.
 usage: check_openmetrics.py --bin BUILD/bin --work TEMP_DIR
 """
 import argparse
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -50,6 +52,21 @@ def strictness():
             check(True, f"parser rejects a document with {what}")
 
 
+def dashboard(source, families):
+    """ci/grafana/gpubench.json queries only series the export writes (no GPU here, so telemetry
+    families are checked against the renderer's source instead of this export)."""
+    dash = json.load(open(os.path.join(source, "ci/grafana/gpubench.json")))
+    renderer = open(os.path.join(source, "compare/render_openmetrics.cpp")).read()
+    units = set(re.findall(r'\{"([a-z_]+)", [0-9.e*]+', renderer))
+    exprs = [t["expr"] for panel in dash["panels"] for t in panel["targets"]]
+    exprs += [v["query"]["query"] for v in dash["templating"]["list"] if isinstance(v.get("query"), dict)]
+    exported = set(families) | {f + "_info" for f, fam in families.items() if fam.type == "info"}
+    for name in sorted({n for e in exprs for n in re.findall(r"gpubench_[a-z_]+", e)}):
+        known = (name in exported or f'"{name}"' in renderer or
+                 (name.startswith("gpubench_result_") and name[len("gpubench_result_"):] in units))
+        check(known, f"dashboard series {name} is written by the export")
+
+
 def run(gb, db, *args, env=None):
     r = subprocess.run([gb, "--db", db, *args], capture_output=True, text=True, env=env)
     if r.returncode not in (0, 1):
@@ -61,6 +78,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--bin", required=True)
     p.add_argument("--work", required=True)
+    p.add_argument("--source", required=True)
     args = p.parse_args()
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
@@ -123,6 +141,8 @@ def main():
     bad = run(gb, db, "export", "latest", "--format", "openmetrics", "--against", "nosuch")
     check(bad.returncode == 2 and "gpubench: error:" in bad.stderr,
           "an unknown --against is bad input (exit 2)")
+
+    dashboard(args.source, families)
 
     if failures:
         print(f"{len(failures)} OpenMetrics check(s) failed")

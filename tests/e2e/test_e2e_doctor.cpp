@@ -106,7 +106,8 @@ TEST(E2eDoctor, RunStoresChecksShowListsThemCompareNamesChanges) {
       ws.run({"compare", "1", "2", "--format", "json", "--fail-on", "never", ws.db_arg()});
   ASSERT_EQ(cmp.exit_code, 0) << cmp.out << cmp.err;
   bool named = false;
-  for (const json& d : json::parse(cmp.out).at("environment_differences")) {
+  const json doc = json::parse(cmp.out);
+  for (const json& d : doc.at("environment_differences")) {
     if (d.at("field") == "doctor storage.free_space") {
       named = true;
       EXPECT_NE(d.at("base").get<std::string>().rfind("fail", 0), 0u) << d;
