@@ -41,8 +41,10 @@ def strictness():
     bad = {
         "no # EOF": good.replace("# EOF\n", ""),
         "unit not in the name": good.replace("# UNIT a_seconds seconds", "# UNIT a_seconds bytes"),
-        "duplicate sample": good.replace("# EOF", 'a_seconds{x="1"} 3\n# EOF'),
-        "unescaped quote": good.replace('x="1"', 'x="1"2"'),
+        "interleaved families": good.replace("# EOF", "# TYPE b gauge\nb 1\na_seconds{x=\"2\"} 1\n# EOF"),
+        "text after # EOF": good + "a_seconds 1\n",
+        "a label name starting with a digit": good.replace('x="1"', '1x="1"'),
+        "an unescaped quote": good.replace('x="1"', 'x="1"2"'),
     }
     for what, text in bad.items():
         try:
@@ -107,6 +109,11 @@ def main():
         check(False, f"strict parser accepts the export ({e})")
         print(text)
         families = {}
+
+    # A rule prometheus_client 0.16 does not enforce, as an assertion: one sample per name and
+    # label set.
+    samples = [(s.name, tuple(sorted(s.labels.items()))) for f in families.values() for s in f.samples]
+    check(len(samples) == len(set(samples)), "no two samples share a name and label set")
 
     seconds = families.get("gpubench_result_seconds")
     check(seconds is not None and seconds.unit == "seconds" and seconds.type == "gauge",
