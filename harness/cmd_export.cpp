@@ -50,8 +50,9 @@ void add_export_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--format", args->format,
                   "json, csv, or openmetrics (node_exporter textfile collector)")
       ->capture_default_str();
-  cmd->add_option("--against", args->against,
-                  "openmetrics: baseline (name or selection) to give each series a verdict against");
+  cmd->add_option(
+      "--against", args->against,
+      "openmetrics: baseline (name or selection) to give each series a verdict against");
   cmd->add_option("-o,--output", args->output, "file to write (default: stdout)");
   cmd->callback([args, &ctx] { do_export(*args, ctx); });
 }

@@ -92,9 +92,10 @@ void do_run(const RunArgs& args, Context& ctx) {
   options.doctor = harness::run_doctor({});
   *ctx.out << harness::readiness_line(options.doctor) << '\n' << std::flush;
   if (args.require_ready && results::count_checks(options.doctor).fail > 0) {
-    throw infrastructure("server not ready: a doctor check failed (--require-ready)",
-                         harness::readiness_line(options.doctor),
-                         "run 'gpubench doctor' and apply the fixes, or run without --require-ready");
+    throw infrastructure(
+        "server not ready: a doctor check failed (--require-ready)",
+        harness::readiness_line(options.doctor),
+        "run 'gpubench doctor' and apply the fixes, or run without --require-ready");
   }
 
   results::Store store = open_store(ctx, results::OpenMode::read_write_create);
@@ -133,7 +134,7 @@ void add_run_command(CLI::App& app, Context& ctx) {
                   "seconds before a suite is stopped and recorded as timed out")
       ->capture_default_str();
   cmd->add_flag("--require-ready", args->require_ready,
-               "refuse to run (exit 3, nothing stored) when a 'gpubench doctor' check fails");
+                "refuse to run (exit 3, nothing stored) when a 'gpubench doctor' check fails");
   cmd->callback([args, &ctx] { do_run(*args, ctx); });
 }
 

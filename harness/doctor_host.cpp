@@ -51,8 +51,8 @@ DoctorCheck check_cores_per_gpu(std::optional<int> cores, const GpuCount& gpus) 
                          expected, fix);
   const double per_gpu = static_cast<double>(*cores) / gpus.count;
   const std::string value = std::to_string(*cores) + " physical cores for " +
-                            std::to_string(gpus.count) + " GPUs (" +
-                            plain_ratio(per_gpu) + " per GPU)";
+                            std::to_string(gpus.count) + " GPUs (" + plain_ratio(per_gpu) +
+                            " per GPU)";
   return make_check(name, k_area_cpu, per_gpu >= 2 ? CheckStatus::pass : CheckStatus::warn, value,
                     expected, fix);
 }
