@@ -34,11 +34,15 @@ struct OpenMetricsInput {
 
 void render_openmetrics(const OpenMetricsInput& input, std::ostream& out);
 
-// Prometheus unit family suffix and factor to base units for a gpubench unit ("GB/s" ->
-// {"bytes_per_second", 1e9}); empty suffix when the unit has no base-unit mapping.
+// Prometheus unit family suffix and the conversion to base units for a gpubench unit ("GB/s" ->
+// {"bytes_per_second", x 1e9}, "ns" -> {"seconds", / 1e9}: dividing by an exact power of ten keeps
+// 2000 ns = 2e-06 s exact where multiplying by 1e-9 would not); empty suffix when the unit has no
+// base-unit mapping.
 struct BaseUnit {
   std::string suffix;
-  double factor = 1;
+  double multiplier = 1;
+  double divisor = 1;
+  double to_base(double value) const { return value * multiplier / divisor; }
 };
 BaseUnit prometheus_unit(const std::string& unit);
 

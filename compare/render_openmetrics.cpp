@@ -1,4 +1,5 @@
 // OpenMetrics text rendering of one run (compare/openmetrics.hpp).
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -23,10 +24,11 @@ struct Family {
   std::set<std::string> label_sets;  // rendered label sets, to drop duplicates
 };
 
+// The shortest text that reads back as the same double ("2e-06", not "2.0000000000000003e-06").
 std::string number_text(double v) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
 }
 
 std::string escape_help(const std::string& text) {
@@ -135,7 +137,7 @@ void write_results(Writer& w, const OpenMetricsInput& in, const std::string& hos
     } else {
       w.gauge("gpubench_result_" + unit.suffix, unit.suffix,
               "Median of a benchmark metric's repetitions, in " + unit.suffix, labels,
-              s.median * unit.factor);
+              unit.to_base(s.median));
     }
   }
 }
@@ -192,24 +194,24 @@ void write_telemetry(Writer& w, const OpenMetricsInput& in, const std::string& h
 
 BaseUnit prometheus_unit(const std::string& unit) {
   static const std::map<std::string, BaseUnit> k_units = {
-      {"ns", {"seconds", 1e-9}},
-      {"us", {"seconds", 1e-6}},
-      {"ms", {"seconds", 1e-3}},
-      {"s", {"seconds", 1}},
-      {"B/s", {"bytes_per_second", 1}},
-      {"KB/s", {"bytes_per_second", 1e3}},
-      {"MB/s", {"bytes_per_second", 1e6}},
-      {"GB/s", {"bytes_per_second", 1e9}},
-      {"TB/s", {"bytes_per_second", 1e12}},
-      {"KiB/s", {"bytes_per_second", 1024.0}},
-      {"MiB/s", {"bytes_per_second", 1024.0 * 1024}},
-      {"GiB/s", {"bytes_per_second", 1024.0 * 1024 * 1024}},
-      {"FLOP/s", {"flop_per_second", 1}},
-      {"GFLOP/s", {"flop_per_second", 1e9}},
-      {"TFLOP/s", {"flop_per_second", 1e12}},
-      {"MHz", {"hertz", 1e6}},
-      {"%", {"ratio", 0.01}},
-      {"fraction", {"ratio", 1}},
+      {"ns", {"seconds", 1, 1e9}},
+      {"us", {"seconds", 1, 1e6}},
+      {"ms", {"seconds", 1, 1e3}},
+      {"s", {"seconds", 1, 1}},
+      {"B/s", {"bytes_per_second", 1, 1}},
+      {"KB/s", {"bytes_per_second", 1e3, 1}},
+      {"MB/s", {"bytes_per_second", 1e6, 1}},
+      {"GB/s", {"bytes_per_second", 1e9, 1}},
+      {"TB/s", {"bytes_per_second", 1e12, 1}},
+      {"KiB/s", {"bytes_per_second", 1024.0, 1}},
+      {"MiB/s", {"bytes_per_second", 1024.0 * 1024, 1}},
+      {"GiB/s", {"bytes_per_second", 1024.0 * 1024 * 1024, 1}},
+      {"FLOP/s", {"flop_per_second", 1, 1}},
+      {"GFLOP/s", {"flop_per_second", 1e9, 1}},
+      {"TFLOP/s", {"flop_per_second", 1e12, 1}},
+      {"MHz", {"hertz", 1e6, 1}},
+      {"%", {"ratio", 1, 100}},
+      {"fraction", {"ratio", 1, 1}},
   };
   const auto it = k_units.find(unit);
   return it == k_units.end() ? BaseUnit{} : it->second;
