@@ -8,6 +8,8 @@
 #include "compare/history.hpp"
 #include "compare/openmetrics.hpp"
 #include "compare/selection.hpp"
+#include "util/error.hpp"
+#include "util/strings.hpp"
 
 namespace gpubench::cli {
 
@@ -21,12 +23,24 @@ std::string openmetrics_export(results::Store& store, int64_t run_id, const std:
   if (!against.empty()) {
     // A bare name that is a baseline means that baseline; anything else is a selection.
     std::string selection = against;
-    if (selection.find(':') == std::string::npos) {
-      for (const auto& b : compare::list_baselines(store)) {
-        if (b.name == against) selection = "baseline:" + against;
+    std::vector<std::string> names;
+    for (const auto& b : compare::list_baselines(store)) {
+      names.push_back(b.name);
+      if (selection.find(':') == std::string::npos && b.name == against) {
+        selection = "baseline:" + against;
       }
     }
-    compare::Side base = compare::load_side(store, selection);
+    compare::Side base;
+    try {
+      base = compare::load_side(store, selection);
+    } catch (const Error& e) {
+      if (e.code() != ExitCode::bad_input || selection != against) throw;
+      throw bad_input("unknown --against '" + against + "'",
+                      "neither a baseline (known: " +
+                          (names.empty() ? std::string("none") : join(names, ", ")) +
+                          ") nor a run: " + e.what(),
+                      "name a baseline ('gpubench baseline list') or a run ('gpubench runs')");
+    }
     compare::Side candidate = compare::load_side(store, std::to_string(run_id));
     compare::Options options;
     const compare::HistoryNoise history = compare::load_history_noise(
