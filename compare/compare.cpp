@@ -276,6 +276,7 @@ std::vector<EnvDifference> environment_differences(const std::vector<results::Ru
     std::string c = joined_values(cand, get);
     if (b != c) out.push_back({"env " + name, b, c});
   }
+  append_doctor_differences(base, cand, out);  // issue 15
   return out;
 }
 

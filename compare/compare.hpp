@@ -154,6 +154,12 @@ Comparison compare_sides(const Side& base, const Side& candidate, const Options&
 std::vector<EnvDifference> environment_differences(const std::vector<results::RunDetail>& base,
                                                    const std::vector<results::RunDetail>& cand);
 
+// Doctor checks (results/doctor.hpp) whose status differs between the sides, appended to `out` as
+// "doctor <check>" differences; nothing when either side recorded no checks.
+void append_doctor_differences(const std::vector<results::RunDetail>& base,
+                               const std::vector<results::RunDetail>& cand,
+                               std::vector<EnvDifference>& out);
+
 // "gpu0" for device index 0, "host" when not tied to a device.
 std::string device_label(const std::optional<int>& device_index);
 

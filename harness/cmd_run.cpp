@@ -6,6 +6,7 @@
 
 #include "harness/cli_common.hpp"
 #include "harness/command.hpp"
+#include "harness/doctor.hpp"
 #include "harness/runner.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
@@ -22,6 +23,7 @@ struct RunArgs {
   std::vector<std::string> tags;
   std::string note;
   double timeout_per_suite_s = 1800;
+  bool require_ready = false;  // refuse to run when a doctor check fails
 };
 
 void print_summary(std::ostream& out, const harness::RunOutcome& o) {
@@ -86,6 +88,16 @@ void do_run(const RunArgs& args, Context& ctx) {
   so.timeout_s = args.timeout_per_suite_s;
   options.telemetry_interval_ms = harness::telemetry_interval_ms_from_env();
 
+  // Readiness (gpubench doctor): one line before the run starts, stored with the run.
+  options.doctor = harness::run_doctor({});
+  *ctx.out << harness::readiness_line(options.doctor) << '\n' << std::flush;
+  if (args.require_ready && results::count_checks(options.doctor).fail > 0) {
+    throw infrastructure(
+        "server not ready: a doctor check failed (--require-ready)",
+        harness::readiness_line(options.doctor),
+        "run 'gpubench doctor' and apply the fixes, or run without --require-ready");
+  }
+
   results::Store store = open_store(ctx, results::OpenMode::read_write_create);
   const harness::RunOutcome outcome =
       harness::execute_run(store, options, ctx.interactive ? ctx.err : nullptr);
@@ -121,6 +133,8 @@ void add_run_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--timeout-per-suite", args->timeout_per_suite_s,
                   "seconds before a suite is stopped and recorded as timed out")
       ->capture_default_str();
+  cmd->add_flag("--require-ready", args->require_ready,
+                "refuse to run (exit 3, nothing stored) when a 'gpubench doctor' check fails");
   cmd->callback([args, &ctx] { do_run(*args, ctx); });
 }
 

@@ -7,6 +7,7 @@
 #include "harness/cli_common.hpp"
 #include "harness/command.hpp"
 #include "harness/p2p_matrix.hpp"
+#include "harness/doctor.hpp"
 #include "harness/run_json.hpp"
 #include "harness/runner.hpp"
 #include "util/strings.hpp"
@@ -153,6 +154,7 @@ void do_show(const ShowArgs& args, Context& ctx) {
     j["telemetry"] = telemetry_json(detail, telemetry);
     j["p2p_matrices"] =
         harness::p2p_matrices_json(harness::build_p2p_matrices(rows), detail.info.gpus);
+    j["doctor"] = harness::doctor_json(detail.doctor);
     out << j.dump(2) << '\n';
     return;
   }
@@ -172,6 +174,7 @@ void do_show(const ShowArgs& args, Context& ctx) {
   }
   out << '\n';
   print_telemetry(out, detail, telemetry);
+  harness::print_doctor_summary(out, detail.doctor);
   out << '\n';
   bool any_t = false;
   auto t_mark = [&any_t](const results::ResultRow& r) {

@@ -49,5 +49,6 @@ void add_compare_command(CLI::App& app, Context& ctx);
 void add_accept_command(CLI::App& app, Context& ctx);
 void add_baseline_command(CLI::App& app, Context& ctx);
 void add_report_command(CLI::App& app, Context& ctx);
+void add_doctor_command(CLI::App& app, Context& ctx);
 
 }  // namespace gpubench::cli

@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
       add_run_command,      add_suites_command, add_runs_command,    add_show_command,
       add_import_command,   add_export_command, add_compare_command, add_accept_command,
       add_baseline_command, add_report_command,
+      add_doctor_command,
   };
   return run_cli(argc, argv, k_adders);
 }

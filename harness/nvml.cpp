@@ -338,4 +338,13 @@ std::optional<int64_t> Nvml::pcie_replay_counter(int index) const {
   return v ? std::optional<int64_t>(*v) : std::nullopt;
 }
 
+void* Nvml::symbol(const char* name) const {
+  if (!m_impl->initialised) return nullptr;
+  if (auto it = m_impl->symbols.find(name); it != m_impl->symbols.end()) return it->second;
+  return dlsym(m_impl->lib, name);
+}
+void* Nvml::device_handle(int index) const {
+  return m_impl->handle(index);
+}
+
 }  // namespace gpubench::harness

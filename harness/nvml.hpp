@@ -88,6 +88,11 @@ class Nvml {
   std::optional<int64_t> remapped_rows(int index) const;
   std::optional<int64_t> pcie_replay_counter(int index) const;
 
+  // For modules that call NVML functions not wrapped here (harness/doctor_nvml.cpp): the named
+  // symbol and a device handle (nvmlDevice_t), each nullptr when unavailable.
+  void* symbol(const char* name) const;
+  void* device_handle(int index) const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> m_impl;

@@ -216,6 +216,7 @@ RunOutcome execute_run(results::Store& store, const RunOptions& options, std::os
     if (progress) *progress << "telemetry " << telemetry_off << "\n" << std::flush;
   }
   outcome.run_id = store.begin_run(info);
+  if (!options.doctor.empty()) results::add_doctor_checks(store, outcome.run_id, options.doctor);
   try {
     outcome.uuid = store.get_run(outcome.run_id).run.uuid;
   } catch (const Error&) {

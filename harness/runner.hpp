@@ -18,6 +18,7 @@
 
 #include "harness/discovery.hpp"
 #include "harness/telemetry.hpp"
+#include "results/doctor.hpp"
 #include "results/store.hpp"
 
 namespace gpubench::harness {
@@ -63,6 +64,8 @@ struct RunOptions {
   int telemetry_interval_ms = k_default_telemetry_interval_ms;
   // Test hook: sample this source instead of NVML (tests pass a labelled fake). Null: NVML.
   std::shared_ptr<TelemetrySource> telemetry_source;
+  // Readiness checks run before the run (harness/doctor.hpp), stored with it.
+  std::vector<results::DoctorCheck> doctor;
 };
 
 struct RunOutcome {

@@ -28,9 +28,22 @@ void v2_statistics(Database& db) {
   (void)db;
 }
 
-// Readiness checks stored with each run (issue 15).
+// Readiness checks stored with each run (issue 15): one row per `gpubench doctor` check that
+// `gpubench run` ran before starting, in the order run (results/doctor.hpp).
 void v2_doctor(Database& db) {
-  (void)db;
+  db.exec(R"sql(
+CREATE TABLE doctor_checks (
+  run_id   INTEGER NOT NULL REFERENCES runs(id),
+  position INTEGER NOT NULL,
+  name     TEXT NOT NULL,
+  area     TEXT NOT NULL,
+  status   TEXT NOT NULL CHECK (status IN ('pass', 'warn', 'fail', 'unknown')),
+  value    TEXT NOT NULL,
+  expected TEXT NOT NULL,
+  fix      TEXT NOT NULL,
+  PRIMARY KEY (run_id, position)
+);
+)sql");
 }
 
 // Public views (v_samples, v_runs): dropped and recreated here when an area adds columns. They

@@ -23,6 +23,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "results/doctor.hpp"
 #include "results/model.hpp"
 
 namespace gpubench::results {
@@ -91,6 +92,7 @@ struct RunDetail {
   RunInfo info;                       // environment as recorded
   std::vector<SuiteRunInfo> suites;   // with their ids in suite_run_ids
   std::vector<int64_t> suite_run_ids;
+  std::vector<DoctorCheck> doctor;    // readiness checks run before the run (may be empty)
 };
 
 class Store {

@@ -296,6 +296,7 @@ FROM suite_runs WHERE run_id = ?1 ORDER BY id)sql");
       d.suites.push_back(std::move(s));
     }
   }
+  d.doctor = get_doctor_checks(*this, run_id);  // readiness checks (issue 15)
   return d;
 }
 

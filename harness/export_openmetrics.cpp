@@ -1,0 +1,58 @@
+// Builds the OpenMetrics export of one run: results, telemetry, doctor checks, and with --against
+// the comparison with a baseline.
+#include "harness/export_openmetrics.hpp"
+
+#include <optional>
+#include <sstream>
+
+#include "compare/history.hpp"
+#include "compare/openmetrics.hpp"
+#include "compare/selection.hpp"
+#include "util/error.hpp"
+#include "util/strings.hpp"
+
+namespace gpubench::cli {
+
+std::string openmetrics_export(results::Store& store, int64_t run_id, const std::string& against) {
+  compare::OpenMetricsInput input;
+  input.run = store.get_run(run_id);
+  input.rows = store.get_results(run_id);
+  input.telemetry = store.get_telemetry_summary(run_id);
+  input.doctor = results::get_doctor_checks(store, run_id);
+  std::optional<compare::Comparison> cmp;
+  if (!against.empty()) {
+    // A bare name that is a baseline means that baseline; anything else is a selection.
+    std::string selection = against;
+    std::vector<std::string> names;
+    for (const auto& b : compare::list_baselines(store)) {
+      names.push_back(b.name);
+      if (selection.find(':') == std::string::npos && b.name == against) {
+        selection = "baseline:" + against;
+      }
+    }
+    compare::Side base;
+    try {
+      base = compare::load_side(store, selection);
+    } catch (const Error& e) {
+      if (e.code() != ExitCode::bad_input || selection != against) throw;
+      throw bad_input("unknown --against '" + against + "'",
+                      "neither a baseline (known: " +
+                          (names.empty() ? std::string("none") : join(names, ", ")) +
+                          ") nor a run: " + e.what(),
+                      "name a baseline ('gpubench baseline list') or a run ('gpubench runs')");
+    }
+    compare::Side candidate = compare::load_side(store, std::to_string(run_id));
+    compare::Options options;
+    const compare::HistoryNoise history = compare::load_history_noise(
+        store, base, candidate, compare::k_default_history_window, options.metric);
+    options.history = &history;
+    cmp = compare::compare_sides(base, candidate, options);
+    input.comparison = &*cmp;
+    input.baseline = against;
+  }
+  std::ostringstream out;
+  compare::render_openmetrics(input, out);
+  return out.str();
+}
+
+}  // namespace gpubench::cli

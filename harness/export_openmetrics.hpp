@@ -1,0 +1,17 @@
+// `gpubench export RUN --format openmetrics [--against BASELINE]` (compare/openmetrics.hpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "results/store.hpp"
+
+namespace gpubench::cli {
+
+// The run as OpenMetrics text. `against` (optional): a baseline name, or any selection compare
+// takes (baseline:NAME, a run id, latest~1, tag:K=V); the run is compared with it as `gpubench
+// compare AGAINST RUN` would (default threshold, history noise) and each series gets its
+// verdict. Throws Error(bad_input) for an unknown selection.
+std::string openmetrics_export(results::Store& store, int64_t run_id, const std::string& against);
+
+}  // namespace gpubench::cli

@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""Strict-parser test of `gpubench export RUN --format openmetrics [--against BASELINE]`.
+
+Builds a real database with the real CLI (two quick runs of the calibration suite, the first as
+baseline `nightly`, the second doing twice the work: a known regression), exports the second run
+as OpenMetrics against the baseline, and parses it with prometheus_client's OpenMetrics parser
+(Debian: python3-prometheus-client), which raises on any grammar violation (missing # EOF, bad
+names, UNIT not matching the name, duplicate samples, interleaved families, bad escapes). Then
+checks the content: families and units named per Prometheus conventions, the labels the issue
+names, values in base units, the verdict against the baseline.
+
+usage: check_openmetrics.py --bin BUILD/bin --work TEMP_DIR
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+
+failures = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what, flush=True)
+    if not cond:
+        failures.append(what)
+
+
+def parse(text):
+    return list(text_string_to_metric_families(text))
+
+
+def strictness():
+    """The parser really rejects what the format forbids (else the test below proves nothing)."""
+    good = "# TYPE a_seconds gauge\n# UNIT a_seconds seconds\na_seconds{x=\"1\"} 2\n# EOF\n"
+    check(len(parse(good)) == 1, "parser accepts a minimal valid document")
+    bad = {
+        "no # EOF": good.replace("# EOF\n", ""),
+        "unit not in the name": good.replace("# UNIT a_seconds seconds", "# UNIT a_seconds bytes"),
+        "interleaved families": good.replace("# EOF", "# TYPE b gauge\nb 1\na_seconds{x=\"2\"} 1\n# EOF"),
+        "text after # EOF": good + "a_seconds 1\n",
+        "a label name starting with a digit": good.replace('x="1"', '1x="1"'),
+        "an unescaped quote": good.replace('x="1"', 'x="1"2"'),
+    }
+    for what, text in bad.items():
+        try:
+            parse(text)
+            check(False, f"parser rejects a document with {what}")
+        except ValueError:
+            check(True, f"parser rejects a document with {what}")
+
+
+def dashboard(source, families):
+    """ci/grafana/gpubench.json queries only series the export writes (no GPU here, so telemetry
+    families are checked against the renderer's source instead of this export)."""
+    dash = json.load(open(os.path.join(source, "ci/grafana/gpubench.json")))
+    renderer = open(os.path.join(source, "compare/render_openmetrics.cpp")).read()
+    units = set(re.findall(r'\{"([a-z_]+)", [0-9.e* ]+, [0-9.e]+\}', renderer))
+    exprs = [t["expr"] for panel in dash["panels"] for t in panel["targets"]]
+    exprs += [v["query"]["query"] for v in dash["templating"]["list"] if isinstance(v.get("query"), dict)]
+    exported = set(families) | {f + "_info" for f, fam in families.items() if fam.type == "info"}
+    for name in sorted({n for e in exprs for n in re.findall(r"gpubench_[a-z_]+", e)}):
+        known = (name in exported or f'"{name}"' in renderer or
+                 (name.startswith("gpubench_result_") and name[len("gpubench_result_"):] in units))
+        check(known, f"dashboard series {name} is written by the export")
+
+
+def run(gb, db, *args, env=None):
+    r = subprocess.run([gb, "--db", db, *args], capture_output=True, text=True, env=env)
+    if r.returncode not in (0, 1):
+        print(r.stdout + r.stderr)
+    return r
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--bin", required=True)
+    p.add_argument("--work", required=True)
+    p.add_argument("--source", required=True)
+    args = p.parse_args()
+    shutil.rmtree(args.work, ignore_errors=True)
+    os.makedirs(args.work)
+    gb = os.path.join(os.path.abspath(args.bin), "gpubench")
+    db = os.path.join(args.work, "om.db")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GPUBENCH_")}
+    env["GPUBENCH_DATA_DIR"] = os.path.join(args.work, "data")
+    env["CI"] = "true"
+
+    strictness()
+    quick = ["run", "--profile", "quick", "--suite", "calibration",
+             "--filter", "hash_chain/base_units:250000/"]
+    check(run(gb, db, *quick, env=env).returncode == 0, "first run stored")
+    check(run(gb, db, "baseline", "set", "nightly", "latest").returncode == 0, "baseline set")
+    env2 = dict(env, GPUBENCH_CALIBRATION_SCALE="2")
+    check(run(gb, db, *quick, env=env2).returncode == 0, "second run (twice the work) stored")
+
+    r = run(gb, db, "export", "latest", "--format", "openmetrics", "--against", "nightly")
+    check(r.returncode == 0, "export --format openmetrics --against nightly exits 0")
+    text = r.stdout
+    check(text.endswith("# EOF\n"), "output ends with # EOF")
+    try:
+        families = {f.name: f for f in parse(text)}
+        check(True, "prometheus_client's strict OpenMetrics parser accepts the export")
+    except ValueError as e:
+        check(False, f"strict parser accepts the export ({e})")
+        print(text)
+        families = {}
+
+    # A rule prometheus_client 0.16 does not enforce, as an assertion: one sample per name and
+    # label set.
+    samples = [(s.name, tuple(sorted(s.labels.items()))) for f in families.values() for s in f.samples]
+    check(len(samples) == len(set(samples)), "no two samples share a name and label set")
+
+    seconds = families.get("gpubench_result_seconds")
+    check(seconds is not None and seconds.unit == "seconds" and seconds.type == "gauge",
+          "results in seconds: gpubench_result_seconds, gauge, UNIT seconds")
+    if seconds:
+        labels = set(seconds.samples[0].labels)
+        for name in ("host", "gpu_uuid", "gpu_model", "suite", "benchmark", "metric"):
+            check(name in labels, f"result samples carry label {name}")
+        real = [s for s in seconds.samples if s.labels["metric"] == "real_time"]
+        # real_time is stored in ns; the calibration call takes well under a second.
+        check(real and 0 < real[0].value < 1, "real_time converted from ns to seconds")
+    check("gpubench_run" in families and families["gpubench_run"].type == "info",
+          "gpubench_run info family")
+    verdicts = families.get("gpubench_verdict")
+    check(verdicts is not None and any(
+        s.labels.get("verdict") == "regression" and s.labels.get("metric") == "real_time"
+        for s in verdicts.samples), "real_time has verdict regression against the baseline")
+    ratio = families.get("gpubench_change_ratio")
+    check(ratio is not None and ratio.unit == "ratio" and any(
+        s.labels.get("metric") == "real_time" and s.value > 1.5 for s in ratio.samples),
+          "change ratio about 2 for real_time")
+    doctor = families.get("gpubench_doctor_check")
+    check(doctor is not None and len(doctor.samples) >= 20, "doctor checks exported")
+
+    plain = run(gb, db, "export", "latest", "--format", "openmetrics")
+    try:
+        parse(plain.stdout)
+        check("gpubench_verdict" not in plain.stdout, "without --against: no verdicts, still valid")
+    except ValueError as e:
+        check(False, f"export without --against parses ({e})")
+
+    bad = run(gb, db, "export", "latest", "--format", "openmetrics", "--against", "nosuch")
+    check(bad.returncode == 2 and "gpubench: error:" in bad.stderr,
+          "an unknown --against is bad input (exit 2)")
+
+    dashboard(args.source, families)
+
+    if failures:
+        print(f"{len(failures)} OpenMetrics check(s) failed")
+        return 1
+    print("all OpenMetrics checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

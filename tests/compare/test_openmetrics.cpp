@@ -1,0 +1,117 @@
+// The OpenMetrics renderer's rules that the strict-parser test (tests/ci/check_openmetrics.py)
+// does not pin down one by one: base units, escaping, one sample per label set, families kept
+// together, and the doctor differences compare lists. Inputs are in-memory fixtures.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "compare/openmetrics.hpp"
+#include "fixtures.hpp"
+
+namespace gpubench::compare {
+namespace {
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(OpenMetrics, UnitsMapToPrometheusBaseUnits) {
+  EXPECT_EQ(prometheus_unit("ns").suffix, "seconds");
+  EXPECT_EQ(prometheus_unit("ns").to_base(2000), 2e-06);
+  EXPECT_EQ(prometheus_unit("GB/s").suffix, "bytes_per_second");
+  EXPECT_EQ(prometheus_unit("GB/s").to_base(2.5), 2.5e9);
+  EXPECT_EQ(prometheus_unit("TFLOP/s").suffix, "flop_per_second");
+  EXPECT_EQ(prometheus_unit("%").to_base(50), 0.5);
+  EXPECT_EQ(prometheus_unit("calls/s").suffix, "");  // no base unit: own family + unit label
+}
+
+TEST(OpenMetrics, LabelValuesAreEscaped) {
+  EXPECT_EQ(escape_label_value("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
+}
+
+TEST(OpenMetrics, RendersFamiliesOnceWithBaseUnitsAndEof) {
+  OpenMetricsInput in;
+  in.run.run.id = 7;
+  in.run.run.uuid = "u-7";
+  in.run.info.host.hostname = "node\"01";
+  results::GpuInfo gpu;
+  gpu.index = 0;
+  gpu.uuid = "GPU-abc";
+  gpu.name = "NVIDIA H200";
+  in.run.info.gpus.push_back(gpu);
+  using testing::row;
+  in.rows.push_back(row("memory/triad/bytes:1", "real_time", "ns", results::Direction::lower,
+                        {1000, 2000, 3000}));
+  in.rows.push_back(
+      row("memory/triad/bytes:1", "GB_per_s", "GB/s", results::Direction::higher, {1.5, 2.5, 3.5}));
+  in.rows.push_back(
+      row("memory/copy/bytes:1", "real_time", "ns", results::Direction::lower, {4000}));
+  in.rows.push_back(row("memory/copy/bytes:1", "real_time", "ns", results::Direction::lower,
+                        {9000}));  // same series twice: one sample only
+  in.rows.push_back(row("calibration/x", "calls_per_s", "calls/s", results::Direction::higher, {10},
+                        std::nullopt));
+  results::DoctorCheck check;
+  check.name = "limits.nofile";
+  check.area = "Limits";
+  check.status = results::CheckStatus::warn;
+  in.doctor.push_back(check);
+  std::ostringstream out;
+  render_openmetrics(in, out);
+  const std::string text = out.str();
+  EXPECT_TRUE(text.ends_with("# EOF\n")) << text;
+  EXPECT_TRUE(contains(
+      text, "# TYPE gpubench_result_seconds gauge\n# UNIT gpubench_result_seconds seconds\n"))
+      << text;
+  EXPECT_TRUE(contains(text, "host=\"node\\\"01\"")) << text;
+  EXPECT_TRUE(contains(text, "gpu_uuid=\"GPU-abc\",gpu_model=\"NVIDIA H200\",device=\"gpu0\""))
+      << text;
+  // Median 2000 ns = 2e-06 s; median 2.5 GB/s = 2.5e9 B/s.
+  EXPECT_TRUE(contains(text, "metric=\"real_time\"} 2e-06\n")) << text;
+  EXPECT_TRUE(contains(text, "metric=\"GB_per_s\"} 2.5e+09\n")) << text;
+  EXPECT_TRUE(contains(text,
+                       "gpubench_result{host=\"node\\\"01\",gpu_uuid=\"\",gpu_model=\"\","
+                       "device=\"host\",suite=\"calibration\",benchmark=\"calibration/x\","
+                       "metric=\"calls_per_s\",unit=\"calls/s\"} 10"))
+      << text;
+  EXPECT_FALSE(contains(text, "} 9000")) << "a repeated series is written once: " << text;
+  EXPECT_TRUE(contains(text, "gpubench_run_info{")) << text;
+  EXPECT_TRUE(contains(text, "check=\"limits.nofile\",area=\"Limits\",status=\"warn\"} 1")) << text;
+  // Each family's TYPE line appears once (samples of a family are not split up).
+  std::size_t types = 0;
+  for (std::size_t p = text.find("# TYPE gpubench_result_seconds "); p != std::string::npos;
+       p = text.find("# TYPE gpubench_result_seconds ", p + 1)) {
+    ++types;
+  }
+  EXPECT_EQ(types, 1u);
+}
+
+TEST(DoctorDifferences, StatusChangesAreListedOnlyWhenBothSidesHaveChecks) {
+  auto run_with = [](results::CheckStatus status, const std::string& value) {
+    results::RunDetail d;
+    results::DoctorCheck c;
+    c.name = "limits.nofile";
+    c.status = status;
+    c.value = value;
+    d.doctor.push_back(c);
+    return d;
+  };
+  std::vector<EnvDifference> out;
+  append_doctor_differences({run_with(results::CheckStatus::pass, "ulimit -n 65536")},
+                            {run_with(results::CheckStatus::warn, "ulimit -n 1024")}, out);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].field, "doctor limits.nofile");
+  EXPECT_EQ(out[0].base, "pass (ulimit -n 65536)");
+  EXPECT_EQ(out[0].candidate, "warn (ulimit -n 1024)");
+  out.clear();
+  // Same status, different value (free space moves every run): not a difference.
+  append_doctor_differences({run_with(results::CheckStatus::pass, "80 GiB")},
+                            {run_with(results::CheckStatus::pass, "79 GiB")}, out);
+  EXPECT_TRUE(out.empty());
+  // A run recorded before doctor existed: nothing to compare.
+  append_doctor_differences({results::RunDetail{}}, {run_with(results::CheckStatus::fail, "x")},
+                            out);
+  EXPECT_TRUE(out.empty());
+}
+
+}  // namespace
+}  // namespace gpubench::compare
