@@ -6,6 +6,7 @@
 
 #include "harness/cli_common.hpp"
 #include "harness/command.hpp"
+#include "harness/launcher.hpp"
 #include "harness/runner.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
@@ -22,6 +23,8 @@ struct RunArgs {
   std::vector<std::string> tags;
   std::string note;
   double timeout_per_suite_s = 1800;
+  std::string launcher;  // --launcher "mpirun -np 2": run the suites under it (harness/launcher.hpp)
+  bool launcher_given = false;
 };
 
 void print_summary(std::ostream& out, const harness::RunOutcome& o) {
@@ -85,6 +88,7 @@ void do_run(const RunArgs& args, Context& ctx) {
   so.filter = args.filter;
   so.timeout_s = args.timeout_per_suite_s;
   options.telemetry_interval_ms = harness::telemetry_interval_ms_from_env();
+  if (args.launcher_given) so.launcher = harness::split_launcher(args.launcher);
 
   results::Store store = open_store(ctx, results::OpenMode::read_write_create);
   const harness::RunOutcome outcome =
@@ -121,6 +125,10 @@ void add_run_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--timeout-per-suite", args->timeout_per_suite_s,
                   "seconds before a suite is stopped and recorded as timed out")
       ->capture_default_str();
+  cmd->add_option("--launcher", args->launcher,
+                  "run the suites under this MPI launcher, e.g. \"mpirun -np 2\" or \"srun -N 2 "
+                  "--ntasks-per-node 8\" (rank 0 writes the results)")
+      ->each([args](const std::string&) { args->launcher_given = true; });
   cmd->callback([args, &ctx] { do_run(*args, ctx); });
 }
 

@@ -6,6 +6,7 @@
 
 #include "harness/cli_common.hpp"
 #include "harness/command.hpp"
+#include "harness/nodes.hpp"
 #include "harness/run_json.hpp"
 #include "harness/runner.hpp"
 #include "util/strings.hpp"
@@ -150,6 +151,7 @@ void do_show(const ShowArgs& args, Context& ctx) {
       j["results"][i]["telemetry_throttled"] = flag ? nlohmann::json(*flag) : nullptr;
     }
     j["telemetry"] = telemetry_json(detail, telemetry);
+    j["nodes"] = harness::suite_nodes_json(harness::read_suite_nodes(store, id));
     out << j.dump(2) << '\n';
     return;
   }
@@ -168,6 +170,11 @@ void do_show(const ShowArgs& args, Context& ctx) {
     }
   }
   out << '\n';
+  // Multi-rank suites (--launcher): every node and rank they ran on, and their sweep summary.
+  if (const auto nodes = harness::read_suite_nodes(store, id); !nodes.empty()) {
+    harness::print_suite_nodes(out, nodes);
+    out << '\n';
+  }
   print_telemetry(out, detail, telemetry);
   out << '\n';
   bool any_t = false;

@@ -108,7 +108,11 @@ int main(int argc, char** argv) {
   const bool listing = has_flag(argc, argv, "--gpubench_info") ||
                        has_flag(argc, argv, "--benchmark_list_tests");
   World& world = listing ? World::get() : World::init(argc, argv);
-  suite_state().profile = profile_from_env();
+  // Every rank must register the same cases: rank 0's profile is everyone's (a remote rank may not
+  // have inherited GPUBENCH_PROFILE from the launcher).
+  int profile = static_cast<int>(profile_from_env());
+  world.broadcast(&profile, sizeof profile, 0);
+  suite_state().profile = static_cast<Profile>(profile);
   if (!listing) {
     const std::string ranks = gather_ranks(world);
     if (world.rank() == 0) benchmark::AddCustomContext("gpubench.ranks", ranks);
