@@ -93,7 +93,7 @@ Clique& clique_for(int ranks) {
     world.broadcast(&id, sizeof id, 0);
     if (world.rank() < ranks) {
       Member m;
-      m.device = world.local_rank() % s.devices;
+      m.device = world.local_rank() % s.probe.count;
       m.rank = world.rank();
       GPUBENCH_CUDA_CHECK(cudaSetDevice(m.device));
       ncclComm_t comm = nullptr;
@@ -322,10 +322,27 @@ void register_nccl_cases() {
   s.probe = suite::cuda::probe_devices();
   // Every rank must register the same cases: agree on the smallest device count.
   s.devices = world.min(s.probe.count);
-  if (s.devices > 0 && world.size() > 1 && world.local_size() > s.devices) {
-    s.probe.reason = "more ranks per node (" + std::to_string(world.local_size()) +
-                     ") than GPUs (" + std::to_string(s.devices) + "): one rank per GPU";
-    s.devices = 0;
+  if (s.devices > 0 && world.size() > 1) {
+    // One rank per GPU: two ranks of a node on one GPU would make NCCL fail (or measure a GPU
+    // against itself). The identity table on rank 0 has every rank's GPU UUID.
+    std::string shared;
+    if (world.rank() == 0) {
+      std::map<std::pair<std::string, std::string>, int> seen;  // (host, uuid) -> rank
+      for (const RankIdentity& id : suite_state().ranks) {
+        auto [it, fresh] = seen.emplace(std::make_pair(id.host, id.gpu_uuid), id.rank);
+        if (!fresh && shared.empty()) {
+          shared = "ranks " + std::to_string(it->second) + " and " + std::to_string(id.rank) +
+                   " on " + id.host + " would share GPU " + id.gpu_uuid +
+                   ": run one rank per GPU (e.g. mpirun -np <GPUs per node x nodes>)";
+        }
+      }
+    }
+    int ok = shared.empty() ? 1 : 0;
+    world.broadcast(&ok, sizeof ok, 0);
+    if (!ok) {
+      s.probe.reason = world.rank() == 0 ? shared : "two ranks would share a GPU";
+      s.devices = 0;
+    }
   }
   const suite::Profile profile = suite_state().profile;
   const SweepPlan plan = nccl_plan(profile);
@@ -336,15 +353,18 @@ void register_nccl_cases() {
   const std::vector<std::size_t> sizes =
       usable ? size_sweep(plan.min_bytes, plan.max_bytes, plan.factor)
              : std::vector<std::size_t>{plan.max_bytes};
-  for (Collective collective : k_all_collectives) {
-    for (ElementType type : {ElementType::fp32, ElementType::bf16, ElementType::fp16}) {
-      // quick: allreduce in every dtype, the other collectives in fp32 only.
-      if (profile == suite::Profile::quick && collective != Collective::allreduce &&
-          type != ElementType::fp32) {
-        continue;
-      }
-      for (Placement placement : {Placement::out_of_place, Placement::in_place}) {
-        for (int ranks : counts) {
+  // Rank counts outermost: each count's communicators are made once (ncclCommInitAll or
+  // ncclCommInitRank) and used by every case of that count; 2 ranks run before more, so scaling
+  // efficiency can be reported as the larger counts run.
+  for (int ranks : counts) {
+    for (Collective collective : k_all_collectives) {
+      for (ElementType type : {ElementType::fp32, ElementType::bf16, ElementType::fp16}) {
+        // quick: allreduce in every dtype, the other collectives in fp32 only.
+        if (profile == suite::Profile::quick && collective != Collective::allreduce &&
+            type != ElementType::fp32) {
+          continue;
+        }
+        for (Placement placement : {Placement::out_of_place, Placement::in_place}) {
           for (std::size_t raw : sizes) {
             const auto counts_of = element_counts(collective, raw, element_bytes(type), ranks);
             if (!counts_of) continue;
