@@ -26,6 +26,18 @@ const char* to_string(Placement placement) {
   return placement == Placement::in_place ? "in_place" : "out_of_place";
 }
 
+const char* to_string(Scope scope) {
+  switch (scope) {
+    case Scope::world:
+      return "world";
+    case Scope::intra_node:
+      return "intra_node";
+    case Scope::inter_node:
+      return "inter_node";
+  }
+  return "world";
+}
+
 double bus_factor(Collective collective, int ranks) {
   if (ranks < 1) throw std::invalid_argument("bus_factor: ranks must be at least 1");
   const double n = ranks;
@@ -240,7 +252,7 @@ std::string describe(const SlowRank& slow) {
 }
 
 std::string case_name(Collective collective, std::string_view dtype, Placement placement,
-                      std::size_t bytes, int ranks, bool host_reference) {
+                      std::size_t bytes, int ranks, bool host_reference, Scope scope) {
   std::string name = "allreduce/";
   name += to_string(collective);
   name += "/dtype:";
@@ -248,6 +260,7 @@ std::string case_name(Collective collective, std::string_view dtype, Placement p
   name += "/mode:";
   name += to_string(placement);
   name += "/bytes:" + std::to_string(bytes) + "/ranks:" + std::to_string(ranks);
+  if (scope != Scope::world) name += std::string("/scope:") + to_string(scope);
   if (host_reference) name += "/device:host";
   return name;
 }

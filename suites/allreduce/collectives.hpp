@@ -29,6 +29,13 @@ const char* to_string(Collective collective);  // "allreduce", "allgather", ...
 enum class Placement { out_of_place, in_place };
 const char* to_string(Placement placement);  // "out_of_place", "in_place"
 
+// Which ranks a series runs on. Multi-node runs add the two halves of the topology:
+//   world       the first n ranks (the rank-count sweep);
+//   intra_node  every node's ranks among themselves, all nodes at once (ranks = ranks per node);
+//   inter_node  one rank per node (its local rank 0) across the nodes (ranks = nodes).
+enum class Scope { world, intra_node, inter_node };
+const char* to_string(Scope scope);  // "world", "intra_node", "inter_node"
+
 // Bus factor for `ranks` participants (0 for one rank in reducing/gathering collectives: nothing
 // crosses a bus). Throws std::invalid_argument for ranks < 1.
 double bus_factor(Collective collective, int ranks);
@@ -114,8 +121,10 @@ std::string describe(const SlowRank& slow);
 // Median of a non-empty vector (copied); 0 for an empty one.
 double median(std::vector<double> values);
 
-// `allreduce/<collective>/dtype:<dtype>/mode:<placement>/bytes:<n>/ranks:<n>[/device:host]`
+// `allreduce/<collective>/dtype:<dtype>/mode:<placement>/bytes:<n>/ranks:<n>[/scope:<scope>]
+// [/device:host]` (scope only when not world).
 std::string case_name(Collective collective, std::string_view dtype, Placement placement,
-                      std::size_t bytes, int ranks, bool host_reference);
+                      std::size_t bytes, int ranks, bool host_reference,
+                      Scope scope = Scope::world);
 
 }  // namespace gpubench::allreduce

@@ -23,16 +23,30 @@ namespace gpubench::allreduce {
 
 namespace {
 
-// Sub-communicator of the first `ranks` world ranks (MPI_COMM_NULL on the others). Made the first
-// time a case needs it, by every rank at the same point of the benchmark sequence.
-MPI_Comm comm_of(int ranks) {
-  static auto* comms = new std::map<int, MPI_Comm>();
-  auto it = comms->find(ranks);
+// The communicator of a series (MPI_COMM_NULL on ranks that sit it out): the first `ranks` world
+// ranks, every node's ranks (one communicator per node), or each node's local rank 0. Made the
+// first time a case needs it, by every rank at the same point of the benchmark sequence.
+MPI_Comm comm_of(const SeriesKey& key) {
+  static auto* comms = new std::map<std::pair<Scope, int>, MPI_Comm>();
+  const auto id = std::make_pair(key.scope, key.ranks);
+  auto it = comms->find(id);
   if (it != comms->end()) return it->second;
-  const int rank = World::get().rank();
+  const World& w = World::get();
+  int color = MPI_UNDEFINED;
+  switch (key.scope) {
+    case Scope::world:
+      color = w.rank() < key.ranks ? 0 : MPI_UNDEFINED;
+      break;
+    case Scope::intra_node:
+      color = w.node_index();
+      break;
+    case Scope::inter_node:
+      color = w.local_rank() == 0 ? 0 : MPI_UNDEFINED;
+      break;
+  }
   MPI_Comm comm = MPI_COMM_NULL;
-  MPI_Comm_split(MPI_COMM_WORLD, rank < ranks ? 0 : MPI_UNDEFINED, rank, &comm);
-  comms->emplace(ranks, comm);
+  MPI_Comm_split(MPI_COMM_WORLD, color, w.rank(), &comm);
+  comms->emplace(id, comm);
   return comm;
 }
 
@@ -51,7 +65,7 @@ void run_host_case(benchmark::State& state, const SeriesKey& key, std::size_t by
   World& world = World::get();
   const SweepPlan plan = host_plan(suite_state().profile);
   const std::size_t count = bytes / sizeof(float);
-  MPI_Comm comm = comm_of(key.ranks);
+  MPI_Comm comm = comm_of(key);
   const bool member = comm != MPI_COMM_NULL;
   int sub_rank = 0;
   if (member) MPI_Comm_rank(comm, &sub_rank);
@@ -100,9 +114,12 @@ void run_host_case(benchmark::State& state, const SeriesKey& key, std::size_t by
 
 std::string host_reference_note() {
   const World& w = World::get();
-  return "host reference (MPI_Allreduce, fp32 host buffers): " + w.library() + ", " +
-         std::to_string(w.size()) + " rank" + (w.size() == 1 ? "" : "s") +
-         (w.size() < 2 ? " (needs 2 or more: run under a launcher)" : "");
+  const std::string what = "host reference (MPI_Allreduce, fp32 host buffers): ";
+  if (!w.mpi() || w.size() < 2) {
+    return what + "needs 2 or more ranks: run under a launcher, e.g. gpubench run --launcher "
+                  "\"mpirun -np 2\"";
+  }
+  return what + w.library() + ", " + std::to_string(w.size()) + " ranks";
 }
 
 void register_host_reference() {
@@ -114,13 +131,27 @@ void register_host_reference() {
   }
   const bool alone = counts.empty();
   if (alone) counts.push_back(1);
+  // Alone, one skipped case per placement says what is missing (not a whole sweep of skips).
+  const std::vector<std::size_t> sizes =
+      alone ? std::vector<std::size_t>{std::size_t{1} << 20}
+            : size_sweep(plan.min_bytes, plan.max_bytes, plan.factor);
+  // Several nodes: also every node on its own (intra) and one rank per node (inter).
+  std::vector<std::pair<Scope, int>> series;
+  for (int n : counts) series.emplace_back(Scope::world, n);
+  if (world.node_count() > 1) {
+    if (world.uniform_nodes() && world.local_size() >= 2) {
+      series.emplace_back(Scope::intra_node, world.local_size());
+    }
+    series.emplace_back(Scope::inter_node, world.node_count());
+  }
   for (Placement placement : {Placement::out_of_place, Placement::in_place}) {
-    for (int ranks : counts) {
-      for (std::size_t raw : size_sweep(plan.min_bytes, plan.max_bytes, plan.factor)) {
+    for (const auto& [scope, ranks] : series) {
+      for (std::size_t raw : sizes) {
         const auto c = element_counts(Collective::allreduce, raw, sizeof(float), ranks);
         if (!c) continue;
-        SeriesKey key{Collective::allreduce, "fp32", placement, ranks, true};
-        const std::string name = case_name(key.collective, key.dtype, placement, c->bytes, ranks, true);
+        SeriesKey key{Collective::allreduce, "fp32", placement, ranks, true, scope};
+        const std::string name =
+            case_name(key.collective, key.dtype, placement, c->bytes, ranks, true, scope);
         const std::size_t bytes = c->bytes;
         auto* b = benchmark::RegisterBenchmark(
             name.c_str(), [key, bytes, name, alone](benchmark::State& state) {

@@ -43,7 +43,8 @@ ncclDataType_t nccl_type(ElementType type) {
 // One GPU taking part: its communicator, stream, events and buffers.
 struct Member {
   int device = 0;
-  int rank = 0;  // rank in the communicator (and, alone, its local rank)
+  int rank = 0;        // rank in the communicator (and, alone, its device index)
+  int world_rank = 0;  // who it is for per-rank times (alone: its device index)
   NcclComm comm;
   Stream stream;
   Event start;
@@ -54,6 +55,7 @@ struct Member {
 
 // The GPUs this process drives for one rank count. One clique lives at a time.
 struct Clique {
+  Scope scope = Scope::world;
   int ranks = 0;
   std::vector<Member> members;  // empty on ranks that sit out
 };
@@ -68,11 +70,12 @@ NcclState& nccl_state() {
   return *s;
 }
 
-Clique& clique_for(int ranks) {
+Clique& clique_for(Scope scope, int ranks) {
   NcclState& s = nccl_state();
-  if (s.clique && s.clique->ranks == ranks) return *s.clique;
+  if (s.clique && s.clique->ranks == ranks && s.clique->scope == scope) return *s.clique;
   s.clique.reset();  // communicators of the previous count are destroyed first
   auto c = std::make_unique<Clique>();
+  c->scope = scope;
   c->ranks = ranks;
   World& world = World::get();
   if (world.size() == 1) {
@@ -84,17 +87,30 @@ Clique& clique_for(int ranks) {
       Member m;
       m.device = i;
       m.rank = i;
+      m.world_rank = i;
       m.comm = NcclComm(comms[static_cast<std::size_t>(i)]);
       c->members.push_back(std::move(m));
     }
   } else {
+    // world: the first `ranks` ranks; intra_node: each node's ranks (one id per node, made by its
+    // local rank 0); inter_node: each node's local rank 0, numbered by node.
     ncclUniqueId id{};
-    if (world.rank() == 0) GPUBENCH_NCCL_CHECK(ncclGetUniqueId(&id), nullptr);
-    world.broadcast(&id, sizeof id, 0);
-    if (world.rank() < ranks) {
+    int comm_rank = -1;
+    if (scope == Scope::intra_node) {
+      if (world.local_rank() == 0) GPUBENCH_NCCL_CHECK(ncclGetUniqueId(&id), nullptr);
+      world.broadcast_in_node(&id, sizeof id);
+      comm_rank = world.local_rank();
+    } else {
+      if (world.rank() == 0) GPUBENCH_NCCL_CHECK(ncclGetUniqueId(&id), nullptr);
+      world.broadcast(&id, sizeof id, 0);
+      if (scope == Scope::world && world.rank() < ranks) comm_rank = world.rank();
+      if (scope == Scope::inter_node && world.local_rank() == 0) comm_rank = world.node_index();
+    }
+    if (comm_rank >= 0) {
       Member m;
       m.device = world.local_rank() % s.probe.count;
-      m.rank = world.rank();
+      m.rank = comm_rank;
+      m.world_rank = world.rank();
       GPUBENCH_CUDA_CHECK(cudaSetDevice(m.device));
       ncclComm_t comm = nullptr;
       GPUBENCH_NCCL_CHECK(ncclCommInitRank(&comm, ranks, id, m.rank), nullptr);
@@ -225,7 +241,7 @@ void run_nccl_case(benchmark::State& state, const NcclCase& c) {
   std::vector<double> times(static_cast<std::size_t>(plan.iterations), 0.0);
   bool timed = false;
   suite::run_guarded(state, c.name, [&] {
-    Clique& q = clique_for(c.key.ranks);
+    Clique& q = clique_for(c.key.scope, c.key.ranks);
     for (Member& m : q.members) {
       GPUBENCH_CUDA_CHECK(cudaSetDevice(m.device));
       if (m.send.bytes() < c.counts.send * element_bytes(c.type)) {
@@ -272,7 +288,7 @@ void run_nccl_case(benchmark::State& state, const NcclCase& c) {
       }
       own.clear();
       for (std::size_t i = 0; i < q.members.size(); ++i) {
-        own.emplace_back(q.members[i].rank, median(per_member[i]));
+        own.emplace_back(q.members[i].world_rank, median(per_member[i]));
       }
       world.max_in_place(times);
       timed = true;
@@ -353,10 +369,18 @@ void register_nccl_cases() {
   const std::vector<std::size_t> sizes =
       usable ? size_sweep(plan.min_bytes, plan.max_bytes, plan.factor)
              : std::vector<std::size_t>{plan.max_bytes};
-  // Rank counts outermost: each count's communicators are made once (ncclCommInitAll or
+  // Series (scope, rank count) outermost: each one's communicators are made once (ncclCommInitAll or
   // ncclCommInitRank) and used by every case of that count; 2 ranks run before more, so scaling
   // efficiency can be reported as the larger counts run.
-  for (int ranks : counts) {
+  std::vector<std::pair<Scope, int>> series;
+  for (int n : counts) series.emplace_back(Scope::world, n);
+  if (usable && world.size() > 1 && world.node_count() > 1) {
+    if (world.uniform_nodes() && world.local_size() >= 2) {
+      series.emplace_back(Scope::intra_node, world.local_size());
+    }
+    series.emplace_back(Scope::inter_node, world.node_count());
+  }
+  for (const auto& [scope, ranks] : series) {
     for (Collective collective : k_all_collectives) {
       for (ElementType type : {ElementType::fp32, ElementType::bf16, ElementType::fp16}) {
         // quick: allreduce in every dtype, the other collectives in fp32 only.
@@ -369,10 +393,11 @@ void register_nccl_cases() {
             const auto counts_of = element_counts(collective, raw, element_bytes(type), ranks);
             if (!counts_of) continue;
             NcclCase c;
-            c.key = SeriesKey{collective, to_string(type), placement, ranks, false};
+            c.key = SeriesKey{collective, to_string(type), placement, ranks, false, scope};
             c.type = type;
             c.counts = *counts_of;
-            c.name = case_name(collective, c.key.dtype, placement, c.counts.bytes, ranks, false);
+            c.name =
+                case_name(collective, c.key.dtype, placement, c.counts.bytes, ranks, false, scope);
             benchmark::RegisterBenchmark(c.name.c_str(),
                                          [c](benchmark::State& state) { run_nccl_case(state, c); })
                 ->UseManualTime()

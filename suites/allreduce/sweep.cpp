@@ -38,6 +38,7 @@ SweepPlan host_plan(suite::Profile profile) {
 std::string series_name(const SeriesKey& key) {
   std::string name = std::string(to_string(key.collective)) + "/dtype:" + key.dtype +
                      "/mode:" + to_string(key.placement) + "/ranks:" + std::to_string(key.ranks);
+  if (key.scope != Scope::world) name += std::string("/scope:") + to_string(key.scope);
   if (key.host_reference) name += "/device:host";
   return name;
 }
@@ -66,7 +67,7 @@ std::optional<double> SweepRecorder::busbw(const SeriesKey& key, std::size_t byt
 
 std::optional<double> SweepRecorder::efficiency_vs_two(const SeriesKey& key,
                                                        std::size_t bytes) const {
-  if (key.ranks <= 2) return std::nullopt;
+  if (key.ranks <= 2 || key.scope != Scope::world) return std::nullopt;
   SeriesKey two = key;
   two.ranks = 2;
   const auto mine = busbw(key, bytes);

@@ -38,7 +38,8 @@ struct SeriesKey {
   Placement placement = Placement::out_of_place;
   int ranks = 1;
   bool host_reference = false;
-  auto tie() const { return std::tie(collective, dtype, placement, ranks, host_reference); }
+  Scope scope = Scope::world;
+  auto tie() const { return std::tie(collective, dtype, placement, ranks, host_reference, scope); }
   bool operator<(const SeriesKey& o) const { return tie() < o.tie(); }
 };
 

@@ -18,6 +18,9 @@ std::string host_name() {
   return buf;
 }
 World* g_world = nullptr;
+#if GPUBENCH_ALLREDUCE_MPI
+MPI_Comm g_node_comm = MPI_COMM_NULL;  // the ranks of this node (MPI_COMM_TYPE_SHARED)
+#endif
 }  // namespace
 
 World& World::init(int& argc, char**& argv) {
@@ -31,11 +34,23 @@ World& World::init(int& argc, char**& argv) {
   w.m_mpi = true;
   MPI_Comm_rank(MPI_COMM_WORLD, &w.m_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &w.m_size);
-  MPI_Comm local = MPI_COMM_NULL;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, w.m_rank, MPI_INFO_NULL, &local);
-  MPI_Comm_rank(local, &w.m_local_rank);
-  MPI_Comm_size(local, &w.m_local_size);
-  MPI_Comm_free(&local);
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, w.m_rank, MPI_INFO_NULL,
+                      &g_node_comm);
+  MPI_Comm_rank(g_node_comm, &w.m_local_rank);
+  MPI_Comm_size(g_node_comm, &w.m_local_size);
+  // Nodes: their local rank 0s, numbered in world-rank order; each node learns its number.
+  const int leader = w.m_local_rank == 0 ? 1 : 0;
+  MPI_Allreduce(&leader, &w.m_nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Comm leaders = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, leader ? 0 : MPI_UNDEFINED, w.m_rank, &leaders);
+  if (leaders != MPI_COMM_NULL) {
+    MPI_Comm_rank(leaders, &w.m_node_index);
+    MPI_Comm_free(&leaders);
+  }
+  MPI_Bcast(&w.m_node_index, 1, MPI_INT, 0, g_node_comm);
+  int sizes[2] = {w.m_local_size, -w.m_local_size};
+  MPI_Allreduce(MPI_IN_PLACE, sizes, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  w.m_uniform_nodes = sizes[0] == -sizes[1];
   char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
   int length = 0;
   MPI_Get_library_version(version, &length);
@@ -115,6 +130,11 @@ void World::broadcast(void* data, std::size_t bytes, int root) const {
   MPI_Bcast(data, static_cast<int>(bytes), MPI_BYTE, root, MPI_COMM_WORLD);
 }
 
+void World::broadcast_in_node(void* data, std::size_t bytes) const {
+  if (!m_mpi) return;
+  MPI_Bcast(data, static_cast<int>(bytes), MPI_BYTE, 0, g_node_comm);
+}
+
 void World::finalize() {
   if (m_mpi && !m_finalized) {
     m_finalized = true;
@@ -129,6 +149,7 @@ void World::max_in_place(std::vector<double>&) const {}
 std::vector<double> World::gather(double value) const { return {value}; }
 std::vector<std::string> World::gather(const std::string& text) const { return {text}; }
 void World::broadcast(void*, std::size_t, int) const {}
+void World::broadcast_in_node(void*, std::size_t) const {}
 void World::finalize() { m_finalized = true; }
 #endif
 

@@ -30,6 +30,10 @@ class World {
   int size() const noexcept { return m_size; }
   int local_rank() const noexcept { return m_local_rank; }  // rank within its node
   int local_size() const noexcept { return m_local_size; }
+  int node_count() const noexcept { return m_nodes; }
+  int node_index() const noexcept { return m_node_index; }  // 0 .. node_count()-1, by first rank
+  // Every node has the same number of ranks (intra-node series need that).
+  bool uniform_nodes() const noexcept { return m_uniform_nodes; }
   const std::string& host() const noexcept { return m_host; }
   // "Open MPI v4.1.4, ..." (first line of MPI_Get_library_version), or "none".
   const std::string& library() const noexcept { return m_library; }
@@ -44,6 +48,8 @@ class World {
   std::vector<std::string> gather(const std::string& text) const;
   // Copies `bytes` from `root` to every rank.
   void broadcast(void* data, std::size_t bytes, int root) const;
+  // Copies `bytes` from local rank 0 to every rank of the same node.
+  void broadcast_in_node(void* data, std::size_t bytes) const;
   // MPI_Finalize (when MPI was initialised). Idempotent.
   void finalize();
 
@@ -55,6 +61,9 @@ class World {
   int m_size = 1;
   int m_local_rank = 0;
   int m_local_size = 1;
+  int m_nodes = 1;
+  int m_node_index = 0;
+  bool m_uniform_nodes = true;
   std::string m_host;
   std::string m_library = "none";
 };

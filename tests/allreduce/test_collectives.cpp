@@ -200,6 +200,28 @@ TEST(Names, CarryCollectiveDtypeRanksAndHost) {
             "allreduce/reduce_scatter/dtype:bf16/mode:out_of_place/bytes:8/ranks:8");
 }
 
+TEST(Names, ScopeSeparatesIntraAndInterNodeSeries) {
+  EXPECT_EQ(case_name(Collective::allreduce, "fp32", Placement::out_of_place, 64, 8, false,
+                      Scope::intra_node),
+            "allreduce/allreduce/dtype:fp32/mode:out_of_place/bytes:64/ranks:8/scope:intra_node");
+  EXPECT_EQ(case_name(Collective::allreduce, "fp32", Placement::out_of_place, 64, 2, true,
+                      Scope::inter_node),
+            "allreduce/allreduce/dtype:fp32/mode:out_of_place/bytes:64/ranks:2/scope:inter_node/"
+            "device:host");
+}
+
+TEST(Recorder, ScalingEfficiencyOnlyForTheRankCountSweep) {
+  SweepRecorder rec;
+  SeriesKey two{Collective::allreduce, "fp32", Placement::out_of_place, 2, true};
+  SeriesKey intra = two;
+  intra.ranks = 4;
+  intra.scope = Scope::intra_node;
+  rec.add(two, 1024, 10);
+  rec.add(intra, 1024, 5);
+  EXPECT_FALSE(rec.efficiency_vs_two(intra, 1024));
+  EXPECT_EQ(series_name(intra), "allreduce/dtype:fp32/mode:out_of_place/ranks:4/scope:intra_node/device:host");
+}
+
 TEST(Recorder, SummaryHasPeakKneeEfficiencyAndSlowRanks) {
   SweepRecorder rec;
   SeriesKey two{Collective::allreduce, "bf16", Placement::out_of_place, 2, false};
