@@ -1,8 +1,8 @@
-// `gpubench run --launcher "mpirun -np 16 -N 8 --hostfile hosts"`: a suite run under an MPI launcher
-// (mpirun, mpiexec, srun). The harness starts the launcher with the suite's command line appended;
-// the launcher starts the ranks; rank 0 writes the Google Benchmark JSON the harness stores. The
-// launcher is an ordinary child process: its exit status, signal and stderr are the suite's, so a
-// launcher that is missing or whose ranks die is recorded as a failed suite.
+// `gpubench run --launcher "mpirun -np 16 -N 8 --hostfile hosts"`: a suite run under an MPI
+// launcher (mpirun, mpiexec, srun). The harness starts the launcher with the suite's command line
+// appended; the launcher starts the ranks; rank 0 writes the Google Benchmark JSON the harness
+// stores. The launcher is an ordinary child process: its exit status, signal and stderr are the
+// suite's, so a launcher that is missing or whose ranks die is recorded as a failed suite.
 #pragma once
 
 #include <optional>

@@ -51,7 +51,8 @@ SuiteNodes nodes_from_context(const std::string& suite, const nlohmann::json& co
       rec.nccl = text_of(r, "nccl");
       rec.mpi = text_of(r, "mpi");
       if (const auto env = r.find("env"); env != r.end() && env->is_object()) {
-        for (const auto& [k, v] : env->items()) rec.env[k] = v.is_string() ? v.get<std::string>() : v.dump();
+        for (const auto& [k, v] : env->items())
+          rec.env[k] = v.is_string() ? v.get<std::string>() : v.dump();
       }
       std::string host = text_of(r, "host");
       if (host.empty()) host = results::k_unknown;
@@ -71,7 +72,8 @@ SuiteNodes nodes_from_context(const std::string& suite, const nlohmann::json& co
 std::vector<SuiteNodes> read_suite_nodes(results::Store& store, int64_t run_id) {
   std::vector<SuiteNodes> out;
   results::Statement st = store.database().prepare(
-      "SELECT suite, context FROM suite_runs WHERE run_id = ?1 AND context IS NOT NULL ORDER BY id");
+      "SELECT suite, context FROM suite_runs WHERE run_id = ?1 AND context IS NOT NULL ORDER BY "
+      "id");
   st.bind(1, run_id);
   while (st.step()) {
     const nlohmann::json context = nlohmann::json::parse(st.column_text(1), nullptr, false);
@@ -88,7 +90,8 @@ void print_suite_nodes(std::ostream& out, const std::vector<SuiteNodes>& suites)
     std::set<std::string> versions;
     for (const auto& n : s.nodes) {
       ranks += n.ranks.size();
-      for (const auto& r : n.ranks) versions.insert((r.mpi.empty() ? "MPI none" : r.mpi) + ", " + r.nccl);
+      for (const auto& r : n.ranks)
+        versions.insert((r.mpi.empty() ? "MPI none" : r.mpi) + ", " + r.nccl);
     }
     if (!s.nodes.empty()) {
       out << "nodes of " << s.suite << ": " << ranks << " rank" << (ranks == 1 ? "" : "s") << " on "
@@ -106,7 +109,8 @@ void print_suite_nodes(std::ostream& out, const std::vector<SuiteNodes>& suites)
       }
       std::vector<std::string> env_text;
       for (const auto& [k, values] : env) {
-        env_text.push_back(k + "=" + join(std::vector<std::string>(values.begin(), values.end()), "|"));
+        env_text.push_back(k + "=" +
+                           join(std::vector<std::string>(values.begin(), values.end()), "|"));
       }
       out << "  node " << n.host << ": ranks " << join(rank_ids, ",") << " (local "
           << join(locals, ",") << "), GPUs " << (gpus.empty() ? "none" : join(gpus, " "));
@@ -114,7 +118,8 @@ void print_suite_nodes(std::ostream& out, const std::vector<SuiteNodes>& suites)
       out << '\n';
     }
     if (s.summary.is_object()) {
-      if (const auto series = s.summary.find("series"); series != s.summary.end() && series->is_array()) {
+      if (const auto series = s.summary.find("series");
+          series != s.summary.end() && series->is_array()) {
         for (const auto& x : *series) {
           out << "  " << text_of(x, "series") << ": peak busbw "
               << format_significant(x.value("peak_busbw_GB_per_s", 0.0), 4) << " GB/s at "
@@ -127,10 +132,11 @@ void print_suite_nodes(std::ostream& out, const std::vector<SuiteNodes>& suites)
           out << '\n';
         }
       }
-      if (const auto slow = s.summary.find("slow_ranks"); slow != s.summary.end() && slow->is_array() && !slow->empty()) {
+      if (const auto slow = s.summary.find("slow_ranks");
+          slow != s.summary.end() && slow->is_array() && !slow->empty()) {
         out << "  slow rank named in " << slow->size() << " case" << (slow->size() == 1 ? "" : "s")
-            << " (own median time > 1.10x the median rank's), e.g. " << text_of((*slow)[0], "benchmark")
-            << ": " << text_of((*slow)[0], "text") << '\n';
+            << " (own median time > 1.10x the median rank's), e.g. "
+            << text_of((*slow)[0], "benchmark") << ": " << text_of((*slow)[0], "text") << '\n';
       }
     }
   }
@@ -143,8 +149,12 @@ nlohmann::json suite_nodes_json(const std::vector<SuiteNodes>& suites) {
     for (const auto& n : s.nodes) {
       nlohmann::json ranks = nlohmann::json::array();
       for (const auto& r : n.ranks) {
-        ranks.push_back({{"rank", r.rank}, {"local_rank", r.local_rank}, {"gpus", r.gpus},
-                         {"nccl", r.nccl}, {"mpi", r.mpi}, {"env", r.env}});
+        ranks.push_back({{"rank", r.rank},
+                         {"local_rank", r.local_rank},
+                         {"gpus", r.gpus},
+                         {"nccl", r.nccl},
+                         {"mpi", r.mpi},
+                         {"env", r.env}});
       }
       nodes.push_back({{"host", n.host}, {"ranks", ranks}});
     }

@@ -36,8 +36,8 @@ bool has_flag(int argc, char** argv, const char* prefix) {
 nlohmann::json rank_env() {
   nlohmann::json env = nlohmann::json::object();
   // Not OMPI_MCA_*: Open MPI passes its own plumbing (URIs, session dirs) to every rank that way.
-  static const char* const prefixes[] = {"NCCL_", "CUDA_VISIBLE_DEVICES", "GPUBENCH_",
-                                         "SLURM_JOB_ID", "SLURM_NODEID", "SLURM_PROCID"};
+  static const char* const prefixes[] = {"NCCL_",        "CUDA_VISIBLE_DEVICES", "GPUBENCH_",
+                                         "SLURM_JOB_ID", "SLURM_NODEID",         "SLURM_PROCID"};
   for (char** e = environ; e && *e; ++e) {
     const std::string entry(*e);
     const auto eq = entry.find('=');
@@ -55,13 +55,10 @@ nlohmann::json rank_env() {
 
 // Gathers who every rank is; rank 0 keeps the table and returns the context JSON.
 std::string gather_ranks(World& world) {
-  const nlohmann::json mine = {{"rank", world.rank()},
-                               {"local_rank", world.local_rank()},
-                               {"host", world.host()},
-                               {"gpus", local_gpu_uuids()},
-                               {"nccl", nccl_library_text()},
-                               {"mpi", world.library()},
-                               {"env", rank_env()}};
+  const nlohmann::json mine = {
+      {"rank", world.rank()},      {"local_rank", world.local_rank()}, {"host", world.host()},
+      {"gpus", local_gpu_uuids()}, {"nccl", nccl_library_text()},      {"mpi", world.library()},
+      {"env", rank_env()}};
   const std::vector<std::string> all = world.gather(mine.dump());
   nlohmann::json list = nlohmann::json::array();
   auto& ids = suite_state().ranks;
@@ -105,8 +102,8 @@ int main(int argc, char** argv) {
   using namespace gpubench::allreduce;
   using namespace gpubench::suite;
   // Listing (gpubench suites) and --gpubench_info never start MPI: they run outside launchers.
-  const bool listing = has_flag(argc, argv, "--gpubench_info") ||
-                       has_flag(argc, argv, "--benchmark_list_tests");
+  const bool listing =
+      has_flag(argc, argv, "--gpubench_info") || has_flag(argc, argv, "--benchmark_list_tests");
   World& world = listing ? World::get() : World::init(argc, argv);
   // Every rank must register the same cases: rank 0's profile is everyone's (a remote rank may not
   // have inherited GPUBENCH_PROFILE from the launcher).

@@ -1,6 +1,6 @@
-// What the parts of the allreduce suite share: the run-wide state (profile, recorder, who every rank
-// is), the registration entry points of the host reference (MPI) and the NCCL cases, and how one
-// timed repetition becomes Google Benchmark data.
+// What the parts of the allreduce suite share: the run-wide state (profile, recorder, who every
+// rank is), the registration entry points of the host reference (MPI) and the NCCL cases, and how
+// one timed repetition becomes Google Benchmark data.
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -40,8 +40,8 @@ std::string host_reference_note();  // for --gpubench_info
 // NCCL cases (collectives x dtypes x placements x GPU counts x sizes). Without NCCL in the build,
 // or without a usable GPU, a reduced set is registered and skipped with the reason.
 void register_nccl_cases();
-std::string nccl_note();            // for --gpubench_info
-std::string nccl_library_text();    // "NCCL 2.28.9" / "not built"
+std::string nccl_note();          // for --gpubench_info
+std::string nccl_library_text();  // "NCCL 2.28.9" / "not built"
 // The UUID of every GPU this process drives (MPI: the one of its rank; alone: all), "" if none.
 std::string local_gpu_uuids();
 

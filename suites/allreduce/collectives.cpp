@@ -236,8 +236,9 @@ std::optional<SlowRank> find_slow_rank(const std::vector<RankTime>& ranks, doubl
   for (const auto& r : ranks) times.push_back(r.time_s);
   const double mid = median(times);
   if (!(mid > 0)) return std::nullopt;
-  const auto slowest = std::max_element(
-      ranks.begin(), ranks.end(), [](const RankTime& a, const RankTime& b) { return a.time_s < b.time_s; });
+  const auto slowest =
+      std::max_element(ranks.begin(), ranks.end(),
+                       [](const RankTime& a, const RankTime& b) { return a.time_s < b.time_s; });
   const double ratio = slowest->time_s / mid;
   if (!(ratio > threshold)) return std::nullopt;
   return SlowRank{*slowest, ratio};

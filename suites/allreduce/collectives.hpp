@@ -78,11 +78,11 @@ inline constexpr int k_max_exact_ranks = 85;
 enum class ElementType { fp32, bf16, fp16 };
 const char* to_string(ElementType type);  // "fp32", "bf16", "fp16" (the dtype in case names)
 std::size_t element_bytes(ElementType type);
-std::uint16_t bf16_bits(float value);    // truncation: exact for values with <= 8 significant bits
+std::uint16_t bf16_bits(float value);  // truncation: exact for values with <= 8 significant bits
 float bf16_value(std::uint16_t bits);
-std::uint16_t fp16_bits(float value);    // exact for integers 0..2048; throws std::invalid_argument
-                                         // for anything else
-float fp16_value(std::uint16_t bits);    // normal and subnormal numbers, zero, inf
+std::uint16_t fp16_bits(float value);  // exact for integers 0..2048; throws std::invalid_argument
+                                       // for anything else
+float fp16_value(std::uint16_t bits);  // normal and subnormal numbers, zero, inf
 // Writes `count` crafted elements of `rank` (starting at element `first`) into `out` in `type`.
 void fill_crafted(ElementType type, int rank, std::size_t first, std::size_t count, void* out);
 // The value of element `i` of `data` (of `type`) as float.
@@ -113,8 +113,7 @@ struct SlowRank {
 
 // The rank whose own time exceeds the median rank's by more than `threshold` (1.10 = 10% slower),
 // the slowest if several do. nullopt with fewer than two ranks or when none stands out.
-std::optional<SlowRank> find_slow_rank(const std::vector<RankTime>& ranks,
-                                       double threshold = 1.10);
+std::optional<SlowRank> find_slow_rank(const std::vector<RankTime>& ranks, double threshold = 1.10);
 // "rank 3 (host node02, local rank 1, GPU GPU-...) took 1.42x the median rank's time"
 std::string describe(const SlowRank& slow);
 

@@ -116,8 +116,9 @@ std::string host_reference_note() {
   const World& w = World::get();
   const std::string what = "host reference (MPI_Allreduce, fp32 host buffers): ";
   if (!w.mpi() || w.size() < 2) {
-    return what + "needs 2 or more ranks: run under a launcher, e.g. gpubench run --launcher "
-                  "\"mpirun -np 2\"";
+    return what +
+           "needs 2 or more ranks: run under a launcher, e.g. gpubench run --launcher "
+           "\"mpirun -np 2\"";
   }
   return what + w.library() + ", " + std::to_string(w.size()) + " ranks";
 }

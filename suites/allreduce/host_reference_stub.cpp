@@ -16,8 +16,7 @@ std::string host_reference_note() {
 
 void register_host_reference() {
   for (Placement placement : {Placement::out_of_place, Placement::in_place}) {
-    const std::string name =
-        case_name(Collective::allreduce, "fp32", placement, 1 << 20, 1, true);
+    const std::string name = case_name(Collective::allreduce, "fp32", placement, 1 << 20, 1, true);
     benchmark::RegisterBenchmark(name.c_str(), [](benchmark::State& state) {
       suite::skip(state, k_reason);
     })->Iterations(1);

@@ -149,10 +149,9 @@ void enqueue(const NcclCase& c, Member& m) {
                           m.comm.get());
       break;
     case Collective::allgather:
-      GPUBENCH_NCCL_CHECK(
-          ncclAllGather(in_place ? recv + offset * c.counts.send * eb : send, recv, c.counts.send,
-                        t, m.comm.get(), m.stream.get()),
-          m.comm.get());
+      GPUBENCH_NCCL_CHECK(ncclAllGather(in_place ? recv + offset * c.counts.send * eb : send, recv,
+                                        c.counts.send, t, m.comm.get(), m.stream.get()),
+                          m.comm.get());
       break;
     case Collective::reduce_scatter:
       GPUBENCH_NCCL_CHECK(
@@ -369,8 +368,8 @@ void register_nccl_cases() {
   const std::vector<std::size_t> sizes =
       usable ? size_sweep(plan.min_bytes, plan.max_bytes, plan.factor)
              : std::vector<std::size_t>{plan.max_bytes};
-  // Series (scope, rank count) outermost: each one's communicators are made once (ncclCommInitAll or
-  // ncclCommInitRank) and used by every case of that count; 2 ranks run before more, so scaling
+  // Series (scope, rank count) outermost: each one's communicators are made once (ncclCommInitAll
+  // or ncclCommInitRank) and used by every case of that count; 2 ranks run before more, so scaling
   // efficiency can be reported as the larger counts run.
   std::vector<std::pair<Scope, int>> series;
   for (int n : counts) series.emplace_back(Scope::world, n);

@@ -24,7 +24,8 @@ std::string nccl_version_text() {
   const int major = code >= 10000 ? code / 10000 : code / 1000;
   const int minor = code >= 10000 ? (code / 100) % 100 : (code / 100) % 10;
   const int patch = code % 100;
-  return "NCCL " + std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+  return "NCCL " + std::to_string(major) + "." + std::to_string(minor) + "." +
+         std::to_string(patch);
 }
 
 void throw_nccl_error(ncclResult_t status, ncclComm_t comm, const char* call, const char* file,

@@ -1,6 +1,7 @@
 // NCCL communicators as move-only owners, and one checking macro that throws with NCCL's own words:
-// ncclGetErrorString(status) plus ncclGetLastError() (e.g. "ncclSystemError: ... connect() failed"),
-// so a skip or failure says what NCCL said. Only built when NCCL was found (GPUBENCH_HAVE_NCCL).
+// ncclGetErrorString(status) plus ncclGetLastError() (e.g. "ncclSystemError: ... connect()
+// failed"), so a skip or failure says what NCCL said. Only built when NCCL was found
+// (GPUBENCH_HAVE_NCCL).
 #pragma once
 
 #include <nccl.h>
@@ -41,10 +42,10 @@ std::string nccl_version_text();
 
 }  // namespace gpubench::allreduce
 
-#define GPUBENCH_NCCL_CHECK(call, comm)                                                   \
-  do {                                                                                    \
-    const ncclResult_t gpubench_nccl_status_ = (call);                                    \
-    if (gpubench_nccl_status_ != ncclSuccess)                                             \
+#define GPUBENCH_NCCL_CHECK(call, comm)                                                       \
+  do {                                                                                        \
+    const ncclResult_t gpubench_nccl_status_ = (call);                                        \
+    if (gpubench_nccl_status_ != ncclSuccess)                                                 \
       ::gpubench::allreduce::throw_nccl_error(gpubench_nccl_status_, (comm), #call, __FILE__, \
-                                              __LINE__);                                  \
+                                              __LINE__);                                      \
   } while (0)

@@ -9,9 +9,15 @@
 
 namespace gpubench::allreduce {
 
-std::string nccl_library_text() { return "not built"; }
-std::string local_gpu_uuids() { return ""; }
-std::string nccl_note() { return std::string("NCCL cases: not built: ") + GPUBENCH_NCCL_REASON; }
+std::string nccl_library_text() {
+  return "not built";
+}
+std::string local_gpu_uuids() {
+  return "";
+}
+std::string nccl_note() {
+  return std::string("NCCL cases: not built: ") + GPUBENCH_NCCL_REASON;
+}
 
 void register_nccl_cases() {
   const int ranks = World::get().size();

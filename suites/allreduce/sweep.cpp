@@ -88,14 +88,14 @@ nlohmann::json SweepRecorder::summary() const {
     }
     const auto knee = knee_bytes(points);
     const auto eff = efficiency_vs_two(key, points.back().first);
-    series.push_back({{"series", series_name(key)},
-                      {"sizes", points.size()},
-                      {"peak_busbw_GB_per_s", peak.second},
-                      {"peak_bytes", peak.first},
-                      {"knee_bytes", knee ? nlohmann::json(*knee) : nlohmann::json(nullptr)},
-                      {"scaling_efficiency_vs_2_ranks",
-                       eff ? nlohmann::json(*eff) : nlohmann::json(nullptr)},
-                      {"largest_bytes", points.back().first}});
+    series.push_back(
+        {{"series", series_name(key)},
+         {"sizes", points.size()},
+         {"peak_busbw_GB_per_s", peak.second},
+         {"peak_bytes", peak.first},
+         {"knee_bytes", knee ? nlohmann::json(*knee) : nlohmann::json(nullptr)},
+         {"scaling_efficiency_vs_2_ranks", eff ? nlohmann::json(*eff) : nlohmann::json(nullptr)},
+         {"largest_bytes", points.back().first}});
   }
   return {{"series", series}, {"slow_ranks", m_slow}};
 }

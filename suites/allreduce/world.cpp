@@ -34,8 +34,7 @@ World& World::init(int& argc, char**& argv) {
   w.m_mpi = true;
   MPI_Comm_rank(MPI_COMM_WORLD, &w.m_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &w.m_size);
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, w.m_rank, MPI_INFO_NULL,
-                      &g_node_comm);
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, w.m_rank, MPI_INFO_NULL, &g_node_comm);
   MPI_Comm_rank(g_node_comm, &w.m_local_rank);
   MPI_Comm_size(g_node_comm, &w.m_local_size);
   // Nodes: their local rank 0s, numbered in world-rank order; each node learns its number.
@@ -143,14 +142,24 @@ void World::finalize() {
 }
 #else
 void World::barrier() const {}
-double World::max(double value) const { return value; }
-int World::min(int value) const { return value; }
+double World::max(double value) const {
+  return value;
+}
+int World::min(int value) const {
+  return value;
+}
 void World::max_in_place(std::vector<double>&) const {}
-std::vector<double> World::gather(double value) const { return {value}; }
-std::vector<std::string> World::gather(const std::string& text) const { return {text}; }
+std::vector<double> World::gather(double value) const {
+  return {value};
+}
+std::vector<std::string> World::gather(const std::string& text) const {
+  return {text};
+}
 void World::broadcast(void*, std::size_t, int) const {}
 void World::broadcast_in_node(void*, std::size_t) const {}
-void World::finalize() { m_finalized = true; }
+void World::finalize() {
+  m_finalized = true;
+}
 #endif
 
 }  // namespace gpubench::allreduce

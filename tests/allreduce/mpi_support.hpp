@@ -11,16 +11,18 @@
 
 namespace gpubench::allreduce_test {
 
-inline std::string mpirun_path() { return GPUBENCH_TEST_MPIRUN; }
+inline std::string mpirun_path() {
+  return GPUBENCH_TEST_MPIRUN;
+}
 
 // Skips the test (with the reason) when MPI is not part of this build.
-#define GPUBENCH_REQUIRE_MPI()                                                              \
-  do {                                                                                      \
-    if (!GPUBENCH_TEST_HAVE_MPI || ::gpubench::allreduce_test::mpirun_path().empty() ||     \
-        ::gpubench::allreduce_test::mpirun_path().find("NOTFOUND") != std::string::npos) {  \
-      GTEST_SKIP() << "gpubench was built without MPI or mpirun was not found (install "    \
-                      "libopenmpi-dev and openmpi-bin)";                                    \
-    }                                                                                       \
+#define GPUBENCH_REQUIRE_MPI()                                                             \
+  do {                                                                                     \
+    if (!GPUBENCH_TEST_HAVE_MPI || ::gpubench::allreduce_test::mpirun_path().empty() ||    \
+        ::gpubench::allreduce_test::mpirun_path().find("NOTFOUND") != std::string::npos) { \
+      GTEST_SKIP() << "gpubench was built without MPI or mpirun was not found (install "   \
+                      "libopenmpi-dev and openmpi-bin)";                                   \
+    }                                                                                      \
   } while (0)
 
 inline std::vector<std::pair<std::string, std::string>> mpi_env() {

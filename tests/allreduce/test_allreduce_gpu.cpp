@@ -25,8 +25,8 @@ TEST(AllreduceGpu, NcclAllreduceIsExactAndMeasuredOnEveryGpuCount) {
   const auto notes = nlohmann::json::parse(read_file(info.stdout_path))["notes"];
   for (const auto& n : notes) {
     const std::string note = n;
-    if (note.rfind("NCCL cases", 0) == 0 &&
-        (note.find("skipped:") != std::string::npos || note.find("not built") != std::string::npos)) {
+    if (note.rfind("NCCL cases", 0) == 0 && (note.find("skipped:") != std::string::npos ||
+                                             note.find("not built") != std::string::npos)) {
       GTEST_SKIP() << note;
     }
   }

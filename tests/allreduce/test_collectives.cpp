@@ -117,7 +117,7 @@ TEST(Crafted, HalfEncodingMatchesIeee) {
   EXPECT_EQ(fp16_bits(0.0f), 0x0000);
   EXPECT_EQ(fp16_value(0x3800), 0.5f);
   EXPECT_EQ(fp16_value(0x3C01), 1.0f + std::ldexp(1.0f, -10));
-  EXPECT_EQ(fp16_value(0x0001), std::ldexp(1.0f, -24));                        // subnormal
+  EXPECT_EQ(fp16_value(0x0001), std::ldexp(1.0f, -24));  // subnormal
   EXPECT_TRUE(std::isinf(fp16_value(0x7C00)));
   EXPECT_EQ(fp16_value(0xC000), -2.0f);
   EXPECT_EQ(bf16_bits(1.0f), 0x3F80);
@@ -138,8 +138,8 @@ TEST(Crafted, FillWritesEachDtype) {
 
 TEST(Knee, FirstSizeReachingNinetyPercentOfPeak) {
   // A synthetic latency-bandwidth curve: busbw rises to 100 GB/s, then dips a little.
-  std::vector<std::pair<std::size_t, double>> pts = {
-      {1 << 20, 20}, {1 << 22, 60}, {1 << 24, 89}, {1 << 26, 95}, {1 << 28, 100}, {1 << 30, 97}};
+  std::vector<std::pair<std::size_t, double>> pts = {{1 << 20, 20}, {1 << 22, 60},  {1 << 24, 89},
+                                                     {1 << 26, 95}, {1 << 28, 100}, {1 << 30, 97}};
   EXPECT_EQ(knee_bytes(pts), std::size_t{1} << 26);
   EXPECT_EQ(knee_bytes(pts, 0.5), std::size_t{1} << 22);
   // Order does not matter.
@@ -170,8 +170,8 @@ std::vector<RankTime> synthetic_ranks(const std::vector<double>& times) {
 
 TEST(SlowRank, NamesTheRankThatStandsOut) {
   // Eight ranks at ~1 ms, rank 6 (node02, local rank 2) at 1.5 ms.
-  const auto ranks = synthetic_ranks({1.00e-3, 1.01e-3, 0.99e-3, 1.00e-3, 1.02e-3, 1.00e-3, 1.5e-3,
-                                      0.98e-3});
+  const auto ranks =
+      synthetic_ranks({1.00e-3, 1.01e-3, 0.99e-3, 1.00e-3, 1.02e-3, 1.00e-3, 1.5e-3, 0.98e-3});
   const auto slow = find_slow_rank(ranks);
   ASSERT_TRUE(slow);
   EXPECT_EQ(slow->rank.rank, 6);
@@ -219,7 +219,8 @@ TEST(Recorder, ScalingEfficiencyOnlyForTheRankCountSweep) {
   rec.add(two, 1024, 10);
   rec.add(intra, 1024, 5);
   EXPECT_FALSE(rec.efficiency_vs_two(intra, 1024));
-  EXPECT_EQ(series_name(intra), "allreduce/dtype:fp32/mode:out_of_place/ranks:4/scope:intra_node/device:host");
+  EXPECT_EQ(series_name(intra),
+            "allreduce/dtype:fp32/mode:out_of_place/ranks:4/scope:intra_node/device:host");
 }
 
 TEST(Recorder, SummaryHasPeakKneeEfficiencyAndSlowRanks) {

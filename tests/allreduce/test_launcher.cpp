@@ -19,9 +19,9 @@ TEST(Launcher, SplitsWordsAndQuotes) {
             (std::vector<std::string>{"mpirun", "-np", "2", "--oversubscribe"}));
   EXPECT_EQ(split_launcher("  srun -N 2   --ntasks-per-node 8 "),
             (std::vector<std::string>{"srun", "-N", "2", "--ntasks-per-node", "8"}));
-  EXPECT_EQ(split_launcher("mpirun -x 'NCCL_DEBUG=INFO' --mca btl \"self,vader\""),
-            (std::vector<std::string>{"mpirun", "-x", "NCCL_DEBUG=INFO", "--mca", "btl",
-                                      "self,vader"}));
+  EXPECT_EQ(
+      split_launcher("mpirun -x 'NCCL_DEBUG=INFO' --mca btl \"self,vader\""),
+      (std::vector<std::string>{"mpirun", "-x", "NCCL_DEBUG=INFO", "--mca", "btl", "self,vader"}));
 }
 
 TEST(Launcher, BadLinesAreBadInput) {
@@ -64,20 +64,34 @@ TEST(Launcher, WrapsTheSuiteCommandOnlyForMultiRankSuites) {
 }
 
 TEST(Nodes, GroupsRanksByHostFromTheContext) {
-  const nlohmann::json ranks = nlohmann::json::array(
-      {{{"rank", 0}, {"local_rank", 0}, {"host", "node01"}, {"gpus", "GPU-a"},
-        {"nccl", "NCCL 2.28.9"}, {"mpi", "Open MPI v4.1.4"}, {"env", {{"NCCL_IB_HCA", "mlx5_0"}}}},
-       {{"rank", 1}, {"local_rank", 0}, {"host", "node02"}, {"gpus", "GPU-b"},
-        {"nccl", "NCCL 2.28.9"}, {"mpi", "Open MPI v4.1.4"}, {"env", {{"NCCL_IB_HCA", "mlx5_1"}}}},
-       {{"rank", 2}, {"local_rank", 1}, {"host", "node01"}, {"gpus", "GPU-c"},
-        {"nccl", "NCCL 2.28.9"}, {"mpi", "Open MPI v4.1.4"}, {"env", {{"NCCL_IB_HCA", "mlx5_0"}}}}});
-  const nlohmann::json summary = {
-      {"series", {{{"series", "allreduce/dtype:fp32/mode:in_place/ranks:3"},
-                   {"peak_busbw_GB_per_s", 42.5},
-                   {"peak_bytes", 1 << 20},
-                   {"knee_bytes", 1 << 18},
-                   {"scaling_efficiency_vs_2_ranks", 0.9}}}},
-      {"slow_ranks", nlohmann::json::array()}};
+  const nlohmann::json ranks = nlohmann::json::array({{{"rank", 0},
+                                                       {"local_rank", 0},
+                                                       {"host", "node01"},
+                                                       {"gpus", "GPU-a"},
+                                                       {"nccl", "NCCL 2.28.9"},
+                                                       {"mpi", "Open MPI v4.1.4"},
+                                                       {"env", {{"NCCL_IB_HCA", "mlx5_0"}}}},
+                                                      {{"rank", 1},
+                                                       {"local_rank", 0},
+                                                       {"host", "node02"},
+                                                       {"gpus", "GPU-b"},
+                                                       {"nccl", "NCCL 2.28.9"},
+                                                       {"mpi", "Open MPI v4.1.4"},
+                                                       {"env", {{"NCCL_IB_HCA", "mlx5_1"}}}},
+                                                      {{"rank", 2},
+                                                       {"local_rank", 1},
+                                                       {"host", "node01"},
+                                                       {"gpus", "GPU-c"},
+                                                       {"nccl", "NCCL 2.28.9"},
+                                                       {"mpi", "Open MPI v4.1.4"},
+                                                       {"env", {{"NCCL_IB_HCA", "mlx5_0"}}}}});
+  const nlohmann::json summary = {{"series",
+                                   {{{"series", "allreduce/dtype:fp32/mode:in_place/ranks:3"},
+                                     {"peak_busbw_GB_per_s", 42.5},
+                                     {"peak_bytes", 1 << 20},
+                                     {"knee_bytes", 1 << 18},
+                                     {"scaling_efficiency_vs_2_ranks", 0.9}}}},
+                                  {"slow_ranks", nlohmann::json::array()}};
   // As Google Benchmark stores custom context: strings holding JSON.
   const nlohmann::json context = {{"gpubench.ranks", ranks.dump()},
                                   {"gpubench.allreduce.summary", summary.dump()}};
@@ -91,9 +105,12 @@ TEST(Nodes, GroupsRanksByHostFromTheContext) {
   print_suite_nodes(out, {s});
   const std::string text = out.str();
   EXPECT_NE(text.find("nodes of allreduce: 3 ranks on 2 nodes (Open MPI v4.1.4, NCCL 2.28.9)"),
-            std::string::npos) << text;
-  EXPECT_NE(text.find("node node01: ranks 0,2 (local 0,1), GPUs GPU-a GPU-c; env NCCL_IB_HCA=mlx5_0"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
+  EXPECT_NE(
+      text.find("node node01: ranks 0,2 (local 0,1), GPUs GPU-a GPU-c; env NCCL_IB_HCA=mlx5_0"),
+      std::string::npos)
+      << text;
   EXPECT_NE(text.find("peak busbw 42.50 GB/s"), std::string::npos) << text;
   EXPECT_NE(text.find("scaling efficiency vs 2 ranks 0.900"), std::string::npos) << text;
   EXPECT_EQ(suite_nodes_json({s})[0]["nodes"][1]["ranks"][0]["gpus"], "GPU-b");

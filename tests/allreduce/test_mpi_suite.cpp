@@ -27,10 +27,15 @@ MpiRun run_suite(const fs::path& dir, int ranks,
                  double timeout_s = 120) {
   harness::ProcessSpec spec;
   const fs::path out = dir / "out.json";
-  spec.argv = {mpirun_path(), "-np", std::to_string(ranks), "--oversubscribe",
+  spec.argv = {mpirun_path(),
+               "-np",
+               std::to_string(ranks),
+               "--oversubscribe",
                (fs::path(GPUBENCH_BIN_DIR) / "gpubench-allreduce").string(),
-               "--benchmark_out=" + out.string(), "--benchmark_out_format=json",
-               "--benchmark_repetitions=1", "--benchmark_filter=device:host"};
+               "--benchmark_out=" + out.string(),
+               "--benchmark_out_format=json",
+               "--benchmark_repetitions=1",
+               "--benchmark_filter=device:host"};
   spec.env = mpi_env();
   spec.env.emplace_back("GPUBENCH_PROFILE", "quick");
   spec.env.insert(spec.env.end(), env.begin(), env.end());
