@@ -138,6 +138,11 @@ int main(int argc, char** argv) {
     Availability avail;
     avail.notes.push_back(host_reference_note());
     avail.notes.push_back(nccl_note());
+    // Built with neither MPI nor NCCL, every case is a skip: say so up front.
+    if (!GPUBENCH_ALLREDUCE_MPI && nccl_library_text() == "not built") {
+      avail.runnable = false;
+      avail.reason = "built without MPI and without NCCL: every case is skipped (see the notes)";
+    }
     return avail;
   };
   info.register_benchmarks = [] {
