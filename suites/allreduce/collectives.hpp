@@ -68,6 +68,8 @@ std::vector<int> rank_counts(int available);
 // Crafted inputs (nccl-tests' idea): small integers, exactly representable in fp32, fp16 and
 // bf16, so every result is exactly predictable. Value of element `index` on `rank`: 0..3.
 int crafted_value(int rank, std::size_t index);
+// crafted_value(rank, index) == crafted_value(rank, index % k_crafted_period).
+inline constexpr std::size_t k_crafted_period = 4;
 // Exact expected sum over `ranks` ranks of element `index` (allreduce, reduce_scatter).
 int crafted_sum(int ranks, std::size_t index);
 // The largest rank count whose sums stay exact in bf16 (8 significant bits: integers <= 256).
