@@ -88,7 +88,15 @@ void do_run(const RunArgs& args, Context& ctx) {
   so.filter = args.filter;
   so.timeout_s = args.timeout_per_suite_s;
   options.telemetry_interval_ms = harness::telemetry_interval_ms_from_env();
-  if (args.launcher_given) so.launcher = harness::split_launcher(args.launcher);
+  if (args.launcher_given) {
+    so.launcher = harness::split_launcher(args.launcher);
+    bool any = false;
+    for (const auto& s : options.suites) any = any || harness::runs_under_launcher(s.name);
+    if (!any) {
+      *ctx.err << "gpubench: warning: --launcher applies only to multi-rank suites (allreduce), "
+                  "and none is selected; the suites run directly\n";
+    }
+  }
 
   results::Store store = open_store(ctx, results::OpenMode::read_write_create);
   const harness::RunOutcome outcome =

@@ -93,5 +93,18 @@ TEST(E2eAllreduce, EmptyOrUnbalancedLauncherIsBadInput) {
   }
 }
 
+TEST(E2eAllreduce, SingleProcessSuitesIgnoreTheLauncherWithAWarning) {
+  Workspace ws;
+  // fixture_ok is a one-process suite: it runs directly, once, even with --launcher.
+  const CliResult r = ws.run(
+      {"run", "--suite", "fixture_ok", "--launcher", "gpubench-no-such-mpirun -np 2", ws.db_arg()});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(contains(r.err, "--launcher applies only to multi-rank suites")) << r.err;
+  const CliResult show = ws.run({"show", "latest", "--format", "json", ws.db_arg()});
+  const auto j = nlohmann::json::parse(show.out);
+  EXPECT_EQ(j["suites"][0]["status"], "ok");
+  EXPECT_FALSE(contains(j["suites"][0]["argv"][0].get<std::string>(), "mpirun"));
+}
+
 }  // namespace
 }  // namespace gpubench::allreduce_test
