@@ -7,6 +7,7 @@
 #include "harness/cli_common.hpp"
 #include "harness/command.hpp"
 #include "harness/doctor.hpp"
+#include "harness/launcher.hpp"
 #include "harness/runner.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
@@ -24,6 +25,8 @@ struct RunArgs {
   std::string note;
   double timeout_per_suite_s = 1800;
   bool require_ready = false;  // refuse to run when a doctor check fails
+  std::string launcher;  // --launcher "mpirun -np 2": run the suites under it (harness/launcher.hpp)
+  bool launcher_given = false;
 };
 
 void print_summary(std::ostream& out, const harness::RunOutcome& o) {
@@ -87,6 +90,15 @@ void do_run(const RunArgs& args, Context& ctx) {
   so.filter = args.filter;
   so.timeout_s = args.timeout_per_suite_s;
   options.telemetry_interval_ms = harness::telemetry_interval_ms_from_env();
+  if (args.launcher_given) {
+    so.launcher = harness::split_launcher(args.launcher);
+    bool any = false;
+    for (const auto& s : options.suites) any = any || harness::runs_under_launcher(s.name);
+    if (!any) {
+      *ctx.err << "gpubench: warning: --launcher applies only to multi-rank suites (allreduce), "
+                  "and none is selected; the suites run directly\n";
+    }
+  }
 
   // Readiness (gpubench doctor): one line before the run starts, stored with the run.
   options.doctor = harness::run_doctor({});
@@ -135,6 +147,10 @@ void add_run_command(CLI::App& app, Context& ctx) {
       ->capture_default_str();
   cmd->add_flag("--require-ready", args->require_ready,
                 "refuse to run (exit 3, nothing stored) when a 'gpubench doctor' check fails");
+  cmd->add_option("--launcher", args->launcher,
+                  "run the suites under this MPI launcher, e.g. \"mpirun -np 2\" or \"srun -N 2 "
+                  "--ntasks-per-node 8\" (rank 0 writes the results)")
+      ->each([args](const std::string&) { args->launcher_given = true; });
   cmd->callback([args, &ctx] { do_run(*args, ctx); });
 }
 

@@ -8,6 +8,7 @@
 #include "harness/command.hpp"
 #include "harness/p2p_matrix.hpp"
 #include "harness/doctor.hpp"
+#include "harness/nodes.hpp"
 #include "harness/run_json.hpp"
 #include "harness/runner.hpp"
 #include "util/strings.hpp"
@@ -155,6 +156,7 @@ void do_show(const ShowArgs& args, Context& ctx) {
     j["p2p_matrices"] =
         harness::p2p_matrices_json(harness::build_p2p_matrices(rows), detail.info.gpus);
     j["doctor"] = harness::doctor_json(detail.doctor);
+    j["nodes"] = harness::suite_nodes_json(harness::read_suite_nodes(store, id));
     out << j.dump(2) << '\n';
     return;
   }
@@ -173,6 +175,11 @@ void do_show(const ShowArgs& args, Context& ctx) {
     }
   }
   out << '\n';
+  // Multi-rank suites (--launcher): every node and rank they ran on, and their sweep summary.
+  if (const auto nodes = harness::read_suite_nodes(store, id); !nodes.empty()) {
+    harness::print_suite_nodes(out, nodes);
+    out << '\n';
+  }
   print_telemetry(out, detail, telemetry);
   harness::print_doctor_summary(out, detail.doctor);
   out << '\n';

@@ -10,6 +10,7 @@
 #include <ostream>
 
 #include "harness/environment.hpp"
+#include "harness/launcher.hpp"
 #include "harness/nvml.hpp"
 #include "harness/process.hpp"
 #include "results/ingest.hpp"
@@ -100,6 +101,9 @@ SuiteOutcome run_suite(results::Store& store, int64_t run_id, const SuiteExecuta
                "--benchmark_repetitions=" + std::to_string(options.repetitions),
                "--benchmark_min_time=" + seconds_text(options.min_time_s)};
   if (!options.filter.empty()) info.argv.push_back("--benchmark_filter=" + options.filter);
+  const LaunchCommand launch = launch_command(
+      runs_under_launcher(suite.name) ? options.launcher : std::vector<std::string>{}, info.argv);
+  info.argv = launch.argv;  // stored as run: with the launcher in front
 
   ProcessSpec spec;
   spec.argv = info.argv;
@@ -110,7 +114,12 @@ SuiteOutcome run_suite(results::Store& store, int64_t run_id, const SuiteExecuta
   spec.kill_grace_s = options.kill_grace_s;
 
   info.started_at = now_iso8601_utc();
-  const ProcessResult r = run_process(spec);
+  ProcessResult r;
+  if (launch.problem.empty()) {
+    r = run_process(spec);
+  } else {
+    r.spawn_error = launch.problem;
+  }
   info.finished_at = now_iso8601_utc();
   info.duration_s = r.duration_s;
   info.exit_code = r.exit_code;

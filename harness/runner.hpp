@@ -39,6 +39,9 @@ struct SuiteRunOptions {
   double kill_grace_s = 5;  // SIGTERM -> SIGKILL
   std::size_t stderr_tail_bytes = 8192;
   std::filesystem::path work_dir;  // where the suite's JSON goes (must exist)
+  // Launcher words (`--launcher "mpirun -np 2"`, harness/launcher.hpp): the suite runs under it.
+  // Empty: the suite runs directly.
+  std::vector<std::string> launcher;
 };
 
 struct SuiteOutcome {

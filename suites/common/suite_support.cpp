@@ -83,7 +83,11 @@ int suite_main(int argc, char** argv, const SuiteInfo& info) {
   if (info.register_benchmarks) info.register_benchmarks();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
-  benchmark::RunSpecifiedBenchmarks();
+  if (info.file_reporter) {
+    benchmark::RunSpecifiedBenchmarks(nullptr, info.file_reporter);
+  } else {
+    benchmark::RunSpecifiedBenchmarks();
+  }
   benchmark::Shutdown();
   return 0;
 }

@@ -41,6 +41,9 @@ struct SuiteInfo {
   std::function<Availability()> availability;  // may be empty: always available
   // Registers the suite's benchmarks for the given profile. Called once, before running.
   std::function<void()> register_benchmarks;
+  // Optional: replaces Google Benchmark's JSON file reporter (only used with --benchmark_out;
+  // not owned). The allreduce suite uses one that adds context learned during the run.
+  benchmark::BenchmarkReporter* file_reporter = nullptr;
 };
 
 enum class Profile { quick, standard, full };

@@ -1,0 +1,57 @@
+// What the parts of the allreduce suite share: the run-wide state (profile, recorder, who every
+// rank is), the registration entry points of the host reference (MPI) and the NCCL cases, and how
+// one timed repetition becomes Google Benchmark data.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "suites/allreduce/collectives.hpp"
+#include "suites/allreduce/sweep.hpp"
+#include "suites/common/suite_support.hpp"
+
+namespace gpubench::allreduce {
+
+// Where a rank runs (gathered from every rank at start; complete on rank 0 only).
+struct RankIdentity {
+  int rank = 0;
+  int local_rank = 0;
+  std::string host;
+  std::string gpu_uuid = "none";
+};
+
+struct SuiteState {
+  suite::Profile profile = suite::Profile::standard;
+  SweepRecorder recorder;
+  std::vector<RankIdentity> ranks;  // by world rank (rank 0), or just this rank elsewhere
+  // Alone (one process driving several GPUs): the UUID of each device index, for naming a slow one.
+  std::vector<std::string> device_uuids;
+};
+SuiteState& suite_state();
+
+// MPI host reference: MPI_Allreduce (sum, fp32) on host buffers, `device:host` in the names.
+// Without MPI the cases are registered and skipped with the reason.
+void register_host_reference();
+std::string host_reference_note();  // for --gpubench_info
+
+// NCCL cases (collectives x dtypes x placements x GPU counts x sizes). Without NCCL in the build,
+// or without a usable GPU, a reduced set is registered and skipped with the reason.
+void register_nccl_cases();
+std::string nccl_note();          // for --gpubench_info
+std::string nccl_library_text();  // "NCCL 2.28.9" / "not built"
+// The UUID of every GPU this process drives (MPI: the one of its rank; alone: all), "" if none.
+std::string local_gpu_uuids();
+
+// One timed repetition, reported: `max_times_s` holds each timed call's time, already the maximum
+// across ranks (every rank passes the same values); `own_times` this process's per-rank medians
+// (rank, seconds) of the ranks that took part (empty when none). Sets the iteration time to the
+// median of max_times_s, the counters busbw/algbw (busbw only for ranks > 1) and
+// scaling_efficiency, records the repetition, and on rank 0 names a slow rank.
+void report_repetition(benchmark::State& state, const SeriesKey& key, std::size_t bytes,
+                       const std::string& name, const std::vector<double>& max_times_s,
+                       const std::vector<std::pair<int, double>>& own_times);
+
+}  // namespace gpubench::allreduce

@@ -1,0 +1,58 @@
+// GPU test (label gpu): the NCCL allreduce on every GPU count of this machine, one process driving
+// all GPUs (ncclCommInitAll), at one size per dtype: every case checks its result exactly and must
+// report a positive busbw. Skips cleanly without a usable GPU or without NCCL in the build.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "harness/process.hpp"
+#include "util/fs.hpp"
+
+namespace gpubench::allreduce_test {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(AllreduceGpu, NcclAllreduceIsExactAndMeasuredOnEveryGpuCount) {
+  const std::string suite = (fs::path(GPUBENCH_BIN_DIR) / "gpubench-allreduce").string();
+  TempDir dir("gpubench-allreduce-gpu");
+  harness::ProcessSpec info;
+  info.argv = {suite, "--gpubench_info"};
+  info.stdout_path = dir.path() / "info.json";
+  info.timeout_s = 60;
+  ASSERT_TRUE(harness::run_process(info).succeeded());
+  const auto notes = nlohmann::json::parse(read_file(info.stdout_path))["notes"];
+  for (const auto& n : notes) {
+    const std::string note = n;
+    if (note.rfind("NCCL cases", 0) == 0 && (note.find("skipped:") != std::string::npos ||
+                                             note.find("not built") != std::string::npos)) {
+      GTEST_SKIP() << note;
+    }
+  }
+  harness::ProcessSpec spec;
+  const fs::path out = dir.path() / "out.json";
+  spec.argv = {suite, "--benchmark_out=" + out.string(), "--benchmark_out_format=json",
+               "--benchmark_repetitions=1",
+               "--benchmark_filter=^allreduce/allreduce/dtype:.*/bytes:(1048576|1048572|1048560)/"};
+  spec.env = {{"GPUBENCH_PROFILE", "quick"}};
+  spec.stdout_path = dir.path() / "console.txt";
+  spec.timeout_s = 300;
+  const auto r = harness::run_process(spec);
+  ASSERT_TRUE(r.succeeded()) << r.stderr_tail;
+  const auto doc = nlohmann::json::parse(read_file(out));
+  int measured = 0;
+  for (const auto& b : doc["benchmarks"]) {
+    const std::string name = b["name"];
+    ASSERT_FALSE(b.value("error_occurred", false)) << name << ": " << b.value("error_message", "");
+    EXPECT_GT(b["algbw_GB_per_s"].get<double>(), 0) << name;
+    if (name.find("/ranks:1/") == std::string::npos) {
+      EXPECT_GT(b["busbw_GB_per_s"].get<double>(), 0) << name;
+    }
+    ++measured;
+  }
+  EXPECT_GE(measured, 6);  // 3 dtypes x 2 placements at least (one GPU)
+}
+
+}  // namespace
+}  // namespace gpubench::allreduce_test

@@ -1,0 +1,103 @@
+// gpubench-allreduce under mpirun with two real ranks (host reference only; no GPU here):
+// bootstrap, gathering every rank's identity through rank 0, the host allreduce itself, one JSON
+// file written by rank 0 alone, and a rank killed mid-run ending the job instead of hanging it.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "harness/process.hpp"
+#include "tests/allreduce/mpi_support.hpp"
+#include "util/fs.hpp"
+
+namespace gpubench::allreduce_test {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct MpiRun {
+  harness::ProcessResult result;
+  std::string json_text;
+  std::string console;
+};
+
+// The quick host sweep, one repetition, on `ranks` ranks.
+MpiRun run_suite(const fs::path& dir, int ranks,
+                 std::vector<std::pair<std::string, std::string>> env = {},
+                 double timeout_s = 120) {
+  harness::ProcessSpec spec;
+  const fs::path out = dir / "out.json";
+  spec.argv = {mpirun_path(),
+               "-np",
+               std::to_string(ranks),
+               "--oversubscribe",
+               (fs::path(GPUBENCH_BIN_DIR) / "gpubench-allreduce").string(),
+               "--benchmark_out=" + out.string(),
+               "--benchmark_out_format=json",
+               "--benchmark_repetitions=1",
+               "--benchmark_filter=device:host"};
+  spec.env = mpi_env();
+  spec.env.emplace_back("GPUBENCH_PROFILE", "quick");
+  spec.env.insert(spec.env.end(), env.begin(), env.end());
+  spec.stdout_path = dir / "console.txt";
+  spec.stderr_tail_bytes = 1 << 16;
+  spec.timeout_s = timeout_s;
+  MpiRun r;
+  r.result = harness::run_process(spec);
+  std::error_code ec;
+  if (fs::exists(out, ec)) r.json_text = read_file(out);
+  r.console = read_file(spec.stdout_path);
+  return r;
+}
+
+TEST(MpiSuite, TwoRanksGatherAndMeasureTheHostAllreduce) {
+  GPUBENCH_REQUIRE_MPI();
+  TempDir dir("gpubench-mpi");
+  const MpiRun r = run_suite(dir.path(), 2);
+  ASSERT_TRUE(r.result.succeeded()) << r.result.stderr_tail;
+  const auto doc = nlohmann::json::parse(r.json_text);
+  // Bootstrap and gathering: rank 0's context lists both ranks with their host and local rank.
+  const auto ranks = nlohmann::json::parse(doc["context"]["gpubench.ranks"].get<std::string>());
+  ASSERT_EQ(ranks.size(), 2u);
+  EXPECT_EQ(ranks[0]["rank"], 0);
+  EXPECT_EQ(ranks[1]["rank"], 1);
+  EXPECT_EQ(ranks[1]["local_rank"], 1);
+  EXPECT_EQ(ranks[0]["host"], ranks[1]["host"]);
+  EXPECT_NE(ranks[0]["mpi"].get<std::string>().find("MPI"), std::string::npos);
+  EXPECT_EQ(ranks[1]["env"]["GPUBENCH_PROFILE"], "quick");
+  // The host allreduce: every size of both placements, checked and measured on 2 ranks.
+  int measured = 0;
+  for (const auto& b : doc["benchmarks"]) {
+    const std::string name = b["name"];
+    ASSERT_NE(name.find("/ranks:2/device:host"), std::string::npos) << name;
+    ASSERT_FALSE(b.value("error_occurred", false)) << name << ": " << b.value("error_message", "");
+    ASSERT_GT(b["busbw_GB_per_s"].get<double>(), 0) << name;
+    // ranks:2: busbw = algbw x 2(n-1)/n = algbw.
+    EXPECT_DOUBLE_EQ(b["busbw_GB_per_s"].get<double>(), b["algbw_GB_per_s"].get<double>());
+    ++measured;
+  }
+  EXPECT_EQ(measured, 2 * 9);  // in place and out of place, 8 B .. 512 KiB by x4
+  const auto summary =
+      nlohmann::json::parse(doc["context"]["gpubench.allreduce.summary"].get<std::string>());
+  ASSERT_EQ(summary["series"].size(), 2u);
+  EXPECT_GT(summary["series"][0]["peak_busbw_GB_per_s"].get<double>(), 0);
+  EXPECT_TRUE(summary["series"][0]["knee_bytes"].is_number());
+  // Only rank 0 printed: one console report, not two.
+  const auto first = r.console.find("device:host");
+  ASSERT_NE(first, std::string::npos);
+  EXPECT_EQ(r.console.find("Run on ("), r.console.rfind("Run on (")) << r.console;
+}
+
+TEST(MpiSuite, AKilledRankFailsTheJobWithinTheTimeout) {
+  GPUBENCH_REQUIRE_MPI();
+  TempDir dir("gpubench-mpi-kill");
+  const MpiRun r = run_suite(dir.path(), 2, {{"GPUBENCH_ALLREDUCE_TEST_KILL_RANK", "1"}}, 90);
+  EXPECT_FALSE(r.result.timed_out) << "the job hung after a rank died";
+  EXPECT_FALSE(r.result.succeeded());
+  // Open MPI names the rank that died; rank 0 wrote nothing (it never reached the end).
+  EXPECT_NE(r.result.stderr_tail.find("signal 9"), std::string::npos) << r.result.stderr_tail;
+  EXPECT_TRUE(r.json_text.empty());
+}
+
+}  // namespace
+}  // namespace gpubench::allreduce_test
