@@ -7,6 +7,7 @@
 #include "harness/cli_common.hpp"
 #include "harness/command.hpp"
 #include "harness/runner.hpp"
+#include "harness/until_decided.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
 
@@ -22,6 +23,7 @@ struct RunArgs {
   std::vector<std::string> tags;
   std::string note;
   double timeout_per_suite_s = 1800;
+  harness::UntilDecidedOptions until_decided;  // .base empty: off (harness/until_decided.hpp)
 };
 
 void print_summary(std::ostream& out, const harness::RunOutcome& o) {
@@ -87,6 +89,7 @@ void do_run(const RunArgs& args, Context& ctx) {
   options.telemetry_interval_ms = harness::telemetry_interval_ms_from_env();
 
   results::Store store = open_store(ctx, results::OpenMode::read_write_create);
+  if (!args.until_decided.base.empty()) harness::check_until_decided(store, args.until_decided);
   const harness::RunOutcome outcome =
       harness::execute_run(store, options, ctx.interactive ? ctx.err : nullptr);
   print_summary(*ctx.out, outcome);
@@ -101,6 +104,10 @@ void do_run(const RunArgs& args, Context& ctx) {
              << " (see the reasons above; 'gpubench show " << outcome.run_id
              << "' has their stderr)\n";
     ctx.exit_code = static_cast<int>(ExitCode::infrastructure);
+  } else if (!args.until_decided.base.empty()) {
+    ctx.exit_code = harness::run_until_decided(store, options, outcome, args.until_decided,
+                                               *ctx.out, ctx.interactive ? ctx.err : nullptr)
+                        .exit_code;
   }
 }
 
@@ -120,6 +127,16 @@ void add_run_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--note", args->note, "free text stored with the run");
   cmd->add_option("--timeout-per-suite", args->timeout_per_suite_s,
                   "seconds before a suite is stopped and recorded as timed out")
+      ->capture_default_str();
+  cmd->add_option("--until-decided", args->until_decided.base,
+                  "after the run, compare with BASE (a compare selection) and rerun only the "
+                  "inconclusive benchmarks, pooling the runs, until each is decided; exit 1 on "
+                  "a regression");
+  cmd->add_option("--max-extra-runs", args->until_decided.max_extra_runs,
+                  "--until-decided: most reruns")
+      ->capture_default_str();
+  cmd->add_option("--base-last", args->until_decided.base_last,
+                  "--until-decided: pool the newest N runs of a tag:/host:/gpu: BASE")
       ->capture_default_str();
   cmd->callback([args, &ctx] { do_run(*args, ctx); });
 }
