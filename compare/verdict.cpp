@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "compare/stats.hpp"
 #include "util/strings.hpp"
@@ -107,7 +108,9 @@ void decide(Entry& e, const Options& options, std::size_t tested) {
   bool excludes_one = lo > 1.0 || hi < 1.0;
   bool beyond = e.ratio > 1.0 + e.delta || e.ratio < 1.0 - e.delta;
   bool inside = lo >= 1.0 - e.delta && hi <= 1.0 + e.delta;
-  std::string figures = pct(e.ratio - 1.0) + " " + interval_text(e);
+  char change[32];
+  std::snprintf(change, sizeof change, "%+.2f%%", (e.ratio - 1.0) * 100.0);
+  std::string figures = std::string(change) + " " + interval_text(e);
   std::string noise = e.history_variance > 0 || (e.base.per_run && e.candidate.per_run)
                           ? ""
                           : "; interval holds within-run noise only (no history of this series)";
@@ -137,7 +140,8 @@ void decide(Entry& e, const Options& options, std::size_t tested) {
   }
   e.verdict = Verdict::inconclusive;
   e.reason = "interval " + interval_text(e) +
-             (excludes_one ? " excludes 1 but the change is within +-" + pct(e.delta)
+             (excludes_one ? " excludes 1, but the point is within +-" + pct(e.delta) +
+                                 " and the interval reaches beyond it"
                            : " includes 1 and reaches beyond +-" + pct(e.delta)) +
              what_would_decide(e) + noise;
 }
