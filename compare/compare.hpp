@@ -28,10 +28,9 @@ struct Side {
 enum class Verdict { regression, improvement, unchanged, inconclusive, invalid, changed, missing };
 const char* to_string(Verdict verdict);
 // Every verdict, in the order renderers list counts.
-inline constexpr Verdict k_all_verdicts[] = {Verdict::regression,   Verdict::improvement,
-                                             Verdict::unchanged,    Verdict::inconclusive,
-                                             Verdict::changed,      Verdict::invalid,
-                                             Verdict::missing};
+inline constexpr Verdict k_all_verdicts[] = {
+    Verdict::regression, Verdict::improvement, Verdict::unchanged, Verdict::inconclusive,
+    Verdict::changed,    Verdict::invalid,     Verdict::missing};
 inline constexpr std::size_t k_verdict_count = 7;
 
 // What makes `compare` exit 1, from the least to the most strict:
@@ -64,17 +63,17 @@ struct SeriesNoise {
 using HistoryNoise = std::map<Key, SeriesNoise>;
 
 struct Options {
-  double threshold = 0.02;  // practical threshold delta (fraction); never widened by noise
-  double alpha = 0.01;      // false discovery rate (Benjamini-Hochberg)
-  double confidence = 0.99;                // interval level
+  double threshold = 0.02;   // practical threshold delta (fraction); never widened by noise
+  double alpha = 0.01;       // false discovery rate (Benjamini-Hochberg)
+  double confidence = 0.99;  // interval level
   std::optional<std::string> metric;       // only this metric; default all but cpu_time
   const Thresholds* thresholds = nullptr;  // per-benchmark overrides (not owned)
   const HistoryNoise* history = nullptr;   // series noise from history (not owned); null: none
   // Recorded for the reports (JSON "options"); compare_sides does not read them.
   FailOn fail_on = FailOn::regression;
-  int history_window = 0;       // --history N (0: off)
-  std::string thresholds_file;  // --thresholds path, "" when none
-  int last = 1;                 // --last N
+  int history_window = 0;        // --history N (0: off)
+  std::string thresholds_file;   // --thresholds path, "" when none
+  int last = 1;                  // --last N
   std::string gpubench_version;  // of the program that compared (JSON "gpubench_version")
 };
 
@@ -82,8 +81,8 @@ struct SideStats {
   std::size_t n = 0;     // samples tested: repetitions, or per-run medians when per_run
   std::size_t runs = 0;  // runs the side's samples came from
   bool per_run = false;  // >= 3 runs: one sample per run (its median), see compare_sides
-  double median = 0;  // NaN without samples (as min, max)
-  double cv = 0;      // fraction; NaN with < 2 samples
+  double median = 0;     // NaN without samples (as min, max)
+  double cv = 0;         // fraction; NaN with < 2 samples
   double min = 0;
   double max = 0;
   std::size_t throttled = 0;
@@ -110,12 +109,12 @@ struct Entry {
   double ci_low = 1;
   double ci_high = 1;
   double p_value = 1;
-  double q_value = 1;     // Benjamini-Hochberg adjusted over the comparison's tested entries
-  double df = 0;          // Welch-Satterthwaite degrees of freedom
-  double std_error = 0;   // of log(ratio): sqrt(within-run part + history part)
+  double q_value = 1;           // Benjamini-Hochberg adjusted over the comparison's tested entries
+  double df = 0;                // Welch-Satterthwaite degrees of freedom
+  double std_error = 0;         // of log(ratio): sqrt(within-run part + history part)
   double history_variance = 0;  // log-scale variance added from history (0: none)
-  double delta = 0;       // practical threshold (fraction): --threshold or the thresholds file
-  double sample_cv = 0;   // robust CV of the tested samples, noisier side (fraction), for people
+  double delta = 0;      // practical threshold (fraction): --threshold or the thresholds file
+  double sample_cv = 0;  // robust CV of the tested samples, noisier side (fraction), for people
   std::optional<SeriesNoise> history;  // the series' run-to-run noise, when known
   // What the interval's variance holds: "within run", "per-run medians", "within run + history
   // (N runs)", "per-run medians + history (N runs)".

@@ -65,14 +65,16 @@ void render_json(const Comparison& cmp, std::ostream& out) {
   doc["gpubench_version"] = cmp.options.gpubench_version.empty()
                                 ? nlohmann::json()
                                 : nlohmann::json(cmp.options.gpubench_version);
-  doc["units"] = "relative figures (threshold, delta, cv, min_detectable_effect) are fractions: "
-                 "0.02 = 2%; ratio, ci_low, ci_high and speedup are candidate/base ratios";
+  doc["units"] =
+      "relative figures (threshold, delta, cv, min_detectable_effect) are fractions: "
+      "0.02 = 2%; ratio, ci_low, ci_high and speedup are candidate/base ratios";
   doc["base"] = {{"selection", cmp.base_selection}, {"runs", cmp.base_runs}};
   doc["candidate"] = {{"selection", cmp.candidate_selection}, {"runs", cmp.candidate_runs}};
   const Options& o = cmp.options;
   doc["options"] = {
       {"threshold", o.threshold},
-      {"thresholds_file", o.thresholds_file.empty() ? nlohmann::json() : nlohmann::json(o.thresholds_file)},
+      {"thresholds_file",
+       o.thresholds_file.empty() ? nlohmann::json() : nlohmann::json(o.thresholds_file)},
       {"alpha", o.alpha},
       {"confidence", o.confidence},
       {"metric", o.metric ? nlohmann::json(*o.metric) : nlohmann::json()},
@@ -109,34 +111,35 @@ void render_json(const Comparison& cmp, std::ostream& out) {
     }
     std::optional<double> speedup = e.speedup();
     bool estimated = std::isfinite(e.ci_low);
-    entries.push_back({{"suite", e.key.suite},
-                       {"benchmark", e.key.benchmark},
-                       {"case", e.case_name},
-                       {"params", params},
-                       {"metric", e.key.metric},
-                       {"unit", e.unit},
-                       {"direction", direction_text(e.direction)},
-                       {"device", e.key.device},
-                       {"base", side_json(e.base)},
-                       {"candidate", side_json(e.candidate)},
-                       {"ratio", number(e.ratio)},
-                       {"ci_low", number(e.ci_low)},
-                       {"ci_high", number(e.ci_high)},
-                       {"speedup", speedup ? number(*speedup) : nlohmann::json()},
-                       {"p_value", number(e.p_value)},
-                       {"q_value", number(e.q_value)},
-                       {"df", estimated ? number(e.df) : nlohmann::json()},
-                       {"std_error_log", estimated ? number(e.std_error) : nlohmann::json()},
-                       {"delta", number(e.delta)},
-                       {"noise_source", estimated ? nlohmann::json(e.noise_source) : nlohmann::json()},
-                       {"sample_cv", number(e.sample_cv)},
-                       {"history_log_sd", e.history ? number(e.history->log_sd) : nlohmann::json()},
-                       {"history_runs", e.history ? e.history->runs : 0},
-                       {"history_variance", estimated ? number(e.history_variance) : nlohmann::json()},
-                       {"min_detectable_effect", number(e.mde)},
-                       {"verdict", to_string(e.verdict)},
-                       {"fails", fails(e.verdict, o.fail_on)},
-                       {"reason", e.reason}});
+    entries.push_back(
+        {{"suite", e.key.suite},
+         {"benchmark", e.key.benchmark},
+         {"case", e.case_name},
+         {"params", params},
+         {"metric", e.key.metric},
+         {"unit", e.unit},
+         {"direction", direction_text(e.direction)},
+         {"device", e.key.device},
+         {"base", side_json(e.base)},
+         {"candidate", side_json(e.candidate)},
+         {"ratio", number(e.ratio)},
+         {"ci_low", number(e.ci_low)},
+         {"ci_high", number(e.ci_high)},
+         {"speedup", speedup ? number(*speedup) : nlohmann::json()},
+         {"p_value", number(e.p_value)},
+         {"q_value", number(e.q_value)},
+         {"df", estimated ? number(e.df) : nlohmann::json()},
+         {"std_error_log", estimated ? number(e.std_error) : nlohmann::json()},
+         {"delta", number(e.delta)},
+         {"noise_source", estimated ? nlohmann::json(e.noise_source) : nlohmann::json()},
+         {"sample_cv", number(e.sample_cv)},
+         {"history_log_sd", e.history ? number(e.history->log_sd) : nlohmann::json()},
+         {"history_runs", e.history ? e.history->runs : 0},
+         {"history_variance", estimated ? number(e.history_variance) : nlohmann::json()},
+         {"min_detectable_effect", number(e.mde)},
+         {"verdict", to_string(e.verdict)},
+         {"fails", fails(e.verdict, o.fail_on)},
+         {"reason", e.reason}});
   }
   doc["results"] = entries;
   doc["added"] = unmatched_json(cmp.added);
@@ -218,8 +221,8 @@ void render_csv(const Comparison& cmp, std::ostream& out) {
         << num(e.ci_high) << ',' << num(e.p_value) << ',' << num(e.q_value) << ','
         << (std::isfinite(e.ci_low) ? num(e.df) : std::string()) << ',' << num(e.delta) << ','
         << (e.history ? e.history->runs : 0) << ',' << to_string(e.verdict) << ','
-        << (fails(e.verdict, cmp.options.fail_on) ? "true" : "false") << ','
-        << csv_field(e.reason) << '\n';
+        << (fails(e.verdict, cmp.options.fail_on) ? "true" : "false") << ',' << csv_field(e.reason)
+        << '\n';
   }
 }
 

@@ -97,9 +97,8 @@ double student_t_two_sided_p(double t, double df) {
   if (std::isinf(t)) return 0.0;
   // The complement is computed directly (incomplete beta of the tail), never as 1 - cdf, so it
   // keeps its relative accuracy down to the smallest normal double.
-  double tail = boost::math::cdf(
-      boost::math::complement(boost::math::students_t_distribution<double, Policy>(df),
-                              std::fabs(t)));
+  double tail = boost::math::cdf(boost::math::complement(
+      boost::math::students_t_distribution<double, Policy>(df), std::fabs(t)));
   return std::min(1.0, 2.0 * tail);
 }
 

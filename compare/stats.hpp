@@ -72,7 +72,7 @@ struct LogRatioOptions {
   // Sides with fewer samples are not trimmed (Welch on logs): with 5 samples, trimming one a side
   // leaves 3 and 2 df, and costs more power than it buys (compare/README.md, simulation).
   std::size_t min_n_to_trim = 8;
-  double extra_variance = 0;  // added to se^2, on the log scale
+  double extra_variance = 0;                                  // added to se^2, on the log scale
   double extra_df = std::numeric_limits<double>::infinity();  // degrees of freedom of that term
 };
 struct LogRatioEstimate {

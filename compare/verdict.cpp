@@ -26,7 +26,7 @@ std::string interval_text(const Entry& e) {
 // How many repetitions (or runs) a side would make the interval decide, at the current point
 // estimate and variances: the half-width must fall below the distance from the point to 1 (to
 // flag the change) or to the nearer edge of +-delta (to call it unchanged).
-std::string what_would_decide(const Entry& e) {
+std::string what_would_decide(const Entry& e, double confidence) {
   double log_ratio = std::log(e.ratio);
   double up = std::log1p(e.delta);
   double down = std::log1p(-e.delta);
@@ -35,7 +35,8 @@ std::string what_would_decide(const Entry& e) {
   if (!(target > 0) || !(e.std_error > 0)) return "";
   // Half-width relative to the standard error (the t quantile); with more data df grows, so
   // the normal quantile is the estimate's floor.
-  double q = std::max(normal_quantile(0.5 + 0.99 / 2), std::log(e.ci_high / e.ratio) / e.std_error);
+  double q =
+      std::max(normal_quantile(0.5 + confidence / 2), std::log(e.ci_high / e.ratio) / e.std_error);
   double allowed = (target / q) * (target / q);  // variance that would decide it
   if (target < 0.1 * e.delta) {
     return "; the estimate sits on the threshold, so more data will not settle it soon";
@@ -118,8 +119,8 @@ void decide(Entry& e, const Options& options, std::size_t tested) {
     if (e.q_value >= options.alpha) {
       e.verdict = Verdict::inconclusive;
       e.reason = figures + " excludes 1 (p=" + sig(e.p_value) + ") but not after Benjamini-" +
-                 "Hochberg over " + std::to_string(tested) + " series (q=" + sig(e.q_value) +
-                 ")" + what_would_decide(e) + noise;
+                 "Hochberg over " + std::to_string(tested) + " series (q=" + sig(e.q_value) + ")" +
+                 what_would_decide(e, options.confidence) + noise;
       return;
     }
     if (e.direction == results::Direction::unknown) {
@@ -129,8 +130,8 @@ void decide(Entry& e, const Options& options, std::size_t tested) {
     }
     bool worse = (e.direction == results::Direction::higher) == (e.ratio < 1.0);
     e.verdict = worse ? Verdict::regression : Verdict::improvement;
-    e.reason = std::string(worse ? "worse: " : "better: ") + figures + " beyond +-" +
-               pct(e.delta) + " (q=" + sig(e.q_value) + ")" + noise;
+    e.reason = std::string(worse ? "worse: " : "better: ") + figures + " beyond +-" + pct(e.delta) +
+               " (q=" + sig(e.q_value) + ")" + noise;
     return;
   }
   if (inside) {
@@ -143,7 +144,7 @@ void decide(Entry& e, const Options& options, std::size_t tested) {
              (excludes_one ? " excludes 1, but the point is within +-" + pct(e.delta) +
                                  " and the interval reaches beyond it"
                            : " includes 1 and reaches beyond +-" + pct(e.delta)) +
-             what_would_decide(e) + noise;
+             what_would_decide(e, options.confidence) + noise;
 }
 
 }  // namespace gpubench::compare::detail

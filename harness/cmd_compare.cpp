@@ -107,8 +107,10 @@ void add_compare_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--format", args->format, "text, md, html, json, junit or csv")
       ->capture_default_str();
   cmd->add_option("-o,--output", args->output, "file to write (default: stdout)");
-  cmd->add_option("--fail-on", args->fail_on, "exit 1 on: regression; changed (also a significant change of unknown direction); "
-                  "inconclusive (anything undecided: also inconclusive, invalid, missing); never")
+  cmd->add_option(
+         "--fail-on", args->fail_on,
+         "exit 1 on: regression; changed (also a significant change of unknown direction); "
+         "inconclusive (anything undecided: also inconclusive, invalid, missing); never")
       ->capture_default_str();
   cmd->add_option("--last", args->last,
                   "for tag:/host:/gpu: selections, pool the newest N complete runs per side")

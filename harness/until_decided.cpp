@@ -86,17 +86,16 @@ UntilDecidedOutcome run_until_decided(results::Store& store, const RunOptions& r
       suites.insert(e.key.suite);
       names.insert(e.key.benchmark);
     }
-    out << "until-decided: round " << extra << " (candidate " << cmp.candidate_selection
-        << " vs " << options.base << "): " << cmp.count(compare::Verdict::inconclusive)
-        << " inconclusive of " << cmp.entries.size() << " series\n";
+    out << "until-decided: round " << extra << " (candidate " << cmp.candidate_selection << " vs "
+        << options.base << "): " << cmp.count(compare::Verdict::inconclusive) << " inconclusive of "
+        << cmp.entries.size() << " series\n";
     if (names.empty()) {
       out << "until-decided: every series decided after " << extra << " extra run(s)\n";
       break;
     }
     if (extra >= options.max_extra_runs) {
-      out << "until-decided: " << names.size() << " benchmark(s) still inconclusive after "
-          << extra << " extra run(s) (the budget, --max-extra-runs " << options.max_extra_runs
-          << ")\n";
+      out << "until-decided: " << names.size() << " benchmark(s) still inconclusive after " << extra
+          << " extra run(s) (the budget, --max-extra-runs " << options.max_extra_runs << ")\n";
       break;
     }
     RunOptions again = run_options;

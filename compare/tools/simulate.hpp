@@ -44,8 +44,7 @@ class Generator {
   explicit Generator(std::uint64_t seed) : m_gen(seed) {}
 
   // One run of `n` repetitions around `level`.
-  std::vector<double> run(double level, double cv, std::size_t n, Shape shape,
-                          double run_sd = 0) {
+  std::vector<double> run(double level, double cv, std::size_t n, Shape shape, double run_sd = 0) {
     double sd = log_sd(cv);
     double offset = run_sd > 0 ? run_sd * m_normal(m_gen) : 0.0;
     std::vector<double> out(n);

@@ -116,8 +116,8 @@ void history_table(int sims, std::uint64_t seed) {
     for (int s = 0; s < sims; ++s) {
       std::vector<double> medians;
       for (int k = 0; k < 10; ++k) {
-        medians.push_back(std::log(gc::median(gen.run(1.0, 0.01, 10, sim::Shape::lognormal,
-                                                      run_sd))));
+        medians.push_back(
+            std::log(gc::median(gen.run(1.0, 0.01, 10, sim::Shape::lognormal, run_sd))));
       }
       double var_run = std::pow(gc::stddev(medians), 2);
       std::vector<double> b = gen.run(1.0, 0.01, 10, sim::Shape::lognormal, run_sd);

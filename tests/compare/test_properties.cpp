@@ -39,14 +39,14 @@ std::string check_rules(const Entry& e, double alpha) {
     if (!excludes_one) why << "flagged although the interval includes 1; ";
     if (std::fabs(e.ratio - 1.0) <= e.delta) why << "flagged within the threshold; ";
   }
-  if (e.verdict == Verdict::unchanged &&
-      (e.ci_low < 1.0 - e.delta || e.ci_high > 1.0 + e.delta)) {
+  if (e.verdict == Verdict::unchanged && (e.ci_low < 1.0 - e.delta || e.ci_high > 1.0 + e.delta)) {
     why << "unchanged although the interval leaves +-delta; ";
   }
   std::string s = why.str();
-  if (!s.empty()) s += "ratio " + std::to_string(e.ratio) + " [" + std::to_string(e.ci_low) +
-                       ", " + std::to_string(e.ci_high) + "] p " + std::to_string(e.p_value) +
-                       " verdict " + to_string(e.verdict);
+  if (!s.empty())
+    s += "ratio " + std::to_string(e.ratio) + " [" + std::to_string(e.ci_low) + ", " +
+         std::to_string(e.ci_high) + "] p " + std::to_string(e.p_value) + " verdict " +
+         to_string(e.verdict);
   return s;
 }
 
@@ -109,10 +109,9 @@ TEST(Properties, VerdictRulesHoldOnEverySeriesWithEffects) {
       for (double cv : {0.005, 0.02, 0.1}) {
         sim::Generator gen(cell_seed(n, cv, static_cast<int>(effect * 100)));
         for (int s = 0; s < k_sims; ++s) {
-          Comparison c =
-              compare_sides(one_series("A", 1, gen.run(1.0, cv, n, sim::Shape::heavy_tailed)),
-                            one_series("B", 2, gen.run(effect, cv, n, sim::Shape::heavy_tailed)),
-                            Options{});
+          Comparison c = compare_sides(
+              one_series("A", 1, gen.run(1.0, cv, n, sim::Shape::heavy_tailed)),
+              one_series("B", 2, gen.run(effect, cv, n, sim::Shape::heavy_tailed)), Options{});
           ASSERT_EQ(check_rules(c.entries.at(0), 0.01), "")
               << "effect " << effect << " n=" << n << " cv=" << cv;
         }

@@ -89,7 +89,7 @@ TEST(Defects, IntervalAndTestAgree) {
   const Entry& e = c.entries.at(0);
   EXPECT_LE(e.ci_low, e.ratio);
   EXPECT_GE(e.ci_high, e.ratio);
-  EXPECT_EQ(e.p_value < 0.01, e.ci_low > 1.0 || e.ci_high < 1.0);
+  EXPECT_EQ(e.p_value<0.01, e.ci_low> 1.0 || e.ci_high < 1.0);
   if (e.verdict == Verdict::regression) {
     EXPECT_GT(e.ci_low, 1.0);
   }
@@ -110,14 +110,16 @@ TEST(Defects, OutliersDoNotHideA20PercentChange) {
 // 5. A side without samples looked like a result (median 0, ratio 1, [1, 1], p = q = 1) and
 // entered the geometric mean; 1-2 samples gave a zero-width interval.
 TEST(Defects, MissingAndTooFewSamplesAreNotResults) {
-  Side a = side_of("A", 1,
-                   {row("s/none", "real_time", "ns", Direction::lower, {}),
-                    row("s/two", "real_time", "ns", Direction::lower, {100, 101}),
-                    row("s/ok", "real_time", "ns", Direction::lower, normal_samples(100, 0.01, 5, 1))});
-  Side b = side_of("B", 2,
-                   {row("s/none", "real_time", "ns", Direction::lower, {100, 101, 102}),
-                    row("s/two", "real_time", "ns", Direction::lower, {150, 151}),
-                    row("s/ok", "real_time", "ns", Direction::lower, normal_samples(100, 0.01, 5, 2))});
+  Side a =
+      side_of("A", 1,
+              {row("s/none", "real_time", "ns", Direction::lower, {}),
+               row("s/two", "real_time", "ns", Direction::lower, {100, 101}),
+               row("s/ok", "real_time", "ns", Direction::lower, normal_samples(100, 0.01, 5, 1))});
+  Side b =
+      side_of("B", 2,
+              {row("s/none", "real_time", "ns", Direction::lower, {100, 101, 102}),
+               row("s/two", "real_time", "ns", Direction::lower, {150, 151}),
+               row("s/ok", "real_time", "ns", Direction::lower, normal_samples(100, 0.01, 5, 2))});
   Comparison c = compare_sides(a, b, Options{});
   ASSERT_EQ(c.entries.size(), 3u);
   const Entry& none = c.entries[0];
@@ -152,14 +154,16 @@ TEST(Defects, MissingAndTooFewSamplesAreNotResults) {
 
 // 6. `changed` passed --fail-on inconclusive, and the JSON counts disagreed with the suites'.
 TEST(Defects, ChangedFailsAndEveryRendererCountsTheSame) {
-  Side a = side_of("A", 1,
-                   {row("s/foreign", "items", "1", Direction::unknown, normal_samples(50, 0.005, 10, 5)),
-                    row("s/same", "real_time", "ns", Direction::lower, normal_samples(100, 0.005, 10, 6)),
-                    row("s/none", "real_time", "ns", Direction::lower, {})});
-  Side b = side_of("B", 2,
-                   {row("s/foreign", "items", "1", Direction::unknown, normal_samples(60, 0.005, 10, 7)),
-                    row("s/same", "real_time", "ns", Direction::lower, normal_samples(100, 0.005, 10, 8)),
-                    row("s/none", "real_time", "ns", Direction::lower, {1, 2, 3})});
+  Side a = side_of(
+      "A", 1,
+      {row("s/foreign", "items", "1", Direction::unknown, normal_samples(50, 0.005, 10, 5)),
+       row("s/same", "real_time", "ns", Direction::lower, normal_samples(100, 0.005, 10, 6)),
+       row("s/none", "real_time", "ns", Direction::lower, {})});
+  Side b = side_of(
+      "B", 2,
+      {row("s/foreign", "items", "1", Direction::unknown, normal_samples(60, 0.005, 10, 7)),
+       row("s/same", "real_time", "ns", Direction::lower, normal_samples(100, 0.005, 10, 8)),
+       row("s/none", "real_time", "ns", Direction::lower, {1, 2, 3})});
   Options o;
   o.fail_on = FailOn::changed;
   Comparison c = compare_sides(a, b, o);
@@ -218,8 +222,8 @@ TEST(Defects, JsonIsVersionedAndRecordsOptions) {
   o.history_window = 10;
   o.thresholds_file = "fixture.thresholds";
   o.gpubench_version = "0.0.0-fixture";
-  Comparison c = one(normal_samples(100, 0.01, 5, 1), normal_samples(100, 0.01, 5, 2),
-                     Direction::lower, o);
+  Comparison c =
+      one(normal_samples(100, 0.01, 5, 1), normal_samples(100, 0.01, 5, 2), Direction::lower, o);
   std::ostringstream json;
   render_json(c, json);
   nlohmann::json doc = nlohmann::json::parse(json.str());
