@@ -263,6 +263,24 @@ TEST_F(E2E, HtmlReportsAreSelfContained) {
   }
 }
 
+// work_units has no direction: 10% more work is `changed`, which fails --fail-on changed (and
+// inconclusive) but not the default --fail-on regression; the JSON records the option.
+TEST_F(E2E, FailOnChangedThroughTheCli) {
+  const std::string args = "compare 2 3 --metric work_units --history 0 --format json";
+  Result def = gpubench(args);
+  EXPECT_EQ(def.exit_code, 0) << def.out;
+  nlohmann::json doc = nlohmann::json::parse(def.out);
+  EXPECT_GT(doc["counts"]["changed"].get<int>(), 0) << def.out;
+  EXPECT_EQ(doc["schema_version"], 2);
+  Result changed = gpubench(args + " --fail-on changed");
+  EXPECT_EQ(changed.exit_code, 1) << changed.out;
+  EXPECT_EQ(nlohmann::json::parse(changed.out)["options"]["fail_on"], "changed");
+  EXPECT_EQ(gpubench(args + " --fail-on inconclusive").exit_code, 1);
+  Result bad = gpubench(args + " --fail-on sometimes");
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("changed"), std::string::npos) << bad.out;  // lists the choices
+}
+
 // --until-decided: 2 repetitions cannot be decided (fewer than 3 samples), so the inconclusive
 // benchmarks are rerun alone, tagged, pooled with the first run, and the final comparison sets
 // the exit code. Runs last: it adds runs to the shared database.
