@@ -7,6 +7,7 @@
 #include <set>
 
 #include "compare/stats.hpp"
+#include "compare/verdict.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
 
@@ -26,8 +27,45 @@ const char* to_string(Verdict verdict) {
       return "invalid";
     case Verdict::changed:
       return "changed";
+    case Verdict::missing:
+      return "missing";
   }
   return "unknown";
+}
+
+const char* to_string(FailOn fail_on) {
+  switch (fail_on) {
+    case FailOn::regression:
+      return "regression";
+    case FailOn::changed:
+      return "changed";
+    case FailOn::inconclusive:
+      return "inconclusive";
+    case FailOn::never:
+      return "never";
+  }
+  return "regression";
+}
+
+std::optional<FailOn> fail_on_from_string(const std::string& text) {
+  for (FailOn f : {FailOn::regression, FailOn::changed, FailOn::inconclusive, FailOn::never}) {
+    if (text == to_string(f)) return f;
+  }
+  return std::nullopt;
+}
+
+bool fails(Verdict verdict, FailOn fail_on) {
+  switch (fail_on) {
+    case FailOn::never:
+      return false;
+    case FailOn::regression:
+      return verdict == Verdict::regression;
+    case FailOn::changed:
+      return verdict == Verdict::regression || verdict == Verdict::changed;
+    case FailOn::inconclusive:
+      return verdict != Verdict::improvement && verdict != Verdict::unchanged;
+  }
+  return false;
 }
 
 std::string device_label(const std::optional<int>& device_index) {
@@ -52,18 +90,13 @@ std::size_t Comparison::count(Verdict verdict) const {
       entries.begin(), entries.end(), [&](const Entry& e) { return e.verdict == verdict; }));
 }
 
+std::size_t Comparison::failing(FailOn fail_on) const {
+  return static_cast<std::size_t>(std::count_if(
+      entries.begin(), entries.end(), [&](const Entry& e) { return fails(e.verdict, fail_on); }));
+}
+
 int Comparison::exit_code(FailOn fail_on) const {
-  switch (fail_on) {
-    case FailOn::never:
-      return 0;
-    case FailOn::regression:
-      return count(Verdict::regression) > 0 ? 1 : 0;
-    case FailOn::inconclusive:
-      return count(Verdict::regression) + count(Verdict::inconclusive) + count(Verdict::invalid) > 0
-                 ? 1
-                 : 0;
-  }
-  return 0;
+  return failing(fail_on) > 0 ? 1 : 0;
 }
 
 void summarize(SideStats& s) {
@@ -74,6 +107,8 @@ void summarize(SideStats& s) {
     auto [lo, hi] = std::minmax_element(s.values.begin(), s.values.end());
     s.min = *lo;
     s.max = *hi;
+  } else {
+    s.median = s.cv = s.min = s.max = std::nan("");
   }
 }
 
@@ -136,81 +171,6 @@ const results::ResultRow* find_status(const Pool& pool, results::BenchmarkStatus
     if (row->status == status) return row;
   }
   return nullptr;
-}
-
-std::string pct(double fraction) {
-  return format_significant(fraction * 100.0, 3) + "%";
-}
-
-// Margin delta = max(threshold, 3 x noise), noise being the larger of the tested samples' robust
-// CV and the series' run-to-run CV from history (DESIGN.md "Statistics"): repetitions of one run
-// share its machine state, so on their own they understate how much two runs of identical work
-// differ, and an A/A pair would be called a regression.
-void set_margin(Entry& e, double threshold, const Options& options) {
-  if (options.history) {
-    auto it = options.history->find(e.key);
-    if (it != options.history->end() && it->second.runs > 0 && std::isfinite(it->second.cv)) {
-      e.history = it->second;
-    }
-  }
-  // The history CV is that of one run's median; the compared ratio has one median (or a median of
-  // per-run medians) on each side, so its run-to-run CV is cv x sqrt(1/runs_b + 1/runs_c):
-  // sqrt(2) x cv for one run a side. Without that factor, 3 x cv covers only 2.1 standard
-  // deviations of an A/A ratio, and ~3% of A/A pairs of a normal series would exceed it.
-  double runs_b = static_cast<double>(std::max<std::size_t>(1, e.base.runs));
-  double runs_c = static_cast<double>(std::max<std::size_t>(1, e.candidate.runs));
-  double history_cv = e.history ? e.history->cv * std::sqrt(1.0 / runs_b + 1.0 / runs_c) : 0.0;
-  double noise = std::max(e.sample_cv, history_cv);
-  e.noise_cv = noise;
-  e.delta = std::max(threshold, 3.0 * noise);
-  if (threshold >= 3.0 * noise) {
-    e.noise_source = "threshold";
-  } else if (e.history && history_cv >= e.sample_cv) {
-    e.noise_source = "history (" + std::to_string(e.history->runs) + " runs)";
-  } else {
-    e.noise_source =
-        e.base.per_run || e.candidate.per_run ? "between runs (per-run medians)" : "within run";
-  }
-}
-
-std::string margin_text(const Entry& e) {
-  return pct(e.delta) + " (" + e.noise_source + ")";
-}
-
-void decide(Entry& e, const Options& options) {
-  bool significant = e.q_value < options.alpha;
-  bool beyond = e.ratio > 1.0 + e.delta || e.ratio < 1.0 - e.delta;
-  if (significant && beyond) {
-    if (e.mw_p_value && *e.mw_p_value >= options.alpha) {
-      e.verdict = Verdict::inconclusive;
-      e.reason = "Welch's t (q=" + format_significant(e.q_value, 2) +
-                 ") and Mann-Whitney (p=" + format_significant(*e.mw_p_value, 2) + ") disagree";
-      return;
-    }
-    if (e.direction == results::Direction::unknown) {
-      e.verdict = Verdict::changed;
-      e.reason = "changed by " + pct(e.ratio - 1.0) + "; direction unknown, so no good/bad call";
-      return;
-    }
-    bool worse = (e.direction == results::Direction::higher) == (e.ratio < 1.0);
-    e.verdict = worse ? Verdict::regression : Verdict::improvement;
-    e.reason = (worse ? "worse by " : "better by ") + pct(std::fabs(e.ratio - 1.0)) +
-               " beyond the margin " + margin_text(e) + " (q=" + format_significant(e.q_value, 2) +
-               ")";
-    return;
-  }
-  if (e.ci_low >= 1.0 - e.delta && e.ci_high <= 1.0 + e.delta) {
-    e.verdict = Verdict::unchanged;
-    e.reason = "interval within +-" + margin_text(e);
-    return;
-  }
-  e.verdict = Verdict::inconclusive;
-  if (std::isfinite(e.mde) && e.mde > e.delta) {
-    e.reason = "too noisy for n=" + std::to_string(e.base.n) + "/" + std::to_string(e.candidate.n) +
-               ": smallest detectable change " + pct(e.mde) + "; add repetitions";
-  } else {
-    e.reason = "interval crosses the margin +-" + margin_text(e);
-  }
 }
 
 std::string joined_values(const std::vector<results::RunDetail>& runs,
@@ -331,21 +291,20 @@ Comparison compare_sides(const Side& base, const Side& candidate, const Options&
     e.direction = bpool.first->direction;
     e.base = side_stats(bpool);
     e.candidate = side_stats(cpool);
-    e.mde = std::nan("");
-    double threshold = rule ? rule->threshold : options.threshold;
-    // The margin uses the robust CV (MAD based): one outlier repetition must not widen the
-    // margin so far that a real change is called unchanged; the interval still sees it.
+    e.delta = rule ? rule->threshold : options.threshold;
+    // Unknown until estimated: null in JSON, "—" in text, never a made-up 1.0.
+    e.ratio = e.ci_low = e.ci_high = e.p_value = e.q_value = e.mde = std::nan("");
     double rcv_b = robust_cv(e.base.values);
     double rcv_c = robust_cv(e.candidate.values);
-    double cv = std::max(std::isnan(rcv_b) ? 0.0 : rcv_b, std::isnan(rcv_c) ? 0.0 : rcv_c);
-    e.sample_cv = cv;
-    set_margin(e, threshold, options);
+    e.sample_cv = std::max(std::isnan(rcv_b) ? 0.0 : rcv_b, std::isnan(rcv_c) ? 0.0 : rcv_c);
+    if (options.history) {
+      auto h = options.history->find(e.key);
+      if (h != options.history->end() && h->second.runs >= 2 && std::isfinite(h->second.log_sd)) {
+        e.history = h->second;
+      }
+    }
     const results::ResultRow* err_b = find_status(bpool, results::BenchmarkStatus::error);
     const results::ResultRow* err_c = find_status(cpool, results::BenchmarkStatus::error);
-    if (e.base.n > 0 && e.candidate.n > 0 && e.base.median != 0) {
-      e.ratio = e.candidate.median / e.base.median;
-      e.ci_low = e.ci_high = e.ratio;
-    }
     if (err_b || err_c) {
       e.verdict = Verdict::invalid;
       e.reason = std::string(err_b ? "base" : "candidate") +
@@ -354,28 +313,21 @@ Comparison compare_sides(const Side& base, const Side& candidate, const Options&
       e.verdict = Verdict::invalid;
       e.reason = std::to_string(e.base.throttled + e.candidate.throttled) +
                  " sample(s) ran throttled or below 75% of the default clock";
+    } else if (e.base.n == 0 || e.candidate.n == 0) {
+      e.verdict = Verdict::missing;
+      e.reason = std::string(e.base.n == 0 && e.candidate.n == 0 ? "both sides have"
+                             : e.base.n == 0                     ? "base has"
+                                                                 : "candidate has") +
+                 " no samples of this series";
     } else if (e.base.n < 3 || e.candidate.n < 3) {
+      // The point is shown (ratio of medians, for people); no interval can be honest with 1-2.
+      if (e.base.median > 0 && e.candidate.median > 0) e.ratio = e.candidate.median / e.base.median;
       e.verdict = Verdict::inconclusive;
       e.reason = "too few samples (base " + std::to_string(e.base.n) + ", candidate " +
                  std::to_string(e.candidate.n) +
-                 "; need at least 3 a side, 5 or more for small changes)";
-    } else {
-      RatioEstimate r = ratio_of_medians(e.base.values, e.candidate.values, options.confidence);
-      if (!r.valid) {
-        e.verdict = Verdict::inconclusive;
-        e.reason = "values are not all positive; no ratio interval";
-      } else {
-        e.ratio = r.ratio;
-        e.ci_low = r.ci_low;
-        e.ci_high = r.ci_high;
-        e.p_value = r.p_value;
-        e.mde = minimum_detectable_effect(e.base.n, e.candidate.n, cv, options.alpha);
-        if (e.base.n >= 6 && e.candidate.n >= 6) {
-          MannWhitneyResult mw = mann_whitney_u(e.base.values, e.candidate.values);
-          e.mw_p_value = mw.valid ? mw.p_value : 1.0;
-        }
-        e.reason = "pending";  // decided after Benjamini-Hochberg below
-      }
+                 "): no interval; at least 3 a side, 10 or more for small changes";
+    } else if (detail::estimate(e, options)) {
+      e.reason = "pending";  // decided after Benjamini-Hochberg below
     }
     cmp.entries.push_back(std::move(e));
   }
@@ -401,35 +353,23 @@ Comparison compare_sides(const Side& base, const Side& candidate, const Options&
   for (std::size_t k = 0; k < tested.size(); ++k) {
     Entry& e = cmp.entries[tested[k]];
     e.q_value = q[k];
-    decide(e, options);
+    detail::decide(e, options, tested.size());
   }
 
-  // Per-suite summaries.
+  // Per-suite summaries: counts by verdict (the same Verdict values as Comparison::count) and
+  // the geometric mean over entries that have an interval and a known direction.
   std::map<std::string, SuiteSummary> suites;
   std::map<std::string, std::vector<const Entry*>> speedups;
   for (const Entry& e : cmp.entries) {
     SuiteSummary& s = suites[e.key.suite];
     s.suite = e.key.suite;
     ++s.compared;
-    switch (e.verdict) {
-      case Verdict::regression:
-        ++s.regressions;
-        break;
-      case Verdict::improvement:
-        ++s.improvements;
-        break;
-      case Verdict::unchanged:
-        ++s.unchanged;
-        break;
-      case Verdict::invalid:
-        ++s.invalid;
-        break;
-      case Verdict::inconclusive:
-      case Verdict::changed:
-        ++s.inconclusive;
-        break;
+    ++s.counts[static_cast<std::size_t>(e.verdict)];
+    bool has_interval = std::isfinite(e.ci_low) && std::isfinite(e.ci_high);
+    if (has_interval && e.verdict != Verdict::invalid && e.verdict != Verdict::missing &&
+        e.speedup()) {
+      speedups[e.key.suite].push_back(&e);
     }
-    if (e.verdict != Verdict::invalid && e.speedup()) speedups[e.key.suite].push_back(&e);
   }
   for (auto& [name, s] : suites) {
     std::vector<double> values;
@@ -442,10 +382,10 @@ Comparison compare_sides(const Side& base, const Side& candidate, const Options&
       hi = lower ? 1.0 / e->ci_low : e->ci_high;
     }
     GeoMean g = geometric_mean_ratio(values, options.confidence, lo, hi);
-    s.geomean = g.value;
-    s.geomean_low = g.ci_low;
-    s.geomean_high = g.ci_high;
     s.geomean_count = g.count;
+    s.geomean = g.count ? g.value : std::nan("");
+    s.geomean_low = g.count ? g.ci_low : std::nan("");
+    s.geomean_high = g.count ? g.ci_high : std::nan("");
     cmp.suites.push_back(s);
   }
   return cmp;

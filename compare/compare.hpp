@@ -23,11 +23,26 @@ struct Side {
   std::vector<results::ResultRow> results;  // every run's rows; pooled per identity by compare
 };
 
-enum class Verdict { regression, improvement, unchanged, inconclusive, invalid, changed };
 // "changed": a significant change on a metric whose direction is unknown (no good/bad call).
+// "missing": a side has no samples (numbers are unknown: null in JSON, "—" in text).
+enum class Verdict { regression, improvement, unchanged, inconclusive, invalid, changed, missing };
 const char* to_string(Verdict verdict);
+// Every verdict, in the order renderers list counts.
+inline constexpr Verdict k_all_verdicts[] = {
+    Verdict::regression, Verdict::improvement, Verdict::unchanged, Verdict::inconclusive,
+    Verdict::changed,    Verdict::invalid,     Verdict::missing};
+inline constexpr std::size_t k_verdict_count = 7;
 
-enum class FailOn { regression, inconclusive, never };
+// What makes `compare` exit 1, from the least to the most strict:
+//   regression:   a regression;
+//   changed:      a regression or a `changed` (significant change, direction unknown);
+//   inconclusive: anything not decided: regression, changed, inconclusive, invalid, missing;
+//   never:        nothing.
+enum class FailOn { regression, changed, inconclusive, never };
+const char* to_string(FailOn fail_on);
+std::optional<FailOn> fail_on_from_string(const std::string& text);
+// True when an entry with this verdict fails the comparison under `fail_on`.
+bool fails(Verdict verdict, FailOn fail_on);
 
 // Identity of a series inside a comparison.
 struct Key {
@@ -38,30 +53,36 @@ struct Key {
   auto operator<=>(const Key&) const = default;
 };
 
-// Run-to-run noise of one series, from the store's history (compare/history.hpp fills it):
-// robust CV of the per-run medians of the newest runs of the base side's hardware class and
+// Run-to-run noise of one series, from the store's history (compare/history.hpp fills it): the
+// sample sd of the log per-run medians of the newest runs of the base side's hardware class and
 // configuration. Repetitions inside one run understate it (they share the run's machine state).
 struct SeriesNoise {
-  double cv = 0;         // fraction
-  std::size_t runs = 0;  // per-run medians it was computed from
+  double log_sd = 0;     // sd of log(per-run median); ~ the run-to-run CV as a fraction
+  std::size_t runs = 0;  // per-run medians it was computed from (its df is runs - 1)
 };
 using HistoryNoise = std::map<Key, SeriesNoise>;
 
 struct Options {
-  double threshold = 0.02;  // default noise margin (fraction)
-  double alpha = 0.01;
-  double confidence = 0.99;                // interval level
+  double threshold = 0.02;   // practical threshold delta (fraction); never widened by noise
+  double alpha = 0.01;       // false discovery rate (Benjamini-Hochberg)
+  double confidence = 0.99;  // interval level
   std::optional<std::string> metric;       // only this metric; default all but cpu_time
   const Thresholds* thresholds = nullptr;  // per-benchmark overrides (not owned)
   const HistoryNoise* history = nullptr;   // series noise from history (not owned); null: none
+  // Recorded for the reports (JSON "options"); compare_sides does not read them.
+  FailOn fail_on = FailOn::regression;
+  int history_window = 0;        // --history N (0: off)
+  std::string thresholds_file;   // --thresholds path, "" when none
+  int last = 1;                  // --last N
+  std::string gpubench_version;  // of the program that compared (JSON "gpubench_version")
 };
 
 struct SideStats {
   std::size_t n = 0;     // samples tested: repetitions, or per-run medians when per_run
   std::size_t runs = 0;  // runs the side's samples came from
   bool per_run = false;  // >= 3 runs: one sample per run (its median), see compare_sides
-  double median = 0;
-  double cv = 0;  // fraction; NaN with < 2 samples
+  double median = 0;     // NaN without samples (as min, max)
+  double cv = 0;         // fraction; NaN with < 2 samples
   double min = 0;
   double max = 0;
   std::size_t throttled = 0;
@@ -80,22 +101,25 @@ struct Entry {
   results::Direction direction = results::Direction::unknown;
   SideStats base;
   SideStats candidate;
-  double ratio = 1;  // candidate median / base median
+  // The estimate (compare/stats.hpp log_ratio_estimate): NaN where unknown (a side missing, fewer
+  // than 3 samples, invalid), rendered as null / "—". ratio is the ratio of the 20%-trimmed
+  // geometric means (plain geometric means below 8 samples); the interval and p come from the
+  // same statistic, so p < 1 - confidence exactly when the interval excludes 1.
+  double ratio = 1;
   double ci_low = 1;
   double ci_high = 1;
-  double p_value = 1;                // Welch on logs
-  double q_value = 1;                // Benjamini-Hochberg adjusted
-  std::optional<double> mw_p_value;  // Mann-Whitney when both sides have >= 6 samples
-  double delta = 0;                  // noise margin used (fraction)
-  double sample_cv = 0;              // robust CV of the tested samples, noisier side (fraction)
-  // CV the margin used (delta = max(threshold, 3 x noise_cv)): the larger of sample_cv and the
-  // history CV scaled to the compared ratio (x sqrt(1/runs_base + 1/runs_candidate)).
-  double noise_cv = 0;
+  double p_value = 1;
+  double q_value = 1;           // Benjamini-Hochberg adjusted over the comparison's tested entries
+  double df = 0;                // Welch-Satterthwaite degrees of freedom
+  double std_error = 0;         // of log(ratio): sqrt(within-run part + history part)
+  double history_variance = 0;  // log-scale variance added from history (0: none)
+  double delta = 0;      // practical threshold (fraction): --threshold or the thresholds file
+  double sample_cv = 0;  // robust CV of the tested samples, noisier side (fraction), for people
   std::optional<SeriesNoise> history;  // the series' run-to-run noise, when known
-  // What set delta: "threshold", "within run", "between runs (per-run medians)" or
-  // "history (N runs)".
+  // What the interval's variance holds: "within run", "per-run medians", "within run + history
+  // (N runs)", "per-run medians + history (N runs)".
   std::string noise_source;
-  double mde = 0;  // minimum detectable effect (fraction), NaN when unknown
+  double mde = 0;  // smallest change the interval can flag (fraction), NaN when unknown
   Verdict verdict = Verdict::inconclusive;
   std::string reason;  // why this verdict, for people
   // Ratio oriented so > 1 is better (1/ratio for lower-is-better); nullopt for unknown direction.
@@ -111,12 +135,10 @@ struct Unmatched {
 struct SuiteSummary {
   std::string suite;
   std::size_t compared = 0;
-  std::size_t regressions = 0;
-  std::size_t improvements = 0;
-  std::size_t unchanged = 0;
-  std::size_t inconclusive = 0;
-  std::size_t invalid = 0;
-  // Geometric mean of speed-ups (> 1 better) over entries with a known direction.
+  std::size_t counts[k_verdict_count] = {};  // by Verdict
+  std::size_t count(Verdict verdict) const { return counts[static_cast<std::size_t>(verdict)]; }
+  // Geometric mean of speed-ups (> 1 better) over the entries with a known direction and an
+  // interval (not missing, invalid or with < 3 samples); geomean_count says how many.
   double geomean = 1;
   double geomean_low = 1;
   double geomean_high = 1;
@@ -141,7 +163,9 @@ struct Comparison {
   std::vector<Unmatched> removed;  // base only
   std::vector<Unmatched> skipped;  // skipped/ignored on either side
   std::vector<SuiteSummary> suites;
+  // The one place entries are counted: every renderer and the exit code use it.
   std::size_t count(Verdict verdict) const;
+  std::size_t failing(FailOn fail_on) const;  // entries that fail under fail_on
   // Exit code per --fail-on: 1 when it fails, else 0.
   int exit_code(FailOn fail_on) const;
 };

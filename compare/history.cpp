@@ -243,13 +243,20 @@ HistoryNoise load_history_noise(results::Store& store, const Side& base, const S
     auto [benchmark_id, metric_id, device] = k;
     auto b = benchmarks.find(benchmark_id);
     if (b == benchmarks.end()) continue;
-    std::vector<double> medians;
-    for (const auto& [run, v] : runs_of_series) medians.push_back(median(v));
-    double cv = robust_cv(medians);
-    if (!std::isfinite(cv)) continue;
+    // sd of the log per-run medians: the run-to-run noise on the scale the estimator works on.
+    // The plain sd, not a MAD: a transient run is run-to-run noise too, and the estimator carries
+    // its runs - 1 degrees of freedom, so few runs widen the interval instead of fooling it.
+    std::vector<double> logs;
+    for (const auto& [run, v] : runs_of_series) {
+      double m = median(v);
+      if (m > 0 && std::isfinite(m)) logs.push_back(std::log(m));
+    }
+    if (logs.size() < k_min_history_runs) continue;
+    double sd = stddev(logs);
+    if (!std::isfinite(sd)) continue;
     Key key{b->second.first, b->second.second, metric_names[metric_id],
             device_label(device < 0 ? std::nullopt : std::optional<int>(static_cast<int>(device)))};
-    noise[key] = SeriesNoise{cv, medians.size()};
+    noise[key] = SeriesNoise{sd, logs.size()};
   }
   return noise;
 }

@@ -1,7 +1,7 @@
 // Series noise from the store's history: how much per-run medians of a series differ between
-// runs of identical work. The noise margin of a comparison must cover this run-to-run noise, which
-// repetitions inside one run understate (DESIGN.md "Statistics": delta = max(threshold,
-// 3 x the series' CV)).
+// runs of identical work. compare adds this run-to-run variance to the standard error of each side
+// whose samples are repetitions of one or two runs (DESIGN.md "Statistics": noise goes into the
+// interval, never into the threshold), with runs - 1 degrees of freedom.
 //
 // A series is benchmark + metric + device on one hardware class and configuration. The history of
 // a comparison is, per suite, the newest `window` complete runs that
@@ -10,9 +10,9 @@
 //   - contain an `ok` run of that suite,
 //   - started no later than the newest run of either side (so a comparison gives the same answer
 //     when repeated later), and
-//   - are not candidate runs (a real change must not widen its own margin).
+//   - are not candidate runs (a real change must not count as noise).
 // The base side's own runs count. A series needs per-run medians from >= k_min_history_runs runs,
-// else it gets no entry and compare falls back to the within-run CV.
+// else it gets no entry and its interval holds within-run noise only (the reason says so).
 #pragma once
 
 #include <cstddef>
@@ -25,10 +25,9 @@
 namespace gpubench::compare {
 
 constexpr int k_default_history_window = 10;  // runs per suite
-// Fewest runs for a series CV. Not 3: the MAD of 3 run medians is the smaller gap between them,
-// so its spread is huge; measured in the e2e setup (3 runs of a drifting shared machine) it set a
-// 14% margin that called a 10% change "unchanged". 5 runs give a usable MAD.
-constexpr std::size_t k_min_history_runs = 5;
+// Fewest runs for a series sd. Its uncertainty is carried by the df (runs - 1), so 3 runs are
+// honest: they widen the interval (t quantile with few df) rather than narrow it.
+constexpr std::size_t k_min_history_runs = 3;
 
 // Two queries for the runs plus two for the samples, whatever the number of series. Per-run
 // medians are Google Benchmark's `median` aggregates where the suite run recorded them, else the

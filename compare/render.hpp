@@ -13,6 +13,12 @@
 namespace gpubench::compare {
 
 enum class Format { text, md, html, json, junit, csv };
+
+// Version of the JSON written by `compare --format json` (compare/SCHEMA.md). 2: verdicts of
+// issue 8 (one estimator, missing, null for unknown, counts objects, options recorded).
+inline constexpr int k_json_schema_version = 2;
+inline constexpr const char* k_estimator_name =
+    "yuen-trimmed-log-ratio (20% a side from 8 samples; Welch on logs below)";
 std::optional<Format> format_from_string(std::string_view text);
 const char* to_string(Format format);
 

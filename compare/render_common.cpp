@@ -160,7 +160,7 @@ const char* direction_text(results::Direction direction) {
 }
 
 std::string format_ratio(double ratio) {
-  if (!std::isfinite(ratio)) return "n/a";
+  if (!std::isfinite(ratio)) return "—";
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3f", ratio);
   return buf;
@@ -172,6 +172,7 @@ bool is_run_control_param(const std::string& key) {
 }
 
 std::string format_value(double value) {
+  if (!std::isfinite(value)) return "—";  // unknown (a missing side), never "nan" or 0
   return format_significant(value, 4);
 }
 

@@ -17,7 +17,7 @@ constexpr std::size_t k_max_chart_rows = 300;
 constexpr std::size_t k_max_sweeps = 60;
 
 std::string pct(double ratio) {
-  if (!std::isfinite(ratio)) return "n/a";
+  if (!std::isfinite(ratio)) return "—";
   char buf[32];
   std::snprintf(buf, sizeof buf, "%+.2f%%", (ratio - 1.0) * 100.0);
   return buf;
@@ -26,7 +26,8 @@ std::string pct(double ratio) {
 void write_forest(const Comparison& cmp, std::ostream& out) {
   std::map<std::string, std::vector<const Entry*>> by_suite;
   for (const Entry& e : cmp.entries) {
-    if (e.speedup() && e.verdict != Verdict::invalid) by_suite[e.key.suite].push_back(&e);
+    if (e.speedup() && std::isfinite(e.ci_low) && e.verdict != Verdict::invalid)
+      by_suite[e.key.suite].push_back(&e);
   }
   for (auto& [suite, entries] : by_suite) {
     std::size_t total = entries.size();
@@ -112,8 +113,7 @@ void render_html(const Comparison& cmp, std::ostream& out) {
   out << ") → candidate <code>" << html_escape(cmp.candidate_selection) << "</code> (runs";
   for (int64_t id : cmp.candidate_runs) out << ' ' << id;
   out << ")</p>\n<p class=\"counts\">";
-  for (Verdict v : {Verdict::regression, Verdict::improvement, Verdict::unchanged,
-                    Verdict::inconclusive, Verdict::invalid, Verdict::changed}) {
+  for (Verdict v : k_all_verdicts) {
     out << "<span class=\"" << to_string(v) << "\">" << cmp.count(v) << ' ' << to_string(v)
         << "</span> ";
   }
@@ -128,16 +128,16 @@ void render_html(const Comparison& cmp, std::ostream& out) {
     }
     out << "</table>\n";
   }
-  out << "<h2>Suites</h2>\n<table><tr><th>suite</th><th>compared</th><th>regressions</th>"
-         "<th>improvements</th><th>speed-up (geomean)</th><th>99% interval</th></tr>\n";
+  out << "<h2>Suites</h2>\n<table><tr><th>suite</th><th>compared</th>";
+  for (Verdict v : k_all_verdicts) out << "<th>" << to_string(v) << "</th>";
+  out << "<th>speed-up (geomean)</th><th>99% interval</th><th>geomean of</th></tr>\n";
   for (const auto& s : cmp.suites) {
-    out << "<tr><td>" << html_escape(s.suite) << "</td><td class=\"num\">" << s.compared
-        << "</td><td class=\"num\">" << s.regressions << "</td><td class=\"num\">" << s.improvements
-        << "</td><td class=\"num\">" << (s.geomean_count ? format_ratio(s.geomean) : "n/a")
-        << "</td><td>"
+    out << "<tr><td>" << html_escape(s.suite) << "</td><td class=\"num\">" << s.compared << "</td>";
+    for (Verdict v : k_all_verdicts) out << "<td class=\"num\">" << s.count(v) << "</td>";
+    out << "<td class=\"num\">" << (s.geomean_count ? format_ratio(s.geomean) : "—") << "</td><td>"
         << (s.geomean_count ? format_ratio(s.geomean_low) + " – " + format_ratio(s.geomean_high)
-                            : "")
-        << "</td></tr>\n";
+                            : "—")
+        << "</td><td class=\"num\">" << s.geomean_count << " entries</td></tr>\n";
   }
   out << "</table>\n<h2>Change per benchmark</h2>\n";
   write_forest(cmp, out);
@@ -151,8 +151,9 @@ void render_html(const Comparison& cmp, std::ostream& out) {
         << "</td><td>" << html_escape(e.key.metric) << "</td><td>" << e.key.device
         << "</td><td class=\"num\">" << format_value(e.base.median) << "</td><td class=\"num\">"
         << format_value(e.candidate.median) << "</td><td>" << html_escape(e.unit)
-        << "</td><td class=\"num\">" << pct(e.ratio) << "</td><td>[" << pct(e.ci_low) << ", "
-        << pct(e.ci_high) << "]</td><td class=\"num\">" << e.base.n << '/' << e.candidate.n
+        << "</td><td class=\"num\">" << pct(e.ratio) << "</td><td>"
+        << (std::isfinite(e.ci_low) ? "[" + pct(e.ci_low) + ", " + pct(e.ci_high) + "]" : "—")
+        << "</td><td class=\"num\">" << e.base.n << '/' << e.candidate.n
         << "</td><td>" << to_string(e.verdict) << "</td><td>" << html_escape(e.reason)
         << "</td></tr>\n";
   }

@@ -48,37 +48,55 @@ nlohmann::json unmatched_json(const std::vector<Unmatched>& items) {
   return out;
 }
 
+nlohmann::json counts_json(const std::size_t* counts) {
+  nlohmann::json out = nlohmann::json::object();
+  for (Verdict v : k_all_verdicts) out[to_string(v)] = counts[static_cast<std::size_t>(v)];
+  return out;
+}
+
 }  // namespace
 
+// The JSON schema is documented in compare/SCHEMA.md; bump k_json_schema_version (render.hpp)
+// on any change that is not a pure addition.
 void render_json(const Comparison& cmp, std::ostream& out) {
   nlohmann::json doc;
+  doc["schema"] = "gpubench-compare";
+  doc["schema_version"] = k_json_schema_version;
+  doc["gpubench_version"] = cmp.options.gpubench_version.empty()
+                                ? nlohmann::json()
+                                : nlohmann::json(cmp.options.gpubench_version);
+  doc["units"] =
+      "relative figures (threshold, delta, cv, min_detectable_effect) are fractions: "
+      "0.02 = 2%; ratio, ci_low, ci_high and speedup are candidate/base ratios";
   doc["base"] = {{"selection", cmp.base_selection}, {"runs", cmp.base_runs}};
   doc["candidate"] = {{"selection", cmp.candidate_selection}, {"runs", cmp.candidate_runs}};
+  const Options& o = cmp.options;
   doc["options"] = {
-      {"threshold", cmp.options.threshold},
-      {"alpha", cmp.options.alpha},
-      {"confidence", cmp.options.confidence},
-      {"metric", cmp.options.metric ? nlohmann::json(*cmp.options.metric) : nlohmann::json()}};
+      {"threshold", o.threshold},
+      {"thresholds_file",
+       o.thresholds_file.empty() ? nlohmann::json() : nlohmann::json(o.thresholds_file)},
+      {"alpha", o.alpha},
+      {"confidence", o.confidence},
+      {"metric", o.metric ? nlohmann::json(*o.metric) : nlohmann::json()},
+      {"fail_on", to_string(o.fail_on)},
+      {"history_window", o.history_window},
+      {"last", o.last},
+      {"estimator", k_estimator_name}};
   nlohmann::json env = nlohmann::json::array();
   for (const auto& d : cmp.env_differences) {
     env.push_back({{"field", d.field}, {"base", d.base}, {"candidate", d.candidate}});
   }
   doc["environment_differences"] = env;
-  nlohmann::json counts;
-  for (Verdict v : {Verdict::regression, Verdict::improvement, Verdict::unchanged,
-                    Verdict::inconclusive, Verdict::invalid, Verdict::changed}) {
-    counts[to_string(v)] = cmp.count(v);
-  }
-  doc["counts"] = counts;
+  std::size_t counts[k_verdict_count] = {};
+  for (Verdict v : k_all_verdicts) counts[static_cast<std::size_t>(v)] = cmp.count(v);
+  doc["counts"] = counts_json(counts);
+  doc["compared"] = cmp.entries.size();
+  doc["failing"] = cmp.failing(o.fail_on);
   nlohmann::json suites = nlohmann::json::array();
   for (const auto& s : cmp.suites) {
     suites.push_back({{"suite", s.suite},
                       {"compared", s.compared},
-                      {"regressions", s.regressions},
-                      {"improvements", s.improvements},
-                      {"unchanged", s.unchanged},
-                      {"inconclusive", s.inconclusive},
-                      {"invalid", s.invalid},
+                      {"counts", counts_json(s.counts)},
                       {"speedup_geomean", number(s.geomean)},
                       {"speedup_ci_low", number(s.geomean_low)},
                       {"speedup_ci_high", number(s.geomean_high)},
@@ -92,32 +110,36 @@ void render_json(const Comparison& cmp, std::ostream& out) {
       params[p.key] = p.number ? nlohmann::json(*p.number) : nlohmann::json(p.text);
     }
     std::optional<double> speedup = e.speedup();
-    entries.push_back({{"suite", e.key.suite},
-                       {"benchmark", e.key.benchmark},
-                       {"case", e.case_name},
-                       {"params", params},
-                       {"metric", e.key.metric},
-                       {"unit", e.unit},
-                       {"direction", direction_text(e.direction)},
-                       {"device", e.key.device},
-                       {"base", side_json(e.base)},
-                       {"candidate", side_json(e.candidate)},
-                       {"ratio", number(e.ratio)},
-                       {"ci_low", number(e.ci_low)},
-                       {"ci_high", number(e.ci_high)},
-                       {"speedup", speedup ? number(*speedup) : nlohmann::json()},
-                       {"p_value", number(e.p_value)},
-                       {"q_value", number(e.q_value)},
-                       {"mann_whitney_p", e.mw_p_value ? number(*e.mw_p_value) : nlohmann::json()},
-                       {"delta", number(e.delta)},
-                       {"noise_source", e.noise_source},
-                       {"sample_cv", number(e.sample_cv)},
-                       {"noise_cv", number(e.noise_cv)},
-                       {"history_cv", e.history ? number(e.history->cv) : nlohmann::json()},
-                       {"history_runs", e.history ? e.history->runs : 0},
-                       {"min_detectable_effect", number(e.mde)},
-                       {"verdict", to_string(e.verdict)},
-                       {"reason", e.reason}});
+    bool estimated = std::isfinite(e.ci_low);
+    entries.push_back(
+        {{"suite", e.key.suite},
+         {"benchmark", e.key.benchmark},
+         {"case", e.case_name},
+         {"params", params},
+         {"metric", e.key.metric},
+         {"unit", e.unit},
+         {"direction", direction_text(e.direction)},
+         {"device", e.key.device},
+         {"base", side_json(e.base)},
+         {"candidate", side_json(e.candidate)},
+         {"ratio", number(e.ratio)},
+         {"ci_low", number(e.ci_low)},
+         {"ci_high", number(e.ci_high)},
+         {"speedup", speedup ? number(*speedup) : nlohmann::json()},
+         {"p_value", number(e.p_value)},
+         {"q_value", number(e.q_value)},
+         {"df", estimated ? number(e.df) : nlohmann::json()},
+         {"std_error_log", estimated ? number(e.std_error) : nlohmann::json()},
+         {"delta", number(e.delta)},
+         {"noise_source", estimated ? nlohmann::json(e.noise_source) : nlohmann::json()},
+         {"sample_cv", number(e.sample_cv)},
+         {"history_log_sd", e.history ? number(e.history->log_sd) : nlohmann::json()},
+         {"history_runs", e.history ? e.history->runs : 0},
+         {"history_variance", estimated ? number(e.history_variance) : nlohmann::json()},
+         {"min_detectable_effect", number(e.mde)},
+         {"verdict", to_string(e.verdict)},
+         {"fails", fails(e.verdict, o.fail_on)},
+         {"reason", e.reason}});
   }
   doc["results"] = entries;
   doc["added"] = unmatched_json(cmp.added);
@@ -126,16 +148,29 @@ void render_json(const Comparison& cmp, std::ostream& out) {
   out << doc.dump(2) << '\n';
 }
 
+// A test case fails when its verdict fails the comparison under --fail-on (the exit code's rule);
+// invalid entries are errors; missing ones that do not fail are skipped.
 void render_junit(const Comparison& cmp, std::ostream& out) {
-  std::size_t failures = cmp.count(Verdict::regression);
-  std::size_t errors = cmp.count(Verdict::invalid);
+  FailOn policy = cmp.options.fail_on;
+  auto is_failure = [&](const Entry& e) {
+    return e.verdict != Verdict::invalid && fails(e.verdict, policy);
+  };
+  auto is_skipped = [&](const Entry& e) { return e.verdict == Verdict::missing && !is_failure(e); };
+  auto tally = [&](const std::string* suite, auto pred) {
+    std::size_t n = 0;
+    for (const Entry& e : cmp.entries) n += (!suite || e.key.suite == *suite) && pred(e) ? 1 : 0;
+    return n;
+  };
+  auto invalid = [](const Entry& e) { return e.verdict == Verdict::invalid; };
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out << "<testsuites name=\"gpubench compare\" tests=\"" << cmp.entries.size() + cmp.skipped.size()
-      << "\" failures=\"" << failures << "\" errors=\"" << errors << "\">\n";
+      << "\" failures=\"" << tally(nullptr, is_failure) << "\" errors=\"" << tally(nullptr, invalid)
+      << "\" skipped=\"" << tally(nullptr, is_skipped) + cmp.skipped.size() << "\">\n";
   // One <testsuite> per benchmark suite.
   for (const auto& s : cmp.suites) {
     out << "  <testsuite name=\"" << html_escape(s.suite) << "\" tests=\"" << s.compared
-        << "\" failures=\"" << s.regressions << "\" errors=\"" << s.invalid << "\">\n";
+        << "\" failures=\"" << tally(&s.suite, is_failure) << "\" errors=\""
+        << s.count(Verdict::invalid) << "\" skipped=\"" << tally(&s.suite, is_skipped) << "\">\n";
     for (const Entry& e : cmp.entries) {
       if (e.key.suite != s.suite) continue;
       out << "    <testcase classname=\"" << html_escape(e.key.suite) << "\" name=\""
@@ -144,14 +179,16 @@ void render_junit(const Comparison& cmp, std::ostream& out) {
                            format_value(e.candidate.median) + " " + e.unit + ", ratio " +
                            format_ratio(e.ratio) + " [" + format_ratio(e.ci_low) + ", " +
                            format_ratio(e.ci_high) + "]: " + e.reason;
-      if (e.verdict == Verdict::regression) {
-        out << "<failure message=\"regression\" type=\"regression\">" << html_escape(detail)
-            << "</failure>";
-      } else if (e.verdict == Verdict::invalid) {
+      const char* verdict = to_string(e.verdict);
+      if (e.verdict == Verdict::invalid) {
         out << "<error message=\"invalid\" type=\"invalid\">" << html_escape(detail) << "</error>";
+      } else if (is_failure(e)) {
+        out << "<failure message=\"" << verdict << "\" type=\"" << verdict << "\">"
+            << html_escape(detail) << "</failure>";
+      } else if (is_skipped(e)) {
+        out << "<skipped message=\"missing: " << html_escape(e.reason) << "\"/>";
       } else {
-        out << "<system-out>" << to_string(e.verdict) << ": " << html_escape(detail)
-            << "</system-out>";
+        out << "<system-out>" << verdict << ": " << html_escape(detail) << "</system-out>";
       }
       out << "</testcase>\n";
     }
@@ -172,8 +209,8 @@ void render_junit(const Comparison& cmp, std::ostream& out) {
 
 void render_csv(const Comparison& cmp, std::ostream& out) {
   out << "suite,benchmark,metric,unit,direction,device,base_n,base_median,base_cv,candidate_n,"
-         "candidate_median,candidate_cv,ratio,ci_low,ci_high,p_value,q_value,mann_whitney_p,"
-         "delta,verdict,reason\n";
+         "candidate_median,candidate_cv,ratio,ci_low,ci_high,p_value,q_value,df,"
+         "delta,history_runs,verdict,fails,reason\n";
   auto num = [](double v) { return std::isfinite(v) ? format_significant_csv(v) : std::string(); };
   for (const Entry& e : cmp.entries) {
     out << csv_field(e.key.suite) << ',' << csv_field(e.key.benchmark) << ','
@@ -182,8 +219,10 @@ void render_csv(const Comparison& cmp, std::ostream& out) {
         << num(e.base.cv) << ',' << e.candidate.n << ',' << num(e.candidate.median) << ','
         << num(e.candidate.cv) << ',' << num(e.ratio) << ',' << num(e.ci_low) << ','
         << num(e.ci_high) << ',' << num(e.p_value) << ',' << num(e.q_value) << ','
-        << (e.mw_p_value ? num(*e.mw_p_value) : std::string()) << ',' << num(e.delta) << ','
-        << to_string(e.verdict) << ',' << csv_field(e.reason) << '\n';
+        << (std::isfinite(e.ci_low) ? num(e.df) : std::string()) << ',' << num(e.delta) << ','
+        << (e.history ? e.history->runs : 0) << ',' << to_string(e.verdict) << ','
+        << (fails(e.verdict, cmp.options.fail_on) ? "true" : "false") << ',' << csv_field(e.reason)
+        << '\n';
   }
 }
 

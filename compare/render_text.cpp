@@ -13,13 +13,14 @@ namespace gpubench::compare {
 namespace {
 
 std::string change_pct(double ratio) {
-  if (!std::isfinite(ratio)) return "n/a";
+  if (!std::isfinite(ratio)) return "—";
   char buf[32];
   std::snprintf(buf, sizeof buf, "%+.2f%%", (ratio - 1.0) * 100.0);
   return buf;
 }
 
 std::string interval(const Entry& e) {
+  if (!std::isfinite(e.ci_low) || !std::isfinite(e.ci_high)) return "—";
   return "[" + change_pct(e.ci_low) + ", " + change_pct(e.ci_high) + "]";
 }
 
@@ -39,6 +40,7 @@ const char* colour_of(Verdict v) {
       return "\033[35m";
     case Verdict::inconclusive:
     case Verdict::changed:
+    case Verdict::missing:
       return "\033[33m";
     case Verdict::unchanged:
       return "";
@@ -46,15 +48,32 @@ const char* colour_of(Verdict v) {
   return "";
 }
 
+// Every verdict, always, in k_all_verdicts order (the JSON "counts" keys).
 std::string counts_line(const Comparison& cmp) {
-  return std::to_string(cmp.count(Verdict::regression)) + " regression, " +
-         std::to_string(cmp.count(Verdict::improvement)) + " improvement, " +
-         std::to_string(cmp.count(Verdict::unchanged)) + " unchanged, " +
-         std::to_string(cmp.count(Verdict::inconclusive)) + " inconclusive, " +
-         std::to_string(cmp.count(Verdict::invalid)) + " invalid" +
-         (cmp.count(Verdict::changed)
-              ? ", " + std::to_string(cmp.count(Verdict::changed)) + " changed (direction unknown)"
-              : "");
+  std::vector<std::string> parts;
+  for (Verdict v : k_all_verdicts)
+    parts.push_back(std::to_string(cmp.count(v)) + " " + to_string(v));
+  return join(parts, ", ") + " (" + std::to_string(cmp.entries.size()) + " compared, " +
+         std::to_string(cmp.failing(cmp.options.fail_on)) + " failing --fail-on " +
+         to_string(cmp.options.fail_on) + ")";
+}
+
+// Suite rows: counts by verdict, then the geometric mean and how many entries it holds.
+std::vector<std::string> suite_header() {
+  std::vector<std::string> h = {"suite", "compared"};
+  for (Verdict v : k_all_verdicts) h.push_back(to_string(v));
+  h.insert(h.end(), {"speed-up", "99% interval", "geomean of"});
+  return h;
+}
+std::vector<std::string> suite_cells(const SuiteSummary& s) {
+  std::vector<std::string> c = {s.suite, std::to_string(s.compared)};
+  for (Verdict v : k_all_verdicts) c.push_back(std::to_string(s.count(v)));
+  c.push_back(s.geomean_count ? format_ratio(s.geomean) : "—");
+  c.push_back(s.geomean_count
+                  ? "[" + format_ratio(s.geomean_low) + ", " + format_ratio(s.geomean_high) + "]"
+                  : "—");
+  c.push_back(std::to_string(s.geomean_count) + " entries");
+  return c;
 }
 
 // Prints rows with each column padded to its widest cell; the last column is not padded.
@@ -90,16 +109,8 @@ void render_text(const Comparison& cmp, std::ostream& out, bool colour) {
   out << "\nverdicts: " << counts_line(cmp) << '\n';
 
   out << "\nsuites (geometric mean of speed-ups, >1 is better, 99% interval):\n";
-  std::vector<std::vector<std::string>> suites = {
-      {"suite", "compared", "regressions", "improvements", "speed-up", "interval"}};
-  for (const auto& s : cmp.suites) {
-    suites.push_back(
-        {s.suite, std::to_string(s.compared), std::to_string(s.regressions),
-         std::to_string(s.improvements), s.geomean_count ? format_ratio(s.geomean) : "n/a",
-         s.geomean_count
-             ? "[" + format_ratio(s.geomean_low) + ", " + format_ratio(s.geomean_high) + "]"
-             : ""});
-  }
+  std::vector<std::vector<std::string>> suites = {suite_header()};
+  for (const auto& s : cmp.suites) suites.push_back(suite_cells(s));
   print_table(out, suites);
 
   out << "\nresults:\n";
@@ -144,15 +155,16 @@ void render_markdown(const Comparison& cmp, std::ostream& out) {
     }
     out << '\n';
   }
-  out << "### Suites\n\n| suite | compared | regressions | improvements | speed-up (geomean) | "
-         "99% interval |\n|---|---:|---:|---:|---:|---|\n";
+  out << "### Suites\n\n|";
+  std::vector<std::string> header = suite_header();
+  for (const auto& h : header) out << ' ' << h << " |";
+  out << "\n|---|";
+  for (std::size_t i = 1; i < header.size(); ++i) out << "---:|";
+  out << '\n';
   for (const auto& s : cmp.suites) {
-    out << "| " << markdown_escape(s.suite) << " | " << s.compared << " | " << s.regressions
-        << " | " << s.improvements << " | " << (s.geomean_count ? format_ratio(s.geomean) : "n/a")
-        << " | "
-        << (s.geomean_count ? format_ratio(s.geomean_low) + " – " + format_ratio(s.geomean_high)
-                            : "")
-        << " |\n";
+    out << '|';
+    for (const auto& cell : suite_cells(s)) out << ' ' << markdown_escape(cell) << " |";
+    out << '\n';
   }
   out << "\n### Results\n\n| benchmark | metric | device | base | candidate | change | 99% "
          "interval | verdict | why |\n|---|---|---|---:|---:|---:|---|---|---|\n";

@@ -6,45 +6,21 @@
 #include <numbers>
 #include <numeric>
 
+#include <boost/math/distributions/students_t.hpp>
+#include <boost/math/special_functions/beta.hpp>
+
 namespace gpubench::compare {
 namespace {
 
 constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
 
-// Continued fraction for the incomplete beta (modified Lentz), Numerical Recipes 3rd ed. 6.4.
-double beta_continued_fraction(double a, double b, double x) {
-  constexpr int k_max_iterations = 300;
-  constexpr double k_eps = 1e-15;
-  constexpr double k_tiny = 1e-300;
-  double qab = a + b;
-  double qap = a + 1.0;
-  double qam = a - 1.0;
-  double c = 1.0;
-  double d = 1.0 - qab * x / qap;
-  if (std::fabs(d) < k_tiny) d = k_tiny;
-  d = 1.0 / d;
-  double h = d;
-  for (int m = 1; m <= k_max_iterations; ++m) {
-    double m2 = 2.0 * m;
-    double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-    d = 1.0 + aa * d;
-    if (std::fabs(d) < k_tiny) d = k_tiny;
-    c = 1.0 + aa / c;
-    if (std::fabs(c) < k_tiny) c = k_tiny;
-    d = 1.0 / d;
-    h *= d * c;
-    aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-    d = 1.0 + aa * d;
-    if (std::fabs(d) < k_tiny) d = k_tiny;
-    c = 1.0 + aa / c;
-    if (std::fabs(c) < k_tiny) c = k_tiny;
-    d = 1.0 / d;
-    double del = d * c;
-    h *= del;
-    if (std::fabs(del - 1.0) < k_eps) break;
-  }
-  return h;
-}
+// Bad arguments give NaN (callers check), never an exception from inside the statistics.
+using Policy = boost::math::policies::policy<
+    boost::math::policies::domain_error<boost::math::policies::errno_on_error>,
+    boost::math::policies::pole_error<boost::math::policies::errno_on_error>,
+    boost::math::policies::overflow_error<boost::math::policies::errno_on_error>,
+    boost::math::policies::evaluation_error<boost::math::policies::errno_on_error>>;
+constexpr Policy k_policy{};
 
 std::vector<double> logs_of(std::span<const double> values, bool& ok) {
   std::vector<double> out;
@@ -104,55 +80,31 @@ double robust_cv(std::span<const double> values) {
 }
 
 double incomplete_beta(double a, double b, double x) {
+  if (!(a > 0) || !(b > 0) || std::isnan(x)) return k_nan;
   if (x <= 0) return 0;
   if (x >= 1) return 1;
-  double log_front =
-      std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x);
-  double front = std::exp(log_front);
-  // The continued fraction converges fast for x < (a+1)/(a+b+2); use the symmetry otherwise.
-  if (x < (a + 1.0) / (a + b + 2.0)) return front * beta_continued_fraction(a, b, x) / a;
-  return 1.0 - front * beta_continued_fraction(b, a, 1.0 - x) / b;
+  return boost::math::ibeta(a, b, x, k_policy);
 }
 
 double student_t_cdf(double t, double df) {
   if (std::isnan(t) || !(df > 0)) return k_nan;
   if (std::isinf(t)) return t > 0 ? 1.0 : 0.0;
-  double x = df / (df + t * t);
-  double tail = 0.5 * incomplete_beta(df / 2.0, 0.5, x);  // P(T > |t|)
-  return t > 0 ? 1.0 - tail : tail;
+  return boost::math::cdf(boost::math::students_t_distribution<double, Policy>(df), t);
+}
+
+double student_t_two_sided_p(double t, double df) {
+  if (std::isnan(t) || !(df > 0)) return k_nan;
+  if (std::isinf(t)) return 0.0;
+  // The complement is computed directly (incomplete beta of the tail), never as 1 - cdf, so it
+  // keeps its relative accuracy down to the smallest normal double.
+  double tail = boost::math::cdf(boost::math::complement(
+      boost::math::students_t_distribution<double, Policy>(df), std::fabs(t)));
+  return std::min(1.0, 2.0 * tail);
 }
 
 double student_t_quantile(double p, double df) {
   if (!(p > 0 && p < 1) || !(df > 0)) return k_nan;
-  if (p == 0.5) return 0;
-  double target = p < 0.5 ? 1.0 - p : p;
-  // Newton on the cdf from the normal quantile (a few steps for usual df), guarded by a bracket
-  // and falling back to bisection when a step leaves it; compare calls this once per series.
-  double log_norm =
-      std::lgamma((df + 1) / 2) - std::lgamma(df / 2) - 0.5 * std::log(df * std::numbers::pi);
-  auto pdf = [&](double t) { return std::exp(log_norm - (df + 1) / 2 * std::log1p(t * t / df)); };
-  double lo = 0;
-  double hi = 1;
-  while (student_t_cdf(hi, df) < target && hi < 1e12) hi *= 2;
-  double x = std::clamp(normal_quantile(target), lo, hi);
-  for (int i = 0; i < 100; ++i) {
-    double f = student_t_cdf(x, df) - target;
-    if (f < 0) {
-      lo = x;
-    } else {
-      hi = x;
-    }
-    if (std::fabs(f) < 1e-15 || hi - lo < 1e-13 * std::max(1.0, hi)) break;
-    double d = pdf(x);
-    double next = d > 0 ? x - f / d : 0.5 * (lo + hi);
-    if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
-    if (std::fabs(next - x) < 1e-14 * std::max(1.0, std::fabs(x))) {
-      x = next;
-      break;
-    }
-    x = next;
-  }
-  return p < 0.5 ? -x : x;
+  return boost::math::quantile(boost::math::students_t_distribution<double, Policy>(df), p);
 }
 
 double normal_cdf(double z) {
@@ -212,7 +164,7 @@ WelchResult welch_t_test(std::span<const double> x, std::span<const double> y) {
   }
   r.t = r.diff / r.std_error;
   r.df = (vx + vy) * (vx + vy) / (vx * vx / (nx - 1) + vy * vy / (ny - 1));
-  r.p_value = std::min(1.0, 2.0 * (1.0 - student_t_cdf(std::fabs(r.t), r.df)));
+  r.p_value = student_t_two_sided_p(r.t, r.df);
   return r;
 }
 
@@ -278,7 +230,7 @@ MannWhitneyResult mann_whitney_u(std::span<const double> x, std::span<const doub
   // scipy: U = max(U1, U2), z = (U - mu - 0.5) / sd, p = 2 * sf(z).
   double u_max = std::max(r.u, dn1 * dn2 - r.u);
   double z = (u_max - mu - 0.5) / std::sqrt(variance);
-  r.p_value = std::min(1.0, 2.0 * (1.0 - normal_cdf(z)));
+  r.p_value = std::min(1.0, std::erfc(z / std::numbers::sqrt2));  // 2 x upper tail, no 1 - x
   r.valid = true;
   return r;
 }
@@ -333,6 +285,83 @@ double minimum_detectable_effect(std::size_t n_base, std::size_t n_candidate, do
   double q = student_t_quantile(1.0 - alpha / 2.0, df);
   return q * std::sqrt(1.0 / static_cast<double>(n_base) + 1.0 / static_cast<double>(n_candidate)) *
          cv;
+}
+
+TrimmedSummary trimmed_summary(std::span<const double> values, double trim) {
+  TrimmedSummary s;
+  s.n = values.size();
+  if (s.n == 0) return s;
+  std::vector<double> v(values.begin(), values.end());
+  std::sort(v.begin(), v.end());
+  s.trimmed = static_cast<std::size_t>(std::floor(trim * static_cast<double>(s.n)));
+  std::size_t g = s.trimmed;
+  std::size_t h = s.n - 2 * g;
+  double sum = 0;
+  for (std::size_t i = g; i < s.n - g; ++i) sum += v[i];
+  s.mean = sum / static_cast<double>(h);
+  if (h < 2) return s;
+  // Winsorised values: the g smallest set to the (g+1)-th, the g largest to the (n-g)-th.
+  double lo = v[g];
+  double hi = v[s.n - g - 1];
+  double wsum = 0;
+  for (double x : v) wsum += std::clamp(x, lo, hi);
+  double wmean = wsum / static_cast<double>(s.n);
+  double ss = 0;
+  for (double x : v) {
+    double d = std::clamp(x, lo, hi) - wmean;
+    ss += d * d;
+  }
+  double winsorized_var = ss / static_cast<double>(s.n - 1);
+  double dh = static_cast<double>(h);
+  s.variance_of_mean = static_cast<double>(s.n - 1) * winsorized_var / (dh * (dh - 1));
+  s.df = dh - 1;
+  return s;
+}
+
+LogRatioEstimate log_ratio_estimate(std::span<const double> base, std::span<const double> candidate,
+                                    const LogRatioOptions& options) {
+  LogRatioEstimate r;
+  bool ok_base = false;
+  bool ok_cand = false;
+  std::vector<double> lb = logs_of(base, ok_base);
+  std::vector<double> lc = logs_of(candidate, ok_cand);
+  if (!ok_base || !ok_cand || lb.size() < 2 || lc.size() < 2) return r;
+  auto trim_of = [&](std::size_t n) { return n >= options.min_n_to_trim ? options.trim : 0.0; };
+  TrimmedSummary sb = trimmed_summary(lb, trim_of(lb.size()));
+  TrimmedSummary sc = trimmed_summary(lc, trim_of(lc.size()));
+  if (sb.df < 1 || sc.df < 1) return r;
+  double extra = std::isfinite(options.extra_variance) && options.extra_variance > 0
+                     ? options.extra_variance
+                     : 0.0;
+  r.log_ratio = sc.mean - sb.mean;
+  r.ratio = std::exp(r.log_ratio);
+  r.var_base = sb.variance_of_mean;
+  r.var_candidate = sc.variance_of_mean;
+  r.var_extra = extra;
+  double var = r.var_base + r.var_candidate + extra;
+  r.std_error = std::sqrt(var);
+  r.valid = true;
+  if (var == 0) {
+    // No spread anywhere: identical constants are no change; different constants are certain.
+    r.df = sb.df + sc.df;
+    r.p_value = r.log_ratio == 0 ? 1.0 : 0.0;
+    r.ci_low = r.ci_high = r.ratio;
+    return r;
+  }
+  // Welch-Satterthwaite over every variance component, each with its own degrees of freedom
+  // (an infinite extra_df contributes nothing to the denominator).
+  double denom = r.var_base * r.var_base / sb.df + r.var_candidate * r.var_candidate / sc.df;
+  if (extra > 0 && std::isfinite(options.extra_df) && options.extra_df > 0) {
+    denom += extra * extra / options.extra_df;
+  }
+  r.df = denom > 0 ? var * var / denom : sb.df + sc.df;
+  double t = r.log_ratio / r.std_error;
+  r.p_value = student_t_two_sided_p(t, r.df);
+  double q = student_t_quantile(0.5 + options.confidence / 2.0, r.df);
+  r.half_width = q * r.std_error;
+  r.ci_low = std::exp(r.log_ratio - r.half_width);
+  r.ci_high = std::exp(r.log_ratio + r.half_width);
+  return r;
 }
 
 }  // namespace gpubench::compare

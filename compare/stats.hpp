@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -22,10 +23,13 @@ double coefficient_of_variation(std::span<const double> values);
 // repetition barely moves it, unlike the sd. NaN with < 2 values.
 double robust_cv(std::span<const double> values);
 
-// Regularised incomplete beta I_x(a, b) (continued fraction, Numerical Recipes 6.4).
+// Regularised incomplete beta I_x(a, b) (Boost.Math).
 double incomplete_beta(double a, double b, double x);
-// Student t distribution with `df` (> 0, may be fractional) degrees of freedom.
+// Student t distribution with `df` (> 0, may be fractional) degrees of freedom (Boost.Math).
 double student_t_cdf(double t, double df);
+// Two-sided p = 2 P(T > |t|), computed as a complement (the tail itself, never 1 - cdf): accurate
+// to ~1e-15 relative down to the smallest normal double (scipy: 2 * t.sf(|t|, df)).
+double student_t_two_sided_p(double t, double df);
 double student_t_quantile(double p, double df);  // inverse of the cdf, p in (0, 1)
 double normal_cdf(double z);
 double normal_quantile(double p);
@@ -41,7 +45,55 @@ struct WelchResult {
 };
 WelchResult welch_t_test(std::span<const double> x, std::span<const double> y);
 
-// Ratio candidate/base of medians with a confidence interval from Welch's t on log values:
+// 20%-trimmed mean of `values` and the variance of that mean from the winsorised variance (Yuen
+// 1974; Wilcox, "Introduction to Robust Estimation" 5.3): g = floor(trim x n) values are cut from
+// each end, h = n - 2g remain, variance_of_mean = (n - 1) s_w^2 / (h (h - 1)), df = h - 1.
+// With n < 5 nothing is trimmed (the plain mean and s^2 / n).
+struct TrimmedSummary {
+  std::size_t n = 0;
+  std::size_t trimmed = 0;  // g, per end
+  double mean = 0;
+  double variance_of_mean = 0;
+  double df = 0;  // 0 when fewer than 2 values remain
+};
+TrimmedSummary trimmed_summary(std::span<const double> values, double trim = 0.2);
+
+// THE estimator of compare (compare/README.md "Method" has the simulation evidence): Yuen's
+// trimmed-mean difference on log values. One statistic gives the point, the interval and p:
+//   log_ratio = trimmed_mean(log candidate) - trimmed_mean(log base)
+//   se^2 = var_base + var_candidate + extra_variance   (extra: run-to-run noise from history)
+//   df   = Welch-Satterthwaite over the three components
+//   interval = exp(log_ratio +- t_{(1+confidence)/2, df} se),  p = 2 P(T_df > |log_ratio / se|)
+// so p < 1 - confidence exactly when the interval excludes 1. Trimming 20% a side keeps one or
+// two wild repetitions out of both the point and the variance. Values must be > 0.
+struct LogRatioOptions {
+  double confidence = 0.99;
+  double trim = 0.2;
+  // Sides with fewer samples are not trimmed (Welch on logs): with 5 samples, trimming one a side
+  // leaves 3 and 2 df, and costs more power than it buys (compare/README.md, simulation).
+  std::size_t min_n_to_trim = 8;
+  double extra_variance = 0;                                  // added to se^2, on the log scale
+  double extra_df = std::numeric_limits<double>::infinity();  // degrees of freedom of that term
+};
+struct LogRatioEstimate {
+  double log_ratio = 0;
+  double ratio = 1;  // exp(log_ratio): ratio of the trimmed geometric means
+  double ci_low = 0;
+  double ci_high = 0;
+  double half_width = 0;  // of the log interval
+  double p_value = 1;
+  double df = 0;
+  double std_error = 0;  // of log_ratio
+  double var_base = 0;
+  double var_candidate = 0;
+  double var_extra = 0;
+  bool valid = false;  // false when a side has < 2 values or a non-positive value
+};
+LogRatioEstimate log_ratio_estimate(std::span<const double> base, std::span<const double> candidate,
+                                    const LogRatioOptions& options = {});
+
+// Older estimator, kept for `accept` (compare/accept.cpp) until it moves to log_ratio_estimate:
+// ratio candidate/base of medians with a confidence interval from Welch's t on log values:
 // log(ratio) = log(median(cand)) - log(median(base)), interval = exp(log(ratio) +- t_q * se)
 // where se and df come from Welch on the logs (the spread of the log samples is the noise).
 // p_value is Welch's two-sided p on the log values. Values must be > 0.

@@ -9,6 +9,7 @@
 #include "compare/render.hpp"
 #include "compare/selection.hpp"
 #include "compare/thresholds.hpp"
+#include "gpubench_version.hpp"
 #include "harness/cli_common.hpp"
 #include "harness/command.hpp"
 #include "util/error.hpp"
@@ -36,16 +37,10 @@ void do_compare(const CompareArgs& args, Context& ctx) {
     throw bad_input("unknown --format '" + args.format + "'",
                     "expected text, md, html, json, junit or csv");
   }
-  compare::FailOn fail_on;
-  if (args.fail_on == "regression") {
-    fail_on = compare::FailOn::regression;
-  } else if (args.fail_on == "inconclusive") {
-    fail_on = compare::FailOn::inconclusive;
-  } else if (args.fail_on == "never") {
-    fail_on = compare::FailOn::never;
-  } else {
+  std::optional<compare::FailOn> fail_on = compare::fail_on_from_string(args.fail_on);
+  if (!fail_on) {
     throw bad_input("unknown --fail-on '" + args.fail_on + "'",
-                    "expected regression, inconclusive or never");
+                    "expected regression, changed, inconclusive or never");
   }
   std::optional<double> threshold = compare::parse_percent(args.threshold);
   if (!threshold || *threshold >= 1) {
@@ -71,6 +66,11 @@ void do_compare(const CompareArgs& args, Context& ctx) {
   options.alpha = args.alpha;
   if (!args.metric.empty()) options.metric = args.metric;
   options.thresholds = thresholds ? &*thresholds : nullptr;
+  options.thresholds_file = args.thresholds_file;
+  options.fail_on = *fail_on;
+  options.history_window = args.history;
+  options.last = args.last;
+  options.gpubench_version = build_info::k_version;
   compare::HistoryNoise history =
       compare::load_history_noise(store, base, candidate, args.history, options.metric);
   options.history = &history;
@@ -80,7 +80,7 @@ void do_compare(const CompareArgs& args, Context& ctx) {
   bool colour = ctx.interactive && args.output.empty() && *format == compare::Format::text;
   compare::render_comparison(cmp, *format, text, colour);
   compare::write_output(args.output, text.str(), *ctx.out);
-  ctx.exit_code = cmp.exit_code(fail_on);
+  ctx.exit_code = cmp.exit_code(*fail_on);
 }
 
 }  // namespace
@@ -96,7 +96,8 @@ void add_compare_command(CLI::App& app, Context& ctx) {
       ->required();
   cmd->add_option("candidate", args->candidate, "same forms as BASE")->required();
   cmd->add_option("--threshold", args->threshold,
-                  "noise margin (the larger of this and 3x the series' CV)")
+                  "practical threshold: a change smaller than this is not a regression, and "
+                  "'unchanged' needs the 99% interval inside +-this")
       ->capture_default_str();
   cmd->add_option("--thresholds", args->thresholds_file,
                   "file of per-benchmark rules: '<glob> <threshold%>|ignore' per line");
@@ -106,14 +107,17 @@ void add_compare_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--format", args->format, "text, md, html, json, junit or csv")
       ->capture_default_str();
   cmd->add_option("-o,--output", args->output, "file to write (default: stdout)");
-  cmd->add_option("--fail-on", args->fail_on, "exit 1 on: regression, inconclusive or never")
+  cmd->add_option(
+         "--fail-on", args->fail_on,
+         "exit 1 on: regression; changed (also a significant change of unknown direction); "
+         "inconclusive (anything undecided: also inconclusive, invalid, missing); never")
       ->capture_default_str();
   cmd->add_option("--last", args->last,
                   "for tag:/host:/gpu: selections, pool the newest N complete runs per side")
       ->capture_default_str();
   cmd->add_option("--history", args->history,
                   "runs of the base side's hardware and configuration whose run-to-run spread "
-                  "widens the margin (per suite; 0: off)")
+                  "goes into the interval (per suite; 0: off, within-run noise only)")
       ->capture_default_str();
   cmd->callback([args, &ctx] { do_compare(*args, ctx); });
 }

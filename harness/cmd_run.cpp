@@ -9,6 +9,7 @@
 #include "harness/doctor.hpp"
 #include "harness/launcher.hpp"
 #include "harness/runner.hpp"
+#include "harness/until_decided.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
 
@@ -27,6 +28,7 @@ struct RunArgs {
   bool require_ready = false;  // refuse to run when a doctor check fails
   std::string launcher;  // --launcher "mpirun -np 2": run the suites under it (harness/launcher.hpp)
   bool launcher_given = false;
+  harness::UntilDecidedOptions until_decided;  // .base empty: off (harness/until_decided.hpp)
 };
 
 void print_summary(std::ostream& out, const harness::RunOutcome& o) {
@@ -111,6 +113,7 @@ void do_run(const RunArgs& args, Context& ctx) {
   }
 
   results::Store store = open_store(ctx, results::OpenMode::read_write_create);
+  if (!args.until_decided.base.empty()) harness::check_until_decided(store, args.until_decided);
   const harness::RunOutcome outcome =
       harness::execute_run(store, options, ctx.interactive ? ctx.err : nullptr);
   print_summary(*ctx.out, outcome);
@@ -125,6 +128,10 @@ void do_run(const RunArgs& args, Context& ctx) {
              << " (see the reasons above; 'gpubench show " << outcome.run_id
              << "' has their stderr)\n";
     ctx.exit_code = static_cast<int>(ExitCode::infrastructure);
+  } else if (!args.until_decided.base.empty()) {
+    ctx.exit_code = harness::run_until_decided(store, options, outcome, args.until_decided,
+                                               *ctx.out, ctx.interactive ? ctx.err : nullptr)
+                        .exit_code;
   }
 }
 
@@ -151,6 +158,16 @@ void add_run_command(CLI::App& app, Context& ctx) {
                   "run the suites under this MPI launcher, e.g. \"mpirun -np 2\" or \"srun -N 2 "
                   "--ntasks-per-node 8\" (rank 0 writes the results)")
       ->each([args](const std::string&) { args->launcher_given = true; });
+  cmd->add_option("--until-decided", args->until_decided.base,
+                  "after the run, compare with BASE (a compare selection) and rerun only the "
+                  "inconclusive benchmarks, pooling the runs, until each is decided; exit 1 on "
+                  "a regression");
+  cmd->add_option("--max-extra-runs", args->until_decided.max_extra_runs,
+                  "--until-decided: most reruns")
+      ->capture_default_str();
+  cmd->add_option("--base-last", args->until_decided.base_last,
+                  "--until-decided: pool the newest N runs of a tag:/host:/gpu: BASE")
+      ->capture_default_str();
   cmd->callback([args, &ctx] { do_run(*args, ctx); });
 }
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# False-positive rate of `gpubench compare` (issue 3): N runs of identical work per suite into one
-# fresh database, each run compared with the one before it (A/A) with the default options
+# False-positive rate of `gpubench compare` (issues 3, 8): N runs of identical work per suite into
+# one fresh database, each run compared with the one before it (A/A) with the default options
 # (threshold 2%, alpha 0.01, history window 10). Every series called `regression` (or
 # `improvement`) is a false positive. Prints the rate per suite and overall, over all comparisons
-# and over the series whose margin had history (>= 3 earlier runs), and the margins used; the
-# same pairs compared with --history 0 show what the history changes.
+# and over the series whose interval had history (>= 3 runs), and the interval half-widths
+# (min_detectable_effect); the same pairs compared with --history 0 show what the history changes.
 #
 # Usage: compare/tools/fp_rate.sh [-b BIN_DIR] [-n RUNS] [-p PROFILE] [-o OUT_DIR] [SUITE...]
 #   BIN_DIR  directory with gpubench and the suite executables (default: where `gpubench` is on
@@ -65,10 +65,11 @@ for suite in "${suites[@]}"; do
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# One line per compared series: suite, history runs, verdict, margin, noise source.
+# One line per compared series: suite, history runs, verdict, interval half-width, noise source.
 for kind in compare nohistory; do
   for f in "$out/$kind"-*.json; do
-    jq -r '.results[] | [.suite, .history_runs, .verdict, .delta, .noise_source] | @tsv' "$f"
+    jq -r '.results[] | select(.min_detectable_effect != null)
+      | [.suite, .history_runs, .verdict, .min_detectable_effect, .noise_source] | @tsv' "$f"
   done > "$out/series-$kind.tsv"
 done
 
@@ -77,10 +78,10 @@ summary() {  # $1: label, stdin: series lines
   lines="$(cat)"
   n=$(printf '%s' "$lines" | grep -c . || true)
   if [ "$n" -eq 0 ]; then printf '%-30s no series\n' "$1"; return; fi
-  # Margins sorted, then median, P90 and max by rank (POSIX awk: no asort).
+  # Half-widths sorted, then median, P90 and max by rank (POSIX awk: no asort).
   printf '%s\n' "$lines" | cut -f4 | sort -g | awk -v n="$n" '
     NR == int((n + 1) / 2) { med = $1 } NR == int(0.9 * n + 0.5) { p90 = $1 } { max = $1 }
-    END { printf "margin median %.1f%% p90 %.1f%% max %.1f%%", 100 * med, 100 * p90, 100 * max }' \
+    END { printf "half-width median %.1f%% p90 %.1f%% max %.1f%%", 100 * med, 100 * p90, 100 * max }' \
     > "$out/.margins"
   printf '%s\n' "$lines" | awk -F'\t' -v label="$1" -v margins="$(cat "$out/.margins")" '
     { n++; if ($3 == "regression") r++; if ($3 == "improvement") i++ }
@@ -101,6 +102,6 @@ for suite in "${suites[@]}" all; do
   lines "$suite" nohistory | summary "$suite, --history 0"
 done
 echo
-echo "what set the margin (series):"
+echo "what the intervals held (series):"
 cut -f1,5 "$out/series-compare.tsv" | sed 's/history ([0-9]* runs)/history/' | sort | uniq -c
 echo "per-series details: $out/series-*.tsv; comparisons: $out/compare-*.json"

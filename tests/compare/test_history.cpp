@@ -101,25 +101,27 @@ class History : public ::testing::Test {
 
 // Run levels that differ by a few % run to run, while each run is tight (CV 0.2%): the shared
 // machine case. The last pair differs by 5%.
-TEST_F(History, NoisyHistoryWidensTheMarginForAnAADifference) {
+TEST_F(History, NoisyHistoryGoesIntoTheIntervalOfAnAADifference) {
   for (double level : {1.00, 1.04, 0.97, 1.03, 0.96, 1.02, 0.98}) add_run(level);
   int64_t base = add_run(1.00);
   int64_t cand = add_run(1.05);
   Entry with = compare_runs(base, cand, 10);
   ASSERT_TRUE(with.history);
   EXPECT_EQ(with.history->runs, 8u);  // 7 before + base; the candidate is left out
-  EXPECT_GT(with.history->cv, 0.02);
-  EXPECT_EQ(with.noise_source, "history (8 runs)");
-  // One run a side: the ratio's run-to-run CV is sqrt(2) x the per-run CV.
-  EXPECT_NEAR(with.delta, 3 * std::sqrt(2.0) * with.history->cv, 1e-12);
-  EXPECT_GT(with.delta, 0.06);
+  EXPECT_GT(with.history->log_sd, 0.02);
+  EXPECT_EQ(with.noise_source, "within run + history (8 runs)");
+  // One run a side: the history adds sd^2 x (1/1 + 1/1) to the variance of the log ratio.
+  EXPECT_NEAR(with.history_variance, 2 * with.history->log_sd * with.history->log_sd, 1e-15);
+  EXPECT_DOUBLE_EQ(with.delta, 0.02);  // the threshold stays the practical threshold
+  EXPECT_LT(with.ci_low, 1.0) << with.reason;
   EXPECT_NE(with.verdict, Verdict::regression) << with.reason;
-  EXPECT_NE(with.reason.find("history (8 runs)"), std::string::npos) << with.reason;
+  EXPECT_EQ(with.reason.find("within-run noise only"), std::string::npos) << with.reason;
   // Without history the same pair is called a regression: the test above can fail.
   Entry without = compare_runs(base, cand, 0);
   EXPECT_FALSE(without.history);
   EXPECT_EQ(without.verdict, Verdict::regression) << without.reason;
-  EXPECT_EQ(without.noise_source, "threshold");
+  EXPECT_EQ(without.noise_source, "within run");
+  EXPECT_NE(without.reason.find("within-run noise only"), std::string::npos) << without.reason;
 }
 
 TEST_F(History, TenPercentAgainstAQuietHistoryIsStillARegression) {
@@ -128,22 +130,24 @@ TEST_F(History, TenPercentAgainstAQuietHistoryIsStillARegression) {
   int64_t cand = add_run(1.10);
   Entry e = compare_runs(base, cand, 10);
   ASSERT_TRUE(e.history);
-  EXPECT_LT(e.history->cv, 0.01);
-  EXPECT_NEAR(e.delta, 0.02, 0.01);
+  EXPECT_LT(e.history->log_sd, 0.01);
+  EXPECT_DOUBLE_EQ(e.delta, 0.02);
   EXPECT_EQ(e.verdict, Verdict::regression) << e.reason;
+  EXPECT_GT(e.ci_low, 1.05) << e.reason;
 }
 
-TEST_F(History, FewerThanFiveRunsFallsBackToTheWithinRunCv) {
-  for (double level : {1.0, 1.05, 0.95}) add_run(level, 0.02);
-  int64_t base = add_run(1.0, 0.02);  // noisy inside the run: 3 x 2% > threshold
+TEST_F(History, FewerThanThreeRunsMeansWithinRunNoiseOnly) {
+  add_run(1.0, 0.02);
+  int64_t base = add_run(1.0, 0.02);
   int64_t cand = add_run(1.0, 0.02);
   Side b = load_side(m_store, std::to_string(base));
   Side c = load_side(m_store, std::to_string(cand));
-  EXPECT_TRUE(load_history_noise(m_store, b, c, 10).empty());  // 4 runs: too few
+  EXPECT_TRUE(load_history_noise(m_store, b, c, 10).empty());  // 2 runs: too few
   Entry e = compare_runs(base, cand, 10);
   EXPECT_FALSE(e.history);
   EXPECT_EQ(e.noise_source, "within run");
-  EXPECT_NEAR(e.delta, 3 * e.sample_cv, 1e-12);
+  EXPECT_DOUBLE_EQ(e.history_variance, 0.0);
+  EXPECT_NE(e.reason.find("within-run noise only"), std::string::npos) << e.reason;
 }
 
 TEST_F(History, CandidateRunsAndOtherClassesAreExcluded) {
@@ -158,17 +162,18 @@ TEST_F(History, CandidateRunsAndOtherClassesAreExcluded) {
   HistoryNoise h = load_history_noise(m_store, b, c, 10);
   ASSERT_EQ(h.count(key()), 1u);
   EXPECT_EQ(h[key()].runs, 5u);  // runs 1-4 and base
-  EXPECT_LT(h[key()].cv, 0.005);
+  EXPECT_LT(h[key()].log_sd, 0.005);
   // The window keeps the newest runs only.
-  HistoryNoise h2 = load_history_noise(m_store, b, c, 4);
-  EXPECT_EQ(h2.count(key()), 0u);  // 4 runs: too few
+  HistoryNoise h2 = load_history_noise(m_store, b, c, 2);
+  EXPECT_EQ(h2.count(key()), 0u);  // 2 runs: too few
   Entry e = compare_runs(base, cand, 10);
   EXPECT_EQ(e.verdict, Verdict::regression) << e.reason;
 }
 
 TEST_F(History, MedianAggregatesAreUsedWhenRecorded) {
-  // The aggregate rows say 1.00, 1.10, 0.90, 1.10, 0.90 while the repetitions are all around 1.0: a
-  // CV near 10% proves the aggregates were read.
+  // The aggregate rows say 1.00, 1.10, 0.90, 1.10, 0.90 while the repetitions are all around 1.0:
+  // an sd of the logs of 0.10036 (numpy: np.std(np.log([1,1.1,.9,1.1,.9]), ddof=1)) proves the
+  // aggregates were read.
   for (double level : {1.00, 1.10, 0.90, 1.10}) add_run(level, 0.002, "quick", "Fixture CPU", true);
   int64_t base = add_run(0.90, 0.002, "quick", "Fixture CPU", true);
   int64_t cand = add_run(1.0, 0.002, "quick", "Fixture CPU", true);
@@ -177,7 +182,7 @@ TEST_F(History, MedianAggregatesAreUsedWhenRecorded) {
   HistoryNoise h = load_history_noise(m_store, b, c, 10);
   ASSERT_EQ(h.count(key()), 1u);
   EXPECT_EQ(h[key()].runs, 5u);
-  EXPECT_NEAR(h[key()].cv, 1.4826 * 0.1, 0.01);
+  EXPECT_NEAR(h[key()].log_sd, 0.10036051248800132, 1e-12);
 }
 
 // --last N: each side pools 4 runs whose levels differ by ~3% run to run while each run is tight.
@@ -204,7 +209,7 @@ TEST(PerRunPooling, RunsBecomeOneSampleEach) {
   EXPECT_TRUE(e.base.per_run);
   EXPECT_EQ(e.base.n, 4u);
   EXPECT_EQ(e.base.runs, 4u);
-  EXPECT_EQ(e.noise_source, "between runs (per-run medians)");
+  EXPECT_EQ(e.noise_source, "per-run medians");
   EXPECT_NE(e.verdict, Verdict::regression) << e.reason;
 
   // A 10% change over quiet runs is still found with 4 run medians a side.

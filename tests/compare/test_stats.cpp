@@ -67,6 +67,64 @@ TEST(Stats, RatioOfMediansInterval) {
   EXPECT_FALSE(gc::ratio_of_medians(std::vector<double>{0, 1}, k_y).valid);
 }
 
+// Tails: scipy 1.17.1, 2 * stats.t.sf(t, df). The old 1 - cdf printed 0 below ~1e-16.
+TEST(Stats, TwoSidedTTailsAreAccurateDownTo1e300) {
+  struct Case {
+    double t, df, p;
+  };
+  for (const Case& c : std::vector<Case>{{10, 5, 0.00017094757574296363},
+                                         {8, 3.7, 0.0018250909626747335},
+                                         {5, 2, 0.037749551350623724},
+                                         {40, 8, 1.6785718879145792e-10},
+                                         {1e3, 4.5, 3.319854052401165e-13},
+                                         {100, 10, 2.44968955541983e-16},
+                                         {30, 30, 6.25179163060889e-24},
+                                         {150, 100, 1.5717245073714075e-119},
+                                         {1e5, 60, 2.267735476870932e-248},
+                                         {1e5, 71, 4.948265609251739e-291},
+                                         {2e5, 68, 6.597088252572617e-300}}) {
+    double p = gc::student_t_two_sided_p(c.t, c.df);
+    EXPECT_NEAR(p / c.p, 1.0, 1e-6) << "t=" << c.t << " df=" << c.df << " p=" << p;
+    EXPECT_DOUBLE_EQ(gc::student_t_two_sided_p(-c.t, c.df), p);  // two-sided: symmetric
+  }
+}
+
+// Yuen's trimmed test on logs, against scipy 1.17.1:
+//   x=np.log([10.1,10.3,9.9,10.0,10.2,10.4,13.0,10.05,9.95,10.15])
+//   y=np.log([10.9,11.2,10.8,11.0,11.3,10.7,11.1,10.95,30.0,11.05])
+//   stats.ttest_ind(y,x,equal_var=False,trim=0.2)   # t, p, df
+//   exp(d +- t.ppf(0.995,df)*se), d = trim_mean(y,.2) - trim_mean(x,.2), se = d / t
+TEST(Stats, LogRatioEstimateIsYuenOnLogs) {
+  std::vector<double> x = {10.1, 10.3, 9.9, 10.0, 10.2, 10.4, 13.0, 10.05, 9.95, 10.15};
+  std::vector<double> y = {10.9, 11.2, 10.8, 11.0, 11.3, 10.7, 11.1, 10.95, 30.0, 11.05};
+  gc::LogRatioEstimate r = gc::log_ratio_estimate(x, y);
+  ASSERT_TRUE(r.valid);
+  EXPECT_NEAR(r.ratio, 1.0888238316227588, 1e-12);
+  EXPECT_NEAR(r.ci_low, 1.0567233227627897, 1e-9);
+  EXPECT_NEAR(r.ci_high, 1.1218994705351004, 1e-9);
+  EXPECT_NEAR(r.p_value / 4.235924285247464e-06, 1.0, 1e-6);
+  EXPECT_NEAR(r.df, 9.928684486557067, 1e-9);
+  // Interval and test are one statistic: p < 0.01 exactly when the 99% interval excludes 1.
+  EXPECT_LT(r.p_value, 0.01);
+  EXPECT_GT(r.ci_low, 1.0);
+  // Below 8 samples a side nothing is trimmed: Welch on the logs (the ratio of geometric means).
+  gc::LogRatioEstimate w = gc::log_ratio_estimate(k_x, k_y);
+  double gm_x = 0, gm_y = 0;
+  for (double v : k_x) gm_x += std::log(v) / static_cast<double>(k_x.size());
+  for (double v : k_y) gm_y += std::log(v) / static_cast<double>(k_y.size());
+  EXPECT_NEAR(w.ratio, std::exp(gm_y - gm_x), 1e-12);
+  // Extra (run-to-run) variance widens the interval and lowers the df toward its own.
+  gc::LogRatioOptions o;
+  o.extra_variance = 0.01 * 0.01;
+  o.extra_df = 4;
+  gc::LogRatioEstimate h = gc::log_ratio_estimate(x, y, o);
+  EXPECT_NEAR(h.std_error * h.std_error, r.std_error * r.std_error + 1e-4, 1e-15);
+  EXPECT_LT(h.ci_low, r.ci_low);
+  EXPECT_GT(h.ci_high, r.ci_high);
+  EXPECT_DOUBLE_EQ(h.ratio, r.ratio);
+  EXPECT_FALSE(gc::log_ratio_estimate(std::vector<double>{0, 1, 2}, y).valid);
+}
+
 TEST(Stats, MannWhitneyWithTies) {
   std::vector<double> a = {1, 2, 2, 3, 4, 5, 5, 5};
   std::vector<double> b = {3, 4, 5, 6, 6, 7, 8};
