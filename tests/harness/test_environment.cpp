@@ -115,7 +115,7 @@ TEST(Environment, LiveProbeWorksWithOrWithoutAGpu) {
   } else {
     ASSERT_EQ(static_cast<int>(env.gpus.size()), nvml.device_count());
     for (std::size_t i = 0; i < env.gpus.size(); ++i) {
-      EXPECT_EQ(env.gpus[i].index, static_cast<int>(i));
+      EXPECT_EQ(env.gpus[i].nvml_index, static_cast<int>(i));
       EXPECT_NE(env.gpus[i].uuid, "unknown");
     }
   }
