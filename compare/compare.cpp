@@ -352,7 +352,7 @@ Comparison compare_sides(const Side& base, const Side& candidate, const Options&
     } else if (e.base.throttled + e.candidate.throttled > 0) {
       e.verdict = Verdict::invalid;
       e.reason = std::to_string(e.base.throttled + e.candidate.throttled) +
-                 " sample(s) ran throttled or below 75% of the default clock";
+                 " sample(s) ran under a thermal or hardware slowdown (NVML)";
     } else if (e.base.n < 3 || e.candidate.n < 3) {
       e.verdict = Verdict::inconclusive;
       e.reason = "too few samples (base " + std::to_string(e.base.n) + ", candidate " +
