@@ -87,6 +87,18 @@ TEST(E2eGpuIdentity, ImportTiesResultsToUuidsAndCompareHasNoClockMetric) {
     EXPECT_EQ(clock.column_double(0), 1410.0);
     EXPECT_EQ(clock.column_double(1), 1980.0);
   }
+  // `show --format json` names each result's GPU by UUID next to its CUDA ordinal, with the
+  // per-sample states (unknown here: an import has no telemetry and no expected clock).
+  const CliResult show = ws.run({"show", "latest", "--format", "json", ws.db_arg()});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  int tied = 0;
+  for (const auto& r : json::parse(show.out)["results"]) {
+    if (r["metric"] != "TFLOP_per_s") continue;
+    EXPECT_EQ(r["gpu_uuid"], r["cuda_ordinal"] == 0 ? "GPU-FIXTURE-B" : "GPU-FIXTURE-A") << r.dump();
+    EXPECT_EQ(r["power_limited"], json::array({-1, -1, -1, -1, -1})) << r.dump();
+    ++tied;
+  }
+  EXPECT_EQ(tied, 2);
   const CliResult cmp =
       ws.run({"compare", "latest~1", "latest", "--format", "json", "--history", "0", ws.db_arg()});
   ASSERT_TRUE(cmp.exit_code == 0 || cmp.exit_code == 1) << cmp.out << cmp.err;
