@@ -92,7 +92,8 @@ TEST(E2eGpuIdentity, ImportTiesResultsToUuidsAndCompareHasNoClockMetric) {
   const CliResult show = ws.run({"show", "latest", "--format", "json", ws.db_arg()});
   ASSERT_EQ(show.exit_code, 0) << show.err;
   int tied = 0;
-  for (const auto& r : json::parse(show.out)["results"]) {
+  const json shown = json::parse(show.out);
+  for (const auto& r : shown["results"]) {
     if (r["metric"] != "TFLOP_per_s") continue;
     EXPECT_EQ(r["gpu_uuid"], r["cuda_ordinal"] == 0 ? "GPU-FIXTURE-B" : "GPU-FIXTURE-A") << r.dump();
     EXPECT_EQ(r["power_limited"], json::array({-1, -1, -1, -1, -1})) << r.dump();
