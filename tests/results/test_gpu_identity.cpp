@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "helpers.hpp"
+#include "results/schema.hpp"
 #include "results/sqlite.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
@@ -153,6 +154,51 @@ TEST_F(GpuIdentityTest, SmClockIsSampleStateNotAMetric) {
   EXPECT_EQ(st.column_double(0), 1755.0);
   EXPECT_EQ(st.column_double(1), 100.0);
   EXPECT_EQ(st.column_double(2), 100.5);
+}
+
+// A v1 database held GPU samples with only their CUDA ordinal; v1's view joined them to the run's
+// GPU of the same (NVML) index. Migration ties them to the GPU whose UUID the suite recorded for
+// that ordinal, and leaves samples without such a record unknown rather than index-joined.
+TEST(GpuIdentityMigration, V1SamplesAreTiedByTheSuitesRecordNotByIndex) {
+  TempDir dir("gpubench-test-identity-migration");
+  const auto path = dir.path() / "v1.db";
+  {
+    Database raw = Database::open(path, Access::read_write_create, 1000);
+    schema::migrations().at(0).apply(raw);
+    raw.exec(R"sql(
+INSERT INTO meta(key, value) VALUES ('schema_version', '1'), ('compatible_version', '1');
+INSERT INTO hosts(id, fingerprint, hostname, cpu_model, kernel, os, governor, arch)
+  VALUES (1, 'h', 'old-host', 'cpu', 'k', 'os', 'g', 'x86_64');
+INSERT INTO software_envs(id, fingerprint, driver_version, cuda_driver_version,
+  cuda_runtime_version, cublas_version, nccl_version, kernel, compiler, gpubench_version, git_sha,
+  git_dirty) VALUES (1, 's', 'd', 'c', 'r', 'b', 'n', 'k', 'cc', 'v', 'g', 'false');
+INSERT INTO configurations(id, fingerprint, profile, env, clocks_locked)
+  VALUES (1, 'c', 'quick', '{}', 'unknown');
+INSERT INTO runs(id, uuid, status, started_at, user, argv, host_id, software_env_id,
+  configuration_id) VALUES (1, 'run-1', 'complete', '2026-01-01T00:00:00Z', 'u', '[]', 1, 1, 1);
+INSERT INTO gpu_devices(id, fingerprint, uuid, name, pci_bus_id, compute_capability, ecc)
+  VALUES (10, 'g0', 'GPU-NVML-0', 'NVIDIA H100', '0000:10:00.0', '9.0', 'on'),
+         (11, 'g1', 'GPU-NVML-1', 'NVIDIA H100', '0000:11:00.0', '9.0', 'on');
+INSERT INTO run_gpus(run_id, device_index, gpu_device_id) VALUES (1, 0, 10), (1, 1, 11);
+INSERT INTO suite_runs(id, run_id, suite, executable, argv, started_at, finished_at, duration_s,
+  status, context) VALUES
+  (1, 1, 'gemm', 'gpubench-gemm', '[]', 'a', 'b', 1, 'ok',
+   '{"gpubench.devices": "[{\"index\":0,\"uuid\":\"GPU-NVML-1\"}]"}'),
+  (2, 1, 'other', 'x', '[]', 'a', 'b', 1, 'ok', '{}');
+INSERT INTO benchmarks(id, name, suite, case_name, params) VALUES (1, 'gemm/x/device:0', 'gemm', 'x', '{}');
+INSERT INTO metrics(id, name, unit, direction) VALUES (1, 'TFLOP_per_s', 'TFLOP/s', 'higher');
+INSERT INTO samples(suite_run_id, benchmark_id, metric_id, device_index, kind, value)
+  VALUES (1, 1, 1, 0, 'iteration', 700), (2, 1, 1, 0, 'iteration', 1);
+)sql");
+  }
+  Store store = Store::open(path, OpenMode::read_write);
+  Statement st = store.database().prepare(
+      "SELECT suite_run_id, gpu_uuid, cuda_ordinal FROM v_samples ORDER BY suite_run_id");
+  ASSERT_TRUE(st.step());
+  EXPECT_EQ(st.column_text(1), "GPU-NVML-1");  // v1's view said GPU-NVML-0 (same index)
+  EXPECT_EQ(st.column_int64(2), 0);
+  ASSERT_TRUE(st.step());
+  EXPECT_TRUE(st.is_null(1)) << "no record of ordinal 0 in that suite: unknown, not NVML GPU 0";
 }
 
 }  // namespace
