@@ -10,6 +10,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "results/ingest_gpu.hpp"
 #include "results/sqlite.hpp"
 #include "results/store.hpp"
 #include "util/error.hpp"
@@ -53,19 +54,6 @@ const std::set<std::string>& meta_keys() {
 // fill sample columns instead of becoming metrics: util/sample_state.hpp names them, case-exact.
 // Only for files that declare gpubench.metrics: in a foreign file they are ordinary counters.
 
-// One entry of the suite's context "gpubench.devices": what CUDA ordinal N was in that process.
-struct SuiteDevice {
-  std::string uuid;
-  std::string pci_bus_id;
-};
-
-std::string normalized_pci(const std::string& pci) {
-  // CUDA writes "0000:3B:00.0", NVML "00000000:3B:00.0", sysfs "0000:3b:00.0": compare the last
-  // 12 characters, lower case.
-  std::string id = to_lower(pci);
-  return id.size() > 12 ? id.substr(id.size() - 12) : id;
-}
-
 struct MetricDecl {
   std::string unit;
   Direction direction = Direction::unknown;
@@ -106,38 +94,6 @@ std::vector<std::pair<std::string, MetricDecl>> declared_metrics(const json& con
                       .value_or(Direction::unknown);
     d.description = m.value("description", std::string());
     out.emplace_back(m["name"].get<std::string>(), std::move(d));
-  }
-  return out;
-}
-
-// CUDA ordinal -> GPU from context["gpubench.devices"] (a JSON array or a string holding one),
-// written by the GPU suites: [{"index": 0, "uuid": "GPU-...", "pci_bus_id": "0000:19:00.0"}].
-// The ordinal is what the suite's `device:N` names under its CUDA_VISIBLE_DEVICES.
-std::unordered_map<int64_t, SuiteDevice> suite_devices(const json& context) {
-  std::unordered_map<int64_t, SuiteDevice> out;
-  auto it = context.find("gpubench.devices");
-  if (it == context.end()) return out;
-  json arr = *it;
-  if (arr.is_string()) {
-    arr = json::parse(arr.get<std::string>(), nullptr, false);
-    if (arr.is_discarded()) not_gb("context 'gpubench.devices' is a string that is not JSON");
-  }
-  if (!arr.is_array()) {
-    not_gb(std::string("context 'gpubench.devices' is a ") + type_name(arr) + ", not an array");
-  }
-  for (const json& d : arr) {
-    if (!d.is_object() || !d.contains("index") || !d["index"].is_number_integer()) {
-      not_gb("an entry of context 'gpubench.devices' has no integer 'index'");
-    }
-    SuiteDevice dev;
-    if (auto u = d.find("uuid"); u != d.end() && u->is_string()) dev.uuid = u->get<std::string>();
-    if (auto p = d.find("pci_bus_id"); p != d.end() && p->is_string()) {
-      dev.pci_bus_id = p->get<std::string>();
-    }
-    const int64_t index = d["index"].get<int64_t>();
-    if (!out.emplace(index, dev).second) {
-      not_gb("context 'gpubench.devices' lists CUDA device " + std::to_string(index) + " twice");
-    }
   }
   return out;
 }
@@ -203,6 +159,7 @@ class Ingester {
                       "record the suite run with add_suite_run first");
     }
     m_run = st.column_int64(0);
+    m_gpus.set_run(m_run);
   }
 
   void declare(const std::string& name, MetricDecl decl) { m_declared[name] = std::move(decl); }
@@ -278,51 +235,9 @@ class Ingester {
     return id;
   }
 
-  // The gpu_devices row of the GPU a suite named: the run's GPU with that UUID, else the run's
-  // GPU on that PCI bus, else any known device with that UUID, else a new row that records
-  // what the suite said. Never matched by index: NVML and CUDA number GPUs differently.
+  // The gpu_devices row of the GPU a suite named (results/ingest_gpu.hpp).
   int64_t gpu_device(const std::string& uuid, const std::string& pci_bus_id) {
-    const std::string key = uuid + "|" + pci_bus_id;
-    auto it = m_gpus.find(key);
-    if (it != m_gpus.end()) return it->second;
-    std::optional<int64_t> found;
-    Statement st = m_db.prepare(
-        "SELECT g.id, g.uuid, g.pci_bus_id FROM run_gpus rg JOIN gpu_devices g ON "
-        "g.id = rg.gpu_device_id WHERE rg.run_id = ?1 ORDER BY rg.device_index");
-    st.bind(1, m_run);
-    std::optional<int64_t> by_pci;
-    while (st.step()) {
-      if (!uuid.empty() && st.column_text(1) == uuid) {
-        found = st.column_int64(0);
-        break;
-      }
-      if (!by_pci && !pci_bus_id.empty() &&
-          normalized_pci(st.column_text(2)) == normalized_pci(pci_bus_id)) {
-        by_pci = st.column_int64(0);
-      }
-    }
-    if (!found) found = by_pci;
-    if (!found && !uuid.empty()) {
-      Statement any = m_db.prepare("SELECT id FROM gpu_devices WHERE uuid = ?1 ORDER BY id DESC");
-      any.bind(1, uuid);
-      if (any.step()) found = any.column_int64(0);
-    }
-    if (!found) {
-      const std::string pci = pci_bus_id.empty() ? std::string(k_unknown) : pci_bus_id;
-      const std::string id = uuid.empty() ? std::string(k_unknown) : uuid;
-      const json fp = {{"uuid", id}, {"pci_bus_id", pci}, {"source", "benchmark output"}};
-      Statement ins = m_db.prepare(
-          "INSERT INTO gpu_devices(fingerprint, uuid, name, pci_bus_id, compute_capability, "
-          "ecc) VALUES (?1, ?2, 'unknown', ?3, 'unknown', 'unknown') "
-          "ON CONFLICT(fingerprint) DO NOTHING");
-      ins.bind(1, fp.dump()).bind(2, id).bind(3, pci).run();
-      Statement sel = m_db.prepare("SELECT id FROM gpu_devices WHERE fingerprint = ?1");
-      sel.bind(1, fp.dump());
-      sel.step();
-      found = sel.column_int64(0);
-    }
-    m_gpus.emplace(key, *found);
-    return *found;
+    return m_gpus.find(uuid, pci_bus_id);
   }
 
   struct SampleState {
@@ -372,7 +287,7 @@ class Ingester {
   std::unordered_map<std::string, int64_t> m_benchmarks;
   std::unordered_map<int64_t, int64_t> m_name_device;  // benchmark id -> device:N of its name
   std::unordered_map<std::string, int64_t> m_metrics;
-  std::unordered_map<std::string, int64_t> m_gpus;  // "uuid|pci" -> gpu_devices id
+  GpuResolver m_gpus{m_db};
 };
 
 std::optional<int64_t> int_field(const json& e, const char* key, size_t entry) {
