@@ -44,8 +44,8 @@ void print_environment(std::ostream& out, const results::RunDetail& d) {
       << " RAM, " << h.os << ", kernel " << h.kernel << ", governor " << h.governor << '\n';
   if (info.gpus.empty()) out << "  gpus: none\n";
   for (const auto& g : info.gpus) {
-    out << "  gpu " << g.nvml_index << ": " << g.name << " " << g.uuid << ", " << opt_text(g.sm_count)
-        << " SMs, cc " << g.compute_capability << ", max SM clock "
+    out << "  gpu " << g.nvml_index << ": " << g.name << " " << g.uuid << ", "
+        << opt_text(g.sm_count) << " SMs, cc " << g.compute_capability << ", max SM clock "
         << opt_text(g.max_sm_clock_mhz, " MHz") << ", power limit "
         << (g.power_limit_w ? format_significant(*g.power_limit_w) + " W"
                             : std::string(results::k_unknown))
@@ -92,12 +92,11 @@ void print_telemetry(std::ostream& out, const results::RunDetail& d,
   for (const auto& g : gpus) {
     out << "telemetry gpu " << g.nvml_index;
     if (!g.gpu_uuid.empty()) out << " (" << g.gpu_uuid << ")";
-    out << ": " << g.samples << " samples, max "
-        << opt_number(g.max_temperature_c, " C") << ", max " << opt_number(g.max_power_w, " W")
-        << ", SM clock " << opt_number(g.min_sm_clock_mhz, "") << "-"
-        << opt_number(g.max_sm_clock_mhz, " MHz") << ", thermal/HW slowdown "
-        << g.throttled_samples << "/" << g.throttle_known << ", power-limited "
-        << g.power_limited_samples << "/" << g.throttle_known;
+    out << ": " << g.samples << " samples, max " << opt_number(g.max_temperature_c, " C")
+        << ", max " << opt_number(g.max_power_w, " W") << ", SM clock "
+        << opt_number(g.min_sm_clock_mhz, "") << "-" << opt_number(g.max_sm_clock_mhz, " MHz")
+        << ", thermal/HW slowdown " << g.throttled_samples << "/" << g.throttle_known
+        << ", power-limited " << g.power_limited_samples << "/" << g.throttle_known;
     if (!g.throttled_suites.empty()) out << " in " << join(g.throttled_suites, ", ");
     std::vector<std::string> counters;
     auto counter = [&](const char* name, const std::optional<int64_t>& v) {
@@ -201,7 +200,8 @@ void do_show(const ShowArgs& args, Context& ctx) {
     for (int t : r.clock_below_expected) clock += t == 1;
     std::vector<std::string> marks;
     const std::string of = "/" + std::to_string(r.values.size());
-    if (throttled > 0) marks.push_back("thermal/HW slowdown (invalid) " + std::to_string(throttled) + of);
+    if (throttled > 0)
+      marks.push_back("thermal/HW slowdown (invalid) " + std::to_string(throttled) + of);
     if (power > 0) marks.push_back("power-limited " + std::to_string(power) + of);
     if (clock > 0) marks.push_back("clock below expected " + std::to_string(clock) + of);
     const std::string mark = join(marks, ", ");

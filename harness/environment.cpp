@@ -183,9 +183,8 @@ std::map<std::string, std::string> relevant_env(const std::vector<std::string>& 
   // CUBLAS_* / CUBLASLT_* (workspace, heuristics, logging) and NVIDIA_TF32_OVERRIDE change what
   // the GEMM suite measures; CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER decide which GPU a
   // suite's device:N is.
-  static const char* const prefixes[] = {"CUDA_",     "NCCL_",    "OMP_",
-                                         "GPUBENCH_", "CUBLAS_", "CUBLASLT_",
-                                         "NVIDIA_TF32_OVERRIDE"};
+  static const char* const prefixes[] = {
+      "CUDA_", "NCCL_", "OMP_", "GPUBENCH_", "CUBLAS_", "CUBLASLT_", "NVIDIA_TF32_OVERRIDE"};
   std::map<std::string, std::string> out;
   for (const auto& e : entries) {
     const auto eq = e.find('=');

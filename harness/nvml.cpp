@@ -45,7 +45,8 @@ struct nvmlTemperature_v1_t {
   int sensorType;  // nvmlTemperatureSensors_t: NVML_TEMPERATURE_GPU = 0
   int temperature;
 };
-constexpr unsigned k_temperature_v1 = static_cast<unsigned>(sizeof(nvmlTemperature_v1_t)) | 1u << 24;
+constexpr unsigned k_temperature_v1 =
+    static_cast<unsigned>(sizeof(nvmlTemperature_v1_t)) | 1u << 24;
 // nvmlFieldValue_t / nvmlValue_t for nvmlDeviceGetFieldValues.
 union nvmlValue_t {
   double dVal;
@@ -66,20 +67,28 @@ struct nvmlFieldValue_t {
   nvmlValue_t value;
 };
 constexpr unsigned k_fi_dev_power_instant = 186;  // NVML_FI_DEV_POWER_INSTANT, milliwatts
-constexpr int k_clock_id_app_clock_target = 1;   // nvmlClockId_t NVML_CLOCK_ID_APP_CLOCK_TARGET
-constexpr int k_clock_id_app_clock_default = 2;  // nvmlClockId_t NVML_CLOCK_ID_APP_CLOCK_DEFAULT
+constexpr int k_clock_id_app_clock_target = 1;    // nvmlClockId_t NVML_CLOCK_ID_APP_CLOCK_TARGET
+constexpr int k_clock_id_app_clock_default = 2;   // nvmlClockId_t NVML_CLOCK_ID_APP_CLOCK_DEFAULT
 
 // nvmlValue_t as a double, by its nvmlValueType_t.
 std::optional<double> field_number(const nvmlFieldValue_t& f) {
   switch (f.valueType) {
-    case 0: return f.value.dVal;
-    case 1: return static_cast<double>(f.value.uiVal);
-    case 2: return static_cast<double>(f.value.ulVal);
-    case 3: return static_cast<double>(f.value.ullVal);
-    case 4: return static_cast<double>(f.value.sllVal);
-    case 5: return static_cast<double>(f.value.siVal);
-    case 6: return static_cast<double>(f.value.usVal);
-    default: return std::nullopt;
+    case 0:
+      return f.value.dVal;
+    case 1:
+      return static_cast<double>(f.value.uiVal);
+    case 2:
+      return static_cast<double>(f.value.ulVal);
+    case 3:
+      return static_cast<double>(f.value.ullVal);
+    case 4:
+      return static_cast<double>(f.value.sllVal);
+    case 5:
+      return static_cast<double>(f.value.siVal);
+    case 6:
+      return static_cast<double>(f.value.usVal);
+    default:
+      return std::nullopt;
   }
 }
 
@@ -276,8 +285,8 @@ std::optional<int> Nvml::app_clock_mhz(int index, NvmlClock clock) const {
   auto f = m_impl->fn<nvmlReturn_t (*)(nvmlDevice_t, int, int, unsigned*)>("nvmlDeviceGetClock");
   nvmlDevice_t dev = m_impl->handle(index);
   unsigned mhz = 0;
-  if (f && dev &&
-      f(dev, static_cast<int>(clock), k_clock_id_app_clock_target, &mhz) == k_success && mhz > 0) {
+  if (f && dev && f(dev, static_cast<int>(clock), k_clock_id_app_clock_target, &mhz) == k_success &&
+      mhz > 0) {
     return static_cast<int>(mhz);
   }
   auto v = m_impl->clock_query("nvmlDeviceGetApplicationsClock", index, clock);

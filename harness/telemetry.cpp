@@ -10,7 +10,6 @@
 
 namespace gpubench::harness {
 
-
 namespace {
 
 template <typename T>

@@ -462,15 +462,33 @@ IngestSummary Store::ingest_benchmark_json(int64_t suite_run_id, const json& doc
         if (!central || (aggregate && sample_state::is_window(*field))) continue;
         const std::optional<int64_t> flag = v != 0 ? 1 : 0;
         switch (*field) {
-          case Field::sm_clock_mhz: s.sm_clock_mhz = v; break;
-          case Field::temperature_c: s.temperature_c = v; break;
-          case Field::power_w: s.power_w = v; break;
-          case Field::throttle_reasons: s.throttle_reasons = static_cast<int64_t>(v); break;
-          case Field::power_limited: s.power_limited = flag; break;
-          case Field::thermal_or_hw_slowdown: s.thermal_or_hw_slowdown = flag; break;
-          case Field::clock_below_expected: s.clock_below_expected = flag; break;
-          case Field::window_start_s: s.window_start_s = v; break;
-          case Field::window_end_s: s.window_end_s = v; break;
+          case Field::sm_clock_mhz:
+            s.sm_clock_mhz = v;
+            break;
+          case Field::temperature_c:
+            s.temperature_c = v;
+            break;
+          case Field::power_w:
+            s.power_w = v;
+            break;
+          case Field::throttle_reasons:
+            s.throttle_reasons = static_cast<int64_t>(v);
+            break;
+          case Field::power_limited:
+            s.power_limited = flag;
+            break;
+          case Field::thermal_or_hw_slowdown:
+            s.thermal_or_hw_slowdown = flag;
+            break;
+          case Field::clock_below_expected:
+            s.clock_below_expected = flag;
+            break;
+          case Field::window_start_s:
+            s.window_start_s = v;
+            break;
+          case Field::window_end_s:
+            s.window_end_s = v;
+            break;
         }
         // `throttled` is the invalid mark: a thermal or hardware slowdown.
         s.throttled = s.thermal_or_hw_slowdown;

@@ -137,7 +137,7 @@ struct TelemetrySample {
   std::optional<int64_t> throttle_reasons;  // NVML clocks-event reason bit mask
   std::optional<int64_t> ecc_sbe;           // volatile corrected (single-bit) ECC errors
   std::optional<int64_t> ecc_dbe;           // volatile uncorrected (double-bit) ECC errors
-  std::optional<int64_t> retired_pages;  // retired pages (before Ampere; nullopt after)
+  std::optional<int64_t> retired_pages;     // retired pages (before Ampere; nullopt after)
   // Row remapping (Ampere and newer): rows remapped (correctable + uncorrectable), a remap
   // waiting for the next GPU reset, and a remap that failed. A failure means the GPU cannot
   // take more memory errors out of service: send it for service (`accept` fails on it).
@@ -165,7 +165,7 @@ struct TelemetrySummary {
   std::optional<double> max_power_w;
   std::optional<double> min_sm_clock_mhz;
   std::optional<double> max_sm_clock_mhz;
-  int64_t throttled_samples = 0;   // samples with a thermal or HW slowdown reason set
+  int64_t throttled_samples = 0;      // samples with a thermal or HW slowdown reason set
   int64_t power_limited_samples = 0;  // samples with the power cap reason set
   int64_t throttle_known = 0;      // samples whose reason mask was readable
   std::optional<int64_t> ecc_sbe_increase;  // max - min over the run (volatile counters)

@@ -22,7 +22,8 @@ SampleStates classify_sample(const std::optional<SampleWindow>& window,
     bool known = false, power = false, slowdown = false;
     for (const StateTick& t : ticks) {
       if (t.t_s < window->start_s - slack_s || t.t_s > window->end_s + slack_s) continue;
-      if (t.sm_clock_mhz) nvml_clock = std::min(nvml_clock.value_or(*t.sm_clock_mhz), *t.sm_clock_mhz);
+      if (t.sm_clock_mhz)
+        nvml_clock = std::min(nvml_clock.value_or(*t.sm_clock_mhz), *t.sm_clock_mhz);
       if (!t.reasons) continue;
       known = true;
       power = power || is_power_limited(*t.reasons);
@@ -89,10 +90,9 @@ UPDATE samples SET power_limited = COALESCE(?2, power_limited),
     if (start && end) window = SampleWindow{*start, *end};
     auto t = ticks.find(uuid);
     auto e = expected.find(uuid);
-    const SampleStates states =
-        classify_sample(window, t == ticks.end() ? none : t->second, slack_s,
-                        sel.column_optional_double(4),
-                        e == expected.end() ? std::nullopt : e->second);
+    const SampleStates states = classify_sample(window, t == ticks.end() ? none : t->second,
+                                                slack_s, sel.column_optional_double(4),
+                                                e == expected.end() ? std::nullopt : e->second);
     upd.bind(1, sel.column_int64(0)).bind(2, flag(states.power_limited));
     upd.bind(3, flag(states.thermal_or_hw_slowdown)).bind(4, flag(states.clock_below_expected));
     upd.run();

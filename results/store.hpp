@@ -81,8 +81,8 @@ struct ResultRow {
   std::vector<double> values;        // iteration samples, in repetition order
   // Per value: 1 thermal or HW slowdown (the sample is invalid), 0 not, -1 unknown.
   std::vector<int> throttled;
-  std::vector<int> power_limited;         // per value: 1 the power cap held the clock, 0, -1
-  std::vector<int> clock_below_expected;  // per value: 1 below the expected SM clock, 0, -1
+  std::vector<int> power_limited;            // per value: 1 the power cap held the clock, 0, -1
+  std::vector<int> clock_below_expected;     // per value: 1 below the expected SM clock, 0, -1
   std::map<std::string, double> aggregates;  // Google Benchmark aggregates ("mean", "median", ...)
   // What the harness's NVML telemetry saw during this row's suite run, on the row's device (or on
   // any GPU when the row has no device): true = a thermal/HW slowdown reason was set in at

@@ -98,7 +98,7 @@ namespace {
 // datasheet figure in TFLOP/s, 0 unknown, < 0 use the formula. boost/tensor clocks: MHz the
 // datasheet figures assume (0: the clock the driver reports, and the architecture's factor).
 struct NamedSku {
-  const char* token;  // a whole word of the device name ("H20" never matches "H200")
+  const char* token;         // a whole word of the device name ("H20" never matches "H200")
   const char* second_token;  // and this word too, when not null ("H100" + "NVL")
   const char* sku;
   std::array<double, 7> tflops;
@@ -109,19 +109,39 @@ struct NamedSku {
 
 constexpr NamedSku k_named_skus[] = {
     // H20 (Hopper, 78 SMs) is limited far below what 78 SMs of sm_90 would do.
-    {"H20", nullptr, "H20", {1, 44, 74, 148, 148, 296, 296}, 0, 0,
+    {"H20",
+     nullptr,
+     "H20",
+     {1, 44, 74, 148, 148, 296, 296},
+     0,
+     0,
      "NVIDIA H20 specifications (dense): FP64 1, FP32 44, TF32 74, FP16/BF16 148, FP8/INT8 296"},
     // H800: H100 with NVLink and FP64 cut; its FP64 rate is not verified here.
-    {"H800", nullptr, "H800", {0, -1, -1, -1, -1, -1, -1}, 0, 0,
+    {"H800",
+     nullptr,
+     "H800",
+     {0, -1, -1, -1, -1, -1, -1},
+     0,
+     0,
      "H800 FP64 is cut down; no verified figure"},
     // China-market Ada parts: cut down, per-SM rates not published.
     {"L20", nullptr, "L20", {0, 0, 0, 0, 0, 0, 0}, 0, 0, "cut-down Ada SKU, rates not published"},
     {"L2", nullptr, "L2", {0, 0, 0, 0, 0, 0, 0}, 0, 0, "cut-down Ada SKU, rates not published"},
     // H100 NVL / H200 NVL: 1785 MHz boost (FP32 60 TFLOP/s = 132 x 256 x 1776 MHz); Tensor Core
     // figures (dense BF16 835.5 = 1671 sparse / 2) assume 1545 MHz.
-    {"H100", "NVL", "H100 NVL", {-1, -1, -1, -1, -1, -1, -1}, 1785, 1545,
+    {"H100",
+     "NVL",
+     "H100 NVL",
+     {-1, -1, -1, -1, -1, -1, -1},
+     1785,
+     1545,
      "NVIDIA H100 NVL datasheet: FP32 60, BF16 1671 and FP8 3341 TFLOP/s with sparsity"},
-    {"H200", "NVL", "H200 NVL", {-1, -1, -1, -1, -1, -1, -1}, 1785, 1545,
+    {"H200",
+     "NVL",
+     "H200 NVL",
+     {-1, -1, -1, -1, -1, -1, -1},
+     1785,
+     1545,
      "NVIDIA H200 NVL datasheet: FP32 60, BF16 1671 and FP8 3341 TFLOP/s with sparsity"},
 };
 

@@ -7,8 +7,7 @@
 namespace gpubench::suite {
 
 double SampleStateRecorder::now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 void SampleStateRecorder::add(double sm_clock_mhz, double start_s, double end_s) {

@@ -123,14 +123,14 @@ class CudaH2DSink final : public H2DSink {
       // Pixels and labels share the staging slot: one transfer (the page padding between them
       // is copied too and counted, since the copy engine moves it).
       const std::size_t span = static_cast<std::size_t>(last - first);
-      GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(d.buffer.data(), first, span, cudaMemcpyHostToDevice,
-                                          m_stream.get()));
+      GPUBENCH_CUDA_CHECK(
+          cudaMemcpyAsync(d.buffer.data(), first, span, cudaMemcpyHostToDevice, m_stream.get()));
       m_bytes += static_cast<double>(span);
       m_transfers += 1;
     } else {
       const std::size_t pixels = batch.count * m_record_bytes;
-      GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(d.buffer.data(), first, pixels, cudaMemcpyHostToDevice,
-                                          m_stream.get()));
+      GPUBENCH_CUDA_CHECK(
+          cudaMemcpyAsync(d.buffer.data(), first, pixels, cudaMemcpyHostToDevice, m_stream.get()));
       GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(d.buffer.data() + d.buffer.bytes() - batch.count * 4,
                                           labels, batch.count * 4, cudaMemcpyHostToDevice,
                                           m_stream.get()));

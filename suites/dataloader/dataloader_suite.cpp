@@ -5,8 +5,8 @@
 
 #include "suites/common/device_selection.hpp"
 #include "suites/common/suite_support.hpp"
-#include "suites/dataloader/device_staging.hpp"
 #include "suites/dataloader/dataloader_cases.hpp"
+#include "suites/dataloader/device_staging.hpp"
 #include "util/error.hpp"
 
 namespace {

@@ -139,10 +139,11 @@ void run_case(benchmark::State& state, const GemmCase& c, const std::string& nam
     const suite::PeakEstimate peak = suite::dense_peak(spec, c.dtype);
     char worst[32];
     std::snprintf(worst, sizeof worst, "%.1e", report.worst_error());
-    std::string label = compute_label(c) + " " + g.algorithm().description + " calls_per_sample=" + std::to_string(calls) +
+    std::string label = compute_label(c) + " " + g.algorithm().description +
+                        " calls_per_sample=" + std::to_string(calls) +
                         " validated=" + std::to_string(report.checked() - report.failed()) + "/" +
-                        std::to_string(report.checked()) + "_sampled_elements(worst_rel_err=" +
-                        worst + ")";
+                        std::to_string(report.checked()) +
+                        "_sampled_elements(worst_rel_err=" + worst + ")";
     if (peak.tflops) {
       state.counters["pct_of_peak"] = 100.0 * tflops / *peak.tflops;
       char text[48];

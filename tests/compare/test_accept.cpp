@@ -80,7 +80,8 @@ TEST(Accept, FailsOnARowRemapFailureAndNamesTheGpu) {
   run.runs[0].telemetry = {ok, pending};
   EXPECT_TRUE(accept_against_reference(run, eight_gpus("ref", 1.0, 100), AcceptOptions{}).passed());
   run.runs[0].telemetry.push_back(failed);
-  const AcceptResult r = accept_against_reference(run, eight_gpus("ref", 1.0, 100), AcceptOptions{});
+  const AcceptResult r =
+      accept_against_reference(run, eight_gpus("ref", 1.0, 100), AcceptOptions{});
   EXPECT_FALSE(r.passed());
   std::size_t failing = 0;
   for (const auto& c : r.checks) {

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <vector>
-#include <fstream>
 
 #include "suites/dataloader/cache_control.hpp"
 #include "suites/dataloader/pipeline.hpp"

@@ -21,11 +21,12 @@ using nlohmann::json;
 // The suite's CUDA ordinal 0 is GPU-...-B and ordinal 1 GPU-...-A (listed out of order, as the
 // gemm suite writes it: a JSON string in the context). `scale` shifts the throughput.
 std::string gemm_file(double scale) {
-  const json devices = json::array({{{"index", 1}, {"uuid", "GPU-FIXTURE-A"}, {"pci_bus_id", "0000:19:00.0"}},
-                                    {{"index", 0}, {"uuid", "GPU-FIXTURE-B"}, {"pci_bus_id", "0000:3B:00.0"}}});
-  const json metrics = json::array(
-      {{{"name", "TFLOP_per_s"}, {"unit", "TFLOP/s"}, {"direction", "higher"}},
-       {{"name", "time_per_call_us"}, {"unit", "us"}, {"direction", "lower"}}});
+  const json devices =
+      json::array({{{"index", 1}, {"uuid", "GPU-FIXTURE-A"}, {"pci_bus_id", "0000:19:00.0"}},
+                   {{"index", 0}, {"uuid", "GPU-FIXTURE-B"}, {"pci_bus_id", "0000:3B:00.0"}}});
+  const json metrics =
+      json::array({{{"name", "TFLOP_per_s"}, {"unit", "TFLOP/s"}, {"direction", "higher"}},
+                   {{"name", "time_per_call_us"}, {"unit", "us"}, {"direction", "lower"}}});
   json doc;
   doc["context"] = {{"date", "2026-12-03T07:00:00+00:00"},
                     {"gpubench.suite", "gemm"},
@@ -95,7 +96,8 @@ TEST(E2eGpuIdentity, ImportTiesResultsToUuidsAndCompareHasNoClockMetric) {
   const json shown = json::parse(show.out);
   for (const auto& r : shown["results"]) {
     if (r["metric"] != "TFLOP_per_s") continue;
-    EXPECT_EQ(r["gpu_uuid"], r["cuda_ordinal"] == 0 ? "GPU-FIXTURE-B" : "GPU-FIXTURE-A") << r.dump();
+    EXPECT_EQ(r["gpu_uuid"], r["cuda_ordinal"] == 0 ? "GPU-FIXTURE-B" : "GPU-FIXTURE-A")
+        << r.dump();
     EXPECT_EQ(r["power_limited"], json::array({-1, -1, -1, -1, -1})) << r.dump();
     ++tied;
   }

@@ -35,7 +35,7 @@ class FakeSource final : public TelemetrySource {
     if (m_delay.count() > 0) std::this_thread::sleep_for(m_delay);
     ++reads;
     results::TelemetrySample t;
-    t.nvml_index = -7;  // the sampler must overwrite it
+    t.nvml_index = -7;    // the sampler must overwrite it
     t.t_s = -1;           // and this
     t.sm_clock_mhz = 1000.0 + index;
     t.mem_clock_mhz = 2619.0;

@@ -33,12 +33,12 @@ RunInfo four_gpu_run() {
 // string Google Benchmark's AddCustomContext writes, two repetitions, an sm_clock_MHz state key.
 json gemm_doc(const json& devices, const std::vector<int>& ordinals) {
   json doc;
-  doc["context"] = {{"gpubench.suite", "gemm"},
-                    {"gpubench.metrics",
-                     json::array({{{"name", "TFLOP_per_s"}, {"unit", "TFLOP/s"},
-                                   {"direction", "higher"}}})
-                         .dump()},
-                    {"gpubench.devices", devices.dump()}};
+  doc["context"] = {
+      {"gpubench.suite", "gemm"},
+      {"gpubench.metrics",
+       json::array({{{"name", "TFLOP_per_s"}, {"unit", "TFLOP/s"}, {"direction", "higher"}}})
+           .dump()},
+      {"gpubench.devices", devices.dump()}};
   doc["benchmarks"] = json::array();
   for (int d : ordinals) {
     const std::string name = "gemm/bf16/m:8192/n:8192/k:8192/cache:hot/device:" + std::to_string(d);
@@ -123,14 +123,15 @@ TEST_F(GpuIdentityTest, PciBusIdIsTheFallbackWhenTheUuidIsMissing) {
 TEST_F(GpuIdentityTest, AnOrdinalWithoutARecordIsNeverJoinedByIndex) {
   m_store.ingest_benchmark_json(m_suite_run, gemm_doc(json::array(), {1}), "gemm");
   EXPECT_EQ(uuids_by_ordinal().at(1), "");  // unknown, not NVML GPU 1
-  Statement st = m_store.database().prepare(
-      "SELECT count(*) FROM v_samples WHERE gpu_uuid IS NOT NULL");
+  Statement st =
+      m_store.database().prepare("SELECT count(*) FROM v_samples WHERE gpu_uuid IS NOT NULL");
   st.step();
   EXPECT_EQ(st.column_int64(0), 0);
 }
 
 TEST_F(GpuIdentityTest, ADuplicateOrdinalInTheRecordIsBadInput) {
-  const json devices = json::array({{{"index", 0}, {"uuid", "GPU-a"}}, {{"index", 0}, {"uuid", "GPU-b"}}});
+  const json devices =
+      json::array({{{"index", 0}, {"uuid", "GPU-a"}}, {{"index", 0}, {"uuid", "GPU-b"}}});
   try {
     m_store.ingest_benchmark_json(m_suite_run, gemm_doc(devices, {0}), "gemm");
     FAIL() << "accepted a device record naming ordinal 0 twice";

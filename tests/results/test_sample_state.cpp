@@ -31,10 +31,10 @@ TEST(StateKeys, EveryFieldHasOneNameSuitesWriteAndMatchingIsCaseExact) {
       EXPECT_TRUE(written.insert(std::string(k.name)).second) << k.name;
     }
   }
-  for (ss::Field f : {ss::Field::sm_clock_mhz, ss::Field::temperature_c, ss::Field::power_w,
-                      ss::Field::throttle_reasons, ss::Field::power_limited,
-                      ss::Field::thermal_or_hw_slowdown, ss::Field::clock_below_expected,
-                      ss::Field::window_start_s, ss::Field::window_end_s}) {
+  for (ss::Field f :
+       {ss::Field::sm_clock_mhz, ss::Field::temperature_c, ss::Field::power_w,
+        ss::Field::throttle_reasons, ss::Field::power_limited, ss::Field::thermal_or_hw_slowdown,
+        ss::Field::clock_below_expected, ss::Field::window_start_s, ss::Field::window_end_s}) {
     EXPECT_FALSE(ss::name_of(f).empty());
   }
   EXPECT_EQ(ss::field_of("sm_clock_MHz"), ss::Field::sm_clock_mhz);
@@ -52,13 +52,16 @@ TEST(StateKeys, EveryKeySuitesWriteIsStoredAsStateNeverAsAMetric) {
   const int64_t run = store.begin_run(testing::sample_run_info());
   const int64_t suite_run = store.add_suite_run(run, testing::sample_suite_run("gemm"));
   json entry = {{"name", "gemm/x/device:0"}, {"run_name", "gemm/x/device:0"},
-                {"run_type", "iteration"}, {"repetition_index", 0}, {"iterations", 1},
-                {"real_time", 1.0}, {"cpu_time", 1.0}, {"time_unit", "ns"}, {"TFLOP_per_s", 1.0}};
+                {"run_type", "iteration"},   {"repetition_index", 0},
+                {"iterations", 1},           {"real_time", 1.0},
+                {"cpu_time", 1.0},           {"time_unit", "ns"},
+                {"TFLOP_per_s", 1.0}};
   for (const ss::Key& k : ss::k_keys) entry[std::string(k.name)] = 1.0;
-  json doc = {{"context",
-               {{"gpubench.metrics", json::array({{{"name", "TFLOP_per_s"}, {"unit", "TFLOP/s"},
-                                                   {"direction", "higher"}}})}}},
-              {"benchmarks", json::array({entry})}};
+  json doc = {
+      {"context",
+       {{"gpubench.metrics",
+         json::array({{{"name", "TFLOP_per_s"}, {"unit", "TFLOP/s"}, {"direction", "higher"}}})}}},
+      {"benchmarks", json::array({entry})}};
   store.ingest_benchmark_json(suite_run, doc, "gemm");
   Statement st = store.database().prepare("SELECT name FROM metrics ORDER BY name");
   std::set<std::string> metrics;
@@ -126,8 +129,8 @@ TEST(SampleStateRule, WithoutTelemetryTheClockProbeDecidesAndTheRestIsUnknown) {
   const SampleStates none = classify_sample(std::nullopt, {}, 0.1, 1400.0, std::nullopt);
   EXPECT_FALSE(none.clock_below_expected.has_value()) << "no expected clock: unknown, no guess";
   // Unreadable reasons decide nothing.
-  const SampleStates unreadable = classify_sample(k_window, {{10.2, std::nullopt, 1900}}, 0.1,
-                                                  std::nullopt, 1980.0);
+  const SampleStates unreadable =
+      classify_sample(k_window, {{10.2, std::nullopt, 1900}}, 0.1, std::nullopt, 1980.0);
   EXPECT_FALSE(unreadable.thermal_or_hw_slowdown.has_value());
   EXPECT_EQ(unreadable.clock_below_expected, true);
 }
@@ -144,19 +147,25 @@ TEST(SampleStateRule, StoreClassifiesEachSampleFromTheTelemetryOverlappingIt) {
   // 1002-1003 s CLOCK_MONOTONIC.
   json benchmarks = json::array();
   for (int rep = 0; rep < 2; ++rep) {
-    benchmarks.push_back({{"name", "gemm/x/device:0"}, {"run_name", "gemm/x/device:0"},
-                          {"run_type", "iteration"}, {"repetition_index", rep}, {"iterations", 1},
-                          {"real_time", 1.0}, {"cpu_time", 1.0}, {"time_unit", "ns"},
-                          {"TFLOP_per_s", 700.0}, {"sm_clock_MHz", 1700.0},
+    benchmarks.push_back({{"name", "gemm/x/device:0"},
+                          {"run_name", "gemm/x/device:0"},
+                          {"run_type", "iteration"},
+                          {"repetition_index", rep},
+                          {"iterations", 1},
+                          {"real_time", 1.0},
+                          {"cpu_time", 1.0},
+                          {"time_unit", "ns"},
+                          {"TFLOP_per_s", 700.0},
+                          {"sm_clock_MHz", 1700.0},
                           {"window_start_s", 1000.0 + 2 * rep},
                           {"window_end_s", 1001.0 + 2 * rep}});
   }
-  json doc = {{"context",
-               {{"gpubench.metrics", json::array({{{"name", "TFLOP_per_s"}, {"unit", "TFLOP/s"},
-                                                   {"direction", "higher"}}})},
-                {"gpubench.devices",
-                 json::array({{{"index", 0}, {"uuid", info.gpus[1].uuid}}}).dump()}}},
-              {"benchmarks", benchmarks}};
+  json doc = {
+      {"context",
+       {{"gpubench.metrics",
+         json::array({{{"name", "TFLOP_per_s"}, {"unit", "TFLOP/s"}, {"direction", "higher"}}})},
+        {"gpubench.devices", json::array({{{"index", 0}, {"uuid", info.gpus[1].uuid}}}).dump()}}},
+      {"benchmarks", benchmarks}};
   store.ingest_benchmark_json(suite_run, doc, "gemm");
   // Telemetry origin 990 s: t_s 10.5 = 1000.5 (rep 0), t_s 12.5 = 1002.5 (rep 1). NVML GPU 0
   // (not this result's GPU) has a thermal slowdown in rep 0: it must not count.
@@ -180,7 +189,7 @@ TEST(SampleStateRule, StoreClassifiesEachSampleFromTheTelemetryOverlappingIt) {
     seen = true;
     EXPECT_EQ(r.gpu_uuid, info.gpus[1].uuid);
     EXPECT_EQ(r.power_limited, (std::vector<int>{1, 0}));
-    EXPECT_EQ(r.throttled, (std::vector<int>{0, 1}));  // only rep 1 is invalid
+    EXPECT_EQ(r.throttled, (std::vector<int>{0, 1}));             // only rep 1 is invalid
     EXPECT_EQ(r.clock_below_expected, (std::vector<int>{1, 1}));  // 1700 < 1980 - 2%
   }
   EXPECT_TRUE(seen);

@@ -92,8 +92,9 @@ TEST(Peak, UnknownArchitectureBeforeSm110UsesNearestOlderWithNote) {
 
 // sm_110 (Thor) and later: unknown with the reason, never another architecture's figure.
 TEST(Peak, Sm110AndLaterAreUnknownWithoutAStandIn) {
-  for (GpuSpec g : {GpuSpec{11, 0, 20, 1500, "NVIDIA Thor"}, GpuSpec{12, 1, 48, 2000, "NVIDIA GB10"},
-                    GpuSpec{15, 0, 200, 2000, "NVIDIA far future"}}) {
+  for (GpuSpec g :
+       {GpuSpec{11, 0, 20, 1500, "NVIDIA Thor"}, GpuSpec{12, 1, 48, 2000, "NVIDIA GB10"},
+        GpuSpec{15, 0, 200, 2000, "NVIDIA far future"}}) {
     for (DType d : {DType::fp32, DType::bf16, DType::fp8_e4m3}) {
       const PeakEstimate est = dense_peak(g, d);
       EXPECT_FALSE(est.tflops) << g.name << " " << to_string(d) << ": " << *est.tflops;
