@@ -51,13 +51,34 @@ std::map<Key, Pooled> pool(const Side& side) {
   return out;
 }
 
+// The GPU of a result: its UUID (mapped at ingest from the suite's own record of its CUDA
+// ordinals), with the PCI bus id the run recorded for that UUID. Never matched by index: the
+// row's device index is a CUDA ordinal, the run's GPUs carry NVML indices.
 void fill_device(AcceptCheck& c, const Side& run, const results::ResultRow& row) {
   c.gpu_uuid = row.gpu_uuid;
-  if (!row.device_index || run.runs.empty()) return;
+  if (row.gpu_pci_bus_id != results::k_unknown) c.pci_bus_id = row.gpu_pci_bus_id;
+  if (c.gpu_uuid.empty() || run.runs.empty()) return;
   for (const results::GpuInfo& g : run.runs.front().info.gpus) {
-    if (g.index == *row.device_index) {
-      if (c.gpu_uuid.empty()) c.gpu_uuid = g.uuid;
-      c.pci_bus_id = g.pci_bus_id;
+    if (g.uuid == c.gpu_uuid && g.pci_bus_id != results::k_unknown) c.pci_bus_id = g.pci_bus_id;
+  }
+}
+
+// A failed row remap (NVML) means the GPU can no longer take memory errors out of service: the
+// "send this GPU for service" signal. Every GPU of the run whose telemetry saw one fails.
+void remap_failure_checks(const Side& run, AcceptResult& result) {
+  for (const results::RunDetail& d : run.runs) {
+    for (const results::TelemetrySummary& t : d.telemetry) {
+      if (!t.remap_failure) continue;
+      AcceptCheck c;
+      c.key = {"gpu", "row_remapping", "remap_failure", "nvml" + std::to_string(t.nvml_index)};
+      c.gpu_uuid = t.gpu_uuid;
+      for (const results::GpuInfo& g : d.info.gpus) {
+        if (g.uuid == t.gpu_uuid) c.pci_bus_id = g.pci_bus_id;
+      }
+      c.pass = false;
+      c.reason = "NVML reports a failed row remap on this GPU (run " + std::to_string(d.run.id) +
+                 "): send it for service";
+      result.checks.push_back(std::move(c));
     }
   }
 }
@@ -249,6 +270,7 @@ AcceptResult accept_against_reference(const Side& run, const Side& reference,
       result.missing.push_back({key, "in the reference, not measured in the run"});
   }
   sibling_check(run, mine, options, result);
+  remap_failure_checks(run, result);
   return result;
 }
 
@@ -318,6 +340,7 @@ AcceptResult accept_against_spec(const Side& run, const std::vector<SpecRule>& s
     }
   }
   sibling_check(run, mine, options, result);
+  remap_failure_checks(run, result);
   return result;
 }
 

@@ -312,7 +312,7 @@ Comparison compare_sides(const Side& base, const Side& candidate, const Options&
     } else if (e.base.throttled + e.candidate.throttled > 0) {
       e.verdict = Verdict::invalid;
       e.reason = std::to_string(e.base.throttled + e.candidate.throttled) +
-                 " sample(s) ran throttled or below 75% of the default clock";
+                 " sample(s) ran under a thermal or hardware slowdown (NVML)";
     } else if (e.base.n == 0 || e.candidate.n == 0) {
       e.verdict = Verdict::missing;
       e.reason = std::string(e.base.n == 0 && e.candidate.n == 0 ? "both sides have"

@@ -43,18 +43,24 @@ void print_summary(std::ostream& out, const harness::RunOutcome& o) {
     rows.push_back({name, "not run", "", "", "", "", "run interrupted"});
   print_table(out, {"suite", "status", "benchmarks", "skipped", "errors", "duration", "reason"},
               rows);
-  std::vector<std::string> throttled;
+  std::vector<std::string> throttled, power_limited;
   for (const auto& s : o.suites) {
+    const std::string of = " of " + std::to_string(s.telemetry_samples) + " samples)";
     if (s.telemetry_throttled > 0) {
-      throttled.push_back(s.info.suite + " (" + std::to_string(s.telemetry_throttled) + " of " +
-                          std::to_string(s.telemetry_samples) + " samples)");
+      throttled.push_back(s.info.suite + " (" + std::to_string(s.telemetry_throttled) + of);
+    }
+    if (s.telemetry_power_limited > 0) {
+      power_limited.push_back(s.info.suite + " (" + std::to_string(s.telemetry_power_limited) + of);
     }
   }
   out << "telemetry: " << o.telemetry;
   if (!throttled.empty()) {
-    out << "; power/thermal throttling while running " << join(throttled, ", ");
+    out << "; thermal/HW slowdown (samples invalid) while running " << join(throttled, ", ");
   } else if (o.telemetry_active) {
-    out << "; no power/thermal throttling seen";
+    out << "; no thermal/HW slowdown seen";
+  }
+  if (!power_limited.empty()) {
+    out << "; power-limited (informational) while running " << join(power_limited, ", ");
   }
   out << "\n";
   out << "run " << o.run_id;

@@ -47,8 +47,8 @@ void print_environment(std::ostream& out, const results::RunDetail& d) {
       << " RAM, " << h.os << ", kernel " << h.kernel << ", governor " << h.governor << '\n';
   if (info.gpus.empty()) out << "  gpus: none\n";
   for (const auto& g : info.gpus) {
-    out << "  gpu " << g.index << ": " << g.name << " " << g.uuid << ", " << opt_text(g.sm_count)
-        << " SMs, cc " << g.compute_capability << ", max SM clock "
+    out << "  gpu " << g.nvml_index << ": " << g.name << " " << g.uuid << ", "
+        << opt_text(g.sm_count) << " SMs, cc " << g.compute_capability << ", max SM clock "
         << opt_text(g.max_sm_clock_mhz, " MHz") << ", power limit "
         << (g.power_limit_w ? format_significant(*g.power_limit_w) + " W"
                             : std::string(results::k_unknown))
@@ -93,11 +93,13 @@ void print_telemetry(std::ostream& out, const results::RunDetail& d,
     return;
   }
   for (const auto& g : gpus) {
-    out << "telemetry gpu " << g.device_index << ": " << g.samples << " samples, max "
-        << opt_number(g.max_temperature_c, " C") << ", max " << opt_number(g.max_power_w, " W")
-        << ", SM clock " << opt_number(g.min_sm_clock_mhz, "") << "-"
-        << opt_number(g.max_sm_clock_mhz, " MHz") << ", throttled (power/thermal) "
-        << g.throttled_samples << "/" << g.throttle_known;
+    out << "telemetry gpu " << g.nvml_index;
+    if (!g.gpu_uuid.empty()) out << " (" << g.gpu_uuid << ")";
+    out << ": " << g.samples << " samples, max " << opt_number(g.max_temperature_c, " C")
+        << ", max " << opt_number(g.max_power_w, " W") << ", SM clock "
+        << opt_number(g.min_sm_clock_mhz, "") << "-" << opt_number(g.max_sm_clock_mhz, " MHz")
+        << ", thermal/HW slowdown " << g.throttled_samples << "/" << g.throttle_known
+        << ", power-limited " << g.power_limited_samples << "/" << g.throttle_known;
     if (!g.throttled_suites.empty()) out << " in " << join(g.throttled_suites, ", ");
     std::vector<std::string> counters;
     auto counter = [&](const char* name, const std::optional<int64_t>& v) {
@@ -105,9 +107,12 @@ void print_telemetry(std::ostream& out, const results::RunDetail& d,
     };
     counter("ECC corrected", g.ecc_sbe_increase);
     counter("ECC uncorrected", g.ecc_dbe_increase);
-    counter("retired pages/remapped rows", g.retired_pages_increase);
+    counter("retired pages", g.retired_pages_increase);
+    counter("remapped rows", g.remapped_rows_increase);
     counter("PCIe replays", g.pcie_replay_increase);
     if (!counters.empty()) out << "; during the run: " << join(counters, ", ");
+    if (g.remap_failure) out << "; ROW REMAP FAILED: send this GPU for service";
+    if (g.remap_pending) out << "; a row remap is pending (reset the GPU)";
     out << '\n';
   }
 }
@@ -117,7 +122,12 @@ nlohmann::json telemetry_json(const results::RunDetail& d,
   auto opt = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
   nlohmann::json list = nlohmann::json::array();
   for (const auto& g : gpus) {
-    list.push_back({{"device_index", g.device_index},
+    list.push_back({{"nvml_index", g.nvml_index},
+                    {"gpu_uuid", g.gpu_uuid},
+                    {"power_limited_samples", g.power_limited_samples},
+                    {"remapped_rows_increase", opt(g.remapped_rows_increase)},
+                    {"remap_pending", g.remap_pending},
+                    {"remap_failure", g.remap_failure},
                     {"samples", g.samples},
                     {"max_temperature_c", opt(g.max_temperature_c)},
                     {"max_power_w", opt(g.max_power_w)},
@@ -197,12 +207,17 @@ void do_show(const ShowArgs& args, Context& ctx) {
       continue;
     }
     const SampleStats st = summarize(r.values);
-    int throttled = 0;
+    int throttled = 0, power = 0, clock = 0;
     for (int t : r.throttled) throttled += t == 1;
-    std::string mark;
-    if (throttled > 0) {
-      mark = "throttled " + std::to_string(throttled) + "/" + std::to_string(r.values.size());
-    }
+    for (int t : r.power_limited) power += t == 1;
+    for (int t : r.clock_below_expected) clock += t == 1;
+    std::vector<std::string> marks;
+    const std::string of = "/" + std::to_string(r.values.size());
+    if (throttled > 0)
+      marks.push_back("thermal/HW slowdown (invalid) " + std::to_string(throttled) + of);
+    if (power > 0) marks.push_back("power-limited " + std::to_string(power) + of);
+    if (clock > 0) marks.push_back("clock below expected " + std::to_string(clock) + of);
+    const std::string mark = join(marks, ", ");
     if (st.n == 0) {
       result_rows.push_back({r.benchmark, r.metric, r.unit, "", "", "", "", "0", t_mark(r), mark});
       continue;
@@ -219,7 +234,7 @@ void do_show(const ShowArgs& args, Context& ctx) {
                 {"benchmark", "metric", "unit", "median", "min", "max", "cv%", "n", "T", "note"},
                 result_rows);
     if (any_t) {
-      out << "\nT: NVML telemetry saw power/thermal throttling on this result's GPU (any GPU "
+      out << "\nT: NVML telemetry saw thermal/HW slowdown on this result's GPU (any GPU "
              "for host results) while its suite ran.\n   Telemetry is matched per suite run, not "
              "per benchmark: this result itself may or may not have run throttled.\n";
     }

@@ -180,7 +180,11 @@ std::string sysfs_pci_address(const std::string& nvml_bus_id) {
 }
 
 std::map<std::string, std::string> relevant_env(const std::vector<std::string>& entries) {
-  static const char* const prefixes[] = {"CUDA_", "NCCL_", "OMP_", "GPUBENCH_"};
+  // CUBLAS_* / CUBLASLT_* (workspace, heuristics, logging) and NVIDIA_TF32_OVERRIDE change what
+  // the GEMM suite measures; CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER decide which GPU a
+  // suite's device:N is.
+  static const char* const prefixes[] = {
+      "CUDA_", "NCCL_", "OMP_", "GPUBENCH_", "CUBLAS_", "CUBLASLT_", "NVIDIA_TF32_OVERRIDE"};
   std::map<std::string, std::string> out;
   for (const auto& e : entries) {
     const auto eq = e.find('=');
@@ -258,7 +262,7 @@ std::vector<results::GpuInfo> probe_gpus(results::SoftwareEnv& software) {
   const int n = nvml.device_count();
   for (int i = 0; i < n; ++i) {
     results::GpuInfo g;
-    g.index = i;
+    g.nvml_index = i;
     if (auto v = nvml.uuid(i)) g.uuid = *v;
     if (auto v = nvml.name(i)) g.name = *v;
     if (auto pci = nvml.pci(i)) {
@@ -277,6 +281,8 @@ std::vector<results::GpuInfo> probe_gpus(results::SoftwareEnv& software) {
     g.default_sm_clock_mhz = nvml.default_app_clock_mhz(i, NvmlClock::sm);
     if (!g.default_sm_clock_mhz)
       g.default_sm_clock_mhz = nvml.default_app_clock_mhz(i, NvmlClock::graphics);
+    g.app_sm_clock_mhz = nvml.app_clock_mhz(i, NvmlClock::sm);
+    if (!g.app_sm_clock_mhz) g.app_sm_clock_mhz = nvml.app_clock_mhz(i, NvmlClock::graphics);
     g.power_limit_w = nvml.power_limit_w(i);
     if (auto ecc = nvml.ecc_enabled(i)) g.ecc = *ecc ? "on" : "off";
     g.pcie_gen = nvml.pcie_gen(i);

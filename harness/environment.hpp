@@ -28,9 +28,14 @@ std::string parse_os_release_pretty_name(std::string_view text);          // /et
 // "00000000:17:00.0" (NVML) -> "0000:17:00.0" (sysfs), lower case.
 std::string sysfs_pci_address(const std::string& nvml_bus_id);
 
-// The variables worth recording: CUDA_*, NCCL_*, OMP_*, GPUBENCH_* (from "KEY=value" entries).
+// The variables worth recording: CUDA_*, NCCL_*, OMP_*, GPUBENCH_*, CUBLAS_*, CUBLASLT_* and
+// NVIDIA_TF32_OVERRIDE (from "KEY=value" entries).
 std::map<std::string, std::string> relevant_env(const std::vector<std::string>& entries);
 std::map<std::string, std::string> relevant_env_live();
+
+// Suites run with CUDA_DEVICE_ORDER=PCI_BUS_ID, so CUDA ordinals follow PCI bus order (CUDA's
+// default, FASTEST_FIRST, reorders GPUs of mixed models). The run's configuration records it.
+inline constexpr const char* k_cuda_device_order = "PCI_BUS_ID";
 
 // "21804" (NCCL code) -> "2.18.4"; major*10000+minor*100+patch, or the pre-2.9 major*1000 form.
 std::string nccl_version_text(int code);

@@ -38,6 +38,59 @@ struct nvmlUtilization_t {
   unsigned int gpu;
   unsigned int memory;
 };
+// nvmlTemperature_v1_t for nvmlDeviceGetTemperatureV; version = NVML_STRUCT_VERSION(Temperature,
+// 1) = sizeof | 1 << 24.
+struct nvmlTemperature_v1_t {
+  unsigned int version;
+  int sensorType;  // nvmlTemperatureSensors_t: NVML_TEMPERATURE_GPU = 0
+  int temperature;
+};
+constexpr unsigned k_temperature_v1 =
+    static_cast<unsigned>(sizeof(nvmlTemperature_v1_t)) | 1u << 24;
+// nvmlFieldValue_t / nvmlValue_t for nvmlDeviceGetFieldValues.
+union nvmlValue_t {
+  double dVal;
+  unsigned int uiVal;
+  unsigned long ulVal;
+  unsigned long long ullVal;
+  long long sllVal;
+  int siVal;
+  unsigned short usVal;
+};
+struct nvmlFieldValue_t {
+  unsigned int fieldId;
+  unsigned int scopeId;
+  long long timestamp;
+  long long latencyUsec;
+  int valueType;  // nvmlValueType_t
+  nvmlReturn_t nvmlReturn;
+  nvmlValue_t value;
+};
+constexpr unsigned k_fi_dev_power_instant = 186;  // NVML_FI_DEV_POWER_INSTANT, milliwatts
+constexpr int k_clock_id_app_clock_target = 1;    // nvmlClockId_t NVML_CLOCK_ID_APP_CLOCK_TARGET
+constexpr int k_clock_id_app_clock_default = 2;   // nvmlClockId_t NVML_CLOCK_ID_APP_CLOCK_DEFAULT
+
+// nvmlValue_t as a double, by its nvmlValueType_t.
+std::optional<double> field_number(const nvmlFieldValue_t& f) {
+  switch (f.valueType) {
+    case 0:
+      return f.value.dVal;
+    case 1:
+      return static_cast<double>(f.value.uiVal);
+    case 2:
+      return static_cast<double>(f.value.ulVal);
+    case 3:
+      return static_cast<double>(f.value.ullVal);
+    case 4:
+      return static_cast<double>(f.value.sllVal);
+    case 5:
+      return static_cast<double>(f.value.siVal);
+    case 6:
+      return static_cast<double>(f.value.usVal);
+    default:
+      return std::nullopt;
+  }
+}
 
 const char* const k_symbols[] = {
     "nvmlInit_v2",
@@ -53,7 +106,11 @@ const char* const k_symbols[] = {
     "nvmlDeviceGetClockInfo",
     "nvmlDeviceGetPowerManagementLimit",
     "nvmlDeviceGetPowerUsage",
+    "nvmlDeviceGetTemperatureV",
     "nvmlDeviceGetTemperature",
+    "nvmlDeviceGetClock",
+    "nvmlDeviceGetApplicationsClock",
+    "nvmlDeviceGetFieldValues",
     "nvmlDeviceGetUtilizationRates",
     "nvmlDeviceGetEccMode",
     "nvmlDeviceGetCurrPcieLinkGeneration",
@@ -205,6 +262,13 @@ std::optional<int> Nvml::max_clock_mhz(int index, NvmlClock clock) const {
   return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
 }
 std::optional<int> Nvml::default_app_clock_mhz(int index, NvmlClock clock) const {
+  auto f = m_impl->fn<nvmlReturn_t (*)(nvmlDevice_t, int, int, unsigned*)>("nvmlDeviceGetClock");
+  nvmlDevice_t dev = m_impl->handle(index);
+  unsigned mhz = 0;
+  if (f && dev &&
+      f(dev, static_cast<int>(clock), k_clock_id_app_clock_default, &mhz) == k_success && mhz > 0) {
+    return static_cast<int>(mhz);
+  }
   auto v = m_impl->clock_query("nvmlDeviceGetDefaultApplicationsClock", index, clock);
   return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
 }
@@ -217,14 +281,44 @@ std::optional<double> Nvml::power_limit_w(int index) const {
   auto v = m_impl->uint_query("nvmlDeviceGetPowerManagementLimit", index);  // milliwatts
   return v ? std::optional<double>(*v / 1000.0) : std::nullopt;
 }
+std::optional<int> Nvml::app_clock_mhz(int index, NvmlClock clock) const {
+  auto f = m_impl->fn<nvmlReturn_t (*)(nvmlDevice_t, int, int, unsigned*)>("nvmlDeviceGetClock");
+  nvmlDevice_t dev = m_impl->handle(index);
+  unsigned mhz = 0;
+  if (f && dev && f(dev, static_cast<int>(clock), k_clock_id_app_clock_target, &mhz) == k_success &&
+      mhz > 0) {
+    return static_cast<int>(mhz);
+  }
+  auto v = m_impl->clock_query("nvmlDeviceGetApplicationsClock", index, clock);
+  return v && *v > 0 ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
+}
+
+std::optional<double> Nvml::power_instant_w(int index) const {
+  auto f = m_impl->fn<nvmlReturn_t (*)(nvmlDevice_t, int, nvmlFieldValue_t*)>(
+      "nvmlDeviceGetFieldValues");
+  nvmlDevice_t dev = m_impl->handle(index);
+  if (!f || !dev) return std::nullopt;
+  nvmlFieldValue_t field{};
+  field.fieldId = k_fi_dev_power_instant;
+  if (f(dev, 1, &field) != k_success || field.nvmlReturn != k_success) return std::nullopt;
+  const auto mw = field_number(field);
+  return mw ? std::optional<double>(*mw / 1000.0) : std::nullopt;
+}
+
 std::optional<double> Nvml::power_usage_w(int index) const {
   auto v = m_impl->uint_query("nvmlDeviceGetPowerUsage", index);  // milliwatts
   return v ? std::optional<double>(*v / 1000.0) : std::nullopt;
 }
 
 std::optional<int> Nvml::temperature_c(int index) const {
-  auto f = m_impl->fn<nvmlReturn_t (*)(nvmlDevice_t, int, unsigned*)>("nvmlDeviceGetTemperature");
   nvmlDevice_t dev = m_impl->handle(index);
+  if (!dev) return std::nullopt;
+  if (auto v = m_impl->fn<nvmlReturn_t (*)(nvmlDevice_t, nvmlTemperature_v1_t*)>(
+          "nvmlDeviceGetTemperatureV")) {
+    nvmlTemperature_v1_t t{k_temperature_v1, 0 /* NVML_TEMPERATURE_GPU */, 0};
+    if (v(dev, &t) == k_success) return t.temperature;
+  }
+  auto f = m_impl->fn<nvmlReturn_t (*)(nvmlDevice_t, int, unsigned*)>("nvmlDeviceGetTemperature");
   unsigned t = 0;
   if (!f || !dev || f(dev, 0 /* NVML_TEMPERATURE_GPU */, &t) != k_success) return std::nullopt;
   return static_cast<int>(t);
@@ -320,7 +414,7 @@ std::optional<int64_t> Nvml::retired_pages(int index) const {
   return total;
 }
 
-std::optional<int64_t> Nvml::remapped_rows(int index) const {
+std::optional<Nvml::RemappedRows> Nvml::remapped_rows(int index) const {
   // nvmlDeviceGetRemappedRows(device, unsigned* corrRows, unsigned* uncRows,
   //                           unsigned* isPending, unsigned* failureOccurred)
   auto f = m_impl->fn<nvmlReturn_t (*)(nvmlDevice_t, unsigned*, unsigned*, unsigned*, unsigned*)>(
@@ -330,7 +424,7 @@ std::optional<int64_t> Nvml::remapped_rows(int index) const {
   if (!f || !dev || f(dev, &corrected, &uncorrected, &pending, &failed) != k_success) {
     return std::nullopt;
   }
-  return static_cast<int64_t>(corrected) + uncorrected;
+  return RemappedRows{static_cast<int64_t>(corrected) + uncorrected, pending != 0, failed != 0};
 }
 
 std::optional<int64_t> Nvml::pcie_replay_counter(int index) const {

@@ -11,6 +11,8 @@
 #include <optional>
 #include <string>
 
+#include "util/sample_state.hpp"
+
 namespace gpubench::harness {
 
 struct NvmlPci {
@@ -18,21 +20,9 @@ struct NvmlPci {
   unsigned domain = 0, bus = 0, device = 0;
 };
 
-// Bits of nvmlDeviceGetCurrentClocksThrottleReasons (a.k.a. ClocksEventReasons).
-namespace throttle {
-inline constexpr uint64_t gpu_idle = 0x1;
-inline constexpr uint64_t applications_clocks_setting = 0x2;
-inline constexpr uint64_t sw_power_cap = 0x4;
-inline constexpr uint64_t hw_slowdown = 0x8;
-inline constexpr uint64_t sync_boost = 0x10;
-inline constexpr uint64_t sw_thermal_slowdown = 0x20;
-inline constexpr uint64_t hw_thermal_slowdown = 0x40;
-inline constexpr uint64_t hw_power_brake_slowdown = 0x80;
-inline constexpr uint64_t display_clock_setting = 0x100;
-// The reasons METHODOLOGY rule 5 treats as throttling (power or thermal, software or hardware).
-inline constexpr uint64_t performance_limiting = sw_power_cap | hw_slowdown | sw_thermal_slowdown |
-                                                 hw_thermal_slowdown | hw_power_brake_slowdown;
-}  // namespace throttle
+// Bits of nvmlDeviceGetCurrentClocksEventReasons (formerly ClocksThrottleReasons), and the two
+// groups that decide a sample's state: util/sample_state.hpp is the one definition.
+namespace throttle = sample_state::reasons;
 
 enum class NvmlClock { graphics = 0, sm = 1, memory = 2 };
 // nvmlMemoryErrorType_t: corrected = single-bit, uncorrected = double-bit for ECC.
@@ -70,13 +60,23 @@ class Nvml {
   std::optional<int> current_clock_mhz(int index, NvmlClock clock) const;
   std::optional<double> power_limit_w(int index) const;
   std::optional<double> power_usage_w(int index) const;
+  // nvmlDeviceGetTemperatureV (GPU die sensor), falling back to the deprecated
+  // nvmlDeviceGetTemperature on drivers without it.
   std::optional<int> temperature_c(int index) const;
   std::optional<int> utilization_gpu_pct(int index) const;
   std::optional<bool> ecc_enabled(int index) const;
   std::optional<int> pcie_gen(int index) const;
   std::optional<int> pcie_width(int index) const;
   std::optional<std::string> compute_capability(int index) const;  // "9.0"
-  std::optional<uint64_t> throttle_reasons(int index) const;       // throttle:: bits
+  // nvmlDeviceGetCurrentClocksEventReasons, falling back to the deprecated
+  // nvmlDeviceGetCurrentClocksThrottleReasons on drivers without it (same bits).
+  std::optional<uint64_t> throttle_reasons(int index) const;  // throttle:: bits
+  // The SM clock the GPU targets: nvmlDeviceGetClock(APP_CLOCK_TARGET), falling back to the
+  // deprecated nvmlDeviceGetApplicationsClock. MHz.
+  std::optional<int> app_clock_mhz(int index, NvmlClock clock) const;
+  // Board power right now (NVML_FI_DEV_POWER_INSTANT through nvmlDeviceGetFieldValues), where
+  // power_usage_w is NVML's 1-second average on Ampere and newer.
+  std::optional<double> power_instant_w(int index) const;
 
   // Telemetry counters (harness/telemetry.hpp). All nullopt where the GPU or driver lacks them.
   std::optional<NvmlUtilization> utilization(int index) const;
@@ -84,8 +84,14 @@ class Nvml {
   std::optional<int64_t> ecc_volatile_errors(int index, NvmlEccError type) const;
   // Pages retired for either cause, pending ones included (pre-Ampere; NOT_SUPPORTED after).
   std::optional<int64_t> retired_pages(int index) const;
-  // Rows remapped for correctable + uncorrectable errors (Ampere and newer).
-  std::optional<int64_t> remapped_rows(int index) const;
+  // nvmlDeviceGetRemappedRows (Ampere and newer): rows remapped for correctable + uncorrectable
+  // errors, a remap pending until the next GPU reset, and a failed remap.
+  struct RemappedRows {
+    int64_t rows = 0;
+    bool pending = false;
+    bool failure = false;
+  };
+  std::optional<RemappedRows> remapped_rows(int index) const;
   std::optional<int64_t> pcie_replay_counter(int index) const;
 
   // For modules that call NVML functions not wrapped here (harness/doctor_nvml.cpp): the named

@@ -125,6 +125,12 @@ nlohmann::json run_to_json(const results::RunDetail& detail,
                            {"values", row.values},
                            {"throttled", row.throttled},
                            {"aggregates", row.aggregates}};
+    // The sample states per value (1, 0, -1 unknown; suites/README.md "Sample states"), the
+    // CUDA ordinal under its own name and the GPU's PCI bus.
+    item["power_limited"] = row.power_limited;
+    item["clock_below_expected"] = row.clock_below_expected;
+    item["cuda_ordinal"] = opt(row.device_index);
+    item["gpu_pci_bus_id"] = row.gpu_pci_bus_id;
     if (st.n > 0) {
       item["median"] = st.median;
       item["min"] = st.min;

@@ -3,6 +3,7 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -107,7 +108,7 @@ SuiteOutcome run_suite(results::Store& store, int64_t run_id, const SuiteExecuta
 
   ProcessSpec spec;
   spec.argv = info.argv;
-  spec.env = {{"GPUBENCH_PROFILE", options.profile}};
+  spec.env = {{"GPUBENCH_PROFILE", options.profile}, {"CUDA_DEVICE_ORDER", k_cuda_device_order}};
   spec.stdout_path = options.work_dir / (suite.name + ".console.txt");
   spec.stderr_tail_bytes = options.stderr_tail_bytes;
   spec.timeout_s = options.timeout_s;
@@ -191,6 +192,7 @@ RunOutcome execute_run(results::Store& store, const RunOptions& options, std::os
   info.gpus = std::move(env.gpus);
   info.software = std::move(env.software);
   info.config = std::move(env.config);
+  info.config.env["CUDA_DEVICE_ORDER"] = k_cuda_device_order;  // what the suites run with
 
   // Telemetry: decided before the run is stored, so a run without it says why in its record.
   std::unique_ptr<Nvml> nvml;
@@ -207,13 +209,16 @@ RunOutcome execute_run(results::Store& store, const RunOptions& options, std::os
     }
   }
   std::optional<TelemetrySampler> sampler;
+  // steady_clock is CLOCK_MONOTONIC, shared with the suites' sample windows (window_start_s).
+  double telemetry_origin_s = 0;
   if (telemetry_off.empty()) {
     const int gpus = source->device_count();
     if (gpus <= 0) {
       telemetry_off = "unavailable: no GPUs to sample";
     } else {
-      sampler.emplace(*source, std::chrono::milliseconds(options.telemetry_interval_ms),
-                      std::chrono::steady_clock::now());
+      const auto origin = std::chrono::steady_clock::now();
+      telemetry_origin_s = std::chrono::duration<double>(origin.time_since_epoch()).count();
+      sampler.emplace(*source, std::chrono::milliseconds(options.telemetry_interval_ms), origin);
       outcome.telemetry_active = true;
       outcome.telemetry = "sampled every " + std::to_string(options.telemetry_interval_ms) +
                           " ms on " + std::to_string(gpus) + " GPU" + (gpus == 1 ? "" : "s");
@@ -249,12 +254,19 @@ RunOutcome execute_run(results::Store& store, const RunOptions& options, std::os
       }
       if (sampler) sampler->start();
       SuiteOutcome s = run_suite(store, outcome.run_id, suite, suite_options);
+      std::vector<results::TelemetrySample> rows;
       if (sampler) {
-        const std::vector<results::TelemetrySample> rows = sampler->stop();
+        rows = sampler->stop();
         store.add_telemetry(outcome.run_id, s.suite_run_id, rows);
         const TelemetryCounts counts = count_telemetry(rows);
         s.telemetry_samples = counts.samples;
         s.telemetry_throttled = counts.throttled;
+        s.telemetry_power_limited = counts.power_limited;
+      }
+      // Sample states from the telemetry overlapping each sample, else the clock probe.
+      if (s.ingested) {
+        store.classify_samples(s.suite_run_id, rows, telemetry_origin_s,
+                               std::max(options.telemetry_interval_ms, 1) / 1000.0);
       }
       if (s.info.status != results::SuiteStatus::ok) any_failed = true;
       if (progress) {
@@ -262,7 +274,11 @@ RunOutcome execute_run(results::Store& store, const RunOptions& options, std::os
                   << " benchmarks, " << seconds_text(s.info.duration_s) << " s)";
         if (!s.info.reason.empty()) *progress << ": " << s.info.reason;
         if (s.telemetry_throttled > 0) {
-          *progress << " [GPU throttled (power/thermal) in " << s.telemetry_throttled << " of "
+          *progress << " [thermal/HW slowdown in " << s.telemetry_throttled << " of "
+                    << s.telemetry_samples << " telemetry samples: affected samples invalid]";
+        }
+        if (s.telemetry_power_limited > 0) {
+          *progress << " [power-limited in " << s.telemetry_power_limited << " of "
                     << s.telemetry_samples << " telemetry samples]";
         }
         *progress << "\n" << std::flush;

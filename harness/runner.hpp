@@ -50,7 +50,8 @@ struct SuiteOutcome {
   int64_t suite_run_id = 0;
   bool ingested = false;  // its JSON was stored
   int64_t telemetry_samples = 0;    // NVML samples stored for this suite run (all GPUs)
-  int64_t telemetry_throttled = 0;  // of those, samples with a power/thermal throttle reason
+  int64_t telemetry_throttled = 0;  // of those, samples with a thermal/HW slowdown reason
+  int64_t telemetry_power_limited = 0;  // of those, samples with the power cap reason
 };
 
 // Runs one suite and stores it under `run_id`. Store errors propagate (infrastructure).

@@ -10,10 +10,6 @@
 
 namespace gpubench::harness {
 
-static_assert(results::k_throttle_performance_limiting ==
-                  static_cast<int64_t>(throttle::performance_limiting),
-              "the store and NVML must agree on which reasons are throttling");
-
 namespace {
 
 template <typename T>
@@ -29,11 +25,12 @@ int NvmlTelemetrySource::device_count() {
 
 results::TelemetrySample NvmlTelemetrySource::read(int index, bool with_counters) {
   results::TelemetrySample t;
-  t.device_index = index;
+  t.nvml_index = index;
   t.sm_clock_mhz = as_double(m_nvml.current_clock_mhz(index, NvmlClock::sm));
   t.mem_clock_mhz = as_double(m_nvml.current_clock_mhz(index, NvmlClock::memory));
   t.temperature_c = as_double(m_nvml.temperature_c(index));
   t.power_w = m_nvml.power_usage_w(index);
+  t.power_instant_w = m_nvml.power_instant_w(index);
   if (const auto u = m_nvml.utilization(index)) {
     t.util_gpu_pct = u->gpu_pct;
     t.util_mem_pct = u->memory_pct;
@@ -44,9 +41,13 @@ results::TelemetrySample NvmlTelemetrySource::read(int index, bool with_counters
   if (!with_counters) return t;
   t.ecc_sbe = m_nvml.ecc_volatile_errors(index, NvmlEccError::corrected);
   t.ecc_dbe = m_nvml.ecc_volatile_errors(index, NvmlEccError::uncorrected);
-  // Pre-Ampere GPUs retire pages; Ampere and newer remap rows and answer NOT_SUPPORTED here.
+  // Pre-Ampere GPUs retire pages; Ampere and newer remap rows and answer NOT_SUPPORTED there.
   t.retired_pages = m_nvml.retired_pages(index);
-  if (!t.retired_pages) t.retired_pages = m_nvml.remapped_rows(index);
+  if (const auto rows = m_nvml.remapped_rows(index)) {
+    t.remapped_rows = rows->rows;
+    t.remap_pending = rows->pending;
+    t.remap_failure = rows->failure;
+  }
   t.pcie_replay_counter = m_nvml.pcie_replay_counter(index);
   return t;
 }
@@ -109,7 +110,7 @@ void TelemetrySampler::sample_all(bool final_sample) {
   if (counters) m_last_counters = now;
   for (int i = 0; i < m_devices; ++i) {
     results::TelemetrySample t = m_source.read(i, counters);
-    t.device_index = i;
+    t.nvml_index = i;
     // Stamped after the read, so the time is when the values were current (reads take ~ms).
     t.t_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_run_start).count();
     m_rows.push_back(std::move(t));
@@ -149,7 +150,9 @@ TelemetryCounts count_telemetry(const std::vector<results::TelemetrySample>& row
   TelemetryCounts c;
   for (const auto& r : rows) {
     ++c.samples;
-    if (r.throttle_reasons && results::is_throttling(*r.throttle_reasons)) ++c.throttled;
+    if (!r.throttle_reasons) continue;
+    if (results::is_slowdown(*r.throttle_reasons)) ++c.throttled;
+    if (results::is_power_limited(*r.throttle_reasons)) ++c.power_limited;
   }
   return c;
 }

@@ -31,7 +31,7 @@ class TelemetrySource {
  public:
   virtual ~TelemetrySource() = default;
   virtual int device_count() = 0;
-  // One reading of GPU `index`; the sampler fills device_index and t_s. `with_counters`: also
+  // One reading of GPU `index`; the sampler fills nvml_index and t_s. `with_counters`: also
   // read the error counters (ECC, retired pages / remapped rows, PCIe replays), which change
   // rarely and are slower to read; otherwise leave them nullopt.
   virtual results::TelemetrySample read(int index, bool with_counters) = 0;
@@ -96,7 +96,8 @@ class TelemetrySampler {
 // What a list of samples says, for progress lines.
 struct TelemetryCounts {
   int64_t samples = 0;
-  int64_t throttled = 0;  // samples with a power/thermal throttle reason set
+  int64_t throttled = 0;      // samples with a thermal or HW slowdown reason set (invalid)
+  int64_t power_limited = 0;  // samples with the power cap reason set (informational)
 };
 TelemetryCounts count_telemetry(const std::vector<results::TelemetrySample>& rows);
 

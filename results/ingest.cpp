@@ -10,9 +10,11 @@
 #include <set>
 #include <unordered_map>
 
+#include "results/ingest_gpu.hpp"
 #include "results/sqlite.hpp"
 #include "results/store.hpp"
 #include "util/error.hpp"
+#include "util/sample_state.hpp"
 #include "util/strings.hpp"
 
 namespace gpubench::results {
@@ -48,13 +50,9 @@ const std::set<std::string>& meta_keys() {
   return keys;
 }
 
-// Counters a gpubench suite reports per sample as the state it ran under (METHODOLOGY rule 5);
-// they fill sample columns instead of becoming metrics. Only for files that declare
-// gpubench.metrics: in a foreign file they are ordinary counters.
-bool is_state_counter(const std::string& key) {
-  return key == "throttled" || key == "sm_clock_mhz" || key == "temperature_c" ||
-         key == "power_w" || key == "throttle_reasons";
-}
+// Counters a gpubench suite reports per sample as the state it ran under (METHODOLOGY rule 5)
+// fill sample columns instead of becoming metrics: util/sample_state.hpp names them, case-exact.
+// Only for files that declare gpubench.metrics: in a foreign file they are ordinary counters.
 
 struct MetricDecl {
   std::string unit;
@@ -142,8 +140,10 @@ class Ingester {
         m_insert_sample(db.prepare(
             "INSERT INTO samples(suite_run_id, benchmark_id, metric_id, device_index, "
             "gpu_device_id, repetition, kind, value, iterations, threads, throttled, "
-            "sm_clock_mhz, temperature_c, power_w, throttle_reasons) VALUES (?1, ?2, ?3, ?4, ?5, "
-            "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)")),
+            "sm_clock_mhz, temperature_c, power_w, throttle_reasons, power_limited, "
+            "thermal_or_hw_slowdown, clock_below_expected, window_start_s, window_end_s) VALUES "
+            "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
+            "?19, ?20)")),
         m_insert_benchmark(db.prepare(
             "INSERT INTO benchmarks(name, suite, case_name, params) VALUES (?1, ?2, ?3, ?4) "
             "ON CONFLICT(name) DO NOTHING")),
@@ -159,6 +159,7 @@ class Ingester {
                       "record the suite run with add_suite_run first");
     }
     m_run = st.column_int64(0);
+    m_gpus.set_run(m_run);
   }
 
   void declare(const std::string& name, MetricDecl decl) { m_declared[name] = std::move(decl); }
@@ -234,38 +235,9 @@ class Ingester {
     return id;
   }
 
-  // The gpu_devices row of a UUID: the run's GPU when it has one, else any known device with
-  // that UUID, else a new row that records only the UUID.
-  std::pair<int64_t, std::optional<int64_t>> gpu_device(const std::string& uuid) {
-    auto it = m_gpus.find(uuid);
-    if (it != m_gpus.end()) return it->second;
-    std::pair<int64_t, std::optional<int64_t>> found{0, std::nullopt};
-    Statement st = m_db.prepare(
-        "SELECT g.id, rg.device_index FROM run_gpus rg JOIN gpu_devices g ON "
-        "g.id = rg.gpu_device_id WHERE rg.run_id = ?1 AND g.uuid = ?2");
-    st.bind(1, m_run).bind(2, uuid);
-    if (st.step()) {
-      found = {st.column_int64(0), st.column_int64(1)};
-    } else {
-      Statement any = m_db.prepare("SELECT id FROM gpu_devices WHERE uuid = ?1 ORDER BY id DESC");
-      any.bind(1, uuid);
-      if (any.step()) {
-        found.first = any.column_int64(0);
-      } else {
-        const json fp = {{"uuid", uuid}, {"source", "benchmark output"}};
-        Statement ins = m_db.prepare(
-            "INSERT INTO gpu_devices(fingerprint, uuid, name, pci_bus_id, compute_capability, "
-            "ecc) VALUES (?1, ?2, 'unknown', 'unknown', 'unknown', 'unknown') "
-            "ON CONFLICT(fingerprint) DO NOTHING");
-        ins.bind(1, fp.dump()).bind(2, uuid).run();
-        Statement sel = m_db.prepare("SELECT id FROM gpu_devices WHERE fingerprint = ?1");
-        sel.bind(1, fp.dump());
-        sel.step();
-        found.first = sel.column_int64(0);
-      }
-    }
-    m_gpus.emplace(uuid, found);
-    return found;
+  // The gpu_devices row of the GPU a suite named (results/ingest_gpu.hpp).
+  int64_t gpu_device(const std::string& uuid, const std::string& pci_bus_id) {
+    return m_gpus.find(uuid, pci_bus_id);
   }
 
   struct SampleState {
@@ -281,6 +253,11 @@ class Ingester {
     std::optional<double> temperature_c;
     std::optional<double> power_w;
     std::optional<int64_t> throttle_reasons;
+    std::optional<int64_t> power_limited;
+    std::optional<int64_t> thermal_or_hw_slowdown;
+    std::optional<int64_t> clock_below_expected;
+    std::optional<double> window_start_s;
+    std::optional<double> window_end_s;
   };
 
   void insert_sample(const SampleState& s, int64_t metric, double value) {
@@ -289,7 +266,8 @@ class Ingester {
     st.bind(5, s.gpu_device).bind(6, s.repetition).bind(7, s.kind).bind(8, value);
     st.bind(9, s.iterations).bind(10, s.threads).bind(11, s.throttled);
     st.bind(12, s.sm_clock_mhz).bind(13, s.temperature_c).bind(14, s.power_w);
-    st.bind(15, s.throttle_reasons);
+    st.bind(15, s.throttle_reasons).bind(16, s.power_limited).bind(17, s.thermal_or_hw_slowdown);
+    st.bind(18, s.clock_below_expected).bind(19, s.window_start_s).bind(20, s.window_end_s);
     st.run();
     ++m_samples;
   }
@@ -309,7 +287,7 @@ class Ingester {
   std::unordered_map<std::string, int64_t> m_benchmarks;
   std::unordered_map<int64_t, int64_t> m_name_device;  // benchmark id -> device:N of its name
   std::unordered_map<std::string, int64_t> m_metrics;
-  std::unordered_map<std::string, std::pair<int64_t, std::optional<int64_t>>> m_gpus;
+  GpuResolver m_gpus{m_db};
 };
 
 std::optional<int64_t> int_field(const json& e, const char* key, size_t entry) {
@@ -372,6 +350,7 @@ IngestSummary Store::ingest_benchmark_json(int64_t suite_run_id, const json& doc
     suite = s->get<std::string>();
   }
   const auto declared = declared_metrics(context);
+  const auto devices = suite_devices(context);
 
   Database& db = *m_db;
   Transaction tx(db);
@@ -453,11 +432,15 @@ IngestSummary Store::ingest_benchmark_json(int64_t suite_run_id, const json& doc
     } else if (auto d = device_of.find(s.benchmark); aggregate && d != device_of.end()) {
       s.device_index = d->second;
     }
-    if (!gpu_uuid.empty()) {
-      const auto [gpu_id, index] = in.gpu_device(gpu_uuid);
-      s.gpu_device = gpu_id;
-      if (!s.device_index) s.device_index = index;
+    // The GPU: a UUID the row names, else the one the suite recorded for its CUDA ordinal.
+    std::string gpu_pci;
+    if (gpu_uuid.empty() && s.device_index) {
+      if (auto d = devices.find(*s.device_index); d != devices.end()) {
+        gpu_uuid = d->second.uuid;
+        gpu_pci = d->second.pci_bus_id;
+      }
     }
+    if (!gpu_uuid.empty() || !gpu_pci.empty()) s.gpu_device = in.gpu_device(gpu_uuid, gpu_pci);
     s.iterations = int_field(e, "iterations", i);
     s.threads = int_field(e, "threads", i);
     s.kind = kind;
@@ -473,13 +456,42 @@ IngestSummary Store::ingest_benchmark_json(int64_t suite_run_id, const json& doc
     for (const auto& [key, value] : e.items()) {
       if (!value.is_number() || meta_keys().count(key) != 0) continue;
       const double v = value.get<double>();
-      if (gpubench_file && is_state_counter(key)) {
-        if (!central) continue;  // the stddev of a clock is not a clock
-        if (key == "throttled") s.throttled = v != 0 ? 1 : 0;
-        if (key == "sm_clock_mhz") s.sm_clock_mhz = v;
-        if (key == "temperature_c") s.temperature_c = v;
-        if (key == "power_w") s.power_w = v;
-        if (key == "throttle_reasons") s.throttle_reasons = static_cast<int64_t>(v);
+      if (const auto field = sample_state::field_of(key); gpubench_file && field) {
+        using sample_state::Field;
+        // The stddev of a clock is not a clock; a window is only a repetition's own.
+        if (!central || (aggregate && sample_state::is_window(*field))) continue;
+        const std::optional<int64_t> flag = v != 0 ? 1 : 0;
+        switch (*field) {
+          case Field::sm_clock_mhz:
+            s.sm_clock_mhz = v;
+            break;
+          case Field::temperature_c:
+            s.temperature_c = v;
+            break;
+          case Field::power_w:
+            s.power_w = v;
+            break;
+          case Field::throttle_reasons:
+            s.throttle_reasons = static_cast<int64_t>(v);
+            break;
+          case Field::power_limited:
+            s.power_limited = flag;
+            break;
+          case Field::thermal_or_hw_slowdown:
+            s.thermal_or_hw_slowdown = flag;
+            break;
+          case Field::clock_below_expected:
+            s.clock_below_expected = flag;
+            break;
+          case Field::window_start_s:
+            s.window_start_s = v;
+            break;
+          case Field::window_end_s:
+            s.window_end_s = v;
+            break;
+        }
+        // `throttled` is the invalid mark: a thermal or hardware slowdown.
+        s.throttled = s.thermal_or_hw_slowdown;
         continue;
       }
       counters.emplace_back(key, v);

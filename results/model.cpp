@@ -93,7 +93,7 @@ nlohmann::json or_null(const std::optional<T>& v) {
 }  // namespace
 
 nlohmann::json to_json(const GpuInfo& g) {
-  return {{"index", g.index},
+  return {{"nvml_index", g.nvml_index},
           {"uuid", g.uuid},
           {"name", g.name},
           {"pci_bus_id", g.pci_bus_id},
@@ -103,6 +103,7 @@ nlohmann::json to_json(const GpuInfo& g) {
           {"max_sm_clock_mhz", or_null(g.max_sm_clock_mhz)},
           {"max_mem_clock_mhz", or_null(g.max_mem_clock_mhz)},
           {"default_sm_clock_mhz", or_null(g.default_sm_clock_mhz)},
+          {"app_sm_clock_mhz", or_null(g.app_sm_clock_mhz)},
           {"power_limit_w", or_null(g.power_limit_w)},
           {"ecc", g.ecc},
           {"pcie_gen", or_null(g.pcie_gen)},

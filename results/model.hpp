@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "util/sample_state.hpp"
+
 namespace gpubench::results {
 
 inline constexpr const char* k_unknown = "unknown";
@@ -28,8 +30,12 @@ struct HostInfo {
   std::string arch = k_unknown;      // uname -m
 };
 
+// A GPU as NVML saw it when the run started. It is identified by `uuid` (PCI bus id as a
+// fallback), never by an index: `nvml_index` is NVML's enumeration order, which NVML documents
+// may differ from the CUDA device ordinal a suite's `device:N` names (CUDA orders by speed unless
+// CUDA_DEVICE_ORDER=PCI_BUS_ID, and renumbers under CUDA_VISIBLE_DEVICES; NVML does neither).
 struct GpuInfo {
-  int index = 0;  // CUDA/NVML device index at the time of the run
+  int nvml_index = 0;  // NVML device index at the time of the run (not a CUDA ordinal)
   std::string uuid = k_unknown;
   std::string name = k_unknown;  // "NVIDIA H200"
   std::string pci_bus_id = k_unknown;
@@ -38,7 +44,10 @@ struct GpuInfo {
   std::string compute_capability = k_unknown;  // "9.0"
   std::optional<int> max_sm_clock_mhz;
   std::optional<int> max_mem_clock_mhz;
-  std::optional<int> default_sm_clock_mhz;  // application/default clock; the 75% rule uses it
+  std::optional<int> default_sm_clock_mhz;  // NVML default applications clock (SM)
+  // The SM clock the GPU is set to run at: NVML's current applications clock (what
+  // `nvidia-smi -ac` sets). A sample below it is `clock_below_expected`.
+  std::optional<int> app_sm_clock_mhz;
   std::optional<double> power_limit_w;
   std::string ecc = k_unknown;  // "on", "off", "unknown"
   std::optional<int> pcie_gen;
@@ -105,53 +114,68 @@ struct SuiteRunInfo {
   std::string stderr_tail;  // last few KiB of stderr
 };
 
-// NVML clocks-event ("throttle") reason bits that mean the GPU ran slower than it could for power
-// or thermal reasons (METHODOLOGY rule 5): SW power cap 0x4, HW slowdown 0x8, SW thermal 0x20,
-// HW thermal 0x40, HW power brake 0x80. GPU idle (0x1) and the application clocks setting (0x2)
-// are not throttling. The harness keeps the named bits (harness/nvml.hpp `throttle::`).
-inline constexpr int64_t k_throttle_performance_limiting = 0x4 | 0x8 | 0x20 | 0x40 | 0x80;
+// NVML clocks-event reason groups (util/sample_state.hpp `reasons::`): the power cap (0x4) marks
+// samples power_limited (normal for data-centre parts under load, informational); HW slowdown
+// 0x8, SW thermal 0x20, HW thermal 0x40 and HW power brake 0x80 mark them thermal_or_hw_slowdown
+// (invalid). GPU idle (0x1) and the application clocks setting (0x2) are neither.
+inline constexpr int64_t k_reasons_power_limited = sample_state::reasons::power_limited;
+inline constexpr int64_t k_reasons_slowdown = sample_state::reasons::thermal_or_hw_slowdown;
 
 // One NVML telemetry sample of one GPU, taken while a suite ran (harness/telemetry.hpp). Unknown
 // readings (not supported, no permission, no ECC) are nullopt. Counters are as NVML reports them
 // at that moment (cumulative), so an increase during a suite run is max - min.
 struct TelemetrySample {
-  int device_index = 0;  // NVML index, the same as GpuInfo::index of the run
-  double t_s = 0;        // seconds since the run started (steady clock)
+  int nvml_index = 0;  // NVML index, the same as GpuInfo::nvml_index of the run
+  double t_s = 0;      // seconds since the run started (steady clock)
   std::optional<double> sm_clock_mhz;
   std::optional<double> mem_clock_mhz;
   std::optional<double> temperature_c;  // GPU die
-  std::optional<double> power_w;        // board power draw
+  std::optional<double> power_w;        // board power draw, NVML's 1-second average
+  std::optional<double> power_instant_w;  // board power now (NVML_FI_DEV_POWER_INSTANT)
   std::optional<double> util_gpu_pct;   // % of the last sample period a kernel was running
   std::optional<double> util_mem_pct;   // % of the last sample period device memory was busy
   std::optional<int64_t> throttle_reasons;  // NVML clocks-event reason bit mask
   std::optional<int64_t> ecc_sbe;           // volatile corrected (single-bit) ECC errors
   std::optional<int64_t> ecc_dbe;           // volatile uncorrected (double-bit) ECC errors
-  // Memory taken out of service: retired pages (before Ampere) or, on GPUs that remap rows
-  // instead (Ampere and newer), remapped rows (correctable + uncorrectable).
-  std::optional<int64_t> retired_pages;
+  std::optional<int64_t> retired_pages;     // retired pages (before Ampere; nullopt after)
+  // Row remapping (Ampere and newer): rows remapped (correctable + uncorrectable), a remap
+  // waiting for the next GPU reset, and a remap that failed. A failure means the GPU cannot
+  // take more memory errors out of service: send it for service (`accept` fails on it).
+  std::optional<int64_t> remapped_rows;
+  std::optional<bool> remap_pending;
+  std::optional<bool> remap_failure;
   std::optional<int64_t> pcie_replay_counter;
 };
 
-// True when the reason mask holds a power or thermal throttle reason.
-inline bool is_throttling(int64_t throttle_reasons) {
-  return (throttle_reasons & k_throttle_performance_limiting) != 0;
+// True when the reason mask holds a thermal or hardware slowdown reason (the sample is invalid).
+inline bool is_slowdown(int64_t throttle_reasons) {
+  return (throttle_reasons & k_reasons_slowdown) != 0;
+}
+// True when the power cap held the clock (informational).
+inline bool is_power_limited(int64_t throttle_reasons) {
+  return (throttle_reasons & k_reasons_power_limited) != 0;
 }
 
 // What the telemetry of one GPU in one run says, for `gpubench show`.
 struct TelemetrySummary {
-  int device_index = 0;
+  int nvml_index = 0;
+  std::string gpu_uuid;  // empty when the run did not record this GPU
   int64_t samples = 0;
   std::optional<double> max_temperature_c;
   std::optional<double> max_power_w;
   std::optional<double> min_sm_clock_mhz;
   std::optional<double> max_sm_clock_mhz;
-  int64_t throttled_samples = 0;   // samples with a power/thermal reason set
+  int64_t throttled_samples = 0;      // samples with a thermal or HW slowdown reason set
+  int64_t power_limited_samples = 0;  // samples with the power cap reason set
   int64_t throttle_known = 0;      // samples whose reason mask was readable
   std::optional<int64_t> ecc_sbe_increase;  // max - min over the run (volatile counters)
   std::optional<int64_t> ecc_dbe_increase;
   std::optional<int64_t> retired_pages_increase;
   std::optional<int64_t> pcie_replay_increase;
-  std::vector<std::string> throttled_suites;  // suites during which it throttled, in run order
+  std::optional<int64_t> remapped_rows_increase;
+  bool remap_pending = false;  // a sample saw a remap waiting for a GPU reset
+  bool remap_failure = false;  // a sample saw a failed row remap: send the GPU for service
+  std::vector<std::string> throttled_suites;  // suites with thermal/HW slowdown, in run order
 };
 
 enum class Direction { higher, lower, unknown };

@@ -14,8 +14,43 @@ void v2_run_states(Database& db) {
 }
 
 // GPU identity: results tied to a GPU by UUID, per-sample states (issue 11).
+//   samples.device_index stays the CUDA ordinal the suite named (device:N); the GPU is
+//   samples.gpu_device_id, mapped at ingest through the suite's gpubench.devices (UUID, PCI bus
+//   id as fallback), never joined by index. The three sample states replace the v1 75% rule:
+//   `throttled` now means thermal_or_hw_slowdown (the sample is invalid).
 void v2_gpu_identity(Database& db) {
-  (void)db;
+  db.exec(R"sql(
+ALTER TABLE gpu_devices ADD COLUMN app_sm_clock_mhz INTEGER;
+ALTER TABLE samples ADD COLUMN power_limited INTEGER CHECK (power_limited IN (0, 1));
+ALTER TABLE samples ADD COLUMN thermal_or_hw_slowdown INTEGER
+  CHECK (thermal_or_hw_slowdown IN (0, 1));
+ALTER TABLE samples ADD COLUMN clock_below_expected INTEGER
+  CHECK (clock_below_expected IN (0, 1));
+ALTER TABLE samples ADD COLUMN window_start_s REAL;  -- CLOCK_MONOTONIC seconds, as the suite saw
+ALTER TABLE samples ADD COLUMN window_end_s REAL;
+ALTER TABLE telemetry ADD COLUMN power_instant_w REAL;
+ALTER TABLE telemetry ADD COLUMN remapped_rows INTEGER;
+ALTER TABLE telemetry ADD COLUMN remap_pending INTEGER CHECK (remap_pending IN (0, 1));
+ALTER TABLE telemetry ADD COLUMN remap_failure INTEGER CHECK (remap_failure IN (0, 1));
+CREATE INDEX telemetry_gpu ON telemetry(suite_run_id, gpu_device_id, t_s);
+-- v1 GPU samples named only their CUDA ordinal: tie them to the GPU whose UUID the suite
+-- recorded for that ordinal in gpubench.devices. Samples without such a record stay unknown.
+UPDATE samples SET gpu_device_id = (
+  SELECT g.id
+  FROM suite_runs sr
+  JOIN json_each(json_extract(sr.context, '$."gpubench.devices"')) d
+  JOIN run_gpus rg ON rg.run_id = sr.run_id
+  JOIN gpu_devices g ON g.id = rg.gpu_device_id
+  WHERE sr.id = samples.suite_run_id
+    AND json_extract(d.value, '$.index') = samples.device_index
+    AND g.uuid = json_extract(d.value, '$.uuid'))
+WHERE gpu_device_id IS NULL AND device_index IS NOT NULL
+  AND suite_run_id IN (
+    SELECT id FROM suite_runs
+    WHERE json_valid(context)
+      AND json_type(context, '$."gpubench.devices"') = 'text'
+      AND json_valid(json_extract(context, '$."gpubench.devices"')));
+)sql");
 }
 
 // Exchange and metric roles: lossless import/merge, primary metrics, parameters (issue 9).
@@ -49,7 +84,50 @@ CREATE TABLE doctor_checks (
 // Public views (v_samples, v_runs): dropped and recreated here when an area adds columns. They
 // keep every column they documented in v1.
 void v2_views(Database& db) {
-  (void)db;
+  // v_samples: the GPU comes from the sample's own gpu_device_id (mapped by UUID at ingest), no
+  // longer from run_gpus joined on an index (NVML and CUDA number GPUs differently). New
+  // columns: cuda_ordinal, gpu_pci_bus_id and the three sample states.
+  db.exec(R"sql(
+DROP VIEW v_samples;
+CREATE VIEW v_samples AS
+SELECT s.id              AS sample_id,
+       r.id              AS run_id,
+       r.uuid            AS run_uuid,
+       r.started_at      AS run_started_at,
+       h.hostname        AS host,
+       g.name            AS gpu_name,
+       g.uuid            AS gpu_uuid,
+       s.device_index    AS device_index,
+       sr.id             AS suite_run_id,
+       b.suite           AS suite,
+       b.name            AS benchmark,
+       b.case_name       AS case_name,
+       b.params          AS params,
+       m.name            AS metric,
+       m.unit            AS unit,
+       m.direction       AS direction,
+       s.kind            AS kind,
+       s.repetition      AS repetition,
+       s.value           AS value,
+       s.iterations      AS iterations,
+       s.threads         AS threads,
+       s.throttled       AS throttled,
+       s.sm_clock_mhz    AS sm_clock_mhz,
+       s.temperature_c   AS temperature_c,
+       s.power_w         AS power_w,
+       s.device_index    AS cuda_ordinal,
+       g.pci_bus_id      AS gpu_pci_bus_id,
+       s.power_limited          AS power_limited,
+       s.thermal_or_hw_slowdown AS thermal_or_hw_slowdown,
+       s.clock_below_expected   AS clock_below_expected
+FROM samples s
+JOIN suite_runs sr ON sr.id = s.suite_run_id
+JOIN runs r ON r.id = sr.run_id
+JOIN hosts h ON h.id = r.host_id
+JOIN benchmarks b ON b.id = s.benchmark_id
+JOIN metrics m ON m.id = s.metric_id
+LEFT JOIN gpu_devices g ON g.id = s.gpu_device_id;
+)sql");
 }
 
 }  // namespace

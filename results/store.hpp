@@ -71,15 +71,22 @@ struct ResultRow {
   std::string metric;
   std::string unit;
   Direction direction = Direction::unknown;
+  // The CUDA ordinal the suite named (`device:N`), as the suite saw it: under the suite's
+  // CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER. Not an NVML index (GpuInfo::nvml_index): the
+  // GPU is `gpu_uuid`, mapped at ingest through the suite's gpubench.devices.
   std::optional<int> device_index;
   std::string gpu_uuid;              // empty when not tied to a GPU
+  std::string gpu_pci_bus_id;        // of that GPU; empty or "unknown" when not known
   BenchmarkStatus status = BenchmarkStatus::ok;
   std::string message;               // error or skip message
   std::vector<double> values;        // iteration samples, in repetition order
-  std::vector<int> throttled;        // per value: 1 throttled/clock below 75%, 0 ok, -1 unknown
+  // Per value: 1 thermal or HW slowdown (the sample is invalid), 0 not, -1 unknown.
+  std::vector<int> throttled;
+  std::vector<int> power_limited;            // per value: 1 the power cap held the clock, 0, -1
+  std::vector<int> clock_below_expected;     // per value: 1 below the expected SM clock, 0, -1
   std::map<std::string, double> aggregates;  // Google Benchmark aggregates ("mean", "median", ...)
   // What the harness's NVML telemetry saw during this row's suite run, on the row's device (or on
-  // any GPU when the row has no device): true = a power/thermal throttle reason was set in at
+  // any GPU when the row has no device): true = a thermal/HW slowdown reason was set in at
   // least one sample, false = samples with readable reasons and none set, nullopt = no telemetry.
   // Telemetry samples carry run-relative times, not per-benchmark ones, so the overlap is judged
   // per suite run: a flag means "throttling happened while this suite ran", not proof that this
@@ -93,6 +100,7 @@ struct RunDetail {
   std::vector<SuiteRunInfo> suites;   // with their ids in suite_run_ids
   std::vector<int64_t> suite_run_ids;
   std::vector<DoctorCheck> doctor;    // readiness checks run before the run (may be empty)
+  std::vector<TelemetrySummary> telemetry;  // per GPU, what NVML saw during the run
 };
 
 class Store {
@@ -127,6 +135,13 @@ class Store {
   // the run recorded one. Throws Error(bad_input) for an unknown run or a suite run of another run.
   void add_telemetry(int64_t run_id, std::optional<int64_t> suite_run_id,
                      const std::vector<TelemetrySample>& samples);
+  // Decides the three sample states (results/sample_states.hpp) of every iteration sample of a
+  // suite run tied to a GPU, from `telemetry` (that suite run's NVML samples; their t_s plus
+  // `telemetry_origin_s` is CLOCK_MONOTONIC seconds, the suites' window base) and the run's
+  // expected clocks. States the rule cannot decide keep what the suite reported. `slack_s`: one
+  // telemetry interval. Returns the samples with a decided state.
+  int64_t classify_samples(int64_t suite_run_id, const std::vector<TelemetrySample>& telemetry,
+                           double telemetry_origin_s, double slack_s);
 
   // --- reading -----------------------------------------------------------------------------
   // Runs newest first (by started_at, then id); limit 0 = all.

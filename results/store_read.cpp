@@ -249,13 +249,13 @@ JOIN configurations c ON c.id = r.configuration_id WHERE r.id = ?1)sql");
     Statement st = db.prepare(R"sql(
 SELECT rg.device_index, g.uuid, g.name, g.pci_bus_id, g.memory_bytes, g.sm_count,
        g.compute_capability, g.max_sm_clock_mhz, g.max_mem_clock_mhz, g.default_sm_clock_mhz,
-       g.power_limit_w, g.ecc, g.pcie_gen, g.pcie_width, g.numa_node
+       g.power_limit_w, g.ecc, g.pcie_gen, g.pcie_width, g.numa_node, g.app_sm_clock_mhz
 FROM run_gpus rg JOIN gpu_devices g ON g.id = rg.gpu_device_id
 WHERE rg.run_id = ?1 ORDER BY rg.device_index)sql");
     st.bind(1, run_id);
     while (st.step()) {
       GpuInfo g;
-      g.index = static_cast<int>(st.column_int64(0));
+      g.nvml_index = static_cast<int>(st.column_int64(0));
       g.uuid = st.column_text(1);
       g.name = st.column_text(2);
       g.pci_bus_id = st.column_text(3);
@@ -270,6 +270,7 @@ WHERE rg.run_id = ?1 ORDER BY rg.device_index)sql");
       g.pcie_gen = opt_int<int>(st, 12);
       g.pcie_width = opt_int<int>(st, 13);
       g.numa_node = opt_int<int>(st, 14);
+      g.app_sm_clock_mhz = opt_int<int>(st, 15);
       info.gpus.push_back(std::move(g));
     }
   }
@@ -297,6 +298,7 @@ FROM suite_runs WHERE run_id = ?1 ORDER BY id)sql");
     }
   }
   d.doctor = get_doctor_checks(*this, run_id);  // readiness checks (issue 15)
+  d.telemetry = get_telemetry_summary(run_id);
   return d;
 }
 
@@ -373,10 +375,10 @@ ORDER BY p.benchmark_id, p.position)sql");
                                         .value_or(Direction::unknown)};
     }
   }
-  std::unordered_map<int64_t, std::string> gpu_uuids;
+  std::unordered_map<int64_t, std::pair<std::string, std::string>> gpus;  // id -> uuid, PCI
   {
-    Statement g = db.prepare("SELECT id, uuid FROM gpu_devices");
-    while (g.step()) gpu_uuids[g.column_int64(0)] = g.column_text(1);
+    Statement g = db.prepare("SELECT id, uuid, pci_bus_id FROM gpu_devices");
+    while (g.step()) gpus[g.column_int64(0)] = {g.column_text(1), g.column_text(2)};
   }
   // A group is one (suite run, benchmark, metric, device index, GPU device) of the run.
   using GroupKey = std::array<int64_t, 5>;
@@ -391,10 +393,9 @@ ORDER BY p.benchmark_id, p.position)sql");
   std::unordered_map<GroupKey, size_t, GroupKeyHash> index;
   Statement st = db.prepare(R"sql(
 SELECT s.id, s.suite_run_id, s.benchmark_id, s.metric_id, s.device_index,
-       COALESCE(s.gpu_device_id, rg.gpu_device_id), s.kind = 'iteration', s.kind, s.repetition,
-       s.value, s.throttled
+       s.gpu_device_id, s.kind = 'iteration', s.kind, s.repetition,
+       s.value, s.throttled, s.power_limited, s.clock_below_expected
 FROM samples s JOIN suite_runs sr ON sr.id = s.suite_run_id
-LEFT JOIN run_gpus rg ON rg.run_id = sr.run_id AND rg.device_index = s.device_index
 WHERE sr.run_id = ?1 ORDER BY s.id)sql");
   st.bind(1, run_id);
   while (st.step()) {
@@ -428,7 +429,10 @@ WHERE sr.run_id = ?1 ORDER BY s.id)sql");
       r.direction = m.direction;
       if (device) r.device_index = static_cast<int>(*device);
       if (gpu) {
-        if (auto u = gpu_uuids.find(*gpu); u != gpu_uuids.end()) r.gpu_uuid = u->second;
+        if (auto u = gpus.find(*gpu); u != gpus.end()) {
+          r.gpu_uuid = u->second.first;
+          r.gpu_pci_bus_id = u->second.second;
+        }
       }
       groups.push_back(std::move(g));
     }
@@ -438,6 +442,9 @@ WHERE sr.run_id = ?1 ORDER BY s.id)sql");
       g.order.emplace_back(st.column_optional_int64(8).value_or(0), g.row.values.size());
       g.row.values.push_back(value);
       g.row.throttled.push_back(st.is_null(10) ? -1 : static_cast<int>(st.column_int64(10)));
+      g.row.power_limited.push_back(st.is_null(11) ? -1 : static_cast<int>(st.column_int64(11)));
+      g.row.clock_below_expected.push_back(st.is_null(12) ? -1
+                                                          : static_cast<int>(st.column_int64(12)));
     } else {
       g.row.aggregates[st.column_text(7)] = value;
     }
@@ -469,31 +476,38 @@ WHERE sr.run_id = ?1 ORDER BY s.id)sql");
     std::stable_sort(g.order.begin(), g.order.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<double> values;
-    std::vector<int> throttled;
+    std::vector<int> throttled, power_limited, clock_below;
     for (const auto& [rep, i] : g.order) {
       values.push_back(g.row.values[i]);
       throttled.push_back(g.row.throttled[i]);
+      power_limited.push_back(g.row.power_limited[i]);
+      clock_below.push_back(g.row.clock_below_expected[i]);
     }
     g.row.values = std::move(values);
     g.row.throttled = std::move(throttled);
+    g.row.power_limited = std::move(power_limited);
+    g.row.clock_below_expected = std::move(clock_below);
     out.push_back(std::move(g.row));
   }
-  // Telemetry throttling per (suite run, device): 1 throttled, 0 not, NULL reasons unreadable.
-  // Samples have run-relative times only, so the overlap is judged per suite run.
-  std::map<std::pair<int64_t, int64_t>, std::optional<int64_t>> telemetry;
+  // Telemetry slowdown per (suite run, GPU UUID): 1 thermal/HW slowdown seen, 0 not, NULL
+  // reasons unreadable. Joined on the GPU's UUID, never on an index (telemetry rows carry NVML
+  // indices, results CUDA ordinals). Telemetry has no per-benchmark times, so the overlap is
+  // judged per suite run.
+  std::vector<std::pair<std::pair<int64_t, std::string>, std::optional<int64_t>>> telemetry;
   Statement tel = db.prepare(R"sql(
-SELECT suite_run_id, device_index, max((throttle_reasons & ?2) != 0) FROM telemetry
-WHERE run_id = ?1 AND suite_run_id IS NOT NULL AND device_index IS NOT NULL
-GROUP BY suite_run_id, device_index)sql");
-  tel.bind(1, run_id).bind(2, k_throttle_performance_limiting);
+SELECT t.suite_run_id, COALESCE(g.uuid, ''), max((t.throttle_reasons & ?2) != 0)
+FROM telemetry t LEFT JOIN gpu_devices g ON g.id = t.gpu_device_id
+WHERE t.run_id = ?1 AND t.suite_run_id IS NOT NULL
+GROUP BY t.suite_run_id, t.device_index)sql");
+  tel.bind(1, run_id).bind(2, k_reasons_slowdown);
   while (tel.step()) {
-    telemetry[{tel.column_int64(0), tel.column_int64(1)}] = tel.column_optional_int64(2);
+    telemetry.push_back({{tel.column_int64(0), tel.column_text(1)}, tel.column_optional_int64(2)});
   }
   for (ResultRow& r : out) {
     std::optional<int64_t> flag;
     for (const auto& [key, value] : telemetry) {
       if (key.first != r.suite_run_id || !value) continue;
-      if (r.device_index && key.second != *r.device_index) continue;
+      if (r.device_index && (r.gpu_uuid.empty() || key.second != r.gpu_uuid)) continue;
       flag = std::max(flag.value_or(0), *value);
     }
     if (flag) r.telemetry_throttled = *flag != 0;

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdio>
+#include <optional>
 
 namespace gpubench::suite {
 
@@ -90,6 +91,81 @@ std::string format_number(double v) {
 
 }  // namespace
 
+namespace {
+
+// SKUs identified by name whose rates are not the architecture's (cut down by firmware, or rated
+// at their own clocks). Rates per column (fp64 fp32 tf32 fp16 bf16 fp8 int8): > 0 the dense
+// datasheet figure in TFLOP/s, 0 unknown, < 0 use the formula. boost/tensor clocks: MHz the
+// datasheet figures assume (0: the clock the driver reports, and the architecture's factor).
+struct NamedSku {
+  const char* token;         // a whole word of the device name ("H20" never matches "H200")
+  const char* second_token;  // and this word too, when not null ("H100" + "NVL")
+  const char* sku;
+  std::array<double, 7> tflops;
+  double boost_mhz;
+  double tensor_mhz;
+  const char* source;
+};
+
+constexpr NamedSku k_named_skus[] = {
+    // H20 (Hopper, 78 SMs) is limited far below what 78 SMs of sm_90 would do.
+    {"H20",
+     nullptr,
+     "H20",
+     {1, 44, 74, 148, 148, 296, 296},
+     0,
+     0,
+     "NVIDIA H20 specifications (dense): FP64 1, FP32 44, TF32 74, FP16/BF16 148, FP8/INT8 296"},
+    // H800: H100 with NVLink and FP64 cut; its FP64 rate is not verified here.
+    {"H800",
+     nullptr,
+     "H800",
+     {0, -1, -1, -1, -1, -1, -1},
+     0,
+     0,
+     "H800 FP64 is cut down; no verified figure"},
+    // China-market Ada parts: cut down, per-SM rates not published.
+    {"L20", nullptr, "L20", {0, 0, 0, 0, 0, 0, 0}, 0, 0, "cut-down Ada SKU, rates not published"},
+    {"L2", nullptr, "L2", {0, 0, 0, 0, 0, 0, 0}, 0, 0, "cut-down Ada SKU, rates not published"},
+    // H100 NVL / H200 NVL: 1785 MHz boost (FP32 60 TFLOP/s = 132 x 256 x 1776 MHz); Tensor Core
+    // figures (dense BF16 835.5 = 1671 sparse / 2) assume 1545 MHz.
+    {"H100",
+     "NVL",
+     "H100 NVL",
+     {-1, -1, -1, -1, -1, -1, -1},
+     1785,
+     1545,
+     "NVIDIA H100 NVL datasheet: FP32 60, BF16 1671 and FP8 3341 TFLOP/s with sparsity"},
+    {"H200",
+     "NVL",
+     "H200 NVL",
+     {-1, -1, -1, -1, -1, -1, -1},
+     1785,
+     1545,
+     "NVIDIA H200 NVL datasheet: FP32 60, BF16 1671 and FP8 3341 TFLOP/s with sparsity"},
+};
+
+bool has_word(std::string_view name, std::string_view word) {
+  std::size_t pos = 0;
+  while ((pos = name.find(word, pos)) != std::string_view::npos) {
+    const bool start = pos == 0 || name[pos - 1] == ' ';
+    const std::size_t end = pos + word.size();
+    const bool stop = end == name.size() || name[end] == ' ' || name[end] == '-';
+    if (start && stop) return true;
+    pos = end;
+  }
+  return false;
+}
+
+const NamedSku* find_named_sku(std::string_view name) {
+  for (const auto& s : k_named_skus) {
+    if (has_word(name, s.token) && (!s.second_token || has_word(name, s.second_token))) return &s;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 bool is_consumer_part(std::string_view device_name) {
   return device_name.find("GeForce") != std::string_view::npos;
 }
@@ -98,6 +174,17 @@ double tensor_clock_factor(int cc_major, int cc_minor, DType dtype) {
   if (cc_major == 9 && cc_minor == 0 && (is_tensor_float(dtype) || dtype == DType::int8))
     return 1830.0 / 1980.0;
   return 1.0;
+}
+
+std::optional<double> sustained_tensor_clock_mhz(int cc_major, int cc_minor, DType dtype) {
+  if (!(is_tensor_float(dtype) || dtype == DType::int8) || cc_major != 10) return std::nullopt;
+  // B200: datasheet dense BF16 2.25 PFLOP/s (HGX B200: 36 PFLOP/s sparse over 8 GPUs) over
+  // 148 SMs x 8192 FLOP/clk = 1856 MHz, below the 1965 MHz maximum the driver reports.
+  if (cc_minor == 0) return 1856.0;
+  // B300: datasheet dense BF16 2.25 PFLOP/s (HGX B300: 36 PFLOP/s sparse over 8 GPUs) over
+  // 160 SMs x 8192 FLOP/clk = 1716 MHz.
+  if (cc_minor == 3) return 1716.0;
+  return std::nullopt;
 }
 
 double flops_per_clock_per_sm(int cc_major, int cc_minor, DType dtype, bool consumer) {
@@ -114,6 +201,21 @@ double flops_per_clock_per_sm(int cc_major, int cc_minor, DType dtype, bool cons
 
 PeakEstimate dense_peak(const GpuSpec& gpu, DType dtype) {
   PeakEstimate out;
+  const NamedSku* named = find_named_sku(gpu.name);
+  if (named) {
+    const double figure = named->tflops[static_cast<std::size_t>(column(dtype))];
+    if (figure > 0) {
+      out.tflops = figure;
+      out.basis = std::string("datasheet figure of the ") + named->sku + " (" + named->source + ")";
+      return out;
+    }
+    if (figure == 0) {
+      out.note = std::string("unknown: the ") + named->sku + " is a cut-down SKU (" +
+                 named->source + "); the " + to_string(dtype) +
+                 " rate of its architecture does not apply";
+      return out;
+    }
+  }
   if (gpu.sm_count <= 0 || gpu.clock_mhz <= 0.0) {
     out.note = "unknown: the SM count or clock of this GPU is not known";
     return out;
@@ -121,6 +223,14 @@ PeakEstimate dense_peak(const GpuSpec& gpu, DType dtype) {
   const ArchRates* arch = find_exact(gpu.cc_major, gpu.cc_minor);
   int major = gpu.cc_major;
   int minor = gpu.cc_minor;
+  if (!arch && gpu.cc_major >= 11) {
+    // sm_110 (Thor), sm_121 (GB10) and later differ from every table architecture in ways the
+    // table cannot guess (unified memory parts, other Tensor Core generations): no stand-in.
+    out.note = "unknown: " + sm_name(gpu.cc_major, gpu.cc_minor) +
+               " is not in the peak table and its per-SM rates are not published; no figure of "
+               "another architecture is substituted";
+    return out;
+  }
   if (!arch) {
     arch = find_nearest_older(gpu.cc_major, gpu.cc_minor);
     if (!arch) {
@@ -143,10 +253,27 @@ PeakEstimate dense_peak(const GpuSpec& gpu, DType dtype) {
     out.note = "unknown: " + why + (out.note.empty() ? "" : "; " + out.note);
     return out;
   }
-  const double factor = tensor_clock_factor(major, minor, dtype);
-  out.tflops = gpu.sm_count * gpu.clock_mhz * 1e6 * rate * factor / 1e12;
-  out.basis = std::to_string(gpu.sm_count) + " SMs x " + format_number(gpu.clock_mhz) + " MHz x " +
-              format_number(rate) + " FLOP/clk/SM";
+  double clock = gpu.clock_mhz;
+  double factor = tensor_clock_factor(major, minor, dtype);
+  std::string clock_basis;
+  if (named && named->boost_mhz > 0) {
+    clock = named->boost_mhz;
+    clock_basis = std::string(" (") + named->sku + " boost clock)";
+    if (named->tensor_mhz > 0 && factor != 1.0) {
+      factor = 1.0;
+      clock = named->tensor_mhz;
+      clock_basis = std::string(" (") + named->sku + " Tensor Core clock of its datasheet)";
+    }
+  }
+  if (const auto sustained = sustained_tensor_clock_mhz(major, minor, dtype);
+      sustained && *sustained < clock) {
+    clock = *sustained;
+    clock_basis = " (sustained Tensor Core clock of the " + sm_name(major, minor) +
+                  " datasheet peak, below the maximum clock)";
+  }
+  out.tflops = gpu.sm_count * clock * 1e6 * rate * factor / 1e12;
+  out.basis = std::to_string(gpu.sm_count) + " SMs x " + format_number(clock) + " MHz" +
+              clock_basis + " x " + format_number(rate) + " FLOP/clk/SM";
   if (factor != 1.0)
     out.basis +=
         " x " + format_number(factor) + " (" + sm_name(major, minor) + " Tensor Core clock)";
@@ -198,8 +325,17 @@ constexpr PublishedPeak k_published[] = {
     {"H200", 9, 0, 132, 1980, "NVIDIA H200", DType::fp64, 67, k_checked},
     {"H200", 9, 0, 132, 1980, "NVIDIA H200", DType::bf16, 989.4, k_checked},
     {"H200", 9, 0, 132, 1980, "NVIDIA H200", DType::fp8_e4m3, 1979, k_checked},
-    {"B200", 10, 0, 148, 1965, "NVIDIA B200", DType::bf16, 2250, k_loose},
-    {"B200", 10, 0, 148, 1965, "NVIDIA B200", DType::fp8_e4m3, 4500, k_loose},
+    {"H100 NVL", 9, 0, 132, 1785, "NVIDIA H100 NVL", DType::fp32, 60, k_checked},
+    {"H100 NVL", 9, 0, 132, 1785, "NVIDIA H100 NVL", DType::bf16, 835.5, k_checked},
+    {"H100 NVL", 9, 0, 132, 1785, "NVIDIA H100 NVL", DType::fp8_e4m3, 1670.5, k_checked},
+    {"H200 NVL", 9, 0, 132, 1785, "NVIDIA H200 NVL", DType::bf16, 835.5, k_checked},
+    {"H200 NVL", 9, 0, 132, 1785, "NVIDIA H200 NVL", DType::fp8_e4m3, 1670.5, k_checked},
+    {"H20", 9, 0, 78, 1980, "NVIDIA H20", DType::bf16, 148, k_checked},
+    {"H20", 9, 0, 78, 1980, "NVIDIA H20", DType::fp8_e4m3, 296, k_checked},
+    {"H20", 9, 0, 78, 1980, "NVIDIA H20", DType::fp32, 44, k_checked},
+    {"B200", 10, 0, 148, 1965, "NVIDIA B200", DType::bf16, 2250, k_checked},
+    {"B200", 10, 0, 148, 1965, "NVIDIA B200", DType::fp8_e4m3, 4500, k_checked},
+    {"B300", 10, 3, 160, 2032, "NVIDIA B300 SXM6 AC", DType::bf16, 2250, k_loose},
     {"RTX 5090", 12, 0, 170, 2407, "NVIDIA GeForce RTX 5090", DType::fp32, 104.8, k_checked},
     {"RTX PRO 6000 Blackwell", 12, 0, 188, 2617,
      "NVIDIA RTX PRO 6000 Blackwell Workstation Edition", DType::fp32, 126, k_checked},

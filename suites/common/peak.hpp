@@ -36,9 +36,12 @@ struct PeakEstimate {
   std::string note;
 };
 
-// Never throws. Unknown architectures newer than sm_80 use the nearest older table architecture
-// (with a note); older ones, unsupported data types (fp8 before sm_89) and missing SM count or
-// clock give an unknown figure with the reason.
+// Never throws. SKUs known by name come first: cut-down parts (H20, H800's FP64, L20, L2) get
+// their datasheet figure or `unknown`, never their architecture's rate; H100 NVL / H200 NVL use
+// their own boost and Tensor Core clocks. Unknown architectures between sm_80 and sm_110 use the
+// nearest older table architecture (with a note); sm_110 and later not in the table, older ones,
+// unsupported data types (fp8 before sm_89) and missing SM count or clock give an unknown figure
+// with the reason.
 PeakEstimate dense_peak(const GpuSpec& gpu, DType dtype);
 
 // Dense FLOPs per clock per SM for a table architecture, 0 when the combination has no rate
@@ -49,6 +52,11 @@ double flops_per_clock_per_sm(int cc_major, int cc_minor, DType dtype, bool cons
 // the peak clock the driver reports; the CUDA-core and FP64 figures use the full clock. We apply
 // the same factor so % of peak is comparable with the published numbers.
 double tensor_clock_factor(int cc_major, int cc_minor, DType dtype);
+
+// Blackwell datasheet peaks are lower than SMs x maximum clock x rate: the Tensor Core figures
+// assume a sustained clock (B200 1856 MHz, B300 1716 MHz, derived from the dense BF16 datasheet
+// figure). nullopt where the maximum clock applies.
+std::optional<double> sustained_tensor_clock_mhz(int cc_major, int cc_minor, DType dtype);
 
 bool is_consumer_part(std::string_view device_name);
 

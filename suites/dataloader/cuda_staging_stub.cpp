@@ -8,6 +8,20 @@ std::string cuda_unavailable_reason() {
   return "no CUDA device (gpubench was built without CUDA)";
 }
 
+int cuda_device_count() {
+  return 0;
+}
+
+void set_staging_device(int /*device*/) {}
+
+int staging_device() {
+  return 0;
+}
+
+std::string staging_devices_json() {
+  return "[]";
+}
+
 std::unique_ptr<HostBuffer> allocate_pinned_buffer(std::size_t /*bytes*/) {
   throw infrastructure("pinned memory needs CUDA", cuda_unavailable_reason());
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -172,19 +173,25 @@ void bm_pipeline(benchmark::State& state, const ReadCase& c) {
         wall > 0 ? static_cast<double>(dataset.total_bytes()) * iters / wall / 1e6 : 0;
     state.counters["input_MB_per_s"] = input_mbps;
     state.counters["fraction_of_ceiling"] = ceiling > 0 ? input_mbps / ceiling : 0;
+    std::string label;
     if (c.cold) {
       state.counters["resident_fraction"] = resident / iters;
-      std::string label = "cold: evicted with posix_fadvise(DONTNEED)";
+      label = "cold: evicted with posix_fadvise(DONTNEED)";
       if (resident / iters > 0.05 || ceiling_resident > 0.05) {
         label = "cold requested but the kernel kept " +
                 std::to_string(static_cast<int>(100 * resident / iters)) +
                 "% of the dataset resident: figures are partly page-cache reads";
       }
-      state.SetLabel(label);
     }
     if (sink && sink->copy_seconds() > 0) {
       state.counters["h2d_GB_per_s"] = sink->copied_bytes() / sink->copy_seconds() / 1e9;
+      // The GPU (CUDA ordinal; gpubench.devices names its UUID) and how the copies ran.
+      char text[96];
+      std::snprintf(text, sizeof text, "device_index=%d transfers_per_batch=%.0f", staging_device(),
+                    sink->transfers_per_batch());
+      label += (label.empty() ? "" : " ") + std::string(text);
     }
+    if (!label.empty()) state.SetLabel(label);
   });
 }
 

@@ -1,9 +1,12 @@
 // gpubench-dataloader: how fast this machine can feed its GPUs. Thin main over dataloader_core.
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 
+#include "suites/common/device_selection.hpp"
 #include "suites/common/suite_support.hpp"
 #include "suites/dataloader/dataloader_cases.hpp"
+#include "suites/dataloader/device_staging.hpp"
 #include "util/error.hpp"
 
 namespace {
@@ -57,6 +60,20 @@ int main(int argc, char** argv) {
   bool info_only = false;
   for (int i = 1; i < argc; ++i)
     info_only = info_only || std::strcmp(argv[i], "--gpubench_info") == 0;
+  // --device N / GPUBENCH_DEVICE: the GPU the staging buffers (NUMA-local to it) and the H2D
+  // copies are for. "all" or unset: device 0 (the pipeline feeds one GPU per process).
+  try {
+    const auto request =
+        gpubench::suite::take_device_request(argc, argv, std::getenv("GPUBENCH_DEVICE"));
+    const auto devices =
+        gpubench::suite::resolve_devices(request, gpubench::dataloader::cuda_device_count());
+    gpubench::dataloader::set_staging_device(devices.empty() ? 0 : devices.front());
+  } catch (const gpubench::Error& e) {
+    std::cerr << "gpubench: error: "
+              << gpubench::format_error_message(e.what_failed(), e.why(), e.fix()) << "\n";
+    return static_cast<int>(e.code());
+  }
+  benchmark::AddCustomContext("gpubench.devices", gpubench::dataloader::staging_devices_json());
   gpubench::dataloader::SuiteConfig config;
   if (!info_only) {
     // Bad configuration stops the suite before any work, with the CLI's error format and exit 2.

@@ -175,6 +175,10 @@ PipelineResult Pipeline::run(BatchSink* sink) {
   };
 
   PipelineResult result;
+  // Slots a sink may still be reading after end(); never all of them, so workers keep one.
+  const std::size_t held_limit =
+      sink ? std::min(sink->held(), m_slots.size() > 2 ? m_slots.size() - 2 : 0) : 0;
+  std::deque<std::size_t> held;
   const auto start = Clock::now();
   std::vector<std::thread> threads;
   threads.reserve(static_cast<std::size_t>(m_config.workers));
@@ -193,7 +197,23 @@ PipelineResult Pipeline::run(BatchSink* sink) {
       result.batches += 1;
       result.samples += b.count;
       result.bytes += b.count * (rb + 4);
-      free_slots.push(slot);
+      // A sink still copying from the slot holds it until the batch it is about to reuse the
+      // device buffer of is finished (double buffering: two copies in flight at most).
+      if (held_limit == 0) {
+        free_slots.push(slot);
+        continue;
+      }
+      held.push_back(slot);
+      while (held.size() > held_limit) {
+        sink->finish(meta[held.front()]);
+        free_slots.push(held.front());
+        held.pop_front();
+      }
+    }
+    while (!held.empty()) {
+      sink->finish(meta[held.front()]);
+      free_slots.push(held.front());
+      held.pop_front();
     }
   } catch (...) {
     abort_with(std::current_exception());

@@ -36,8 +36,15 @@ class BatchSink {
   virtual ~BatchSink() = default;
   // On receipt; may start asynchronous work that reads the batch (an H2D copy).
   virtual void begin(const Batch& batch) = 0;
-  // After the step; must finish every use of the batch's memory before returning.
+  // After the step. A sink with held() == 0 must finish every use of the batch's memory before
+  // returning.
   virtual void end(const Batch& /*batch*/) {}
+  // How many ended batches the sink may still be reading (an asynchronous copy in flight). The
+  // pipeline keeps that many staging slots back and calls finish() on the oldest before it
+  // reuses its slot, and on every held batch before run() returns.
+  virtual std::size_t held() const { return 0; }
+  // Must finish every use of the batch's memory before returning.
+  virtual void finish(const Batch& /*batch*/) {}
 };
 
 // The limits worker counts are checked against: 0 is meaningless, above this is a typo.

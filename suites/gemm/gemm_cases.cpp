@@ -15,11 +15,48 @@ const char* to_string(Cache cache) {
   return cache == Cache::cold ? "cold" : "hot";
 }
 
+const char* to_string(Accum accum) {
+  switch (accum) {
+    case Accum::fast:
+      return "fast";
+    case Accum::precise:
+      return "precise";
+    case Accum::none:
+      break;
+  }
+  return "none";
+}
+
 std::string benchmark_name(const GemmCase& c) {
-  return std::string("gemm/") + to_string(c.api) + "/dtype:" + to_string(c.dtype) +
-         "/m:" + std::to_string(c.m) + "/n:" + std::to_string(c.n) + "/k:" + std::to_string(c.k) +
-         "/layout:" + to_string(c.layout) + "/cache:" + to_string(c.cache) +
-         "/device:" + std::to_string(c.device);
+  std::string name = std::string("gemm/") + to_string(c.api) + "/dtype:" + to_string(c.dtype) +
+                     "/m:" + std::to_string(c.m) + "/n:" + std::to_string(c.n) +
+                     "/k:" + std::to_string(c.k) + "/layout:" + to_string(c.layout) +
+                     "/cache:" + to_string(c.cache);
+  if (c.accum != Accum::none) name += std::string("/accum:") + to_string(c.accum);
+  return name + "/device:" + std::to_string(c.device);
+}
+
+std::string compute_label(const GemmCase& c) {
+  std::string out = "compute=";
+  switch (c.dtype) {
+    case DType::fp64:
+      out += "64F_PEDANTIC(native,no_emulation)";
+      break;
+    case DType::fp32:
+      out += "32F_PEDANTIC(no_tensor_cores)";
+      break;
+    case DType::tf32:
+      out += "32F_FAST_TF32";
+      break;
+    case DType::int8:
+      out += "32I";
+      break;
+    default:
+      out += "32F";
+      break;
+  }
+  if (c.accum != Accum::none) out += std::string(" accum=") + to_string(c.accum);
+  return out;
 }
 
 double gemm_flops(std::int64_t m, std::int64_t n, std::int64_t k) {
@@ -85,7 +122,15 @@ struct Shape {
 void add(std::vector<GemmCase>& out, Api api, DType dtype, Shape s, Layout layout, Cache cache,
          const std::vector<int>& devices) {
   if (!case_supported(api, dtype, layout)) return;
-  for (int d : devices) out.push_back({api, dtype, s.m, s.n, s.k, layout, cache, d});
+  for (int d : devices) {
+    if (dtype == DType::fp8_e4m3) {
+      for (Accum a : {Accum::fast, Accum::precise}) {
+        out.push_back({api, dtype, s.m, s.n, s.k, layout, cache, d, a});
+      }
+    } else {
+      out.push_back({api, dtype, s.m, s.n, s.k, layout, cache, d, Accum::none});
+    }
+  }
 }
 
 // A transformer MLP at `hidden` with `tokens` = batch x sequence: up projection (k = hidden,

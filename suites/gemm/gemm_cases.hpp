@@ -23,10 +23,15 @@ using suite::ElementKind;
 enum class Api { cublaslt, cublas };  // cublasLtMatmul with algorithm search; plain cublasGemmEx
 enum class Layout { nn, tn };
 enum class Cache { hot, cold };  // cold: L2 flushed before every (single-call) sample
+// FP8 accumulation (CUBLASLT_MATMUL_DESC_FAST_ACCUM): `precise` promotes partial sums to FP32
+// periodically (cuBLASLt's default), `fast` does not (what NVIDIA's quoted FP8 figures and the
+// frameworks' FP8 forward passes use). Both are measured; `none` for every other data type.
+enum class Accum { none, fast, precise };
 
 const char* to_string(Api api);
 const char* to_string(Layout layout);
 const char* to_string(Cache cache);
+const char* to_string(Accum accum);
 
 struct GemmCase {
   Api api = Api::cublaslt;
@@ -37,10 +42,17 @@ struct GemmCase {
   Layout layout = Layout::tn;
   Cache cache = Cache::hot;
   int device = 0;
+  Accum accum = Accum::none;  // fast or precise for fp8, none otherwise
 };
 
-// "gemm/cublaslt/dtype:bf16/m:4096/n:4096/k:4096/layout:tn/cache:hot/device:0"
+// "gemm/cublaslt/dtype:bf16/m:4096/n:4096/k:4096/layout:tn/cache:hot/device:0"; FP8 cases
+// carry "/accum:fast" or "/accum:precise" before the device.
 std::string benchmark_name(const GemmCase& c);
+
+// How the case computes, for the label: the cuBLAS compute type and, for FP8, the accumulation.
+// "compute=64F_PEDANTIC(native,no_emulation)", "compute=32F_PEDANTIC(no_tensor_cores)",
+// "compute=32F accum=fast", ...
+std::string compute_label(const GemmCase& c);
 
 // 2 m n k: one multiply-add is two operations (METHODOLOGY rule 8).
 double gemm_flops(std::int64_t m, std::int64_t n, std::int64_t k);

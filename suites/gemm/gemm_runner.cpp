@@ -71,7 +71,10 @@ cudaDataType_t cuda_type(ElementKind kind) {
 cublasComputeType_t compute_type(DType dtype) {
   switch (dtype) {
     case DType::fp64:
-      return CUBLAS_COMPUTE_64F;
+      // Native FP64 only: cuBLAS 12.9+/13 may emulate FP64 with fixed-point Tensor Core math
+      // under the default compute type (CUBLAS_EMULATION_STRATEGY); pedantic rules that out, as
+      // PEDANTIC keeps FP32 off the Tensor Cores.
+      return CUBLAS_COMPUTE_64F_PEDANTIC;
     case DType::fp32:
       return CUBLAS_COMPUTE_32F_PEDANTIC;  // no Tensor Cores, no reduced-precision shortcuts
     case DType::tf32:
@@ -228,6 +231,10 @@ void PreparedGemm::set_up_cublaslt() {
   GPUBENCH_CUBLAS_CHECK(
       cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &transb, sizeof transb));
   if (c.dtype == DType::fp8_e4m3) {
+    // Fast accumulation on or off, explicitly (the benchmark name says which).
+    const std::int8_t fast = c.accum == Accum::fast ? 1 : 0;
+    GPUBENCH_CUBLAS_CHECK(
+        cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast));
     // Per-tensor scales for A and B (device pointers to FP32 1.0): D = (a_scale A)(b_scale B).
     const float* scale = m_scale_one.data();
     GPUBENCH_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,

@@ -5,8 +5,10 @@
 // heuristic's candidates (up to 16) are each timed 5 times and the best median is kept (recorded in
 // the label); one warm-up batch; then `timed_iterations` samples, each a batch of calls queued
 // behind a spin kernel and timed with events (cold cases: one call after an L2 flush); the SM
-// clock is probed after every sample; the output is validated against the CPU reference on a
-// sampled subset after every repetition. A case this GPU cannot run is skipped with the reason.
+// clock is probed after every sample and reported with the repetition's time window as sample
+// state (suites/README.md "Sample states"), not as a metric; the output is validated against the
+// CPU reference on a sampled subset after every repetition, and the label prints the counts.
+// A case this GPU cannot run is skipped with the reason.
 //
 // Flags besides Google Benchmark's: --device N | all (or GPUBENCH_DEVICE), --gpubench_info.
 #include <algorithm>
@@ -22,6 +24,7 @@
 #include "suites/common/cuda/guard.hpp"
 #include "suites/common/device_selection.hpp"
 #include "suites/common/peak.hpp"
+#include "suites/common/sample_state_counters.hpp"
 #include "suites/common/suite_support.hpp"
 #include "suites/gemm/gemm_cases.hpp"
 #include "suites/gemm/gemm_runner.hpp"
@@ -111,18 +114,14 @@ void run_case(benchmark::State& state, const GemmCase& c, const std::string& nam
     (void)dev.timer.time_batch([&] { g.enqueue(calls); }, cache);
 
     std::vector<double> per_call_ms;
-    double min_clock_mhz = 0.0;
-    bool throttled = false;
+    suite::SampleStateRecorder states;  // clock and time window: the harness judges the state
     for (auto _ : state) {
+      const double start_s = suite::SampleStateRecorder::now_s();
       const auto sample = dev.timer.time_batch([&] { g.enqueue(calls); }, cache);
+      states.add(sample.sm_clock_mhz, start_s, suite::SampleStateRecorder::now_s());
       const double ms = sample.elapsed_ms / calls;
       state.SetIterationTime(ms / 1e3);
       per_call_ms.push_back(ms);
-      throttled = throttled || sample.throttled;
-      if (sample.sm_clock_mhz > 0.0 &&
-          (min_clock_mhz == 0.0 || sample.sm_clock_mhz < min_clock_mhz)) {
-        min_clock_mhz = sample.sm_clock_mhz;
-      }
     }
     // Validate what the timed calls produced before reporting anything.
     const suite::ValidationReport report = g.validate();
@@ -134,14 +133,17 @@ void run_case(benchmark::State& state, const GemmCase& c, const std::string& nam
     const double tflops = gemm_flops(c.m, c.n, c.k) / (call_ms * 1e-3) / 1e12;
     state.counters["TFLOP_per_s"] = tflops;
     state.counters["time_per_call_us"] = call_ms * 1e3;
-    state.counters["throttled"] = throttled ? 1.0 : 0.0;
-    state.counters["sm_clock_MHz"] = min_clock_mhz;
+    states.write(state);
     const suite::GpuSpec spec{dev.info.cc_major, dev.info.cc_minor, dev.info.sm_count,
                               dev.info.clock_khz / 1000.0, dev.info.name};
     const suite::PeakEstimate peak = suite::dense_peak(spec, c.dtype);
-    std::string label = g.algorithm().description + " calls_per_sample=" + std::to_string(calls) +
-                        " validated=" + std::to_string(report.checked()) + "/" +
-                        std::to_string(report.checked());
+    char worst[32];
+    std::snprintf(worst, sizeof worst, "%.1e", report.worst_error());
+    std::string label = compute_label(c) + " " + g.algorithm().description +
+                        " calls_per_sample=" + std::to_string(calls) +
+                        " validated=" + std::to_string(report.checked() - report.failed()) + "/" +
+                        std::to_string(report.checked()) +
+                        "_sampled_elements(worst_rel_err=" + worst + ")";
     if (peak.tflops) {
       state.counters["pct_of_peak"] = 100.0 * tflops / *peak.tflops;
       char text[48];
@@ -163,8 +165,6 @@ std::vector<suite::MetricSpec> metrics() {
       {"pct_of_peak", "%", Direction::higher,
        "TFLOP_per_s as a share of the computed dense peak of this GPU"},
       {"time_per_call_us", "us", Direction::lower, "median time of one GEMM call, event-timed"},
-      {"throttled", "bool", Direction::lower, "1 when a sample ran below 75% of the peak SM clock"},
-      {"sm_clock_MHz", "MHz", Direction::higher, "lowest SM clock measured right after a sample"},
   };
 }
 

@@ -14,6 +14,7 @@
 #include "suites/common/cuda/memory_bandwidth.hpp"
 #include "suites/common/cuda/resources.hpp"
 #include "suites/common/cuda/timing.hpp"
+#include "suites/common/sample_state_counters.hpp"
 
 namespace gpubench::suites::memory {
 namespace km = gpubench::kernels::memory;
@@ -106,17 +107,14 @@ void device_benchmark(benchmark::State& state, km::StreamOp op, std::uint64_t ar
     timer.time_batch(enqueue, cu::CacheState::hot);
 
     double timed_s = 0;
-    double min_clock_mhz = 0;
-    int throttled = 0;
+    gpubench::suite::SampleStateRecorder states;
     for (auto _ : state) {
+      const double start_s = gpubench::suite::SampleStateRecorder::now_s();
       const cu::BatchSample sample = timer.time_batch(enqueue, cu::CacheState::hot);
+      states.add(sample.sm_clock_mhz, start_s, gpubench::suite::SampleStateRecorder::now_s());
       const double s = sample.elapsed_ms / 1e3;
       state.SetIterationTime(s);
       timed_s += s;
-      if (sample.throttled) ++throttled;
-      if (sample.sm_clock_mhz > 0 && (min_clock_mhz == 0 || sample.sm_clock_mhz < min_clock_mhz)) {
-        min_clock_mhz = sample.sm_clock_mhz;
-      }
     }
     stream.synchronize();
 
@@ -134,9 +132,8 @@ void device_benchmark(benchmark::State& state, km::StreamOp op, std::uint64_t ar
     const double peak = cu::peak_dram_gb_per_s(device);
     if (peak > 0) state.counters["pct_of_peak"] = 100.0 * gb_per_s / peak;
     // Sample state (METHODOLOGY rule 5), not metrics: the lowest SM clock seen right after a
-    // sample, in MHz, and how many samples ran below 75% of the peak clock.
-    state.counters["sm_clock_mhz_min"] = min_clock_mhz;
-    state.counters["throttled_samples"] = throttled;
+    // sample and the repetition's time window, under the shared state keys.
+    states.write(state);
   });
 }
 

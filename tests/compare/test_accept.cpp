@@ -21,13 +21,14 @@ Side eight_gpus(const std::string& sel, double slow_factor, unsigned seed) {
   d.run.id = 1;
   for (int i = 0; i < 8; ++i) {
     gpubench::results::GpuInfo g;
-    g.index = i;
+    g.nvml_index = i;
     g.uuid = "GPU-fixture-" + std::to_string(i);
     g.pci_bus_id = "0000:" + std::to_string(10 + i) + ":00.0";
     d.info.gpus.push_back(g);
     double mean = i == 5 ? 400 * slow_factor : 400;
     s.results.push_back(row("transfer/h2d/bytes:1", "GB_per_s", "GB/s", Direction::higher,
                             normal_samples(mean, 0.005, 8, seed + static_cast<unsigned>(i)), i));
+    s.results.back().gpu_uuid = g.uuid;  // ingest ties each result to its GPU by UUID
   }
   s.runs.push_back(d);
   return s;
@@ -61,6 +62,38 @@ TEST(Accept, HealthyServerPasses) {
                                             AcceptOptions{});
   EXPECT_TRUE(r.passed());
   EXPECT_EQ(r.checks.size(), 8u);
+}
+
+// A failed row remap (NVML) is the "send this GPU for service" signal: acceptance fails on it,
+// naming the GPU, even when every performance check passes. A pending remap alone does not fail.
+TEST(Accept, FailsOnARowRemapFailureAndNamesTheGpu) {
+  Side run = eight_gpus("new", 1.0, 1);
+  gpubench::results::TelemetrySummary ok, pending, failed;
+  ok.nvml_index = 0;
+  ok.gpu_uuid = "GPU-fixture-0";
+  pending.nvml_index = 2;
+  pending.gpu_uuid = "GPU-fixture-2";
+  pending.remap_pending = true;
+  failed.nvml_index = 3;
+  failed.gpu_uuid = "GPU-fixture-3";
+  failed.remap_failure = true;
+  run.runs[0].telemetry = {ok, pending};
+  EXPECT_TRUE(accept_against_reference(run, eight_gpus("ref", 1.0, 100), AcceptOptions{}).passed());
+  run.runs[0].telemetry.push_back(failed);
+  const AcceptResult r =
+      accept_against_reference(run, eight_gpus("ref", 1.0, 100), AcceptOptions{});
+  EXPECT_FALSE(r.passed());
+  std::size_t failing = 0;
+  for (const auto& c : r.checks) {
+    if (c.pass) continue;
+    ++failing;
+    EXPECT_EQ(c.gpu_uuid, "GPU-fixture-3");
+    EXPECT_EQ(c.pci_bus_id, "0000:13:00.0");
+    EXPECT_NE(c.reason.find("send it for service"), std::string::npos) << c.reason;
+  }
+  EXPECT_EQ(failing, 1u);
+  const std::vector<SpecRule> spec = parse_spec("transfer/* GB_per_s >= 1 GB/s\n", "s.spec");
+  EXPECT_FALSE(accept_against_spec(run, spec, "s.spec", AcceptOptions{}).passed());
 }
 
 TEST(Accept, SpecFloorsUseTheIntervalBound) {

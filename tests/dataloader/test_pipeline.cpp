@@ -2,8 +2,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <vector>
 
 #include "suites/dataloader/cache_control.hpp"
 #include "suites/dataloader/pipeline.hpp"
@@ -73,6 +76,60 @@ TEST(DataloaderPipeline, VerifySinkCatchesWrongData) {
   EXPECT_EQ(v.duplicates(), 2u);
   EXPECT_EQ(v.missing(), 201u);
   EXPECT_THAT(v.first_mismatch(), HasSubstr("sample 1"));
+}
+
+namespace {
+
+// A sink that, like the H2D sink, keeps reading a batch after end() (an asynchronous copy in
+// flight) until finish(): it checks the staging slot still holds the batch's data when finish()
+// comes (the pipeline must not hand the slot to a worker before), and records the order.
+class HoldingSink final : public dl::BatchSink {
+ public:
+  explicit HoldingSink(const dl::DatasetSpec& spec) : m_verify(spec) {}
+  void begin(const dl::Batch& b) override {
+    m_copies[b.slot] = {b.index, std::vector<std::uint8_t>(b.pixels, b.pixels + 64)};
+    m_in_flight += 1;
+    m_max_in_flight = std::max(m_max_in_flight, m_in_flight);
+  }
+  std::size_t held() const override { return 1; }
+  void finish(const dl::Batch& b) override {
+    const auto& [index, bytes] = m_copies.at(b.slot);
+    EXPECT_EQ(index, b.index);
+    EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), b.pixels))
+        << "slot " << b.slot << " was reused while batch " << b.index << " was still held";
+    m_verify.begin(b);
+    m_finished.push_back(b.index);
+    m_in_flight -= 1;
+  }
+  dl::VerifySink m_verify;
+  std::map<std::size_t, std::pair<std::uint64_t, std::vector<std::uint8_t>>> m_copies;
+  std::vector<std::uint64_t> m_finished;
+  int m_in_flight = 0;
+  int m_max_in_flight = 0;
+};
+
+}  // namespace
+
+// Double buffering with two copies in flight: the sink holds one ended batch, the pipeline keeps
+// its slot back and finishes it before reuse; every batch is finished once, in order.
+TEST(DataloaderPipeline, HeldBatchesAreFinishedBeforeTheirSlotIsReused) {
+  gpubench::TempDir tmp("dl-held");
+  const auto d = dl::ensure_dataset(tmp.path(), small());
+  dl::DatasetReader reader(d, dl::ReadPath::pread);
+  for (int workers : {1, 4}) {
+    dl::PipelineConfig c;
+    c.workers = workers;
+    c.batch_size = 16;
+    dl::Pipeline p(reader, c);
+    HoldingSink sink(d.spec);
+    const auto r = p.run(&sink);
+    EXPECT_EQ(r.batches, 13u);
+    EXPECT_EQ(sink.m_finished.size(), 13u);
+    EXPECT_EQ(sink.m_max_in_flight, 2) << "two copies in flight at most, and at least two";
+    EXPECT_EQ(sink.m_in_flight, 0) << "every held batch finished before run() returned";
+    EXPECT_EQ(sink.m_verify.samples_checked(), 203u);
+    EXPECT_EQ(sink.m_verify.mismatches(), 0u) << sink.m_verify.first_mismatch();
+  }
 }
 
 TEST(DataloaderPipeline, StallFractionFollowsTheStep) {

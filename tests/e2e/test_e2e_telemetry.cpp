@@ -78,7 +78,8 @@ TEST(E2eTelemetry, DisabledByTheEnvironmentAndBadValuesAreUsageErrors) {
 
 // FIXTURE: two made-up benchmarks, one per GPU, three repetitions each. Not measurements.
 constexpr const char* k_fixture_json = R"json({
-  "context": {"gpubench.suite": "fixture_gpu"},
+  "context": {"gpubench.suite": "fixture_gpu",
+              "gpubench.devices": "[{\"index\":0,\"uuid\":\"GPU-FIXTURE-0\"},{\"index\":1,\"uuid\":\"GPU-FIXTURE-1\"}]"},
   "benchmarks": [
     {"name": "fixture_gpu/busy/device:0", "run_type": "iteration", "repetition_index": 0,
      "iterations": 10, "real_time": 100.0, "cpu_time": 100.0, "time_unit": "ns", "device_index": 0},
@@ -99,7 +100,7 @@ TEST(E2eTelemetry, ShowMarksResultsWhoseSuiteRunThrottled) {
     info.note = "FIXTURE telemetry run";
     for (int i = 0; i < 2; ++i) {
       results::GpuInfo g;
-      g.index = i;
+      g.nvml_index = i;
       g.uuid = "GPU-FIXTURE-" + std::to_string(i);
       g.name = "Fixture GPU";
       info.gpus.push_back(g);
@@ -116,7 +117,7 @@ TEST(E2eTelemetry, ShowMarksResultsWhoseSuiteRunThrottled) {
     for (int k = 0; k < 4; ++k) {
       for (int d = 0; d < 2; ++d) {
         results::TelemetrySample x;
-        x.device_index = d;
+        x.nvml_index = d;
         x.t_s = 0.1 * k;
         x.sm_clock_mhz = d == 0 && k >= 2 ? 1200 : 1980;
         x.temperature_c = d == 0 ? 85 + k : 50;
@@ -135,10 +136,12 @@ TEST(E2eTelemetry, ShowMarksResultsWhoseSuiteRunThrottled) {
       << show.out;
   EXPECT_FALSE(has_token(tokens_of_line_with(show.out, "fixture_gpu/cool/device:1"), "T"))
       << show.out;
-  EXPECT_TRUE(contains(show.out, "T: NVML telemetry saw power/thermal throttling")) << show.out;
-  EXPECT_TRUE(contains(show.out, "telemetry gpu 0: 4 samples, max 88 C")) << show.out;
-  EXPECT_TRUE(contains(show.out, "throttled (power/thermal) 2/4 in fixture_gpu")) << show.out;
-  EXPECT_TRUE(contains(show.out, "telemetry gpu 1: 4 samples")) << show.out;
+  EXPECT_TRUE(contains(show.out, "T: NVML telemetry saw thermal/HW slowdown")) << show.out;
+  EXPECT_TRUE(contains(show.out, "telemetry gpu 0 (GPU-FIXTURE-0): 4 samples, max 88 C"))
+      << show.out;
+  EXPECT_TRUE(contains(show.out, "thermal/HW slowdown 2/4, power-limited 0/4 in fixture_gpu"))
+      << show.out;
+  EXPECT_TRUE(contains(show.out, "telemetry gpu 1 (GPU-FIXTURE-1): 4 samples")) << show.out;
 
   const CliResult js = ws.run({"show", "latest", "--format", "json", ws.db_arg()});
   ASSERT_EQ(js.exit_code, 0) << js.err;

@@ -82,6 +82,19 @@ TEST(Environment, KeepsOnlyRelevantVariables) {
   EXPECT_EQ(env.at("GPUBENCH_PROFILE"), "quick");
 }
 
+// cuBLAS / cuBLASLt settings and the TF32 override change what the GEMM suite measures.
+TEST(Environment, RecordsCublasAndTf32Variables) {
+  const auto env = relevant_env({"CUBLAS_WORKSPACE_CONFIG=:4096:8", "CUBLASLT_LOG_LEVEL=2",
+                                 "NVIDIA_TF32_OVERRIDE=0", "NVIDIA_VISIBLE_DEVICES=all",
+                                 "CUDA_DEVICE_ORDER=PCI_BUS_ID", "CUDA_VISIBLE_DEVICES=2,3"});
+  EXPECT_EQ(env.at("CUBLAS_WORKSPACE_CONFIG"), ":4096:8");
+  EXPECT_EQ(env.at("CUBLASLT_LOG_LEVEL"), "2");
+  EXPECT_EQ(env.at("NVIDIA_TF32_OVERRIDE"), "0");
+  EXPECT_EQ(env.at("CUDA_VISIBLE_DEVICES"), "2,3");
+  EXPECT_EQ(env.at("CUDA_DEVICE_ORDER"), "PCI_BUS_ID");
+  EXPECT_EQ(env.count("NVIDIA_VISIBLE_DEVICES"), 0u);
+}
+
 TEST(Environment, FormatsLibraryVersionCodes) {
   EXPECT_EQ(nccl_version_text(21804), "2.18.4");
   EXPECT_EQ(nccl_version_text(22703), "2.27.3");
@@ -115,7 +128,7 @@ TEST(Environment, LiveProbeWorksWithOrWithoutAGpu) {
   } else {
     ASSERT_EQ(static_cast<int>(env.gpus.size()), nvml.device_count());
     for (std::size_t i = 0; i < env.gpus.size(); ++i) {
-      EXPECT_EQ(env.gpus[i].index, static_cast<int>(i));
+      EXPECT_EQ(env.gpus[i].nvml_index, static_cast<int>(i));
       EXPECT_NE(env.gpus[i].uuid, "unknown");
     }
   }

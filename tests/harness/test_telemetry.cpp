@@ -35,7 +35,7 @@ class FakeSource final : public TelemetrySource {
     if (m_delay.count() > 0) std::this_thread::sleep_for(m_delay);
     ++reads;
     results::TelemetrySample t;
-    t.device_index = -7;  // the sampler must overwrite it
+    t.nvml_index = -7;    // the sampler must overwrite it
     t.t_s = -1;           // and this
     t.sm_clock_mhz = 1000.0 + index;
     t.mem_clock_mhz = 2619.0;
@@ -64,7 +64,7 @@ std::vector<results::TelemetrySample> of_device(const std::vector<results::Telem
                                                 int device) {
   std::vector<results::TelemetrySample> out;
   for (const auto& r : rows) {
-    if (r.device_index == device) out.push_back(r);
+    if (r.nvml_index == device) out.push_back(r);
   }
   return out;
 }
@@ -103,15 +103,15 @@ TEST(TelemetrySampler, RowsAreCompleteAndStamped) {
   ASSERT_GE(rows.size(), 6u);  // at least the first and the final sample of 3 GPUs
   double last_t[3] = {0, 0, 0};
   for (const auto& r : rows) {
-    ASSERT_GE(r.device_index, 0);
-    ASSERT_LT(r.device_index, 3);
+    ASSERT_GE(r.nvml_index, 0);
+    ASSERT_LT(r.nvml_index, 3);
     EXPECT_GE(r.t_s, 2.0);  // seconds since the run started, not since start()
     EXPECT_LT(r.t_s, 10.0);
-    EXPECT_GE(r.t_s, last_t[r.device_index]);  // in time order per GPU
-    last_t[r.device_index] = r.t_s;
-    EXPECT_EQ(r.sm_clock_mhz, 1000.0 + r.device_index);
-    EXPECT_EQ(r.temperature_c, 40.0 + r.device_index);
-    EXPECT_EQ(r.power_w, 100.0 + r.device_index);
+    EXPECT_GE(r.t_s, last_t[r.nvml_index]);  // in time order per GPU
+    last_t[r.nvml_index] = r.t_s;
+    EXPECT_EQ(r.sm_clock_mhz, 1000.0 + r.nvml_index);
+    EXPECT_EQ(r.temperature_c, 40.0 + r.nvml_index);
+    EXPECT_EQ(r.power_w, 100.0 + r.nvml_index);
     EXPECT_EQ(r.mem_clock_mhz, 2619.0);
     EXPECT_EQ(r.util_gpu_pct, 99.0);
     EXPECT_EQ(r.util_mem_pct, 50.0);
@@ -186,20 +186,24 @@ TEST(TelemetrySampler, RestartsAndStopWithoutStartIsEmpty) {
   EXPECT_GT(second.front().t_s, first.back().t_s - 1e-9);
 }
 
-TEST(TelemetryClassification, PowerAndThermalReasonsAreThrottling) {
-  using results::is_throttling;
-  EXPECT_FALSE(is_throttling(0));
-  EXPECT_FALSE(is_throttling(throttle::gpu_idle));
-  EXPECT_FALSE(is_throttling(throttle::applications_clocks_setting));
-  EXPECT_FALSE(is_throttling(throttle::sync_boost));
-  EXPECT_FALSE(is_throttling(throttle::display_clock_setting));
-  EXPECT_FALSE(is_throttling(throttle::gpu_idle | throttle::applications_clocks_setting));
-  EXPECT_TRUE(is_throttling(throttle::sw_power_cap));
-  EXPECT_TRUE(is_throttling(throttle::hw_slowdown));
-  EXPECT_TRUE(is_throttling(throttle::sw_thermal_slowdown));
-  EXPECT_TRUE(is_throttling(throttle::hw_thermal_slowdown));
-  EXPECT_TRUE(is_throttling(throttle::hw_power_brake_slowdown));
-  EXPECT_TRUE(is_throttling(throttle::gpu_idle | throttle::sw_power_cap));
+TEST(TelemetryClassification, SlowdownsAreInvalidAndThePowerCapIsOnlyPowerLimited) {
+  using results::is_power_limited;
+  using results::is_slowdown;
+  for (int64_t benign : {int64_t{0}, throttle::gpu_idle, throttle::applications_clocks_setting,
+                         throttle::sync_boost, throttle::display_clock_setting,
+                         throttle::gpu_idle | throttle::applications_clocks_setting}) {
+    EXPECT_FALSE(is_slowdown(benign)) << benign;
+    EXPECT_FALSE(is_power_limited(benign)) << benign;
+  }
+  // H100/H200/B200 run sustained GEMMs at their power limit: informational, never invalid.
+  EXPECT_FALSE(is_slowdown(throttle::sw_power_cap));
+  EXPECT_FALSE(is_slowdown(throttle::gpu_idle | throttle::sw_power_cap));
+  EXPECT_TRUE(is_power_limited(throttle::sw_power_cap));
+  EXPECT_TRUE(is_slowdown(throttle::hw_slowdown));
+  EXPECT_TRUE(is_slowdown(throttle::sw_thermal_slowdown));
+  EXPECT_TRUE(is_slowdown(throttle::hw_thermal_slowdown));
+  EXPECT_TRUE(is_slowdown(throttle::hw_power_brake_slowdown));
+  EXPECT_TRUE(is_slowdown(throttle::sw_power_cap | throttle::hw_slowdown));
 
   FakeSource source(2, throttle::sw_thermal_slowdown);
   TelemetrySampler sampler(source, 5ms, Clock::now());
@@ -216,6 +220,10 @@ TEST(TelemetryClassification, PowerAndThermalReasonsAreThrottling) {
   const TelemetryCounts m = count_telemetry(mixed);
   EXPECT_EQ(m.samples, 3);
   EXPECT_EQ(m.throttled, 1);
+  EXPECT_EQ(m.power_limited, 0);
+  mixed[2].throttle_reasons = throttle::sw_power_cap;
+  EXPECT_EQ(count_telemetry(mixed).power_limited, 1);
+  EXPECT_EQ(count_telemetry(mixed).throttled, 1);
 }
 
 class EnvVar {
@@ -313,7 +321,8 @@ class TelemetryRun : public ::testing::Test {
 TEST_F(TelemetryRun, StoresSamplesUnderTheSuiteRunAndFlagsThrottling) {
   results::Store store =
       results::Store::open(m_dir.path() / "t.db", results::OpenMode::read_write_create);
-  auto source = std::make_shared<FakeSource>(2, throttle::gpu_idle | throttle::sw_power_cap);
+  auto source = std::make_shared<FakeSource>(
+      2, throttle::gpu_idle | throttle::sw_power_cap | throttle::hw_thermal_slowdown);
   const RunOutcome out = execute_run(store, options(source), nullptr);
   ASSERT_EQ(out.suites.size(), 1u);
   EXPECT_TRUE(out.telemetry_active);
@@ -321,6 +330,9 @@ TEST_F(TelemetryRun, StoresSamplesUnderTheSuiteRunAndFlagsThrottling) {
   const SuiteOutcome& s = out.suites[0];
   EXPECT_GE(s.telemetry_samples, 4);  // first and final sample of both GPUs at least
   EXPECT_EQ(s.telemetry_throttled, s.telemetry_samples);
+  EXPECT_EQ(s.telemetry_power_limited, s.telemetry_samples);
+  // The suites ran with PCI bus ordering, and the run records it.
+  EXPECT_EQ(store.get_run(out.run_id).info.config.env.at("CUDA_DEVICE_ORDER"), "PCI_BUS_ID");
 
   const auto stored = store.get_telemetry(out.run_id, s.suite_run_id);
   EXPECT_EQ(static_cast<int64_t>(stored.size()), s.telemetry_samples);

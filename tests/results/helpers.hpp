@@ -31,7 +31,7 @@ inline RunInfo sample_run_info() {
   info.host.memory_bytes = int64_t{1} << 40;
   for (int i = 0; i < 2; ++i) {
     GpuInfo g;
-    g.index = i;
+    g.nvml_index = i;
     g.uuid = i == 0 ? "GPU-11111111-2222-3333-4444-555555555555"
                     : "GPU-66666666-7777-8888-9999-000000000000";
     g.name = "NVIDIA H200";

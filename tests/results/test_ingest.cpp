@@ -155,10 +155,13 @@ TEST_F(IngestTest, GpubenchContextDeclaresMetricsAndSampleState) {
   EXPECT_EQ(dev1->unit, "GB/s");
   EXPECT_EQ(dev1->direction, Direction::higher);
   EXPECT_EQ(dev1->gpu_uuid, "GPU-66666666-7777-8888-9999-000000000000");
-  EXPECT_EQ(dev1->throttled, (std::vector<int>{1, 1}));
+  // v1's "throttled" counter (clock below 75% of peak) is read as clock_below_expected: it never
+  // marks a sample invalid (`throttled` is the thermal/HW slowdown mark, unknown here).
+  EXPECT_EQ(dev1->clock_below_expected, (std::vector<int>{1, 1}));
+  EXPECT_EQ(dev1->throttled, (std::vector<int>{-1, -1}));
   const ResultRow* dev0 = find(rows, "memory/device_copy/device:0", "GB_per_s", 0);
   ASSERT_NE(dev0, nullptr);
-  EXPECT_EQ(dev0->throttled, (std::vector<int>{0, 0}));
+  EXPECT_EQ(dev0->clock_below_expected, (std::vector<int>{0, 0}));
   // State counters fill sample columns, not metrics.
   EXPECT_EQ(count("SELECT count(*) FROM metrics WHERE name IN ('throttled', 'sm_clock_mhz')"), 0);
   EXPECT_EQ(count("SELECT count(*) FROM samples WHERE sm_clock_mhz = 1980"),

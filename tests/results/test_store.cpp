@@ -122,7 +122,7 @@ TEST_F(StoreTest, RunRoundTrip) {
   EXPECT_EQ(d.info.host.os, "unknown");
   ASSERT_EQ(d.info.gpus.size(), 2u);
   EXPECT_EQ(d.info.gpus[1].uuid, info.gpus[1].uuid);
-  EXPECT_EQ(d.info.gpus[1].index, 1);
+  EXPECT_EQ(d.info.gpus[1].nvml_index, 1);
   EXPECT_EQ(d.info.gpus[0].power_limit_w, 700.0);
   EXPECT_EQ(d.info.software.driver_version, "560.35.03");
   EXPECT_EQ(d.info.config.env, info.config.env);
@@ -366,7 +366,8 @@ TEST_F(StoreTest, ViewsAreQueryable) {
   // One GPU's bandwidth samples, as a user would query them.
   Statement samples = db.prepare(
       "SELECT gpu_name, gpu_uuid, suite, case_name, json_extract(params, '$.device'), unit, "
-      "direction, repetition, value, throttled FROM v_samples WHERE metric = 'GB_per_s' AND "
+      "direction, repetition, value, clock_below_expected, throttled, cuda_ordinal FROM v_samples "
+      "WHERE metric = 'GB_per_s' AND "
       "kind = 'iteration' AND device_index = 1 ORDER BY repetition");
   int n = 0;
   while (samples.step()) {
@@ -379,7 +380,10 @@ TEST_F(StoreTest, ViewsAreQueryable) {
     EXPECT_EQ(samples.column_text(6), "higher");
     EXPECT_EQ(samples.column_int64(7), n);
     EXPECT_GT(samples.column_double(8), 0.0);
-    EXPECT_EQ(samples.column_int64(9), 1);  // the fixture marks device 1 as throttled
+    // The fixture's v1 "throttled" counter on device 1 is a clock below expected, not invalid.
+    EXPECT_EQ(samples.column_int64(9), 1);
+    EXPECT_TRUE(samples.is_null(10));
+    EXPECT_EQ(samples.column_int64(11), 1);
     ++n;
   }
   EXPECT_EQ(n, 2);

@@ -18,12 +18,13 @@ using testing::sample_run_info;
 using testing::sample_suite_run;
 
 constexpr int64_t k_idle = 0x1;       // NVML "GPU idle": not throttling
-constexpr int64_t k_power_cap = 0x4;  // NVML "SW power cap": throttling
+constexpr int64_t k_power_cap = 0x4;  // NVML "SW power cap": power-limited, not a slowdown
+constexpr int64_t k_hw_slowdown = 0x8;  // NVML "HW slowdown": the samples are invalid
 
 // FIXTURE sample: made-up readings of GPU `device` at `t_s`.
 TelemetrySample sample(int device, double t_s, int64_t reasons, double sm_clock = 1980) {
   TelemetrySample t;
-  t.device_index = device;
+  t.nvml_index = device;
   t.t_s = t_s;
   t.sm_clock_mhz = sm_clock;
   t.mem_clock_mhz = 2619;
@@ -58,14 +59,14 @@ TEST_F(StoreTelemetryTest, RoundTripsEveryFieldAndLinksTheGpu) {
   Store store = open();
   const auto [run, sr] = make_run(store);
   TelemetrySample sparse;  // a GPU that answers nothing but its index
-  sparse.device_index = 1;
+  sparse.nvml_index = 1;
   sparse.t_s = 0.5;
   store.add_telemetry(run, sr, {sample(0, 0.0, k_idle), sample(0, 0.1, k_power_cap), sparse});
 
   const auto rows = store.get_telemetry(run);
   ASSERT_EQ(rows.size(), 3u);
   const TelemetrySample& b = rows[1];
-  EXPECT_EQ(b.device_index, 0);
+  EXPECT_EQ(b.nvml_index, 0);
   EXPECT_DOUBLE_EQ(b.t_s, 0.1);
   EXPECT_EQ(b.sm_clock_mhz, 1980.0);
   EXPECT_EQ(b.mem_clock_mhz, 2619.0);
@@ -79,7 +80,7 @@ TEST_F(StoreTelemetryTest, RoundTripsEveryFieldAndLinksTheGpu) {
   EXPECT_EQ(b.retired_pages, 2);
   EXPECT_EQ(b.pcie_replay_counter, 7);
   const TelemetrySample& c = rows[2];
-  EXPECT_EQ(c.device_index, 1);
+  EXPECT_EQ(c.nvml_index, 1);
   EXPECT_FALSE(c.sm_clock_mhz || c.temperature_c || c.power_w || c.throttle_reasons || c.ecc_sbe);
 
   EXPECT_EQ(store.get_telemetry(run, sr).size(), 3u);
@@ -96,10 +97,11 @@ TEST_F(StoreTelemetryTest, RoundTripsEveryFieldAndLinksTheGpu) {
 TEST_F(StoreTelemetryTest, ThrottledFlagFollowsTheDeviceOfEachResult) {
   Store store = open();
   const auto [run, sr] = make_run(store);
-  // GPU 0 hit its power cap during the suite; GPU 1 stayed idle-or-busy without throttling.
+  // GPU 0 had a HW slowdown during the suite; GPU 1 ran at its power cap (normal under load,
+  // not a slowdown). Results are matched to telemetry by UUID (the fixture labels name them).
   store.add_telemetry(run, sr,
-                      {sample(0, 0.0, 0), sample(0, 0.1, k_power_cap | k_idle), sample(1, 0.0, 0),
-                       sample(1, 0.1, k_idle)});
+                      {sample(0, 0.0, 0), sample(0, 0.1, k_hw_slowdown | k_idle),
+                       sample(1, 0.0, k_power_cap), sample(1, 0.1, k_idle)});
   bool saw[3] = {false, false, false};  // gpu 0, gpu 1, host
   for (const ResultRow& r : store.get_results(run)) {
     ASSERT_TRUE(r.telemetry_throttled.has_value()) << r.benchmark;
@@ -145,18 +147,20 @@ TEST_F(StoreTelemetryTest, SummarisesEachGpu) {
   Store store = open();
   const auto [run, sr] = make_run(store);
   store.add_telemetry(run, sr,
-                      {sample(0, 0.0, k_idle, 1980), sample(0, 1.0, k_power_cap, 1410),
-                       sample(0, 2.0, k_idle, 1980), sample(1, 0.0, 0, 1980)});
+                      {sample(0, 0.0, k_idle, 1980), sample(0, 1.0, k_hw_slowdown, 1410),
+                       sample(0, 2.0, k_power_cap, 1980), sample(1, 0.0, 0, 1980)});
   EXPECT_TRUE(store.get_telemetry_summary(make_run(store).first).empty());
   const auto s = store.get_telemetry_summary(run);
   ASSERT_EQ(s.size(), 2u);
-  EXPECT_EQ(s[0].device_index, 0);
+  EXPECT_EQ(s[0].nvml_index, 0);
+  EXPECT_EQ(s[0].gpu_uuid, sample_run_info().gpus[0].uuid);
   EXPECT_EQ(s[0].samples, 3);
   EXPECT_DOUBLE_EQ(*s[0].max_temperature_c, 62.0);
   EXPECT_DOUBLE_EQ(*s[0].max_power_w, 520.0);
   EXPECT_EQ(s[0].min_sm_clock_mhz, 1410.0);
   EXPECT_EQ(s[0].max_sm_clock_mhz, 1980.0);
   EXPECT_EQ(s[0].throttled_samples, 1);
+  EXPECT_EQ(s[0].power_limited_samples, 1);
   EXPECT_EQ(s[0].throttle_known, 3);
   EXPECT_EQ(s[0].ecc_sbe_increase, 2);
   EXPECT_EQ(s[0].ecc_dbe_increase, 0);
@@ -192,7 +196,7 @@ TEST_F(StoreTelemetryTest, StoresAHalfHourOfEightGpus) {
   ASSERT_EQ(summary.size(), 8u);
   for (const auto& g : summary) {
     EXPECT_EQ(g.samples, k_ticks);
-    EXPECT_EQ(g.throttled_samples, g.device_index == 5 ? 1 : 0);
+    EXPECT_EQ(g.throttled_samples, g.nvml_index == 5 ? 1 : 0);
   }
   // Only gpu 5 throttled (once): results on gpu 0/1 are clean, host results are flagged.
   for (const ResultRow& r : results) {

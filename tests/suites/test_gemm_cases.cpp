@@ -31,6 +31,14 @@ TEST(GemmCases, NameCarriesEveryParameter) {
             "gemm/cublaslt/dtype:bf16/m:4096/n:8192/k:1024/layout:tn/cache:hot/device:3");
   const GemmCase d{Api::cublas, DType::fp8_e4m3, 1, 2, 3, Layout::nn, Cache::cold, 0};
   EXPECT_EQ(benchmark_name(d), "gemm/cublas/dtype:fp8/m:1/n:2/k:3/layout:nn/cache:cold/device:0");
+  GemmCase fast{Api::cublaslt, DType::fp8_e4m3, 1, 2, 3, Layout::tn, Cache::hot, 1, Accum::fast};
+  EXPECT_EQ(benchmark_name(fast),
+            "gemm/cublaslt/dtype:fp8/m:1/n:2/k:3/layout:tn/cache:hot/accum:fast/device:1");
+  EXPECT_EQ(compute_label(fast), "compute=32F accum=fast");
+  fast.accum = Accum::precise;
+  EXPECT_EQ(compute_label(fast), "compute=32F accum=precise");
+  const GemmCase fp64{Api::cublaslt, DType::fp64, 8, 8, 8, Layout::tn, Cache::hot, 0};
+  EXPECT_EQ(compute_label(fp64), "compute=64F_PEDANTIC(native,no_emulation)");
 }
 
 // Parses "<suite>/<case>/<k>:<v>/..." the way the store does.
@@ -120,6 +128,27 @@ TEST(GemmCases, EachCaseRunsOncePerDevice) {
   std::set<int> devices;
   for (const auto& c : eight) devices.insert(c.device);
   EXPECT_EQ(devices.size(), 8u);
+}
+
+// FP8 is measured with fast and with precise accumulation, every FP8 shape both ways; no other
+// data type carries an accum parameter.
+TEST(GemmCases, Fp8RunsBothAccumulationModes) {
+  for (Profile p : {Profile::quick, Profile::standard, Profile::full}) {
+    std::map<std::string, std::set<Accum>> modes;
+    for (const auto& c : gemm_cases(p, {0})) {
+      if (c.dtype != DType::fp8_e4m3) {
+        EXPECT_EQ(c.accum, Accum::none) << benchmark_name(c);
+        continue;
+      }
+      GemmCase shape = c;
+      shape.accum = Accum::none;
+      modes[benchmark_name(shape)].insert(c.accum);
+    }
+    ASSERT_FALSE(modes.empty());
+    for (const auto& [shape, m] : modes) {
+      EXPECT_EQ(m, (std::set<Accum>{Accum::fast, Accum::precise})) << shape;
+    }
+  }
 }
 
 TEST(GemmCases, Fp8AndInt8AreTnOnlyAndNotOnGemmEx) {

@@ -5,10 +5,13 @@
 #include <sys/wait.h>
 
 #include <array>
+#include <cctype>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+
+#include "util/sample_state.hpp"
 
 namespace {
 
@@ -41,8 +44,20 @@ TEST(GemmSuite, InfoDeclaresMetrics) {
   EXPECT_EQ(j["suite"], "gemm");
   std::set<std::string> names;
   for (const auto& m : j["metrics"]) names.insert(m["name"].get<std::string>());
-  for (const char* want : {"TFLOP_per_s", "pct_of_peak", "time_per_call_us", "throttled"}) {
+  for (const char* want : {"TFLOP_per_s", "pct_of_peak", "time_per_call_us"}) {
     EXPECT_TRUE(names.count(want)) << want;
+  }
+  // Sample state is not a metric (issue 11: a declared "throttled" metric never got values and
+  // an undeclared-case "sm_clock_MHz" clock became a metric compare could call a regression).
+  for (const std::string& n : names) {
+    std::string lower = n;
+    for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    for (const auto& k : gpubench::sample_state::k_keys) {
+      std::string key(k.name);
+      for (char& ch : key) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      EXPECT_NE(lower, key) << "metric '" << n << "' is the state key '" << k.name << "'";
+    }
+    EXPECT_EQ(lower.find("clock"), std::string::npos) << n;
   }
 }
 

@@ -82,20 +82,79 @@ TEST(Peak, GeForcePartsHalveFp32AccumulateTensorMath) {
   EXPECT_NEAR(*dense_peak(a100, DType::bf16).tflops, 312, 3);
 }
 
-TEST(Peak, UnknownNewerArchitectureUsesNearestOlderWithNote) {
-  const GpuSpec future{12, 1, 48, 2000, "NVIDIA future part"};
-  const PeakEstimate est = dense_peak(future, DType::bf16);
+TEST(Peak, UnknownArchitectureBeforeSm110UsesNearestOlderWithNote) {
+  const GpuSpec between{10, 1, 48, 2000, "NVIDIA between part"};
+  const PeakEstimate est = dense_peak(between, DType::bf16);
   ASSERT_TRUE(est.tflops);
-  EXPECT_NE(est.note.find("sm_121"), std::string::npos) << est.note;
-  EXPECT_NE(est.note.find("sm_120"), std::string::npos) << est.note;
-  const GpuSpec far_future{15, 0, 200, 2000, "NVIDIA far future"};
-  const PeakEstimate far = dense_peak(far_future, DType::fp8_e4m3);
-  ASSERT_TRUE(far.tflops);
-  EXPECT_NE(far.note.find("sm_120"), std::string::npos) << far.note;
-  const GpuSpec thor{11, 0, 20, 1500, "NVIDIA Thor"};
-  const PeakEstimate t = dense_peak(thor, DType::fp16);
-  ASSERT_TRUE(t.tflops);
-  EXPECT_NE(t.note.find("sm_103"), std::string::npos) << t.note;
+  EXPECT_NE(est.note.find("sm_101"), std::string::npos) << est.note;
+  EXPECT_NE(est.note.find("sm_100"), std::string::npos) << est.note;
+}
+
+// sm_110 (Thor) and later: unknown with the reason, never another architecture's figure.
+TEST(Peak, Sm110AndLaterAreUnknownWithoutAStandIn) {
+  for (GpuSpec g :
+       {GpuSpec{11, 0, 20, 1500, "NVIDIA Thor"}, GpuSpec{12, 1, 48, 2000, "NVIDIA GB10"},
+        GpuSpec{15, 0, 200, 2000, "NVIDIA far future"}}) {
+    for (DType d : {DType::fp32, DType::bf16, DType::fp8_e4m3}) {
+      const PeakEstimate est = dense_peak(g, d);
+      EXPECT_FALSE(est.tflops) << g.name << " " << to_string(d) << ": " << *est.tflops;
+      EXPECT_NE(est.note.find("unknown"), std::string::npos) << est.note;
+      EXPECT_NE(est.note.find("sm_" + std::to_string(g.cc_major) + std::to_string(g.cc_minor)),
+                std::string::npos)
+          << est.note;
+    }
+  }
+  // sm_120 is in the table and keeps its figure.
+  EXPECT_TRUE(dense_peak({12, 0, 170, 2407, "NVIDIA GeForce RTX 5090"}, DType::fp32).tflops);
+}
+
+// NVIDIA H20 (Hopper, 78 SMs), dense figures from its specifications as NVIDIA published them to
+// partners and as widely quoted: FP64 1, FP32 44, TF32 74, FP16/BF16 148, FP8/INT8 296 TFLOP/s.
+// 78 SMs of sm_90 at 1980 MHz would be 584 BF16 TFLOP/s: the Hopper rate must never be used.
+TEST(Peak, H20GetsItsOwnFiguresNotHoppers) {
+  const GpuSpec h20{9, 0, 78, 1980, "NVIDIA H20"};
+  EXPECT_DOUBLE_EQ(*dense_peak(h20, DType::fp64).tflops, 1);
+  EXPECT_DOUBLE_EQ(*dense_peak(h20, DType::fp32).tflops, 44);
+  EXPECT_DOUBLE_EQ(*dense_peak(h20, DType::tf32).tflops, 74);
+  EXPECT_DOUBLE_EQ(*dense_peak(h20, DType::bf16).tflops, 148);
+  EXPECT_DOUBLE_EQ(*dense_peak(h20, DType::fp16).tflops, 148);
+  EXPECT_DOUBLE_EQ(*dense_peak(h20, DType::fp8_e4m3).tflops, 296);
+  EXPECT_DOUBLE_EQ(*dense_peak(h20, DType::int8).tflops, 296);
+  EXPECT_NE(dense_peak(h20, DType::bf16).basis.find("H20"), std::string::npos);
+  // "H200" is not "H20".
+  EXPECT_NEAR(*dense_peak({9, 0, 132, 1980, "NVIDIA H200"}, DType::bf16).tflops, 989.4, 10);
+  // Other cut-down parts: unknown with the reason rather than the architecture's rate.
+  const PeakEstimate l20 = dense_peak({8, 9, 92, 2520, "NVIDIA L20"}, DType::bf16);
+  EXPECT_FALSE(l20.tflops);
+  EXPECT_NE(l20.note.find("cut-down"), std::string::npos) << l20.note;
+  EXPECT_FALSE(dense_peak({9, 0, 132, 1980, "NVIDIA H800"}, DType::fp64).tflops);
+  EXPECT_TRUE(dense_peak({9, 0, 132, 1980, "NVIDIA H800"}, DType::bf16).tflops);
+}
+
+// NVIDIA H100 NVL and H200 NVL datasheets: FP32 60 TFLOP/s, BF16 1,671 and FP8 3,341 TFLOP/s
+// with sparsity (835.5 / 1670.5 dense). Their clocks (1785 MHz boost) are not the SXM's, and the
+// driver may report another maximum: the figure must not depend on it.
+TEST(Peak, NvlPartsUseTheirOwnClocks) {
+  for (const char* name : {"NVIDIA H100 NVL", "NVIDIA H200 NVL"}) {
+    for (double reported : {1785.0, 1980.0}) {
+      const GpuSpec nvl{9, 0, 132, reported, name};
+      EXPECT_NEAR(*dense_peak(nvl, DType::bf16).tflops, 835.5, 835.5 * 0.01) << name;
+      EXPECT_NEAR(*dense_peak(nvl, DType::fp8_e4m3).tflops, 1670.5, 1670.5 * 0.01) << name;
+      EXPECT_NEAR(*dense_peak(nvl, DType::fp32).tflops, 60, 60 * 0.01) << name;
+    }
+  }
+}
+
+// NVIDIA B200 (HGX B200: 36 PFLOP/s BF16 and 72 PFLOP/s FP8 with sparsity over 8 GPUs, so 2.25
+// and 4.5 PFLOP/s dense per GPU): lower than 148 SMs x 1965 MHz x 8192 = 2382 TFLOP/s, so the
+// formula uses the sustained Tensor Core clock, not the maximum clock.
+TEST(Peak, BlackwellUsesTheSustainedTensorClock) {
+  const GpuSpec b200{10, 0, 148, 1965, "NVIDIA B200"};
+  EXPECT_NEAR(*dense_peak(b200, DType::bf16).tflops, 2250, 2250 * 0.01);
+  EXPECT_NEAR(*dense_peak(b200, DType::fp8_e4m3).tflops, 4500, 4500 * 0.01);
+  EXPECT_NE(dense_peak(b200, DType::bf16).basis.find("sustained"), std::string::npos);
+  // CUDA-core FP32 keeps the maximum clock.
+  EXPECT_NEAR(*dense_peak(b200, DType::fp32).tflops, 148 * 1965e6 * 256 / 1e12, 1e-6);
 }
 
 TEST(Peak, OlderOrIncompleteGpusAreUnknownWithReason) {

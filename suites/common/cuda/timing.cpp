@@ -83,8 +83,6 @@ BatchSample BatchTimer::time_batch(const std::function<void()>& enqueue, CacheSt
         "is not reported (queue fewer calls per batch)");
   }
   sample.sm_clock_mhz = probe_clock_mhz();
-  sample.throttled =
-      sample.sm_clock_mhz > 0.0 && sample.sm_clock_mhz < k_throttle_fraction * m_peak_clock_mhz;
   return sample;
 }
 

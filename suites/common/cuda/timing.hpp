@@ -3,8 +3,9 @@
 // One sample = time_batch(): [cold: memset over >= L2 size, synchronise] -> spin kernel waits on a
 // host-mapped flag -> start event -> the caller's work (queued, not run) -> stop event -> the host
 // releases the flag -> wait for stop -> elapsed time; then a clock probe (clock64 against
-// %globaltimer) right after the batch gives the SM clock it ran at, and the sample is marked
-// throttled when that clock is below 75% of the device's peak clock (cudaDevAttrClockRate).
+// %globaltimer) right after the batch gives the SM clock it ran at. Whether that clock means
+// anything (power cap, slowdown, below the expected clock) is decided by the harness from NVML
+// (suites/README.md "Sample states"); report it with suite::SampleStateRecorder.
 // The probe is queued after the stop event, so it is not part of the timed interval.
 //
 // Not thread-safe; one BatchTimer per stream. The device it was made on must be current.
@@ -39,7 +40,6 @@ class L2Flusher {
 struct BatchSample {
   double elapsed_ms = 0.0;    // the whole batch, from the start to the stop event
   double sm_clock_mhz = 0.0;  // measured right after the batch; 0 if the probe failed to read
-  bool throttled = false;     // sm_clock_mhz < 75% of the peak clock
 };
 
 class BatchTimer {
@@ -58,8 +58,6 @@ class BatchTimer {
   // Only the clock probe: the SM clock right now, in MHz.
   double probe_clock_mhz();
 
-  // Below this fraction of the peak clock a sample is marked throttled (METHODOLOGY rule 5).
-  static constexpr double k_throttle_fraction = 0.75;
   // The spin kernel gives up after this long (ns): a host-side bug never hangs the GPU.
   static constexpr unsigned long long k_default_spin_timeout_ns = 5'000'000'000ull;
 

@@ -1,0 +1,199 @@
+// The per-sample state-key contract (util/sample_state.hpp) and the three-state rule
+// (results/sample_states.hpp) on synthetic telemetry windows.
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <set>
+
+#include "helpers.hpp"
+#include "results/sample_states.hpp"
+#include "results/sqlite.hpp"
+#include "util/fs.hpp"
+#include "util/sample_state.hpp"
+
+namespace gpubench::results {
+namespace {
+
+namespace ss = sample_state;
+using nlohmann::json;
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+TEST(StateKeys, EveryFieldHasOneNameSuitesWriteAndMatchingIsCaseExact) {
+  std::set<std::string> written;
+  for (const ss::Key& k : ss::k_keys) {
+    EXPECT_EQ(ss::field_of(k.name), k.field) << k.name;
+    if (!k.legacy) {
+      EXPECT_TRUE(written.insert(std::string(k.name)).second) << k.name;
+    }
+  }
+  for (ss::Field f :
+       {ss::Field::sm_clock_mhz, ss::Field::temperature_c, ss::Field::power_w,
+        ss::Field::throttle_reasons, ss::Field::power_limited, ss::Field::thermal_or_hw_slowdown,
+        ss::Field::clock_below_expected, ss::Field::window_start_s, ss::Field::window_end_s}) {
+    EXPECT_FALSE(ss::name_of(f).empty());
+  }
+  EXPECT_EQ(ss::field_of("sm_clock_MHz"), ss::Field::sm_clock_mhz);
+  EXPECT_FALSE(ss::field_of("SM_CLOCK_MHZ").has_value());
+  EXPECT_FALSE(ss::field_of("sm_clock_mhz_min").has_value());
+  // v1's "throttled" (clock below 75% of peak) is read as clock_below_expected, never invalid.
+  EXPECT_EQ(ss::field_of("throttled"), ss::Field::clock_below_expected);
+}
+
+// What suites write, ingested as a gpubench file: every written key is a state column, none
+// becomes a metric. A key a suite writes that ingest did not know would show up as a metric.
+TEST(StateKeys, EveryKeySuitesWriteIsStoredAsStateNeverAsAMetric) {
+  TempDir dir("gpubench-test-state-keys");
+  Store store = Store::open(dir.path() / "gpubench.db", OpenMode::read_write_create);
+  const int64_t run = store.begin_run(testing::sample_run_info());
+  const int64_t suite_run = store.add_suite_run(run, testing::sample_suite_run("gemm"));
+  json entry = {{"name", "gemm/x/device:0"}, {"run_name", "gemm/x/device:0"},
+                {"run_type", "iteration"},   {"repetition_index", 0},
+                {"iterations", 1},           {"real_time", 1.0},
+                {"cpu_time", 1.0},           {"time_unit", "ns"},
+                {"TFLOP_per_s", 1.0}};
+  for (const ss::Key& k : ss::k_keys) entry[std::string(k.name)] = 1.0;
+  json doc = {
+      {"context",
+       {{"gpubench.metrics",
+         json::array({{{"name", "TFLOP_per_s"}, {"unit", "TFLOP/s"}, {"direction", "higher"}}})}}},
+      {"benchmarks", json::array({entry})}};
+  store.ingest_benchmark_json(suite_run, doc, "gemm");
+  Statement st = store.database().prepare("SELECT name FROM metrics ORDER BY name");
+  std::set<std::string> metrics;
+  while (st.step()) metrics.insert(st.column_text(0));
+  EXPECT_EQ(metrics, (std::set<std::string>{"TFLOP_per_s", "cpu_time", "real_time"}));
+  Statement row = store.database().prepare(
+      "SELECT power_limited, thermal_or_hw_slowdown, clock_below_expected, throttled, "
+      "sm_clock_mhz FROM samples LIMIT 1");
+  ASSERT_TRUE(row.step());
+  for (int c = 0; c < 4; ++c) EXPECT_FALSE(row.is_null(c)) << c;
+  EXPECT_EQ(row.column_int64(3), row.column_int64(1));  // throttled = the invalid mark
+}
+
+// Names that look like state but differ in case or spelling are the bug issue 11 found
+// (sm_clock_MHz vs sm_clock_mhz): no two keys may differ only in case.
+TEST(StateKeys, NoTwoKeysDifferOnlyInCase) {
+  std::map<std::string, std::string> seen;
+  for (const ss::Key& k : ss::k_keys) {
+    auto [it, fresh] = seen.emplace(lower(k.name), std::string(k.name));
+    if (!fresh) {
+      EXPECT_EQ(ss::field_of(it->second), k.field)
+          << it->second << " and " << k.name << " differ only in case but fill other fields";
+    }
+  }
+}
+
+const SampleWindow k_window{10.0, 10.5};
+
+TEST(SampleStateRule, PowerCapOnlyIsPowerLimitedNotInvalid) {
+  const std::vector<StateTick> ticks = {{9.95, ss::reasons::sw_power_cap, 1650},
+                                        {10.2, ss::reasons::sw_power_cap, 1620},
+                                        {10.55, ss::reasons::gpu_idle, 1980}};
+  const SampleStates s = classify_sample(k_window, ticks, 0.1, 1640.0, 1980.0);
+  EXPECT_EQ(s.power_limited, true);
+  EXPECT_EQ(s.thermal_or_hw_slowdown, false);
+  EXPECT_EQ(s.clock_below_expected, true);  // recorded, not invalid
+}
+
+TEST(SampleStateRule, HwSlowdownInTheWindowIsInvalid) {
+  for (int64_t bit : {ss::reasons::hw_slowdown, ss::reasons::sw_thermal_slowdown,
+                      ss::reasons::hw_thermal_slowdown, ss::reasons::hw_power_brake_slowdown}) {
+    const std::vector<StateTick> ticks = {{10.1, bit | ss::reasons::sw_power_cap, 900}};
+    const SampleStates s = classify_sample(k_window, ticks, 0.1, std::nullopt, 1980.0);
+    EXPECT_EQ(s.thermal_or_hw_slowdown, true) << bit;
+    EXPECT_EQ(s.power_limited, true) << bit;
+    EXPECT_EQ(s.clock_below_expected, true) << "NVML clock when the probe has none";
+  }
+}
+
+TEST(SampleStateRule, ReasonsOutsideTheWindowDoNotCount) {
+  const std::vector<StateTick> ticks = {{9.0, ss::reasons::hw_slowdown, 900},
+                                        {10.3, 0, 1980},
+                                        {11.5, ss::reasons::hw_thermal_slowdown, 900}};
+  const SampleStates s = classify_sample(k_window, ticks, 0.1, 1975.0, 1980.0);
+  EXPECT_EQ(s.thermal_or_hw_slowdown, false);
+  EXPECT_EQ(s.power_limited, false);
+  EXPECT_EQ(s.clock_below_expected, false);  // within 2% of the expected clock
+}
+
+TEST(SampleStateRule, WithoutTelemetryTheClockProbeDecidesAndTheRestIsUnknown) {
+  const SampleStates s = classify_sample(k_window, {}, 0.1, 1400.0, 1980.0);
+  EXPECT_FALSE(s.power_limited.has_value());
+  EXPECT_FALSE(s.thermal_or_hw_slowdown.has_value());
+  EXPECT_EQ(s.clock_below_expected, true);
+  const SampleStates none = classify_sample(std::nullopt, {}, 0.1, 1400.0, std::nullopt);
+  EXPECT_FALSE(none.clock_below_expected.has_value()) << "no expected clock: unknown, no guess";
+  // Unreadable reasons decide nothing.
+  const SampleStates unreadable =
+      classify_sample(k_window, {{10.2, std::nullopt, 1900}}, 0.1, std::nullopt, 1980.0);
+  EXPECT_FALSE(unreadable.thermal_or_hw_slowdown.has_value());
+  EXPECT_EQ(unreadable.clock_below_expected, true);
+}
+
+// The store applies the rule to a suite run's samples from telemetry in the run's time base.
+TEST(SampleStateRule, StoreClassifiesEachSampleFromTheTelemetryOverlappingIt) {
+  TempDir dir("gpubench-test-classify");
+  Store store = Store::open(dir.path() / "gpubench.db", OpenMode::read_write_create);
+  RunInfo info = testing::sample_run_info();
+  info.gpus[1].app_sm_clock_mhz = 1980;
+  const int64_t run = store.begin_run(info);
+  const int64_t suite_run = store.add_suite_run(run, testing::sample_suite_run("gemm"));
+  // CUDA ordinal 0 is NVML GPU 1 (the record says so); two repetitions at 1000-1001 s and
+  // 1002-1003 s CLOCK_MONOTONIC.
+  json benchmarks = json::array();
+  for (int rep = 0; rep < 2; ++rep) {
+    benchmarks.push_back({{"name", "gemm/x/device:0"},
+                          {"run_name", "gemm/x/device:0"},
+                          {"run_type", "iteration"},
+                          {"repetition_index", rep},
+                          {"iterations", 1},
+                          {"real_time", 1.0},
+                          {"cpu_time", 1.0},
+                          {"time_unit", "ns"},
+                          {"TFLOP_per_s", 700.0},
+                          {"sm_clock_MHz", 1700.0},
+                          {"window_start_s", 1000.0 + 2 * rep},
+                          {"window_end_s", 1001.0 + 2 * rep}});
+  }
+  json doc = {
+      {"context",
+       {{"gpubench.metrics",
+         json::array({{{"name", "TFLOP_per_s"}, {"unit", "TFLOP/s"}, {"direction", "higher"}}})},
+        {"gpubench.devices", json::array({{{"index", 0}, {"uuid", info.gpus[1].uuid}}}).dump()}}},
+      {"benchmarks", benchmarks}};
+  store.ingest_benchmark_json(suite_run, doc, "gemm");
+  // Telemetry origin 990 s: t_s 10.5 = 1000.5 (rep 0), t_s 12.5 = 1002.5 (rep 1). NVML GPU 0
+  // (not this result's GPU) has a thermal slowdown in rep 0: it must not count.
+  std::vector<TelemetrySample> tel;
+  auto tick = [&](int nvml, double t, int64_t reasons) {
+    TelemetrySample s;
+    s.nvml_index = nvml;
+    s.t_s = t;
+    s.throttle_reasons = reasons;
+    tel.push_back(s);
+  };
+  tick(1, 10.5, ss::reasons::sw_power_cap);
+  tick(0, 10.5, ss::reasons::hw_thermal_slowdown);
+  tick(1, 12.5, ss::reasons::hw_slowdown);
+  store.add_telemetry(run, suite_run, tel);
+  store.classify_samples(suite_run, tel, 990.0, 0.1);
+  const auto rows = store.get_results(run);
+  bool seen = false;
+  for (const ResultRow& r : rows) {
+    if (r.metric != "TFLOP_per_s") continue;
+    seen = true;
+    EXPECT_EQ(r.gpu_uuid, info.gpus[1].uuid);
+    EXPECT_EQ(r.power_limited, (std::vector<int>{1, 0}));
+    EXPECT_EQ(r.throttled, (std::vector<int>{0, 1}));             // only rep 1 is invalid
+    EXPECT_EQ(r.clock_below_expected, (std::vector<int>{1, 1}));  // 1700 < 1980 - 2%
+  }
+  EXPECT_TRUE(seen);
+}
+
+}  // namespace
+}  // namespace gpubench::results

@@ -1,0 +1,96 @@
+// Per-sample state keys: the Google Benchmark counters a gpubench suite writes to say what state
+// its samples ran under (METHODOLOGY rule 5, suites/README.md "Sample states"). Suites write
+// them through these names and the results store's ingest reads them through these names, so
+// the two cannot drift apart (tests/results/test_sample_state.cpp holds the contract).
+//
+// Matching is case-exact: "sm_clock_MHz" is the key, "SM_CLOCK_MHZ" is an ordinary counter.
+// Header-only and free of project dependencies, so suites and results can both include it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace gpubench::sample_state {
+
+// Which sample column a state key fills.
+enum class Field {
+  sm_clock_mhz,            // lowest SM clock measured right after a sample (MHz)
+  temperature_c,           // GPU temperature (C)
+  power_w,                 // board power (W)
+  throttle_reasons,        // NVML clocks-event reason mask
+  power_limited,           // 1/0: the power cap held the clock (informational)
+  thermal_or_hw_slowdown,  // 1/0: HW slowdown, HW/SW thermal or HW power brake: sample invalid
+  clock_below_expected,    // 1/0: SM clock below the application/locked (or base) clock
+  window_start_s,          // CLOCK_MONOTONIC seconds when the repetition's first sample began
+  window_end_s,            // CLOCK_MONOTONIC seconds when its last sample ended
+};
+
+struct Key {
+  std::string_view name;
+  Field field;
+  bool legacy;  // accepted when reading older files; suites never write it
+};
+
+// The names suites write, then the names older gpubench versions wrote. "throttled" was the v1
+// "clock below 75% of the peak clock" flag: it is read as clock_below_expected, never as invalid.
+inline constexpr std::array<Key, 11> k_keys = {{
+    {"sm_clock_MHz", Field::sm_clock_mhz, false},
+    {"temperature_c", Field::temperature_c, false},
+    {"power_w", Field::power_w, false},
+    {"throttle_reasons", Field::throttle_reasons, false},
+    {"power_limited", Field::power_limited, false},
+    {"thermal_or_hw_slowdown", Field::thermal_or_hw_slowdown, false},
+    {"clock_below_expected", Field::clock_below_expected, false},
+    {"window_start_s", Field::window_start_s, false},
+    {"window_end_s", Field::window_end_s, false},
+    {"sm_clock_mhz", Field::sm_clock_mhz, true},
+    {"throttled", Field::clock_below_expected, true},
+}};
+
+// The field a counter name fills, or nullopt when it is an ordinary counter (case-exact).
+constexpr std::optional<Field> field_of(std::string_view counter) {
+  for (const Key& k : k_keys) {
+    if (k.name == counter) return k.field;
+  }
+  return std::nullopt;
+}
+
+// The name a suite writes for a field.
+constexpr std::string_view name_of(Field field) {
+  for (const Key& k : k_keys) {
+    if (k.field == field && !k.legacy) return k.name;
+  }
+  return {};
+}
+
+// Window keys describe when a repetition ran: only iteration rows carry a meaningful one.
+constexpr bool is_window(Field field) {
+  return field == Field::window_start_s || field == Field::window_end_s;
+}
+
+// NVML clocks-event reason bits (nvml.h nvmlClocksEventReason*), and the two groups that decide
+// a sample's state. The power cap (0x4) is how data-centre parts normally run a sustained GEMM:
+// it is recorded as power_limited and never makes a sample invalid. Idle (0x1), the applications
+// clocks setting (0x2), sync boost (0x10) and display clock (0x100) are neither.
+namespace reasons {
+inline constexpr int64_t gpu_idle = 0x1;
+inline constexpr int64_t applications_clocks_setting = 0x2;
+inline constexpr int64_t sw_power_cap = 0x4;
+inline constexpr int64_t hw_slowdown = 0x8;
+inline constexpr int64_t sync_boost = 0x10;
+inline constexpr int64_t sw_thermal_slowdown = 0x20;
+inline constexpr int64_t hw_thermal_slowdown = 0x40;
+inline constexpr int64_t hw_power_brake_slowdown = 0x80;
+inline constexpr int64_t display_clock_setting = 0x100;
+inline constexpr int64_t power_limited = sw_power_cap;
+inline constexpr int64_t thermal_or_hw_slowdown =
+    hw_slowdown | sw_thermal_slowdown | hw_thermal_slowdown | hw_power_brake_slowdown;
+}  // namespace reasons
+
+// A measured SM clock counts as below the expected one when it is more than this fraction
+// lower: the clock probe times 50 us against a global timer with up to 1 us resolution (2%).
+inline constexpr double k_clock_tolerance = 0.02;
+
+}  // namespace gpubench::sample_state
