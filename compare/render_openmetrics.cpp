@@ -94,18 +94,13 @@ class Writer {
   std::map<std::string, std::size_t> m_index;
 };
 
-const results::GpuInfo* gpu_of(const results::RunDetail& run, std::optional<int> index) {
-  if (!index) return nullptr;
+// GPUs are matched by UUID (results/model.hpp): a CUDA ordinal and an NVML index may differ.
+const results::GpuInfo* gpu_of(const results::RunDetail& run, const std::string& uuid) {
+  if (uuid.empty()) return nullptr;
   for (const auto& g : run.info.gpus) {
-    if (g.index == *index) return &g;
+    if (g.uuid == uuid) return &g;
   }
   return nullptr;
-}
-
-std::optional<int> device_index_of(const std::string& device) {
-  if (device.rfind("gpu", 0) != 0) return std::nullopt;
-  const auto v = parse_int(device.substr(3));
-  return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
 }
 
 Labels series_labels(const std::string& host, const results::GpuInfo* gpu,
@@ -126,7 +121,7 @@ void write_results(Writer& w, const OpenMetricsInput& in, const std::string& hos
     s.values = r.values;
     summarize(s);
     const BaseUnit unit = prometheus_unit(r.unit);
-    Labels labels = series_labels(host, gpu_of(in.run, r.device_index), r.gpu_uuid,
+    Labels labels = series_labels(host, gpu_of(in.run, r.gpu_uuid), r.gpu_uuid,
                                   device_label(r.device_index), r.suite, r.benchmark, r.metric);
     if (unit.suffix.empty()) {
       labels.emplace_back("unit", r.unit);
@@ -145,8 +140,8 @@ void write_results(Writer& w, const OpenMetricsInput& in, const std::string& hos
 void write_comparison(Writer& w, const OpenMetricsInput& in, const std::string& host) {
   if (!in.comparison) return;
   for (const Entry& e : in.comparison->entries) {
-    const auto index = device_index_of(e.key.device);
-    Labels labels = series_labels(host, gpu_of(in.run, index), e.candidate.gpu_uuid, e.key.device,
+    Labels labels = series_labels(host, gpu_of(in.run, e.candidate.gpu_uuid), e.candidate.gpu_uuid,
+                                  e.key.device,
                                   e.key.suite, e.key.benchmark, e.key.metric);
     labels.emplace_back("baseline", in.baseline);
     w.gauge("gpubench_change_ratio", "ratio",
@@ -161,11 +156,12 @@ void write_comparison(Writer& w, const OpenMetricsInput& in, const std::string& 
 
 void write_telemetry(Writer& w, const OpenMetricsInput& in, const std::string& host) {
   for (const results::TelemetrySummary& t : in.telemetry) {
-    const results::GpuInfo* gpu = gpu_of(in.run, t.device_index);
+    const results::GpuInfo* gpu = gpu_of(in.run, t.gpu_uuid);
+    // Telemetry is keyed by NVML, not by a CUDA ordinal: the device label says so.
     const Labels labels = {{"host", host},
-                           {"gpu_uuid", gpu ? gpu->uuid : std::string()},
+                           {"gpu_uuid", t.gpu_uuid},
                            {"gpu_model", gpu ? gpu->name : std::string()},
-                           {"device", device_label(t.device_index)}};
+                           {"device", "nvml" + std::to_string(t.nvml_index)}};
     w.gauge("gpubench_telemetry_samples", "", "NVML telemetry samples taken during the run", labels,
             static_cast<double>(t.samples));
     w.gauge("gpubench_telemetry_throttled_samples", "",

@@ -164,7 +164,7 @@ void do_show(const ShowArgs& args, Context& ctx) {
     }
     j["telemetry"] = telemetry_json(detail, telemetry);
     j["p2p_matrices"] =
-        harness::p2p_matrices_json(harness::build_p2p_matrices(rows), detail.info.gpus);
+        harness::p2p_matrices_json(harness::build_p2p_matrices(rows));
     j["doctor"] = harness::doctor_json(detail.doctor);
     j["nodes"] = harness::suite_nodes_json(harness::read_suite_nodes(store, id));
     out << j.dump(2) << '\n';
@@ -239,7 +239,7 @@ void do_show(const ShowArgs& args, Context& ctx) {
              "per benchmark: this result itself may or may not have run throttled.\n";
     }
   }
-  harness::print_p2p_matrices(out, harness::build_p2p_matrices(rows), detail.info.gpus);
+  harness::print_p2p_matrices(out, harness::build_p2p_matrices(rows));
 }
 }  // namespace
 

@@ -31,11 +31,9 @@ std::optional<int> int_param(const results::ResultRow& r, const char* key) {
   return std::nullopt;
 }
 
-std::string uuid_of(const std::vector<results::GpuInfo>& gpus, int index) {
-  for (const auto& g : gpus) {
-    if (g.index == index) return g.uuid;
-  }
-  return results::k_unknown;
+std::string uuid_of(const P2pMatrix& m, int ordinal) {
+  const auto it = m.uuids.find(ordinal);
+  return it == m.uuids.end() || it->second.empty() ? results::k_unknown : it->second;
 }
 
 std::string number(double v) {
@@ -83,6 +81,11 @@ std::vector<P2pMatrix> build_p2p_matrices(const std::vector<results::ResultRow>&
     }
     it->second.values[{*src, *dst}] = median_of(r.values);
   }
+  // Every result of the run that ingest tied to a GPU names that GPU's UUID for its ordinal.
+  std::map<int, std::string> uuids;
+  for (const auto& r : rows) {
+    if (r.device_index && !r.gpu_uuid.empty()) uuids.emplace(*r.device_index, r.gpu_uuid);
+  }
   std::vector<P2pMatrix> out;
   for (const auto& key : order) {
     Pending& p = by_title[key];
@@ -94,6 +97,7 @@ std::vector<P2pMatrix> build_p2p_matrices(const std::vector<results::ResultRow>&
     if (auto it = not_measured.find(p.m.title); it != not_measured.end()) {
       p.m.not_measured = it->second;
     }
+    p.m.uuids = uuids;
     out.push_back(std::move(p.m));
   }
   return out;
@@ -119,8 +123,7 @@ std::vector<SlowPair> find_slow_pairs(const P2pMatrix& m, double fraction) {
   return out;
 }
 
-void print_p2p_matrices(std::ostream& out, const std::vector<P2pMatrix>& matrices,
-                        const std::vector<results::GpuInfo>& gpus) {
+void print_p2p_matrices(std::ostream& out, const std::vector<P2pMatrix>& matrices) {
   for (const auto& m : matrices) {
     out << "\npeer-to-peer " << m.metric << " (" << m.unit << "), row = source GPU, column = "
         << "destination GPU: " << m.title << '\n';
@@ -137,8 +140,8 @@ void print_p2p_matrices(std::ostream& out, const std::vector<P2pMatrix>& matrice
     }
     cli::print_table(out, header, table);
     for (const auto& p : find_slow_pairs(m)) {
-      out << "slow pair: GPU " << p.src << " (" << uuid_of(gpus, p.src) << ") -> GPU " << p.dst
-          << " (" << uuid_of(gpus, p.dst) << "): " << number(p.value) << " " << m.unit << ", "
+      out << "slow pair: GPU " << p.src << " (" << uuid_of(m, p.src) << ") -> GPU " << p.dst
+          << " (" << uuid_of(m, p.dst) << "): " << number(p.value) << " " << m.unit << ", "
           << static_cast<int>(100.0 * p.value / p.siblings_median + 0.5)
           << "% of the other pairs' median " << number(p.siblings_median) << " " << m.unit << '\n';
     }
@@ -146,8 +149,7 @@ void print_p2p_matrices(std::ostream& out, const std::vector<P2pMatrix>& matrice
   }
 }
 
-nlohmann::json p2p_matrices_json(const std::vector<P2pMatrix>& matrices,
-                                 const std::vector<results::GpuInfo>& gpus) {
+nlohmann::json p2p_matrices_json(const std::vector<P2pMatrix>& matrices) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& m : matrices) {
     nlohmann::json cells = nlohmann::json::array();
@@ -163,8 +165,8 @@ nlohmann::json p2p_matrices_json(const std::vector<P2pMatrix>& matrices,
     for (const auto& p : find_slow_pairs(m)) {
       slow.push_back({{"src", p.src},
                       {"dst", p.dst},
-                      {"src_uuid", uuid_of(gpus, p.src)},
-                      {"dst_uuid", uuid_of(gpus, p.dst)},
+                      {"src_uuid", uuid_of(m, p.src)},
+                      {"dst_uuid", uuid_of(m, p.dst)},
                       {"value", p.value},
                       {"siblings_median", p.siblings_median}});
     }

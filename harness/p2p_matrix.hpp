@@ -8,6 +8,7 @@
 // a cell is the median of the pair's samples.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -29,6 +30,9 @@ struct P2pMatrix {
   std::vector<std::optional<double>> cells;
   // Pairs that were skipped or failed, with the reason (for the note under the matrix).
   std::vector<std::string> not_measured;
+  // CUDA ordinal -> GPU UUID, as ingest tied each result to its GPU (gpubench.devices); never
+  // looked up by index in the run's GPU list, whose order is NVML's.
+  std::map<int, std::string> uuids;
 
   std::optional<double> at(int src, int dst) const { return cells[src * size + dst]; }
 };
@@ -46,11 +50,9 @@ struct SlowPair {
 inline constexpr double k_slow_pair_fraction = 0.8;
 std::vector<SlowPair> find_slow_pairs(const P2pMatrix& m, double fraction = k_slow_pair_fraction);
 
-// Text: each matrix as a table, then one line per slow pair with both GPUs' UUIDs (from `gpus`).
-void print_p2p_matrices(std::ostream& out, const std::vector<P2pMatrix>& matrices,
-                        const std::vector<results::GpuInfo>& gpus);
+// Text: each matrix as a table, then one line per slow pair with both GPUs' UUIDs.
+void print_p2p_matrices(std::ostream& out, const std::vector<P2pMatrix>& matrices);
 // JSON: [{"title","metric","unit","size","cells":[[..]],"slow_pairs":[...],"not_measured":[..]}]
-nlohmann::json p2p_matrices_json(const std::vector<P2pMatrix>& matrices,
-                                 const std::vector<results::GpuInfo>& gpus);
+nlohmann::json p2p_matrices_json(const std::vector<P2pMatrix>& matrices);
 
 }  // namespace gpubench::harness

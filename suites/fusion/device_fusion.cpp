@@ -10,6 +10,7 @@
 #include "suites/common/cuda/check.hpp"
 #include "suites/common/cuda/guard.hpp"
 #include "suites/common/cuda/memory_bandwidth.hpp"
+#include "suites/common/sample_state_counters.hpp"
 #include "suites/fusion/device_runner.hpp"
 #include "suites/fusion/speedup.hpp"
 #include "suites/gemm/gemm_cases.hpp"
@@ -110,8 +111,7 @@ PreparedCase& prepared_for(const FusionCase& c, DeviceContext& dev) {
 
 struct Timing {
   std::vector<double> per_call_ms;
-  double min_clock_mhz = 0.0;
-  bool throttled = false;
+  suite::SampleStateRecorder states;  // clock and time window; the harness judges the state
   int calls_per_batch = 0;
 };
 
@@ -132,9 +132,10 @@ Timing time_variant(PreparedCase& p, const FusionCase& c, DeviceContext& dev, in
   const auto take = [&](const cu::BatchSample& sample) {
     const double ms = sample.elapsed_ms / t.calls_per_batch;
     t.per_call_ms.push_back(ms);
-    t.throttled = t.throttled || sample.throttled;
-    if (sample.sm_clock_mhz > 0 && (t.min_clock_mhz == 0 || sample.sm_clock_mhz < t.min_clock_mhz))
-      t.min_clock_mhz = sample.sm_clock_mhz;
+    // The batch's GPU work ended just before time_batch returned: its window is the last
+    // elapsed_ms before now.
+    const double end_s = suite::SampleStateRecorder::now_s();
+    t.states.add(sample.sm_clock_mhz, end_s - sample.elapsed_ms / 1e3, end_s);
     return ms;
   };
   if (state != nullptr) {
@@ -198,8 +199,7 @@ void run_device_case(benchmark::State& state, const FusionCase& c, const std::st
     if (c.family == Family::gemm_bias_gelu && call_ms > 0)
       state.counters["TFLOP_per_s"] = gemm_flops(c) / (call_ms * 1e-3) / 1e12;
     // Sample state (METHODOLOGY rule 5), stored with the samples, not as metrics.
-    state.counters["throttled"] = t.throttled ? 1.0 : 0.0;
-    state.counters["sm_clock_mhz"] = t.min_clock_mhz;
+    t.states.write(state);
     std::string label = std::string(kernels::to_string(c.dtype)) +
                         " kernels_per_call=" + std::to_string(kernels_per_call(c));
     if (c.variant == Variant::graph)

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "suites/common/cuda/timing.hpp"
+#include "suites/common/sample_state_counters.hpp"
 #include "suites/transfer/link_probe.hpp"
 #include "suites/transfer/link_rates.hpp"
 #include "suites/transfer/transfer_cases.hpp"
@@ -29,8 +30,7 @@ const TransferEnvironment& transfer_environment();
 // The samples of one repetition and the clock state they ran under.
 struct SampleSet {
   std::vector<double> seconds;  // one per timed sample: the whole batch
-  double min_clock_mhz = 0.0;
-  bool throttled = false;
+  suite::SampleStateRecorder states;  // clock and time window; the harness judges the state
   void add(double s) { seconds.push_back(s); }
   void add(const suite::cuda::BatchSample& sample);
 };

@@ -25,10 +25,10 @@ const TransferEnvironment& transfer_environment() {
 
 void SampleSet::add(const suite::cuda::BatchSample& sample) {
   seconds.push_back(sample.elapsed_ms / 1e3);
-  throttled = throttled || sample.throttled;
-  if (sample.sm_clock_mhz > 0 && (min_clock_mhz == 0 || sample.sm_clock_mhz < min_clock_mhz)) {
-    min_clock_mhz = sample.sm_clock_mhz;
-  }
+  // The batch's GPU work ended just before time_batch returned: its window is the last
+  // elapsed_ms before now.
+  const double end_s = suite::SampleStateRecorder::now_s();
+  states.add(sample.sm_clock_mhz, end_s - sample.elapsed_ms / 1e3, end_s);
 }
 
 void report_one_way(benchmark::State& state, std::uint64_t bytes, std::uint64_t copies,
@@ -46,8 +46,7 @@ void report_one_way(benchmark::State& state, std::uint64_t bytes, std::uint64_t 
     }
   }
   // Sample state (METHODOLOGY rule 5), stored with each sample rather than as metrics.
-  state.counters["throttled"] = samples.throttled ? 1.0 : 0.0;
-  if (samples.min_clock_mhz > 0) state.counters["sm_clock_mhz"] = samples.min_clock_mhz;
+  samples.states.write(state);
 }
 
 std::string validate_copy(const void* destination, std::uint64_t bytes, std::uint32_t seed) {

@@ -35,7 +35,7 @@ TEST(OpenMetrics, RendersFamiliesOnceWithBaseUnitsAndEof) {
   in.run.run.uuid = "u-7";
   in.run.info.host.hostname = "node\"01";
   results::GpuInfo gpu;
-  gpu.index = 0;
+  gpu.nvml_index = 0;
   gpu.uuid = "GPU-abc";
   gpu.name = "NVIDIA H200";
   in.run.info.gpus.push_back(gpu);
@@ -50,6 +50,10 @@ TEST(OpenMetrics, RendersFamiliesOnceWithBaseUnitsAndEof) {
                         {9000}));  // same series twice: one sample only
   in.rows.push_back(row("calibration/x", "calls_per_s", "calls/s", results::Direction::higher, {10},
                         std::nullopt));
+  // Ingest ties each GPU result to its GPU's UUID (gpubench.devices); the export names it.
+  for (auto& r : in.rows) {
+    if (r.device_index) r.gpu_uuid = "GPU-abc";
+  }
   results::DoctorCheck check;
   check.name = "limits.nofile";
   check.area = "Limits";

@@ -26,6 +26,8 @@ results::ResultRow p2p_row(int src, int dst, std::vector<double> values,
   r.unit = "GB/s";
   r.direction = results::Direction::higher;
   r.values = std::move(values);
+  r.device_index = src;  // as ingest ties device:N to its GPU through gpubench.devices
+  r.gpu_uuid = "GPU-fixture-" + std::to_string(src);
   return r;
 }
 
@@ -98,13 +100,8 @@ TEST(P2pMatrix, RendersTheMatrixAndNamesTheSlowPairWithUuids) {
   skipped.message = "GPU 3 cannot access GPU 2 as a peer";
   skipped.metric.clear();
   rows.push_back(skipped);
-  std::vector<results::GpuInfo> gpus(4);
-  for (int i = 0; i < 4; ++i) {
-    gpus[i].index = i;
-    gpus[i].uuid = "GPU-fixture-" + std::to_string(i);
-  }
   std::ostringstream out;
-  print_p2p_matrices(out, build_p2p_matrices(rows), gpus);
+  print_p2p_matrices(out, build_p2p_matrices(rows));
   const std::string text = out.str();
   EXPECT_NE(text.find("row = source GPU, column = destination GPU"), std::string::npos) << text;
   EXPECT_NE(text.find("150.0"), std::string::npos) << text;
@@ -114,7 +111,7 @@ TEST(P2pMatrix, RendersTheMatrixAndNamesTheSlowPairWithUuids) {
   EXPECT_NE(text.find("not measured: 3->2: skipped: GPU 3 cannot access GPU 2 as a peer"),
             std::string::npos)
       << text;
-  const auto j = p2p_matrices_json(build_p2p_matrices(rows), gpus);
+  const auto j = p2p_matrices_json(build_p2p_matrices(rows));
   ASSERT_EQ(j.size(), 1u);
   EXPECT_EQ(j[0]["slow_pairs"][0]["src_uuid"], "GPU-fixture-2");
   EXPECT_TRUE(j[0]["cells"][1][1].is_null());
@@ -123,7 +120,7 @@ TEST(P2pMatrix, RendersTheMatrixAndNamesTheSlowPairWithUuids) {
 
 TEST(P2pMatrix, NoPeerResultsNoMatrix) {
   std::ostringstream out;
-  print_p2p_matrices(out, build_p2p_matrices({}), {});
+  print_p2p_matrices(out, build_p2p_matrices({}));
   EXPECT_EQ(out.str(), "");
 }
 
