@@ -7,6 +7,7 @@
 // and benchmark/metric ids cached, so a million samples take a few seconds.
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -359,7 +360,9 @@ std::optional<int64_t> int_field(const json& e, const char* key, size_t entry) {
 std::string raw_text(double v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
-  return format_significant(v, 10);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.15g", v);
+  return buf;
 }
 
 std::string string_field(const json& e, const char* key, size_t entry) {

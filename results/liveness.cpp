@@ -56,12 +56,14 @@ RunLock::RunLock(fs::path path) : m_path(std::move(path)) {
 RunLock::~RunLock() {
   if (m_fd < 0) return;
   // Unlink while still holding the lock, so no one can take a lock on a file about to vanish.
-  ::unlink(m_path.c_str());
+  if (m_finished) ::unlink(m_path.c_str());
   ::close(m_fd);
 }
 
 RunLock::RunLock(RunLock&& other) noexcept
-    : m_path(std::move(other.m_path)), m_fd(std::exchange(other.m_fd, -1)) {}
+    : m_path(std::move(other.m_path)),
+      m_fd(std::exchange(other.m_fd, -1)),
+      m_finished(other.m_finished) {}
 
 Liveness judge_run_owner(const RunOwner& owner) {
   if (owner.lock_path.empty()) {

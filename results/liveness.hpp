@@ -23,7 +23,8 @@ std::filesystem::path run_lock_path(const std::filesystem::path& db_path, const 
 std::string current_boot_id();
 
 // An exclusive flock on a run's lock file, held from before the run row exists until the run is
-// finished. The destructor removes the file and releases the lock. Move-only.
+// finished. The destructor releases the lock; it removes the file only after finished() (a run
+// left unfinished keeps a free lock file, the evidence that its owner is gone). Move-only.
 class RunLock {
  public:
   // Creates and locks the file. Throws Error(infrastructure) when it cannot (the database's
@@ -35,10 +36,13 @@ class RunLock {
   RunLock(const RunLock&) = delete;
   RunLock& operator=(const RunLock&) = delete;
   const std::filesystem::path& path() const noexcept { return m_path; }
+  // The run reached a final state: remove the file on destruction.
+  void finished() noexcept { m_finished = true; }
 
  private:
   std::filesystem::path m_path;
   int m_fd = -1;
+  bool m_finished = false;
 };
 
 // What is known about a running run's owner.

@@ -336,6 +336,14 @@ void detail::update_run_status(Database& db, int64_t run_id, RunStatus status) {
 int64_t Store::begin_run(const RunInfo& info) {
   Database& db = *m_db;
   const std::string uuid = info.uuid.empty() ? make_uuid_v4() : info.uuid;
+  {
+    Statement st = db.prepare("SELECT id FROM runs WHERE uuid = ?1");
+    st.bind(1, uuid);
+    if (st.step()) {
+      throw bad_input("run " + uuid + " is already in database " + quoted(db.path()),
+                      "run UUIDs are unique", "import each run once, or give a new UUID");
+    }
+  }
   // The lock exists before the row: whoever sees the row `running` can judge its owner.
   std::unique_ptr<RunLock> lock;
   if (!in_memory(db.path())) lock = std::make_unique<RunLock>(run_lock_path(db.path(), uuid));
@@ -375,7 +383,12 @@ void Store::finish_run(int64_t run_id, RunStatus status) {
   Transaction tx(db);
   detail::update_run_status(db, run_id, status);
   tx.commit();
-  if (status != RunStatus::running) m_run_locks.erase(run_id);  // unlinks the lock file
+  if (status != RunStatus::running) {
+    if (auto it = m_run_locks.find(run_id); it != m_run_locks.end()) {
+      it->second->finished();
+      m_run_locks.erase(it);  // unlinks the lock file, then releases the lock
+    }
+  }
 }
 
 void Store::add_telemetry(int64_t run_id, std::optional<int64_t> suite_run_id,
