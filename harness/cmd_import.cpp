@@ -57,12 +57,12 @@ void do_import(const ImportArgs& args, Context& ctx) {
   nlohmann::json doc;
   try {
     doc = results::parse_benchmark_json(text, args.file);  // tolerates Google Benchmark's NaN
-  } catch (const Error&) {
-    throw bad_input(
-        "cannot import '" + args.file + "'",
-        "it is not valid JSON (" + std::to_string(text.size()) + " bytes; truncated or not JSON)",
-        "pass a complete file written with --benchmark_out=FILE "
-        "--benchmark_out_format=json; the database was not changed");
+  } catch (const Error& e) {
+    throw bad_input("cannot import '" + args.file + "'",
+                    "it is not valid JSON (" + std::to_string(text.size()) + " bytes; " +
+                        e.what() + ")",
+                    "pass a complete file written with --benchmark_out=FILE "
+                    "--benchmark_out_format=json; the database was not changed");
   }
   if (!doc.is_object() || !doc.contains("benchmarks") || !doc["benchmarks"].is_array()) {
     std::string found = doc.is_object()  ? "an object without a \"benchmarks\" array"

@@ -403,6 +403,16 @@ RunOutcome execute_run(results::Store& store, const RunOptions& options, std::os
     }
     throw;
   }
+  // Suites whose failure could not even be recorded (the lock was held past two waits): the
+  // lock may be free by now; their rows say why their results are missing.
+  for (SuiteOutcome& s : outcome.suites) {
+    if (s.store_error.empty() || s.suite_run_id != 0) continue;
+    try {
+      s.suite_run_id = store.add_suite_run(outcome.run_id, s.info);
+    } catch (const Error&) {
+      // finish_run below meets the same lock; if it fails the run is left to be abandoned.
+    }
+  }
   outcome.interrupt_signal = interrupt_signal();
   outcome.status = outcome.interrupt_signal != 0 ? results::RunStatus::interrupted
                    : any_failed                  ? results::RunStatus::failed

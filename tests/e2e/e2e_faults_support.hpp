@@ -130,8 +130,10 @@ inline bool process_gone(pid_t pid) {
   return paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] == 'Z';
 }
 
-// A FIXTURE Google Benchmark document: `benchmarks` entries as given, a labelled context.
-inline std::string fixture_doc(const nlohmann::json& benchmarks) {
+// A FIXTURE Google Benchmark document: `rows` as its benchmarks, a labelled context.
+inline std::string fixture_doc(const std::vector<nlohmann::json>& rows) {
+  nlohmann::json benchmarks = nlohmann::json::array();
+  for (const auto& r : rows) benchmarks.push_back(r);
   nlohmann::json doc = {{"context",
                          {{"date", "2026-12-02T16:00:00+00:00"},
                           {"host_name", "fixture-host"},
@@ -147,6 +149,13 @@ inline nlohmann::json fixture_row(const std::string& name, int rep, double real_
           {"repetitions", 3},   {"repetition_index", rep}, {"threads", 1},
           {"iterations", 10},   {"real_time", real_time_ns}, {"cpu_time", real_time_ns},
           {"time_unit", "ns"}};
+}
+
+// FIXTURE rows under fixture_ok's benchmark name, so a run of the fake suite has results in
+// common with a run of fixture_ok and `compare` has something to compare.
+inline std::vector<nlohmann::json> ok_rows() {
+  return {fixture_row("fixture_ok/constant/n:1", 0, 100), fixture_row("fixture_ok/constant/n:1", 1, 110),
+          fixture_row("fixture_ok/constant/n:1", 2, 120)};
 }
 
 inline int64_t count_of(FaultDb& db, const std::string& sql) {

@@ -33,36 +33,54 @@ std::string statuses(FaultDb& db) {
 }
 
 // 1. A lock held past the busy timeout while a suite's results are stored: the suite is
-// recorded failed with the reason, the next suite still runs, the run ends `failed`.
+// recorded failed with the reason (once the lock is free), the next suite still runs and is
+// stored, the run ends `failed`, never `running`.
 TEST(E2eFaults, LockTimeoutDuringRunLeavesNoRunningRun) {
   Workspace ws;
   baseline_run(ws);
   const fs::path json_file = write_fixture(
-      ws, "fake.json", fixture_doc({fixture_row("fixture_fake/a", 0, 5), fixture_row("fixture_fake/a", 1, 6)}));
+      ws, "fake.json",
+      fixture_doc({fixture_row("fixture_fake/a", 0, 5), fixture_row("fixture_fake/a", 1, 6)}));
+  const fs::path go = ws.root() / "go";
+  const fs::path pidfile = ws.root() / "suite.pid";
+  // A FIXTURE suite that starts 4 s later than fixture_ok would and then is fixture_ok: its
+  // results come after the lock is free again.
+  const fs::path later = ws.suites() / "gpubench-fixture_later";
+  write_file_atomic(later, "#!/bin/sh\n# FIXTURE: fixture_ok, 4 s later\nsleep 4\nexec \"$(dirname "
+                           "\"$0\")/gpubench-fixture_ok\" \"$@\"\n");
+  fs::permissions(later, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                             fs::perms::others_read | fs::perms::others_exec);
   FaultDb db(ws.db());
-  Background run(ws, {"run", "--suite", "fixture_ok,fixture_fake"},
-                 {{"GPUBENCH_BUSY_TIMEOUT_MS", "500"}, {"FAKE_SLEEP", "4"},
-                  {"FAKE_JSON", json_file.string()}},
+  Background run(ws, {"run", "--suite", "fixture_fake,fixture_later"},
+                 {{"GPUBENCH_BUSY_TIMEOUT_MS", "300"}, {"FAKE_WAIT_FILE", go.string()},
+                  {"FAKE_JSON", json_file.string()}, {"FAKE_PIDFILE", pidfile.string()}},
                  ws.root() / "run.err");
-  // Hold the write lock from the moment the run exists until well past the first suite.
-  ASSERT_TRUE(wait_for([&] { return count_of(db, "SELECT count(*) FROM runs") == 2; }));
+  ASSERT_TRUE(wait_for([&] { return fs::exists(pidfile) && fs::file_size(pidfile) > 0; }));
+  const pid_t suite_pid = std::atoi(read_file(pidfile).c_str());
   ASSERT_TRUE(db.exec("BEGIN IMMEDIATE"));
-  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  write_file_atomic(go, "go");  // the suite finishes while the lock is held
+  ASSERT_TRUE(wait_for([&] { return process_gone(suite_pid); }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(3000));  // store and record both time out
   db.exec("COMMIT");
   EXPECT_EQ(run.wait(), 3) << run.err();
   EXPECT_TRUE(contains(run.err(), "could not all be stored")) << run.err();
-  EXPECT_EQ(db.scalar("SELECT status FROM runs WHERE id = 2"), "failed");
-  EXPECT_EQ(db.scalar("SELECT status FROM suite_runs WHERE run_id = 2 AND suite = 'fixture_ok'"),
-            "failed");
-  EXPECT_TRUE(contains(db.scalar("SELECT reason FROM suite_runs WHERE run_id = 2 AND suite = "
-                                 "'fixture_ok'"),
-                       "locked"));
+  EXPECT_TRUE(contains(run.err(), "locked")) << run.err();
+  EXPECT_EQ(statuses(db), "complete,failed");
   EXPECT_EQ(db.scalar("SELECT status FROM suite_runs WHERE run_id = 2 AND suite = "
                       "'fixture_fake'"),
+            "failed");
+  EXPECT_TRUE(contains(db.scalar("SELECT reason FROM suite_runs WHERE run_id = 2 AND suite = "
+                                 "'fixture_fake'"),
+                       "locked"));
+  EXPECT_EQ(db.scalar("SELECT status FROM suite_runs WHERE run_id = 2 AND suite = "
+                      "'fixture_later'"),
             "ok");
   EXPECT_EQ(count_of(db, "SELECT count(*) FROM samples s JOIN suite_runs sr ON sr.id = "
+                         "s.suite_run_id WHERE sr.run_id = 2 AND sr.suite = 'fixture_later'"),
+            9);  // 3 repetitions x (real_time, cpu_time, items_per_s)
+  EXPECT_EQ(count_of(db, "SELECT count(*) FROM samples s JOIN suite_runs sr ON sr.id = "
                          "s.suite_run_id WHERE sr.run_id = 2 AND sr.suite = 'fixture_fake'"),
-            4);  // 2 repetitions x (real_time, cpu_time)
+            0);
   expect_compare_works(ws);
 }
 
@@ -117,15 +135,19 @@ TEST(E2eFaults, SighupInterruptsTheRun) {
   Workspace ws;
   baseline_run(ws);
   const fs::path pidfile = ws.root() / "suite.pid";
-  Background run(ws, {"run", "--suite", "fixture_fake," + std::string(k_ok_suite)},
+  Background run(ws, {"run", "--suite", std::string(k_ok_suite) + ",fixture_fake"},
                  {{"FAKE_SLEEP", "60"}, {"FAKE_PIDFILE", pidfile.string()}},
                  ws.root() / "run.err");
   ASSERT_TRUE(wait_for([&] { return fs::exists(pidfile) && fs::file_size(pidfile) > 0; }));
+  const pid_t suite_pid = std::atoi(read_file(pidfile).c_str());
   kill(run.pid(), SIGHUP);
   EXPECT_EQ(run.wait(), 129) << run.err();
+  EXPECT_TRUE(wait_for([&] { return process_gone(suite_pid); }, 10));
   FaultDb db(ws.db());
   EXPECT_EQ(statuses(db), "complete,interrupted");
-  EXPECT_EQ(db.scalar("SELECT status FROM suite_runs WHERE run_id = 2"), "interrupted");
+  EXPECT_EQ(db.scalar("SELECT group_concat(suite || ':' || status) FROM suite_runs WHERE "
+                      "run_id = 2"),
+            "fixture_ok:ok,fixture_fake:interrupted");
   expect_compare_works(ws);
 }
 
@@ -240,8 +262,7 @@ TEST(E2eFaults, SigintWhileStoringKeepsTheFinishedSuite) {
   baseline_run(ws);
   FaultDb db(ws.db());
   const fs::path pidfile = ws.root() / "suite.pid";
-  const fs::path json_file =
-      write_fixture(ws, "fake.json", fixture_doc({fixture_row("fixture_fake/a", 0, 5)}));
+  const fs::path json_file = write_fixture(ws, "fake.json", fixture_doc(ok_rows()));
   Background run(ws, {"run", "--suite", "fixture_fake," + std::string(k_ok_suite)},
                  {{"GPUBENCH_BUSY_TIMEOUT_MS", "30000"}, {"FAKE_SLEEP", "1"},
                   {"FAKE_JSON", json_file.string()}, {"FAKE_PIDFILE", pidfile.string()}},
@@ -258,7 +279,7 @@ TEST(E2eFaults, SigintWhileStoringKeepsTheFinishedSuite) {
             "fixture_fake:ok");
   EXPECT_EQ(count_of(db, "SELECT count(*) FROM samples s JOIN suite_runs sr ON sr.id = "
                          "s.suite_run_id WHERE sr.run_id = 2"),
-            2);
+            6);  // 3 repetitions x (real_time, cpu_time)
   expect_compare_works(ws);
 }
 
@@ -267,8 +288,12 @@ TEST(E2eFaults, SigintWhileStoringKeepsTheFinishedSuite) {
 TEST(E2eFaults, NonFiniteAndNegativeValues) {
   Workspace ws;
   baseline_run(ws);
-  std::string text = fixture_doc({fixture_row("fixture_fake/v", 0, 5), fixture_row("fixture_fake/v", 1, -5.5),
-                                  fixture_row("fixture_fake/v", 2, 11111)});
+  std::vector<json> rows = ok_rows();
+  for (const json& r : {fixture_row("fixture_fake/v", 0, 5), fixture_row("fixture_fake/v", 1, -5.5),
+                        fixture_row("fixture_fake/v", 2, 11111)}) {
+    rows.push_back(r);
+  }
+  std::string text = fixture_doc(rows);
   // Google Benchmark writes bare NaN / Infinity tokens.
   const auto at = text.find("11111.0");
   ASSERT_NE(at, std::string::npos);
@@ -284,12 +309,13 @@ TEST(E2eFaults, NonFiniteAndNegativeValues) {
   EXPECT_EQ(db.scalar("SELECT status FROM suite_runs WHERE run_id = 2"), "ok");
   EXPECT_EQ(count_of(db, "SELECT count(*) FROM samples s JOIN suite_runs sr ON sr.id = "
                          "s.suite_run_id WHERE sr.run_id = 2"),
-            2);  // repetition 0's real_time and cpu_time; 1 is negative, 2 NaN/Infinity
+            6 + 2);  // fixture_ok rows; v's repetition 0 (1 is negative, 2 NaN/Infinity)
   EXPECT_EQ(count_of(db, "SELECT count(*) FROM invalid_samples"), 4);
   EXPECT_EQ(count_of(db, "SELECT count(*) FROM samples WHERE value < 0"), 0);
   const CliResult show = ws.run({"show", "latest", ws.db_arg()});
   EXPECT_TRUE(contains(show.out, "kept aside as invalid")) << show.out;
-  EXPECT_TRUE(contains(show.out, "real_time is NaN")) << show.out;
+  EXPECT_TRUE(contains(show.out, "cpu_time is NaN")) << show.out;
+  EXPECT_TRUE(contains(show.out, "real_time is Infinity")) << show.out;
   EXPECT_TRUE(contains(show.out, "real_time is negative")) << show.out;
 
   json big = fixture_row("imported/y", 0, 5);
@@ -330,7 +356,15 @@ TEST(E2eFaults, SilentFallbacksAreRefused) {
   EXPECT_EQ(ws.run({"run", "--suite", k_ok_suite, "--repetitions", "0", ws.db_arg()}).exit_code, 2);
   EXPECT_EQ(ws.run({"run", "--suite", "", ws.db_arg()}).exit_code, 2);
   EXPECT_EQ(ws.run({"runs", "--db", ""}).exit_code, 2);
-  EXPECT_EQ(ws.run({"runs"}, {{"GPUBENCH_DB", ""}}).exit_code, 2);
+  {
+    harness::ProcessSpec spec;  // GPUBENCH_DB set but empty, no --db
+    spec.argv = {gpubench_binary().string(), "runs"};
+    spec.env = {{"CI", "1"}, {"GPUBENCH_DB", ""}};
+    spec.timeout_s = 60;
+    const harness::ProcessResult r = harness::run_process(spec);
+    EXPECT_EQ(r.exit_code, 2) << r.stderr_tail;
+    EXPECT_TRUE(contains(r.stderr_tail, "GPUBENCH_DB is set but empty")) << r.stderr_tail;
+  }
   fs::create_directories(ws.root() / "thr.d");
   const CliResult dir = ws.run({"compare", "1", "1", "--thresholds", (ws.root() / "thr.d").string(), ws.db_arg()});
   EXPECT_EQ(dir.exit_code, 2) << dir.err;
