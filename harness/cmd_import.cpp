@@ -58,11 +58,11 @@ void do_import(const ImportArgs& args, Context& ctx) {
   try {
     doc = results::parse_benchmark_json(text, args.file);  // tolerates Google Benchmark's NaN
   } catch (const Error& e) {
-    throw bad_input("cannot import '" + args.file + "'",
-                    "it is not valid JSON (" + std::to_string(text.size()) + " bytes; " +
-                        e.what() + ")",
-                    "pass a complete file written with --benchmark_out=FILE "
-                    "--benchmark_out_format=json; the database was not changed");
+    throw bad_input(
+        "cannot import '" + args.file + "'",
+        "it is not valid JSON (" + std::to_string(text.size()) + " bytes; " + e.what() + ")",
+        "pass a complete file written with --benchmark_out=FILE "
+        "--benchmark_out_format=json; the database was not changed");
   }
   if (!doc.is_object() || !doc.contains("benchmarks") || !doc["benchmarks"].is_array()) {
     std::string found = doc.is_object()  ? "an object without a \"benchmarks\" array"
@@ -129,8 +129,8 @@ void do_import(const ImportArgs& args, Context& ctx) {
            << " benchmarks, " << sum.samples << " samples, " << sum.skipped << " skipped, "
            << sum.errors << " errors";
   if (sum.invalid > 0) {
-    *ctx.out << ", " << sum.invalid << " invalid values kept aside (see 'gpubench show "
-             << run_id << "')";
+    *ctx.out << ", " << sum.invalid << " invalid values kept aside (see 'gpubench show " << run_id
+             << "')";
   }
   *ctx.out << "\n";
 }

@@ -2,8 +2,8 @@
 #include <CLI/CLI.hpp>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <ostream>
+#include <regex>
 
 #include "harness/cli_common.hpp"
 #include "harness/command.hpp"
@@ -136,16 +136,15 @@ void do_run(const RunArgs& args, Context& ctx) {
   print_summary(*ctx.out, outcome);
   if (outcome.interrupt_signal != 0) {
     *ctx.err << "gpubench: run " << outcome.run_id << " interrupted by "
-             << harness::signal_name(outcome.interrupt_signal)
-             << "; finished suites are stored\n";
+             << harness::signal_name(outcome.interrupt_signal) << "; finished suites are stored\n";
     ctx.exit_code = 128 + outcome.interrupt_signal;
   } else if (!outcome.store_error.empty()) {
     *ctx.err << "gpubench: error: "
-             << format_error_message("results of run " + std::to_string(outcome.run_id) +
-                                         " could not all be stored",
-                                     outcome.store_error,
-                                     "the run is recorded failed; check the database (a "
-                                     "long-held lock, a full disk) and run again");
+             << format_error_message(
+                    "results of run " + std::to_string(outcome.run_id) + " could not all be stored",
+                    outcome.store_error,
+                    "the run is recorded failed; check the database (a "
+                    "long-held lock, a full disk) and run again");
     *ctx.err << "\n";
     ctx.exit_code = static_cast<int>(ExitCode::infrastructure);
   } else if (outcome.status != results::RunStatus::complete) {

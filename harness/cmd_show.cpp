@@ -185,7 +185,8 @@ void do_show(const ShowArgs& args, Context& ctx) {
   }
   const std::vector<results::InvalidSample> invalid = store.get_invalid_samples(id);
   if (!invalid.empty()) {
-    out << "\n" << invalid.size() << " reported value" << (invalid.size() == 1 ? "" : "s")
+    out << "\n"
+        << invalid.size() << " reported value" << (invalid.size() == 1 ? "" : "s")
         << " kept aside as invalid (not in any statistic):\n";
     std::vector<std::vector<std::string>> inv_rows;
     for (const auto& v : invalid) {

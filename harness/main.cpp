@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
                  std::strerror(!out_ok ? out_errno : close_errno));
     return rc != 0 ? rc : static_cast<int>(gpubench::ExitCode::infrastructure);
   }
-  if (std::fflush(stderr) != 0 && rc == 0) return static_cast<int>(gpubench::ExitCode::infrastructure);
+  if (std::fflush(stderr) != 0 && rc == 0)
+    return static_cast<int>(gpubench::ExitCode::infrastructure);
   return rc;
 }

@@ -250,8 +250,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
                          "free memory or raise the process limit");
   }
   if (pid == 0) {
-    exec_child(argv.data(), envp.data(), out_fd.get(), err_write.get(), exec_write.get(),
-               parent);
+    exec_child(argv.data(), envp.data(), out_fd.get(), err_write.get(), exec_write.get(), parent);
   }
   setpgid(pid, pid);  // also done in the child; whichever runs first wins the race
   err_write.reset();

@@ -125,9 +125,8 @@ std::string file_tail(const fs::path& path, std::size_t bytes) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return {};
   const std::streamoff size = in.tellg();
-  const std::streamoff start = size > static_cast<std::streamoff>(bytes)
-                                   ? size - static_cast<std::streamoff>(bytes)
-                                   : 0;
+  const std::streamoff start =
+      size > static_cast<std::streamoff>(bytes) ? size - static_cast<std::streamoff>(bytes) : 0;
   in.seekg(start);
   std::string text(static_cast<std::size_t>(size - start), '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));

@@ -15,8 +15,8 @@
 
 #include "results/ingest.hpp"
 #include "results/sqlite.hpp"
-#include "results/store_detail.hpp"
 #include "results/store.hpp"
+#include "results/store_detail.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
 
@@ -563,9 +563,8 @@ IngestSummary detail::ingest_document(Database& db, int64_t suite_run_id, const 
       const double v = raw * scale;
       if (!std::isfinite(v)) {
         in.insert_invalid(s, key, raw_text(raw),
-                          std::string(key) + " is " + raw_text(raw) + (std::isfinite(raw)
-                                                                           ? " (overflows in ns)"
-                                                                           : ""));
+                          std::string(key) + " is " + raw_text(raw) +
+                              (std::isfinite(raw) ? " (overflows in ns)" : ""));
       } else if (v < 0) {
         in.insert_invalid(s, key, raw_text(raw),
                           std::string(key) + " is negative (" + raw_text(raw) + " " +

@@ -23,9 +23,8 @@ const char* to_string(RunStatus status) {
 }
 
 std::optional<RunStatus> run_status_from_string(const std::string& text) {
-  for (RunStatus s :
-       {RunStatus::running, RunStatus::complete, RunStatus::interrupted, RunStatus::failed,
-        RunStatus::abandoned}) {
+  for (RunStatus s : {RunStatus::running, RunStatus::complete, RunStatus::interrupted,
+                      RunStatus::failed, RunStatus::abandoned}) {
     if (text == to_string(s)) return s;
   }
   return std::nullopt;

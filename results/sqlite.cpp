@@ -22,8 +22,7 @@ std::string quoted(const std::filesystem::path& path) {
 std::atomic<int (*)()> g_interrupt_counter{nullptr};
 
 double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 // "%" -> "%25" etc.: a path as the path part of a file: URI.
@@ -183,8 +182,9 @@ void Database::fail(int rc, std::string_view action) const {
                            "another gpubench process is writing to it",
                            "wait for it to finish or use another --db");
     case SQLITE_NOTADB:
-      throw infrastructure("cannot use database " + db, "not a gpubench database (file is not SQLite)",
-                      "check the path given to --db or GPUBENCH_DB");
+      throw infrastructure("cannot use database " + db,
+                           "not a gpubench database (file is not SQLite)",
+                           "check the path given to --db or GPUBENCH_DB");
     case SQLITE_CORRUPT:
       throw infrastructure("database " + db + " is corrupt", "SQLite: " + message,
                            "restore it from a copy, or use another --db");

@@ -12,8 +12,8 @@
 
 #include "results/liveness.hpp"
 #include "results/schema.hpp"
-#include "results/store_detail.hpp"
 #include "results/sqlite.hpp"
+#include "results/store_detail.hpp"
 #include "util/clock.hpp"
 #include "util/error.hpp"
 #include "util/uuid.hpp"
@@ -39,19 +39,19 @@ void check_file(const fs::path& path, OpenMode mode) {
     const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
     if (!fs::is_directory(parent, ec)) {
       throw infrastructure("cannot open database " + db,
-                      "directory '" + parent.string() + "' does not exist",
-                      "create the directory or choose another --db path");
+                           "directory '" + parent.string() + "' does not exist",
+                           "create the directory or choose another --db path");
     }
     if (mode != OpenMode::read_write_create) {
       throw infrastructure("cannot open database " + db, "the file does not exist",
-                      "check the path given to --db or GPUBENCH_DB, or record a run first "
-                      "with `gpubench run`");
+                           "check the path given to --db or GPUBENCH_DB, or record a run first "
+                           "with `gpubench run`");
     }
     return;
   }
   if (fs::is_directory(st)) {
     throw infrastructure("cannot open database " + db, "it is a directory",
-                    "give the path of a database file with --db");
+                         "give the path of a database file with --db");
   }
   if (::access(path.c_str(), R_OK) != 0) {
     throw infrastructure("cannot open database " + db, "cannot read it: " + errno_text(errno),
@@ -68,8 +68,9 @@ void check_file(const fs::path& path, OpenMode mode) {
   static constexpr char k_magic[16] = "SQLite format 3";  // 15 chars + NUL, as in the file
   if (got == 0) return;  // an empty file is an empty SQLite database
   if (got < 16 || !std::equal(header.begin(), header.end(), k_magic)) {
-    throw infrastructure("cannot use database " + db, "not a gpubench database (file is not SQLite)",
-                    "check the path given to --db or GPUBENCH_DB");
+    throw infrastructure("cannot use database " + db,
+                         "not a gpubench database (file is not SQLite)",
+                         "check the path given to --db or GPUBENCH_DB");
   }
 }
 
@@ -211,16 +212,16 @@ Store Store::open(const fs::path& path, OpenMode mode, int busy_timeout_ms) {
     const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
     immutable = ::access(dir.c_str(), W_OK) != 0 || ::access(path.c_str(), W_OK) != 0;
   }
-  auto db =
-      std::make_unique<Database>(Database::open(path, access, busy_timeout_ms, immutable));
+  auto db = std::make_unique<Database>(Database::open(path, access, busy_timeout_ms, immutable));
 
   // Everything up to the version check only reads, so a refused file is left byte-identical.
   const schema::Versions v = schema::read_versions(*db);
   if (v.schema_version == 0 && count_user_tables(*db) > 0) {
-    throw infrastructure("cannot use database " + db_name,
-                    "not a gpubench database (an SQLite file with other tables and no gpubench "
-                    "'meta' table)",
-                    "use another --db path; gpubench leaves this file alone");
+    throw infrastructure(
+        "cannot use database " + db_name,
+        "not a gpubench database (an SQLite file with other tables and no gpubench "
+        "'meta' table)",
+        "use another --db path; gpubench leaves this file alone");
   }
   if (v.compatible_version > schema::k_version) {
     throw infrastructure(
@@ -234,7 +235,7 @@ Store Store::open(const fs::path& path, OpenMode mode, int busy_timeout_ms) {
   if (mode == OpenMode::read_only) {
     if (v.schema_version == 0) {
       throw infrastructure("cannot read database " + db_name, "it holds no gpubench data yet",
-                      "record a run first with `gpubench run`, or check the --db path");
+                           "record a run first with `gpubench run`, or check the --db path");
     }
     if (v.schema_version < schema::k_version) {
       throw infrastructure("cannot read database " + db_name,

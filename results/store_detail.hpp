@@ -20,8 +20,7 @@ namespace detail {
 // Each of these runs inside a transaction the caller holds.
 // The run row (status running) with its host, environment, tags and GPUs; `lock` (nullable) is
 // recorded in run_liveness. Throws Error(bad_input) when the UUID is already stored.
-int64_t insert_run(Database& db, const RunInfo& info, const std::string& uuid,
-                   const RunLock* lock);
+int64_t insert_run(Database& db, const RunInfo& info, const std::string& uuid, const RunLock* lock);
 void update_run_status(Database& db, int64_t run_id, RunStatus status);
 int64_t insert_suite_run(Database& db, int64_t run_id, const SuiteRunInfo& suite);
 IngestSummary ingest_document(Database& db, int64_t suite_run_id, const nlohmann::json& doc,

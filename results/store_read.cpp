@@ -7,8 +7,8 @@
 
 #include "results/liveness.hpp"
 #include "results/sqlite.hpp"
-#include "results/store_detail.hpp"
 #include "results/store.hpp"
+#include "results/store_detail.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
 
@@ -56,8 +56,8 @@ std::vector<RunRow> load_run_rows(Database& db, const std::string& ids_sql, int6
     if (row.status != RunStatus::running) continue;
     const Liveness l = judge_run_owner(detail::load_run_owner(db, row.id));
     row.owner_gone = !l.alive;
-    if (row.owner_gone) row.status_reason = "gpubench stopped without finishing the run (" +
-                                            l.evidence + ")";
+    if (row.owner_gone)
+      row.status_reason = "gpubench stopped without finishing the run (" + l.evidence + ")";
   }
   const std::string in = all_runs ? " IS NOT NULL" : " IN (" + ids_sql + ")";
   auto for_each = [&](const std::string& sql, auto&& fn) {

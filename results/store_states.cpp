@@ -1,5 +1,6 @@
-// Store: run states. A suite's results and a whole import as one transaction each, who owns a running run, marking the runs of dead gpubench processes
-// `abandoned`, and the values kept aside as invalid samples (results/liveness.hpp, issue 10).
+// Store: run states. A suite's results and a whole import as one transaction each, who owns a
+// running run, marking the runs of dead gpubench processes `abandoned`, and the values kept aside
+// as invalid samples (results/liveness.hpp, issue 10).
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>

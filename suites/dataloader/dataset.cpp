@@ -482,8 +482,8 @@ class DatasetLock {
   explicit DatasetLock(const fs::path& path)
       : m_fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
     if (m_fd < 0) {
-      throw bad_input("cannot create the dataset lock '" + path.string() + "'",
-                      errno_text(errno), "fix the data directory's permissions or set "
+      throw bad_input("cannot create the dataset lock '" + path.string() + "'", errno_text(errno),
+                      "fix the data directory's permissions or set "
                       "GPUBENCH_DATA_DIR to a writable directory");
     }
     while (::flock(m_fd, LOCK_EX) != 0 && errno == EINTR) {

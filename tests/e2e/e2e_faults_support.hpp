@@ -67,8 +67,7 @@ class Background {
     std::vector<std::string> argv = {gpubench_binary().string()};
     argv.insert(argv.end(), args.begin(), args.end());
     std::vector<std::string> envs = {"GPUBENCH_SUITE_PATH=" + ws.suites().string(), "CI=1",
-                                     "GPUBENCH_DB=" + ws.db().string(),
-                                     "PATH=/usr/bin:/bin"};
+                                     "GPUBENCH_DB=" + ws.db().string(), "PATH=/usr/bin:/bin"};
     for (const auto& [k, v] : env) envs.push_back(k + "=" + v);
     std::vector<char*> a, e;
     for (auto& s : argv) a.push_back(s.data());
@@ -145,16 +144,17 @@ inline std::string fixture_doc(const std::vector<nlohmann::json>& rows) {
 
 // One FIXTURE iteration row.
 inline nlohmann::json fixture_row(const std::string& name, int rep, double real_time_ns) {
-  return {{"name", name},       {"run_name", name},     {"run_type", "iteration"},
-          {"repetitions", 3},   {"repetition_index", rep}, {"threads", 1},
-          {"iterations", 10},   {"real_time", real_time_ns}, {"cpu_time", real_time_ns},
+  return {{"name", name},     {"run_name", name},          {"run_type", "iteration"},
+          {"repetitions", 3}, {"repetition_index", rep},   {"threads", 1},
+          {"iterations", 10}, {"real_time", real_time_ns}, {"cpu_time", real_time_ns},
           {"time_unit", "ns"}};
 }
 
 // FIXTURE rows under fixture_ok's benchmark name, so a run of the fake suite has results in
 // common with a run of fixture_ok and `compare` has something to compare.
 inline std::vector<nlohmann::json> ok_rows() {
-  return {fixture_row("fixture_ok/constant/n:1", 0, 100), fixture_row("fixture_ok/constant/n:1", 1, 110),
+  return {fixture_row("fixture_ok/constant/n:1", 0, 100),
+          fixture_row("fixture_ok/constant/n:1", 1, 110),
           fixture_row("fixture_ok/constant/n:1", 2, 120)};
 }
 

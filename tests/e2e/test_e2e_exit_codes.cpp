@@ -65,10 +65,10 @@ TEST(E2eExitCodes, InfrastructureIs3) {
   ASSERT_EQ(ws.run({"run", "--suite", "fixture_ok", ws.db_arg()}).exit_code, 0);
   FaultDb holder(ws.db());
   holder.exec("BEGIN EXCLUSIVE");
-  EXPECT_EQ(ws.run({"run", "--suite", "fixture_ok", ws.db_arg()},
-                   {{"GPUBENCH_BUSY_TIMEOUT_MS", "100"}})
-                .exit_code,
-            3);
+  EXPECT_EQ(
+      ws.run({"run", "--suite", "fixture_ok", ws.db_arg()}, {{"GPUBENCH_BUSY_TIMEOUT_MS", "100"}})
+          .exit_code,
+      3);
   holder.exec("ROLLBACK");
 }
 
@@ -103,7 +103,8 @@ TEST(E2eExitCodes, ReadCommandsWorkWithoutWriteAccess) {
                            fs::perms::others_read | fs::perms::others_exec);
   fs::permissions(db, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
                           fs::perms::others_read);
-  fs::permissions(ws.root(), fs::perms::others_read | fs::perms::others_exec, fs::perm_options::add);
+  fs::permissions(ws.root(), fs::perms::others_read | fs::perms::others_exec,
+                  fs::perm_options::add);
   fs::permissions(dir, fs::perms::owner_write, fs::perm_options::remove);
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"runs"}, {"show", "latest"}, {"report", "latest"}}) {

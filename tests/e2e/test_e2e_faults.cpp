@@ -46,14 +46,17 @@ TEST(E2eFaults, LockTimeoutDuringRunLeavesNoRunningRun) {
   // A FIXTURE suite that starts 4 s later than fixture_ok would and then is fixture_ok: its
   // results come after the lock is free again.
   const fs::path later = ws.suites() / "gpubench-fixture_later";
-  write_file_atomic(later, "#!/bin/sh\n# FIXTURE: fixture_ok, 4 s later\nsleep 4\nexec \"$(dirname "
-                           "\"$0\")/gpubench-fixture_ok\" \"$@\"\n");
+  write_file_atomic(later,
+                    "#!/bin/sh\n# FIXTURE: fixture_ok, 4 s later\nsleep 4\nexec \"$(dirname "
+                    "\"$0\")/gpubench-fixture_ok\" \"$@\"\n");
   fs::permissions(later, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
                              fs::perms::others_read | fs::perms::others_exec);
   FaultDb db(ws.db());
   Background run(ws, {"run", "--suite", "fixture_fake,fixture_later"},
-                 {{"GPUBENCH_BUSY_TIMEOUT_MS", "300"}, {"FAKE_WAIT_FILE", go.string()},
-                  {"FAKE_JSON", json_file.string()}, {"FAKE_PIDFILE", pidfile.string()}},
+                 {{"GPUBENCH_BUSY_TIMEOUT_MS", "300"},
+                  {"FAKE_WAIT_FILE", go.string()},
+                  {"FAKE_JSON", json_file.string()},
+                  {"FAKE_PIDFILE", pidfile.string()}},
                  ws.root() / "run.err");
   ASSERT_TRUE(wait_for([&] { return fs::exists(pidfile) && fs::file_size(pidfile) > 0; }));
   const pid_t suite_pid = std::atoi(read_file(pidfile).c_str());
@@ -75,11 +78,13 @@ TEST(E2eFaults, LockTimeoutDuringRunLeavesNoRunningRun) {
   EXPECT_EQ(db.scalar("SELECT status FROM suite_runs WHERE run_id = 2 AND suite = "
                       "'fixture_later'"),
             "ok");
-  EXPECT_EQ(count_of(db, "SELECT count(*) FROM samples s JOIN suite_runs sr ON sr.id = "
-                         "s.suite_run_id WHERE sr.run_id = 2 AND sr.suite = 'fixture_later'"),
+  EXPECT_EQ(count_of(db,
+                     "SELECT count(*) FROM samples s JOIN suite_runs sr ON sr.id = "
+                     "s.suite_run_id WHERE sr.run_id = 2 AND sr.suite = 'fixture_later'"),
             9);  // 3 repetitions x (real_time, cpu_time, items_per_s)
-  EXPECT_EQ(count_of(db, "SELECT count(*) FROM samples s JOIN suite_runs sr ON sr.id = "
-                         "s.suite_run_id WHERE sr.run_id = 2 AND sr.suite = 'fixture_fake'"),
+  EXPECT_EQ(count_of(db,
+                     "SELECT count(*) FROM samples s JOIN suite_runs sr ON sr.id = "
+                     "s.suite_run_id WHERE sr.run_id = 2 AND sr.suite = 'fixture_fake'"),
             0);
   expect_compare_works(ws);
 }
@@ -92,9 +97,10 @@ TEST(E2eFaults, KilledGpubenchIsAbandonedAndItsSuiteDies) {
   const fs::path tmp = ws.root() / "tmp";
   fs::create_directories(tmp);
   const fs::path pidfile = ws.root() / "suite.pid";
-  Background run(ws, {"run", "--suite", "fixture_fake"},
-                 {{"FAKE_SLEEP", "60"}, {"FAKE_PIDFILE", pidfile.string()}, {"TMPDIR", tmp.string()}},
-                 ws.root() / "run.err");
+  Background run(
+      ws, {"run", "--suite", "fixture_fake"},
+      {{"FAKE_SLEEP", "60"}, {"FAKE_PIDFILE", pidfile.string()}, {"TMPDIR", tmp.string()}},
+      ws.root() / "run.err");
   ASSERT_TRUE(wait_for([&] { return fs::exists(pidfile) && fs::file_size(pidfile) > 0; }));
   const pid_t suite_pid = std::atoi(read_file(pidfile).c_str());
   kill(run.pid(), SIGKILL);
@@ -114,7 +120,8 @@ TEST(E2eFaults, KilledGpubenchIsAbandonedAndItsSuiteDies) {
   }
   EXPECT_TRUE(left_behind);  // SIGKILL leaves it; the next run removes it
 
-  const CliResult next = ws.run({"run", "--suite", k_ok_suite, ws.db_arg()}, {{"TMPDIR", tmp.string()}});
+  const CliResult next =
+      ws.run({"run", "--suite", k_ok_suite, ws.db_arg()}, {{"TMPDIR", tmp.string()}});
   EXPECT_EQ(next.exit_code, 0) << next.err;
   FaultDb db(ws.db());
   EXPECT_EQ(statuses(db), "complete,abandoned,complete");
@@ -122,7 +129,8 @@ TEST(E2eFaults, KilledGpubenchIsAbandonedAndItsSuiteDies) {
   for (const auto& e : fs::directory_iterator(tmp)) {
     EXPECT_NE(e.path().filename().string().rfind("gpubench-run.", 0), 0u) << e.path();
   }
-  EXPECT_EQ(fs::exists(ws.db().string() + ".run-" + db.scalar("SELECT uuid FROM runs WHERE id = 2") + ".lock"),
+  EXPECT_EQ(fs::exists(ws.db().string() + ".run-" +
+                       db.scalar("SELECT uuid FROM runs WHERE id = 2") + ".lock"),
             false);
   // latest is run 3, latest~1 run 1: the abandoned run is not "latest".
   const CliResult show = ws.run({"show", "latest~1", "--format", "json", ws.db_arg()});
@@ -136,8 +144,7 @@ TEST(E2eFaults, SighupInterruptsTheRun) {
   baseline_run(ws);
   const fs::path pidfile = ws.root() / "suite.pid";
   Background run(ws, {"run", "--suite", std::string(k_ok_suite) + ",fixture_fake"},
-                 {{"FAKE_SLEEP", "60"}, {"FAKE_PIDFILE", pidfile.string()}},
-                 ws.root() / "run.err");
+                 {{"FAKE_SLEEP", "60"}, {"FAKE_PIDFILE", pidfile.string()}}, ws.root() / "run.err");
   ASSERT_TRUE(wait_for([&] { return fs::exists(pidfile) && fs::file_size(pidfile) > 0; }));
   const pid_t suite_pid = std::atoi(read_file(pidfile).c_str());
   kill(run.pid(), SIGHUP);
@@ -156,7 +163,8 @@ TEST(E2eFaults, SighupInterruptsTheRun) {
 TEST(E2eFaults, KilledDuringIngestLeavesNoEmptyOkSuite) {
   Workspace ws;
   json rows = json::array();
-  for (int i = 0; i < 60000; ++i) rows.push_back(fixture_row("fixture_fake/b:" + std::to_string(i), 0, 7));
+  for (int i = 0; i < 60000; ++i)
+    rows.push_back(fixture_row("fixture_fake/b:" + std::to_string(i), 0, 7));
   const fs::path json_file = write_fixture(ws, "big.json", fixture_doc(rows));
   const fs::path pidfile = ws.root() / "suite.pid";
   Background run(ws, {"run", "--suite", "fixture_fake"},
@@ -206,9 +214,8 @@ TEST(E2eFaults, FailedImportStoresNothing) {
   baseline_run(ws);
   json parsec = fixture_row("imported/x", 0, 5);
   parsec["time_unit"] = "parsec";
-  for (const std::string& text :
-       {fixture_doc({fixture_row("imported/x", 0, 5), parsec}),
-        std::string(R"({"benchmarks": [[{"name": "x"}]]})")}) {
+  for (const std::string& text : {fixture_doc({fixture_row("imported/x", 0, 5), parsec}),
+                                  std::string(R"({"benchmarks": [[{"name": "x"}]]})")}) {
     const fs::path f = write_fixture(ws, "bad.json", text);
     const CliResult r = ws.run({"import", f.string(), ws.db_arg()});
     EXPECT_EQ(r.exit_code, 2) << r.err;
@@ -264,8 +271,10 @@ TEST(E2eFaults, SigintWhileStoringKeepsTheFinishedSuite) {
   const fs::path pidfile = ws.root() / "suite.pid";
   const fs::path json_file = write_fixture(ws, "fake.json", fixture_doc(ok_rows()));
   Background run(ws, {"run", "--suite", "fixture_fake," + std::string(k_ok_suite)},
-                 {{"GPUBENCH_BUSY_TIMEOUT_MS", "30000"}, {"FAKE_SLEEP", "1"},
-                  {"FAKE_JSON", json_file.string()}, {"FAKE_PIDFILE", pidfile.string()}},
+                 {{"GPUBENCH_BUSY_TIMEOUT_MS", "30000"},
+                  {"FAKE_SLEEP", "1"},
+                  {"FAKE_JSON", json_file.string()},
+                  {"FAKE_PIDFILE", pidfile.string()}},
                  ws.root() / "run.err");
   ASSERT_TRUE(wait_for([&] { return fs::exists(pidfile) && fs::file_size(pidfile) > 0; }));
   ASSERT_TRUE(db.exec("BEGIN IMMEDIATE"));
@@ -275,10 +284,12 @@ TEST(E2eFaults, SigintWhileStoringKeepsTheFinishedSuite) {
   db.exec("COMMIT");
   EXPECT_EQ(run.wait(), 130) << run.err();
   EXPECT_EQ(statuses(db), "complete,interrupted");
-  EXPECT_EQ(db.scalar("SELECT group_concat(suite || ':' || status) FROM suite_runs WHERE run_id = 2"),
-            "fixture_fake:ok");
-  EXPECT_EQ(count_of(db, "SELECT count(*) FROM samples s JOIN suite_runs sr ON sr.id = "
-                         "s.suite_run_id WHERE sr.run_id = 2"),
+  EXPECT_EQ(
+      db.scalar("SELECT group_concat(suite || ':' || status) FROM suite_runs WHERE run_id = 2"),
+      "fixture_fake:ok");
+  EXPECT_EQ(count_of(db,
+                     "SELECT count(*) FROM samples s JOIN suite_runs sr ON sr.id = "
+                     "s.suite_run_id WHERE sr.run_id = 2"),
             6);  // 3 repetitions x (real_time, cpu_time)
   expect_compare_works(ws);
 }
@@ -302,13 +313,14 @@ TEST(E2eFaults, NonFiniteAndNegativeValues) {
   ASSERT_NE(cpu, std::string::npos);
   text.replace(cpu, 7, "Infinity");
   const fs::path f = write_fixture(ws, "nan.json", text);
-  const CliResult r = ws.run({"run", "--suite", "fixture_fake", ws.db_arg()},
-                             {{"FAKE_JSON", f.string()}});
+  const CliResult r =
+      ws.run({"run", "--suite", "fixture_fake", ws.db_arg()}, {{"FAKE_JSON", f.string()}});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   FaultDb db(ws.db());
   EXPECT_EQ(db.scalar("SELECT status FROM suite_runs WHERE run_id = 2"), "ok");
-  EXPECT_EQ(count_of(db, "SELECT count(*) FROM samples s JOIN suite_runs sr ON sr.id = "
-                         "s.suite_run_id WHERE sr.run_id = 2"),
+  EXPECT_EQ(count_of(db,
+                     "SELECT count(*) FROM samples s JOIN suite_runs sr ON sr.id = "
+                     "s.suite_run_id WHERE sr.run_id = 2"),
             6 + 2);  // fixture_ok rows; v's repetition 0 (1 is negative, 2 NaN/Infinity)
   EXPECT_EQ(count_of(db, "SELECT count(*) FROM invalid_samples"), 4);
   EXPECT_EQ(count_of(db, "SELECT count(*) FROM samples WHERE value < 0"), 0);
@@ -346,7 +358,8 @@ TEST(E2eFaults, AggregatesOnlyFileIsRefused) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_TRUE(contains(r.err, "only aggregate rows")) << r.err;
   EXPECT_TRUE(contains(r.err, "benchmark_report_aggregates_only")) << r.err;
-  EXPECT_FALSE(fs::exists(ws.db()) && ws.run({"runs", "--format", "json", ws.db_arg()}).out != "[]\n");
+  EXPECT_FALSE(fs::exists(ws.db()) &&
+               ws.run({"runs", "--format", "json", ws.db_arg()}).out != "[]\n");
 }
 
 // 12. Inputs that used to fall back silently are refused.
@@ -366,7 +379,8 @@ TEST(E2eFaults, SilentFallbacksAreRefused) {
     EXPECT_TRUE(contains(r.stderr_tail, "GPUBENCH_DB is set but empty")) << r.stderr_tail;
   }
   fs::create_directories(ws.root() / "thr.d");
-  const CliResult dir = ws.run({"compare", "1", "1", "--thresholds", (ws.root() / "thr.d").string(), ws.db_arg()});
+  const CliResult dir =
+      ws.run({"compare", "1", "1", "--thresholds", (ws.root() / "thr.d").string(), ws.db_arg()});
   EXPECT_EQ(dir.exit_code, 2) << dir.err;
   const fs::path thr = write_fixture(ws, "thr.txt", "* 500%\n");
   const CliResult big = ws.run({"compare", "1", "1", "--thresholds", thr.string(), ws.db_arg()});
@@ -407,13 +421,15 @@ TEST(E2eFaults, FourConcurrentWritersNeverLeaveRunning) {
   ws.run({"run", "--suite", k_ok_suite, ws.db_arg()});
   FaultDb db(ws.db());
   EXPECT_EQ(count_of(db, "SELECT count(*) FROM runs WHERE status = 'running'"), 0) << statuses(db);
-  EXPECT_EQ(count_of(db, "SELECT count(*) FROM runs WHERE status NOT IN ('complete', 'failed', "
-                         "'abandoned')"),
+  EXPECT_EQ(count_of(db,
+                     "SELECT count(*) FROM runs WHERE status NOT IN ('complete', 'failed', "
+                     "'abandoned')"),
             0)
       << statuses(db);
   EXPECT_EQ(db.scalar("PRAGMA integrity_check"), "ok");
-  EXPECT_EQ(count_of(db, "SELECT count(*) FROM suite_runs sr WHERE sr.status = 'ok' AND NOT "
-                         "EXISTS (SELECT 1 FROM samples s WHERE s.suite_run_id = sr.id)"),
+  EXPECT_EQ(count_of(db,
+                     "SELECT count(*) FROM suite_runs sr WHERE sr.status = 'ok' AND NOT "
+                     "EXISTS (SELECT 1 FROM samples s WHERE s.suite_run_id = sr.id)"),
             0);
   expect_compare_works(ws);
 }

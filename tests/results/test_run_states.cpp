@@ -49,7 +49,7 @@ TEST_F(RunStatesTest, LiveRunIsNotAbandonedDeadRunIs) {
     Store reader = Store::open(db_path(), OpenMode::read_only);
     const RunRow row = reader.list_runs()[0];
     EXPECT_EQ(row.status, RunStatus::running);  // readers never write...
-    EXPECT_TRUE(row.owner_gone);               // ...but see the owner is gone
+    EXPECT_TRUE(row.owner_gone);                // ...but see the owner is gone
   }
   Store writer = Store::open(db_path(), OpenMode::read_write);
   EXPECT_EQ(scalar(writer, "SELECT status FROM runs"), "abandoned");
@@ -91,8 +91,7 @@ TEST_F(RunStatesTest, SuiteResultsAreOneTransaction) {
   EXPECT_EQ(scalar(store, "SELECT count(*) FROM suite_runs"), "0");
   EXPECT_EQ(scalar(store, "SELECT count(*) FROM samples"), "0");
   EXPECT_EQ(scalar(store, "SELECT count(*) FROM telemetry"), "0");
-  const StoredSuite ok = store.store_suite(run, sample_suite_run(),
-                                           nullptr, "memory", {t});
+  const StoredSuite ok = store.store_suite(run, sample_suite_run(), nullptr, "memory", {t});
   EXPECT_FALSE(ok.ingested);
   EXPECT_EQ(scalar(store, "SELECT count(*) FROM telemetry"), "1");
 }

@@ -190,7 +190,8 @@ TEST_F(StoreTest, ResolveRunSpecs) {
   EXPECT_EQ(store.resolve_run("latest"), ids[2]);
   EXPECT_EQ(store.resolve_run(" latest~1 "), ids[1]);
   EXPECT_EQ(store.resolve_run("latest~2"), ids[0]);
-  expect_error([&] { store.resolve_run("latest~3"); }, ExitCode::bad_input, "only 3 finished run(s)");
+  expect_error([&] { store.resolve_run("latest~3"); }, ExitCode::bad_input,
+               "only 3 finished run(s)");
   expect_error([&] { store.resolve_run("latest~x"); }, ExitCode::bad_input, "latest~N");
   EXPECT_EQ(store.resolve_run(std::to_string(ids[1])), ids[1]);
   expect_error([&] { store.resolve_run("42"); }, ExitCode::bad_input, "unknown run '42'");
@@ -320,8 +321,8 @@ TEST_F(StoreTest, MissingPathsAreClearErrors) {
   expect_error([&] { Store::open(absent, OpenMode::read_write); }, ExitCode::infrastructure,
                "the file does not exist");
   EXPECT_FALSE(fs::exists(absent));
-  expect_error([&] { Store::open(m_dir.path(), OpenMode::read_write_create); }, ExitCode::infrastructure,
-               "is a directory");
+  expect_error([&] { Store::open(m_dir.path(), OpenMode::read_write_create); },
+               ExitCode::infrastructure, "is a directory");
 }
 
 TEST_F(StoreTest, UnreadableFileIsAClearError) {
