@@ -276,18 +276,20 @@ bool in_memory(const fs::path& path) {
   return path.empty() || path == ":memory:" || path.string().rfind("file:", 0) == 0;
 }
 
+void require_new_uuid(Database& db, const std::string& uuid) {
+  Statement st = db.prepare("SELECT id FROM runs WHERE uuid = ?1");
+  st.bind(1, uuid);
+  if (st.step()) {
+    throw bad_input("run " + uuid + " is already in database " + quoted(db.path()),
+                    "run UUIDs are unique", "import each run once, or give a new UUID");
+  }
+}
+
 }  // namespace
 
 int64_t detail::insert_run(Database& db, const RunInfo& info, const std::string& uuid,
                            const RunLock* lock) {
-  {
-    Statement st = db.prepare("SELECT id FROM runs WHERE uuid = ?1");
-    st.bind(1, uuid);
-    if (st.step()) {
-      throw bad_input("run " + uuid + " is already in database " + quoted(db.path()),
-                      "run UUIDs are unique", "import each run once, or give a new UUID");
-    }
-  }
+  require_new_uuid(db, uuid);
   const int64_t host_id = upsert_host(db, info.host);
   const int64_t env_id = upsert_software(db, info.software);
   const int64_t config_id = upsert_config(db, info.config);
@@ -337,14 +339,7 @@ void detail::update_run_status(Database& db, int64_t run_id, RunStatus status) {
 int64_t Store::begin_run(const RunInfo& info) {
   Database& db = *m_db;
   const std::string uuid = info.uuid.empty() ? make_uuid_v4() : info.uuid;
-  {
-    Statement st = db.prepare("SELECT id FROM runs WHERE uuid = ?1");
-    st.bind(1, uuid);
-    if (st.step()) {
-      throw bad_input("run " + uuid + " is already in database " + quoted(db.path()),
-                      "run UUIDs are unique", "import each run once, or give a new UUID");
-    }
-  }
+  require_new_uuid(db, uuid);
   // The lock exists before the row: whoever sees the row `running` can judge its owner.
   std::unique_ptr<RunLock> lock;
   if (!in_memory(db.path())) lock = std::make_unique<RunLock>(run_lock_path(db.path(), uuid));
