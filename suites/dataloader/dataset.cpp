@@ -501,7 +501,6 @@ class DatasetLock {
 
 Dataset ensure_dataset(const fs::path& data_dir, const DatasetSpec& spec, bool* regenerated) {
   const fs::path dir = data_dir / spec.directory_name();
-  const DatasetLock lock(data_dir / (spec.directory_name() + ".lock"));
   Dataset d;
   if (load_cached(dir, spec, d)) {
     if (regenerated) *regenerated = false;
@@ -509,6 +508,12 @@ Dataset ensure_dataset(const fs::path& data_dir, const DatasetSpec& spec, bool* 
   }
   check_data_dir(data_dir);
   check_free_space(data_dir, spec.estimated_disk_bytes());
+  // Checked again under the lock: another process may have generated it while we waited.
+  const DatasetLock lock(data_dir / (spec.directory_name() + ".lock"));
+  if (load_cached(dir, spec, d)) {
+    if (regenerated) *regenerated = false;
+    return d;
+  }
   const fs::path tmp = data_dir / (spec.directory_name() + ".tmp-" + std::to_string(::getpid()));
   std::error_code ec;
   fs::remove_all(tmp, ec);
