@@ -92,6 +92,10 @@ Thresholds Thresholds::parse(std::string_view text, const std::string& origin) {
         syntax_error(origin, line_no, tokens[1].second,
                      "'" + tokens[1].first + "' is not a threshold like 3% or a word 'ignore'");
       }
+      if (*v >= 1) {  // the same limit as --threshold
+        syntax_error(origin, line_no, tokens[1].second,
+                     "'" + tokens[1].first + "' is not below 100% (as --threshold requires)");
+      }
       rule.threshold = *v;
     }
     out.m_rules.push_back(std::move(rule));

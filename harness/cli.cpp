@@ -1,6 +1,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdlib>
 #include <iostream>
 
@@ -21,6 +22,8 @@ std::string version_text() {
 void print_error(std::ostream& err, const std::string& message) {
   err << "gpubench: error: " << message << '\n';
 }
+
+int parse_and_run(CLI::App& app, int argc, const char* const* argv, Context& ctx);
 }  // namespace
 
 int run_cli(int argc, const char* const* argv, std::span<const Adder> adders, std::ostream* out,
@@ -37,14 +40,37 @@ int run_cli(int argc, const char* const* argv, std::span<const Adder> adders, st
   app.require_subcommand(1, 1);
   app.fallthrough();  // --db works before or after the subcommand
   app.set_version_flag("--version", version_text());
-  app.add_option("--db", ctx.db_path,
-                 "results database (default: $GPUBENCH_DB, else gpubench.db in the working "
-                 "directory)");
+  app.add_option_function<std::string>(
+         "--db",
+         [&ctx](const std::string& path) {
+           ctx.db_path = path;
+           ctx.db_given = true;
+         },
+         "results database (default: $GPUBENCH_DB, else gpubench.db in the working "
+         "directory)")
+      ->trigger_on_parse();
   app.footer(
       "Exit codes: 0 ok, 1 regression or acceptance failure, 2 usage or bad input, "
       "3 infrastructure failure (a suite failed, the database is unusable), 130/143 interrupted.");
   for (Adder add : adders) add(app, ctx);
 
+  const int rc = parse_and_run(app, argc, argv, ctx);
+  // Output that did not reach its file (a full disk, /dev/full, a closed pipe) is a failure,
+  // never a silent success. stdout's final fflush/close are checked in main().
+  errno = 0;
+  ctx.out->flush();
+  if (!*ctx.out) {
+    print_error(*ctx.err, format_error_message(
+                              "cannot write the output",
+                              errno != 0 ? errno_text(errno) : std::string("the write failed"),
+                              "check the disk or file the output goes to (full? closed?)"));
+    return rc != 0 ? rc : static_cast<int>(ExitCode::infrastructure);
+  }
+  return rc;
+}
+
+namespace {
+int parse_and_run(CLI::App& app, int argc, const char* const* argv, Context& ctx) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {  // --help, --version
@@ -64,5 +90,6 @@ int run_cli(int argc, const char* const* argv, std::span<const Adder> adders, st
   }
   return ctx.exit_code;
 }
+}  // namespace
 
 }  // namespace gpubench::cli

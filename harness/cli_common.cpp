@@ -12,8 +12,21 @@
 namespace gpubench::cli {
 
 std::string resolve_db_path(const Context& ctx) {
-  if (!ctx.db_path.empty()) return ctx.db_path;
-  if (const char* env = std::getenv("GPUBENCH_DB"); env && *env) return env;
+  if (ctx.db_given) {
+    if (ctx.db_path.empty()) {
+      throw bad_input("--db is empty", "an empty path would silently mean ./gpubench.db",
+                      "give the database file, e.g. --db results.db, or leave --db out");
+    }
+    return ctx.db_path;
+  }
+  if (const char* env = std::getenv("GPUBENCH_DB")) {
+    if (*env == '\0') {
+      throw bad_input("GPUBENCH_DB is set but empty",
+                      "an empty path would silently mean ./gpubench.db",
+                      "set it to a database file or unset it (unset GPUBENCH_DB)");
+    }
+    return env;
+  }
   return "gpubench.db";
 }
 
@@ -29,6 +42,11 @@ results::Store open_store(const Context& ctx, results::OpenMode mode) {
     busy_ms = static_cast<int>(std::min<long long>(*v, 24LL * 3600 * 1000));
   }
   return results::Store::open(resolve_db_path(ctx), mode, busy_ms);
+}
+
+std::string run_status_text(const results::RunRow& run) {
+  if (run.status == results::RunStatus::running && run.owner_gone) return "abandoned?";
+  return results::to_string(run.status);
 }
 
 std::pair<std::string, std::string> parse_tag(const std::string& text) {

@@ -17,6 +17,10 @@ std::string resolve_db_path(const Context& ctx);
 // Opens the store; busy timeout from GPUBENCH_BUSY_TIMEOUT_MS (default 10000 ms).
 results::Store open_store(const Context& ctx, results::OpenMode mode);
 
+// A run's status for people: "abandoned?" for a `running` run whose gpubench is gone (read
+// commands do not write; the next writing command marks it abandoned).
+std::string run_status_text(const results::RunRow& run);
+
 // "k=v" -> (k, v). Throws Error(bad_input) without '=' or with an empty key.
 std::pair<std::string, std::string> parse_tag(const std::string& text);
 // "a,b" and repeated options -> ["a", "b"], empty parts dropped.

@@ -1,6 +1,7 @@
 // gpubench compare BASE CANDIDATE: verdicts per benchmark between two runs or groups of runs
 // (DESIGN.md "Statistics"). Read-only on the database. Exit 1 per --fail-on, 2 on bad input.
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <memory>
 #include <sstream>
 
@@ -56,7 +57,14 @@ void do_compare(const CompareArgs& args, Context& ctx) {
   }
   compare::check_output_path(args.output);
   std::optional<compare::Thresholds> thresholds;
-  if (!args.thresholds_file.empty()) thresholds = compare::Thresholds::load(args.thresholds_file);
+  if (!args.thresholds_file.empty()) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(args.thresholds_file, ec)) {
+      throw bad_input("cannot read thresholds file '" + args.thresholds_file + "'",
+                      "it is a directory", "give the path of a thresholds file");
+    }
+    thresholds = compare::Thresholds::load(args.thresholds_file);
+  }
 
   results::Store store = open_store(ctx, results::OpenMode::read_only);
   compare::Side base = compare::load_side(store, args.base, args.last);

@@ -57,10 +57,10 @@ void do_import(const ImportArgs& args, Context& ctx) {
   nlohmann::json doc;
   try {
     doc = results::parse_benchmark_json(text, args.file);  // tolerates Google Benchmark's NaN
-  } catch (const Error&) {
+  } catch (const Error& e) {
     throw bad_input(
         "cannot import '" + args.file + "'",
-        "it is not valid JSON (" + std::to_string(text.size()) + " bytes; truncated or not JSON)",
+        "it is not valid JSON (" + std::to_string(text.size()) + " bytes; " + e.what() + ")",
         "pass a complete file written with --benchmark_out=FILE "
         "--benchmark_out_format=json; the database was not changed");
   }
@@ -106,28 +106,33 @@ void do_import(const ImportArgs& args, Context& ctx) {
   if (suite.empty()) suite = "imported";
 
   results::Store store = open_store(ctx, results::OpenMode::read_write_create);
-  const int64_t run_id = store.begin_run(info);
+  results::SuiteRunInfo sr;
+  sr.suite = suite;
+  sr.executable = std::filesystem::absolute(args.file).string();
+  sr.started_at = info.started_at.empty() ? now_iso8601_utc() : info.started_at;
+  sr.finished_at = sr.started_at;
+  sr.status = results::SuiteStatus::ok;
+  sr.reason = "imported from " + args.file;
+  // One transaction: the run, its suite and every sample, or nothing (bad content exits 2 and
+  // the database is unchanged; a database failure exits 3, also unchanged).
+  int64_t run_id = 0;
+  results::StoredSuite stored;
   try {
-    results::SuiteRunInfo sr;
-    sr.suite = suite;
-    sr.executable = std::filesystem::absolute(args.file).string();
-    sr.started_at = info.started_at.empty() ? now_iso8601_utc() : info.started_at;
-    sr.finished_at = sr.started_at;
-    sr.status = results::SuiteStatus::ok;
-    sr.reason = "imported from " + args.file;
-    const int64_t suite_run_id = store.add_suite_run(run_id, sr);
-    const results::IngestSummary sum = store.ingest_benchmark_json(suite_run_id, doc, suite);
-    store.finish_run(run_id, results::RunStatus::complete);
-    *ctx.out << "imported " << args.file << " as run " << run_id << ": " << sum.benchmarks
-             << " benchmarks, " << sum.samples << " samples, " << sum.skipped << " skipped, "
-             << sum.errors << " errors\n";
-  } catch (...) {
-    try {
-      store.finish_run(run_id, results::RunStatus::failed);
-    } catch (...) {
-    }
-    throw;
+    stored = store.import_run(info, sr, doc, suite, run_id);
+  } catch (const Error& e) {
+    if (e.code() != ExitCode::bad_input) throw;
+    throw bad_input("cannot import '" + args.file + "'", e.what(),
+                    "fix the file or import another one; the database was not changed");
   }
+  const results::IngestSummary& sum = stored.summary;
+  *ctx.out << "imported " << args.file << " as run " << run_id << ": " << sum.benchmarks
+           << " benchmarks, " << sum.samples << " samples, " << sum.skipped << " skipped, "
+           << sum.errors << " errors";
+  if (sum.invalid > 0) {
+    *ctx.out << ", " << sum.invalid << " invalid values kept aside (see 'gpubench show " << run_id
+             << "')";
+  }
+  *ctx.out << "\n";
 }
 }  // namespace
 

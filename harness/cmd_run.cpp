@@ -3,11 +3,13 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <regex>
 
 #include "harness/cli_common.hpp"
 #include "harness/command.hpp"
 #include "harness/doctor.hpp"
 #include "harness/launcher.hpp"
+#include "harness/process.hpp"
 #include "harness/runner.hpp"
 #include "harness/until_decided.hpp"
 #include "util/error.hpp"
@@ -21,7 +23,7 @@ struct RunArgs {
   std::vector<std::string> suites;
   std::string filter;
   std::string profile = "standard";
-  int repetitions = 0;  // 0: the profile's default
+  int repetitions = -1;  // -1: not given, the profile's default
   std::vector<std::string> tags;
   std::string note;
   double timeout_per_suite_s = 1800;
@@ -68,13 +70,42 @@ void print_summary(std::ostream& out, const harness::RunOutcome& o) {
   out << ": " << results::to_string(o.status) << " in " << duration_text(o.duration_s) << "\n";
 }
 
+// SIGINT/SIGTERM/SIGHUP while waiting for the database lock, before any run was stored.
+void interrupted_before_start(Context& ctx, int sig) {
+  *ctx.err << "gpubench: run interrupted by " << harness::signal_name(sig)
+           << " while waiting for the database lock; nothing was stored\n";
+  ctx.exit_code = 128 + sig;
+}
+
+// --filter goes to Google Benchmark, which matches it with std::regex (extended syntax); a
+// leading '-' negates it. A bad pattern would make every suite fail after the run is stored.
+void check_filter(const std::string& filter) {
+  if (filter.empty()) return;
+  const std::string pattern = filter[0] == '-' ? filter.substr(1) : filter;
+  try {
+    const std::regex re(pattern, std::regex::extended | std::regex::nosubs);
+  } catch (const std::regex_error& e) {
+    throw bad_input("bad --filter '" + filter + "'",
+                    std::string("not a valid extended regular expression: ") + e.what(),
+                    "fix the pattern (Google Benchmark's --benchmark_filter syntax), e.g. "
+                    "--filter 'memory/triad'");
+  }
+}
+
 void do_run(const RunArgs& args, Context& ctx) {
   // Everything the user typed is checked before the database is touched.
   const harness::ProfileDefaults defaults = harness::profile_defaults(args.profile);
-  if (args.repetitions < 0) {
+  if (args.repetitions != -1 && args.repetitions < 1) {
     throw bad_input("--repetitions must be at least 1", "got " + std::to_string(args.repetitions),
                     "omit it to use the profile's default");
   }
+  for (const auto& name : args.suites) {
+    if (std::string(trim(name)).empty()) {
+      throw bad_input("--suite is empty", "an empty --suite would silently mean every suite",
+                      "name suites (--suite memory,gemm) or leave --suite out to run all");
+    }
+  }
+  check_filter(args.filter);
   if (!(args.timeout_per_suite_s > 0)) {
     throw bad_input("--timeout-per-suite must be positive",
                     "got " + format_significant(args.timeout_per_suite_s),
@@ -118,16 +149,37 @@ void do_run(const RunArgs& args, Context& ctx) {
         "run 'gpubench doctor' and apply the fixes, or run without --require-ready");
   }
 
-  results::Store store = open_store(ctx, results::OpenMode::read_write_create);
-  if (!args.until_decided.base.empty()) harness::check_until_decided(store, args.until_decided);
+  // Signals are ours from here on, so a lock wait while opening or starting is interruptible.
+  harness::InterruptGuard guard;
+  std::optional<results::Store> store;
+  try {
+    store.emplace(open_store(ctx, results::OpenMode::read_write_create));
+  } catch (const Error& e) {
+    if (e.code() != ExitCode::infrastructure || harness::interrupt_signal() == 0) throw;
+    interrupted_before_start(ctx, harness::interrupt_signal());
+    return;
+  }
+  if (!args.until_decided.base.empty()) harness::check_until_decided(*store, args.until_decided);
   const harness::RunOutcome outcome =
-      harness::execute_run(store, options, ctx.interactive ? ctx.err : nullptr);
+      harness::execute_run(*store, options, ctx.interactive ? ctx.err : nullptr);
+  if (outcome.run_id == 0) {
+    interrupted_before_start(ctx, outcome.interrupt_signal);
+    return;
+  }
   print_summary(*ctx.out, outcome);
   if (outcome.interrupt_signal != 0) {
     *ctx.err << "gpubench: run " << outcome.run_id << " interrupted by "
-             << (outcome.interrupt_signal == 2 ? "SIGINT" : "SIGTERM")
-             << "; finished suites are stored\n";
+             << harness::signal_name(outcome.interrupt_signal) << "; finished suites are stored\n";
     ctx.exit_code = 128 + outcome.interrupt_signal;
+  } else if (!outcome.store_error.empty()) {
+    *ctx.err << "gpubench: error: "
+             << format_error_message(
+                    "results of run " + std::to_string(outcome.run_id) + " could not all be stored",
+                    outcome.store_error,
+                    "the run is recorded failed; check the database (a "
+                    "long-held lock, a full disk) and run again");
+    *ctx.err << "\n";
+    ctx.exit_code = static_cast<int>(ExitCode::infrastructure);
   } else if (outcome.status != results::RunStatus::complete) {
     *ctx.err << "gpubench: error: "
              << "some suites failed in run " << outcome.run_id
@@ -135,7 +187,7 @@ void do_run(const RunArgs& args, Context& ctx) {
              << "' has their stderr)\n";
     ctx.exit_code = static_cast<int>(ExitCode::infrastructure);
   } else if (!args.until_decided.base.empty()) {
-    ctx.exit_code = harness::run_until_decided(store, options, outcome, args.until_decided,
+    ctx.exit_code = harness::run_until_decided(*store, options, outcome, args.until_decided,
                                                *ctx.out, ctx.interactive ? ctx.err : nullptr)
                         .exit_code;
   }

@@ -42,6 +42,8 @@ void do_runs(const RunsArgs& args, Context& ctx) {
                      {"started_at", r.started_at},
                      {"finished_at", r.finished_at},
                      {"status", results::to_string(r.status)},
+                     {"owner_gone", r.owner_gone},
+                     {"status_reason", r.status_reason},
                      {"host", r.hostname},
                      {"gpus", r.gpu_summary},
                      {"profile", r.profile},
@@ -57,9 +59,8 @@ void do_runs(const RunsArgs& args, Context& ctx) {
   std::vector<std::vector<std::string>> rows;
   rows.reserve(runs.size());
   for (const auto& r : runs) {
-    rows.push_back({std::to_string(r.id), r.uuid.substr(0, 8), r.started_at,
-                    results::to_string(r.status), r.hostname, r.gpu_summary, r.profile,
-                    tags_text(r.tags),
+    rows.push_back({std::to_string(r.id), r.uuid.substr(0, 8), r.started_at, run_status_text(r),
+                    r.hostname, r.gpu_summary, r.profile, tags_text(r.tags),
                     std::to_string(r.suites_failed) + "/" + std::to_string(r.suites_total)});
   }
   if (rows.empty()) {

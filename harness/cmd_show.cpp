@@ -29,7 +29,8 @@ std::string opt_text(const std::optional<T>& v, const std::string& suffix = "") 
 void print_environment(std::ostream& out, const results::RunDetail& d) {
   const auto& r = d.run;
   const auto& info = d.info;
-  out << "run " << r.id << "  " << r.uuid << "  " << results::to_string(r.status) << '\n';
+  out << "run " << r.id << "  " << r.uuid << "  " << run_status_text(r) << '\n';
+  if (!r.status_reason.empty()) out << "  " << r.status_reason << '\n';
   out << "  started " << r.started_at << ", finished "
       << (r.finished_at.empty() ? "-" : r.finished_at) << ", by " << info.user << ", profile "
       << info.config.profile << '\n';
@@ -167,6 +168,17 @@ void do_show(const ShowArgs& args, Context& ctx) {
         harness::p2p_matrices_json(harness::build_p2p_matrices(rows));
     j["doctor"] = harness::doctor_json(detail.doctor);
     j["nodes"] = harness::suite_nodes_json(harness::read_suite_nodes(store, id));
+    nlohmann::json inv = nlohmann::json::array();
+    for (const auto& v : store.get_invalid_samples(id)) {
+      inv.push_back({{"suite", v.suite},
+                     {"benchmark", v.benchmark},
+                     {"metric", v.metric},
+                     {"kind", v.kind},
+                     {"repetition", v.repetition ? nlohmann::json(*v.repetition) : nullptr},
+                     {"value", v.raw},
+                     {"reason", v.reason}});
+    }
+    j["invalid_samples"] = inv;
     out << j.dump(2) << '\n';
     return;
   }
@@ -183,6 +195,22 @@ void do_show(const ShowArgs& args, Context& ctx) {
       out << "\nstderr of " << s.suite << " (last lines):\n" << s.stderr_tail;
       if (s.stderr_tail.back() != '\n') out << '\n';
     }
+    if (s.status != results::SuiteStatus::ok && !s.stdout_tail.empty()) {
+      out << "\nstdout of " << s.suite << " (last lines):\n" << s.stdout_tail;
+      if (s.stdout_tail.back() != '\n') out << '\n';
+    }
+  }
+  const std::vector<results::InvalidSample> invalid = store.get_invalid_samples(id);
+  if (!invalid.empty()) {
+    out << "\n"
+        << invalid.size() << " reported value" << (invalid.size() == 1 ? "" : "s")
+        << " kept aside as invalid (not in any statistic):\n";
+    std::vector<std::vector<std::string>> inv_rows;
+    for (const auto& v : invalid) {
+      inv_rows.push_back({v.benchmark, v.metric, v.kind,
+                          v.repetition ? std::to_string(*v.repetition) : "-", v.raw, v.reason});
+    }
+    print_table(out, {"benchmark", "metric", "kind", "rep", "value", "reason"}, inv_rows);
   }
   out << '\n';
   // Multi-rank suites (--launcher): every node and rank they ran on, and their sweep summary.

@@ -22,6 +22,7 @@ namespace gpubench::cli {
 struct Context {
   // --db PATH (any subcommand) > GPUBENCH_DB > "gpubench.db" in the working directory.
   std::string db_path;
+  bool db_given = false;  // --db was on the command line (even as --db '')
   int exit_code = 0;
   // True when stdout is a terminal and CI is not set: progress and colour allowed.
   bool interactive = false;

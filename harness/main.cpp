@@ -1,7 +1,14 @@
 // The `gpubench` executable: a thin main over the harness library. To add a subcommand, write
 // harness/cmd_<name>.cpp with add_<name>_command(), declare it in harness/command.hpp, and add it
 // to the list below.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
 #include "harness/command.hpp"
+#include "util/error.hpp"
 
 int main(int argc, char** argv) {
   using namespace gpubench::cli;
@@ -11,5 +18,21 @@ int main(int argc, char** argv) {
       add_baseline_command, add_report_command,
       add_doctor_command,
   };
-  return run_cli(argc, argv, k_adders);
+  const int rc = run_cli(argc, argv, k_adders);
+  // The last buffered bytes are written here: a full disk or /dev/full shows up now. close()
+  // too, so a file system that reports write errors only at close (NFS) is heard.
+  const bool out_ok = std::fflush(stdout) == 0 && std::ferror(stdout) == 0;
+  const int out_errno = errno;
+  const bool closed_ok = ::close(STDOUT_FILENO) == 0 || errno == EBADF;
+  const int close_errno = errno;
+  if (!out_ok || !closed_ok) {
+    std::fprintf(stderr,
+                 "gpubench: error: cannot write the output (%s; check the disk or file the "
+                 "output goes to)\n",
+                 std::strerror(!out_ok ? out_errno : close_errno));
+    return rc != 0 ? rc : static_cast<int>(gpubench::ExitCode::infrastructure);
+  }
+  if (std::fflush(stderr) != 0 && rc == 0)
+    return static_cast<int>(gpubench::ExitCode::infrastructure);
+  return rc;
 }

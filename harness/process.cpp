@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include <cstring>
 #include <map>
 
+#include "results/sqlite.hpp"
 #include "util/clock.hpp"
 #include "util/error.hpp"
 
@@ -23,13 +25,20 @@ namespace {
 
 // Set by the signal handler; read by the wait loop. The self-pipe wakes a poll() that is waiting.
 volatile sig_atomic_t g_signal = 0;
+volatile sig_atomic_t g_signal_count = 0;  // every SIGINT/SIGTERM/SIGHUP, for lock waits
 int g_wake_pipe[2] = {-1, -1};
-bool g_guard_active = false;
+int g_guard_depth = 0;
 struct sigaction g_old_int {};
 struct sigaction g_old_term {};
+struct sigaction g_old_hup {};
+
+int signal_count() {
+  return g_signal_count;
+}
 
 void on_signal(int sig) {
   if (g_signal == 0) g_signal = sig;
+  g_signal_count = g_signal_count + 1;
   const int saved = errno;
   if (g_wake_pipe[1] >= 0) {
     const char byte = 1;
@@ -94,8 +103,12 @@ std::vector<std::string> build_environment(
 
 // Runs in the child between fork and exec: async-signal-safe calls only.
 [[noreturn]] void exec_child(char* const* argv, char* const* envp, int stdout_fd, int stderr_fd,
-                             int error_fd) {
+                             int error_fd, pid_t parent) {
   setpgid(0, 0);
+  // The suite dies with gpubench, however gpubench dies (SIGKILL included); if gpubench is
+  // already gone, do not start at all. The flag survives exec.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(127);
   // Default dispositions and an empty mask: a parent that ignored SIGINT (nohup, `&`) must not
   // make the suite unkillable.
   struct sigaction dfl {};
@@ -103,6 +116,7 @@ std::vector<std::string> build_environment(
   sigemptyset(&dfl.sa_mask);
   sigaction(SIGINT, &dfl, nullptr);
   sigaction(SIGTERM, &dfl, nullptr);
+  sigaction(SIGHUP, &dfl, nullptr);
   sigaction(SIGPIPE, &dfl, nullptr);
   sigset_t none;
   sigemptyset(&none);
@@ -155,7 +169,7 @@ std::string signal_name(int sig) {
 }
 
 InterruptGuard::InterruptGuard() {
-  if (g_guard_active) throw infrastructure("internal: nested InterruptGuard");
+  if (g_guard_depth++ > 0) return;  // nested: the outer guard's handlers stay
   g_signal = 0;
   if (pipe2(g_wake_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
     g_wake_pipe[0] = g_wake_pipe[1] = -1;
@@ -166,22 +180,29 @@ InterruptGuard::InterruptGuard() {
   sa.sa_flags = 0;  // no SA_RESTART: a blocking call returns EINTR and the loop re-checks
   sigaction(SIGINT, &sa, &g_old_int);
   sigaction(SIGTERM, &sa, &g_old_term);
-  g_guard_active = true;
+  sigaction(SIGHUP, &sa, &g_old_hup);  // a dropped SSH session stops the run like SIGTERM
+  results::set_busy_interrupt_counter(&signal_count);
 }
 
 InterruptGuard::~InterruptGuard() {
+  if (--g_guard_depth > 0) return;
+  results::set_busy_interrupt_counter(nullptr);
   sigaction(SIGINT, &g_old_int, nullptr);
   sigaction(SIGTERM, &g_old_term, nullptr);
+  sigaction(SIGHUP, &g_old_hup, nullptr);
   for (int& fd : g_wake_pipe) {
     if (fd >= 0) close(fd);
     fd = -1;
   }
-  g_guard_active = false;
   g_signal = 0;
 }
 
 int interrupt_signal() {
   return g_signal;
+}
+
+int interrupt_count() {
+  return signal_count();
 }
 
 void request_interrupt(int sig) {
@@ -222,13 +243,14 @@ ProcessResult run_process(const ProcessSpec& spec) {
   Fd exec_write(exec_pipe[1]);
 
   const double start = monotonic_seconds();
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) {
     throw infrastructure("cannot start '" + spec.argv[0] + "'", "fork: " + errno_text(errno),
                          "free memory or raise the process limit");
   }
   if (pid == 0) {
-    exec_child(argv.data(), envp.data(), out_fd.get(), err_write.get(), exec_write.get());
+    exec_child(argv.data(), envp.data(), out_fd.get(), err_write.get(), exec_write.get(), parent);
   }
   setpgid(pid, pid);  // also done in the child; whichever runs first wins the race
   err_write.reset();

@@ -2,8 +2,10 @@
 //
 // The child gets its own process group, so a timeout or an interrupt stops the suite and anything
 // it started. Its stdout goes to a file (or /dev/null); its stderr is read through a pipe and only
-// the last `stderr_tail_bytes` are kept. SIGINT/SIGTERM received by gpubench while an
+// the last `stderr_tail_bytes` are kept. SIGINT/SIGTERM/SIGHUP received by gpubench while an
 // InterruptGuard is alive are forwarded to the child's group and reported as `interrupted`.
+// The child also gets PR_SET_PDEATHSIG(SIGKILL): if gpubench itself is killed, the suite dies
+// with it instead of running on as an orphan.
 #pragma once
 
 #include <cstddef>
@@ -45,8 +47,10 @@ struct ProcessResult {
 // be opened; an executable that cannot be exec'd is reported in ProcessResult::spawn_error.
 ProcessResult run_process(const ProcessSpec& spec);
 
-// While alive, SIGINT and SIGTERM set a flag (instead of killing gpubench) that run_process and
-// the run loop observe. Restores the previous handlers when destroyed. One at a time.
+// While alive, SIGINT, SIGTERM and SIGHUP set a flag (instead of killing gpubench) that
+// run_process, the run loop and the store's lock waits (results::set_busy_interrupt_counter)
+// observe. Restores the previous handlers when the outermost guard is destroyed; nested guards
+// share the outer one's state.
 class InterruptGuard {
  public:
   InterruptGuard();
@@ -57,6 +61,8 @@ class InterruptGuard {
 
 // The signal received since the guard was installed (0 if none).
 int interrupt_signal();
+// How many SIGINT/SIGTERM/SIGHUP arrived in this process (lock waits give up when it grows).
+int interrupt_count();
 // For tests and for callers that decide to stop: behaves as if `sig` had been received.
 void request_interrupt(int sig);
 

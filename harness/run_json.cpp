@@ -52,6 +52,8 @@ nlohmann::json run_to_json(const results::RunDetail& detail,
               {"started_at", r.started_at},
               {"finished_at", r.finished_at},
               {"status", results::to_string(r.status)},
+              {"status_reason", r.status_reason},
+              {"owner_gone", r.owner_gone},
               {"user", info.user},
               {"argv", info.argv},
               {"tags", tags},
@@ -101,7 +103,8 @@ nlohmann::json run_to_json(const results::RunDetail& detail,
                       {"started_at", sr.started_at},
                       {"finished_at", sr.finished_at},
                       {"argv", sr.argv},
-                      {"stderr_tail", sr.stderr_tail}});
+                      {"stderr_tail", sr.stderr_tail},
+                      {"stdout_tail", sr.stdout_tail}});
   }
   j["suites"] = suites;
   nlohmann::json results = nlohmann::json::array();

@@ -1,12 +1,17 @@
 #include "harness/runner.hpp"
 
+#include <fcntl.h>
 #include <pwd.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
@@ -70,6 +75,154 @@ std::optional<nlohmann::json> load_suite_json(const fs::path& path, std::string&
   return doc;
 }
 
+constexpr const char* k_work_dir_prefix = "gpubench-run.";
+constexpr const char* k_owner_file = ".owner";
+
+// Holds an flock on `<dir>/.owner` for as long as the run uses the directory.
+class WorkDirOwner {
+ public:
+  explicit WorkDirOwner(const fs::path& dir)
+      : m_fd(::open((dir / k_owner_file).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600)) {
+    if (m_fd >= 0) ::flock(m_fd, LOCK_EX | LOCK_NB);
+  }
+  ~WorkDirOwner() {
+    if (m_fd >= 0) ::close(m_fd);
+  }
+  WorkDirOwner(const WorkDirOwner&) = delete;
+  WorkDirOwner& operator=(const WorkDirOwner&) = delete;
+
+ private:
+  int m_fd;
+};
+
+// Removes the scratch directories of runs whose gpubench died (SIGKILL, power loss of the
+// process): their `.owner` lock is free. A directory without one is only removed once it is a
+// day old (it may belong to a run that is just starting).
+void remove_stale_work_dirs() {
+  const char* base = std::getenv("TMPDIR");
+  const fs::path root = (base && *base) ? base : "/tmp";
+  std::error_code ec;
+  for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path dir = it->path();
+    if (dir.filename().string().rfind(k_work_dir_prefix, 0) != 0) continue;
+    struct stat st {};
+    if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid()) {
+      continue;
+    }
+    const int fd = ::open((dir / k_owner_file).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    bool stale = false;
+    if (fd >= 0) {
+      stale = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+      ::close(fd);
+    } else {
+      stale = ::time(nullptr) - st.st_mtime > 24 * 3600;
+    }
+    std::error_code rm;
+    if (stale) fs::remove_all(dir, rm);
+  }
+}
+
+// The last `bytes` of a file ("" when it cannot be read), "[...]\n" first when cut.
+std::string file_tail(const fs::path& path, std::size_t bytes) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return {};
+  const std::streamoff size = in.tellg();
+  const std::streamoff start =
+      size > static_cast<std::streamoff>(bytes) ? size - static_cast<std::streamoff>(bytes) : 0;
+  in.seekg(start);
+  std::string text(static_cast<std::size_t>(size - start), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return start > 0 ? "[...]\n" + text : text;
+}
+
+// How the child ended, as a suite status and reason.
+void classify(const ProcessResult& r, const SuiteRunOptions& options, bool have_json,
+              const std::string& json_problem, const std::string& err_suffix,
+              results::SuiteRunInfo& info) {
+  if (!r.spawn_error.empty()) {
+    info.status = results::SuiteStatus::failed;
+    info.reason = r.spawn_error;
+  } else if (r.interrupt_signal != 0) {
+    info.status = results::SuiteStatus::interrupted;
+    info.reason = "interrupted by " + signal_name(r.interrupt_signal) + " after " +
+                  seconds_text(r.duration_s) + " s";
+  } else if (r.timed_out) {
+    info.status = results::SuiteStatus::timeout;
+    info.reason = "did not finish within " + seconds_text(options.timeout_s) +
+                  " s and was stopped; raise --timeout-per-suite or narrow --filter";
+  } else if (r.term_signal) {
+    info.status = results::SuiteStatus::crashed;
+    info.reason = "killed by " + signal_name(*r.term_signal) + " (signal " +
+                  std::to_string(*r.term_signal) + ")" + err_suffix;
+  } else if (r.exit_code != 0) {
+    info.status = results::SuiteStatus::failed;
+    info.reason = "exited with code " + std::to_string(r.exit_code.value_or(-1)) + err_suffix;
+  } else if (!have_json) {
+    // Google Benchmark exits 0 without writing anything when the filter matches nothing here.
+    if (r.stderr_tail.find("Failed to match any benchmarks") != std::string::npos) {
+      info.status = results::SuiteStatus::ok;
+      info.reason = "no benchmark matches the filter";
+    } else {
+      info.status = results::SuiteStatus::failed;
+      info.reason = json_problem;
+    }
+  }
+}
+
+// Stores the suite's row, samples and telemetry in one transaction (Store::store_suite).
+//  - JSON that cannot be stored (bad_input): the suite is recorded failed, with the reason and
+//    its telemetry, without samples.
+//  - The database fails (locked past the busy timeout, disk full): the suite is recorded failed
+//    with the reason in a separate small transaction; `store_error` says what happened.
+//  - A signal while waiting for the lock: the finished suite is still stored (a second signal
+//    stops that wait too).
+void store_outcome(results::Store& store, int64_t run_id, const std::string& suite_name,
+                   const nlohmann::json* doc, const std::vector<results::TelemetrySample>& rows,
+                   SuiteOutcome& out) {
+  results::SuiteRunInfo& info = out.info;
+  auto attempt = [&](const nlohmann::json* d) {
+    const results::StoredSuite stored = store.store_suite(run_id, info, d, suite_name, rows);
+    out.suite_run_id = stored.suite_run_id;
+    out.summary = stored.summary;
+    out.ingested = stored.ingested;
+  };
+  const int signals_before = interrupt_count();
+  std::string failure;
+  try {
+    try {
+      attempt(doc);
+      return;
+    } catch (const Error& e) {
+      if (e.code() == ExitCode::bad_input && doc != nullptr) {
+        const std::string why = std::string("its JSON could not be stored: ") + e.what();
+        if (info.status == results::SuiteStatus::ok) {
+          info.status = results::SuiteStatus::failed;
+          info.reason = why;
+        } else {
+          info.reason += "; " + why;
+        }
+        attempt(nullptr);
+        return;
+      }
+      if (interrupt_count() == signals_before) throw;
+      attempt(doc);  // interrupted while waiting: the suite finished, keep it
+      return;
+    }
+  } catch (const Error& e) {
+    if (e.code() == ExitCode::bad_input) throw;
+    failure = e.what();
+  }
+  out.store_error = failure;
+  info.status = results::SuiteStatus::failed;
+  info.reason = "its results could not be stored (" + failure + ")";
+  try {
+    out.suite_run_id = store.add_suite_run(run_id, info);
+  } catch (const Error& e) {
+    out.store_error += "; recording the failure also failed: " + std::string(e.what());
+  }
+}
+
 }  // namespace
 
 std::string last_line(const std::string& text) {
@@ -89,7 +242,7 @@ ProfileDefaults profile_defaults(const std::string& profile) {
 }
 
 SuiteOutcome run_suite(results::Store& store, int64_t run_id, const SuiteExecutable& suite,
-                       const SuiteRunOptions& options) {
+                       const SuiteRunOptions& options, TelemetrySampler* sampler) {
   SuiteOutcome out;
   results::SuiteRunInfo& info = out.info;
   info.suite = suite.name;
@@ -115,12 +268,18 @@ SuiteOutcome run_suite(results::Store& store, int64_t run_id, const SuiteExecuta
   spec.kill_grace_s = options.kill_grace_s;
 
   info.started_at = now_iso8601_utc();
+  if (sampler) sampler->start();
   ProcessResult r;
   if (launch.problem.empty()) {
     r = run_process(spec);
   } else {
     r.spawn_error = launch.problem;
   }
+  out.telemetry = sampler ? sampler->stop() : std::vector<results::TelemetrySample>{};
+  const TelemetryCounts counts = count_telemetry(out.telemetry);
+  out.telemetry_samples = counts.samples;
+  out.telemetry_throttled = counts.throttled;
+  out.telemetry_power_limited = counts.power_limited;
   info.finished_at = now_iso8601_utc();
   info.duration_s = r.duration_s;
   info.exit_code = r.exit_code;
@@ -131,49 +290,11 @@ SuiteOutcome run_suite(results::Store& store, int64_t run_id, const SuiteExecuta
   std::optional<nlohmann::json> doc = load_suite_json(json_path, json_problem);
   const std::string err_line = last_line(r.stderr_tail);
   const std::string err_suffix = err_line.empty() ? "" : ": " + err_line;
-
-  if (!r.spawn_error.empty()) {
-    info.status = results::SuiteStatus::failed;
-    info.reason = r.spawn_error;
-  } else if (r.interrupt_signal != 0) {
-    info.status = results::SuiteStatus::interrupted;
-    info.reason = "interrupted by " + signal_name(r.interrupt_signal) + " after " +
-                  seconds_text(r.duration_s) + " s";
-  } else if (r.timed_out) {
-    info.status = results::SuiteStatus::timeout;
-    info.reason = "did not finish within " + seconds_text(options.timeout_s) +
-                  " s and was stopped; raise --timeout-per-suite or narrow --filter";
-  } else if (r.term_signal) {
-    info.status = results::SuiteStatus::crashed;
-    info.reason = "killed by " + signal_name(*r.term_signal) + " (signal " +
-                  std::to_string(*r.term_signal) + ")" + err_suffix;
-  } else if (r.exit_code != 0) {
-    info.status = results::SuiteStatus::failed;
-    info.reason = "exited with code " + std::to_string(r.exit_code.value_or(-1)) + err_suffix;
-  } else if (!doc) {
-    // Google Benchmark exits 0 without writing anything when the filter matches nothing here.
-    if (r.stderr_tail.find("Failed to match any benchmarks") != std::string::npos) {
-      info.status = results::SuiteStatus::ok;
-      info.reason = "no benchmark matches the filter";
-    } else {
-      info.status = results::SuiteStatus::failed;
-      info.reason = json_problem;
-    }
+  classify(r, options, doc.has_value(), json_problem, err_suffix, info);
+  if (info.status != results::SuiteStatus::ok) {
+    info.stdout_tail = file_tail(spec.stdout_path, options.stderr_tail_bytes);
   }
-  out.suite_run_id = store.add_suite_run(run_id, info);
-  if (doc) {
-    try {
-      out.summary = store.ingest_benchmark_json(out.suite_run_id, *doc, suite.name);
-      out.ingested = true;
-    } catch (const Error& e) {
-      if (e.code() != ExitCode::bad_input) throw;
-      // The stored suite row says how the child ended; the outcome also says why nothing was kept.
-      if (out.info.status == results::SuiteStatus::ok) {
-        out.info.status = results::SuiteStatus::failed;
-        out.info.reason = std::string("its JSON could not be stored: ") + e.what();
-      }
-    }
-  }
+  store_outcome(store, run_id, suite.name, doc ? &*doc : nullptr, out.telemetry, out);
   return out;
 }
 
@@ -229,7 +350,18 @@ RunOutcome execute_run(results::Store& store, const RunOptions& options, std::os
     info.config.env[k_telemetry_env_key] = telemetry_off;
     if (progress) *progress << "telemetry " << telemetry_off << "\n" << std::flush;
   }
-  outcome.run_id = store.begin_run(info);
+  try {
+    outcome.run_id = store.begin_run(info);
+  } catch (const Error& e) {
+    // Ctrl-C while waiting for the lock at the start: nothing was stored, say so.
+    if (e.code() == ExitCode::infrastructure && interrupt_signal() != 0) {
+      outcome.interrupt_signal = interrupt_signal();
+      outcome.status = results::RunStatus::interrupted;
+      outcome.duration_s = monotonic_seconds() - start;
+      return outcome;
+    }
+    throw;
+  }
   if (!options.doctor.empty()) results::add_doctor_checks(store, outcome.run_id, options.doctor);
   try {
     outcome.uuid = store.get_run(outcome.run_id).run.uuid;
@@ -237,10 +369,15 @@ RunOutcome execute_run(results::Store& store, const RunOptions& options, std::os
     outcome.uuid.clear();
   }
 
+  // Scratch space for the suites' JSON; a `.owner` lock marks it as ours while we live, so the
+  // next run can remove what a killed gpubench left behind.
+  remove_stale_work_dirs();
   TempDir work("gpubench-run");
+  const WorkDirOwner owner(work.path());
   SuiteRunOptions suite_options = options.suite_options;
   suite_options.work_dir = work.path();
   bool any_failed = false;
+  std::string store_errors;
   try {
     const std::size_t total = options.suites.size();
     for (std::size_t i = 0; i < total; ++i) {
@@ -252,23 +389,24 @@ RunOutcome execute_run(results::Store& store, const RunOptions& options, std::os
       if (progress) {
         *progress << "[" << (i + 1) << "/" << total << "] " << suite.name << " ..." << std::flush;
       }
-      if (sampler) sampler->start();
-      SuiteOutcome s = run_suite(store, outcome.run_id, suite, suite_options);
-      std::vector<results::TelemetrySample> rows;
-      if (sampler) {
-        rows = sampler->stop();
-        store.add_telemetry(outcome.run_id, s.suite_run_id, rows);
-        const TelemetryCounts counts = count_telemetry(rows);
-        s.telemetry_samples = counts.samples;
-        s.telemetry_throttled = counts.throttled;
-        s.telemetry_power_limited = counts.power_limited;
-      }
+      SuiteOutcome s =
+          run_suite(store, outcome.run_id, suite, suite_options, sampler ? &*sampler : nullptr);
       // Sample states from the telemetry overlapping each sample, else the clock probe.
       if (s.ingested) {
-        store.classify_samples(s.suite_run_id, rows, telemetry_origin_s,
-                               std::max(options.telemetry_interval_ms, 1) / 1000.0);
+        try {
+          store.classify_samples(s.suite_run_id, s.telemetry, telemetry_origin_s,
+                                 std::max(options.telemetry_interval_ms, 1) / 1000.0);
+        } catch (const Error& e) {
+          if (e.code() == ExitCode::bad_input) throw;
+          s.store_error = "its sample states could not be stored (" + std::string(e.what()) + ")";
+        }
       }
+      s.telemetry = {};  // stored with the suite; not kept for the whole run
       if (s.info.status != results::SuiteStatus::ok) any_failed = true;
+      if (!s.store_error.empty()) {
+        if (!store_errors.empty()) store_errors += "; ";
+        store_errors += s.info.suite + ": " + s.store_error;
+      }
       if (progress) {
         *progress << " " << results::to_string(s.info.status) << " (" << s.summary.benchmarks
                   << " benchmarks, " << seconds_text(s.info.duration_s) << " s)";
@@ -286,17 +424,29 @@ RunOutcome execute_run(results::Store& store, const RunOptions& options, std::os
       outcome.suites.push_back(std::move(s));
     }
   } catch (...) {
-    // The store or the OS failed under us: leave a truthful record if we still can.
+    // The OS failed under us: leave a truthful record if we still can. If even that fails,
+    // the run's liveness lock goes with this process and the next writer marks it abandoned.
     try {
       store.finish_run(outcome.run_id, results::RunStatus::failed);
     } catch (...) {
     }
     throw;
   }
+  // Suites whose failure could not even be recorded (the lock was held past two waits): the
+  // lock may be free by now; their rows say why their results are missing.
+  for (SuiteOutcome& s : outcome.suites) {
+    if (s.store_error.empty() || s.suite_run_id != 0) continue;
+    try {
+      s.suite_run_id = store.add_suite_run(outcome.run_id, s.info);
+    } catch (const Error&) {
+      // finish_run below meets the same lock; if it fails the run is left to be abandoned.
+    }
+  }
   outcome.interrupt_signal = interrupt_signal();
   outcome.status = outcome.interrupt_signal != 0 ? results::RunStatus::interrupted
                    : any_failed                  ? results::RunStatus::failed
                                                  : results::RunStatus::complete;
+  outcome.store_error = store_errors;
   store.finish_run(outcome.run_id, outcome.status);
   outcome.duration_s = monotonic_seconds() - start;
   return outcome;

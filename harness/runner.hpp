@@ -3,8 +3,10 @@
 //
 // A suite that exits non-zero, dies from a signal, hangs past its timeout, or writes no/invalid
 // JSON is recorded with that status and reason (valid JSON it wrote is still ingested) and the
-// next suite runs. SIGINT/SIGTERM stop the current suite's process group, record it as
+// next suite runs. SIGINT/SIGTERM/SIGHUP stop the current suite's process group, record it as
 // interrupted, skip the rest, and mark the run interrupted; finished suites stay stored.
+// A run_id of 0 in the outcome: interrupted while waiting for the database lock at the start,
+// nothing stored.
 #pragma once
 
 #include <cstdint>
@@ -52,11 +54,18 @@ struct SuiteOutcome {
   int64_t telemetry_samples = 0;    // NVML samples stored for this suite run (all GPUs)
   int64_t telemetry_throttled = 0;  // of those, samples with a thermal/HW slowdown reason
   int64_t telemetry_power_limited = 0;  // of those, samples with the power cap reason
+  // What NVML sampled while the suite ran; execute_run classifies the sample states with it.
+  std::vector<results::TelemetrySample> telemetry;
+  // Nonempty: the database refused the suite's results (locked past the busy timeout, disk
+  // full); the suite is then recorded `failed` with this reason when the database allows.
+  std::string store_error;
 };
 
-// Runs one suite and stores it under `run_id`. Store errors propagate (infrastructure).
+// Runs one suite (sampling telemetry with `sampler` when given) and stores its row, samples and
+// telemetry under `run_id` in one transaction. A store failure is recorded in the outcome
+// (store_error), not thrown; only OS failures (no fork, no pipe) throw.
 SuiteOutcome run_suite(results::Store& store, int64_t run_id, const SuiteExecutable& suite,
-                       const SuiteRunOptions& options);
+                       const SuiteRunOptions& options, TelemetrySampler* sampler = nullptr);
 
 struct RunOptions {
   std::vector<SuiteExecutable> suites;  // already selected
@@ -78,7 +87,9 @@ struct RunOutcome {
   results::RunStatus status = results::RunStatus::running;
   std::vector<SuiteOutcome> suites;  // in the order run
   std::vector<std::string> not_run;  // suites skipped because of an interrupt
-  int interrupt_signal = 0;          // nonzero: SIGINT/SIGTERM stopped the run
+  int interrupt_signal = 0;          // nonzero: SIGINT/SIGTERM/SIGHUP stopped the run
+  // Nonempty: some suites' results could not be stored (see SuiteOutcome::store_error).
+  std::string store_error;
   double duration_s = 0;
   // "sampled every 100 ms on 8 GPUs", or "unavailable: <reason>" / "disabled: <why>" (then also
   // recorded in the run's configuration env as gpubench.telemetry).

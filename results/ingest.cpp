@@ -6,13 +6,18 @@
 // outcomes, not samples. Everything happens in one transaction with statements prepared once
 // and benchmark/metric ids cached, so a million samples take a few seconds.
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <unordered_map>
 
 #include "results/ingest_gpu.hpp"
+#include "results/ingest.hpp"
 #include "results/sqlite.hpp"
 #include "results/store.hpp"
+#include "results/store_detail.hpp"
 #include "util/error.hpp"
 #include "util/sample_state.hpp"
 #include "util/strings.hpp"
@@ -150,7 +155,10 @@ class Ingester {
         m_select_benchmark(db.prepare("SELECT id FROM benchmarks WHERE name = ?1")),
         m_insert_param(db.prepare(
             "INSERT INTO benchmark_params(benchmark_id, position, key, text, number) VALUES "
-            "(?1, ?2, ?3, ?4, ?5)")) {
+            "(?1, ?2, ?3, ?4, ?5)")),
+        m_insert_invalid(db.prepare(
+            "INSERT INTO invalid_samples(suite_run_id, benchmark_id, metric, kind, repetition, "
+            "device_index, raw, reason) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")) {
     Statement st = db.prepare("SELECT run_id FROM suite_runs WHERE id = ?1");
     st.bind(1, suite_run_id);
     if (!st.step()) {
@@ -274,6 +282,18 @@ class Ingester {
 
   int64_t samples() const { return m_samples; }
 
+  // A value that cannot be a sample (NaN, infinite, a negative time): kept with the reason in
+  // invalid_samples, never in statistics.
+  void insert_invalid(const SampleState& s, const std::string& metric, const std::string& raw,
+                      const std::string& reason) {
+    Statement& st = m_insert_invalid;
+    st.bind(1, m_suite_run).bind(2, s.benchmark).bind(3, metric).bind(4, s.kind);
+    st.bind(5, s.repetition).bind(6, s.device_index).bind(7, raw).bind(8, reason);
+    st.run();
+    ++m_invalid;
+  }
+  int64_t invalid() const { return m_invalid; }
+
  private:
   Database& m_db;
   int64_t m_suite_run;
@@ -282,7 +302,9 @@ class Ingester {
   Statement m_insert_benchmark;
   Statement m_select_benchmark;
   Statement m_insert_param;
+  Statement m_insert_invalid;
   int64_t m_samples = 0;
+  int64_t m_invalid = 0;
   std::unordered_map<std::string, MetricDecl> m_declared;
   std::unordered_map<std::string, int64_t> m_benchmarks;
   std::unordered_map<int64_t, int64_t> m_name_device;  // benchmark id -> device:N of its name
@@ -293,11 +315,32 @@ class Ingester {
 std::optional<int64_t> int_field(const json& e, const char* key, size_t entry) {
   auto it = e.find(key);
   if (it == e.end() || it->is_null()) return std::nullopt;
+  const std::string where = "benchmarks[" + std::to_string(entry) + "]." + key;
   if (!it->is_number()) {
-    not_gb("benchmarks[" + std::to_string(entry) + "]." + key + " is a " + type_name(*it) +
-           ", not a number");
+    not_gb(where + " is a " + type_name(*it) + ", not a number");
+  }
+  if (it->is_number_unsigned() &&
+      it->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    not_gb(where + " is " + it->dump() + ", out of range for a whole number");
+  }
+  if (it->is_number_float()) {
+    const double v = it->get<double>();
+    // 2^63 is the first double past int64's range.
+    if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0) || v != std::trunc(v)) {
+      not_gb(where + " is " + it->dump() + ", not a whole number in range");
+    }
+    return static_cast<int64_t>(v);
   }
   return it->get<int64_t>();
+}
+
+// "NaN", "-Infinity", "-5500000": a rejected value as people read it.
+std::string raw_text(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.15g", v);
+  return buf;
 }
 
 std::string string_field(const json& e, const char* key, size_t entry) {
@@ -329,6 +372,15 @@ int severity(BenchmarkStatus s) {
 
 IngestSummary Store::ingest_benchmark_json(int64_t suite_run_id, const json& doc,
                                            const std::string& default_suite) {
+  Database& db = *m_db;
+  Transaction tx(db);
+  IngestSummary summary = detail::ingest_document(db, suite_run_id, doc, default_suite);
+  tx.commit();
+  return summary;
+}
+
+IngestSummary detail::ingest_document(Database& db, int64_t suite_run_id, const json& doc,
+                                      const std::string& default_suite) {
   if (!doc.is_object()) not_gb(std::string("the JSON is a ") + type_name(doc) + ", not an object");
   auto bench_it = doc.find("benchmarks");
   if (bench_it == doc.end()) {
@@ -352,8 +404,6 @@ IngestSummary Store::ingest_benchmark_json(int64_t suite_run_id, const json& doc
   const auto declared = declared_metrics(context);
   const auto devices = suite_devices(context);
 
-  Database& db = *m_db;
-  Transaction tx(db);
   Ingester in(db, suite_run_id);
   for (const auto& [name, decl] : declared) in.declare(name, decl);
   const bool gpubench_file = in.has_declarations();
@@ -367,6 +417,8 @@ IngestSummary Store::ingest_benchmark_json(int64_t suite_run_id, const json& doc
   std::unordered_map<int64_t, int64_t> next_repetition;
   std::unordered_map<int64_t, int64_t> device_of;  // benchmark -> device of its rows
   std::vector<std::pair<std::string, double>> counters;
+  std::set<int64_t> has_iterations;  // benchmarks with at least one repetition row
+  std::set<int64_t> has_aggregates;
   const json& entries = *bench_it;
   for (size_t i = 0; i < entries.size(); ++i) {
     const json& e = entries[i];
@@ -454,8 +506,9 @@ IngestSummary Store::ingest_benchmark_json(int64_t suite_run_id, const json& doc
 
     counters.clear();
     for (const auto& [key, value] : e.items()) {
-      if (!value.is_number() || meta_keys().count(key) != 0) continue;
-      const double v = value.get<double>();
+      const std::optional<double> non_finite = non_finite_value(value);
+      if ((!value.is_number() && !non_finite) || meta_keys().count(key) != 0) continue;
+      const double v = non_finite ? *non_finite : value.get<double>();
       if (const auto field = sample_state::field_of(key); gpubench_file && field) {
         using sample_state::Field;
         // The stddev of a clock is not a clock; a window is only a repetition's own.
@@ -514,14 +567,53 @@ IngestSummary Store::ingest_benchmark_json(int64_t suite_run_id, const json& doc
     for (const char* key : {"real_time", "cpu_time"}) {
       auto t = e.find(key);
       if (t == e.end()) continue;
-      if (!t->is_number()) {
+      const std::optional<double> non_finite = non_finite_value(*t);
+      if (!t->is_number() && !non_finite) {
         not_gb(where() + "." + key + " is a " + type_name(*t) + ", not a number");
       }
-      const double v = t->get<double>() * scale;
-      if (std::isfinite(v)) in.insert_sample(s, in.metric_id(key), v);
+      const double raw = non_finite ? *non_finite : t->get<double>();
+      const double v = raw * scale;
+      if (!std::isfinite(v)) {
+        in.insert_invalid(s, key, raw_text(raw),
+                          std::string(key) + " is " + raw_text(raw) +
+                              (std::isfinite(raw) ? " (overflows in ns)" : ""));
+      } else if (v < 0) {
+        in.insert_invalid(s, key, raw_text(raw),
+                          std::string(key) + " is negative (" + raw_text(raw) + " " +
+                              (unit.empty() ? "ns" : unit) + "); a time cannot be");
+      } else {
+        in.insert_sample(s, in.metric_id(key), v);
+      }
     }
     for (const auto& [key, v] : counters) {
-      if (std::isfinite(v)) in.insert_sample(s, in.metric_id(key), v);
+      if (std::isfinite(v)) {
+        in.insert_sample(s, in.metric_id(key), v);
+      } else {
+        in.insert_invalid(s, key, raw_text(v), "counter " + key + " is " + raw_text(v));
+      }
+    }
+    if (aggregate) {
+      has_aggregates.insert(s.benchmark);
+    } else {
+      has_iterations.insert(s.benchmark);
+    }
+  }
+
+  // Aggregates-only output (--benchmark_report_aggregates_only): refused. Its mean/median rows
+  // are not repetitions, and statistics over them would claim n = 0 or a precision nobody
+  // measured; rerun with every repetition reported instead (documented in results/README.md).
+  for (int64_t bench : order) {
+    if (outcomes[bench].status == BenchmarkStatus::ok && has_aggregates.count(bench) != 0 &&
+        has_iterations.count(bench) == 0) {
+      Statement st = db.prepare("SELECT name FROM benchmarks WHERE id = ?1");
+      st.bind(1, bench);
+      st.step();
+      throw bad_input("cannot ingest the JSON",
+                      "benchmark '" + st.column_text(0) +
+                          "' has only aggregate rows (mean, median, stddev), no repetitions; "
+                          "gpubench keeps and compares every repetition",
+                      "rerun it without --benchmark_report_aggregates_only=true (and without "
+                      "ReportAggregatesOnly() in the benchmark's code)");
     }
   }
 
@@ -539,7 +631,7 @@ IngestSummary Store::ingest_benchmark_json(int64_t suite_run_id, const json& doc
   }
   summary.benchmarks = static_cast<int64_t>(order.size());
   summary.samples = in.samples();
-  tx.commit();
+  summary.invalid = in.invalid();
   return summary;
 }
 

@@ -16,13 +16,15 @@ const char* to_string(RunStatus status) {
       return "interrupted";
     case RunStatus::failed:
       return "failed";
+    case RunStatus::abandoned:
+      return "abandoned";
   }
   return "failed";
 }
 
 std::optional<RunStatus> run_status_from_string(const std::string& text) {
-  for (RunStatus s :
-       {RunStatus::running, RunStatus::complete, RunStatus::interrupted, RunStatus::failed}) {
+  for (RunStatus s : {RunStatus::running, RunStatus::complete, RunStatus::interrupted,
+                      RunStatus::failed, RunStatus::abandoned}) {
     if (text == to_string(s)) return s;
   }
   return std::nullopt;

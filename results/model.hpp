@@ -78,7 +78,8 @@ struct Configuration {
   std::string clocks_locked = k_unknown;   // "true", "false", "unknown"
 };
 
-enum class RunStatus { running, complete, interrupted, failed };
+// abandoned: the gpubench that ran it died without closing it (found by a later writer).
+enum class RunStatus { running, complete, interrupted, failed, abandoned };
 const char* to_string(RunStatus status);
 std::optional<RunStatus> run_status_from_string(const std::string& text);
 
@@ -112,6 +113,7 @@ struct SuiteRunInfo {
   SuiteStatus status = SuiteStatus::ok;
   std::string reason;       // why it failed / was skipped, for people
   std::string stderr_tail;  // last few KiB of stderr
+  std::string stdout_tail;  // last 8 KiB of stdout, kept when the suite did not end ok
 };
 
 // NVML clocks-event reason groups (util/sample_state.hpp `reasons::`): the power cap (0x4) marks

@@ -2,6 +2,11 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <thread>
 #include <utility>
 
 #include "util/error.hpp"
@@ -14,14 +19,68 @@ std::string quoted(const std::filesystem::path& path) {
   return "'" + path.string() + "'";
 }
 
+std::atomic<int (*)()> g_interrupt_counter{nullptr};
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// "%" -> "%25" etc.: a path as the path part of a file: URI.
+std::string uri_path(const std::string& path) {
+  std::string out;
+  for (unsigned char c : path) {
+    if (c == '%' || c == '?' || c == '#' || c <= ' ') {
+      char buf[4];
+      std::snprintf(buf, sizeof buf, "%%%02X", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void set_busy_interrupt_counter(int (*count)()) {
+  g_interrupt_counter.store(count);
+}
+
+struct Database::BusyWait {
+  int timeout_ms = 0;
+  double started_s = 0;
+  int signals_at_start = 0;
+};
+
+namespace {
+
+// SQLite calls this while a lock is held elsewhere; `attempt` is 0 on the first call of a wait.
+// Returns 0 to give up (SQLITE_BUSY), nonzero to retry.
+int busy_wait(void* state, int attempt) {
+  auto* w = static_cast<Database::BusyWait*>(state);
+  int (*counter)() = g_interrupt_counter.load();
+  const int signals = counter ? counter() : 0;
+  if (attempt == 0) {
+    w->started_s = now_s();
+    w->signals_at_start = signals;
+  }
+  if (signals != w->signals_at_start) return 0;  // interrupted while waiting
+  const double left_ms = w->timeout_ms - (now_s() - w->started_s) * 1000;
+  if (left_ms <= 0) return 0;
+  const double step_ms = std::min({left_ms, 1.0 + attempt, 25.0});
+  std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(step_ms));
+  return 1;
+}
+
 }  // namespace
 
 // --- Database ------------------------------------------------------------------------------
 
 Database::Database(sqlite3* db, std::filesystem::path path, Access access)
-    : m_db(db), m_path(std::move(path)), m_access(access) {}
+    : m_db(db), m_busy(std::make_unique<BusyWait>()), m_path(std::move(path)), m_access(access) {}
 
-Database Database::open(const std::filesystem::path& path, Access access, int busy_timeout_ms) {
+Database Database::open(const std::filesystem::path& path, Access access, int busy_timeout_ms,
+                        bool immutable) {
   int flags = SQLITE_OPEN_NOMUTEX;
   switch (access) {
     case Access::read_only:
@@ -35,7 +94,12 @@ Database Database::open(const std::filesystem::path& path, Access access, int bu
       break;
   }
   sqlite3* raw = nullptr;
-  const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+  std::string name = path.string();
+  if (immutable && access == Access::read_only) {
+    flags |= SQLITE_OPEN_URI;
+    name = "file:" + uri_path(std::filesystem::absolute(path).string()) + "?immutable=1";
+  }
+  const int rc = sqlite3_open_v2(name.c_str(), &raw, flags, nullptr);
   Database db(raw, path, access);  // owns raw even on failure (sqlite3_close it)
   if (rc != SQLITE_OK) {
     if (raw == nullptr) {
@@ -55,6 +119,7 @@ Database::~Database() {
 
 Database::Database(Database&& other) noexcept
     : m_db(std::exchange(other.m_db, nullptr)),
+      m_busy(std::move(other.m_busy)),
       m_path(std::move(other.m_path)),
       m_access(other.m_access) {}
 
@@ -62,6 +127,7 @@ Database& Database::operator=(Database&& other) noexcept {
   if (this != &other) {
     if (m_db != nullptr) sqlite3_close_v2(m_db);
     m_db = std::exchange(other.m_db, nullptr);
+    m_busy = std::move(other.m_busy);
     m_path = std::move(other.m_path);
     m_access = other.m_access;
   }
@@ -84,7 +150,8 @@ Statement Database::prepare(std::string_view sql) {
 }
 
 void Database::set_busy_timeout(int busy_timeout_ms) {
-  sqlite3_busy_timeout(m_db, busy_timeout_ms);
+  m_busy->timeout_ms = busy_timeout_ms;
+  sqlite3_busy_handler(m_db, &busy_wait, m_busy.get());
 }
 
 int64_t Database::last_insert_rowid() const {
@@ -115,8 +182,9 @@ void Database::fail(int rc, std::string_view action) const {
                            "another gpubench process is writing to it",
                            "wait for it to finish or use another --db");
     case SQLITE_NOTADB:
-      throw bad_input("cannot use database " + db, "not a gpubench database (file is not SQLite)",
-                      "check the path given to --db or GPUBENCH_DB");
+      throw infrastructure("cannot use database " + db,
+                           "not a gpubench database (file is not SQLite)",
+                           "check the path given to --db or GPUBENCH_DB");
     case SQLITE_CORRUPT:
       throw infrastructure("database " + db + " is corrupt", "SQLite: " + message,
                            "restore it from a copy, or use another --db");

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +19,13 @@ namespace gpubench::results {
 
 class Statement;
 
+// Lock waits are interruptible: while a statement waits for another process's lock, the busy
+// handler polls `count` (the number of SIGINT/SIGTERM/SIGHUP received, kept by the harness) and
+// gives up, as if the busy timeout had passed, when it grows during that wait. A later wait
+// starts from the new count, so bookkeeping after an interrupt can still wait (a second signal
+// stops that too). Null: waits are not interruptible. Process-wide; set by the harness.
+void set_busy_interrupt_counter(int (*count)());
+
 enum class Access {
   read_only,          // SQLITE_OPEN_READONLY: never writes the file
   read_write,         // the file must exist
@@ -28,7 +36,10 @@ class Database {
  public:
   // Opens `path`. `busy_timeout_ms`: how long a statement waits for another process's lock
   // before failing with the "database is locked" error.
-  static Database open(const std::filesystem::path& path, Access access, int busy_timeout_ms);
+  // Access::read_only with `immutable`: SQLite's immutable=1 (no locks, no -shm/-wal files), for
+  // files on read-only media or in a directory this user cannot write.
+  static Database open(const std::filesystem::path& path, Access access, int busy_timeout_ms,
+                       bool immutable = false);
   ~Database();
   Database(Database&& other) noexcept;
   Database& operator=(Database&& other) noexcept;
@@ -52,9 +63,12 @@ class Database {
   // ("preparing a statement"). BUSY/LOCKED become the "database is locked" error.
   [[noreturn]] void fail(int rc, std::string_view action) const;
 
+  struct BusyWait;  // the busy handler's state; on the heap so a moved Database keeps it
+
  private:
   Database(sqlite3* db, std::filesystem::path path, Access access);
   sqlite3* m_db = nullptr;
+  std::unique_ptr<BusyWait> m_busy;
   std::filesystem::path m_path;
   Access m_access = Access::read_only;
 };

@@ -10,8 +10,10 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "results/liveness.hpp"
 #include "results/schema.hpp"
 #include "results/sqlite.hpp"
+#include "results/store_detail.hpp"
 #include "util/clock.hpp"
 #include "util/error.hpp"
 #include "util/uuid.hpp"
@@ -36,20 +38,20 @@ void check_file(const fs::path& path, OpenMode mode) {
   if (!fs::exists(st)) {
     const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
     if (!fs::is_directory(parent, ec)) {
-      throw bad_input("cannot open database " + db,
-                      "directory '" + parent.string() + "' does not exist",
-                      "create the directory or choose another --db path");
+      throw infrastructure("cannot open database " + db,
+                           "directory '" + parent.string() + "' does not exist",
+                           "create the directory or choose another --db path");
     }
     if (mode != OpenMode::read_write_create) {
-      throw bad_input("cannot open database " + db, "the file does not exist",
-                      "check the path given to --db or GPUBENCH_DB, or record a run first "
-                      "with `gpubench run`");
+      throw infrastructure("cannot open database " + db, "the file does not exist",
+                           "check the path given to --db or GPUBENCH_DB, or record a run first "
+                           "with `gpubench run`");
     }
     return;
   }
   if (fs::is_directory(st)) {
-    throw bad_input("cannot open database " + db, "it is a directory",
-                    "give the path of a database file with --db");
+    throw infrastructure("cannot open database " + db, "it is a directory",
+                         "give the path of a database file with --db");
   }
   if (::access(path.c_str(), R_OK) != 0) {
     throw infrastructure("cannot open database " + db, "cannot read it: " + errno_text(errno),
@@ -66,8 +68,9 @@ void check_file(const fs::path& path, OpenMode mode) {
   static constexpr char k_magic[16] = "SQLite format 3";  // 15 chars + NUL, as in the file
   if (got == 0) return;  // an empty file is an empty SQLite database
   if (got < 16 || !std::equal(header.begin(), header.end(), k_magic)) {
-    throw bad_input("cannot use database " + db, "not a gpubench database (file is not SQLite)",
-                    "check the path given to --db or GPUBENCH_DB");
+    throw infrastructure("cannot use database " + db,
+                         "not a gpubench database (file is not SQLite)",
+                         "check the path given to --db or GPUBENCH_DB");
   }
 }
 
@@ -204,15 +207,23 @@ Store Store::open(const fs::path& path, OpenMode mode, int busy_timeout_ms) {
   const Access access = mode == OpenMode::read_only    ? Access::read_only
                         : mode == OpenMode::read_write ? Access::read_write
                                                        : Access::read_write_create;
-  auto db = std::make_unique<Database>(Database::open(path, access, busy_timeout_ms));
+  // Read-only media or a directory this user cannot write: SQLite could neither take its locks
+  // nor create the WAL index, so the file is opened immutable (nobody can be writing it there).
+  bool immutable = false;
+  if (mode == OpenMode::read_only) {
+    const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+    immutable = ::access(dir.c_str(), W_OK) != 0 || ::access(path.c_str(), W_OK) != 0;
+  }
+  auto db = std::make_unique<Database>(Database::open(path, access, busy_timeout_ms, immutable));
 
   // Everything up to the version check only reads, so a refused file is left byte-identical.
   const schema::Versions v = schema::read_versions(*db);
   if (v.schema_version == 0 && count_user_tables(*db) > 0) {
-    throw bad_input("cannot use database " + db_name,
-                    "not a gpubench database (an SQLite file with other tables and no gpubench "
-                    "'meta' table)",
-                    "use another --db path; gpubench leaves this file alone");
+    throw infrastructure(
+        "cannot use database " + db_name,
+        "not a gpubench database (an SQLite file with other tables and no gpubench "
+        "'meta' table)",
+        "use another --db path; gpubench leaves this file alone");
   }
   if (v.compatible_version > schema::k_version) {
     throw infrastructure(
@@ -225,8 +236,8 @@ Store Store::open(const fs::path& path, OpenMode mode, int busy_timeout_ms) {
   db->exec("PRAGMA foreign_keys = ON");
   if (mode == OpenMode::read_only) {
     if (v.schema_version == 0) {
-      throw bad_input("cannot read database " + db_name, "it holds no gpubench data yet",
-                      "record a run first with `gpubench run`, or check the --db path");
+      throw infrastructure("cannot read database " + db_name, "it holds no gpubench data yet",
+                           "record a run first with `gpubench run`, or check the --db path");
     }
     if (v.schema_version < schema::k_version) {
       throw infrastructure("cannot read database " + db_name,
@@ -245,21 +256,42 @@ Store Store::open(const fs::path& path, OpenMode mode, int busy_timeout_ms) {
   // instead of spilling and re-reading it.
   db->exec("PRAGMA cache_size = -65536");
   if (v.schema_version < schema::k_version) schema::migrate(*db);
+  try {
+    detail::mark_abandoned_runs(*db);
+  } catch (const Error& e) {
+    // Best effort: a database busy past the timeout is marked by the next writer instead.
+    if (e.code() != ExitCode::infrastructure) throw;
+  }
   return Store(std::move(db));
 }
 
-int64_t Store::begin_run(const RunInfo& info) {
-  Database& db = *m_db;
-  Transaction tx(db);
-  const std::string uuid = info.uuid.empty() ? make_uuid_v4() : info.uuid;
-  {
-    Statement st = db.prepare("SELECT id FROM runs WHERE uuid = ?1");
-    st.bind(1, uuid);
-    if (st.step()) {
-      throw bad_input("run " + uuid + " is already in database " + quoted(db.path()),
-                      "run UUIDs are unique", "import each run once, or give a new UUID");
-    }
+namespace {
+
+std::string local_hostname() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return k_unknown;
+  return buf;
+}
+
+// True for databases that are not a file next to which a lock file can live.
+bool in_memory(const fs::path& path) {
+  return path.empty() || path == ":memory:" || path.string().rfind("file:", 0) == 0;
+}
+
+void require_new_uuid(Database& db, const std::string& uuid) {
+  Statement st = db.prepare("SELECT id FROM runs WHERE uuid = ?1");
+  st.bind(1, uuid);
+  if (st.step()) {
+    throw bad_input("run " + uuid + " is already in database " + quoted(db.path()),
+                    "run UUIDs are unique", "import each run once, or give a new UUID");
   }
+}
+
+}  // namespace
+
+int64_t detail::insert_run(Database& db, const RunInfo& info, const std::string& uuid,
+                           const RunLock* lock) {
+  require_new_uuid(db, uuid);
   const int64_t host_id = upsert_host(db, info.host);
   const int64_t env_id = upsert_software(db, info.software);
   const int64_t config_id = upsert_config(db, info.config);
@@ -283,33 +315,18 @@ int64_t Store::begin_run(const RunInfo& info) {
   for (const GpuInfo& g : info.gpus) {
     gpu.bind(1, run_id).bind(2, g.nvml_index).bind(3, upsert_gpu(db, host_id, g)).run();
   }
-  tx.commit();
+  if (lock != nullptr) {
+    Statement live = db.prepare(
+        "INSERT INTO run_liveness(run_id, hostname, boot_id, pid, lock_path, started_at) VALUES "
+        "(?1, ?2, ?3, ?4, ?5, ?6)");
+    live.bind(1, run_id).bind(2, local_hostname()).bind(3, current_boot_id());
+    live.bind(4, static_cast<int64_t>(getpid())).bind(5, lock->path().string());
+    live.bind(6, now_iso8601_utc()).run();
+  }
   return run_id;
 }
 
-int64_t Store::add_suite_run(int64_t run_id, const SuiteRunInfo& s) {
-  Database& db = *m_db;
-  Transaction tx(db);
-  require_run(db, run_id);
-  Statement ins = db.prepare(
-      "INSERT INTO suite_runs(run_id, suite, executable, argv, started_at, finished_at, "
-      "duration_s, exit_code, term_signal, status, reason, stderr_tail) VALUES (?1, ?2, ?3, ?4, "
-      "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
-  const std::string now = now_iso8601_utc();
-  ins.bind(1, run_id).bind(2, s.suite).bind(3, s.executable).bind(4, json(s.argv).dump());
-  ins.bind(5, s.started_at.empty() ? now : s.started_at);
-  ins.bind(6, s.finished_at.empty() ? now : s.finished_at).bind(7, s.duration_s);
-  ins.bind(8, s.exit_code).bind(9, s.term_signal).bind(10, to_string(s.status));
-  ins.bind(11, s.reason).bind(12, s.stderr_tail);
-  ins.run();
-  const int64_t id = db.last_insert_rowid();
-  tx.commit();
-  return id;
-}
-
-void Store::finish_run(int64_t run_id, RunStatus status) {
-  Database& db = *m_db;
-  Transaction tx(db);
+void detail::update_run_status(Database& db, int64_t run_id, RunStatus status) {
   require_run(db, run_id);
   Statement st = db.prepare("UPDATE runs SET status = ?1, finished_at = ?2 WHERE id = ?3");
   st.bind(1, to_string(status));
@@ -319,13 +336,69 @@ void Store::finish_run(int64_t run_id, RunStatus status) {
     st.bind(2, now_iso8601_utc());
   }
   st.bind(3, run_id).run();
+}
+
+int64_t Store::begin_run(const RunInfo& info) {
+  Database& db = *m_db;
+  const std::string uuid = info.uuid.empty() ? make_uuid_v4() : info.uuid;
+  require_new_uuid(db, uuid);
+  // The lock exists before the row: whoever sees the row `running` can judge its owner.
+  std::unique_ptr<RunLock> lock;
+  if (!in_memory(db.path())) lock = std::make_unique<RunLock>(run_lock_path(db.path(), uuid));
+  Transaction tx(db);
+  const int64_t run_id = detail::insert_run(db, info, uuid, lock.get());
   tx.commit();
+  if (lock) m_run_locks[run_id] = std::move(lock);
+  return run_id;
+}
+
+int64_t detail::insert_suite_run(Database& db, int64_t run_id, const SuiteRunInfo& s) {
+  require_run(db, run_id);
+  Statement ins = db.prepare(
+      "INSERT INTO suite_runs(run_id, suite, executable, argv, started_at, finished_at, "
+      "duration_s, exit_code, term_signal, status, reason, stderr_tail, stdout_tail) VALUES "
+      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
+  const std::string now = now_iso8601_utc();
+  ins.bind(1, run_id).bind(2, s.suite).bind(3, s.executable).bind(4, json(s.argv).dump());
+  ins.bind(5, s.started_at.empty() ? now : s.started_at);
+  ins.bind(6, s.finished_at.empty() ? now : s.finished_at).bind(7, s.duration_s);
+  ins.bind(8, s.exit_code).bind(9, s.term_signal).bind(10, to_string(s.status));
+  ins.bind(11, s.reason).bind(12, s.stderr_tail).bind(13, s.stdout_tail);
+  ins.run();
+  return db.last_insert_rowid();
+}
+
+int64_t Store::add_suite_run(int64_t run_id, const SuiteRunInfo& s) {
+  Database& db = *m_db;
+  Transaction tx(db);
+  const int64_t id = detail::insert_suite_run(db, run_id, s);
+  tx.commit();
+  return id;
+}
+
+void Store::finish_run(int64_t run_id, RunStatus status) {
+  Database& db = *m_db;
+  Transaction tx(db);
+  detail::update_run_status(db, run_id, status);
+  tx.commit();
+  if (status != RunStatus::running) {
+    if (auto it = m_run_locks.find(run_id); it != m_run_locks.end()) {
+      it->second->finished();
+      m_run_locks.erase(it);  // unlinks the lock file, then releases the lock
+    }
+  }
 }
 
 void Store::add_telemetry(int64_t run_id, std::optional<int64_t> suite_run_id,
                           const std::vector<TelemetrySample>& samples) {
   Database& db = *m_db;
   Transaction tx(db);
+  detail::insert_telemetry(db, run_id, suite_run_id, samples);
+  tx.commit();
+}
+
+void detail::insert_telemetry(Database& db, int64_t run_id, std::optional<int64_t> suite_run_id,
+                              const std::vector<TelemetrySample>& samples) {
   require_run(db, run_id);
   if (suite_run_id) {
     Statement st = db.prepare("SELECT run_id FROM suite_runs WHERE id = ?1");
@@ -370,7 +443,6 @@ void Store::add_telemetry(int64_t run_id, std::optional<int64_t> suite_run_id,
     ins.bind(20, flag(t.remap_failure));
     ins.run();
   }
-  tx.commit();
 }
 
 std::vector<TelemetrySample> Store::get_telemetry(int64_t run_id,

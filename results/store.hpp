@@ -29,17 +29,23 @@
 namespace gpubench::results {
 
 class Database;  // results/sqlite.hpp
+class RunLock;   // results/liveness.hpp
 
 enum class OpenMode {
   read_write_create,  // `gpubench run`, `import`: create the file if missing, migrate forward
   read_write,         // must exist; migrate forward
   read_only,          // must exist; never written, never migrated (a stale schema is an error)
 };
+// Writing opens (read_write_create, read_write) mark runs whose gpubench died `abandoned`
+// (detail::mark_abandoned_runs); read-only opens only report them (RunRow::owner_gone). A
+// read-only open of a file whose directory or file is not writable (read-only media) uses
+// SQLite's immutable mode.
 
 // What one ingest stored.
 struct IngestSummary {
   int64_t benchmarks = 0;  // distinct benchmark names seen
   int64_t samples = 0;     // sample rows stored (iterations + aggregates, every metric)
+  int64_t invalid = 0;     // values kept in invalid_samples instead (NaN, infinite, negative time)
   int64_t errors = 0;      // benchmarks that reported an error
   int64_t skipped = 0;     // benchmarks that reported a skip
 };
@@ -59,6 +65,29 @@ struct RunRow {
   int64_t suites_total = 0;
   int64_t suites_failed = 0;
   int64_t benchmarks = 0;
+  std::string status_reason;  // why it ended so, when recorded (abandoned: the evidence)
+  // Only for status running: its owner is gone (judged without writing; the next writing
+  // command marks it abandoned). Shown as `abandoned?`.
+  bool owner_gone = false;
+};
+
+// A value a suite reported that could not be a sample (NaN, infinite, a negative time).
+struct InvalidSample {
+  std::string suite;
+  std::string benchmark;
+  std::string metric;
+  std::string kind;  // "iteration" or the aggregate's name
+  std::optional<int64_t> repetition;
+  std::optional<int64_t> device_index;
+  std::string raw;  // as reported: "NaN", "-Infinity", "-5500000"
+  std::string reason;
+};
+
+// What Store::store_suite stored.
+struct StoredSuite {
+  int64_t suite_run_id = 0;
+  IngestSummary summary;
+  bool ingested = false;  // the document's benchmarks were stored
 };
 
 // One (benchmark, metric, device) of a run with its samples, for show/export/compare.
@@ -116,6 +145,9 @@ class Store {
 
   // --- writing a run -----------------------------------------------------------------------
   // Inserts the run (status running) with host, GPUs, environment, config, tags. Returns run id.
+  // The run's liveness lock (results/liveness.hpp) is taken first and held by this Store until
+  // finish_run; a Store destroyed before that (crash, exception) leaves a run that the next
+  // writing open marks `abandoned`.
   int64_t begin_run(const RunInfo& info);
   // Records a suite run (after the child finished). Returns the suite run id.
   int64_t add_suite_run(int64_t run_id, const SuiteRunInfo& suite);
@@ -130,6 +162,18 @@ class Store {
   IngestSummary ingest_benchmark_json(int64_t suite_run_id, const nlohmann::json& doc,
                                       const std::string& default_suite);
   void finish_run(int64_t run_id, RunStatus status);
+
+  // A finished suite in ONE transaction: its row, the document's benchmarks (when `doc` is not
+  // null) and its telemetry commit together or not at all. Throws Error(bad_input) when the
+  // document cannot be stored (nothing is written then; record the suite again without it) and
+  // Error(infrastructure) when the database fails (locked past the busy timeout, disk full).
+  StoredSuite store_suite(int64_t run_id, const SuiteRunInfo& suite, const nlohmann::json* doc,
+                          const std::string& default_suite,
+                          const std::vector<TelemetrySample>& telemetry);
+  // A whole run from one Google Benchmark document (`gpubench import`) in ONE transaction: the
+  // run (status complete), its one suite and every sample, or nothing at all.
+  StoredSuite import_run(const RunInfo& info, const SuiteRunInfo& suite, const nlohmann::json& doc,
+                         const std::string& default_suite, int64_t& run_id);
   // Stores NVML telemetry samples of one suite run (suite_run_id nullopt: sampled outside any
   // suite) in one transaction. Each sample is linked to the run's GPU of its device index when
   // the run recorded one. Throws Error(bad_input) for an unknown run or a suite run of another run.
@@ -159,6 +203,8 @@ class Store {
   // Telemetry samples of a run (of one suite run when given), by device index, then time.
   std::vector<TelemetrySample> get_telemetry(int64_t run_id,
                                              std::optional<int64_t> suite_run_id = std::nullopt);
+  // Values of the run kept aside as invalid samples, in the order they were reported.
+  std::vector<InvalidSample> get_invalid_samples(int64_t run_id);
   // One summary per GPU that has telemetry in the run, by device index; empty when none.
   std::vector<TelemetrySummary> get_telemetry_summary(int64_t run_id);
 
@@ -167,6 +213,8 @@ class Store {
  private:
   explicit Store(std::unique_ptr<Database> db);
   std::unique_ptr<Database> m_db;
+  // Liveness locks of the runs this Store began and has not finished (results/liveness.hpp).
+  std::map<int64_t, std::unique_ptr<RunLock>> m_run_locks;
 };
 
 }  // namespace gpubench::results

@@ -5,8 +5,10 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "results/liveness.hpp"
 #include "results/sqlite.hpp"
 #include "results/store.hpp"
+#include "results/store_detail.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
 
@@ -27,7 +29,7 @@ std::vector<RunRow> load_run_rows(Database& db, const std::string& ids_sql, int6
   {
     Statement st = db.prepare(
         "SELECT r.id, r.uuid, r.started_at, COALESCE(r.finished_at, ''), r.status, h.hostname, "
-        "c.profile, r.note FROM (" +
+        "c.profile, r.note, r.status_reason FROM (" +
         ids_sql +
         ") AS sel JOIN runs r ON r.id = sel.id JOIN hosts h ON h.id = r.host_id "
         "JOIN configurations c ON c.id = r.configuration_id");
@@ -42,11 +44,21 @@ std::vector<RunRow> load_run_rows(Database& db, const std::string& ids_sql, int6
       row.hostname = st.column_text(5);
       row.profile = st.column_text(6);
       row.note = st.column_text(7);
+      row.status_reason = st.column_text(8);
       index.emplace(row.id, rows.size());
       rows.push_back(std::move(row));
     }
   }
   if (rows.empty()) return rows;
+  // A `running` run whose owner is gone is shown as such without writing (read-only opens);
+  // the next writing open marks it abandoned.
+  for (RunRow& row : rows) {
+    if (row.status != RunStatus::running) continue;
+    const Liveness l = judge_run_owner(detail::load_run_owner(db, row.id));
+    row.owner_gone = !l.alive;
+    if (row.owner_gone)
+      row.status_reason = "gpubench stopped without finishing the run (" + l.evidence + ")";
+  }
   const std::string in = all_runs ? " IS NOT NULL" : " IN (" + ids_sql + ")";
   auto for_each = [&](const std::string& sql, auto&& fn) {
     Statement st = db.prepare(sql);
@@ -144,17 +156,21 @@ int64_t Store::resolve_run(const std::string& raw_spec) {
       if (!n || *n < 0) unknown_run(db, spec, "'latest~N' needs a whole number N >= 0");
       back = *n;
     }
+    // Finished runs only: a run still going (or abandoned, or whose gpubench died) is not what
+    // "the latest results" means; address it by id or UUID.
     Statement st = db.prepare(
-        "SELECT id FROM runs ORDER BY started_at DESC, id DESC "
-        "LIMIT 1 OFFSET ?1");
+        "SELECT id FROM runs WHERE status NOT IN ('running', 'abandoned') "
+        "ORDER BY started_at DESC, id DESC LIMIT 1 OFFSET ?1");
     st.bind(1, back);
     if (st.step()) return st.column_int64(0);
-    Statement count = db.prepare("SELECT count(*) FROM runs");
+    Statement count =
+        db.prepare("SELECT count(*) FROM runs WHERE status NOT IN ('running', 'abandoned')");
     count.step();
     const int64_t n = count.column_int64(0);
     unknown_run(db, spec,
-                n == 0 ? std::string("there are no runs yet")
-                       : "there are only " + std::to_string(n) + " run(s)");
+                n == 0 ? std::string("there are no finished runs yet")
+                       : "there are only " + std::to_string(n) +
+                             " finished run(s) (running and abandoned runs do not count)");
   }
   if (all_digits(spec)) {
     const auto id = parse_int(spec);
@@ -277,7 +293,7 @@ WHERE rg.run_id = ?1 ORDER BY rg.device_index)sql");
   {
     Statement st = db.prepare(R"sql(
 SELECT id, suite, executable, argv, started_at, finished_at, duration_s, exit_code, term_signal,
-       status, reason, stderr_tail
+       status, reason, stderr_tail, stdout_tail
 FROM suite_runs WHERE run_id = ?1 ORDER BY id)sql");
     st.bind(1, run_id);
     while (st.step()) {
@@ -294,6 +310,7 @@ FROM suite_runs WHERE run_id = ?1 ORDER BY id)sql");
       s.status = suite_status_from_string(st.column_text(9)).value_or(SuiteStatus::failed);
       s.reason = st.column_text(10);
       s.stderr_tail = st.column_text(11);
+      s.stdout_tail = st.column_text(12);
       d.suites.push_back(std::move(s));
     }
   }

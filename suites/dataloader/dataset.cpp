@@ -1,6 +1,7 @@
 #include "suites/dataloader/dataset.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -402,7 +403,15 @@ fs::path resolve_data_dir() {
     check_data_dir(dir);
     return dir;
   }
-  fs::path dir = fs::temp_directory_path() / "gpubench-data";
+  // The user's cache (XDG), not a shared /tmp path other users' runs could also write.
+  fs::path dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg == '/') {
+    dir = fs::path(xdg) / "gpubench";
+  } else if (const char* home = std::getenv("HOME"); home && *home == '/') {
+    dir = fs::path(home) / ".cache" / "gpubench";
+  } else {
+    dir = fs::temp_directory_path() / ("gpubench-data-" + std::to_string(::getuid()));
+  }
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) {
@@ -463,6 +472,33 @@ Dataset generate_dataset(const fs::path& dir, const DatasetSpec& spec) {
   return d;
 }
 
+namespace {
+
+// An exclusive flock on `<data dir>/<dataset>.lock` while a dataset is checked and generated,
+// so concurrent suites (two runs, two ranks on one node) never generate the same dataset at
+// once: the second waits, then finds it cached.
+class DatasetLock {
+ public:
+  explicit DatasetLock(const fs::path& path)
+      : m_fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+    if (m_fd < 0) {
+      throw bad_input("cannot create the dataset lock '" + path.string() + "'", errno_text(errno),
+                      "fix the data directory's permissions or set "
+                      "GPUBENCH_DATA_DIR to a writable directory");
+    }
+    while (::flock(m_fd, LOCK_EX) != 0 && errno == EINTR) {
+    }
+  }
+  ~DatasetLock() { ::close(m_fd); }  // releases the lock
+  DatasetLock(const DatasetLock&) = delete;
+  DatasetLock& operator=(const DatasetLock&) = delete;
+
+ private:
+  int m_fd;
+};
+
+}  // namespace
+
 Dataset ensure_dataset(const fs::path& data_dir, const DatasetSpec& spec, bool* regenerated) {
   const fs::path dir = data_dir / spec.directory_name();
   Dataset d;
@@ -472,6 +508,12 @@ Dataset ensure_dataset(const fs::path& data_dir, const DatasetSpec& spec, bool* 
   }
   check_data_dir(data_dir);
   check_free_space(data_dir, spec.estimated_disk_bytes());
+  // Checked again under the lock: another process may have generated it while we waited.
+  const DatasetLock lock(data_dir / (spec.directory_name() + ".lock"));
+  if (load_cached(dir, spec, d)) {
+    if (regenerated) *regenerated = false;
+    return d;
+  }
   const fs::path tmp = data_dir / (spec.directory_name() + ".tmp-" + std::to_string(::getpid()));
   std::error_code ec;
   fs::remove_all(tmp, ec);

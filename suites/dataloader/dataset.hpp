@@ -79,7 +79,8 @@ struct Dataset {
 };
 
 // --- data directory and cache ----------------------------------------------------------------
-// GPUBENCH_DATA_DIR when set (must exist and be writable), else `gpubench-data` under the
+// GPUBENCH_DATA_DIR when set (must exist and be writable), else the user's cache:
+// $XDG_CACHE_HOME/gpubench, else $HOME/.cache/gpubench, else gpubench-data-<uid> under the
 // system temp dir (created). Throws Error(bad_input) with the path and reason.
 std::filesystem::path resolve_data_dir();
 // Checks that `dir` exists, is a directory and is writable (by creating a probe file).
@@ -92,7 +93,8 @@ void check_free_space(const std::filesystem::path& dir, std::uint64_t needed_byt
 
 // Returns the dataset for `spec` under `data_dir`, generating it first when no valid cached copy
 // exists (manifest missing, different parameters, or a file of the wrong size). Generation
-// checks free space before writing anything, writes into a temp directory, then renames.
+// checks free space before writing anything, writes into a temp directory, then renames, all
+// under an flock on `<data_dir>/<dataset>.lock` (concurrent callers wait, then reuse it).
 // `regenerated` (optional) tells whether it wrote files.
 Dataset ensure_dataset(const std::filesystem::path& data_dir, const DatasetSpec& spec,
                        bool* regenerated = nullptr);

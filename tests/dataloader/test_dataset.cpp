@@ -4,10 +4,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <thread>
 #include <vector>
 
 #include "suites/dataloader/dataset.hpp"
@@ -255,4 +258,53 @@ TEST(DataloaderBadInput, MissingReadOnlyAndFullDataDir) {
   EXPECT_THROW(dl::ensure_dataset(tmp.path(), spec), gpubench::Error);
   EXPECT_TRUE(fs::is_empty(tmp.path()));
   EXPECT_NO_THROW(dl::check_data_dir(tmp.path()));
+}
+
+// Issue 10: concurrent generation of one dataset is serialised by its lock file; exactly one
+// caller writes it, the others wait and reuse it.
+TEST(DataloaderCache, ConcurrentCallersGenerateOnce) {
+  gpubench::TempDir tmp("dl-lock");
+  const auto spec = tiny(dl::Format::record);
+  constexpr int k_callers = 4;
+  std::vector<std::thread> threads;
+  std::atomic<int> generated{0};
+  std::atomic<int> failed{0};
+  for (int i = 0; i < k_callers; ++i) {
+    threads.emplace_back([&] {
+      try {
+        bool regenerated = false;
+        dl::ensure_dataset(tmp.path(), spec, &regenerated);
+        if (regenerated) ++generated;
+      } catch (const gpubench::Error&) {
+        ++failed;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failed.load(), 0);
+  EXPECT_EQ(generated.load(), 1);
+  EXPECT_TRUE(fs::exists(tmp.path() / (spec.directory_name() + ".lock")));
+  for (const auto& e : fs::directory_iterator(tmp.path())) {
+    EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << e.path();
+  }
+}
+
+// The default data directory is the user's cache, not a shared /tmp path.
+TEST(DataloaderCache, DefaultDataDirIsTheUsersCache) {
+  gpubench::TempDir tmp("dl-xdg");
+  const char* old_dir = std::getenv("GPUBENCH_DATA_DIR");
+  const std::string saved_dir = old_dir ? old_dir : "";
+  const char* old_xdg = std::getenv("XDG_CACHE_HOME");
+  const std::string saved_xdg = old_xdg ? old_xdg : "";
+  ::unsetenv("GPUBENCH_DATA_DIR");
+  ::setenv("XDG_CACHE_HOME", tmp.path().c_str(), 1);
+  const fs::path dir = dl::resolve_data_dir();
+  if (old_xdg) {
+    ::setenv("XDG_CACHE_HOME", saved_xdg.c_str(), 1);
+  } else {
+    ::unsetenv("XDG_CACHE_HOME");
+  }
+  if (old_dir) ::setenv("GPUBENCH_DATA_DIR", saved_dir.c_str(), 1);
+  EXPECT_EQ(dir, tmp.path() / "gpubench");
+  EXPECT_TRUE(fs::is_directory(dir));
 }

@@ -57,7 +57,8 @@ class Workspace {
     harness::ProcessSpec spec;
     spec.argv = {gpubench_binary().string()};
     spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-    spec.env = {{"GPUBENCH_SUITE_PATH", suites().string()}, {"CI", "1"}, {"GPUBENCH_DB", ""}};
+    spec.env = {
+        {"GPUBENCH_SUITE_PATH", suites().string()}, {"CI", "1"}, {"GPUBENCH_DB", db().string()}};
     spec.env.insert(spec.env.end(), env.begin(), env.end());
     spec.stdout_path = m_dir.path() / "stdout.txt";
     spec.stderr_tail_bytes = 1 << 20;

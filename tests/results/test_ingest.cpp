@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "helpers.hpp"
 #include "results/sqlite.hpp"
 #include "util/error.hpp"
@@ -130,18 +133,64 @@ TEST_F(IngestTest, ForeignFileWithRepetitionsErrorsSkipsThreadsAndCounters) {
             1);
 }
 
-TEST_F(IngestTest, AggregatesOnly) {
-  const IngestSummary s = m_store.ingest_benchmark_json(
-      m_suite_run, load_fixture("gb171_aggregates_only.json"), "memory");
-  EXPECT_EQ(s.benchmarks, 6);
-  EXPECT_EQ(count("SELECT count(*) FROM benchmarks WHERE name LIKE '%\\_mean' ESCAPE '\\'"), 0);
-  EXPECT_EQ(count("SELECT count(*) FROM samples WHERE kind = 'iteration'"), 0);
-  const auto rows = m_store.get_results(m_run);
-  const ResultRow* r = find(rows, "memory/spin/threads:2", "real_time");
-  ASSERT_NE(r, nullptr);
-  EXPECT_TRUE(r->values.empty());
-  EXPECT_EQ(r->aggregates.size(), 4u);
-  EXPECT_GT(r->aggregates.at("median"), 0.0);
+// Aggregates-only output is refused (issue 10): its statistics would claim n = 0 and compare
+// as 1.000 [1.000, 1.000]. The error names the benchmark and the flag; nothing is stored.
+TEST_F(IngestTest, AggregatesOnlyIsRefused) {
+  try {
+    m_store.ingest_benchmark_json(m_suite_run, load_fixture("gb171_aggregates_only.json"),
+                                  "memory");
+    FAIL() << "aggregates-only output was accepted";
+  } catch (const gpubench::Error& e) {
+    EXPECT_EQ(e.code(), gpubench::ExitCode::bad_input);
+    EXPECT_NE(std::string(e.what()).find("only aggregate rows"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("benchmark_report_aggregates_only"), std::string::npos);
+  }
+  EXPECT_EQ(count("SELECT count(*) FROM samples"), 0);
+  EXPECT_EQ(count("SELECT count(*) FROM benchmark_outcomes"), 0);
+}
+
+// NaN / Infinity (Google Benchmark's bare tokens) and negative times become invalid samples
+// with a reason; the rest of the document is stored.
+TEST_F(IngestTest, NonFiniteAndNegativeValuesAreKeptAsInvalid) {
+  const std::string text = R"({"benchmarks": [
+    {"name": "x/a", "run_type": "iteration", "repetition_index": 0, "iterations": 1,
+     "real_time": NaN, "cpu_time": 2, "time_unit": "us", "c": -Infinity},
+    {"name": "x/a", "run_type": "iteration", "repetition_index": 1, "iterations": 1,
+     "real_time": -5.5, "cpu_time": 3, "time_unit": "ms", "c": 4}]})";
+  const IngestSummary s =
+      m_store.ingest_benchmark_json(m_suite_run, parse_benchmark_json(text, "test"), "x");
+  EXPECT_EQ(s.samples, 3);  // cpu_time x2, c of repetition 1
+  EXPECT_EQ(s.invalid, 3);
+  const auto invalid = m_store.get_invalid_samples(m_run);
+  ASSERT_EQ(invalid.size(), 3u);
+  EXPECT_EQ(invalid[0].raw, "NaN");
+  EXPECT_EQ(invalid[0].reason, "real_time is NaN");
+  EXPECT_EQ(invalid[1].reason, "counter c is -Infinity");
+  EXPECT_EQ(invalid[2].raw, "-5.5");
+  EXPECT_NE(invalid[2].reason.find("negative (-5.5 ms)"), std::string::npos) << invalid[2].reason;
+  EXPECT_EQ(count("SELECT count(*) FROM samples WHERE value < 0"), 0);
+}
+
+// Values that cannot be converted are errors naming the field, never silently dropped.
+TEST_F(IngestTest, OutOfRangeValuesAreErrors) {
+  for (const char* text :
+       {R"({"benchmarks": [{"name": "x/a", "iterations": 1e30, "real_time": 1}]})",
+        R"({"benchmarks": [{"name": "x/a", "repetition_index": 18446744073709551615,
+            "real_time": 1}]})",
+        R"({"benchmarks": [{"name": "x/a", "threads": 1.5, "real_time": 1}]})"}) {
+    SCOPED_TRACE(text);
+    EXPECT_THROW(
+        m_store.ingest_benchmark_json(m_suite_run, parse_benchmark_json(text, "test"), "x"),
+        gpubench::Error);
+  }
+  try {
+    parse_benchmark_json(R"({"benchmarks": [{"name": "x", "real_time": 1e400}]})", "huge.json");
+    FAIL() << "1e400 was accepted";
+  } catch (const gpubench::Error& e) {
+    EXPECT_EQ(e.code(), gpubench::ExitCode::bad_input);
+    EXPECT_NE(std::string(e.what()).find("too large"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(count("SELECT count(*) FROM samples"), 0);
 }
 
 TEST_F(IngestTest, GpubenchContextDeclaresMetricsAndSampleState) {
@@ -271,14 +320,15 @@ TEST_F(IngestTest, DeviceParameterInTheNameIsTheSamplesDevice) {
             nullptr);
 }
 
-TEST(ParseBenchmarkJson, NonFiniteTokensBecomeNull) {
+TEST(ParseBenchmarkJson, NonFiniteTokensAreReadAsSuch) {
   const json j = parse_benchmark_json(
       R"({"a": NaN, "b": -NaN, "c": Infinity, "d": -Infinity, "s": "NaN \"Infinity\"", "n": 1})",
       "x.json");
-  EXPECT_TRUE(j["a"].is_null());
-  EXPECT_TRUE(j["b"].is_null());
-  EXPECT_TRUE(j["c"].is_null());
-  EXPECT_TRUE(j["d"].is_null());
+  EXPECT_TRUE(std::isnan(non_finite_value(j["a"]).value_or(0)));
+  EXPECT_TRUE(std::isnan(non_finite_value(j["b"]).value_or(0)));
+  EXPECT_EQ(non_finite_value(j["c"]), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(non_finite_value(j["d"]), -std::numeric_limits<double>::infinity());
+  EXPECT_FALSE(non_finite_value(j["s"]).has_value());  // inside strings nothing changes
   EXPECT_EQ(j["s"], "NaN \"Infinity\"");
   EXPECT_EQ(j["n"], 1);
 }

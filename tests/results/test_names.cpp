@@ -79,8 +79,8 @@ TEST(ParseBenchmarkName, EmptyDefaultSuiteTakesTheFirstPart) {
 }
 
 TEST(ModelStrings, RoundTrip) {
-  for (RunStatus s :
-       {RunStatus::running, RunStatus::complete, RunStatus::interrupted, RunStatus::failed}) {
+  for (RunStatus s : {RunStatus::running, RunStatus::complete, RunStatus::interrupted,
+                      RunStatus::failed, RunStatus::abandoned}) {
     EXPECT_EQ(run_status_from_string(to_string(s)), s);
   }
   for (SuiteStatus s : {SuiteStatus::ok, SuiteStatus::failed, SuiteStatus::timeout,

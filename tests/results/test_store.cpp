@@ -170,7 +170,7 @@ TEST_F(StoreTest, DuplicateUuidAndUnknownRunsAreBadInput) {
 
 TEST_F(StoreTest, ResolveRunSpecs) {
   Store store = Store::open(db_path(), OpenMode::read_write_create);
-  expect_error([&] { store.resolve_run("latest"); }, ExitCode::bad_input, "no runs yet");
+  expect_error([&] { store.resolve_run("latest"); }, ExitCode::bad_input, "no finished runs yet");
   const char* uuids[] = {"aaaaaaaa-1111-4000-8000-000000000001",
                          "aaaaaaaa-2222-4000-8000-000000000002",
                          "bbbbbbbb-3333-4000-8000-000000000003"};
@@ -180,11 +180,18 @@ TEST_F(StoreTest, ResolveRunSpecs) {
     info.uuid = uuids[i];
     info.started_at = "2026-12-0" + std::to_string(i + 1) + "T00:00:00.000Z";
     ids.push_back(store.begin_run(info));
+    store.finish_run(ids.back(), RunStatus::complete);
   }
+  // A run still going is not "latest" (issue 10); it is reachable by id.
+  RunInfo going = sample_run_info();
+  going.started_at = "2026-12-09T00:00:00.000Z";
+  const int64_t running = store.begin_run(going);
+  EXPECT_EQ(store.resolve_run(std::to_string(running)), running);
   EXPECT_EQ(store.resolve_run("latest"), ids[2]);
   EXPECT_EQ(store.resolve_run(" latest~1 "), ids[1]);
   EXPECT_EQ(store.resolve_run("latest~2"), ids[0]);
-  expect_error([&] { store.resolve_run("latest~3"); }, ExitCode::bad_input, "only 3 run(s)");
+  expect_error([&] { store.resolve_run("latest~3"); }, ExitCode::bad_input,
+               "only 3 finished run(s)");
   expect_error([&] { store.resolve_run("latest~x"); }, ExitCode::bad_input, "latest~N");
   EXPECT_EQ(store.resolve_run(std::to_string(ids[1])), ids[1]);
   expect_error([&] { store.resolve_run("42"); }, ExitCode::bad_input, "unknown run '42'");
@@ -196,9 +203,10 @@ TEST_F(StoreTest, ResolveRunSpecs) {
   expect_error([&] { store.resolve_run("cccccccc"); }, ExitCode::bad_input, "unknown run");
   expect_error([&] { store.resolve_run("yesterday"); }, ExitCode::bad_input, "gpubench runs");
 
+  store.finish_run(running, RunStatus::failed);
   const auto runs = store.list_runs();
-  ASSERT_EQ(runs.size(), 3u);
-  EXPECT_EQ(runs[0].id, ids[2]);  // newest first
+  ASSERT_EQ(runs.size(), 4u);
+  EXPECT_EQ(runs[1].id, ids[2]);  // newest first
   EXPECT_EQ(store.list_runs(2).size(), 2u);
 }
 
@@ -206,7 +214,7 @@ TEST_F(StoreTest, NotSqliteIsRefusedUnchanged) {
   const std::string garbage = "this is not a database\n\x01\x02\x03 just some bytes";
   write_file_atomic(db_path(), garbage);
   for (OpenMode mode : {OpenMode::read_write_create, OpenMode::read_write, OpenMode::read_only}) {
-    expect_error([&] { Store::open(db_path(), mode); }, ExitCode::bad_input,
+    expect_error([&] { Store::open(db_path(), mode); }, ExitCode::infrastructure,
                  "not a gpubench database (file is not SQLite)");
   }
   EXPECT_EQ(read_file(db_path()), garbage);
@@ -271,7 +279,7 @@ TEST_F(StoreTest, ForeignSqliteFileIsRefusedUnchanged) {
   }
   const std::string before = read_file(db_path());
   for (OpenMode mode : {OpenMode::read_write_create, OpenMode::read_only}) {
-    expect_error([&] { Store::open(db_path(), mode); }, ExitCode::bad_input,
+    expect_error([&] { Store::open(db_path(), mode); }, ExitCode::infrastructure,
                  "not a gpubench database");
   }
   EXPECT_EQ(read_file(db_path()), before);
@@ -304,17 +312,17 @@ TEST_F(StoreTest, OpeningWhileAnotherProcessWritesWorks) {
 
 TEST_F(StoreTest, MissingPathsAreClearErrors) {
   const fs::path nested = m_dir.path() / "no" / "such" / "dir" / "x.db";
-  expect_error([&] { Store::open(nested, OpenMode::read_write_create); }, ExitCode::bad_input,
+  expect_error([&] { Store::open(nested, OpenMode::read_write_create); }, ExitCode::infrastructure,
                "does not exist");
   EXPECT_FALSE(fs::exists(m_dir.path() / "no"));
   const fs::path absent = m_dir.path() / "absent.db";
-  expect_error([&] { Store::open(absent, OpenMode::read_only); }, ExitCode::bad_input,
+  expect_error([&] { Store::open(absent, OpenMode::read_only); }, ExitCode::infrastructure,
                "the file does not exist");
-  expect_error([&] { Store::open(absent, OpenMode::read_write); }, ExitCode::bad_input,
+  expect_error([&] { Store::open(absent, OpenMode::read_write); }, ExitCode::infrastructure,
                "the file does not exist");
   EXPECT_FALSE(fs::exists(absent));
-  expect_error([&] { Store::open(m_dir.path(), OpenMode::read_write_create); }, ExitCode::bad_input,
-               "is a directory");
+  expect_error([&] { Store::open(m_dir.path(), OpenMode::read_write_create); },
+               ExitCode::infrastructure, "is a directory");
 }
 
 TEST_F(StoreTest, UnreadableFileIsAClearError) {
@@ -329,7 +337,7 @@ TEST_F(StoreTest, UnreadableFileIsAClearError) {
 TEST_F(StoreTest, ReadOnlyNeverWrites) {
   const fs::path empty = m_dir.path() / "empty.db";
   write_file_atomic(empty, "");
-  expect_error([&] { Store::open(empty, OpenMode::read_only); }, ExitCode::bad_input,
+  expect_error([&] { Store::open(empty, OpenMode::read_only); }, ExitCode::infrastructure,
                "no gpubench data");
   EXPECT_EQ(fs::file_size(empty), 0u);
 

@@ -1,0 +1,39 @@
+// Internal to results/: the write steps of the store without their own transaction, so that
+// Store can combine them into one (a suite's row + samples + telemetry; a whole import).
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+#include "results/liveness.hpp"
+#include "results/model.hpp"
+#include "results/store.hpp"
+
+namespace gpubench::results {
+
+class Database;
+
+namespace detail {
+
+// Each of these runs inside a transaction the caller holds.
+// The run row (status running) with its host, environment, tags and GPUs; `lock` (nullable) is
+// recorded in run_liveness. Throws Error(bad_input) when the UUID is already stored.
+int64_t insert_run(Database& db, const RunInfo& info, const std::string& uuid, const RunLock* lock);
+void update_run_status(Database& db, int64_t run_id, RunStatus status);
+int64_t insert_suite_run(Database& db, int64_t run_id, const SuiteRunInfo& suite);
+IngestSummary ingest_document(Database& db, int64_t suite_run_id, const nlohmann::json& doc,
+                              const std::string& default_suite);
+void insert_telemetry(Database& db, int64_t run_id, std::optional<int64_t> suite_run_id,
+                      const std::vector<TelemetrySample>& samples);
+
+// The recorded owner of a run (empty lock_path when none was recorded).
+RunOwner load_run_owner(Database& db, int64_t run_id);
+
+// Marks every `running` run whose owner is gone `abandoned` (finished suites stay), in one short
+// transaction. Returns how many it marked.
+int64_t mark_abandoned_runs(Database& db);
+
+}  // namespace detail
+}  // namespace gpubench::results
