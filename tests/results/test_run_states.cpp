@@ -86,7 +86,7 @@ TEST_F(RunStatesTest, SuiteResultsAreOneTransaction) {
   ASSERT_GE(doc["benchmarks"].size(), 2u);
   doc["benchmarks"][1]["time_unit"] = "parsec";
   TelemetrySample t;
-  t.device_index = 0;
+  t.nvml_index = 0;
   EXPECT_THROW(store.store_suite(run, sample_suite_run(), &doc, "memory", {t}), Error);
   EXPECT_EQ(scalar(store, "SELECT count(*) FROM suite_runs"), "0");
   EXPECT_EQ(scalar(store, "SELECT count(*) FROM samples"), "0");
