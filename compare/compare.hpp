@@ -78,6 +78,9 @@ struct Entry {
   std::vector<results::Param> params;
   std::string unit;
   results::Direction direction = results::Direction::unknown;
+  // A primary metric of its suite (results/metric_roles.hpp): only primary entries are counted,
+  // averaged into suite geomeans and gated on; secondary ones are shown with their verdict.
+  bool primary = true;
   SideStats base;
   SideStats candidate;
   double ratio = 1;  // candidate median / base median
@@ -141,6 +144,10 @@ struct Comparison {
   std::vector<Unmatched> removed;  // base only
   std::vector<Unmatched> skipped;  // skipped/ignored on either side
   std::vector<SuiteSummary> suites;
+  // Failed, interrupted or running runs and failed suites on either side, for the top of every
+  // output ("candidate run 7 is failed: suite memory crashed (signal 11)").
+  std::vector<std::string> problems;
+  // Primary entries with this verdict (secondary metrics are not counted).
   std::size_t count(Verdict verdict) const;
   // Exit code per --fail-on: 1 when it fails, else 0.
   int exit_code(FailOn fail_on) const;

@@ -64,6 +64,7 @@ void render_json(const Comparison& cmp, std::ostream& out) {
     env.push_back({{"field", d.field}, {"base", d.base}, {"candidate", d.candidate}});
   }
   doc["environment_differences"] = env;
+  doc["problems"] = cmp.problems;  // failed/interrupted runs and failed suites (issue 9)
   nlohmann::json counts;
   for (Verdict v : {Verdict::regression, Verdict::improvement, Verdict::unchanged,
                     Verdict::inconclusive, Verdict::invalid, Verdict::changed}) {
@@ -99,6 +100,7 @@ void render_json(const Comparison& cmp, std::ostream& out) {
                        {"metric", e.key.metric},
                        {"unit", e.unit},
                        {"direction", direction_text(e.direction)},
+                       {"primary", e.primary},
                        {"device", e.key.device},
                        {"base", side_json(e.base)},
                        {"candidate", side_json(e.candidate)},

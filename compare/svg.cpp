@@ -16,6 +16,12 @@ std::string fixed(double v) {
   return buf;
 }
 
+// Characters, not bytes: a UTF-8 continuation byte does not take room.
+std::size_t utf8_length(const std::string& s) {
+  return static_cast<std::size_t>(std::count_if(
+      s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
 std::string tick_text(double v) {
   double a = std::fabs(v);
   if (a >= 1e9) return format_significant(v / 1e9, 3) + "G";
@@ -108,7 +114,11 @@ void line_chart(std::ostream& out, const std::string& title, const std::string& 
 
 void interval_chart(std::ostream& out, const std::string& title,
                     const std::vector<IntervalRow>& rows) {
-  constexpr double k_label_w = 360, k_plot_w = 420, k_row_h = 16, k_top = 34;
+  // Labels in monospace at 11px: 0.6em a character, so the column fits the longest label.
+  constexpr double k_char_w = 6.8, k_plot_w = 420, k_row_h = 16, k_top = 34;
+  std::size_t longest = 0;
+  for (const auto& r : rows) longest = std::max(longest, utf8_length(r.label));
+  const double k_label_w = std::max(120.0, 16.0 + k_char_w * static_cast<double>(longest));
   double lo = 0.9, hi = 1.1;  // at least +-10% so small changes do not fill the axis
   for (const auto& r : rows) {
     if (r.low > 0 && std::isfinite(r.low)) lo = std::min(lo, r.low);
@@ -122,7 +132,7 @@ void interval_chart(std::ostream& out, const std::string& title,
     return k_label_w + (std::log(c) - llo) / (lhi - llo) * k_plot_w;
   };
   double height = k_top + k_row_h * static_cast<double>(rows.size()) + 30;
-  double width = k_label_w + k_plot_w + 20;
+  double width = std::max(k_label_w + k_plot_w + 30, 7.5 * static_cast<double>(title.size()) + 10);
   out << "<svg class=\"chart\" width=\"" << width << "\" height=\"" << height << "\" viewBox=\"0 0 "
       << width << ' ' << height << "\" role=\"img\"><title>" << html_escape(title) << "</title>\n";
   out << "<text x=\"4\" y=\"16\" class=\"ct\">" << html_escape(title) << "</text>\n";
@@ -137,13 +147,10 @@ void interval_chart(std::ostream& out, const std::string& title,
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto& r = rows[i];
     double y = k_top + k_row_h * static_cast<double>(i) + k_row_h / 2;
-    std::string label = r.label.size() > 58
-                            ? r.label.substr(0, 27) + "…" + r.label.substr(r.label.size() - 28)
-                            : r.label;
     out << "<g class=\"" << r.css_class << "\"><title>" << html_escape(r.label) << ": "
         << format_ratio(r.value) << "× [" << format_ratio(r.low) << ", " << format_ratio(r.high)
-        << "]</title><text x=\"" << k_label_w - 6 << "\" y=\"" << fixed(y + 4)
-        << "\" text-anchor=\"end\" class=\"tick\">" << html_escape(label) << "</text>"
+        << "]</title><text x=\"" << k_label_w - 8 << "\" y=\"" << fixed(y + 4)
+        << "\" text-anchor=\"end\" class=\"lab\">" << html_escape(r.label) << "</text>"
         << "<line x1=\"" << fixed(tx(r.low)) << "\" y1=\"" << fixed(y) << "\" x2=\""
         << fixed(tx(r.high)) << "\" y2=\"" << fixed(y) << "\" class=\"ci\"/>"
         << "<circle cx=\"" << fixed(tx(r.value)) << "\" cy=\"" << fixed(y)

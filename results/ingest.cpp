@@ -10,6 +10,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "results/metric_roles.hpp"
 #include "results/sqlite.hpp"
 #include "results/store.hpp"
 #include "util/error.hpp"
@@ -382,6 +383,7 @@ IngestSummary Store::ingest_benchmark_json(int64_t suite_run_id, const json& doc
     Statement st = db.prepare("UPDATE suite_runs SET context = ?1 WHERE id = ?2");
     st.bind(1, context.dump()).bind(2, suite_run_id).run();
   }
+  record_metric_roles(db, suite_run_id, context);
 
   std::unordered_map<int64_t, Outcome> outcomes;
   std::vector<int64_t> order;  // benchmark ids in order of first appearance

@@ -70,6 +70,7 @@ struct ResultRow {
   std::string metric;
   std::string unit;
   Direction direction = Direction::unknown;
+  MetricRole role = MetricRole::unknown;  // from the suite's declaration (metric_roles.hpp)
   std::optional<int> device_index;
   std::string gpu_uuid;              // empty when not tied to a GPU
   BenchmarkStatus status = BenchmarkStatus::ok;

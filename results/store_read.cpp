@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "results/metric_roles.hpp"
 #include "results/sqlite.hpp"
 #include "results/store.hpp"
 #include "util/error.hpp"
@@ -497,6 +498,7 @@ GROUP BY suite_run_id, device_index)sql");
     }
     if (flag) r.telemetry_throttled = *flag != 0;
   }
+  attach_metric_roles(db, out);
   return out;
 }
 

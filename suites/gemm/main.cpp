@@ -161,10 +161,13 @@ std::vector<suite::MetricSpec> metrics() {
       {"TFLOP_per_s", "TFLOP/s", Direction::higher,
        "2*m*n*k per call / median time per call (TOP/s for int8)"},
       {"pct_of_peak", "%", Direction::higher,
-       "TFLOP_per_s as a share of the computed dense peak of this GPU"},
-      {"time_per_call_us", "us", Direction::lower, "median time of one GEMM call, event-timed"},
-      {"throttled", "bool", Direction::lower, "1 when a sample ran below 75% of the peak SM clock"},
-      {"sm_clock_MHz", "MHz", Direction::higher, "lowest SM clock measured right after a sample"},
+       "TFLOP_per_s as a share of the computed dense peak of this GPU", suite::Role::secondary},
+      {"time_per_call_us", "us", Direction::lower, "median time of one GEMM call, event-timed",
+       suite::Role::secondary},
+      {"throttled", "bool", Direction::lower, "1 when a sample ran below 75% of the peak SM clock",
+       suite::Role::secondary},
+      {"sm_clock_MHz", "MHz", Direction::higher, "lowest SM clock measured right after a sample",
+       suite::Role::secondary},
   };
 }
 
