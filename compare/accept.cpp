@@ -255,7 +255,7 @@ AcceptResult accept_against_reference(const Side& run, const Side& reference,
                  std::min(rp.values.size(), p.values.size()));
         c.reason = pct(std::fabs(g - 1.0)) + (g < 1.0 ? " worse" : " better") +
                    " than the reference, between " + pct(g_low - 1.0) + " and " +
-                   pct(g_high - 1.0) + " with " + pct(options.confidence) +
+                   pct(g_high - 1.0) + " with " + format_significant(options.confidence * 100.0, 2) + "%" +
                    " confidence; required: no worse than -" + pct(options.tolerance) +
                    marginal_advice(c);
       }
@@ -339,7 +339,7 @@ AcceptResult accept_against_spec(const Side& run, const std::vector<SpecRule>& s
         }
         c.reason = "median " + format_value(c.median) + " " + c.unit + ", between " +
                    format_value(c.low) + " and " + format_value(c.high) + " with " +
-                   pct(options.confidence) + " confidence; required " +
+                   format_significant(options.confidence * 100.0, 2) + "%" + " confidence; required " +
                    (rule->at_least ? ">= " : "<= ") + format_value(rule->limit) + " " + c.unit +
                    (rule->of_peak ? " of peak" : "") + where + marginal_advice(c);
       }

@@ -115,7 +115,7 @@ std::string plain_why(const Entry& e, double confidence) {
   double point = lower ? 1.0 / e.ratio - 1.0 : e.ratio - 1.0;
   double a = lower ? 1.0 / e.ci_high - 1.0 : e.ci_low - 1.0;
   double b = lower ? 1.0 / e.ci_low - 1.0 : e.ci_high - 1.0;
-  std::string conf = format_significant(confidence * 100.0, 3) + "% confidence";
+  std::string conf = format_significant(confidence * 100.0, 2) + "% confidence";
   std::string range;
   if (a < 0 && b > 0) {
     range = "between " + signed_words(a, known) + " and " + signed_words(b, known);
