@@ -70,7 +70,8 @@ std::string strip_skipped(const std::string& message) {
   return message.rfind("skipped: ", 0) == 0 ? message.substr(9) : message;
 }
 
-// Returns false (outcome FAIL, reason set) when the series cannot be judged at all.
+// Returns false (outcome and reason set) when the series cannot be judged from an interval:
+// FAIL for failed, skipped or throttled series, MARGINAL with too few samples.
 bool usable(AcceptCheck& c, const Pooled& p) {
   c.low = c.high = std::nan("");
   if (p.error) {
@@ -81,8 +82,12 @@ bool usable(AcceptCheck& c, const Pooled& p) {
   } else if (p.throttled > 0) {
     c.reason = std::to_string(p.throttled) + " sample(s) ran throttled";
   } else if (p.values.size() < 2) {
+    // Not confidently below anything: undecided, like any interval that straddles the bound.
+    c.outcome = CheckOutcome::marginal;
+    c.repetitions_needed = 5;
     c.reason = "too few samples for an interval (" + std::to_string(p.values.size()) +
-               "; need at least 2, better 5): rerun with --repetitions 5";
+               "; need at least 2): rerun with --repetitions 5";
+    return false;
   } else {
     return true;
   }
