@@ -40,6 +40,68 @@ int run_count(const Workspace& ws, const fs::path& db) {
   return static_cast<int>(j.size());
 }
 
+
+// Forest-plot labels per chart, from the markup: every <text class="lab"> inside each <svg>.
+std::vector<std::vector<std::string>> chart_labels(const std::string& html) {
+  std::vector<std::vector<std::string>> charts;
+  for (std::size_t at = html.find("<svg"); at != std::string::npos; at = html.find("<svg", at)) {
+    const std::size_t end = html.find("</svg>", at);
+    std::vector<std::string> labels;
+    const std::string marker = "class=\"lab\">";
+    for (std::size_t l = html.find(marker, at); l != std::string::npos && l < end;
+         l = html.find(marker, l + 1)) {
+      const std::size_t from = l + marker.size();
+      labels.push_back(html.substr(from, html.find('<', from) - from));
+    }
+    charts.push_back(labels);
+    at = end;
+  }
+  return charts;
+}
+
+std::string find_chromium() {
+  for (const char* p : {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"}) {
+    if (fs::exists(p)) return p;
+  }
+  return "";
+}
+
+// Lays the page out in headless Chromium and measures every label: "OK" or what is clipped
+// (outside its SVG's view box) or repeated within a chart. The check script is added to a copy;
+// the report itself has no scripts.
+std::string chromium_label_check(const std::string& chromium, const fs::path& html,
+                                 const fs::path& dir) {
+  std::string page = read_file(html);
+  const std::string script = R"(<script>
+const out=[];
+document.querySelectorAll('svg.chart').forEach((svg,i)=>{
+  const w=svg.viewBox.baseVal.width; const seen=new Set();
+  svg.querySelectorAll('text.lab').forEach(t=>{
+    const b=t.getBBox();
+    if(b.x<0||b.x+b.width>w+0.5) out.push('clipped in chart '+i+': '+t.textContent);
+    if(seen.has(t.textContent)) out.push('repeated in chart '+i+': '+t.textContent);
+    seen.add(t.textContent);});});
+const pre=document.createElement('pre'); pre.id='labelcheck';
+pre.textContent='labels='+document.querySelectorAll('text.lab').length+' '+(out.length?out.join(' | '):'OK');
+document.body.appendChild(pre);
+</script>)";
+  page.insert(page.rfind("</body>"), script);
+  const fs::path copy = dir / ("check_" + html.filename().string());
+  write_file_atomic(copy, page);
+  harness::ProcessSpec spec;
+  spec.argv = {chromium, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom",
+               "file://" + copy.string()};
+  spec.stdout_path = dir / "chromium_dom.html";
+  spec.timeout_s = 120;
+  harness::run_process(spec);
+  const std::string dom = read_file(spec.stdout_path);
+  const std::string marker = "<pre id=\"labelcheck\">";
+  const std::size_t at = dom.find(marker);
+  if (at == std::string::npos) return "chromium produced no check result";
+  const std::size_t from = at + marker.size();
+  return dom.substr(from, dom.find('<', from) - from);
+}
+
 class AcceptExchange : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -218,6 +280,37 @@ TEST_F(AcceptExchange, GoogleBenchmarkFileKeepsItsGpuFacts) {
   // gpu:MODEL now finds the imported run.
   CliResult sel = gb({"accept", "gpu:H200", "--against", "1"});
   EXPECT_EQ(sel.exit_code, 0) << sel.out << sel.err;
+}
+
+TEST_F(AcceptExchange, HtmlLabelsAreWholeAndUniqueInChromium) {
+  ASSERT_EQ(calibration("1.0", "scale=1.0").exit_code, 0);
+  ASSERT_EQ(calibration("1.1", "scale=1.1").exit_code, 0);
+  const fs::path html = m_ws.root() / "compare.html";
+  ASSERT_EQ(gb({"compare", "1", "2", "--format", "html", "--fail-on", "never", "-o", html.string()})
+                .exit_code,
+            0);
+  // Structural (always): labels are whole (no ellipsis), unique per chart, in numeric order,
+  // without Google Benchmark's run-control noise.
+  const std::string page = read_file(html);
+  std::vector<std::vector<std::string>> charts = chart_labels(page);
+  std::size_t total = 0;
+  for (const auto& labels : charts) {
+    std::set<std::string> unique(labels.begin(), labels.end());
+    EXPECT_EQ(unique.size(), labels.size());
+    for (const std::string& l : labels) {
+      ++total;
+      EXPECT_EQ(l.find("…"), std::string::npos) << l;
+      EXPECT_EQ(l.find("iterations:"), std::string::npos) << l;
+      EXPECT_EQ(l.find("manual_time"), std::string::npos) << l;
+    }
+  }
+  ASSERT_GT(total, 0u) << "no forest plot labels";
+  EXPECT_LT(page.find("base_units:250k"), page.find("base_units:1M"));  // numeric, not string order
+  // Rendered (when Chromium is installed; ci/setup installs it): no label clipped or repeated.
+  const std::string chromium = find_chromium();
+  if (chromium.empty()) GTEST_SKIP() << "chromium not installed: layout check skipped";
+  const std::string result = chromium_label_check(chromium, html, m_ws.root());
+  EXPECT_EQ(result, "labels=" + std::to_string(total) + " OK");
 }
 
 }  // namespace
