@@ -132,14 +132,17 @@ void render_junit(const Comparison& cmp, std::ostream& out) {
   std::size_t failures = cmp.count(Verdict::regression);
   std::size_t errors = cmp.count(Verdict::invalid);
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out << "<testsuites name=\"gpubench compare\" tests=\"" << cmp.entries.size() + cmp.skipped.size()
+  // Primary metrics only (one test case per benchmark), so the counts match every other format.
+  std::size_t primary = 0;
+  for (const Entry& e : cmp.entries) primary += e.primary ? 1 : 0;
+  out << "<testsuites name=\"gpubench compare\" tests=\"" << primary + cmp.skipped.size()
       << "\" failures=\"" << failures << "\" errors=\"" << errors << "\">\n";
   // One <testsuite> per benchmark suite.
   for (const auto& s : cmp.suites) {
     out << "  <testsuite name=\"" << html_escape(s.suite) << "\" tests=\"" << s.compared
         << "\" failures=\"" << s.regressions << "\" errors=\"" << s.invalid << "\">\n";
     for (const Entry& e : cmp.entries) {
-      if (e.key.suite != s.suite) continue;
+      if (e.key.suite != s.suite || !e.primary) continue;
       out << "    <testcase classname=\"" << html_escape(e.key.suite) << "\" name=\""
           << html_escape(e.key.benchmark + " " + e.key.metric + " " + e.key.device) << "\">";
       std::string detail = "base " + format_value(e.base.median) + " " + e.unit + ", candidate " +
