@@ -135,8 +135,8 @@ void do_import(const ImportArgs& args, Context& ctx) {
       if (!keys.empty()) found += " (keys: " + join(keys, ", ") + ")";
     }
     throw bad_input("cannot import '" + args.file + "'",
-                    "it is neither Google Benchmark output, a `gpubench export --format json` run "
-                    "nor a gpubench database: found " + found,
+                    "it is not Google Benchmark output, nor a `gpubench export --format json` run "
+                    "or a gpubench database: found " + found,
                     "pass a file written with --benchmark_out_format=json, `gpubench export` or "
                     "`gpubench run`; the database was not changed");
   }
