@@ -9,15 +9,16 @@
 namespace gpubench::compare {
 
 const char* const k_spec_example =
-    "# acceptance.spec: one rule per line, '#' starts a comment; the last matching rule wins\n"
+    "# acceptance.spec: one rule per line, '#' starts a comment; the last matching rule wins.\n"
+    "# Globs match full benchmark names (`gpubench show RUN` lists them); '*' spans '/'.\n"
     "# <glob> <metric> >=|<= <value> <unit>\n"
-    "memory/triad/*      GB_per_s     >= 3000 GB/s\n"
-    "memory/host_*       GB_per_s     >= 20 GB/s\n"
+    "memory/device_triad/*        GB_per_s     >= 3000 GB/s\n"
+    "memory/host_*                GB_per_s     >= 20 GB/s\n"
     "# <glob> <metric> >=|<= <pct>% of <peak figure> <unit>\n"
-    "gemm/bf16/*         TFLOP_per_s  >= 70% of 989 TFLOP/s\n"
+    "gemm/*/dtype:bf16/*          TFLOP_per_s  >= 70% of 989 TFLOP/s\n"
     "# <glob> <metric> >= <pct>% of peak   (the suite's computed peak: its pct_of_peak metric)\n"
-    "gemm/*              TFLOP_per_s  >= 50% of peak\n"
-    "calibration/*       ms_per_call  <= 1000 ms\n";
+    "gemm/*                       TFLOP_per_s  >= 50% of peak\n"
+    "calibration/*                ms_per_call  <= 1000 ms\n";
 
 namespace {
 

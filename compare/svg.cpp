@@ -34,7 +34,9 @@ std::string tick_text(double v) {
 
 void line_chart(std::ostream& out, const std::string& title, const std::string& x_label,
                 const std::string& y_label, const std::vector<Series>& series) {
-  constexpr double k_w = 640, k_h = 300, k_left = 70, k_right = 20, k_top = 30, k_bottom = 50;
+  constexpr double k_h = 300, k_left = 70, k_right = 20, k_top = 30, k_bottom = 50;
+  // Wide enough for the title (bold 13px, ~8 px a character): titles are never cut.
+  const double k_w = std::max(640.0, k_left + 8.0 * static_cast<double>(utf8_length(title)) + 10);
   double x_min = INFINITY, x_max = -INFINITY, y_max = 0;
   for (const auto& s : series) {
     for (auto [x, y] : s.points) {
@@ -133,7 +135,7 @@ void interval_chart(std::ostream& out, const std::string& title,
     return k_label_w + (std::log(c) - llo) / (lhi - llo) * k_plot_w;
   };
   double height = k_top + k_row_h * static_cast<double>(rows.size()) + 30;
-  double width = std::max(k_label_w + k_plot_w + 30, 7.5 * static_cast<double>(title.size()) + 10);
+  double width = std::max(k_label_w + k_plot_w + 30, 8.0 * static_cast<double>(utf8_length(title)) + 10);
   out << "<svg class=\"chart\" width=\"" << width << "\" height=\"" << height << "\" viewBox=\"0 0 "
       << width << ' ' << height << "\" role=\"img\"><title>" << html_escape(title) << "</title>\n";
   out << "<text x=\"4\" y=\"16\" class=\"ct\">" << html_escape(title) << "</text>\n";
