@@ -118,6 +118,11 @@ std::string pct(double fraction) {
   return format_significant(fraction * 100.0, 3) + "%";
 }
 
+// "+4.1%" / "-2.0%": a signed change.
+std::string signed_pct(double fraction) {
+  return (fraction >= 0 ? "+" : "") + format_significant(fraction * 100.0, 3) + "%";
+}
+
 std::string marginal_advice(const AcceptCheck& c) {
   if (c.outcome != CheckOutcome::marginal) return "";
   if (c.repetitions_needed == 0) return "; the median sits on the requirement: more runs cannot settle it";
@@ -259,8 +264,8 @@ AcceptResult accept_against_reference(const Side& run, const Side& reference,
         classify(c, g_low, g_high, g, 1.0 - options.tolerance, half_log,
                  std::min(rp.values.size(), p.values.size()));
         c.reason = pct(std::fabs(g - 1.0)) + (g < 1.0 ? " worse" : " better") +
-                   " than the reference, between " + pct(g_low - 1.0) + " and " +
-                   pct(g_high - 1.0) + " with " + format_significant(options.confidence * 100.0, 2) + "%" +
+                   " than the reference, between " + signed_pct(g_low - 1.0) + " and " +
+                   signed_pct(g_high - 1.0) + " with " + format_significant(options.confidence * 100.0, 2) + "%" +
                    " confidence; required: no worse than -" + pct(options.tolerance) +
                    marginal_advice(c);
       }
