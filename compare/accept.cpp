@@ -125,7 +125,8 @@ std::string signed_pct(double fraction) {
 
 std::string marginal_advice(const AcceptCheck& c) {
   if (c.outcome != CheckOutcome::marginal) return "";
-  if (c.repetitions_needed == 0) return "; the median sits on the requirement: more runs cannot settle it";
+  if (c.repetitions_needed == 0)
+    return "; the median sits on the requirement: more runs cannot settle it";
   return "; about " + std::to_string(c.repetitions_needed) +
          " repetitions a side (--repetitions) would decide it";
 }
@@ -227,7 +228,7 @@ AcceptResult accept_against_reference(const Side& run, const Side& reference,
     if (it == ref.end()) continue;  // not in the reference: nothing to accept against
     seen.insert(rk);
     const Pooled& rp = it->second;
-    if (rp.values.empty()) continue;  // skipped or failed in the reference: nothing to hold to
+    if (rp.values.empty()) continue;      // skipped or failed in the reference: nothing to hold to
     if (!is_primary(*p.first)) continue;  // one verdict per benchmark: its primary metric(s)
     results::Direction dir = p.first->direction;
     if (dir == results::Direction::unknown) continue;
@@ -265,7 +266,8 @@ AcceptResult accept_against_reference(const Side& run, const Side& reference,
                  std::min(rp.values.size(), p.values.size()));
         c.reason = pct(std::fabs(g - 1.0)) + (g < 1.0 ? " worse" : " better") +
                    " than the reference, between " + signed_pct(g_low - 1.0) + " and " +
-                   signed_pct(g_high - 1.0) + " with " + format_significant(options.confidence * 100.0, 2) + "%" +
+                   signed_pct(g_high - 1.0) + " with " +
+                   format_significant(options.confidence * 100.0, 2) + "%" +
                    " confidence; required: no worse than -" + pct(options.tolerance) +
                    marginal_advice(c);
       }
@@ -349,9 +351,10 @@ AcceptResult accept_against_spec(const Side& run, const std::vector<SpecRule>& s
         }
         c.reason = "median " + format_value(c.median) + " " + c.unit + ", between " +
                    format_value(c.low) + " and " + format_value(c.high) + " with " +
-                   format_significant(options.confidence * 100.0, 2) + "%" + " confidence; required " +
-                   (rule->at_least ? ">= " : "<= ") + format_value(rule->limit) + " " + c.unit +
-                   (rule->of_peak ? " of peak" : "") + where + marginal_advice(c);
+                   format_significant(options.confidence * 100.0, 2) + "%" +
+                   " confidence; required " + (rule->at_least ? ">= " : "<= ") +
+                   format_value(rule->limit) + " " + c.unit + (rule->of_peak ? " of peak" : "") +
+                   where + marginal_advice(c);
       }
     } else {
       c.reason += where;
@@ -360,9 +363,9 @@ AcceptResult accept_against_spec(const Side& run, const std::vector<SpecRule>& s
   }
   for (std::size_t i = 0; i < spec.size(); ++i) {
     if (!used[i]) {
-      result.missing.push_back({{"", spec[i].glob, spec[i].of_peak ? "pct_of_peak" : spec[i].metric, ""},
-                                "spec line " + std::to_string(spec[i].line) +
-                                    " matched no benchmark of the run"});
+      result.missing.push_back(
+          {{"", spec[i].glob, spec[i].of_peak ? "pct_of_peak" : spec[i].metric, ""},
+           "spec line " + std::to_string(spec[i].line) + " matched no benchmark of the run"});
     }
   }
   sibling_check(run, mine, options, result);

@@ -31,7 +31,7 @@ struct SpecRule {
   double limit = 0;      // in `unit` (percent for of_peak)
   std::string unit;
   bool of_peak = false;  // "N% of peak": the rule checks metric pct_of_peak against limit %
-  std::string text;  // the rule as written, for reports
+  std::string text;      // the rule as written, for reports
   int line = 0;
 };
 // A complete example spec, shown by `accept --help` and in spec errors.
@@ -62,7 +62,7 @@ struct AcceptCheck {
   std::string pci_bus_id;
   std::size_t n = 0;
   double median = 0;
-  double low = 0;        // candidate interval, in the unit (NaN when none)
+  double low = 0;  // candidate interval, in the unit (NaN when none)
   double high = 0;
   double reference = 0;  // reference median (run) or limit (spec)
   double required = 0;   // what the interval is held against

@@ -24,20 +24,20 @@ nlohmann::json number(double v) {
 }
 
 std::string verdict_line(const AcceptResult& r) {
-  std::string line = "accept " + r.run_selection + " against " + r.reference + ": " +
-                     (r.passed() ? "PASS" : "FAIL") + " (" +
-                     std::to_string(r.count(CheckOutcome::pass)) + " pass, " +
-                     std::to_string(r.count(CheckOutcome::marginal)) + " marginal, " +
-                     std::to_string(r.count(CheckOutcome::fail)) + " fail of " +
-                     std::to_string(r.checks.size()) + " checks; " +
-                     std::to_string(r.outliers.size()) + " sibling outlier(s), " +
-                     std::to_string(r.missing.size()) + " missing)";
+  std::string line =
+      "accept " + r.run_selection + " against " + r.reference + ": " +
+      (r.passed() ? "PASS" : "FAIL") + " (" + std::to_string(r.count(CheckOutcome::pass)) +
+      " pass, " + std::to_string(r.count(CheckOutcome::marginal)) + " marginal, " +
+      std::to_string(r.count(CheckOutcome::fail)) + " fail of " + std::to_string(r.checks.size()) +
+      " checks; " + std::to_string(r.outliers.size()) + " sibling outlier(s), " +
+      std::to_string(r.missing.size()) + " missing)";
   if (!r.problems.empty()) {
     line += r.options.allow_failed ? " [run problems allowed by --allow-failed]"
                                    : " [the run did not complete cleanly]";
   }
   if (r.count(CheckOutcome::marginal) > 0) {
-    line += r.options.strict ? " [--strict: marginal fails]" : " [marginal does not fail; --strict makes it]";
+    line += r.options.strict ? " [--strict: marginal fails]"
+                             : " [marginal does not fail; --strict makes it]";
   }
   return line;
 }
@@ -59,8 +59,8 @@ void render_accept_text(const AcceptResult& r, std::ostream& out) {
   for (CheckOutcome want : {CheckOutcome::fail, CheckOutcome::marginal}) {
     for (const auto& c : r.checks) {
       if (c.outcome != want || c.skipped) continue;
-      out << "  " << to_string(c.outcome) << ' ' << c.key.benchmark << " " << c.key.metric
-          << " on " << device_text(c.key, c.gpu_uuid, c.pci_bus_id) << ": " << c.reason << '\n';
+      out << "  " << to_string(c.outcome) << ' ' << c.key.benchmark << " " << c.key.metric << " on "
+          << device_text(c.key, c.gpu_uuid, c.pci_bus_id) << ": " << c.reason << '\n';
     }
   }
   for (const auto& o : r.outliers) {
@@ -140,10 +140,10 @@ void render_accept_junit(const AcceptResult& r, std::ostream& out) {
   bool problems_fail = !r.problems.empty() && !r.options.allow_failed;
   std::size_t failures = r.outliers.size() + r.missing.size() + r.problems.size();
   for (const auto& c : r.checks) {
-    failures += c.outcome == CheckOutcome::fail ||
-                        (r.options.strict && c.outcome == CheckOutcome::marginal)
-                    ? 1
-                    : 0;
+    failures +=
+        c.outcome == CheckOutcome::fail || (r.options.strict && c.outcome == CheckOutcome::marginal)
+            ? 1
+            : 0;
   }
   if (!problems_fail) failures -= r.problems.size();
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"gpubench accept "
@@ -164,8 +164,8 @@ void render_accept_junit(const AcceptResult& r, std::ostream& out) {
         << html_escape(c.key.benchmark + " " + c.key.metric + " " +
                        device_text(c.key, c.gpu_uuid, c.pci_bus_id))
         << "\">";
-    bool fails =
-        c.outcome == CheckOutcome::fail || (r.options.strict && c.outcome == CheckOutcome::marginal);
+    bool fails = c.outcome == CheckOutcome::fail ||
+                 (r.options.strict && c.outcome == CheckOutcome::marginal);
     if (fails) {
       out << "<failure message=\"" << to_string(c.outcome) << "\">" << html_escape(c.reason)
           << "</failure>";

@@ -176,8 +176,7 @@ void render_html(const Comparison& cmp, std::ostream& out) {
         << "</td><td class=\"num\">" << pct(e.ratio) << "</td><td>[" << pct(e.ci_low) << ", "
         << pct(e.ci_high) << "]</td><td class=\"num\">" << e.base.n << '/' << e.candidate.n
         << "</td><td>" << to_string(e.verdict) << "</td><td>"
-        << html_escape(plain_why(e, cmp.options.confidence))
-        << "</td></tr>\n";
+        << html_escape(plain_why(e, cmp.options.confidence)) << "</td></tr>\n";
   }
   out << "</table>\n";
   auto list = [&](const char* title, const std::vector<Unmatched>& items) {

@@ -196,9 +196,9 @@ void render_text(const Comparison& cmp, std::ostream& out, bool colour) {
   std::vector<std::string> prefixes = {""};
   for (const Entry* ep : entries_in_order(cmp)) {
     const Entry& e = *ep;
-    rows.push_back({e.key.benchmark, e.key.metric + (e.primary ? "" : " (secondary)"),
-                    e.key.device, format_value(e.base.median), format_value(e.candidate.median),
-                    e.unit, change_pct(e.ratio), interval(e),
+    rows.push_back({e.key.benchmark, e.key.metric + (e.primary ? "" : " (secondary)"), e.key.device,
+                    format_value(e.base.median), format_value(e.candidate.median), e.unit,
+                    change_pct(e.ratio), interval(e),
                     std::to_string(e.base.n) + "/" + std::to_string(e.candidate.n),
                     to_string(e.verdict), plain_why(e, cmp.options.confidence)});
     prefixes.push_back(colour && e.primary ? colour_of(e.verdict) : "");
@@ -252,8 +252,7 @@ void render_markdown(const Comparison& cmp, std::ostream& out) {
         << " | " << e.key.device << " | " << format_value(e.base.median) << ' '
         << markdown_escape(e.unit) << " | " << format_value(e.candidate.median) << ' '
         << markdown_escape(e.unit) << " | " << change_pct(e.ratio) << " | " << interval(e) << " | "
-        << (e.verdict == Verdict::regression && e.primary ? "**regression**"
-                                                          : to_string(e.verdict))
+        << (e.verdict == Verdict::regression && e.primary ? "**regression**" : to_string(e.verdict))
         << " | " << markdown_escape(plain_why(e, cmp.options.confidence)) << " |\n";
   }
   auto list = [&](const char* title, const std::vector<Unmatched>& items) {

@@ -159,12 +159,12 @@ void render_json_report(const RunReport& r, std::ostream& out) {
   doc["problems"] = r.problems;
   nlohmann::json suites = nlohmann::json::array();
   for (const results::SuiteRunInfo& s : r.run.suites) {
-    suites.push_back({{"suite", s.suite},
-                      {"status", results::to_string(s.status)},
-                      {"reason", s.reason},
-                      {"exit_code", s.exit_code ? nlohmann::json(*s.exit_code) : nlohmann::json()},
-                      {"term_signal",
-                       s.term_signal ? nlohmann::json(*s.term_signal) : nlohmann::json()}});
+    suites.push_back(
+        {{"suite", s.suite},
+         {"status", results::to_string(s.status)},
+         {"reason", s.reason},
+         {"exit_code", s.exit_code ? nlohmann::json(*s.exit_code) : nlohmann::json()},
+         {"term_signal", s.term_signal ? nlohmann::json(*s.term_signal) : nlohmann::json()}});
   }
   doc["suites"] = suites;
   nlohmann::json env = nlohmann::json::object();
@@ -225,15 +225,14 @@ RunReport build_report(const results::RunDetail& run, const std::vector<results:
     summarize(r.stats);
     report.rows.push_back(std::move(r));
   }
-  std::stable_sort(report.rows.begin(), report.rows.end(),
-                   [](const ReportRow& a, const ReportRow& b) {
-                     if (a.key.suite != b.key.suite) return a.key.suite < b.key.suite;
-                     if (a.key.benchmark != b.key.benchmark) {
-                       return svg::natural_less(a.key.benchmark, b.key.benchmark);
-                     }
-                     return std::tie(a.key.metric, a.key.device) <
-                            std::tie(b.key.metric, b.key.device);
-                   });
+  std::stable_sort(
+      report.rows.begin(), report.rows.end(), [](const ReportRow& a, const ReportRow& b) {
+        if (a.key.suite != b.key.suite) return a.key.suite < b.key.suite;
+        if (a.key.benchmark != b.key.benchmark) {
+          return svg::natural_less(a.key.benchmark, b.key.benchmark);
+        }
+        return std::tie(a.key.metric, a.key.device) < std::tie(b.key.metric, b.key.device);
+      });
   return report;
 }
 
@@ -263,7 +262,8 @@ void render_report(const RunReport& r, Format format, std::ostream& out, bool co
           << "\" failures=\"" << r.problems.size() << "\">\n";
       for (const std::string& p : r.problems) {
         out << "  <testcase classname=\"run\" name=\"" << html_escape(p)
-            << "\"><failure message=\"run problem\">" << html_escape(p) << "</failure></testcase>\n";
+            << "\"><failure message=\"run problem\">" << html_escape(p)
+            << "</failure></testcase>\n";
       }
       for (const ReportRow& row : r.rows) {
         out << "  <testcase classname=\"" << html_escape(row.key.suite) << "\" name=\""
@@ -281,7 +281,8 @@ void render_report(const RunReport& r, Format format, std::ostream& out, bool co
     }
     case Format::md:
       out << "## " << markdown_escape(title_of(r)) << "\n\n";
-      for (const std::string& p : r.problems) out << "**Problem:** " << markdown_escape(p) << "\n\n";
+      for (const std::string& p : r.problems)
+        out << "**Problem:** " << markdown_escape(p) << "\n\n";
       out << "| field | value |\n|---|---|\n";
       for (const auto& [k, v] : environment(r)) {
         out << "| " << markdown_escape(k) << " | " << markdown_escape(v) << " |\n";

@@ -96,7 +96,8 @@ std::vector<int64_t> resolve_selection(results::Store& store, const std::string&
     Statement st = db.prepare(
         "SELECT DISTINCT r.id, r.started_at FROM runs r JOIN run_gpus rg ON rg.run_id = r.id "
         "JOIN gpu_devices g ON g.id = rg.gpu_device_id WHERE r.status = 'complete' AND "
-        "instr(lower(g.name), lower(?1)) > 0 ORDER BY r.started_at DESC, r.id DESC LIMIT ?2 OFFSET ?4");
+        "instr(lower(g.name), lower(?1)) > 0 ORDER BY r.started_at DESC, r.id DESC LIMIT ?2 OFFSET "
+        "?4");
     st.bind(1, sel.substr(4));
     st.bind(2, static_cast<int64_t>(last));
     st.bind(4, offset);
@@ -106,11 +107,11 @@ std::vector<int64_t> resolve_selection(results::Store& store, const std::string&
     return {store.resolve_run(sel)};
   }
   if (ids.empty()) {
-    throw bad_input("selection '" + selection + "' matches no run",
-                    "there is no " + what + (offset > 0 ? " " + std::to_string(offset) +
-                                                              " run(s) before the newest"
-                                                        : ""),
-                    "list runs with `gpubench runs`");
+    throw bad_input(
+        "selection '" + selection + "' matches no run",
+        "there is no " + what +
+            (offset > 0 ? " " + std::to_string(offset) + " run(s) before the newest" : ""),
+        "list runs with `gpubench runs`");
   }
   return ids;
 }

@@ -135,7 +135,8 @@ void interval_chart(std::ostream& out, const std::string& title,
     return k_label_w + (std::log(c) - llo) / (lhi - llo) * k_plot_w;
   };
   double height = k_top + k_row_h * static_cast<double>(rows.size()) + 30;
-  double width = std::max(k_label_w + k_plot_w + 30, 8.0 * static_cast<double>(utf8_length(title)) + 10);
+  double width =
+      std::max(k_label_w + k_plot_w + 30, 8.0 * static_cast<double>(utf8_length(title)) + 10);
   out << "<svg class=\"chart\" width=\"" << width << "\" height=\"" << height << "\" viewBox=\"0 0 "
       << width << ' ' << height << "\" role=\"img\"><title>" << html_escape(title) << "</title>\n";
   out << "<text x=\"4\" y=\"16\" class=\"ct\">" << html_escape(title) << "</text>\n";

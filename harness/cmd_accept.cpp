@@ -95,16 +95,16 @@ void add_accept_command(CLI::App& app, Context& ctx) {
                 "measured results");
   cmd->add_option("--format", args->format, "text, json or junit")->capture_default_str();
   cmd->add_option("-o,--output", args->output, "file to write (default: stdout)");
-  cmd->footer(std::string(
-                  "\nEach check is PASS when the candidate's 99% interval lies wholly at or above "
+  cmd->footer(
+      std::string("\nEach check is PASS when the candidate's 99% interval lies wholly at or above "
                   "the requirement\n((1 - tolerance) x the reference median, or the spec bound), "
                   "FAIL when it lies wholly below,\nMARGINAL otherwise (the output says how many "
                   "repetitions would decide it). A run accepted\nagainst itself passes. Against "
                   "a run, each benchmark's primary metric(s) are checked.\n\nExample spec "
                   "file:\n") +
-              compare::k_spec_example +
-              "\nExamples:\n  gpubench accept latest --against baseline:golden\n"
-              "  gpubench accept latest --spec acceptance.spec --format junit -o accept.xml\n");
+      compare::k_spec_example +
+      "\nExamples:\n  gpubench accept latest --against baseline:golden\n"
+      "  gpubench accept latest --spec acceptance.spec --format junit -o accept.xml\n");
   cmd->callback([args, &ctx] { do_accept(*args, ctx); });
 }
 

@@ -7,8 +7,8 @@
 // the database is written, so bad input changes nothing.
 #include <CLI/CLI.hpp>
 #include <ctime>
-#include <fstream>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -68,7 +68,8 @@ void facts_from_context(const nlohmann::json& c, results::RunInfo& info) {
   auto it = c.find("gpubench.devices");
   if (it == c.end()) return;
   nlohmann::json devices = *it;
-  if (devices.is_string()) devices = nlohmann::json::parse(devices.get<std::string>(), nullptr, false);
+  if (devices.is_string())
+    devices = nlohmann::json::parse(devices.get<std::string>(), nullptr, false);
   if (!devices.is_array()) return;
   for (const nlohmann::json& d : devices) {
     if (!d.is_object()) continue;
@@ -97,8 +98,7 @@ bool is_sqlite_file(const std::string& path) {
 
 void print_summary(const std::string& file, const results::MergeSummary& sum, Context& ctx) {
   *ctx.out << "imported " << file << ": " << sum.added.size() << " run(s) added, "
-           << sum.skipped.size() << " already present (same UUID), " << sum.samples
-           << " samples\n";
+           << sum.skipped.size() << " already present (same UUID), " << sum.samples << " samples\n";
   for (const std::string& uuid : sum.added) *ctx.out << "  added " << uuid << '\n';
 }
 
@@ -136,7 +136,8 @@ void do_import(const ImportArgs& args, Context& ctx) {
     }
     throw bad_input("cannot import '" + args.file + "'",
                     "it is not Google Benchmark output, nor a `gpubench export --format json` run "
-                    "or a gpubench database: found " + found,
+                    "or a gpubench database: found " +
+                        found,
                     "pass a file written with --benchmark_out_format=json, `gpubench export` or "
                     "`gpubench run`; the database was not changed");
   }

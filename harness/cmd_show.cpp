@@ -227,8 +227,9 @@ void do_show(const ShowArgs& args, Context& ctx) {
   for (const auto& [why, list] : skips) {
     std::set<std::string> names;
     for (const results::ResultRow* r : list) names.insert(r->benchmark);
-    out << (result_rows.empty() ? "" : "\n") << names.size() << (names.size() == 1 ? " case" : " cases")
-        << " skipped: " << why << " (e.g. " << *names.begin() << ")\n";
+    out << (result_rows.empty() ? "" : "\n") << names.size()
+        << (names.size() == 1 ? " case" : " cases") << " skipped: " << why << " (e.g. "
+        << *names.begin() << ")\n";
   }
 }
 }  // namespace

@@ -106,8 +106,8 @@ MergeSummary merge_database(Store& store, const std::filesystem::path& other) {
                     "give the path of another gpubench database");
   }
   if (std::filesystem::equivalent(other, db.path(), ec)) {
-    throw bad_input("cannot merge '" + name + "' into itself",
-                    "it is the database given with --db", "merge another server's database");
+    throw bad_input("cannot merge '" + name + "' into itself", "it is the database given with --db",
+                    "merge another server's database");
   }
   Attachment attach(db, other);
   int version = 0;
@@ -193,8 +193,7 @@ MergeSummary merge_database(Store& store, const std::filesystem::path& other) {
         copy.copy("suite_run_metric_roles", {{"suite_run_id", "?2"}}, "WHERE s.suite_run_id = ?1",
                   {old_sr, sr});
       }
-      copy.copy("telemetry",
-                {{"run_id", "?3"}, {"suite_run_id", "?2"}, {"gpu_device_id", gpu_map}},
+      copy.copy("telemetry", {{"run_id", "?3"}, {"suite_run_id", "?2"}, {"gpu_device_id", gpu_map}},
                 "WHERE s.suite_run_id = ?1", {old_sr, sr, run});
     }
     copy.copy("telemetry", {{"run_id", "?2"}, {"suite_run_id", "NULL"}, {"gpu_device_id", gpu_map}},

@@ -125,8 +125,8 @@ class RowWriter {
     const std::string metric = text(r, "metric", "");
     if (metric.empty()) return;  // a skipped or failed benchmark without samples
     const int64_t metric_id = this->metric_id(metric, text(r, "unit", ""), text(r, "direction"));
-    if (std::string role = text(r, "role", ""); role == "primary" || role == "secondary" ||
-                                                  role == "parameter") {
+    if (std::string role = text(r, "role", "");
+        role == "primary" || role == "secondary" || role == "parameter") {
       Statement st = m_db.prepare(
           "INSERT OR REPLACE INTO suite_run_metric_roles(suite_run_id, metric, role) "
           "VALUES (?1, ?2, ?3)");
@@ -143,7 +143,8 @@ class RowWriter {
     for (std::size_t i = 0; i < values.size(); ++i) {
       if (!values[i].is_number()) continue;
       std::optional<int64_t> t;
-      if (i < throttled.size() && throttled[i].is_number_integer() && throttled[i].get<int>() >= 0) {
+      if (i < throttled.size() && throttled[i].is_number_integer() &&
+          throttled[i].get<int>() >= 0) {
         t = throttled[i].get<int64_t>();
       }
       ins.bind(1, suite_run_id).bind(2, bench).bind(3, metric_id).bind(4, device).bind(5, gpu);
@@ -185,8 +186,8 @@ class RowWriter {
   }
 
   int64_t metric_id(const std::string& name, const std::string& unit, const std::string& dir) {
-    Statement ins = m_db.prepare(
-        "INSERT OR IGNORE INTO metrics(name, unit, direction) VALUES (?1, ?2, ?3)");
+    Statement ins =
+        m_db.prepare("INSERT OR IGNORE INTO metrics(name, unit, direction) VALUES (?1, ?2, ?3)");
     ins.bind(1, name).bind(2, unit).bind(3, direction_from_string(dir) ? dir : "unknown").run();
     Statement sel = m_db.prepare("SELECT id FROM metrics WHERE name = ?1 AND unit = ?2");
     sel.bind(1, name).bind(2, unit);
@@ -223,8 +224,8 @@ MergeSummary import_run_json(Store& store, const json& doc, const std::string& s
   {
     Store t = Store::open(staged, OpenMode::read_write_create);
     const int64_t run_id = t.begin_run(info);
-    std::map<int64_t, int64_t> suite_ids;            // exported suite run id -> staged id
-    std::map<std::string, int64_t> suite_by_name;   // for exports without per-row suite runs
+    std::map<int64_t, int64_t> suite_ids;          // exported suite run id -> staged id
+    std::map<std::string, int64_t> suite_by_name;  // for exports without per-row suite runs
     for (const json& s : doc.value("suites", json::array())) {
       SuiteRunInfo sr;
       sr.suite = text(s, "suite", "imported");
@@ -287,8 +288,8 @@ MergeSummary import_run_json(Store& store, const json& doc, const std::string& s
       telemetry[sr].push_back(ts);
     }
     for (const auto& [sr, samples] : telemetry) t.add_telemetry(run_id, sr, samples);
-    Statement fin = t.database().prepare(
-        "UPDATE runs SET status = ?1, finished_at = ?2 WHERE id = ?3");
+    Statement fin =
+        t.database().prepare("UPDATE runs SET status = ?1, finished_at = ?2 WHERE id = ?3");
     const std::string finished = text(doc["run"], "finished_at", "");
     fin.bind(1, std::string(to_string(*status)));
     if (finished.empty()) {

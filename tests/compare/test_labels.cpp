@@ -36,9 +36,9 @@ TEST(Labels, CompactLabelsDropNoiseAndStayUnique) {
       "calibration/mul_add_chain/base_units:1000000/iterations:4/manual_time"};
   std::vector<std::string> labels =
       svg::compact_labels(names, {"calls_per_s host", "calls_per_s host", "calls_per_s host"});
-  EXPECT_EQ(labels, (std::vector<std::string>{"hash_chain/base_units:250k",
-                                              "hash_chain/base_units:1M",
-                                              "mul_add_chain/base_units:1M"}));
+  EXPECT_EQ(labels,
+            (std::vector<std::string>{"hash_chain/base_units:250k", "hash_chain/base_units:1M",
+                                      "mul_add_chain/base_units:1M"}));
   // Shortening that would merge two rows keeps the digits.
   std::vector<std::string> close =
       svg::compact_labels({"m/c/bytes:1000000", "m/c/bytes:1000001"}, {"", ""});

@@ -40,7 +40,6 @@ int run_count(const Workspace& ws, const fs::path& db) {
   return static_cast<int>(j.size());
 }
 
-
 // Forest-plot labels per chart, from the markup: every <text class="lab"> inside each <svg>.
 std::vector<std::vector<std::string>> chart_labels(const std::string& html) {
   std::vector<std::vector<std::string>> charts;
@@ -60,7 +59,8 @@ std::vector<std::vector<std::string>> chart_labels(const std::string& html) {
 }
 
 std::string find_chromium() {
-  for (const char* p : {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"}) {
+  for (const char* p :
+       {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"}) {
     if (fs::exists(p)) return p;
   }
   return "";
@@ -89,8 +89,8 @@ document.body.appendChild(pre);
   const fs::path copy = dir / ("check_" + html.filename().string());
   write_file_atomic(copy, page);
   harness::ProcessSpec spec;
-  spec.argv = {chromium, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom",
-               "file://" + copy.string()};
+  spec.argv = {chromium,        "--headless", "--no-sandbox",
+               "--disable-gpu", "--dump-dom", "file://" + copy.string()};
   spec.stdout_path = dir / "chromium_dom.html";
   spec.timeout_s = 120;
   harness::run_process(spec);
@@ -120,8 +120,8 @@ class AcceptExchange : public ::testing::Test {
 
 TEST_F(AcceptExchange, IdenticalRunsAndReruns) {
   for (int i = 0; i < 2; ++i) {
-    ASSERT_EQ(gb({"run", "--suite", "memory", "--profile", "quick", "--repetitions", "3"}).exit_code,
-              0);
+    ASSERT_EQ(
+        gb({"run", "--suite", "memory", "--profile", "quick", "--repetitions", "3"}).exit_code, 0);
   }
   ASSERT_EQ(calibration("1.0", "scale=1.0").exit_code, 0);
   for (const char* id : {"1", "3"}) {
@@ -145,8 +145,8 @@ TEST_F(AcceptExchange, IdenticalRunsAndReruns) {
 }
 
 TEST_F(AcceptExchange, FailedSuiteIsNamedEverywhere) {
-  CliResult run = gb({"run", "--suite", "fixture_fail", "--suite", "calibration", "--repetitions",
-                      "3"});
+  CliResult run =
+      gb({"run", "--suite", "fixture_fail", "--suite", "calibration", "--repetitions", "3"});
   EXPECT_NE(run.exit_code, 0) << run.out;
   CliResult text = gb({"report", "1"});
   ASSERT_EQ(text.exit_code, 0) << text.err;
@@ -198,7 +198,7 @@ TEST_F(AcceptExchange, TenPercentEffectCountsOncePerBenchmark) {
     }
   }
   EXPECT_EQ(benchmarks, static_cast<int>(names.size()));  // one primary entry per benchmark
-  EXPECT_GT(secondary, 0);                                  // ms_per_call, real_time: shown
+  EXPECT_GT(secondary, 0);                                // ms_per_call, real_time: shown
   EXPECT_EQ(regressions, primary_regressions);
   EXPECT_GE(regressions, 1);
   EXPECT_LE(regressions, benchmarks);  // before roles: up to 3 per benchmark
@@ -243,8 +243,9 @@ TEST_F(AcceptExchange, ExportImportAndMergeAreLosslessAndIdempotent) {
     nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
     nlohmann::json out = nlohmann::json::array();
     if (j.is_discarded()) return out;
-    for (const auto& e : j["results"]) out.push_back({e["benchmark"], e["metric"], e["ratio"],
-                                                      e["ci_low"], e["ci_high"], e["verdict"]});
+    for (const auto& e : j["results"])
+      out.push_back(
+          {e["benchmark"], e["metric"], e["ratio"], e["ci_low"], e["ci_high"], e["verdict"]});
     return out;
   };
   nlohmann::json here = figures(m_ws.db());
