@@ -137,6 +137,14 @@ void render_junit(const Comparison& cmp, std::ostream& out) {
   for (const Entry& e : cmp.entries) primary += e.primary ? 1 : 0;
   out << "<testsuites name=\"gpubench compare\" tests=\"" << primary + cmp.skipped.size()
       << "\" failures=\"" << failures << "\" errors=\"" << errors << "\">\n";
+  if (!cmp.problems.empty()) {  // failed/interrupted runs and failed suites, first (issue 9)
+    out << "  <testsuite name=\"run problems\" tests=\"" << cmp.problems.size() << "\">\n";
+    for (const std::string& p : cmp.problems) {
+      out << "    <testcase classname=\"run\" name=\"" << html_escape(p) << "\"><system-out>"
+          << html_escape(p) << "</system-out></testcase>\n";
+    }
+    out << "  </testsuite>\n";
+  }
   // One <testsuite> per benchmark suite.
   for (const auto& s : cmp.suites) {
     out << "  <testsuite name=\"" << html_escape(s.suite) << "\" tests=\"" << s.compared
@@ -176,6 +184,7 @@ void render_junit(const Comparison& cmp, std::ostream& out) {
 }
 
 void render_csv(const Comparison& cmp, std::ostream& out) {
+  for (const std::string& p : cmp.problems) out << "# problem: " << p << '\n';
   out << "suite,benchmark,metric,unit,direction,device,base_n,base_median,base_cv,candidate_n,"
          "candidate_median,candidate_cv,ratio,ci_low,ci_high,p_value,q_value,mann_whitney_p,"
          "delta,verdict,reason\n";
