@@ -120,3 +120,18 @@ TEST(PrimaryMetrics, SuiteNoteExplainsAnAverageWithoutVerdicts) {
   s.regressions = 2;
   EXPECT_EQ(suite_note(s), "");
 }
+
+TEST(PrimaryMetrics, ProblemsComeFirstInEveryFormat) {
+  Side bad = side_with("b", 1.0, 100);
+  bad.runs[0].run.status = gpubench::results::RunStatus::interrupted;
+  Comparison cmp = compare_sides(side_with("a", 1.0, 1), bad, Options{});
+  ASSERT_EQ(cmp.problems.size(), 1u);
+  EXPECT_NE(cmp.problems[0].find("candidate run 100 was interrupted"), std::string::npos);
+  for (Format f : {Format::text, Format::md, Format::html, Format::json, Format::junit,
+                   Format::csv}) {
+    std::ostringstream out;
+    render_comparison(cmp, f, out);
+    EXPECT_NE(out.str().find("candidate run 100 was interrupted"), std::string::npos)
+        << to_string(f);
+  }
+}
