@@ -135,7 +135,7 @@ TEST_F(AcceptExchange, IdenticalRunsAndReruns) {
   // tenant can slow a whole run by 30% (measured: host_add threads:2 at -40%..-17% during a full
   // ctest run), which acceptance rightly calls FAIL; so, like the compare e2e test, a rerun that
   // fails is measured again (at most 3 attempts) and the assertions apply to the last one.
-  std::string candidate = "2";
+  const char* candidate = "2";
   CliResult rerun = gb({"accept", candidate, "--against", "baseline:golden", "--format", "json"});
   for (int attempt = 1; attempt < 3 && rerun.exit_code == 1; ++attempt) {
     ASSERT_EQ(gb({"run", "--suite", "memory", "--profile", "quick", "--repetitions", "3"}).exit_code,
