@@ -1,31 +1,31 @@
 #include "compare/accept.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <map>
-#include <ostream>
-
-#include <nlohmann/json.hpp>
+#include <set>
 
 #include "compare/render.hpp"
 #include "compare/stats.hpp"
 #include "compare/thresholds.hpp"
 #include "util/error.hpp"
-#include "util/fs.hpp"
 #include "util/strings.hpp"
 
 namespace gpubench::compare {
-namespace {
 
-[[noreturn]] void spec_error(const std::string& origin, int line, std::size_t column,
-                             const std::string& why) {
-  throw bad_input("syntax error in spec file " + origin + ":" + std::to_string(line) + ":" +
-                      std::to_string(column),
-                  why,
-                  "write '<glob> <metric> >= <value> <unit>' or '<glob> <metric> >= <pct>% of "
-                  "<peak> <unit>' per line");
+const char* to_string(CheckOutcome outcome) {
+  switch (outcome) {
+    case CheckOutcome::pass:
+      return "PASS";
+    case CheckOutcome::marginal:
+      return "MARGINAL";
+    case CheckOutcome::fail:
+      return "FAIL";
+  }
+  return "FAIL";
 }
+
+namespace {
 
 struct Pooled {
   const results::ResultRow* first = nullptr;
@@ -36,10 +36,14 @@ struct Pooled {
   std::string message;
 };
 
+bool counted(const results::ResultRow& row) {
+  return row.metric != "cpu_time" && row.role != results::MetricRole::parameter;
+}
+
 std::map<Key, Pooled> pool(const Side& side) {
   std::map<Key, Pooled> out;
   for (const results::ResultRow& row : side.results) {
-    if (row.metric == "cpu_time") continue;
+    if (!counted(row)) continue;
     Pooled& p = out[{row.suite, row.benchmark, row.metric, device_label(row.device_index)}];
     if (!p.first) p.first = &row;
     p.values.insert(p.values.end(), row.values.begin(), row.values.end());
@@ -83,21 +87,69 @@ void remap_failure_checks(const Side& run, AcceptResult& result) {
   }
 }
 
-// Returns false (with the reason set) when the series cannot be judged at all.
+std::string strip_skipped(const std::string& message) {
+  return message.rfind("skipped: ", 0) == 0 ? message.substr(9) : message;
+}
+
+// Returns false (outcome and reason set) when the series cannot be judged from an interval:
+// FAIL for failed, skipped or throttled series, MARGINAL with too few samples.
 bool usable(AcceptCheck& c, const Pooled& p) {
+  c.low = c.high = std::nan("");
   if (p.error) {
     c.reason = "failed: " + p.message;
   } else if (p.skipped) {
-    c.reason = "skipped: " + p.message;
+    c.skipped = true;
+    c.reason = "skipped: " + strip_skipped(p.message);
   } else if (p.throttled > 0) {
     c.reason = std::to_string(p.throttled) + " sample(s) ran throttled";
   } else if (p.values.size() < 2) {
+    // Not confidently below anything: undecided, like any interval that straddles the bound.
+    c.outcome = CheckOutcome::marginal;
+    c.repetitions_needed = 5;
     c.reason = "too few samples for an interval (" + std::to_string(p.values.size()) +
-               "; need at least 2, better 5)";
+               "; need at least 2): rerun with --repetitions 5";
+    return false;
   } else {
     return true;
   }
+  c.outcome = CheckOutcome::fail;
   return false;
+}
+
+// Classifies an interval [low, high] of a value that is better when higher (oriented by the
+// caller) against `required`; for MARGINAL, the repetitions a side that would shrink the interval
+// (half-width in log units `half_log`, from n samples a side) to clear the requirement.
+void classify(AcceptCheck& c, double low, double high, double point, double required,
+              double half_log, std::size_t n) {
+  if (low >= required) {
+    c.outcome = CheckOutcome::pass;
+  } else if (high < required) {
+    c.outcome = CheckOutcome::fail;
+  } else {
+    c.outcome = CheckOutcome::marginal;
+    double gap = std::fabs(std::log(point / required));
+    if (gap > 1e-9 && half_log > 0) {
+      double need = static_cast<double>(n) * (half_log / gap) * (half_log / gap);
+      c.repetitions_needed = static_cast<std::size_t>(std::ceil(std::min(need, 1e6)));
+    }
+  }
+}
+
+std::string pct(double fraction) {
+  return format_significant(fraction * 100.0, 3) + "%";
+}
+
+// "+4.1%" / "-2.0%": a signed change.
+std::string signed_pct(double fraction) {
+  return (fraction >= 0 ? "+" : "") + format_significant(fraction * 100.0, 3) + "%";
+}
+
+std::string marginal_advice(const AcceptCheck& c) {
+  if (c.outcome != CheckOutcome::marginal) return "";
+  if (c.repetitions_needed == 0)
+    return "; the median sits on the requirement: more runs cannot settle it";
+  return "; about " + std::to_string(c.repetitions_needed) +
+         " repetitions a side (--repetitions) would decide it";
 }
 
 void sibling_check(const Side& run, const std::map<Key, Pooled>& pooled,
@@ -134,86 +186,40 @@ void sibling_check(const Side& run, const std::map<Key, Pooled>& pooled,
 
 }  // namespace
 
-std::vector<SpecRule> parse_spec(std::string_view text, const std::string& origin) {
-  std::vector<SpecRule> rules;
-  int line_no = 0;
-  for (const std::string& raw : split(text, '\n')) {
-    ++line_no;
-    std::string line = raw;
-    if (std::size_t hash = line.find('#'); hash != std::string::npos) line.resize(hash);
-    std::vector<std::pair<std::string, std::size_t>> tokens;
-    for (std::size_t i = 0; i < line.size();) {
-      while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
-      std::size_t start = i;
-      while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i]))) ++i;
-      if (i > start) tokens.emplace_back(line.substr(start, i - start), start + 1);
-    }
-    if (tokens.empty()) continue;
-    auto col_after = [&](std::size_t k) { return tokens[k].second + tokens[k].first.size(); };
-    if (tokens.size() < 5) {
-      spec_error(origin, line_no, col_after(tokens.size() - 1),
-                 "incomplete rule: expected glob, metric, >= or <=, value and unit");
-    }
-    SpecRule r;
-    r.glob = tokens[0].first;
-    r.metric = tokens[1].first;
-    r.line = line_no;
-    r.text = std::string(trim(line));
-    if (tokens[2].first != ">=" && tokens[2].first != "<=") {
-      spec_error(origin, line_no, tokens[2].second,
-                 "expected >= or <=, found '" + tokens[2].first + "'");
-    }
-    r.at_least = tokens[2].first == ">=";
-    const std::string& value = tokens[3].first;
-    std::size_t unit_at = 4;
-    if (!value.empty() && value.back() == '%' && tokens.size() >= 7 && tokens[4].first == "of") {
-      std::optional<double> pct = parse_double(value.substr(0, value.size() - 1));
-      std::optional<double> peak = parse_double(tokens[5].first);
-      if (!pct)
-        spec_error(origin, line_no, tokens[3].second, "'" + value + "' is not a percentage");
-      if (!peak || *peak <= 0) {
-        spec_error(origin, line_no, tokens[5].second,
-                   "'" + tokens[5].first + "' is not a peak figure");
-      }
-      r.limit = *pct / 100.0 * *peak;
-      unit_at = 6;
-    } else {
-      std::optional<double> v = parse_double(value);
-      if (!v) spec_error(origin, line_no, tokens[3].second, "'" + value + "' is not a number");
-      r.limit = *v;
-    }
-    if (tokens.size() != unit_at + 1) {
-      spec_error(
-          origin, line_no,
-          tokens.size() > unit_at + 1 ? tokens[unit_at + 1].second : col_after(tokens.size() - 1),
-          tokens.size() > unit_at + 1
-              ? "unexpected '" + tokens[unit_at + 1].first + "' after the unit"
-              : "missing unit");
-    }
-    r.unit = tokens[unit_at].first;
-    rules.push_back(std::move(r));
-  }
-  if (rules.empty()) {
-    throw bad_input("spec file " + origin + " has no rules", "every line is empty or a comment",
-                    "add lines like 'memory/triad/* GB_per_s >= 3000 GB/s'");
-  }
-  return rules;
-}
-
-std::vector<SpecRule> load_spec(const std::string& path) {
-  return parse_spec(read_file(path), path);
+std::size_t AcceptResult::count(CheckOutcome outcome) const {
+  return static_cast<std::size_t>(std::count_if(
+      checks.begin(), checks.end(), [&](const AcceptCheck& c) { return c.outcome == outcome; }));
 }
 
 bool AcceptResult::passed() const {
   if (!outliers.empty() || !missing.empty()) return false;
-  return std::all_of(checks.begin(), checks.end(), [](const AcceptCheck& c) { return c.pass; });
+  if (!problems.empty() && !options.allow_failed) return false;
+  if (count(CheckOutcome::fail) > 0) return false;
+  return !options.strict || count(CheckOutcome::marginal) == 0;
 }
+
+namespace {
+
+AcceptResult start(const Side& run, const std::string& reference, const AcceptOptions& options) {
+  AcceptResult result;
+  result.run_selection = run.selection;
+  result.reference = reference;
+  result.options = options;
+  for (const results::RunDetail& r : run.runs) {
+    for (std::string& p : run_problems(r)) result.problems.push_back(std::move(p));
+  }
+  return result;
+}
+
+bool is_primary(const results::ResultRow& row) {
+  return row.role == results::MetricRole::primary || row.role == results::MetricRole::unknown;
+}
+
+}  // namespace
 
 AcceptResult accept_against_reference(const Side& run, const Side& reference,
                                       const AcceptOptions& options) {
-  AcceptResult result;
-  result.run_selection = run.selection;
-  result.reference = reference.selection;
+  AcceptResult result = start(run, reference.selection, options);
   std::map<Key, Pooled> mine = pool(run);
   // Reference values pooled over its devices: the reference is the class, not a GPU.
   std::map<Key, Pooled> ref;
@@ -221,18 +227,30 @@ AcceptResult accept_against_reference(const Side& run, const Side& reference,
     Key k = key;
     k.device = key.device == "host" ? "host" : "gpu";
     Pooled& dst = ref[k];
-    if (!dst.first)
+    if (!dst.first) {
       dst = p;
-    else
+    } else {
       dst.values.insert(dst.values.end(), p.values.begin(), p.values.end());
+      dst.skipped = dst.skipped && p.skipped;
+    }
   }
-  std::map<Key, bool> seen;
+  std::set<Key> seen;
+  // Benchmarks of the run without samples (skipped or failed), by (benchmark, device class).
+  std::map<std::pair<std::string, std::string>, std::pair<Key, const Pooled*>> no_samples;
+  for (const auto& [key, p] : mine) {
+    if (key.metric.empty()) {
+      no_samples[{key.benchmark, key.device == "host" ? "host" : "gpu"}] = {key, &p};
+    }
+  }
   for (const auto& [key, p] : mine) {
     Key rk = key;
     rk.device = key.device == "host" ? "host" : "gpu";
     auto it = ref.find(rk);
     if (it == ref.end()) continue;  // not in the reference: nothing to accept against
-    seen[rk] = true;
+    seen.insert(rk);
+    const Pooled& rp = it->second;
+    if (rp.values.empty()) continue;      // skipped or failed in the reference: nothing to hold to
+    if (!is_primary(*p.first)) continue;  // one verdict per benchmark: its primary metric(s)
     results::Direction dir = p.first->direction;
     if (dir == results::Direction::unknown) continue;
     AcceptCheck c;
@@ -241,33 +259,59 @@ AcceptResult accept_against_reference(const Side& run, const Side& reference,
     c.direction = dir;
     c.n = p.values.size();
     fill_device(c, run, *p.first);
-    if (p.first->unit != it->second.first->unit) {
+    if (!p.first->unit.empty() && p.first->unit != rp.first->unit) {
       throw bad_input("cannot accept " + key.benchmark + " " + key.metric,
-                      "the unit is '" + p.first->unit + "' in the run and '" +
-                          it->second.first->unit + "' in the reference");
+                      "the unit is '" + p.first->unit + "' in the run and '" + rp.first->unit +
+                          "' in the reference",
+                      "accept against a run of the same suite version");
     }
-    c.median = p.values.empty() ? NAN : median(p.values);
-    c.reference = median(it->second.values);
-    bool higher = dir == results::Direction::higher;
+    c.median = p.values.empty() ? std::nan("") : median(p.values);
+    c.reference = median(rp.values);
+    const bool higher = dir == results::Direction::higher;
     c.required =
         higher ? c.reference * (1.0 - options.tolerance) : c.reference / (1.0 - options.tolerance);
     if (usable(c, p)) {
-      RatioEstimate r = ratio_of_medians(it->second.values, p.values, options.confidence);
+      RatioEstimate r = ratio_of_medians(rp.values, p.values, options.confidence);
       if (!r.valid) {
-        c.reason = "no interval (reference has < 2 samples or values are not positive)";
+        c.outcome = CheckOutcome::fail;
+        c.reason = "no interval (the reference has < 2 samples or values are not positive)";
       } else {
-        c.bound = higher ? c.reference * r.ci_low : c.reference * r.ci_high;
-        c.pass = higher ? c.bound >= c.required : c.bound <= c.required;
-        c.reason = std::string(c.pass ? "" : "worse than the reference: ") + "bound " +
-                   format_value(c.bound) + " vs required " + format_value(c.required) + " " +
-                   c.unit;
+        c.low = c.reference * r.ci_low;
+        c.high = c.reference * r.ci_high;
+        // Oriented so that higher is better: speed-up g = ratio (or 1/ratio), against 1 - tol.
+        double g = higher ? r.ratio : 1.0 / r.ratio;
+        double g_low = higher ? r.ci_low : 1.0 / r.ci_high;
+        double g_high = higher ? r.ci_high : 1.0 / r.ci_low;
+        double half_log = 0.5 * std::log(r.ci_high / r.ci_low);
+        classify(c, g_low, g_high, g, 1.0 - options.tolerance, half_log,
+                 std::min(rp.values.size(), p.values.size()));
+        c.reason = pct(std::fabs(g - 1.0)) + (g < 1.0 ? " worse" : " better") +
+                   " than the reference, between " + signed_pct(g_low - 1.0) + " and " +
+                   signed_pct(g_high - 1.0) + " with " +
+                   format_significant(options.confidence * 100.0, 2) + "%" +
+                   " confidence; required: no worse than -" + pct(options.tolerance) +
+                   marginal_advice(c);
       }
     }
     result.checks.push_back(std::move(c));
   }
   for (const auto& [key, p] : ref) {
-    if (!seen.count(key))
-      result.missing.push_back({key, "in the reference, not measured in the run"});
+    if (seen.count(key) || p.values.empty() || !is_primary(*p.first)) continue;
+    auto gone = no_samples.find({key.benchmark, key.device});
+    if (gone == no_samples.end()) {
+      result.missing.push_back({key, "in the reference, never measured in the run"});
+      continue;
+    }
+    AcceptCheck c;  // measured in the reference, skipped or failed in the run: FAIL with why
+    c.key = gone->second.first;
+    c.key.metric = key.metric;
+    c.unit = p.first->unit;
+    c.direction = p.first->direction;
+    c.reference = median(p.values);
+    c.median = std::nan("");
+    fill_device(c, run, *gone->second.second->first);
+    usable(c, *gone->second.second);
+    result.checks.push_back(std::move(c));
   }
   sibling_check(run, mine, options, result);
   remap_failure_checks(run, result);
@@ -276,22 +320,22 @@ AcceptResult accept_against_reference(const Side& run, const Side& reference,
 
 AcceptResult accept_against_spec(const Side& run, const std::vector<SpecRule>& spec,
                                  const std::string& spec_name, const AcceptOptions& options) {
-  AcceptResult result;
-  result.run_selection = run.selection;
-  result.reference = "spec " + spec_name;
+  AcceptResult result = start(run, "spec " + spec_name, options);
   std::map<Key, Pooled> mine = pool(run);
   std::vector<bool> used(spec.size(), false);
   for (const auto& [key, p] : mine) {
+    const bool no_samples = key.metric.empty();  // skipped or failed before any sample
     const SpecRule* rule = nullptr;
     for (std::size_t i = spec.size(); i-- > 0;) {
-      if (spec[i].metric == key.metric && glob_match(spec[i].glob, key.benchmark)) {
+      const std::string& want = spec[i].of_peak ? std::string("pct_of_peak") : spec[i].metric;
+      if ((no_samples || want == key.metric) && glob_match(spec[i].glob, key.benchmark)) {
         rule = &spec[i];
         used[i] = true;
         break;
       }
     }
     if (!rule) continue;
-    if (rule->unit != p.first->unit) {
+    if (!no_samples && !rule->of_peak && rule->unit != p.first->unit) {
       throw bad_input("spec line " + std::to_string(rule->line) + " does not fit " + key.benchmark,
                       "the rule's unit is '" + rule->unit + "' but " + key.metric + " is in '" +
                           p.first->unit + "'",
@@ -299,44 +343,51 @@ AcceptResult accept_against_spec(const Side& run, const std::vector<SpecRule>& s
     }
     AcceptCheck c;
     c.key = key;
-    c.unit = p.first->unit;
+    if (no_samples) c.key.metric = rule->of_peak ? "pct_of_peak" : rule->metric;
+    c.unit = no_samples ? rule->unit : p.first->unit;
     c.direction = p.first->direction;
     c.n = p.values.size();
     c.reference = rule->limit;
     c.required = rule->limit;
     fill_device(c, run, *p.first);
-    c.median = p.values.empty() ? NAN : median(p.values);
+    c.median = p.values.empty() ? std::nan("") : median(p.values);
+    const std::string where = " (spec line " + std::to_string(rule->line) + ")";
     if (usable(c, p)) {
-      bool ok = true;
-      std::vector<double> logs;
-      for (double v : p.values) {
-        if (!(v > 0))
-          ok = false;
-        else
-          logs.push_back(std::log(v));
-      }
-      if (!ok) {
+      bool positive = std::all_of(p.values.begin(), p.values.end(), [](double v) { return v > 0; });
+      if (!positive) {
+        c.outcome = CheckOutcome::fail;
         c.reason = "values are not all positive; no interval";
       } else {
+        std::vector<double> logs;
+        for (double v : p.values) logs.push_back(std::log(v));
         double se = stddev(logs) / std::sqrt(static_cast<double>(logs.size()));
         double q = se == 0 ? 0
                            : student_t_quantile(0.5 + options.confidence / 2.0,
                                                 static_cast<double>(logs.size() - 1));
-        c.bound = std::exp(std::log(c.median) + (rule->at_least ? -q : q) * se);
-        c.pass = rule->at_least ? c.bound >= rule->limit : c.bound <= rule->limit;
-        c.reason =
-            (c.pass ? "" : std::string(rule->at_least ? "below floor: " : "above ceiling: ")) +
-            "bound " + format_value(c.bound) + " vs " + (rule->at_least ? ">= " : "<= ") +
-            format_value(rule->limit) + " " + c.unit + " (spec line " + std::to_string(rule->line) +
-            ")";
+        c.low = std::exp(std::log(c.median) - q * se);
+        c.high = std::exp(std::log(c.median) + q * se);
+        if (rule->at_least) {
+          classify(c, c.low, c.high, c.median, rule->limit, q * se, c.n);
+        } else {  // a ceiling: orient by taking reciprocals
+          classify(c, 1.0 / c.high, 1.0 / c.low, 1.0 / c.median, 1.0 / rule->limit, q * se, c.n);
+        }
+        c.reason = "median " + format_value(c.median) + " " + c.unit + ", between " +
+                   format_value(c.low) + " and " + format_value(c.high) + " with " +
+                   format_significant(options.confidence * 100.0, 2) + "%" +
+                   " confidence; required " + (rule->at_least ? ">= " : "<= ") +
+                   format_value(rule->limit) + " " + c.unit + (rule->of_peak ? " of peak" : "") +
+                   where + marginal_advice(c);
       }
+    } else {
+      c.reason += where;
     }
     result.checks.push_back(std::move(c));
   }
   for (std::size_t i = 0; i < spec.size(); ++i) {
     if (!used[i]) {
-      result.missing.push_back({{"", spec[i].glob, spec[i].metric, ""},
-                                "spec line " + std::to_string(spec[i].line) + " matched nothing"});
+      result.missing.push_back(
+          {{"", spec[i].glob, spec[i].of_peak ? "pct_of_peak" : spec[i].metric, ""},
+           "spec line " + std::to_string(spec[i].line) + " matched no benchmark of the run"});
     }
   }
   sibling_check(run, mine, options, result);

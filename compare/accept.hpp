@@ -16,20 +16,26 @@ namespace gpubench::compare {
 // Spec file, one rule per line ('#' comments):
 //   <glob> <metric> >=|<= <value> <unit>                 absolute floor (>=) or ceiling (<=)
 //   <glob> <metric> >=|<= <percent>% of <peak> <unit>     a fraction of a peak figure
+//   <glob> <metric> >= <percent>% of peak                 the suite's own computed peak: checks
+//                                                         the benchmark's pct_of_peak metric
 // e.g.  memory/triad/*  GB_per_s     >= 3000 GB/s
 //       gemm/bf16/*     TFLOP_per_s  >= 70% of 989 TFLOP/s
+//       gemm/*          TFLOP_per_s  >= 60% of peak
 //       launch/*        real_time    <= 5000 ns
 // The last matching rule per (benchmark, metric) applies. Syntax errors: Error(bad_input) with
-// file:line:column.
+// file:line:column and an example.
 struct SpecRule {
   std::string glob;
   std::string metric;
   bool at_least = true;  // ">=": floor; "<=": ceiling
-  double limit = 0;      // in `unit`
+  double limit = 0;      // in `unit` (percent for of_peak)
   std::string unit;
-  std::string text;  // the rule as written, for reports
+  bool of_peak = false;  // "N% of peak": the rule checks metric pct_of_peak against limit %
+  std::string text;      // the rule as written, for reports
   int line = 0;
 };
+// A complete example spec, shown by `accept --help` and in spec errors.
+extern const char* const k_spec_example;
 std::vector<SpecRule> parse_spec(std::string_view text, const std::string& origin);
 std::vector<SpecRule> load_spec(const std::string& path);
 
@@ -38,7 +44,15 @@ struct AcceptOptions {
   double confidence = 0.99;  // interval level
   // Sibling outlier: worse than the siblings' median by more than this (and beyond 3x CV).
   double sibling_tolerance = 0.05;
+  bool strict = false;        // MARGINAL fails too
+  bool allow_failed = false;  // a failed/interrupted/running run or failed suite does not fail
 };
+
+// PASS: the interval lies wholly on the good side of the requirement; FAIL: wholly on the bad
+// side (or the benchmark failed, was skipped, or cannot be judged); MARGINAL: the interval
+// contains the requirement, so more repetitions or runs are needed to decide.
+enum class CheckOutcome { pass, marginal, fail };
+const char* to_string(CheckOutcome outcome);
 
 struct AcceptCheck {
   Key key;
@@ -48,10 +62,13 @@ struct AcceptCheck {
   std::string pci_bus_id;
   std::size_t n = 0;
   double median = 0;
-  double bound = 0;      // the interval's bad-side bound (lower for higher-is-better)
+  double low = 0;  // candidate interval, in the unit (NaN when none)
+  double high = 0;
   double reference = 0;  // reference median (run) or limit (spec)
-  double required = 0;   // what the bound had to clear
-  bool pass = false;
+  double required = 0;   // what the interval is held against
+  CheckOutcome outcome = CheckOutcome::fail;
+  std::size_t repetitions_needed = 0;  // MARGINAL: about this many repetitions a side would decide
+  bool skipped = false;                // FAIL because the benchmark was skipped (grouped in text)
   std::string reason;
 };
 
@@ -67,12 +84,21 @@ struct SiblingOutlier {
 struct AcceptResult {
   std::string run_selection;
   std::string reference;  // "baseline:x", "run 3" or "spec FILE"
+  AcceptOptions options;
+  std::vector<std::string> problems;  // failed/interrupted/running run, failed suites
   std::vector<AcceptCheck> checks;
   std::vector<SiblingOutlier> outliers;
-  std::vector<Unmatched> missing;  // in the reference/spec but not measured in the run
-  // Every check passes, no sibling outlier, nothing the reference or spec names is missing.
+  std::vector<Unmatched> missing;  // in the reference/spec but never measured in the run
+  std::size_t count(CheckOutcome outcome) const;
+  // No FAIL (nor MARGINAL with strict), no sibling outlier, nothing missing, and no run problem
+  // unless allow_failed.
   bool passed() const;
 };
+
+// What is wrong with a run as a whole: its status when not complete, and each suite that did not
+// finish ok ("suite memory crashed: signal 11"). Empty for a complete run. Shared by report,
+// show, compare and accept.
+std::vector<std::string> run_problems(const results::RunDetail& run);
 
 // Against a reference side (a baseline run): reference values are pooled over its devices.
 AcceptResult accept_against_reference(const Side& run, const Side& reference,

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "compare/accept.hpp"
 #include "compare/stats.hpp"
 #include "compare/verdict.hpp"
 #include "util/error.hpp"
@@ -87,7 +88,8 @@ std::optional<double> Entry::speedup() const {
 
 std::size_t Comparison::count(Verdict verdict) const {
   return static_cast<std::size_t>(std::count_if(
-      entries.begin(), entries.end(), [&](const Entry& e) { return e.verdict == verdict; }));
+      entries.begin(), entries.end(),
+      [&](const Entry& e) { return e.primary && e.verdict == verdict; }));
 }
 
 std::size_t Comparison::failing(FailOn fail_on) const {
@@ -128,6 +130,7 @@ std::map<Key, Pool> pool_side(const Side& side, const Options& options) {
     } else if (row.metric == "cpu_time") {
       continue;  // host CPU time of a GPU benchmark says little; real_time is compared
     }
+    if (row.role == results::MetricRole::parameter) continue;  // describes the case
     Key key{row.suite, row.benchmark, row.metric, device_label(row.device_index)};
     Pool& pool = out[key];
     if (!pool.first) pool.first = &row;
@@ -249,6 +252,11 @@ Comparison compare_sides(const Side& base, const Side& candidate, const Options&
   cmp.options = options;
   cmp.options.thresholds = nullptr;  // not owned past this call
   cmp.env_differences = environment_differences(base.runs, candidate.runs);
+  for (const auto& [side, label] : {std::pair{&base, "base "}, std::pair{&candidate, "candidate "}}) {
+    for (const results::RunDetail& r : side->runs) {
+      for (const std::string& p : run_problems(r)) cmp.problems.push_back(label + p);
+    }
+  }
 
   std::map<Key, Pool> b = pool_side(base, options);
   std::map<Key, Pool> c = pool_side(candidate, options);
@@ -289,6 +297,7 @@ Comparison compare_sides(const Side& base, const Side& candidate, const Options&
     e.params = bpool.first->params;
     e.unit = bpool.first->unit;
     e.direction = bpool.first->direction;
+    e.primary = bpool.first->role != results::MetricRole::secondary;
     e.base = side_stats(bpool);
     e.candidate = side_stats(cpool);
     e.delta = rule ? rule->threshold : options.threshold;
@@ -361,6 +370,7 @@ Comparison compare_sides(const Side& base, const Side& candidate, const Options&
   std::map<std::string, SuiteSummary> suites;
   std::map<std::string, std::vector<const Entry*>> speedups;
   for (const Entry& e : cmp.entries) {
+    if (!e.primary) continue;  // one verdict per benchmark: secondary metrics are not counted
     SuiteSummary& s = suites[e.key.suite];
     s.suite = e.key.suite;
     ++s.compared;

@@ -99,6 +99,9 @@ struct Entry {
   std::vector<results::Param> params;
   std::string unit;
   results::Direction direction = results::Direction::unknown;
+  // A primary metric of its suite (results/metric_roles.hpp): only primary entries are counted,
+  // averaged into suite geomeans and gated on; secondary ones are shown with their verdict.
+  bool primary = true;
   SideStats base;
   SideStats candidate;
   // The estimate (compare/stats.hpp log_ratio_estimate): NaN where unknown (a side missing, fewer
@@ -163,7 +166,11 @@ struct Comparison {
   std::vector<Unmatched> removed;  // base only
   std::vector<Unmatched> skipped;  // skipped/ignored on either side
   std::vector<SuiteSummary> suites;
-  // The one place entries are counted: every renderer and the exit code use it.
+  // Failed, interrupted or running runs and failed suites on either side, for the top of every
+  // output ("candidate run 7 is failed: suite memory crashed (signal 11)").
+  std::vector<std::string> problems;
+  // The one place entries are counted: every renderer and the exit code use it. Only primary
+  // entries count (secondary metrics are shown, not counted).
   std::size_t count(Verdict verdict) const;
   std::size_t failing(FailOn fail_on) const;  // entries that fail under fail_on
   // Exit code per --fail-on: 1 when it fails, else 0.

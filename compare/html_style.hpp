@@ -10,10 +10,10 @@ table{border-collapse:collapse;font-size:.85em;margin:.5em 0}
 td,th{border:1px solid #ddd;padding:2px 6px;text-align:left}th{background:#f3f3f3}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 tr.regression td{background:#fde2e2}tr.improvement td{background:#e2f5e2}
-tr.invalid td{background:#efe2f5}tr.inconclusive td,tr.changed td,tr.missing td{background:#fff6dc}
+tr.invalid td{background:#efe2f5}p.problem{background:#fde2e1;border-left:4px solid #c0392b;padding:.4em .8em}tr.inconclusive td,tr.changed td,tr.missing td{background:#fff6dc}
 .counts span{margin-right:1em;padding:2px 6px;border-radius:3px;background:#eee}
 .counts .regression{background:#f8b4b4}.counts .improvement{background:#b7e4b7}
-svg.chart{display:block;margin:1em 0;font-size:11px}
+svg.chart{display:block;margin:1em 0;font-size:11px}svg.chart .lab{font-family:monospace;font-size:11px}
 svg .ct{font-weight:bold;font-size:13px}svg .tick{fill:#444}svg .lbl{fill:#222}
 svg .axis{stroke:#444}svg .grid{stroke:#eee}svg .ref{stroke:#888;stroke-dasharray:4 3}
 svg .ci{stroke:#666;stroke-width:2}svg .pt{fill:#666}

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "compare/compare.hpp"
 
@@ -32,6 +33,15 @@ void render_json(const Comparison& cmp, std::ostream& out);
 void render_junit(const Comparison& cmp, std::ostream& out);
 void render_csv(const Comparison& cmp, std::ostream& out);
 void render_html(const Comparison& cmp, std::ostream& out);
+
+// The "why" column in plain words, from the entry's figures: "4.1% worse, between 2.0% and 6.2%
+// worse with 99% confidence (margin 2.0%)"; secondary metrics say they are not counted.
+std::string plain_why(const Entry& e, double confidence);
+// Entries in reading order: suite, then case and parameters with numbers compared as numbers.
+std::vector<const Entry*> entries_in_order(const Comparison& cmp);
+// When a suite's geometric mean and its per-benchmark verdicts seem to disagree, why ("" when
+// they agree): e.g. all a little slower, none beyond its own margin.
+std::string suite_note(const SuiteSummary& s);
 
 // Escaping, shared by renderers (exposed for tests).
 std::string html_escape(std::string_view text);      // also valid for XML text and attributes

@@ -1,6 +1,8 @@
 // Acceptance output: text for people, JSON with every figure, JUnit (one case per GPU and
-// benchmark, failures for what did not pass).
+// benchmark, failures for what did not pass). Run problems (failed run or suite) come first in
+// every format.
 #include <cmath>
+#include <map>
 #include <ostream>
 
 #include <nlohmann/json.hpp>
@@ -12,7 +14,7 @@ namespace gpubench::compare {
 namespace {
 
 std::string device_text(const Key& key, const std::string& uuid, const std::string& bus) {
-  if (key.device == "host") return "host";
+  if (key.device == "host" || key.device.empty()) return "host";
   return key.device + " (" + (uuid.empty() ? "uuid unknown" : uuid) + ", bus " +
          (bus.empty() ? "unknown" : bus) + ")";
 }
@@ -21,20 +23,45 @@ nlohmann::json number(double v) {
   return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
 }
 
+std::string verdict_line(const AcceptResult& r) {
+  std::string line =
+      "accept " + r.run_selection + " against " + r.reference + ": " +
+      (r.passed() ? "PASS" : "FAIL") + " (" + std::to_string(r.count(CheckOutcome::pass)) +
+      " pass, " + std::to_string(r.count(CheckOutcome::marginal)) + " marginal, " +
+      std::to_string(r.count(CheckOutcome::fail)) + " fail of " + std::to_string(r.checks.size()) +
+      " checks; " + std::to_string(r.outliers.size()) + " sibling outlier(s), " +
+      std::to_string(r.missing.size()) + " missing)";
+  if (!r.problems.empty()) {
+    line += r.options.allow_failed ? " [run problems allowed by --allow-failed]"
+                                   : " [the run did not complete cleanly]";
+  }
+  if (r.count(CheckOutcome::marginal) > 0) {
+    line += r.options.strict ? " [--strict: marginal fails]"
+                             : " [marginal does not fail; --strict makes it]";
+  }
+  return line;
+}
+
 }  // namespace
 
 void render_accept_text(const AcceptResult& r, std::ostream& out) {
-  std::size_t failed = 0;
-  for (const auto& c : r.checks) failed += c.pass ? 0 : 1;
-  out << "accept " << r.run_selection << " against " << r.reference << ": "
-      << (r.passed() ? "PASS" : "FAIL") << " (" << r.checks.size() - failed << " of "
-      << r.checks.size() << " checks passed, " << r.outliers.size() << " sibling outlier(s), "
-      << r.missing.size() << " missing)\n";
+  for (const auto& p : r.problems) out << "PROBLEM " << p << '\n';
+  out << verdict_line(r) << '\n';
+  // Skipped benchmarks are grouped by reason: 83 identical lines say less than one.
+  std::map<std::string, std::vector<const AcceptCheck*>> skipped;
   for (const auto& c : r.checks) {
-    if (c.pass) continue;
-    out << "  FAIL " << c.key.benchmark << " " << c.key.metric << " on "
-        << device_text(c.key, c.gpu_uuid, c.pci_bus_id) << ": median " << format_value(c.median)
-        << " " << c.unit << "; " << c.reason << '\n';
+    if (c.skipped) skipped[c.reason].push_back(&c);
+  }
+  for (const auto& [reason, checks] : skipped) {
+    out << "  FAIL " << checks.size() << " benchmark(s) " << reason << ": "
+        << checks.front()->key.benchmark << (checks.size() > 1 ? " ..." : "") << '\n';
+  }
+  for (CheckOutcome want : {CheckOutcome::fail, CheckOutcome::marginal}) {
+    for (const auto& c : r.checks) {
+      if (c.outcome != want || c.skipped) continue;
+      out << "  " << to_string(c.outcome) << ' ' << c.key.benchmark << " " << c.key.metric << " on "
+          << device_text(c.key, c.gpu_uuid, c.pci_bus_id) << ": " << c.reason << '\n';
+    }
   }
   for (const auto& o : r.outliers) {
     out << "  OUTLIER " << device_text(o.key, o.gpu_uuid, o.pci_bus_id) << " on " << o.key.benchmark
@@ -47,9 +74,9 @@ void render_accept_text(const AcceptResult& r, std::ostream& out) {
   }
   std::size_t shown = 0;
   for (const auto& c : r.checks) {
-    if (!c.pass) continue;
+    if (c.outcome != CheckOutcome::pass) continue;
     if (shown++ == 0) out << "passed:\n";
-    out << "  ok   " << c.key.benchmark << " " << c.key.metric << " on "
+    out << "  PASS " << c.key.benchmark << " " << c.key.metric << " on "
         << device_text(c.key, c.gpu_uuid, c.pci_bus_id) << ": " << c.reason << '\n';
   }
 }
@@ -59,6 +86,13 @@ void render_accept_json(const AcceptResult& r, std::ostream& out) {
   doc["run"] = r.run_selection;
   doc["reference"] = r.reference;
   doc["passed"] = r.passed();
+  doc["problems"] = r.problems;
+  doc["strict"] = r.options.strict;
+  doc["allow_failed"] = r.options.allow_failed;
+  doc["tolerance"] = r.options.tolerance;
+  doc["counts"] = {{"pass", r.count(CheckOutcome::pass)},
+                   {"marginal", r.count(CheckOutcome::marginal)},
+                   {"fail", r.count(CheckOutcome::fail)}};
   nlohmann::json checks = nlohmann::json::array();
   for (const auto& c : r.checks) {
     checks.push_back({{"suite", c.key.suite},
@@ -71,10 +105,13 @@ void render_accept_json(const AcceptResult& r, std::ostream& out) {
                       {"direction", direction_text(c.direction)},
                       {"n", c.n},
                       {"median", number(c.median)},
-                      {"bound", number(c.bound)},
+                      {"low", number(c.low)},
+                      {"high", number(c.high)},
                       {"reference", number(c.reference)},
                       {"required", number(c.required)},
-                      {"pass", c.pass},
+                      {"outcome", to_string(c.outcome)},
+                      {"pass", c.outcome == CheckOutcome::pass},
+                      {"repetitions_needed", c.repetitions_needed},
                       {"reason", c.reason}});
   }
   doc["checks"] = checks;
@@ -100,18 +137,41 @@ void render_accept_json(const AcceptResult& r, std::ostream& out) {
 }
 
 void render_accept_junit(const AcceptResult& r, std::ostream& out) {
-  std::size_t failures = r.outliers.size() + r.missing.size();
-  for (const auto& c : r.checks) failures += c.pass ? 0 : 1;
+  bool problems_fail = !r.problems.empty() && !r.options.allow_failed;
+  std::size_t failures = r.outliers.size() + r.missing.size() + r.problems.size();
+  for (const auto& c : r.checks) {
+    failures +=
+        c.outcome == CheckOutcome::fail || (r.options.strict && c.outcome == CheckOutcome::marginal)
+            ? 1
+            : 0;
+  }
+  if (!problems_fail) failures -= r.problems.size();
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"gpubench accept "
       << html_escape(r.run_selection) << "\" tests=\""
-      << r.checks.size() + r.outliers.size() + r.missing.size() << "\" failures=\"" << failures
-      << "\">\n";
+      << r.checks.size() + r.outliers.size() + r.missing.size() + r.problems.size()
+      << "\" failures=\"" << failures << "\">\n";
+  for (const auto& p : r.problems) {
+    out << "  <testcase classname=\"run\" name=\"" << html_escape(p) << "\">";
+    if (problems_fail) {
+      out << "<failure message=\"run problem\">" << html_escape(p) << "</failure>";
+    } else {
+      out << "<skipped message=\"allowed by --allow-failed\"/>";
+    }
+    out << "</testcase>\n";
+  }
   for (const auto& c : r.checks) {
     out << "  <testcase classname=\"" << html_escape(c.key.suite) << "\" name=\""
         << html_escape(c.key.benchmark + " " + c.key.metric + " " +
                        device_text(c.key, c.gpu_uuid, c.pci_bus_id))
         << "\">";
-    if (!c.pass) out << "<failure message=\"acceptance\">" << html_escape(c.reason) << "</failure>";
+    bool fails = c.outcome == CheckOutcome::fail ||
+                 (r.options.strict && c.outcome == CheckOutcome::marginal);
+    if (fails) {
+      out << "<failure message=\"" << to_string(c.outcome) << "\">" << html_escape(c.reason)
+          << "</failure>";
+    } else if (c.outcome == CheckOutcome::marginal) {
+      out << "<system-out>MARGINAL: " << html_escape(c.reason) << "</system-out>";
+    }
     out << "</testcase>\n";
   }
   for (const auto& o : r.outliers) {

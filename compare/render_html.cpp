@@ -25,9 +25,11 @@ std::string pct(double ratio) {
 
 void write_forest(const Comparison& cmp, std::ostream& out) {
   std::map<std::string, std::vector<const Entry*>> by_suite;
-  for (const Entry& e : cmp.entries) {
-    if (e.speedup() && std::isfinite(e.ci_low) && e.verdict != Verdict::invalid)
-      by_suite[e.key.suite].push_back(&e);
+  for (const Entry* e : entries_in_order(cmp)) {
+    // Primary metrics only: one point per benchmark (secondary metrics are in the table).
+    if (e->primary && e->speedup() && std::isfinite(e->ci_low) && e->verdict != Verdict::invalid) {
+      by_suite[e->key.suite].push_back(e);
+    }
   }
   for (auto& [suite, entries] : by_suite) {
     std::size_t total = entries.size();
@@ -38,15 +40,23 @@ void write_forest(const Comparison& cmp, std::ostream& out) {
             return std::fabs(std::log(*a->speedup())) > std::fabs(std::log(*b->speedup()));
           });
       entries.resize(k_max_chart_rows);
-      std::sort(entries.begin(), entries.end(),
-                [](const Entry* a, const Entry* b) { return a->key < b->key; });
+      std::sort(entries.begin(), entries.end(), [](const Entry* a, const Entry* b) {
+        return svg::natural_less(a->key.benchmark + " " + a->key.metric + " " + a->key.device,
+                                 b->key.benchmark + " " + b->key.metric + " " + b->key.device);
+      });
     }
-    std::vector<svg::IntervalRow> rows;
+    std::vector<std::string> names, suffixes;
     for (const Entry* e : entries) {
+      names.push_back(e->key.benchmark);
+      suffixes.push_back(e->key.metric + " " + e->key.device);
+    }
+    std::vector<std::string> labels = svg::compact_labels(names, suffixes);
+    std::vector<svg::IntervalRow> rows;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      const Entry* e = entries[i];
       bool lower = e->direction == results::Direction::lower;
-      rows.push_back({e->key.benchmark + " " + e->key.metric + " " + e->key.device, *e->speedup(),
-                      lower ? 1.0 / e->ci_high : e->ci_low, lower ? 1.0 / e->ci_low : e->ci_high,
-                      to_string(e->verdict)});
+      rows.push_back({labels[i], *e->speedup(), lower ? 1.0 / e->ci_high : e->ci_low,
+                      lower ? 1.0 / e->ci_low : e->ci_high, to_string(e->verdict)});
     }
     std::string title = suite + ": speed-up per benchmark (>1 is better, 99% interval)";
     if (total > rows.size()) {
@@ -66,6 +76,7 @@ void write_sweeps(const Comparison& cmp, std::ostream& out) {
   };
   std::map<std::string, Sweep> sweeps;
   for (const Entry& e : cmp.entries) {
+    if (!e.primary) continue;
     for (std::size_t i = 0; i < e.params.size(); ++i) {
       if (!e.params[i].number || is_run_control_param(e.params[i].key)) continue;
       std::string rest;
@@ -107,10 +118,15 @@ void render_html(const Comparison& cmp, std::ostream& out) {
       << "<title>gpubench compare " << html_escape(cmp.base_selection) << " vs "
       << html_escape(cmp.candidate_selection) << "</title>\n<style>" << k_html_style
       << "</style>\n</head>\n<body>\n";
-  out << "<h1>gpubench compare</h1>\n<p>base <code>" << html_escape(cmp.base_selection)
-      << "</code> (runs";
+  out << "<h1>gpubench compare</h1>\n";
+  for (const std::string& p : cmp.problems) {
+    out << "<p class=\"problem\"><strong>Problem:</strong> " << html_escape(p) << "</p>\n";
+  }
+  out << "<p>base <code>" << html_escape(cmp.base_selection) << "</code> ("
+      << (cmp.base_runs.size() == 1 ? "run" : "runs");
   for (int64_t id : cmp.base_runs) out << ' ' << id;
-  out << ") → candidate <code>" << html_escape(cmp.candidate_selection) << "</code> (runs";
+  out << ") → candidate <code>" << html_escape(cmp.candidate_selection) << "</code> ("
+      << (cmp.candidate_runs.size() == 1 ? "run" : "runs");
   for (int64_t id : cmp.candidate_runs) out << ' ' << id;
   out << ")</p>\n<p class=\"counts\">";
   for (Verdict v : k_all_verdicts) {
@@ -130,31 +146,36 @@ void render_html(const Comparison& cmp, std::ostream& out) {
   }
   out << "<h2>Suites</h2>\n<table><tr><th>suite</th><th>compared</th>";
   for (Verdict v : k_all_verdicts) out << "<th>" << to_string(v) << "</th>";
-  out << "<th>speed-up (geomean)</th><th>99% interval</th><th>geomean of</th></tr>\n";
+  out << "<th>speed-up (geomean)</th><th>99% interval</th><th>geomean of</th><th>note</th></tr>\n";
   for (const auto& s : cmp.suites) {
     out << "<tr><td>" << html_escape(s.suite) << "</td><td class=\"num\">" << s.compared << "</td>";
     for (Verdict v : k_all_verdicts) out << "<td class=\"num\">" << s.count(v) << "</td>";
     out << "<td class=\"num\">" << (s.geomean_count ? format_ratio(s.geomean) : "—") << "</td><td>"
         << (s.geomean_count ? format_ratio(s.geomean_low) + " – " + format_ratio(s.geomean_high)
                             : "—")
-        << "</td><td class=\"num\">" << s.geomean_count << " entries</td></tr>\n";
+        << "</td><td class=\"num\">" << s.geomean_count << " entries</td><td>" << html_escape(suite_note(s)) << "</td></tr>\n";
   }
-  out << "</table>\n<h2>Change per benchmark</h2>\n";
+  out << "</table>\n<p class=\"note\">Counts, speed-ups and the exit code use each suite's "
+         "primary metrics: one verdict per benchmark. Secondary metrics are in the table, marked, "
+         "not counted.</p>\n<h2>Change per benchmark</h2>\n";
   write_forest(cmp, out);
   out << "<h2>Sweeps</h2>\n";
   write_sweeps(cmp, out);
   out << "<h2>Results</h2>\n<table><tr><th>benchmark</th><th>metric</th><th>device</th>"
          "<th>base</th><th>candidate</th><th>unit</th><th>change</th><th>99% interval</th>"
          "<th>n</th><th>verdict</th><th>why</th></tr>\n";
-  for (const Entry& e : cmp.entries) {
-    out << "<tr class=\"" << to_string(e.verdict) << "\"><td>" << html_escape(e.key.benchmark)
-        << "</td><td>" << html_escape(e.key.metric) << "</td><td>" << e.key.device
+  for (const Entry* ep : entries_in_order(cmp)) {
+    const Entry& e = *ep;
+    out << "<tr class=\"" << (e.primary ? to_string(e.verdict) : "secondary") << "\"><td>"
+        << html_escape(e.key.benchmark) << "</td><td>" << html_escape(e.key.metric)
+        << (e.primary ? "" : " (secondary)") << "</td><td>" << e.key.device
         << "</td><td class=\"num\">" << format_value(e.base.median) << "</td><td class=\"num\">"
         << format_value(e.candidate.median) << "</td><td>" << html_escape(e.unit)
         << "</td><td class=\"num\">" << pct(e.ratio) << "</td><td>"
         << (std::isfinite(e.ci_low) ? "[" + pct(e.ci_low) + ", " + pct(e.ci_high) + "]" : "—")
         << "</td><td class=\"num\">" << e.base.n << '/' << e.candidate.n
-        << "</td><td>" << to_string(e.verdict) << "</td><td>" << html_escape(e.reason)
+        << "</td><td>" << to_string(e.verdict) << "</td><td>"
+        << html_escape(plain_why(e, cmp.options.confidence))
         << "</td></tr>\n";
   }
   out << "</table>\n";

@@ -92,6 +92,7 @@ void render_json(const Comparison& cmp, std::ostream& out) {
   doc["counts"] = counts_json(counts);
   doc["compared"] = cmp.entries.size();
   doc["failing"] = cmp.failing(o.fail_on);
+  doc["problems"] = cmp.problems;  // failed/interrupted runs and failed suites (issue 9)
   nlohmann::json suites = nlohmann::json::array();
   for (const auto& s : cmp.suites) {
     suites.push_back({{"suite", s.suite},
@@ -119,6 +120,7 @@ void render_json(const Comparison& cmp, std::ostream& out) {
          {"metric", e.key.metric},
          {"unit", e.unit},
          {"direction", direction_text(e.direction)},
+         {"primary", e.primary},
          {"device", e.key.device},
          {"base", side_json(e.base)},
          {"candidate", side_json(e.candidate)},
@@ -166,13 +168,21 @@ void render_junit(const Comparison& cmp, std::ostream& out) {
   out << "<testsuites name=\"gpubench compare\" tests=\"" << cmp.entries.size() + cmp.skipped.size()
       << "\" failures=\"" << tally(nullptr, is_failure) << "\" errors=\"" << tally(nullptr, invalid)
       << "\" skipped=\"" << tally(nullptr, is_skipped) + cmp.skipped.size() << "\">\n";
+  if (!cmp.problems.empty()) {  // failed/interrupted runs and failed suites, first (issue 9)
+    out << "  <testsuite name=\"run problems\" tests=\"" << cmp.problems.size() << "\">\n";
+    for (const std::string& p : cmp.problems) {
+      out << "    <testcase classname=\"run\" name=\"" << html_escape(p) << "\"><system-out>"
+          << html_escape(p) << "</system-out></testcase>\n";
+    }
+    out << "  </testsuite>\n";
+  }
   // One <testsuite> per benchmark suite.
   for (const auto& s : cmp.suites) {
     out << "  <testsuite name=\"" << html_escape(s.suite) << "\" tests=\"" << s.compared
         << "\" failures=\"" << tally(&s.suite, is_failure) << "\" errors=\""
         << s.count(Verdict::invalid) << "\" skipped=\"" << tally(&s.suite, is_skipped) << "\">\n";
     for (const Entry& e : cmp.entries) {
-      if (e.key.suite != s.suite) continue;
+      if (e.key.suite != s.suite || !e.primary) continue;
       out << "    <testcase classname=\"" << html_escape(e.key.suite) << "\" name=\""
           << html_escape(e.key.benchmark + " " + e.key.metric + " " + e.key.device) << "\">";
       std::string detail = "base " + format_value(e.base.median) + " " + e.unit + ", candidate " +
@@ -208,6 +218,7 @@ void render_junit(const Comparison& cmp, std::ostream& out) {
 }
 
 void render_csv(const Comparison& cmp, std::ostream& out) {
+  for (const std::string& p : cmp.problems) out << "# problem: " << p << '\n';
   out << "suite,benchmark,metric,unit,direction,device,base_n,base_median,base_cv,candidate_n,"
          "candidate_median,candidate_cv,ratio,ci_low,ci_high,p_value,q_value,df,"
          "delta,history_runs,verdict,fails,reason\n";

@@ -4,9 +4,11 @@
 #include <cmath>
 #include <ostream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "compare/render.hpp"
+#include "compare/svg.hpp"
 #include "util/strings.hpp"
 
 namespace gpubench::compare {
@@ -62,7 +64,7 @@ std::string counts_line(const Comparison& cmp) {
 std::vector<std::string> suite_header() {
   std::vector<std::string> h = {"suite", "compared"};
   for (Verdict v : k_all_verdicts) h.push_back(to_string(v));
-  h.insert(h.end(), {"speed-up", "99% interval", "geomean of"});
+  h.insert(h.end(), {"speed-up", "99% interval", "geomean of", "note"});
   return h;
 }
 std::vector<std::string> suite_cells(const SuiteSummary& s) {
@@ -73,6 +75,7 @@ std::vector<std::string> suite_cells(const SuiteSummary& s) {
                   ? "[" + format_ratio(s.geomean_low) + ", " + format_ratio(s.geomean_high) + "]"
                   : "—");
   c.push_back(std::to_string(s.geomean_count) + " entries");
+  c.push_back(suite_note(s));
   return c;
 }
 
@@ -95,9 +98,91 @@ void print_table(std::ostream& out, const std::vector<std::vector<std::string>>&
   }
 }
 
+std::string pct_abs(double fraction) {
+  return format_significant(std::fabs(fraction) * 100.0, 2) + "%";
+}
+
+// "2.0% worse" / "1.5% better" / "0.3% higher" for a signed change of goodness.
+std::string signed_words(double change, bool known) {
+  if (!known) return pct_abs(change) + (change < 0 ? " lower" : " higher");
+  return pct_abs(change) + (change < 0 ? " worse" : " better");
+}
+
 }  // namespace
 
+std::vector<const Entry*> entries_in_order(const Comparison& cmp) {
+  std::vector<const Entry*> out;
+  for (const Entry& e : cmp.entries) out.push_back(&e);
+  std::stable_sort(out.begin(), out.end(), [](const Entry* a, const Entry* b) {
+    if (a->key.suite != b->key.suite) return a->key.suite < b->key.suite;
+    if (a->key.benchmark != b->key.benchmark) {
+      return svg::natural_less(a->key.benchmark, b->key.benchmark);
+    }
+    if (a->primary != b->primary) return a->primary;
+    return std::tie(a->key.metric, a->key.device) < std::tie(b->key.metric, b->key.device);
+  });
+  return out;
+}
+
+std::string plain_why(const Entry& e, double confidence) {
+  std::string tail = e.primary ? "" : " [secondary metric: shown, not counted]";
+  const bool tested = std::isfinite(e.p_value) && e.ci_low > 0 && e.ci_high > 0 &&
+                      (e.ci_low != e.ci_high || e.base.n >= 3);
+  if (e.verdict == Verdict::invalid || !tested || e.reason == "pending") return e.reason + tail;
+  const bool known = e.direction != results::Direction::unknown;
+  const bool lower = e.direction == results::Direction::lower;
+  // Goodness change: > 0 better. For lower-is-better metrics a ratio of 1.05 is 4.8% worse.
+  double point = lower ? 1.0 / e.ratio - 1.0 : e.ratio - 1.0;
+  double a = lower ? 1.0 / e.ci_high - 1.0 : e.ci_low - 1.0;
+  double b = lower ? 1.0 / e.ci_low - 1.0 : e.ci_high - 1.0;
+  std::string conf = format_significant(confidence * 100.0, 2) + "% confidence";
+  std::string range;
+  if (a < 0 && b > 0) {
+    range = "between " + signed_words(a, known) + " and " + signed_words(b, known);
+  } else {
+    range = "between " + pct_abs(std::min(std::fabs(a), std::fabs(b))) + " and " +
+            pct_abs(std::max(std::fabs(a), std::fabs(b))) +
+            (known ? (a < 0 ? " worse" : " better") : (a < 0 ? " lower" : " higher"));
+  }
+  std::string margin = "margin " + pct_abs(e.delta);
+  std::string text;
+  switch (e.verdict) {
+    case Verdict::regression:
+    case Verdict::improvement:
+    case Verdict::changed:
+      text = signed_words(point, known) + ", " + range + " with " + conf + " (beyond the " +
+             margin + ")";
+      break;
+    case Verdict::unchanged:
+      text = "no change beyond the " + margin + ": " + range + " with " + conf;
+      break;
+    case Verdict::inconclusive:
+      text = signed_words(point, known) + ", but " + range + " with " + conf +
+             ": the interval crosses the " + margin + "; more repetitions or runs would decide it";
+      break;
+    case Verdict::invalid:
+      text = e.reason;
+      break;
+  }
+  return text + tail;
+}
+
+std::string suite_note(const SuiteSummary& s) {
+  if (s.geomean_count == 0) return "";
+  if (s.geomean_high < 1.0 && s.count(Verdict::regression) == 0) {
+    return "slower on average, but no single benchmark beyond its own margin";
+  }
+  if (s.geomean_low > 1.0 && s.count(Verdict::improvement) == 0) {
+    return "faster on average, but no single benchmark beyond its own margin";
+  }
+  if (s.geomean_low <= 1.0 && s.geomean_high >= 1.0 && s.count(Verdict::regression) + s.count(Verdict::improvement) > 0) {
+    return "the average hides changes in both directions or a few large ones";
+  }
+  return "";
+}
+
 void render_text(const Comparison& cmp, std::ostream& out, bool colour) {
+  for (const std::string& p : cmp.problems) out << "PROBLEM " << p << '\n';
   out << "base:      " << cmp.base_selection << " (" << runs_text(cmp.base_runs) << ")\n";
   out << "candidate: " << cmp.candidate_selection << " (" << runs_text(cmp.candidate_runs) << ")\n";
   out << "\nenvironment differences:";
@@ -112,18 +197,22 @@ void render_text(const Comparison& cmp, std::ostream& out, bool colour) {
   std::vector<std::vector<std::string>> suites = {suite_header()};
   for (const auto& s : cmp.suites) suites.push_back(suite_cells(s));
   print_table(out, suites);
+  out << "  (primary metrics only: one verdict per benchmark; secondary metrics are listed below "
+         "but not counted)\n";
 
   out << "\nresults:\n";
   std::vector<std::vector<std::string>> rows = {{"benchmark", "metric", "device", "base",
                                                  "candidate", "unit", "change", "99% interval", "n",
                                                  "verdict", "why"}};
   std::vector<std::string> prefixes = {""};
-  for (const Entry& e : cmp.entries) {
-    rows.push_back({e.key.benchmark, e.key.metric, e.key.device, format_value(e.base.median),
-                    format_value(e.candidate.median), e.unit, change_pct(e.ratio), interval(e),
+  for (const Entry* ep : entries_in_order(cmp)) {
+    const Entry& e = *ep;
+    rows.push_back({e.key.benchmark, e.key.metric + (e.primary ? "" : " (secondary)"), e.key.device,
+                    format_value(e.base.median), format_value(e.candidate.median), e.unit,
+                    change_pct(e.ratio), interval(e),
                     std::to_string(e.base.n) + "/" + std::to_string(e.candidate.n),
-                    to_string(e.verdict), e.reason});
-    prefixes.push_back(colour ? colour_of(e.verdict) : "");
+                    to_string(e.verdict), plain_why(e, cmp.options.confidence)});
+    prefixes.push_back(colour && e.primary ? colour_of(e.verdict) : "");
   }
   print_table(out, rows, prefixes);
   auto list = [&](const char* title, const std::vector<Unmatched>& items) {
@@ -143,6 +232,7 @@ void render_markdown(const Comparison& cmp, std::ostream& out) {
   // No code spans: escapes are literal inside them, and selections come from the user.
   out << "## gpubench compare: " << markdown_escape(cmp.base_selection) << " → "
       << markdown_escape(cmp.candidate_selection) << "\n\n";
+  for (const std::string& p : cmp.problems) out << "**Problem:** " << markdown_escape(p) << "\n\n";
   out << "**" << markdown_escape(counts_line(cmp)) << "**\n\n";
   out << "### Environment differences\n\n";
   if (cmp.env_differences.empty()) {
@@ -168,13 +258,14 @@ void render_markdown(const Comparison& cmp, std::ostream& out) {
   }
   out << "\n### Results\n\n| benchmark | metric | device | base | candidate | change | 99% "
          "interval | verdict | why |\n|---|---|---|---:|---:|---:|---|---|---|\n";
-  for (const Entry& e : cmp.entries) {
+  for (const Entry* ep : entries_in_order(cmp)) {
+    const Entry& e = *ep;
     out << "| " << markdown_escape(e.key.benchmark) << " | " << markdown_escape(e.key.metric)
         << " | " << e.key.device << " | " << format_value(e.base.median) << ' '
         << markdown_escape(e.unit) << " | " << format_value(e.candidate.median) << ' '
         << markdown_escape(e.unit) << " | " << change_pct(e.ratio) << " | " << interval(e) << " | "
-        << (e.verdict == Verdict::regression ? "**regression**" : to_string(e.verdict)) << " | "
-        << markdown_escape(e.reason) << " |\n";
+        << (e.verdict == Verdict::regression && e.primary ? "**regression**" : to_string(e.verdict))
+        << " | " << markdown_escape(plain_why(e, cmp.options.confidence)) << " |\n";
   }
   auto list = [&](const char* title, const std::vector<Unmatched>& items) {
     if (items.empty()) return;

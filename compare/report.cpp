@@ -4,9 +4,11 @@
 #include <cmath>
 #include <map>
 #include <ostream>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
+#include "compare/accept.hpp"
 #include "compare/html_style.hpp"
 #include "compare/stats.hpp"
 #include "compare/svg.hpp"
@@ -52,13 +54,30 @@ std::string title_of(const RunReport& r) {
   return "gpubench report: run " + std::to_string(r.run.run.id) + " (" + r.run.run.uuid + ")";
 }
 
+// One line per suite run: "memory: ok (12.3 s)", "fixture_fail: failed (exit 3): why".
+std::vector<std::pair<std::string, std::string>> suite_lines(const RunReport& r) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const results::SuiteRunInfo& s : r.run.suites) {
+    std::string v = results::to_string(s.status);
+    if (s.term_signal) v += " (signal " + std::to_string(*s.term_signal) + ")";
+    if (!s.term_signal && s.exit_code && *s.exit_code != 0) {
+      v += " (exit " + std::to_string(*s.exit_code) + ")";
+    }
+    v += ", " + format_significant(s.duration_s, 3) + " s";
+    if (s.status != results::SuiteStatus::ok && !s.reason.empty()) v += ": " + s.reason;
+    out.emplace_back(s.suite, v);
+  }
+  return out;
+}
+
 std::vector<std::pair<std::string, std::string>> environment(const RunReport& r) {
   const auto& i = r.run.info;
   std::map<std::string, int> gpus;
   for (const auto& g : i.gpus) gpus[g.name]++;
   std::vector<std::string> g;
   for (const auto& [name, n] : gpus) g.push_back(std::to_string(n) + "x " + name);
-  return {{"started", r.run.run.started_at},
+  return {{"status", results::to_string(r.run.run.status)},
+          {"started", r.run.run.started_at},
           {"host", i.host.hostname + " (" + i.host.cpu_model + ")"},
           {"GPU", g.empty() ? "none" : join(g, ", ")},
           {"driver", i.software.driver_version},
@@ -73,9 +92,19 @@ std::vector<std::pair<std::string, std::string>> environment(const RunReport& r)
 void render_html_report(const RunReport& r, std::ostream& out) {
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"
       << html_escape(title_of(r)) << "</title>\n<style>" << k_html_style
-      << "</style>\n</head>\n<body>\n<h1>" << html_escape(title_of(r)) << "</h1>\n<table>\n";
+      << "</style>\n</head>\n<body>\n<h1>" << html_escape(title_of(r)) << "</h1>\n";
+  for (const std::string& p : r.problems) {
+    out << "<p class=\"problem\"><strong>Problem:</strong> " << html_escape(p) << "</p>\n";
+  }
+  out << "<table>\n";
   for (const auto& [k, v] : environment(r)) {
     out << "<tr><th>" << html_escape(k) << "</th><td>" << html_escape(v) << "</td></tr>\n";
+  }
+  out << "</table>\n<h2>Suites</h2>\n<table>\n<tr><th>suite</th><th>status</th></tr>\n";
+  for (const auto& [k, v] : suite_lines(r)) {
+    bool bad = v.rfind("ok", 0) != 0 && v.rfind("skipped", 0) != 0;
+    out << "<tr" << (bad ? " class=\"invalid\"" : "") << "><td>" << html_escape(k) << "</td><td>"
+        << html_escape(v) << "</td></tr>\n";
   }
   out << "</table>\n<h2>Sweeps</h2>\n";
   // Sweeps: rows differing only in one numeric parameter, >= 3 points.
@@ -123,8 +152,21 @@ void render_html_report(const RunReport& r, std::ostream& out) {
 
 void render_json_report(const RunReport& r, std::ostream& out) {
   nlohmann::json doc;
-  doc["run"] = {
-      {"id", r.run.run.id}, {"uuid", r.run.run.uuid}, {"started_at", r.run.run.started_at}};
+  doc["run"] = {{"id", r.run.run.id},
+                {"uuid", r.run.run.uuid},
+                {"started_at", r.run.run.started_at},
+                {"status", results::to_string(r.run.run.status)}};
+  doc["problems"] = r.problems;
+  nlohmann::json suites = nlohmann::json::array();
+  for (const results::SuiteRunInfo& s : r.run.suites) {
+    suites.push_back(
+        {{"suite", s.suite},
+         {"status", results::to_string(s.status)},
+         {"reason", s.reason},
+         {"exit_code", s.exit_code ? nlohmann::json(*s.exit_code) : nlohmann::json()},
+         {"term_signal", s.term_signal ? nlohmann::json(*s.term_signal) : nlohmann::json()}});
+  }
+  doc["suites"] = suites;
   nlohmann::json env = nlohmann::json::object();
   for (const auto& [k, v] : environment(r)) env[k] = v;
   doc["environment"] = env;
@@ -156,9 +198,11 @@ void render_json_report(const RunReport& r, std::ostream& out) {
 RunReport build_report(const results::RunDetail& run, const std::vector<results::ResultRow>& rows) {
   RunReport report;
   report.run = run;
+  report.problems = run_problems(run);
   std::map<Key, ReportRow> pooled;
   for (const results::ResultRow& row : rows) {
     if (row.metric == "cpu_time") continue;
+    if (row.role == results::MetricRole::parameter) continue;  // describes the case
     Key key{row.suite, row.benchmark, row.metric, device_label(row.device_index)};
     auto [it, fresh] = pooled.try_emplace(key);
     ReportRow& r = it->second;
@@ -181,6 +225,14 @@ RunReport build_report(const results::RunDetail& run, const std::vector<results:
     summarize(r.stats);
     report.rows.push_back(std::move(r));
   }
+  std::stable_sort(
+      report.rows.begin(), report.rows.end(), [](const ReportRow& a, const ReportRow& b) {
+        if (a.key.suite != b.key.suite) return a.key.suite < b.key.suite;
+        if (a.key.benchmark != b.key.benchmark) {
+          return svg::natural_less(a.key.benchmark, b.key.benchmark);
+        }
+        return std::tie(a.key.metric, a.key.device) < std::tie(b.key.metric, b.key.device);
+      });
   return report;
 }
 
@@ -193,6 +245,7 @@ void render_report(const RunReport& r, Format format, std::ostream& out, bool co
       render_json_report(r, out);
       return;
     case Format::csv:
+      for (const std::string& p : r.problems) out << "# problem: " << p << '\n';
       out << "suite,benchmark,metric,unit,direction,device,status,n,median,cv,min,max,message\n";
       for (const ReportRow& row : r.rows) {
         out << csv_field(row.key.suite) << ',' << csv_field(row.key.benchmark) << ','
@@ -205,7 +258,13 @@ void render_report(const RunReport& r, Format format, std::ostream& out, bool co
       return;
     case Format::junit: {
       out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\""
-          << html_escape(title_of(r)) << "\" tests=\"" << r.rows.size() << "\">\n";
+          << html_escape(title_of(r)) << "\" tests=\"" << r.rows.size() + r.problems.size()
+          << "\" failures=\"" << r.problems.size() << "\">\n";
+      for (const std::string& p : r.problems) {
+        out << "  <testcase classname=\"run\" name=\"" << html_escape(p)
+            << "\"><failure message=\"run problem\">" << html_escape(p)
+            << "</failure></testcase>\n";
+      }
       for (const ReportRow& row : r.rows) {
         out << "  <testcase classname=\"" << html_escape(row.key.suite) << "\" name=\""
             << html_escape(row.key.benchmark + " " + row.key.metric + " " + row.key.device)
@@ -221,9 +280,15 @@ void render_report(const RunReport& r, Format format, std::ostream& out, bool co
       return;
     }
     case Format::md:
-      out << "## " << markdown_escape(title_of(r)) << "\n\n| field | value |\n|---|---|\n";
+      out << "## " << markdown_escape(title_of(r)) << "\n\n";
+      for (const std::string& p : r.problems)
+        out << "**Problem:** " << markdown_escape(p) << "\n\n";
+      out << "| field | value |\n|---|---|\n";
       for (const auto& [k, v] : environment(r)) {
         out << "| " << markdown_escape(k) << " | " << markdown_escape(v) << " |\n";
+      }
+      for (const auto& [k, v] : suite_lines(r)) {
+        out << "| suite " << markdown_escape(k) << " | " << markdown_escape(v) << " |\n";
       }
       out << "\n|";
       for (const auto& h : k_header) out << ' ' << h << " |";
@@ -237,8 +302,11 @@ void render_report(const RunReport& r, Format format, std::ostream& out, bool co
       }
       return;
     case Format::text: {
+      for (const std::string& p : r.problems) out << "PROBLEM " << p << '\n';
       out << title_of(r) << '\n';
       for (const auto& [k, v] : environment(r)) out << "  " << k << ": " << v << '\n';
+      out << "  suites:\n";
+      for (const auto& [k, v] : suite_lines(r)) out << "    " << k << ": " << v << '\n';
       std::vector<std::vector<std::string>> rows = {k_header};
       for (const ReportRow& row : r.rows) rows.push_back(cells(row));
       std::vector<std::size_t> width(k_header.size(), 0);

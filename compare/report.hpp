@@ -24,6 +24,7 @@ struct ReportRow {
 
 struct RunReport {
   results::RunDetail run;
+  std::vector<std::string> problems;  // run_problems(run): shown first in every format
   std::vector<ReportRow> rows;  // sorted by key
 };
 

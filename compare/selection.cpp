@@ -53,6 +53,16 @@ std::vector<int64_t> resolve_selection(results::Store& store, const std::string&
   }
   if (starts_with(sel, "baseline:")) return {baseline_run(store, sel.substr(9))};
   results::Database& db = store.database();
+  // "tag:nightly~2": two runs further back than the newest.
+  int64_t offset = 0;
+  if (starts_with(sel, "tag:") || starts_with(sel, "host:") || starts_with(sel, "gpu:")) {
+    std::size_t tilde = sel.rfind('~');
+    if (tilde != std::string::npos && tilde + 1 < sel.size() &&
+        sel.find_first_not_of("0123456789", tilde + 1) == std::string::npos) {
+      offset = std::stoll(sel.substr(tilde + 1));
+      sel.resize(tilde);
+    }
+  }
   std::vector<int64_t> ids;
   std::string what;
   if (starts_with(sel, "tag:")) {
@@ -62,21 +72,23 @@ std::vector<int64_t> resolve_selection(results::Store& store, const std::string&
         eq == std::string::npos
             ? "SELECT DISTINCT r.id, r.started_at FROM runs r JOIN run_tags t ON t.run_id = r.id "
               "WHERE r.status = 'complete' AND t.key = ?1 ORDER BY r.started_at DESC, r.id DESC "
-              "LIMIT ?2"
+              "LIMIT ?2 OFFSET ?4"
             : "SELECT DISTINCT r.id, r.started_at FROM runs r JOIN run_tags t ON t.run_id = r.id "
               "WHERE r.status = 'complete' AND t.key = ?1 AND t.value = ?3 "
-              "ORDER BY r.started_at DESC, r.id DESC LIMIT ?2");
+              "ORDER BY r.started_at DESC, r.id DESC LIMIT ?2 OFFSET ?4");
     st.bind(1, kv.substr(0, eq));
     st.bind(2, static_cast<int64_t>(last));
     if (eq != std::string::npos) st.bind(3, kv.substr(eq + 1));
+    st.bind(4, offset);
     ids = ids_of(st);
     what = "complete run tagged " + kv;
   } else if (starts_with(sel, "host:")) {
     Statement st = db.prepare(
         "SELECT r.id FROM runs r JOIN hosts h ON h.id = r.host_id WHERE r.status = 'complete' "
-        "AND h.hostname = ?1 ORDER BY r.started_at DESC, r.id DESC LIMIT ?2");
+        "AND h.hostname = ?1 ORDER BY r.started_at DESC, r.id DESC LIMIT ?2 OFFSET ?4");
     st.bind(1, sel.substr(5));
     st.bind(2, static_cast<int64_t>(last));
+    st.bind(4, offset);
     ids = ids_of(st);
     what = "complete run on host " + sel.substr(5);
   } else if (starts_with(sel, "gpu:")) {
@@ -84,17 +96,22 @@ std::vector<int64_t> resolve_selection(results::Store& store, const std::string&
     Statement st = db.prepare(
         "SELECT DISTINCT r.id, r.started_at FROM runs r JOIN run_gpus rg ON rg.run_id = r.id "
         "JOIN gpu_devices g ON g.id = rg.gpu_device_id WHERE r.status = 'complete' AND "
-        "instr(lower(g.name), lower(?1)) > 0 ORDER BY r.started_at DESC, r.id DESC LIMIT ?2");
+        "instr(lower(g.name), lower(?1)) > 0 ORDER BY r.started_at DESC, r.id DESC LIMIT ?2 OFFSET "
+        "?4");
     st.bind(1, sel.substr(4));
     st.bind(2, static_cast<int64_t>(last));
+    st.bind(4, offset);
     ids = ids_of(st);
     what = "complete run with a GPU matching '" + sel.substr(4) + "'";
   } else {
     return {store.resolve_run(sel)};
   }
   if (ids.empty()) {
-    throw bad_input("selection '" + sel + "' matches no run", "there is no " + what,
-                    "list runs with `gpubench runs`");
+    throw bad_input(
+        "selection '" + selection + "' matches no run",
+        "there is no " + what +
+            (offset > 0 ? " " + std::to_string(offset) + " run(s) before the newest" : ""),
+        "list runs with `gpubench runs`");
   }
   return ids;
 }
@@ -109,6 +126,26 @@ Side load_side(results::Store& store, const std::string& selection, int last) {
                         std::make_move_iterator(rows.end()));
   }
   return side;
+}
+
+void check_disjoint(const Side& base, const Side& candidate) {
+  std::vector<std::string> shared;
+  for (const results::RunDetail& b : base.runs) {
+    for (const results::RunDetail& c : candidate.runs) {
+      if (b.run.id == c.run.id) shared.push_back(std::to_string(b.run.id));
+    }
+  }
+  if (shared.empty()) return;
+  auto ids = [](const Side& side) {
+    std::vector<std::string> out;
+    for (const results::RunDetail& r : side.runs) out.push_back(std::to_string(r.run.id));
+    return join(out, ",");
+  };
+  throw bad_input("base '" + base.selection + "' (runs " + ids(base) + ") and candidate '" +
+                      candidate.selection + "' (runs " + ids(candidate) + ") share run(s) " +
+                      join(shared, ","),
+                  "a run compared with itself says nothing",
+                  "pick another run, e.g. latest~1 latest or tag:K=V~1 tag:K=V, or lower --last");
 }
 
 int64_t set_baseline(results::Store& store, const std::string& name, int64_t run_id,

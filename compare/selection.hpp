@@ -6,6 +6,8 @@
 //   tag:KEY=VALUE | tag:KEY                       the newest N complete runs with that tag
 //   host:NAME                                     the newest N complete runs on that host
 //   gpu:SUBSTRING                                 the newest N complete runs with such a GPU
+//   tag:KEY=VALUE~K, host:NAME~K, gpu:SUBSTRING~K  the same, K runs further back (tag:nightly~1
+//                                                 is the previous nightly run)
 // N is --last (default 1). Unknown ids, unknown baselines and empty selections throw
 // Error(bad_input) naming the selection and how to list what exists.
 #pragma once
@@ -23,6 +25,11 @@ std::vector<int64_t> resolve_selection(results::Store& store, const std::string&
                                        int last = 1);
 // Resolves and loads runs (environment + results) into a comparison side.
 Side load_side(results::Store& store, const std::string& selection, int last = 1);
+
+// Throws Error(bad_input) naming the runs when the two sides share a run: comparing a run with
+// itself (compare latest latest, tag:x tag:x) or pooling the candidate into the base (--last)
+// says nothing.
+void check_disjoint(const Side& base, const Side& candidate);
 
 struct BaselineRow {
   std::string name;

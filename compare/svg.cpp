@@ -16,6 +16,12 @@ std::string fixed(double v) {
   return buf;
 }
 
+// Characters, not bytes: a UTF-8 continuation byte does not take room.
+std::size_t utf8_length(const std::string& s) {
+  return static_cast<std::size_t>(std::count_if(
+      s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
 std::string tick_text(double v) {
   double a = std::fabs(v);
   if (a >= 1e9) return format_significant(v / 1e9, 3) + "G";
@@ -28,7 +34,9 @@ std::string tick_text(double v) {
 
 void line_chart(std::ostream& out, const std::string& title, const std::string& x_label,
                 const std::string& y_label, const std::vector<Series>& series) {
-  constexpr double k_w = 640, k_h = 300, k_left = 70, k_right = 20, k_top = 30, k_bottom = 50;
+  constexpr double k_h = 300, k_left = 70, k_right = 20, k_top = 30, k_bottom = 50;
+  // Wide enough for the title (bold 13px, ~8 px a character): titles are never cut.
+  const double k_w = std::max(640.0, k_left + 8.0 * static_cast<double>(utf8_length(title)) + 10);
   double x_min = INFINITY, x_max = -INFINITY, y_max = 0;
   for (const auto& s : series) {
     for (auto [x, y] : s.points) {
@@ -108,7 +116,12 @@ void line_chart(std::ostream& out, const std::string& title, const std::string& 
 
 void interval_chart(std::ostream& out, const std::string& title,
                     const std::vector<IntervalRow>& rows) {
-  constexpr double k_label_w = 360, k_plot_w = 420, k_row_h = 16, k_top = 34;
+  // Labels in monospace at 11px: ~6.9 px a character measured in Chromium (DejaVu Sans Mono);
+  // 7.2 leaves room, so the column always fits the longest label.
+  constexpr double k_char_w = 7.2, k_plot_w = 420, k_row_h = 16, k_top = 34;
+  std::size_t longest = 0;
+  for (const auto& r : rows) longest = std::max(longest, utf8_length(r.label));
+  const double k_label_w = std::max(120.0, 16.0 + k_char_w * static_cast<double>(longest));
   double lo = 0.9, hi = 1.1;  // at least +-10% so small changes do not fill the axis
   for (const auto& r : rows) {
     if (r.low > 0 && std::isfinite(r.low)) lo = std::min(lo, r.low);
@@ -122,7 +135,8 @@ void interval_chart(std::ostream& out, const std::string& title,
     return k_label_w + (std::log(c) - llo) / (lhi - llo) * k_plot_w;
   };
   double height = k_top + k_row_h * static_cast<double>(rows.size()) + 30;
-  double width = k_label_w + k_plot_w + 20;
+  double width =
+      std::max(k_label_w + k_plot_w + 30, 8.0 * static_cast<double>(utf8_length(title)) + 10);
   out << "<svg class=\"chart\" width=\"" << width << "\" height=\"" << height << "\" viewBox=\"0 0 "
       << width << ' ' << height << "\" role=\"img\"><title>" << html_escape(title) << "</title>\n";
   out << "<text x=\"4\" y=\"16\" class=\"ct\">" << html_escape(title) << "</text>\n";
@@ -137,13 +151,10 @@ void interval_chart(std::ostream& out, const std::string& title,
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto& r = rows[i];
     double y = k_top + k_row_h * static_cast<double>(i) + k_row_h / 2;
-    std::string label = r.label.size() > 58
-                            ? r.label.substr(0, 27) + "…" + r.label.substr(r.label.size() - 28)
-                            : r.label;
     out << "<g class=\"" << r.css_class << "\"><title>" << html_escape(r.label) << ": "
         << format_ratio(r.value) << "× [" << format_ratio(r.low) << ", " << format_ratio(r.high)
-        << "]</title><text x=\"" << k_label_w - 6 << "\" y=\"" << fixed(y + 4)
-        << "\" text-anchor=\"end\" class=\"tick\">" << html_escape(label) << "</text>"
+        << "]</title><text x=\"" << k_label_w - 8 << "\" y=\"" << fixed(y + 4)
+        << "\" text-anchor=\"end\" class=\"lab\">" << html_escape(r.label) << "</text>"
         << "<line x1=\"" << fixed(tx(r.low)) << "\" y1=\"" << fixed(y) << "\" x2=\""
         << fixed(tx(r.high)) << "\" y2=\"" << fixed(y) << "\" class=\"ci\"/>"
         << "<circle cx=\"" << fixed(tx(r.value)) << "\" cy=\"" << fixed(y)

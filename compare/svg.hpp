@@ -27,7 +27,24 @@ struct IntervalRow {
 };
 
 // A forest plot: one row per benchmark, point + interval on a log axis, reference line at 1.
+// The label column is as wide as the longest label (monospace), so no label is ever cut.
 void interval_chart(std::ostream& out, const std::string& title,
                     const std::vector<IntervalRow>& rows);
+
+// Short labels that still tell rows apart (issue 9): for each row a benchmark name and a suffix
+// (metric, device). Google Benchmark's run-control parts (iterations:N, manual_time, ...) are
+// dropped, leading path segments and suffixes common to every row are removed, and large numbers
+// are shortened (bytes:67108864 -> bytes:64Mi, 1000000 -> 1M) unless that would make two labels
+// equal. The result has one label per row, every label unique (a row whose cleaned name equals
+// another keeps its full name).
+std::vector<std::string> compact_labels(const std::vector<std::string>& benchmarks,
+                                        const std::vector<std::string>& suffixes);
+
+// Shortens one number for people: 67108864 -> "64Mi" (powers of two from 1024), 250000 -> "250k",
+// 1000000 -> "1M"; other values as written.
+std::string short_number(const std::string& text);
+
+// Orders names with digit runs compared as numbers ("bytes:250000" before "bytes:1000000").
+bool natural_less(const std::string& a, const std::string& b);
 
 }  // namespace gpubench::compare::svg

@@ -1,5 +1,6 @@
-// gpubench accept RUN --against baseline:NAME|RUN | --spec FILE [--tolerance 5%]: per GPU and
-// benchmark acceptance plus a sibling-outlier check. Exit 1 when anything fails, 2 on bad input.
+// gpubench accept RUN --against baseline:NAME|RUN | --spec FILE [--tolerance 5%] [--strict]
+// [--allow-failed]: per GPU and benchmark acceptance (PASS / MARGINAL / FAIL, compare/accept.hpp)
+// plus a sibling-outlier check. Exit 1 when anything fails, 2 on bad input.
 #include <CLI/CLI.hpp>
 #include <memory>
 #include <sstream>
@@ -22,6 +23,8 @@ struct AcceptArgs {
   std::string tolerance = "5%";
   std::string format = "text";
   std::string output;
+  bool strict = false;
+  bool allow_failed = false;
 };
 
 void do_accept(const AcceptArgs& args, Context& ctx) {
@@ -47,11 +50,13 @@ void do_accept(const AcceptArgs& args, Context& ctx) {
   compare::Side run = compare::load_side(store, args.run);
   compare::AcceptOptions options;
   options.tolerance = *tolerance;
+  options.strict = args.strict;
+  options.allow_failed = args.allow_failed;
   compare::AcceptResult result =
       args.spec.empty()
           ? compare::accept_against_reference(run, compare::load_side(store, args.against), options)
           : compare::accept_against_spec(run, spec, args.spec, options);
-  if (result.checks.empty() && result.outliers.empty()) {
+  if (result.checks.empty() && result.outliers.empty() && result.problems.empty()) {
     throw bad_input("nothing to accept in '" + args.run + "'",
                     "no benchmark of the run is in the reference or matches the spec",
                     "check the run with `gpubench show " + args.run + "`");
@@ -78,13 +83,28 @@ void add_accept_command(CLI::App& app, Context& ctx) {
   cmd->add_option("run", args->run, "run id, latest, latest~N, or UUID (prefix)")->required();
   cmd->add_option("--against", args->against, "reference: baseline:NAME or a run");
   cmd->add_option("--spec", args->spec,
-                  "spec file: '<glob> <metric> >=|<= <value> <unit>' or '... >= <pct>% of <peak> "
-                  "<unit>' per line");
+                  "spec file: '<glob> <metric> >=|<= <value> <unit>', '... >= <pct>% of <peak> "
+                  "<unit>' or '... >= <pct>% of peak' per line (example below)");
   cmd->add_option("--tolerance", args->tolerance,
                   "how far below the reference still passes (interval bound)")
       ->capture_default_str();
+  cmd->add_flag("--strict", args->strict,
+                "MARGINAL checks (interval straddles the requirement) fail too");
+  cmd->add_flag("--allow-failed", args->allow_failed,
+                "accept a failed, interrupted or running run, or one with a failed suite, on its "
+                "measured results");
   cmd->add_option("--format", args->format, "text, json or junit")->capture_default_str();
   cmd->add_option("-o,--output", args->output, "file to write (default: stdout)");
+  cmd->footer(
+      std::string("\nEach check is PASS when the candidate's 99% interval lies wholly at or above "
+                  "the requirement\n((1 - tolerance) x the reference median, or the spec bound), "
+                  "FAIL when it lies wholly below,\nMARGINAL otherwise (the output says how many "
+                  "repetitions would decide it). A run accepted\nagainst itself passes. Against "
+                  "a run, each benchmark's primary metric(s) are checked.\n\nExample spec "
+                  "file:\n") +
+      compare::k_spec_example +
+      "\nExamples:\n  gpubench accept latest --against baseline:golden\n"
+      "  gpubench accept latest --spec acceptance.spec --format junit -o accept.xml\n");
   cmd->callback([args, &ctx] { do_accept(*args, ctx); });
 }
 

@@ -69,6 +69,7 @@ void do_compare(const CompareArgs& args, Context& ctx) {
   results::Store store = open_store(ctx, results::OpenMode::read_only);
   compare::Side base = compare::load_side(store, args.base, args.last);
   compare::Side candidate = compare::load_side(store, args.candidate, args.last);
+  compare::check_disjoint(base, candidate);
   compare::Options options;
   options.threshold = *threshold;
   options.alpha = args.alpha;

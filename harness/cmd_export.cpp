@@ -1,7 +1,9 @@
 // gpubench export RUN --format json|csv|openmetrics [--against BASELINE] [-o FILE]: a run for
-// other tools (written atomically).
+// other tools (written atomically). The JSON form is lossless enough for `gpubench import` on
+// another machine (results/exchange.hpp).
 #include <CLI/CLI.hpp>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "harness/cli_common.hpp"
@@ -14,6 +16,29 @@
 namespace gpubench::cli {
 
 namespace {
+
+template <typename T>
+nlohmann::json opt(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json();
+}
+
+nlohmann::json telemetry_json(const results::TelemetrySample& t, int64_t suite_run) {
+  return {{"suite_run", suite_run},
+          {"device_index", t.device_index},
+          {"t_s", t.t_s},
+          {"sm_clock_mhz", opt(t.sm_clock_mhz)},
+          {"mem_clock_mhz", opt(t.mem_clock_mhz)},
+          {"temperature_c", opt(t.temperature_c)},
+          {"power_w", opt(t.power_w)},
+          {"util_gpu_pct", opt(t.util_gpu_pct)},
+          {"util_mem_pct", opt(t.util_mem_pct)},
+          {"throttle_reasons", opt(t.throttle_reasons)},
+          {"ecc_sbe", opt(t.ecc_sbe)},
+          {"ecc_dbe", opt(t.ecc_dbe)},
+          {"retired_pages", opt(t.retired_pages)},
+          {"pcie_replay_counter", opt(t.pcie_replay_counter)}};
+}
+
 struct ExportArgs {
   std::string run;
   std::string format = "json";
@@ -31,10 +56,23 @@ void do_export(const ExportArgs& args, Context& ctx) {
   const int64_t id = store.resolve_run(args.run);
   const results::RunDetail detail = store.get_run(id);
   const std::vector<results::ResultRow> rows = store.get_results(id);
-  const std::string text = args.format == "openmetrics"
-                               ? openmetrics_export(store, id, args.against)
-                           : args.format == "json" ? run_to_json(detail, rows).dump(2) + "\n"
-                                                   : run_to_csv(detail, rows);
+  std::string text;
+  if (args.format == "openmetrics") {
+    text = openmetrics_export(store, id, args.against);
+  } else if (args.format == "json") {
+    // Everything `gpubench import` needs to rebuild the run elsewhere: telemetry per suite run.
+    nlohmann::json doc = run_to_json(detail, rows);
+    nlohmann::json telemetry = nlohmann::json::array();
+    for (int64_t sr : detail.suite_run_ids) {
+      for (const results::TelemetrySample& t : store.get_telemetry(id, sr)) {
+        telemetry.push_back(telemetry_json(t, sr));
+      }
+    }
+    doc["telemetry"] = telemetry;
+    text = doc.dump(2) + "\n";
+  } else {
+    text = run_to_csv(detail, rows);
+  }
   if (args.output.empty() || args.output == "-") {
     *ctx.out << text;
   } else {

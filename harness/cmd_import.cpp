@@ -1,14 +1,21 @@
-// gpubench import FILE.json: a Google Benchmark JSON file (from any binary) becomes a run.
-// The file is checked completely before the database is opened, so bad input changes nothing.
+// gpubench import FILE: one of
+//   - another gpubench database (.db): its runs this database lacks are merged in;
+//   - a run exported with `gpubench export RUN --format json`;
+//   - a Google Benchmark JSON file (from any binary) becomes a new run; a file written by a
+//     gpubench suite fills the run's GPU and version facts from its gpubench.* context.
+// The first two are idempotent by run UUID (results/exchange.hpp). The file is checked before
+// the database is written, so bad input changes nothing.
 #include <CLI/CLI.hpp>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "harness/cli_common.hpp"
 #include "harness/command.hpp"
+#include "results/exchange.hpp"
 #include "results/ingest.hpp"
 #include "util/clock.hpp"
 #include "util/error.hpp"
@@ -52,7 +59,55 @@ std::string date_to_utc(const std::string& date) {
   return buf;
 }
 
+// GPU and version facts a gpubench suite wrote into its context ("gpubench.devices" is a JSON
+// array, or a string holding one: index, uuid, name, pci_bus_id, cc, sm_count, memory_bytes).
+void facts_from_context(const nlohmann::json& c, results::RunInfo& info) {
+  if (c.contains("gpubench.version") && c["gpubench.version"].is_string()) {
+    info.software.gpubench_version = c["gpubench.version"].get<std::string>();
+  }
+  auto it = c.find("gpubench.devices");
+  if (it == c.end()) return;
+  nlohmann::json devices = *it;
+  if (devices.is_string())
+    devices = nlohmann::json::parse(devices.get<std::string>(), nullptr, false);
+  if (!devices.is_array()) return;
+  for (const nlohmann::json& d : devices) {
+    if (!d.is_object()) continue;
+    results::GpuInfo g;
+    g.index = d.value("index", static_cast<int>(info.gpus.size()));
+    g.uuid = d.value("uuid", std::string(results::k_unknown));
+    g.name = d.value("name", std::string(results::k_unknown));
+    g.pci_bus_id = d.value("pci_bus_id", std::string(results::k_unknown));
+    g.compute_capability = d.value("cc", std::string(results::k_unknown));
+    if (d.contains("sm_count") && d["sm_count"].is_number_integer()) {
+      g.sm_count = d["sm_count"].get<int>();
+    }
+    if (d.contains("memory_bytes") && d["memory_bytes"].is_number_integer()) {
+      g.memory_bytes = d["memory_bytes"].get<int64_t>();
+    }
+    info.gpus.push_back(g);
+  }
+}
+
+bool is_sqlite_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char header[16] = {};
+  in.read(header, sizeof header);
+  return in.gcount() == 16 && std::string(header, 15) == "SQLite format 3";
+}
+
+void print_summary(const std::string& file, const results::MergeSummary& sum, Context& ctx) {
+  *ctx.out << "imported " << file << ": " << sum.added.size() << " run(s) added, "
+           << sum.skipped.size() << " already present (same UUID), " << sum.samples << " samples\n";
+  for (const std::string& uuid : sum.added) *ctx.out << "  added " << uuid << '\n';
+}
+
 void do_import(const ImportArgs& args, Context& ctx) {
+  if (is_sqlite_file(args.file)) {
+    results::Store store = open_store(ctx, results::OpenMode::read_write_create);
+    print_summary(args.file, results::merge_database(store, args.file), ctx);
+    return;
+  }
   const std::string text = read_file(args.file);  // Error(bad_input) naming path and cause
   nlohmann::json doc;
   try {
@@ -63,6 +118,11 @@ void do_import(const ImportArgs& args, Context& ctx) {
         "it is not valid JSON (" + std::to_string(text.size()) + " bytes; " + e.what() + ")",
         "pass a complete file written with --benchmark_out=FILE "
         "--benchmark_out_format=json; the database was not changed");
+  }
+  if (results::is_run_export(doc)) {
+    results::Store store = open_store(ctx, results::OpenMode::read_write_create);
+    print_summary(args.file, results::import_run_json(store, doc, args.file), ctx);
+    return;
   }
   if (!doc.is_object() || !doc.contains("benchmarks") || !doc["benchmarks"].is_array()) {
     std::string found = doc.is_object()  ? "an object without a \"benchmarks\" array"
@@ -75,9 +135,11 @@ void do_import(const ImportArgs& args, Context& ctx) {
       if (!keys.empty()) found += " (keys: " + join(keys, ", ") + ")";
     }
     throw bad_input("cannot import '" + args.file + "'",
-                    "it is not Google Benchmark output: found " + found,
-                    "pass a file written with --benchmark_out_format=json; the database was not "
-                    "changed");
+                    "it is not Google Benchmark output, nor a `gpubench export --format json` run "
+                    "or a gpubench database: found " +
+                        found,
+                    "pass a file written with --benchmark_out_format=json, `gpubench export` or "
+                    "`gpubench run`; the database was not changed");
   }
   results::RunInfo info;
   for (const auto& t : args.tags) info.tags.push_back(parse_tag(t));
@@ -102,6 +164,7 @@ void do_import(const ImportArgs& args, Context& ctx) {
     if (suite.empty() && c.contains("gpubench.suite") && c["gpubench.suite"].is_string()) {
       suite = c["gpubench.suite"].get<std::string>();
     }
+    facts_from_context(c, info);
   }
   if (suite.empty()) suite = "imported";
 
@@ -138,8 +201,13 @@ void do_import(const ImportArgs& args, Context& ctx) {
 
 void add_import_command(CLI::App& app, Context& ctx) {
   auto args = std::make_shared<ImportArgs>();
-  CLI::App* cmd = app.add_subcommand("import", "store a Google Benchmark JSON file as a run");
-  cmd->add_option("file", args->file, "Google Benchmark JSON (--benchmark_out_format=json)")
+  CLI::App* cmd = app.add_subcommand(
+      "import",
+      "merge another gpubench database, import an exported run, or store a Google Benchmark JSON "
+      "file as a run");
+  cmd->add_option("file", args->file,
+                  "another gpubench .db, a `gpubench export --format json` file, or Google "
+                  "Benchmark JSON (--benchmark_out_format=json)")
       ->required();
   cmd->add_option("--suite", args->suite,
                   "suite name for benchmarks without a suite prefix (default: the file's "

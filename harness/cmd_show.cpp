@@ -1,9 +1,12 @@
 // gpubench show RUN: a run's environment, suites and results (median and spread per metric).
 #include <CLI/CLI.hpp>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <ostream>
+#include <set>
 
+#include "compare/accept.hpp"
 #include "harness/cli_common.hpp"
 #include "harness/command.hpp"
 #include "harness/p2p_matrix.hpp"
@@ -179,9 +182,12 @@ void do_show(const ShowArgs& args, Context& ctx) {
                      {"reason", v.reason}});
     }
     j["invalid_samples"] = inv;
+    j["problems"] = compare::run_problems(detail);
     out << j.dump(2) << '\n';
     return;
   }
+  // A failed, interrupted or running run, or a failed suite, comes first (issue 9).
+  for (const std::string& p : compare::run_problems(detail)) out << "PROBLEM " << p << '\n';
   print_environment(out, detail);
   out << '\n';
   std::vector<std::vector<std::string>> suite_rows;
@@ -228,7 +234,14 @@ void do_show(const ShowArgs& args, Context& ctx) {
     return std::string(t ? "T" : "");
   };
   std::vector<std::vector<std::string>> result_rows;
+  // Identical skips are one line each ("83 cases skipped: no NVIDIA driver ..."), not 83 rows.
+  std::map<std::string, std::vector<const results::ResultRow*>> skips;
   for (const auto& r : rows) {
+    if (r.status == results::BenchmarkStatus::skipped) {
+      std::string why = r.message.rfind("skipped: ", 0) == 0 ? r.message.substr(9) : r.message;
+      skips[why].push_back(&r);
+      continue;
+    }
     if (r.status != results::BenchmarkStatus::ok) {
       result_rows.push_back({r.benchmark, r.metric, r.unit, "", "", "", "", "0", t_mark(r),
                              std::string(results::to_string(r.status)) + ": " + r.message});
@@ -255,9 +268,9 @@ void do_show(const ShowArgs& args, Context& ctx) {
                            st.n >= 2 ? format_significant(st.cv * 100, 2) : "-",
                            std::to_string(st.n), t_mark(r), mark});
   }
-  if (result_rows.empty()) {
+  if (result_rows.empty() && skips.empty()) {
     out << "no results stored for this run\n";
-  } else {
+  } else if (!result_rows.empty()) {
     print_table(out,
                 {"benchmark", "metric", "unit", "median", "min", "max", "cv%", "n", "T", "note"},
                 result_rows);
@@ -266,6 +279,13 @@ void do_show(const ShowArgs& args, Context& ctx) {
              "for host results) while its suite ran.\n   Telemetry is matched per suite run, not "
              "per benchmark: this result itself may or may not have run throttled.\n";
     }
+  }
+  for (const auto& [why, list] : skips) {
+    std::set<std::string> names;
+    for (const results::ResultRow* r : list) names.insert(r->benchmark);
+    out << (result_rows.empty() ? "" : "\n") << names.size()
+        << (names.size() == 1 ? " case" : " cases") << " skipped: " << why << " (e.g. "
+        << *names.begin() << ")\n";
   }
   harness::print_p2p_matrices(out, harness::build_p2p_matrices(rows));
 }

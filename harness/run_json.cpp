@@ -95,6 +95,7 @@ nlohmann::json run_to_json(const results::RunDetail& detail,
     const auto& sr = detail.suites[i];
     suites.push_back({{"id", i < detail.suite_run_ids.size() ? detail.suite_run_ids[i] : 0},
                       {"suite", sr.suite},
+                      {"executable", sr.executable},
                       {"status", results::to_string(sr.status)},
                       {"reason", sr.reason},
                       {"exit_code", opt(sr.exit_code)},
@@ -115,6 +116,8 @@ nlohmann::json run_to_json(const results::RunDetail& detail,
       params[p.key] = p.number ? nlohmann::json(*p.number) : nlohmann::json(p.text);
     }
     nlohmann::json item = {{"suite", row.suite},
+                           {"suite_run", row.suite_run_id},
+                           {"role", results::to_string(row.role)},
                            {"benchmark", row.benchmark},
                            {"case", row.case_name},
                            {"params", params},

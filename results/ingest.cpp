@@ -15,6 +15,7 @@
 
 #include "results/ingest_gpu.hpp"
 #include "results/ingest.hpp"
+#include "results/metric_roles.hpp"
 #include "results/sqlite.hpp"
 #include "results/store.hpp"
 #include "results/store_detail.hpp"
@@ -411,6 +412,7 @@ IngestSummary detail::ingest_document(Database& db, int64_t suite_run_id, const 
     Statement st = db.prepare("UPDATE suite_runs SET context = ?1 WHERE id = ?2");
     st.bind(1, context.dump()).bind(2, suite_run_id).run();
   }
+  record_metric_roles(db, suite_run_id, context);
 
   std::unordered_map<int64_t, Outcome> outcomes;
   std::vector<int64_t> order;  // benchmark ids in order of first appearance

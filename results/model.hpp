@@ -184,6 +184,12 @@ enum class Direction { higher, lower, unknown };
 const char* to_string(Direction direction);
 std::optional<Direction> direction_from_string(const std::string& text);
 
+// What a metric is for in its suite (results/metric_roles.hpp). unknown: the suite declared no
+// roles; such a metric counts like a primary one.
+enum class MetricRole { primary, secondary, parameter, unknown };
+const char* to_string(MetricRole role);
+std::optional<MetricRole> metric_role_from_string(const std::string& text);
+
 // Outcome of one benchmark in one suite run (Google Benchmark's error/skip are data).
 enum class BenchmarkStatus { ok, skipped, error };
 const char* to_string(BenchmarkStatus status);

@@ -104,7 +104,15 @@ WHERE gpu_device_id IS NULL AND device_index IS NOT NULL
 
 // Exchange and metric roles: lossless import/merge, primary metrics, parameters (issue 9).
 void v2_exchange(Database& db) {
-  (void)db;
+  // Role of each metric in one suite run, as the suite declared it in gpubench.metrics.
+  db.exec(R"sql(
+CREATE TABLE suite_run_metric_roles (
+  suite_run_id INTEGER NOT NULL REFERENCES suite_runs(id) ON DELETE CASCADE,
+  metric       TEXT NOT NULL,  -- metrics.name
+  role         TEXT NOT NULL CHECK (role IN ('primary', 'secondary', 'parameter')),
+  PRIMARY KEY (suite_run_id, metric)
+);
+)sql");
 }
 
 // Statistics: what compare and history read (issue 8).

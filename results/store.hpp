@@ -100,6 +100,7 @@ struct ResultRow {
   std::string metric;
   std::string unit;
   Direction direction = Direction::unknown;
+  MetricRole role = MetricRole::unknown;  // from the suite's declaration (metric_roles.hpp)
   // The CUDA ordinal the suite named (`device:N`), as the suite saw it: under the suite's
   // CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER. Not an NVML index (GpuInfo::nvml_index): the
   // GPU is `gpu_uuid`, mapped at ingest through the suite's gpubench.devices.

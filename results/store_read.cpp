@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "results/liveness.hpp"
+#include "results/metric_roles.hpp"
 #include "results/sqlite.hpp"
 #include "results/store.hpp"
 #include "results/store_detail.hpp"
@@ -529,6 +530,7 @@ GROUP BY t.suite_run_id, t.device_index)sql");
     }
     if (flag) r.telemetry_throttled = *flag != 0;
   }
+  attach_metric_roles(db, out);
   return out;
 }
 

@@ -100,10 +100,14 @@ int main(int argc, char** argv) {
       "Steady single-threaded CPU workload (dependent integer and floating-point chains) whose "
       "amount is scaled by GPUBENCH_CALIBRATION_SCALE, for checking compare against a known effect";
   info.metrics = {
+      {"calls_per_s", "calls/s", Direction::higher, "Calls of the workload completed per second"},
       {"ms_per_call", "ms", Direction::lower,
        "CPU time of one call of the workload (thread CPU clock; equals wall time when the CPU "
-       "is not shared)"},
-      {"calls_per_s", "calls/s", Direction::higher, "Calls of the workload completed per second"},
+       "is not shared)",
+       Role::secondary},
+      {"work_units", "units", Direction::higher,
+       "Work units per call after scaling: describes the case, not a measurement",
+       Role::parameter},
   };
   info.availability = [scale_error] {
     Availability avail;

@@ -36,10 +36,16 @@ namespace {
 nlohmann::json metrics_array(const std::vector<MetricSpec>& metrics) {
   nlohmann::json arr = nlohmann::json::array();
   for (const auto& m : metrics) {
+    const char* role = m.role == Role::primary     ? "primary"
+                       : m.role == Role::secondary ? "secondary"
+                                                   : "parameter";
     arr.push_back({{"name", m.name},
                    {"unit", m.unit},
-                   {"direction", m.direction == Direction::higher ? "higher" : "lower"},
-                   {"description", m.description}});
+                   {"direction", m.role == Role::parameter       ? "unknown"
+                                 : m.direction == Direction::higher ? "higher"
+                                                                    : "lower"},
+                   {"description", m.description},
+                   {"role", role}});
   }
   return arr;
 }

@@ -19,12 +19,19 @@ namespace gpubench::suite {
 
 enum class Direction { higher, lower };
 
+// What a metric is for (results/metric_roles.hpp): the primary metric(s) give a benchmark its one
+// verdict (counted, gated on); secondary ones are shown, not counted; a parameter describes the
+// case (e.g. work_units) and is never compared or charted. real_time and cpu_time become
+// secondary when a suite declares a primary metric.
+enum class Role { primary, secondary, parameter };
+
 // A metric a suite reports as a Google Benchmark user counter of the same name.
 struct MetricSpec {
   std::string name;  // counter name, e.g. "GB_per_s"
   std::string unit;  // e.g. "GB/s" (decimal), "TFLOP/s", "us", "%"
   Direction direction = Direction::higher;
   std::string description;
+  Role role = Role::primary;
 };
 
 // Whether the suite (or part of it) can run on this machine, and why not.

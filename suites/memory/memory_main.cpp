@@ -41,7 +41,8 @@ int main(int argc, char** argv) {
        "memcpy move 2 arrays per pass, add and triad 3; write-allocate traffic is not counted"},
       {"pct_of_peak", "%", Direction::higher,
        "Device cases only: GB_per_s as a percentage of the GPU's theoretical DRAM bandwidth "
-       "(2 x memory clock x bus width, from the driver's device attributes)"}};
+       "(2 x memory clock x bus width, from the driver's device attributes)",
+       Role::secondary}};
   info.availability = [] {
     Availability avail;
     avail.notes.push_back(

@@ -55,6 +55,7 @@ inline results::ResultRow row(const std::string& benchmark, const std::string& m
 inline results::RunDetail run_detail(int64_t id, const std::string& driver) {
   results::RunDetail d;
   d.run.id = id;
+  d.run.status = results::RunStatus::complete;  // a finished run: no "problems" in the output
   d.info.software.driver_version = driver;
   results::GpuInfo gpu;
   gpu.name = "NVIDIA H200";

@@ -188,7 +188,7 @@ TEST_F(E2E, SelectionsAndBaselines) {
       gpubench(std::string("compare baseline:nightly tag:scale=1.1 --format json") + k_margin);
   EXPECT_EQ(r.exit_code, 1) << r.out;
   Result pooled =
-      gpubench(std::string("compare tag:scale=1.0 latest~1 --last 2 --format json --fail-on never") +
+      gpubench(std::string("compare tag:scale=1.0 1 --last 2 --format json --fail-on never") +
                k_margin);
   EXPECT_EQ(pooled.exit_code, 0) << pooled.out;
   EXPECT_EQ(nlohmann::json::parse(pooled.out)["base"]["runs"].size(), 2u);

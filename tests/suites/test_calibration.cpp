@@ -103,10 +103,16 @@ std::map<std::string, double> work_units_at(const std::string& scale) {
   const auto doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(doc["context"]["gpubench.suite"], "calibration");
   const auto metrics = nlohmann::json::parse(doc["context"]["gpubench.metrics"].get<std::string>());
-  EXPECT_EQ(metrics.size(), 2u);
+  // calls_per_s (primary), ms_per_call (secondary), work_units (a case parameter, issue 9).
+  EXPECT_EQ(metrics.size(), 3u);
   for (const auto& m : metrics) {
     const bool lower = m["name"] == "ms_per_call";
+    if (m["role"] == "parameter") {
+      EXPECT_EQ(m["name"], "work_units");
+      continue;
+    }
     EXPECT_EQ(m["direction"], lower ? "lower" : "higher") << m.dump();
+    EXPECT_EQ(m["role"], m["name"] == "calls_per_s" ? "primary" : "secondary") << m.dump();
   }
   for (const auto& b : doc["benchmarks"]) {
     EXPECT_FALSE(b.value("error_occurred", false)) << b.dump();

@@ -24,8 +24,12 @@ CudaError::CudaError(const char* library, int code, const std::string& text, con
 void throw_cuda_error(cudaError_t status, const char* call, const char* file, int line) {
   // Clear the sticky "last error" for non-sticky errors so the next call starts clean.
   (void)cudaGetLastError();
-  throw CudaError("CUDA", static_cast<int>(status), cudaGetErrorString(status), call, file, line,
+  CudaError error("CUDA", static_cast<int>(status), cudaGetErrorString(status), call, file, line,
                   status == cudaErrorMemoryAllocation);
+  if (status == cudaErrorNoKernelImageForDevice || status == cudaErrorUnsupportedPtxVersion) {
+    error.set_unsupported_architecture();
+  }
+  throw error;
 }
 
 const char* cublas_status_text(cublasStatus_t status) {

@@ -22,10 +22,15 @@ class CudaError : public std::runtime_error {
   // True for cudaErrorMemoryAllocation and CUBLAS_STATUS_ALLOC_FAILED: the case is too big for the
   // device and is skipped, not failed.
   bool out_of_memory() const noexcept { return m_out_of_memory; }
+  // True for cudaErrorNoKernelImageForDevice / cudaErrorUnsupportedPtxVersion: this build has no
+  // code for the GPU's architecture, so the case is skipped with that cause, not failed.
+  bool unsupported_architecture() const noexcept { return m_unsupported_architecture; }
+  void set_unsupported_architecture() noexcept { m_unsupported_architecture = true; }
 
  private:
   int m_code;
   bool m_out_of_memory;
+  bool m_unsupported_architecture = false;
 };
 
 // Throw helpers used by the macros (not inline so the macro expansion stays small).

@@ -2,6 +2,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <dlfcn.h>
+
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -9,13 +11,43 @@
 
 namespace gpubench::suite::cuda {
 
+namespace {
+std::string cuda_version_text(int v) {
+  return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+}
+}  // namespace
+
+// The skip reason names the actual cause (issue 9): the runtime reports "CUDA driver version is
+// insufficient for CUDA runtime version" both when there is no driver at all and when it is too
+// old, which reads as "upgrade the driver" on a machine that simply has none.
 DeviceProbe probe_devices() {
   DeviceProbe probe;
+  if (void* libcuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL); libcuda == nullptr) {
+    probe.reason = "no NVIDIA driver (libcuda.so.1 not found)";
+    return probe;
+  } else {
+    dlclose(libcuda);
+  }
+  int driver = 0;
+  int runtime = 0;
+  (void)cudaDriverGetVersion(&driver);
+  (void)cudaRuntimeGetVersion(&runtime);
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess) {
     (void)cudaGetLastError();
-    probe.reason = std::string("no CUDA device (") + cudaGetErrorString(status) + ")";
+    if (status == cudaErrorInsufficientDriver && driver > 0) {
+      probe.reason = "NVIDIA driver older than the CUDA runtime (the driver supports CUDA " +
+                     cuda_version_text(driver) + ", this build uses runtime " +
+                     cuda_version_text(runtime) + "; upgrade the driver)";
+    } else if (status == cudaErrorInsufficientDriver || driver == 0) {
+      probe.reason = "no usable NVIDIA driver (libcuda.so.1 loads but reports no CUDA version)";
+    } else if (status == cudaErrorNoDevice) {
+      probe.reason = "no CUDA device (driver for CUDA " + cuda_version_text(driver) +
+                     " present; none visible: check CUDA_VISIBLE_DEVICES and nvidia-smi)";
+    } else {
+      probe.reason = std::string("no CUDA device (") + cudaGetErrorString(status) + ")";
+    }
     return probe;
   }
   if (count == 0) {

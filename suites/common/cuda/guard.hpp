@@ -1,6 +1,7 @@
 // Turns whatever a benchmark body throws into Google Benchmark data instead of a crash:
 //   SkipCase                    -> skipped: <reason>            (the GPU cannot run this case)
 //   CudaError, out of memory    -> skipped: out of memory (<case sizes>): <error>
+//   CudaError, no kernel image  -> skipped: unsupported GPU architecture ...: <error>
 //   any other exception         -> error: <message>             (a failure)
 // Use it around the whole body, including the timed loop: Google Benchmark 1.7 stops the loop
 // cleanly once SkipWithError was called.
@@ -33,6 +34,10 @@ void run_guarded(benchmark::State& state, const std::string& sizes, Body&& body)
   } catch (const CudaError& e) {
     if (e.out_of_memory()) {
       skip(state, "out of memory (" + sizes + "): " + e.what());
+    } else if (e.unsupported_architecture()) {
+      skip(state, std::string("unsupported GPU architecture: this build has no kernels for this "
+                              "GPU (add its sm_XY to CMAKE_CUDA_ARCHITECTURES): ") +
+                      e.what());
     } else {
       fail(state, e.what());
     }

@@ -1,0 +1,137 @@
+// Readable reports (issue 9): short, unique chart labels; numeric ordering; the "why" column in
+// plain words; one verdict per benchmark (primary metrics) in counts and suite summaries.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "compare/render.hpp"
+#include "compare/svg.hpp"
+#include "fixtures.hpp"
+
+using namespace gpubench::compare;
+using namespace gpubench::compare::testing;
+using gpubench::results::Direction;
+using gpubench::results::MetricRole;
+
+TEST(Labels, ShortNumbers) {
+  EXPECT_EQ(svg::short_number("67108864"), "64Mi");
+  EXPECT_EQ(svg::short_number("1000000"), "1M");
+  EXPECT_EQ(svg::short_number("250000"), "250k");
+  EXPECT_EQ(svg::short_number("1024"), "1024");  // small numbers stay as written
+  EXPECT_EQ(svg::short_number("123457"), "123457");
+  EXPECT_EQ(svg::short_number("fp16"), "fp16");
+}
+
+TEST(Labels, NaturalOrder) {
+  EXPECT_TRUE(svg::natural_less("x/bytes:250000", "x/bytes:1000000"));
+  EXPECT_FALSE(svg::natural_less("x/bytes:1000000", "x/bytes:250000"));
+  EXPECT_TRUE(svg::natural_less("a/m:8/n:2", "a/m:16/n:1"));
+  EXPECT_TRUE(svg::natural_less("a", "b"));
+}
+
+TEST(Labels, CompactLabelsDropNoiseAndStayUnique) {
+  std::vector<std::string> names = {
+      "calibration/hash_chain/base_units:250000/iterations:16/manual_time",
+      "calibration/hash_chain/base_units:1000000/iterations:4/manual_time",
+      "calibration/mul_add_chain/base_units:1000000/iterations:4/manual_time"};
+  std::vector<std::string> labels =
+      svg::compact_labels(names, {"calls_per_s host", "calls_per_s host", "calls_per_s host"});
+  EXPECT_EQ(labels,
+            (std::vector<std::string>{"hash_chain/base_units:250k", "hash_chain/base_units:1M",
+                                      "mul_add_chain/base_units:1M"}));
+  // Shortening that would merge two rows keeps the digits.
+  std::vector<std::string> close =
+      svg::compact_labels({"m/c/bytes:1000000", "m/c/bytes:1000001"}, {"", ""});
+  EXPECT_NE(close[0], close[1]);
+  // Suffixes that differ are kept.
+  std::vector<std::string> dev = svg::compact_labels({"m/c/x:1", "m/c/x:1"}, {"gpu0", "gpu1"});
+  EXPECT_EQ(dev, (std::vector<std::string>{"x:1 gpu0", "x:1 gpu1"}));
+}
+
+namespace {
+
+Side side_with(const std::string& sel, double scale, unsigned seed) {
+  Side s;
+  s.selection = sel;
+  s.runs.push_back(run_detail(seed, "560"));
+  s.runs.back().run.status = gpubench::results::RunStatus::complete;
+  for (int b = 0; b < 3; ++b) {
+    std::string name = "calibration/c" + std::to_string(b) + "/base_units:1000";
+    auto rate = row(name, "calls_per_s", "calls/s", Direction::higher,
+                    normal_samples(1000 / scale, 0.003, 8, seed + b), std::nullopt);
+    rate.role = MetricRole::primary;
+    auto ms = row(name, "ms_per_call", "ms", Direction::lower,
+                  normal_samples(1.0 * scale, 0.003, 8, seed + 10 + b), std::nullopt);
+    ms.role = MetricRole::secondary;
+    auto rt = row(name, "real_time", "ns", Direction::lower,
+                  normal_samples(1e6 * scale, 0.003, 8, seed + 20 + b), std::nullopt);
+    rt.role = MetricRole::secondary;
+    auto units = row(name, "work_units", "units", Direction::unknown,
+                     std::vector<double>(8, 1000.0 * scale), std::nullopt);
+    units.role = MetricRole::parameter;
+    for (auto* r : {&rate, &ms, &rt, &units}) {
+      r->suite_run_id = static_cast<int64_t>(seed);
+      s.results.push_back(*r);
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST(PrimaryMetrics, OneVerdictPerBenchmark) {
+  Comparison cmp = compare_sides(side_with("a", 1.0, 1), side_with("b", 1.1, 100), Options{});
+  // 3 benchmarks x (calls_per_s, ms_per_call, real_time); work_units is never compared.
+  EXPECT_EQ(cmp.entries.size(), 9u);
+  for (const Entry& e : cmp.entries) EXPECT_NE(e.key.metric, "work_units");
+  EXPECT_EQ(cmp.count(Verdict::regression), 3u);
+  ASSERT_EQ(cmp.suites.size(), 1u);
+  EXPECT_EQ(cmp.suites[0].compared, 3u);
+  EXPECT_EQ(cmp.suites[0].regressions, 3u);
+  EXPECT_EQ(cmp.exit_code(FailOn::regression), 1);
+  std::ostringstream text;
+  render_text(cmp, text, false);
+  EXPECT_NE(text.str().find("verdicts: 3 regression"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("(secondary)"), std::string::npos);
+  std::ostringstream junit;
+  render_junit(cmp, junit);
+  EXPECT_NE(junit.str().find("tests=\"3\" failures=\"3\""), std::string::npos) << junit.str();
+}
+
+TEST(PrimaryMetrics, WhyInPlainWords) {
+  Comparison cmp = compare_sides(side_with("a", 1.0, 1), side_with("b", 1.1, 100), Options{});
+  for (const Entry& e : cmp.entries) {
+    if (!e.primary) continue;
+    std::string why = plain_why(e, 0.99);
+    EXPECT_NE(why.find("% worse, between "), std::string::npos) << why;
+    EXPECT_NE(why.find("with 99% confidence"), std::string::npos) << why;
+    EXPECT_EQ(why.find("q="), std::string::npos) << why;
+    EXPECT_EQ(why.find("+-"), std::string::npos) << why;
+  }
+}
+
+TEST(PrimaryMetrics, SuiteNoteExplainsAnAverageWithoutVerdicts) {
+  SuiteSummary s;
+  s.geomean = 0.918;
+  s.geomean_low = 0.887;
+  s.geomean_high = 0.950;
+  s.geomean_count = 5;
+  EXPECT_NE(suite_note(s).find("no single benchmark beyond its own margin"), std::string::npos);
+  s.regressions = 2;
+  EXPECT_EQ(suite_note(s), "");
+}
+
+TEST(PrimaryMetrics, ProblemsComeFirstInEveryFormat) {
+  Side bad = side_with("b", 1.0, 100);
+  bad.runs[0].run.status = gpubench::results::RunStatus::interrupted;
+  Comparison cmp = compare_sides(side_with("a", 1.0, 1), bad, Options{});
+  ASSERT_EQ(cmp.problems.size(), 1u);
+  EXPECT_NE(cmp.problems[0].find("candidate run 100 was interrupted"), std::string::npos);
+  for (Format f : {Format::text, Format::md, Format::html, Format::json, Format::junit,
+                   Format::csv}) {
+    std::ostringstream out;
+    render_comparison(cmp, f, out);
+    EXPECT_NE(out.str().find("candidate run 100 was interrupted"), std::string::npos)
+        << to_string(f);
+  }
+}
