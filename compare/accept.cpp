@@ -79,7 +79,7 @@ void remap_failure_checks(const Side& run, AcceptResult& result) {
       for (const results::GpuInfo& g : d.info.gpus) {
         if (g.uuid == t.gpu_uuid) c.pci_bus_id = g.pci_bus_id;
       }
-      c.pass = false;
+      c.outcome = CheckOutcome::fail;
       c.reason = "NVML reports a failed row remap on this GPU (run " + std::to_string(d.run.id) +
                  "): send it for service";
       result.checks.push_back(std::move(c));

@@ -127,9 +127,11 @@ std::vector<std::string> run_problems(const results::RunDetail& run) {
     case results::RunStatus::complete:
       break;
     case results::RunStatus::running:
-      out.push_back(id +
-                    " is still running (or was killed without a trace): its results may be "
-                    "incomplete");
+      out.push_back(id + " is still running: its results may be incomplete");
+      break;
+    case results::RunStatus::abandoned:
+      out.push_back(id + " was abandoned (its gpubench died): finished suites are kept, the rest "
+                         "never ran");
       break;
     case results::RunStatus::interrupted:
       out.push_back(id + " was interrupted: its results are incomplete");

@@ -144,7 +144,7 @@ std::string plain_why(const Entry& e, double confidence) {
             pct_abs(std::max(std::fabs(a), std::fabs(b))) +
             (known ? (a < 0 ? " worse" : " better") : (a < 0 ? " lower" : " higher"));
   }
-  std::string margin = "margin " + pct_abs(e.delta);
+  std::string margin = "threshold " + pct_abs(e.delta);
   std::string text;
   switch (e.verdict) {
     case Verdict::regression:
@@ -161,6 +161,7 @@ std::string plain_why(const Entry& e, double confidence) {
              ": the interval crosses the " + margin + "; more repetitions or runs would decide it";
       break;
     case Verdict::invalid:
+    case Verdict::missing:
       text = e.reason;
       break;
   }

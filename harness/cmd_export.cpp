@@ -24,7 +24,7 @@ nlohmann::json opt(const std::optional<T>& v) {
 
 nlohmann::json telemetry_json(const results::TelemetrySample& t, int64_t suite_run) {
   return {{"suite_run", suite_run},
-          {"device_index", t.device_index},
+          {"nvml_index", t.nvml_index},
           {"t_s", t.t_s},
           {"sm_clock_mhz", opt(t.sm_clock_mhz)},
           {"mem_clock_mhz", opt(t.mem_clock_mhz)},
@@ -36,7 +36,11 @@ nlohmann::json telemetry_json(const results::TelemetrySample& t, int64_t suite_r
           {"ecc_sbe", opt(t.ecc_sbe)},
           {"ecc_dbe", opt(t.ecc_dbe)},
           {"retired_pages", opt(t.retired_pages)},
-          {"pcie_replay_counter", opt(t.pcie_replay_counter)}};
+          {"pcie_replay_counter", opt(t.pcie_replay_counter)},
+          {"power_instant_w", opt(t.power_instant_w)},
+          {"remapped_rows", opt(t.remapped_rows)},
+          {"remap_pending", opt(t.remap_pending)},
+          {"remap_failure", opt(t.remap_failure)}};
 }
 
 struct ExportArgs {

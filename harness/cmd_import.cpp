@@ -74,7 +74,9 @@ void facts_from_context(const nlohmann::json& c, results::RunInfo& info) {
   for (const nlohmann::json& d : devices) {
     if (!d.is_object()) continue;
     results::GpuInfo g;
-    g.index = d.value("index", static_cast<int>(info.gpus.size()));
+    // A suite's record holds CUDA ordinals, not NVML indices: the position stands in for the NVML
+    // index, which nothing joins on (results are tied to GPUs by UUID at ingest).
+    g.nvml_index = static_cast<int>(info.gpus.size());
     g.uuid = d.value("uuid", std::string(results::k_unknown));
     g.name = d.value("name", std::string(results::k_unknown));
     g.pci_bus_id = d.value("pci_bus_id", std::string(results::k_unknown));

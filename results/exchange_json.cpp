@@ -63,7 +63,8 @@ RunInfo run_info(const json& doc) {
   info.host.arch = text(h, "arch");
   for (const json& g : env.value("gpus", json::array())) {
     GpuInfo gpu;
-    gpu.index = number<int>(g, "index").value_or(0);
+    // "index" in exports written before GPUs were told apart by UUID (it was NVML's index).
+    gpu.nvml_index = number<int>(g, "nvml_index").value_or(number<int>(g, "index").value_or(0));
     gpu.uuid = text(g, "uuid");
     gpu.name = text(g, "name");
     gpu.pci_bus_id = text(g, "pci_bus_id");
@@ -268,7 +269,8 @@ MergeSummary import_run_json(Store& store, const json& doc, const std::string& s
     std::map<std::optional<int64_t>, std::vector<TelemetrySample>> telemetry;
     for (const json& s : doc.value("telemetry", json::array())) {
       TelemetrySample ts;
-      ts.device_index = number<int>(s, "device_index").value_or(0);
+      ts.nvml_index =
+          number<int>(s, "nvml_index").value_or(number<int>(s, "device_index").value_or(0));
       ts.t_s = number<double>(s, "t_s").value_or(0);
       ts.sm_clock_mhz = number<double>(s, "sm_clock_mhz");
       ts.mem_clock_mhz = number<double>(s, "mem_clock_mhz");
@@ -281,6 +283,14 @@ MergeSummary import_run_json(Store& store, const json& doc, const std::string& s
       ts.ecc_dbe = number<int64_t>(s, "ecc_dbe");
       ts.retired_pages = number<int64_t>(s, "retired_pages");
       ts.pcie_replay_counter = number<int64_t>(s, "pcie_replay_counter");
+      ts.power_instant_w = number<double>(s, "power_instant_w");
+      ts.remapped_rows = number<int64_t>(s, "remapped_rows");
+      if (auto v = s.find("remap_pending"); v != s.end() && v->is_boolean()) {
+        ts.remap_pending = v->get<bool>();
+      }
+      if (auto v = s.find("remap_failure"); v != s.end() && v->is_boolean()) {
+        ts.remap_failure = v->get<bool>();
+      }
       std::optional<int64_t> sr;
       if (auto id = number<int64_t>(s, "suite_run"); id && suite_ids.count(*id)) {
         sr = suite_ids[*id];

@@ -87,7 +87,7 @@ TEST(Accept, FailsOnARowRemapFailureAndNamesTheGpu) {
   EXPECT_FALSE(r.passed());
   std::size_t failing = 0;
   for (const auto& c : r.checks) {
-    if (c.pass) continue;
+    if (c.outcome != CheckOutcome::fail) continue;
     ++failing;
     EXPECT_EQ(c.gpu_uuid, "GPU-fixture-3");
     EXPECT_EQ(c.pci_bus_id, "0000:13:00.0");

@@ -87,7 +87,7 @@ TEST(PrimaryMetrics, OneVerdictPerBenchmark) {
   EXPECT_EQ(cmp.count(Verdict::regression), 3u);
   ASSERT_EQ(cmp.suites.size(), 1u);
   EXPECT_EQ(cmp.suites[0].compared, 3u);
-  EXPECT_EQ(cmp.suites[0].regressions, 3u);
+  EXPECT_EQ(cmp.suites[0].count(Verdict::regression), 3u);
   EXPECT_EQ(cmp.exit_code(FailOn::regression), 1);
   std::ostringstream text;
   render_text(cmp, text, false);
@@ -117,7 +117,7 @@ TEST(PrimaryMetrics, SuiteNoteExplainsAnAverageWithoutVerdicts) {
   s.geomean_high = 0.950;
   s.geomean_count = 5;
   EXPECT_NE(suite_note(s).find("no single benchmark beyond its own margin"), std::string::npos);
-  s.regressions = 2;
+  s.counts[static_cast<std::size_t>(Verdict::regression)] = 2;
   EXPECT_EQ(suite_note(s), "");
 }
 
