@@ -94,7 +94,8 @@ std::size_t Comparison::count(Verdict verdict) const {
 
 std::size_t Comparison::failing(FailOn fail_on) const {
   return static_cast<std::size_t>(std::count_if(
-      entries.begin(), entries.end(), [&](const Entry& e) { return fails(e.verdict, fail_on); }));
+      entries.begin(), entries.end(),
+      [&](const Entry& e) { return e.primary && fails(e.verdict, fail_on); }));
 }
 
 int Comparison::exit_code(FailOn fail_on) const {

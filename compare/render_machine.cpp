@@ -158,14 +158,18 @@ void render_junit(const Comparison& cmp, std::ostream& out) {
     return e.verdict != Verdict::invalid && fails(e.verdict, policy);
   };
   auto is_skipped = [&](const Entry& e) { return e.verdict == Verdict::missing && !is_failure(e); };
+  // Primary metrics only (one test case per benchmark), so the counts match every other format.
   auto tally = [&](const std::string* suite, auto pred) {
     std::size_t n = 0;
-    for (const Entry& e : cmp.entries) n += (!suite || e.key.suite == *suite) && pred(e) ? 1 : 0;
+    for (const Entry& e : cmp.entries) {
+      n += e.primary && (!suite || e.key.suite == *suite) && pred(e) ? 1 : 0;
+    }
     return n;
   };
   auto invalid = [](const Entry& e) { return e.verdict == Verdict::invalid; };
+  auto any = [](const Entry&) { return true; };
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out << "<testsuites name=\"gpubench compare\" tests=\"" << cmp.entries.size() + cmp.skipped.size()
+  out << "<testsuites name=\"gpubench compare\" tests=\"" << tally(nullptr, any) + cmp.skipped.size()
       << "\" failures=\"" << tally(nullptr, is_failure) << "\" errors=\"" << tally(nullptr, invalid)
       << "\" skipped=\"" << tally(nullptr, is_skipped) + cmp.skipped.size() << "\">\n";
   if (!cmp.problems.empty()) {  // failed/interrupted runs and failed suites, first (issue 9)

@@ -1,5 +1,6 @@
 #include "suites/dataloader/dataset.hpp"
 
+#include <atomic>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/statvfs.h>
@@ -433,7 +434,10 @@ void check_data_dir(const fs::path& dir) {
                     "set GPUBENCH_DATA_DIR to a directory");
   }
   // access(W_OK) is not enough (read-only mounts, root): create and remove a probe file.
-  const fs::path probe = dir / (".gpubench-probe-" + std::to_string(::getpid()));
+  // Unique per call, not only per process: threads of one process check concurrently.
+  static std::atomic<unsigned> probes{0};
+  const fs::path probe = dir / (".gpubench-probe-" + std::to_string(::getpid()) + "-" +
+                                std::to_string(probes.fetch_add(1)));
   int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) {
     throw bad_input("data directory '" + dir.string() + "' is not writable", errno_text(errno),

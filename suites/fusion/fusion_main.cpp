@@ -28,23 +28,29 @@ std::vector<suite::MetricSpec> metrics() {
   return {
       {"time_per_call_us", "us", Direction::lower,
        "median time of one call of the variant (device: CUDA events over a batch of calls queued "
-       "behind a spin kernel; host: steady_clock)"},
+       "behind a spin kernel; host: steady_clock)",
+       suite::Role::secondary},
       {"GB_per_s", "GB/s", Direction::higher,
        "effective bandwidth: the bytes a perfect fused kernel must move per call (per family, see "
        "the suite README) / time per call, decimal GB/s"},
       {"pct_of_peak", "%", Direction::higher,
        "device cases: GB_per_s as a percentage of the GPU's theoretical DRAM bandwidth (2 x memory "
-       "clock x bus width, as the memory suite computes it); sizes that fit in L2 can exceed 100"},
+       "clock x bus width, as the memory suite computes it); sizes that fit in L2 can exceed 100",
+       suite::Role::secondary},
       {"speedup_over_v1", "x", Direction::higher,
        "v1's median time per call (the unfused baseline: same family, dtype, size, device and "
-       "threads; the same repetition) / this variant's; 1 for v1 itself"},
+       "threads; the same repetition) / this variant's; 1 for v1 itself",
+       suite::Role::secondary},
       {"launches_per_call", "launches", Direction::lower,
        "device cases: kernel launches (cuBLASLt calls count as one) the host issues per call; a "
-       "CUDA Graph replay is one launch"},
+       "CUDA Graph replay is one launch",
+       suite::Role::parameter},
       {"passes_per_call", "passes", Direction::lower,
-       "host cases: passes over the whole matrix per call (v1: one per unfused step; v2: one)"},
+       "host cases: passes over the whole matrix per call (v1: one per unfused step; v2: one)",
+       suite::Role::parameter},
       {"TFLOP_per_s", "TFLOP/s", Direction::higher,
-       "gemm_bias_gelu only: 2 x tokens x in x out per call / time per call"},
+       "gemm_bias_gelu only: 2 x tokens x in x out per call / time per call",
+       suite::Role::secondary},
   };
 }
 

@@ -33,7 +33,8 @@ int main(int argc, char** argv) {
       "synchronisation and 4-byte copy round trips, and kernel chains one by one vs CUDA Graph";
   info.metrics = {
       {"enqueue_us", "us", Direction::lower,
-       "Host time of one launch call (cudaLaunchKernel of an empty kernel), queue held"},
+       "Host time of one launch call (cudaLaunchKernel of an empty kernel), queue held",
+       suite::Role::secondary},
       {"us_per_kernel", "us", Direction::lower,
        "GPU time per empty kernel launched back to back (events; the launch throughput limit)"},
       {"launch_to_start_us", "us", Direction::lower,
@@ -46,7 +47,8 @@ int main(int argc, char** argv) {
       {"us_per_kernel_graph", "us", Direction::lower,
        "The same chain replayed from a CUDA Graph: host time per kernel, launch to completion"},
       {"graph_speedup", "x", Direction::higher,
-       "us_per_kernel_stream / us_per_kernel_graph (measured in the same samples)"}};
+       "us_per_kernel_stream / us_per_kernel_graph (measured in the same samples)",
+       suite::Role::secondary}};
   info.availability = [] {
     suite::Availability avail;
     if (!device_unavailable_reason().empty()) {

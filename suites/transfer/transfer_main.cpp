@@ -51,23 +51,25 @@ void run_case(benchmark::State& state, const TransferCase& c) {
 
 std::vector<suite::MetricSpec> metrics() {
   using suite::Direction;
-  return {
-      {"GB_per_s", "GB/s", Direction::higher,
-       "Copy bandwidth in decimal GB/s (1e9 bytes/s), sizes above 64 KiB; bidirectional cases: "
-       "both directions' bytes over the time both took"},
-      {"latency_us", "us", Direction::lower,
-       "Time per copy in microseconds, back to back, sizes up to 64 KiB"},
-      {"pct_of_link", "%", Direction::higher,
-       "GB_per_s as a percentage of the link's theoretical rate per direction (PCIe max gen x "
-       "width, or NVLink links x per-link rate; x2 for bidirectional); absent when unknown"},
-      {"GB_per_s_h2d", "GB/s", Direction::higher,
-       "Bidirectional host cases: the host-to-device direction alone (nvbandwidth's "
-       "host_to_device_bidirectional_memcpy_ce)"},
-      {"GB_per_s_d2h", "GB/s", Direction::higher,
-       "Bidirectional host cases: the device-to-host direction alone"},
-      {"GB_per_s_forward", "GB/s", Direction::higher, "Bidirectional peer cases: src -> dst alone"},
-      {"GB_per_s_reverse", "GB/s", Direction::higher,
-       "Bidirectional peer cases: dst -> src alone"}};
+  return {{"GB_per_s", "GB/s", Direction::higher,
+           "Copy bandwidth in decimal GB/s (1e9 bytes/s), sizes above 64 KiB; bidirectional cases: "
+           "both directions' bytes over the time both took"},
+          {"latency_us", "us", Direction::lower,
+           "Time per copy in microseconds, back to back, sizes up to 64 KiB"},
+          {"pct_of_link", "%", Direction::higher,
+           "GB_per_s as a percentage of the link's theoretical rate per direction (PCIe max gen x "
+           "width, or NVLink links x per-link rate; x2 for bidirectional); absent when unknown",
+           suite::Role::secondary},
+          {"GB_per_s_h2d", "GB/s", Direction::higher,
+           "Bidirectional host cases: the host-to-device direction alone (nvbandwidth's "
+           "host_to_device_bidirectional_memcpy_ce)",
+           suite::Role::secondary},
+          {"GB_per_s_d2h", "GB/s", Direction::higher,
+           "Bidirectional host cases: the device-to-host direction alone", suite::Role::secondary},
+          {"GB_per_s_forward", "GB/s", Direction::higher,
+           "Bidirectional peer cases: src -> dst alone", suite::Role::secondary},
+          {"GB_per_s_reverse", "GB/s", Direction::higher,
+           "Bidirectional peer cases: dst -> src alone", suite::Role::secondary}};
 }
 
 // "gpubench.devices" in the context (as the gemm suite does), so each result ties to a UUID and
