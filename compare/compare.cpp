@@ -92,6 +92,11 @@ std::size_t Comparison::count(Verdict verdict) const {
       [&](const Entry& e) { return e.primary && e.verdict == verdict; }));
 }
 
+std::size_t Comparison::compared() const {
+  return static_cast<std::size_t>(
+      std::count_if(entries.begin(), entries.end(), [](const Entry& e) { return e.primary; }));
+}
+
 std::size_t Comparison::failing(FailOn fail_on) const {
   return static_cast<std::size_t>(std::count_if(
       entries.begin(), entries.end(),

@@ -172,6 +172,7 @@ struct Comparison {
   // The one place entries are counted: every renderer and the exit code use it. Only primary
   // entries count (secondary metrics are shown, not counted).
   std::size_t count(Verdict verdict) const;
+  std::size_t compared() const;  // primary entries: the sum of count() over every verdict
   std::size_t failing(FailOn fail_on) const;  // entries that fail under fail_on
   // Exit code per --fail-on: 1 when it fails, else 0.
   int exit_code(FailOn fail_on) const;

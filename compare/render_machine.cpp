@@ -90,7 +90,7 @@ void render_json(const Comparison& cmp, std::ostream& out) {
   std::size_t counts[k_verdict_count] = {};
   for (Verdict v : k_all_verdicts) counts[static_cast<std::size_t>(v)] = cmp.count(v);
   doc["counts"] = counts_json(counts);
-  doc["compared"] = cmp.entries.size();
+  doc["compared"] = cmp.compared();  // primary entries, the sum of "counts"
   doc["failing"] = cmp.failing(o.fail_on);
   doc["problems"] = cmp.problems;  // failed/interrupted runs and failed suites (issue 9)
   nlohmann::json suites = nlohmann::json::array();

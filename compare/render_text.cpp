@@ -55,7 +55,7 @@ std::string counts_line(const Comparison& cmp) {
   std::vector<std::string> parts;
   for (Verdict v : k_all_verdicts)
     parts.push_back(std::to_string(cmp.count(v)) + " " + to_string(v));
-  return join(parts, ", ") + " (" + std::to_string(cmp.entries.size()) + " compared, " +
+  return join(parts, ", ") + " (" + std::to_string(cmp.compared()) + " compared, " +
          std::to_string(cmp.failing(cmp.options.fail_on)) + " failing --fail-on " +
          to_string(cmp.options.fail_on) + ")";
 }
