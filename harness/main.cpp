@@ -26,10 +26,14 @@ int main(int argc, char** argv) {
   const bool closed_ok = ::close(STDOUT_FILENO) == 0 || errno == EBADF;
   const int close_errno = errno;
   if (!out_ok || !closed_ok) {
+    // An infrastructure exit has already said why (usually this very write, caught by the
+    // command's own check): one message, not two.
+    if (rc == static_cast<int>(gpubench::ExitCode::infrastructure)) return rc;
+    const int err = !out_ok ? out_errno : close_errno;
     std::fprintf(stderr,
                  "gpubench: error: cannot write the output (%s; check the disk or file the "
                  "output goes to)\n",
-                 std::strerror(!out_ok ? out_errno : close_errno));
+                 err != 0 ? std::strerror(err) : "the write failed");
     return rc != 0 ? rc : static_cast<int>(gpubench::ExitCode::infrastructure);
   }
   if (std::fflush(stderr) != 0 && rc == 0)

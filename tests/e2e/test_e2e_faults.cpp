@@ -205,6 +205,11 @@ TEST(E2eFaults, WriteErrorsOnStdoutExit3) {
     const harness::ProcessResult r = harness::run_process(spec);
     EXPECT_EQ(r.exit_code, 3) << r.stderr_tail;
     EXPECT_TRUE(contains(r.stderr_tail, "cannot write the output")) << r.stderr_tail;
+    // Said once, with a cause (never "Success" from a stale errno).
+    const std::size_t first = r.stderr_tail.find("cannot write the output");
+    EXPECT_EQ(r.stderr_tail.find("cannot write the output", first + 1), std::string::npos)
+        << r.stderr_tail;
+    EXPECT_FALSE(contains(r.stderr_tail, "Success")) << r.stderr_tail;
   }
 }
 
