@@ -354,6 +354,7 @@ const std::vector<Migration>& migrations() {
   static const std::vector<Migration> steps = {
       {1, "create the v1 schema", &create_v1},
       {2, "second round: run states, GPU identity, exchange, statistics", &apply_v2},
+      {3, "fleet-size speed: per-run series medians, read-path indexes", &apply_v3},
   };
   return steps;
 }

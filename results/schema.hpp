@@ -12,10 +12,10 @@ class Database;
 namespace schema {
 
 // What this build writes into meta.schema_version.
-inline constexpr int k_version = 2;
+inline constexpr int k_version = 3;
 // Written into meta.compatible_version: the oldest gpubench schema that can read and write a
 // database of k_version. Raise it only when older code would corrupt the new layout.
-inline constexpr int k_compatible_version = 2;
+inline constexpr int k_compatible_version = 3;
 
 struct Migration {
   int to_version;           // this step migrates to_version - 1 -> to_version
@@ -25,6 +25,8 @@ struct Migration {
 
 // The v1 -> v2 step (results/schema_v2.cpp).
 void apply_v2(Database& db);
+// The v2 -> v3 step (results/schema_v3.cpp).
+void apply_v3(Database& db);
 
 // migrations()[i] migrates version i to i + 1; version 0 is an empty database.
 const std::vector<Migration>& migrations();

@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Fleet-size speed of the gpubench CLI (issue 16): import, show, export, compare and report of runs
+with 200,000 Google Benchmark entries, timed and measured as whole commands (real child processes,
+a real SQLite file) against Python's json.load of the same file, measured in the same run.
+
+The input files are generated and seeded (a fixture, not measurements): 50,000 benchmark names x 4
+repetitions = 200,000 entries, each with real_time, cpu_time and one counter (600,000 samples,
+about 65 MB). The candidate is 20% slower on every 500th benchmark and 20% faster on every 700th.
+
+    python3 tests/perf/perf_fleet.py [--gpubench build/bin/gpubench] [--scale 1.0] [--workdir DIR]
+
+Prints one line per command: wall seconds, peak RSS (MB), and the ratios the issue's targets use.
+Exit 0 always: the figures are for people (not a timed test). --scale shrinks the entry count
+(the ctest smoke test runs it at 0.005 so the script cannot rot).
+"""
+import argparse
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+REPETITIONS = 4
+
+
+def generate(path, entries, seed, slow_every=0, fast_every=0, factor=1.2):
+    """Writes a Google Benchmark JSON document of `entries` iteration entries."""
+    rng = random.Random(seed)
+    names = max(1, entries // REPETITIONS)
+    with open(path, "w") as f:
+        f.write('{"context":{"date":"2026-12-03T00:00:00+00:00","host_name":"fleet-fixture",'
+                '"executable":"gpubench-memory","num_cpus":2,"mhz_per_cpu":3000,'
+                '"library_build_type":"release","gpubench.suite":"memory",'
+                '"gpubench.metrics":"[{\\"name\\":\\"GB_per_s\\",\\"unit\\":\\"GB/s\\",'
+                '\\"direction\\":\\"higher\\"}]"},\n"benchmarks":[\n')
+        first = True
+        for b in range(names):
+            name = "memory/triad/bytes:%d/threads:%d/device:%d" % (1024 * (b // 32 + 1), 1 + b % 4,
+                                                                  (b // 4) % 8)
+            scale = 1.0
+            if slow_every and b % slow_every == 0:
+                scale = factor
+            elif fast_every and b % fast_every == 0:
+                scale = 1.0 / factor
+            for r in range(REPETITIONS):
+                t = 1000.0 * scale * rng.gauss(1.0, 0.01)
+                entry = ('{"name":"%s","family_index":0,"per_family_instance_index":%d,'
+                         '"run_name":"%s","run_type":"iteration","repetitions":%d,'
+                         '"repetition_index":%d,"threads":1,"iterations":1000,'
+                         '"real_time":%.6f,"cpu_time":%.6f,"time_unit":"ns","GB_per_s":%.6f}'
+                         % (name, b, name, REPETITIONS, r, t, t * 1.001, 12e3 / t))
+                f.write(("" if first else ",\n") + entry)
+                first = False
+        f.write("\n]}\n")
+
+
+def measure(argv, stdout=subprocess.DEVNULL):
+    """Runs argv; returns (seconds, peak RSS MB, exit code)."""
+    start = time.monotonic()
+    proc = subprocess.Popen(argv, stdout=stdout, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.monotonic() - start
+    err = proc.stderr.read().decode(errors="replace")
+    proc.stderr.close()
+    code = os.waitstatus_to_exitcode(status)
+    if code not in (0, 1):
+        print("  %s exited %d: %s" % (" ".join(argv), code, err.strip()[-500:]), file=sys.stderr)
+    return seconds, usage.ru_maxrss / 1024.0, code
+
+
+def json_load_baseline(path):
+    code = "import json,sys\nwith open(sys.argv[1]) as f: json.load(f)\n"
+    return measure([sys.executable, "-c", code, path])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--gpubench", default="build/bin/gpubench")
+    ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("--workdir", default=None, help="keep files here (default: a temp dir)")
+    ap.add_argument("--history", type=int, default=10, help="history runs for the history case")
+    args = ap.parse_args()
+    entries = max(REPETITIONS * 10, int(200000 * args.scale))
+    work = args.workdir or tempfile.mkdtemp(prefix="gpubench-perf-fleet-")
+    os.makedirs(work, exist_ok=True)
+    gb = os.path.abspath(args.gpubench)
+    base_json = os.path.join(work, "base.json")
+    cand_json = os.path.join(work, "candidate.json")
+    generate(base_json, entries, 1)
+    generate(cand_json, entries, 2, slow_every=500, fast_every=700)
+    size_mb = os.path.getsize(base_json) / 1e6
+    db = os.path.join(work, "fleet.db")
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(db + suffix):
+            os.remove(db + suffix)
+
+    load_s, load_mb, _ = json_load_baseline(base_json)
+    print("input: %d entries, %.1f MB; json.load: %.2f s, %.0f MB" % (entries, size_mb, load_s,
+                                                                        load_mb))
+    rows = []
+
+    def row(label, argv, target_time=None, target_mem=None, out=None):
+        sink = open(out, "w") if out else subprocess.DEVNULL
+        s, mb, code = measure(argv, stdout=sink)
+        if out:
+            sink.close()
+        rows.append((label, s, mb, code, target_time, target_mem))
+        print("%-44s %7.2f s %7.0f MB  exit %d  (%.2fx json.load)" % (label, s, mb, code,
+                                                                     s / load_s), flush=True)
+        return s
+
+    row("import base", [gb, "--db", db, "import", base_json, "--tag", "side=base"], 3, 2 * size_mb)
+    row("import candidate", [gb, "--db", db, "import", cand_json, "--tag", "side=cand"], 3)
+    row("show 1 --format json", [gb, "--db", db, "show", "1", "--format", "json"], 2, 300)
+    row("show 1", [gb, "--db", db, "show", "1"], 2, 300)
+    row("export 1", [gb, "--db", db, "export", "1"], 2, 300,
+        out=os.path.join(work, "export.json"))
+    plain = row("compare 1 2 --format json --history 0",
+                [gb, "--db", db, "compare", "1", "2", "--format", "json", "--history", "0"], 3,
+                1024)
+    row("compare 1 2 (text)", [gb, "--db", db, "compare", "1", "2", "--history", "0"], 3, 1024)
+    row("compare 1 2 --format html", [gb, "--db", db, "compare", "1", "2", "--format", "html",
+                                      "--history", "0", "-o", os.path.join(work, "compare.html")])
+    row("report 1 --format html", [gb, "--db", db, "report", "1", "--format", "html", "-o",
+                                   os.path.join(work, "report.html")])
+    for name in ("compare.html", "report.html"):
+        print("%s: %.1f MB" % (name, os.path.getsize(os.path.join(work, name)) / 1e6))
+
+    # History: more runs like the base, then compare with the default history window.
+    for i in range(args.history - 1):
+        measure([gb, "--db", db, "import", base_json, "--tag", "side=base"])
+    hist = row("compare 1 2 --format json --history %d" % args.history,
+               [gb, "--db", db, "compare", "1", "2", "--format", "json", "--history",
+                str(args.history)])
+    print("history/plain: %.2f (target <= 1.5)" % (hist / plain))
+    if not args.workdir:
+        shutil.rmtree(work)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
