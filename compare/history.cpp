@@ -79,64 +79,35 @@ std::vector<RunFacts> load_runs(results::Database& db, const std::string& newest
   return runs;
 }
 
-// Per (series, run) by ids: the values a per-run median is taken from. Ids, not names, so the
-// hot loop over ~10^6 samples neither joins nor builds strings; names are looked up once per id.
-struct SeriesRun {
-  int64_t benchmark_id = 0;
-  int64_t metric_id = 0;
-  int64_t device = -1;  // -1: host
-  int64_t suite_run_id = 0;
-  bool operator==(const SeriesRun&) const = default;
-};
-struct SeriesRunHash {
-  std::size_t operator()(const SeriesRun& k) const noexcept {
-    std::size_t h = std::hash<int64_t>()(k.benchmark_id);
-    h = h * 1000003u ^ std::hash<int64_t>()(k.metric_id);
-    h = h * 1000003u ^ std::hash<int64_t>()(k.device);
-    return h * 1000003u ^ std::hash<int64_t>()(k.suite_run_id);
+// A series by ids: benchmark, metric, device (-1: host).
+using SeriesIds = std::tuple<int64_t, int64_t, int64_t>;
+struct SeriesIdsHash {
+  std::size_t operator()(const SeriesIds& k) const noexcept {
+    std::size_t h = std::hash<int64_t>()(std::get<0>(k));
+    h = h * 1000003u ^ std::hash<int64_t>()(std::get<1>(k));
+    return h * 1000003u ^ std::hash<int64_t>()(std::get<2>(k));
   }
 };
-using SampleMap = std::unordered_map<SeriesRun, std::vector<double>, SeriesRunHash>;
+// Per series: (run id, that run's median) for each history run that has it.
+using MedianMap =
+    std::unordered_map<SeriesIds, std::vector<std::pair<int64_t, double>>, SeriesIdsHash>;
 
-// Reads the repetitions and median aggregates of the given suite runs (metrics in `metric_ids`
-// only) in one pass: the samples table has no index by kind, so every filter scans the rows.
-void read_samples(results::Database& db, const std::vector<int64_t>& suite_runs,
-                  const std::string& metric_ids, SampleMap& iterations, SampleMap& medians) {
+// Reads the stored per-run medians (results/series_medians.hpp: the median of each series'
+// valid repetitions, written with the samples) of the given suite runs, metrics in
+// `metric_ids` only: one row per run and series, never the samples themselves.
+void read_medians(results::Database& db, const std::vector<int64_t>& suite_runs,
+                  const std::string& metric_ids, const std::unordered_map<int64_t, int64_t>& run_of,
+                  MedianMap& out) {
   Statement st = db.prepare(
-      "SELECT s.suite_run_id, s.benchmark_id, s.metric_id, s.device_index, s.value, "
-      "s.kind = 'median' FROM samples s "
-      "WHERE s.suite_run_id IN (SELECT value FROM json_each(?1)) "
-      "AND s.kind IN ('iteration', 'median') "
-      "AND s.metric_id IN (SELECT value FROM json_each(?2)) "
-      "AND (s.throttled IS NULL OR s.throttled = 0)");
+      "SELECT m.suite_run_id, m.benchmark_id, m.metric_id, m.device_index, m.median "
+      "FROM series_medians m WHERE m.suite_run_id IN (SELECT value FROM json_each(?1)) "
+      "AND m.metric_id IN (SELECT value FROM json_each(?2))");
   st.bind(1, id_array(suite_runs)).bind(2, metric_ids);
-  // A benchmark's repetitions are stored together, its metrics interleaved: a few recently used
-  // entries save most hash lookups (unordered_map nodes do not move on rehash).
-  std::array<std::pair<SeriesRun, std::vector<double>*>, 8> recent{};
-  std::size_t next = 0;
   while (st.step()) {
-    SeriesRun k;
-    k.suite_run_id = st.column_int64(0);
-    k.benchmark_id = st.column_int64(1);
-    k.metric_id = st.column_int64(2);
-    k.device = st.column_optional_int64(3).value_or(-1);
-    if (st.column_int64(5) != 0) {
-      medians[k].push_back(st.column_double(4));
-      continue;
-    }
-    std::vector<double>* v = nullptr;
-    for (auto& [rk, rv] : recent) {
-      if (rv && rk == k) {
-        v = rv;
-        break;
-      }
-    }
-    if (!v) {
-      v = &iterations[k];
-      recent[next] = {k, v};
-      next = (next + 1) % recent.size();
-    }
-    v->push_back(st.column_double(4));
+    auto run = run_of.find(st.column_int64(0));
+    if (run == run_of.end()) continue;
+    out[{st.column_int64(1), st.column_int64(2), st.column_int64(3)}].emplace_back(
+        run->second, st.column_double(4));
   }
 }
 
@@ -206,26 +177,17 @@ HistoryNoise load_history_noise(results::Store& store, const Side& base, const S
   }
   if (suite_runs.empty()) return noise;
 
-  // Google Benchmark's median aggregates where recorded (one row per series and run), else the
-  // repetitions of the suite runs that have none.
+  // Per series: the per-run medians. A run that ran a suite twice has two medians of a series;
+  // their median (the mean of the two) stands for the run.
   std::unordered_map<int64_t, std::string> metric_names;
   std::string metrics = metric_ids(db, metric, metric_names);
-  SampleMap iterations;
-  SampleMap median_rows;
-  read_samples(db, suite_runs, metrics, iterations, median_rows);
-  std::set<int64_t> with_median;
-  for (const auto& [k, v] : median_rows) with_median.insert(k.suite_run_id);
-  SampleMap& values = median_rows;
-  for (auto& [k, v] : iterations) {
-    if (!with_median.count(k.suite_run_id)) values[k] = std::move(v);
-  }
-
-  // Per series (ids): the per-run medians, keyed by run so two suite runs of one run pool.
-  std::map<std::tuple<int64_t, int64_t, int64_t>, std::map<int64_t, std::vector<double>>> series;
-  for (auto& [k, v] : values) {
-    std::vector<double>& run =
-        series[{k.benchmark_id, k.metric_id, k.device}][run_of[k.suite_run_id]];
-    run.insert(run.end(), v.begin(), v.end());
+  MedianMap medians;
+  read_medians(db, suite_runs, metrics, run_of, medians);
+  std::map<SeriesIds, std::map<int64_t, std::vector<double>>> series;
+  for (auto& [k, per_run] : medians) {
+    if (per_run.size() < k_min_history_runs) continue;
+    std::map<int64_t, std::vector<double>>& runs_of_series = series[k];
+    for (const auto& [run, m] : per_run) runs_of_series[run].push_back(m);
   }
   std::vector<int64_t> benchmark_ids;
   for (const auto& [k, runs_of_series] : series) {

@@ -17,6 +17,8 @@
 #include "harness/command.hpp"
 #include "results/exchange.hpp"
 #include "results/ingest.hpp"
+#include "results/ingest_stream.hpp"
+#include "results/store.hpp"
 #include "util/clock.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
@@ -104,22 +106,190 @@ void print_summary(const std::string& file, const results::MergeSummary& sum, Co
   for (const std::string& uuid : sum.added) *ctx.out << "  added " << uuid << '\n';
 }
 
+// The run's facts from a Google Benchmark context (host, date, profile, suite, GPUs).
+results::RunInfo run_info_from(const ImportArgs& args, const Context& ctx, const nlohmann::json& c,
+                               std::string& suite) {
+  results::RunInfo info;
+  for (const auto& t : args.tags) info.tags.push_back(parse_tag(t));
+  info.note = args.note;
+  info.argv = ctx.argv;
+  info.config.profile = results::k_unknown;
+  suite = args.suite;
+  if (c.is_object()) {
+    if (c.contains("host_name") && c["host_name"].is_string()) {
+      info.host.hostname = c["host_name"].get<std::string>();
+    }
+    if (c.contains("num_cpus") && c["num_cpus"].is_number_integer()) {
+      info.host.threads = c["num_cpus"].get<int>();
+    }
+    if (c.contains("date") && c["date"].is_string()) {
+      info.started_at = date_to_utc(c["date"].get<std::string>());
+    }
+    if (c.contains("gpubench.profile") && c["gpubench.profile"].is_string()) {
+      info.config.profile = c["gpubench.profile"].get<std::string>();
+    }
+    if (suite.empty() && c.contains("gpubench.suite") && c["gpubench.suite"].is_string()) {
+      suite = c["gpubench.suite"].get<std::string>();
+    }
+    facts_from_context(c, info);
+  }
+  if (suite.empty()) suite = "imported";
+  return info;
+}
+
+results::SuiteRunInfo suite_run_of(const ImportArgs& args, const results::RunInfo& info,
+                                   const std::string& suite) {
+  results::SuiteRunInfo sr;
+  sr.suite = suite;
+  sr.executable = std::filesystem::absolute(args.file).string();
+  sr.started_at = info.started_at.empty() ? now_iso8601_utc() : info.started_at;
+  sr.finished_at = sr.started_at;
+  sr.status = results::SuiteStatus::ok;
+  sr.reason = "imported from " + args.file;
+  return sr;
+}
+
+void print_ingest(const ImportArgs& args, Context& ctx, int64_t run_id,
+                  const results::IngestSummary& sum) {
+  *ctx.out << "imported " << args.file << " as run " << run_id << ": " << sum.benchmarks
+           << " benchmarks, " << sum.samples << " samples, " << sum.skipped << " skipped, "
+           << sum.errors << " errors";
+  if (sum.invalid > 0) {
+    *ctx.out << ", " << sum.invalid << " invalid values kept aside (see 'gpubench show " << run_id
+             << "')";
+  }
+  *ctx.out << "\n";
+}
+
+// Removes the database file again when this import created it and stored nothing: a failed
+// import leaves no trace, not even an empty database.
+class CreatedDatabase {
+ public:
+  explicit CreatedDatabase(const Context& ctx)
+      : m_path(resolve_db_path(ctx)), m_created(!std::filesystem::exists(m_path)) {}
+  ~CreatedDatabase() {
+    if (!m_created || m_kept) return;
+    try {
+      results::Store store = results::Store::open(m_path, results::OpenMode::read_write);
+      if (!store.list_runs(1).empty()) return;
+    } catch (const Error&) {
+      return;  // someone else's now, or unreadable: leave it
+    }
+    for (const char* suffix : {"", "-wal", "-shm"}) {
+      std::error_code ec;
+      std::filesystem::remove(m_path + suffix, ec);
+    }
+  }
+  CreatedDatabase(const CreatedDatabase&) = delete;
+  CreatedDatabase& operator=(const CreatedDatabase&) = delete;
+  void keep() { m_kept = true; }
+
+ private:
+  std::string m_path;
+  bool m_created;
+  bool m_kept = false;
+};
+
+// Stores a Google Benchmark file's entries while it is parsed: when the "benchmarks" array
+// starts after the context (as Google Benchmark writes them), the run is begun in one
+// transaction and each entry stored as soon as it is read, so memory stays flat however big the
+// file. Any other shape (a run export, a foreign document, benchmarks before the context) is
+// left in the document for the checks below. Destroyed unfinished, everything rolls back, and a
+// database file this import created is removed again.
+class StreamingImport : public results::EntrySink {
+ public:
+  StreamingImport(const ImportArgs& args, Context& ctx) : m_args(args), m_ctx(ctx) {}
+  ~StreamingImport() override {
+    m_import.reset();  // rolls back unless finished
+    m_store.reset();   // closed before ~CreatedDatabase looks at the file
+  }
+  StreamingImport(const StreamingImport&) = delete;
+  StreamingImport& operator=(const StreamingImport&) = delete;
+
+  bool begin_entries(const nlohmann::json& head) override {
+    auto c = head.find("context");
+    if (c == head.end() || !c->is_object() || head.contains("run") || head.contains("results")) {
+      return false;
+    }
+    std::string suite;
+    const results::RunInfo info = run_info_from(m_args, m_ctx, *c, suite);
+    m_created = std::make_unique<CreatedDatabase>(m_ctx);
+    m_store =
+        std::make_unique<results::Store>(open_store(m_ctx, results::OpenMode::read_write_create));
+    guarded([&] {
+      m_import = m_store->begin_import(info, suite_run_of(m_args, info, suite), *c, suite);
+    });
+    return true;
+  }
+  void entry(const nlohmann::json& e, std::size_t index) override {
+    guarded([&] { m_import->add(e, index); });
+  }
+
+  bool started() const { return m_import != nullptr; }
+  // True when the error being handled came from storing (not from reading the file).
+  bool failed_storing() const { return m_failed_storing; }
+  std::pair<int64_t, results::StoredSuite> finish() {
+    results::StoredSuite stored;
+    guarded([&] { stored = m_import->finish(); });
+    m_created->keep();
+    return {m_import->run_id(), stored};
+  }
+
+ private:
+  template <typename F>
+  void guarded(F&& f) {
+    try {
+      f();
+    } catch (...) {
+      m_failed_storing = true;
+      throw;
+    }
+  }
+
+  const ImportArgs& m_args;
+  Context& m_ctx;
+  bool m_failed_storing = false;
+  std::unique_ptr<CreatedDatabase> m_created;  // destroyed last: after the store is closed
+  std::unique_ptr<results::Store> m_store;
+  std::unique_ptr<results::Store::RunImport> m_import;
+};
+
+[[noreturn]] void storing_failed(const ImportArgs& args, const Error& e) {
+  if (e.code() != ExitCode::bad_input) throw;  // called inside a catch: rethrows as it is
+  throw bad_input("cannot import '" + args.file + "'", e.what(),
+                  "fix the file or import another one; the database was not changed");
+}
+
 void do_import(const ImportArgs& args, Context& ctx) {
   if (is_sqlite_file(args.file)) {
     results::Store store = open_store(ctx, results::OpenMode::read_write_create);
     print_summary(args.file, results::merge_database(store, args.file), ctx);
     return;
   }
-  const std::string text = read_file(args.file);  // Error(bad_input) naming path and cause
+  // One pass over the file (Google Benchmark's NaN tolerated); its entries are stored as they
+  // are read when it is Google Benchmark output.
+  StreamingImport streaming(args, ctx);
   nlohmann::json doc;
   try {
-    doc = results::parse_benchmark_json(text, args.file);  // tolerates Google Benchmark's NaN
+    doc = results::parse_benchmark_file(args.file, args.file, &streaming);
   } catch (const Error& e) {
-    throw bad_input(
-        "cannot import '" + args.file + "'",
-        "it is not valid JSON (" + std::to_string(text.size()) + " bytes; " + e.what() + ")",
-        "pass a complete file written with --benchmark_out=FILE "
-        "--benchmark_out_format=json; the database was not changed");
+    if (streaming.failed_storing()) storing_failed(args, e);
+    std::error_code ec;
+    const auto bytes = std::filesystem::file_size(args.file, ec);
+    if (ec) throw;  // unreadable: read_file's message names the path and the cause
+    throw bad_input("cannot import '" + args.file + "'",
+                    "it is not valid JSON (" + std::to_string(bytes) + " bytes; " + e.what() + ")",
+                    "pass a complete file written with --benchmark_out=FILE "
+                    "--benchmark_out_format=json; the database was not changed");
+  }
+  if (streaming.started()) {
+    try {
+      const auto [run_id, stored] = streaming.finish();
+      print_ingest(args, ctx, run_id, stored.summary);
+    } catch (const Error& e) {
+      storing_failed(args, e);
+    }
+    return;
   }
   if (results::is_run_export(doc)) {
     results::Store store = open_store(ctx, results::OpenMode::read_write_create);
@@ -143,61 +313,25 @@ void do_import(const ImportArgs& args, Context& ctx) {
                     "pass a file written with --benchmark_out_format=json, `gpubench export` or "
                     "`gpubench run`; the database was not changed");
   }
-  results::RunInfo info;
-  for (const auto& t : args.tags) info.tags.push_back(parse_tag(t));
-  info.note = args.note;
-  info.argv = ctx.argv;
-  info.config.profile = results::k_unknown;
-  std::string suite = args.suite;
-  if (doc.contains("context") && doc["context"].is_object()) {
-    const auto& c = doc["context"];
-    if (c.contains("host_name") && c["host_name"].is_string()) {
-      info.host.hostname = c["host_name"].get<std::string>();
-    }
-    if (c.contains("num_cpus") && c["num_cpus"].is_number_integer()) {
-      info.host.threads = c["num_cpus"].get<int>();
-    }
-    if (c.contains("date") && c["date"].is_string()) {
-      info.started_at = date_to_utc(c["date"].get<std::string>());
-    }
-    if (c.contains("gpubench.profile") && c["gpubench.profile"].is_string()) {
-      info.config.profile = c["gpubench.profile"].get<std::string>();
-    }
-    if (suite.empty() && c.contains("gpubench.suite") && c["gpubench.suite"].is_string()) {
-      suite = c["gpubench.suite"].get<std::string>();
-    }
-    facts_from_context(c, info);
-  }
-  if (suite.empty()) suite = "imported";
-
-  results::Store store = open_store(ctx, results::OpenMode::read_write_create);
-  results::SuiteRunInfo sr;
-  sr.suite = suite;
-  sr.executable = std::filesystem::absolute(args.file).string();
-  sr.started_at = info.started_at.empty() ? now_iso8601_utc() : info.started_at;
-  sr.finished_at = sr.started_at;
-  sr.status = results::SuiteStatus::ok;
-  sr.reason = "imported from " + args.file;
-  // One transaction: the run, its suite and every sample, or nothing (bad content exits 2 and
-  // the database is unchanged; a database failure exits 3, also unchanged).
+  // Google Benchmark output whose context did not come first: the whole document, one
+  // transaction (bad content exits 2 and the database is unchanged).
+  std::string suite;
+  const auto c = doc.find("context");
+  const results::RunInfo info =
+      run_info_from(args, ctx, c != doc.end() ? *c : nlohmann::json(), suite);
+  CreatedDatabase created(ctx);
   int64_t run_id = 0;
   results::StoredSuite stored;
-  try {
-    stored = store.import_run(info, sr, doc, suite, run_id);
-  } catch (const Error& e) {
-    if (e.code() != ExitCode::bad_input) throw;
-    throw bad_input("cannot import '" + args.file + "'", e.what(),
-                    "fix the file or import another one; the database was not changed");
+  {
+    results::Store store = open_store(ctx, results::OpenMode::read_write_create);
+    try {
+      stored = store.import_run(info, suite_run_of(args, info, suite), doc, suite, run_id);
+    } catch (const Error& e) {
+      storing_failed(args, e);
+    }
   }
-  const results::IngestSummary& sum = stored.summary;
-  *ctx.out << "imported " << args.file << " as run " << run_id << ": " << sum.benchmarks
-           << " benchmarks, " << sum.samples << " samples, " << sum.skipped << " skipped, "
-           << sum.errors << " errors";
-  if (sum.invalid > 0) {
-    *ctx.out << ", " << sum.invalid << " invalid values kept aside (see 'gpubench show " << run_id
-             << "')";
-  }
-  *ctx.out << "\n";
+  created.keep();
+  print_ingest(args, ctx, run_id, stored.summary);
 }
 }  // namespace
 

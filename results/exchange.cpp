@@ -5,6 +5,7 @@
 #include <set>
 
 #include "results/schema.hpp"
+#include "results/series_medians.hpp"
 #include "results/sqlite.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
@@ -186,6 +187,7 @@ MergeSummary merge_database(Store& store, const std::filesystem::path& other) {
                  {"metric_id", k_metric_map},
                  {"gpu_device_id", gpu_map}},
                 "WHERE s.suite_run_id = ?1", {old_sr, sr});
+      detail::refresh_series_medians(db, sr);
       Statement n = db.prepare("SELECT count(*) FROM src.samples WHERE suite_run_id = ?1");
       n.bind(1, old_sr);
       if (n.step()) summary.samples += n.column_int64(0);

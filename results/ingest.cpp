@@ -12,10 +12,12 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
-#include "results/ingest_gpu.hpp"
 #include "results/ingest.hpp"
+#include "results/ingest_gpu.hpp"
 #include "results/metric_roles.hpp"
+#include "results/series_medians.hpp"
 #include "results/sqlite.hpp"
 #include "results/store.hpp"
 #include "results/store_detail.hpp"
@@ -25,34 +27,35 @@
 
 namespace gpubench::results {
 
+using detail::MedianAccumulator;
 using nlohmann::json;
 
 namespace {
 
 // Keys of a benchmark entry that are not user counters.
-const std::set<std::string>& meta_keys() {
-  static const std::set<std::string> keys = {"name",
-                                             "family_index",
-                                             "per_family_instance_index",
-                                             "run_name",
-                                             "run_type",
-                                             "repetitions",
-                                             "repetition_index",
-                                             "threads",
-                                             "iterations",
-                                             "real_time",
-                                             "cpu_time",
-                                             "time_unit",
-                                             "aggregate_name",
-                                             "aggregate_unit",
-                                             "error_occurred",
-                                             "error_message",
-                                             "skipped",
-                                             "skip_message",
-                                             "label",
-                                             "big_o",
-                                             "device_index",
-                                             "gpu_uuid"};
+const std::unordered_set<std::string>& meta_keys() {
+  static const std::unordered_set<std::string> keys = {"name",
+                                                       "family_index",
+                                                       "per_family_instance_index",
+                                                       "run_name",
+                                                       "run_type",
+                                                       "repetitions",
+                                                       "repetition_index",
+                                                       "threads",
+                                                       "iterations",
+                                                       "real_time",
+                                                       "cpu_time",
+                                                       "time_unit",
+                                                       "aggregate_name",
+                                                       "aggregate_unit",
+                                                       "error_occurred",
+                                                       "error_message",
+                                                       "skipped",
+                                                       "skip_message",
+                                                       "label",
+                                                       "big_o",
+                                                       "device_index",
+                                                       "gpu_uuid"};
   return keys;
 }
 
@@ -143,13 +146,8 @@ class Ingester {
   Ingester(Database& db, int64_t suite_run_id)
       : m_db(db),
         m_suite_run(suite_run_id),
-        m_insert_sample(db.prepare(
-            "INSERT INTO samples(suite_run_id, benchmark_id, metric_id, device_index, "
-            "gpu_device_id, repetition, kind, value, iterations, threads, throttled, "
-            "sm_clock_mhz, temperature_c, power_w, throttle_reasons, power_limited, "
-            "thermal_or_hw_slowdown, clock_below_expected, window_start_s, window_end_s) VALUES "
-            "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
-            "?19, ?20)")),
+        m_insert_sample(db.prepare(insert_samples_sql(1))),
+        m_insert_batch(db.prepare(insert_samples_sql(k_batch))),
         m_insert_benchmark(db.prepare(
             "INSERT INTO benchmarks(name, suite, case_name, params) VALUES (?1, ?2, ?3, ?4) "
             "ON CONFLICT(name) DO NOTHING")),
@@ -269,19 +267,33 @@ class Ingester {
     std::optional<double> window_end_s;
   };
 
+  // Samples are buffered and inserted k_batch rows per statement: one multi-row INSERT costs
+  // about what one single-row INSERT does, so a large import spends its time storing, not
+  // starting statements. flush() stores the rest (before anything reads the samples back).
   void insert_sample(const SampleState& s, int64_t metric, double value) {
-    Statement& st = m_insert_sample;
-    st.bind(1, m_suite_run).bind(2, s.benchmark).bind(3, metric).bind(4, s.device_index);
-    st.bind(5, s.gpu_device).bind(6, s.repetition).bind(7, s.kind).bind(8, value);
-    st.bind(9, s.iterations).bind(10, s.threads).bind(11, s.throttled);
-    st.bind(12, s.sm_clock_mhz).bind(13, s.temperature_c).bind(14, s.power_w);
-    st.bind(15, s.throttle_reasons).bind(16, s.power_limited).bind(17, s.thermal_or_hw_slowdown);
-    st.bind(18, s.clock_below_expected).bind(19, s.window_start_s).bind(20, s.window_end_s);
-    st.run();
+    m_pending.push_back(Row{metric, value, s});  // a copy: the caller's state changes
+    if (s.kind == "iteration" && s.throttled.value_or(0) == 0) {
+      m_medians.add(s.benchmark, metric, s.device_index.value_or(-1), value);
+    }
+    if (m_pending.size() == k_batch) flush();
     ++m_samples;
   }
 
+  void flush() {
+    if (m_pending.size() == k_batch) {
+      bind_rows(m_insert_batch, m_pending.size());
+    } else {
+      for (size_t i = 0; i < m_pending.size(); ++i) bind_rows(m_insert_sample, 1, i);
+    }
+    m_pending.clear();
+  }
+
   int64_t samples() const { return m_samples; }
+  // Stores the pending samples and the suite run's series medians (results/series_medians.hpp).
+  void finish() {
+    flush();
+    m_medians.store(m_db, m_suite_run);
+  }
 
   // A value that cannot be a sample (NaN, infinite, a negative time): kept with the reason in
   // invalid_samples, never in statistics.
@@ -296,10 +308,54 @@ class Ingester {
   int64_t invalid() const { return m_invalid; }
 
  private:
+  static constexpr size_t k_batch = 64;
+  static constexpr int k_columns = 20;
+
+  static std::string insert_samples_sql(size_t rows) {
+    std::string sql =
+        "INSERT INTO samples(suite_run_id, benchmark_id, metric_id, device_index, "
+        "gpu_device_id, repetition, kind, value, iterations, threads, throttled, "
+        "sm_clock_mhz, temperature_c, power_w, throttle_reasons, power_limited, "
+        "thermal_or_hw_slowdown, clock_below_expected, window_start_s, window_end_s) VALUES ";
+    for (size_t r = 0; r < rows; ++r) {
+      sql += r == 0 ? "(" : ", (";
+      for (int c = 0; c < k_columns; ++c) sql += c == 0 ? "?" : ", ?";
+      sql += ")";
+    }
+    return sql;
+  }
+
+  struct Row {
+    int64_t metric = 0;
+    double value = 0;
+    SampleState state;
+  };
+
+  // Binds `rows` pending rows from `first` into `st` and runs it.
+  void bind_rows(Statement& st, size_t rows, size_t first = 0) {
+    for (size_t r = 0; r < rows; ++r) {
+      const Row& row = m_pending[first + r];
+      const SampleState& s = row.state;
+      const int b = static_cast<int>(r) * k_columns;
+      st.bind(b + 1, m_suite_run).bind(b + 2, s.benchmark).bind(b + 3, row.metric);
+      st.bind(b + 4, s.device_index).bind(b + 5, s.gpu_device).bind(b + 6, s.repetition);
+      st.bind(b + 7, s.kind).bind(b + 8, row.value).bind(b + 9, s.iterations);
+      st.bind(b + 10, s.threads).bind(b + 11, s.throttled).bind(b + 12, s.sm_clock_mhz);
+      st.bind(b + 13, s.temperature_c).bind(b + 14, s.power_w).bind(b + 15, s.throttle_reasons);
+      st.bind(b + 16, s.power_limited).bind(b + 17, s.thermal_or_hw_slowdown);
+      st.bind(b + 18, s.clock_below_expected).bind(b + 19, s.window_start_s);
+      st.bind(b + 20, s.window_end_s);
+    }
+    st.run();
+  }
+
+  std::vector<Row> m_pending;
+  MedianAccumulator m_medians;
   Database& m_db;
   int64_t m_suite_run;
   int64_t m_run = 0;
   Statement m_insert_sample;
+  Statement m_insert_batch;
   Statement m_insert_benchmark;
   Statement m_select_benchmark;
   Statement m_insert_param;
@@ -316,19 +372,19 @@ class Ingester {
 std::optional<int64_t> int_field(const json& e, const char* key, size_t entry) {
   auto it = e.find(key);
   if (it == e.end() || it->is_null()) return std::nullopt;
-  const std::string where = "benchmarks[" + std::to_string(entry) + "]." + key;
+  auto where = [&] { return "benchmarks[" + std::to_string(entry) + "]." + key; };
   if (!it->is_number()) {
-    not_gb(where + " is a " + type_name(*it) + ", not a number");
+    not_gb(where() + " is a " + type_name(*it) + ", not a number");
   }
   if (it->is_number_unsigned() &&
       it->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-    not_gb(where + " is " + it->dump() + ", out of range for a whole number");
+    not_gb(where() + " is " + it->dump() + ", out of range for a whole number");
   }
   if (it->is_number_float()) {
     const double v = it->get<double>();
     // 2^63 is the first double past int64's range.
     if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0) || v != std::trunc(v)) {
-      not_gb(where + " is " + it->dump() + ", not a whole number in range");
+      not_gb(where() + " is " + it->dump() + ", not a whole number in range");
     }
     return static_cast<int64_t>(v);
   }
@@ -380,40 +436,41 @@ IngestSummary Store::ingest_benchmark_json(int64_t suite_run_id, const json& doc
   return summary;
 }
 
-IngestSummary detail::ingest_document(Database& db, int64_t suite_run_id, const json& doc,
-                                      const std::string& default_suite) {
-  if (!doc.is_object()) not_gb(std::string("the JSON is a ") + type_name(doc) + ", not an object");
-  auto bench_it = doc.find("benchmarks");
-  if (bench_it == doc.end()) {
-    std::vector<std::string> keys;
-    for (const auto& [k, v] : doc.items()) keys.push_back("'" + k + "'");
-    not_gb("it has no 'benchmarks' array (top-level keys: " +
-           (keys.empty() ? std::string("none") : join(keys, ", ")) + ")");
+// One document's benchmarks, stored entry by entry (whole documents and streamed files alike).
+struct detail::DocumentIngest::State {
+  State(Database& db_, int64_t suite_run_id_, const json& context, const std::string& default_suite)
+      : db(db_),
+        suite_run_id(suite_run_id_),
+        suite(suite_of(context, default_suite)),
+        declared(declared_metrics(context)),
+        devices(suite_devices(context)),
+        in(db_, suite_run_id_) {
+    for (const auto& [name, decl] : declared) in.declare(name, decl);
+    gpubench_file = in.has_declarations();
+    {
+      Statement st = db.prepare("UPDATE suite_runs SET context = ?1 WHERE id = ?2");
+      st.bind(1, context.dump()).bind(2, suite_run_id).run();
+    }
+    record_metric_roles(db, suite_run_id, context);
   }
-  if (!bench_it->is_array()) {
-    not_gb(std::string("'benchmarks' is a ") + type_name(*bench_it) + ", not an array");
-  }
-  json context = json::object();
-  if (auto c = doc.find("context"); c != doc.end()) {
-    if (!c->is_object()) not_gb(std::string("'context' is a ") + type_name(*c) + ", not an object");
-    context = *c;
-  }
-  std::string suite = default_suite;
-  if (auto s = context.find("gpubench.suite"); s != context.end() && s->is_string()) {
-    suite = s->get<std::string>();
-  }
-  const auto declared = declared_metrics(context);
-  const auto devices = suite_devices(context);
 
-  Ingester in(db, suite_run_id);
-  for (const auto& [name, decl] : declared) in.declare(name, decl);
-  const bool gpubench_file = in.has_declarations();
-  {
-    Statement st = db.prepare("UPDATE suite_runs SET context = ?1 WHERE id = ?2");
-    st.bind(1, context.dump()).bind(2, suite_run_id).run();
+  static std::string suite_of(const json& context, const std::string& default_suite) {
+    if (auto s = context.find("gpubench.suite"); s != context.end() && s->is_string()) {
+      return s->get<std::string>();
+    }
+    return default_suite;
   }
-  record_metric_roles(db, suite_run_id, context);
 
+  void add(const json& e, size_t i);
+  IngestSummary finish();
+
+  Database& db;
+  int64_t suite_run_id;
+  std::string suite;
+  std::vector<std::pair<std::string, MetricDecl>> declared;
+  std::unordered_map<int64_t, SuiteDevice> devices;
+  Ingester in;
+  bool gpubench_file = false;
   std::unordered_map<int64_t, Outcome> outcomes;
   std::vector<int64_t> order;  // benchmark ids in order of first appearance
   std::unordered_map<int64_t, int64_t> next_repetition;
@@ -421,186 +478,187 @@ IngestSummary detail::ingest_document(Database& db, int64_t suite_run_id, const 
   std::vector<std::pair<std::string, double>> counters;
   std::set<int64_t> has_iterations;  // benchmarks with at least one repetition row
   std::set<int64_t> has_aggregates;
-  const json& entries = *bench_it;
-  for (size_t i = 0; i < entries.size(); ++i) {
-    const json& e = entries[i];
-    auto where = [i] { return "benchmarks[" + std::to_string(i) + "]"; };
-    if (!e.is_object()) not_gb(where() + " is a " + type_name(e) + ", not an object");
-    std::string identity = string_field(e, "run_name", i);
-    if (identity.empty()) identity = string_field(e, "name", i);
-    if (identity.empty()) not_gb(where() + " has no 'name'");
-    const std::string run_type = string_field(e, "run_type", i);
-    const bool aggregate = run_type == "aggregate";
-    const std::string aggregate_name = string_field(e, "aggregate_name", i);
-    if (aggregate && !aggregate_name.empty()) {
-      const std::string suffix = "_" + aggregate_name;
-      if (identity.size() > suffix.size() &&
-          identity.compare(identity.size() - suffix.size(), suffix.size(), suffix) == 0) {
-        identity.resize(identity.size() - suffix.size());
-      }
-    }
+};
 
-    Ingester::SampleState s;
-    s.benchmark = in.benchmark_id(identity, suite);
-    auto [oit, first_seen] = outcomes.try_emplace(s.benchmark);
-    if (first_seen) {
-      oit->second.position = static_cast<int64_t>(order.size());
-      order.push_back(s.benchmark);
-    }
-
-    // Errors and skips: GB reports them with zero times; they are outcomes, not samples.
-    BenchmarkStatus status = BenchmarkStatus::ok;
-    std::string message;
-    if (bool_field(e, "error_occurred")) {
-      message = string_field(e, "error_message", i);
-      status = BenchmarkStatus::error;
-      if (message.rfind("skipped:", 0) == 0) {  // gpubench::suite::skip() on GB 1.7
-        status = BenchmarkStatus::skipped;
-        message = std::string(trim(message.substr(8)));
-      }
-    } else if (bool_field(e, "skipped")) {  // Google Benchmark >= 1.8
-      status = BenchmarkStatus::skipped;
-      message = string_field(e, "skip_message", i);
-    }
-    if (status != BenchmarkStatus::ok) {
-      Outcome& o = oit->second;
-      if (severity(status) > severity(o.status)) {
-        o.status = status;
-        o.message = message;
-      }
-      continue;
-    }
-
-    // Device: a "device_index" counter or key, a "gpu_uuid" key, or either in the label.
-    // In aggregate rows a device_index counter is itself aggregated (its stddev is 0, its cv
-    // NaN), so only mean/median rows may name the device; the others inherit it.
-    const std::string kind =
-        aggregate ? (aggregate_name.empty() ? "aggregate" : aggregate_name) : "iteration";
-    const bool central = !aggregate || kind == "mean" || kind == "median";
-    if (central) s.device_index = int_field(e, "device_index", i);
-    std::string gpu_uuid = string_field(e, "gpu_uuid", i);
-    parse_label(string_field(e, "label", i), s.device_index, gpu_uuid);
-    if (!s.device_index) s.device_index = in.name_device(s.benchmark);
-    if (s.device_index) {
-      device_of[s.benchmark] = *s.device_index;
-    } else if (auto d = device_of.find(s.benchmark); aggregate && d != device_of.end()) {
-      s.device_index = d->second;
-    }
-    // The GPU: a UUID the row names, else the one the suite recorded for its CUDA ordinal.
-    std::string gpu_pci;
-    if (gpu_uuid.empty() && s.device_index) {
-      if (auto d = devices.find(*s.device_index); d != devices.end()) {
-        gpu_uuid = d->second.uuid;
-        gpu_pci = d->second.pci_bus_id;
-      }
-    }
-    if (!gpu_uuid.empty() || !gpu_pci.empty()) s.gpu_device = in.gpu_device(gpu_uuid, gpu_pci);
-    s.iterations = int_field(e, "iterations", i);
-    s.threads = int_field(e, "threads", i);
-    s.kind = kind;
-    if (!aggregate) {
-      s.kind = "iteration";
-      s.repetition = int_field(e, "repetition_index", i);
-      int64_t& next = next_repetition[s.benchmark];
-      if (!s.repetition) s.repetition = next;  // old GB versions: count them
-      next = *s.repetition + 1;
-    }
-
-    counters.clear();
-    for (const auto& [key, value] : e.items()) {
-      const std::optional<double> non_finite = non_finite_value(value);
-      if ((!value.is_number() && !non_finite) || meta_keys().count(key) != 0) continue;
-      const double v = non_finite ? *non_finite : value.get<double>();
-      if (const auto field = sample_state::field_of(key); gpubench_file && field) {
-        using sample_state::Field;
-        // The stddev of a clock is not a clock; a window is only a repetition's own.
-        if (!central || (aggregate && sample_state::is_window(*field))) continue;
-        const std::optional<int64_t> flag = v != 0 ? 1 : 0;
-        switch (*field) {
-          case Field::sm_clock_mhz:
-            s.sm_clock_mhz = v;
-            break;
-          case Field::temperature_c:
-            s.temperature_c = v;
-            break;
-          case Field::power_w:
-            s.power_w = v;
-            break;
-          case Field::throttle_reasons:
-            s.throttle_reasons = static_cast<int64_t>(v);
-            break;
-          case Field::power_limited:
-            s.power_limited = flag;
-            break;
-          case Field::thermal_or_hw_slowdown:
-            s.thermal_or_hw_slowdown = flag;
-            break;
-          case Field::clock_below_expected:
-            s.clock_below_expected = flag;
-            break;
-          case Field::window_start_s:
-            s.window_start_s = v;
-            break;
-          case Field::window_end_s:
-            s.window_end_s = v;
-            break;
-        }
-        // `throttled` is the invalid mark: a thermal or hardware slowdown.
-        s.throttled = s.thermal_or_hw_slowdown;
-        continue;
-      }
-      counters.emplace_back(key, v);
-    }
-    // Declared metrics first, in declaration order; then other counters by name.
-    std::stable_sort(counters.begin(), counters.end(), [&](const auto& a, const auto& b) {
-      auto rank = [&](const std::string& n) {
-        for (size_t k = 0; k < declared.size(); ++k) {
-          if (declared[k].first == n) return k;
-        }
-        return declared.size();
-      };
-      return rank(a.first) < rank(b.first);
-    });
-
-    // cv aggregates are ratios; every other time value is in time_unit.
-    const bool percentage = string_field(e, "aggregate_unit", i) == "percentage";
-    const std::string unit = string_field(e, "time_unit", i);
-    const double scale = percentage ? 1.0 : time_unit_to_ns(unit.empty() ? "ns" : unit, i);
-    for (const char* key : {"real_time", "cpu_time"}) {
-      auto t = e.find(key);
-      if (t == e.end()) continue;
-      const std::optional<double> non_finite = non_finite_value(*t);
-      if (!t->is_number() && !non_finite) {
-        not_gb(where() + "." + key + " is a " + type_name(*t) + ", not a number");
-      }
-      const double raw = non_finite ? *non_finite : t->get<double>();
-      const double v = raw * scale;
-      if (!std::isfinite(v)) {
-        in.insert_invalid(s, key, raw_text(raw),
-                          std::string(key) + " is " + raw_text(raw) +
-                              (std::isfinite(raw) ? " (overflows in ns)" : ""));
-      } else if (v < 0) {
-        in.insert_invalid(s, key, raw_text(raw),
-                          std::string(key) + " is negative (" + raw_text(raw) + " " +
-                              (unit.empty() ? "ns" : unit) + "); a time cannot be");
-      } else {
-        in.insert_sample(s, in.metric_id(key), v);
-      }
-    }
-    for (const auto& [key, v] : counters) {
-      if (std::isfinite(v)) {
-        in.insert_sample(s, in.metric_id(key), v);
-      } else {
-        in.insert_invalid(s, key, raw_text(v), "counter " + key + " is " + raw_text(v));
-      }
-    }
-    if (aggregate) {
-      has_aggregates.insert(s.benchmark);
-    } else {
-      has_iterations.insert(s.benchmark);
+void detail::DocumentIngest::State::add(const json& e, size_t i) {
+  auto where = [i] { return "benchmarks[" + std::to_string(i) + "]"; };
+  if (!e.is_object()) not_gb(where() + " is a " + type_name(e) + ", not an object");
+  std::string identity = string_field(e, "run_name", i);
+  if (identity.empty()) identity = string_field(e, "name", i);
+  if (identity.empty()) not_gb(where() + " has no 'name'");
+  const std::string run_type = string_field(e, "run_type", i);
+  const bool aggregate = run_type == "aggregate";
+  const std::string aggregate_name = string_field(e, "aggregate_name", i);
+  if (aggregate && !aggregate_name.empty()) {
+    const std::string suffix = "_" + aggregate_name;
+    if (identity.size() > suffix.size() &&
+        identity.compare(identity.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      identity.resize(identity.size() - suffix.size());
     }
   }
 
+  Ingester::SampleState s;
+  s.benchmark = in.benchmark_id(identity, suite);
+  auto [oit, first_seen] = outcomes.try_emplace(s.benchmark);
+  if (first_seen) {
+    oit->second.position = static_cast<int64_t>(order.size());
+    order.push_back(s.benchmark);
+  }
+
+  // Errors and skips: GB reports them with zero times; they are outcomes, not samples.
+  BenchmarkStatus status = BenchmarkStatus::ok;
+  std::string message;
+  if (bool_field(e, "error_occurred")) {
+    message = string_field(e, "error_message", i);
+    status = BenchmarkStatus::error;
+    if (message.rfind("skipped:", 0) == 0) {  // gpubench::suite::skip() on GB 1.7
+      status = BenchmarkStatus::skipped;
+      message = std::string(trim(message.substr(8)));
+    }
+  } else if (bool_field(e, "skipped")) {  // Google Benchmark >= 1.8
+    status = BenchmarkStatus::skipped;
+    message = string_field(e, "skip_message", i);
+  }
+  if (status != BenchmarkStatus::ok) {
+    Outcome& o = oit->second;
+    if (severity(status) > severity(o.status)) {
+      o.status = status;
+      o.message = message;
+    }
+    return;
+  }
+
+  // Device: a "device_index" counter or key, a "gpu_uuid" key, or either in the label.
+  // In aggregate rows a device_index counter is itself aggregated (its stddev is 0, its cv
+  // NaN), so only mean/median rows may name the device; the others inherit it.
+  const std::string kind =
+      aggregate ? (aggregate_name.empty() ? "aggregate" : aggregate_name) : "iteration";
+  const bool central = !aggregate || kind == "mean" || kind == "median";
+  if (central) s.device_index = int_field(e, "device_index", i);
+  std::string gpu_uuid = string_field(e, "gpu_uuid", i);
+  parse_label(string_field(e, "label", i), s.device_index, gpu_uuid);
+  if (!s.device_index) s.device_index = in.name_device(s.benchmark);
+  if (s.device_index) {
+    device_of[s.benchmark] = *s.device_index;
+  } else if (auto d = device_of.find(s.benchmark); aggregate && d != device_of.end()) {
+    s.device_index = d->second;
+  }
+  // The GPU: a UUID the row names, else the one the suite recorded for its CUDA ordinal.
+  std::string gpu_pci;
+  if (gpu_uuid.empty() && s.device_index) {
+    if (auto d = devices.find(*s.device_index); d != devices.end()) {
+      gpu_uuid = d->second.uuid;
+      gpu_pci = d->second.pci_bus_id;
+    }
+  }
+  if (!gpu_uuid.empty() || !gpu_pci.empty()) s.gpu_device = in.gpu_device(gpu_uuid, gpu_pci);
+  s.iterations = int_field(e, "iterations", i);
+  s.threads = int_field(e, "threads", i);
+  s.kind = kind;
+  if (!aggregate) {
+    s.kind = "iteration";
+    s.repetition = int_field(e, "repetition_index", i);
+    int64_t& next = next_repetition[s.benchmark];
+    if (!s.repetition) s.repetition = next;  // old GB versions: count them
+    next = *s.repetition + 1;
+  }
+
+  counters.clear();
+  for (const auto& [key, value] : e.items()) {
+    const std::optional<double> non_finite = non_finite_value(value);
+    if ((!value.is_number() && !non_finite) || meta_keys().count(key) != 0) continue;
+    const double v = non_finite ? *non_finite : value.get<double>();
+    if (const auto field = sample_state::field_of(key); gpubench_file && field) {
+      using sample_state::Field;
+      // The stddev of a clock is not a clock; a window is only a repetition's own.
+      if (!central || (aggregate && sample_state::is_window(*field))) continue;
+      const std::optional<int64_t> flag = v != 0 ? 1 : 0;
+      switch (*field) {
+        case Field::sm_clock_mhz:
+          s.sm_clock_mhz = v;
+          break;
+        case Field::temperature_c:
+          s.temperature_c = v;
+          break;
+        case Field::power_w:
+          s.power_w = v;
+          break;
+        case Field::throttle_reasons:
+          s.throttle_reasons = static_cast<int64_t>(v);
+          break;
+        case Field::power_limited:
+          s.power_limited = flag;
+          break;
+        case Field::thermal_or_hw_slowdown:
+          s.thermal_or_hw_slowdown = flag;
+          break;
+        case Field::clock_below_expected:
+          s.clock_below_expected = flag;
+          break;
+        case Field::window_start_s:
+          s.window_start_s = v;
+          break;
+        case Field::window_end_s:
+          s.window_end_s = v;
+          break;
+      }
+      // `throttled` is the invalid mark: a thermal or hardware slowdown.
+      s.throttled = s.thermal_or_hw_slowdown;
+      continue;
+    }
+    counters.emplace_back(key, v);
+  }
+  // Declared metrics first, in declaration order; then other counters by name.
+  std::stable_sort(counters.begin(), counters.end(), [&](const auto& a, const auto& b) {
+    auto rank = [&](const std::string& n) {
+      for (size_t k = 0; k < declared.size(); ++k) {
+        if (declared[k].first == n) return k;
+      }
+      return declared.size();
+    };
+    return rank(a.first) < rank(b.first);
+  });
+
+  // cv aggregates are ratios; every other time value is in time_unit.
+  const bool percentage = string_field(e, "aggregate_unit", i) == "percentage";
+  const std::string unit = string_field(e, "time_unit", i);
+  const double scale = percentage ? 1.0 : time_unit_to_ns(unit.empty() ? "ns" : unit, i);
+  for (const char* key : {"real_time", "cpu_time"}) {
+    auto t = e.find(key);
+    if (t == e.end()) continue;
+    const std::optional<double> non_finite = non_finite_value(*t);
+    if (!t->is_number() && !non_finite) {
+      not_gb(where() + "." + key + " is a " + type_name(*t) + ", not a number");
+    }
+    const double raw = non_finite ? *non_finite : t->get<double>();
+    const double v = raw * scale;
+    if (!std::isfinite(v)) {
+      in.insert_invalid(s, key, raw_text(raw),
+                        std::string(key) + " is " + raw_text(raw) +
+                            (std::isfinite(raw) ? " (overflows in ns)" : ""));
+    } else if (v < 0) {
+      in.insert_invalid(s, key, raw_text(raw),
+                        std::string(key) + " is negative (" + raw_text(raw) + " " +
+                            (unit.empty() ? "ns" : unit) + "); a time cannot be");
+    } else {
+      in.insert_sample(s, in.metric_id(key), v);
+    }
+  }
+  for (const auto& [key, v] : counters) {
+    if (std::isfinite(v)) {
+      in.insert_sample(s, in.metric_id(key), v);
+    } else {
+      in.insert_invalid(s, key, raw_text(v), "counter " + key + " is " + raw_text(v));
+    }
+  }
+  if (aggregate) {
+    has_aggregates.insert(s.benchmark);
+  } else {
+    has_iterations.insert(s.benchmark);
+  }
+}
+
+IngestSummary detail::DocumentIngest::State::finish() {
   // Aggregates-only output (--benchmark_report_aggregates_only): refused. Its mean/median rows
   // are not repetitions, and statistics over them would claim n = 0 or a precision nobody
   // measured; rerun with every repetition reported instead (documented in results/README.md).
@@ -619,6 +677,7 @@ IngestSummary detail::ingest_document(Database& db, int64_t suite_run_id, const 
     }
   }
 
+  in.finish();
   IngestSummary summary;
   Statement ins = db.prepare(
       "INSERT INTO benchmark_outcomes(suite_run_id, benchmark_id, position, status, message) "
@@ -635,6 +694,46 @@ IngestSummary detail::ingest_document(Database& db, int64_t suite_run_id, const 
   summary.samples = in.samples();
   summary.invalid = in.invalid();
   return summary;
+}
+
+detail::DocumentIngest::DocumentIngest(Database& db, int64_t suite_run_id, const json& context,
+                                       const std::string& default_suite)
+    : m(std::make_unique<State>(db, suite_run_id, context, default_suite)) {}
+detail::DocumentIngest::~DocumentIngest() = default;
+void detail::DocumentIngest::add(const json& entry, size_t index) {
+  m->add(entry, index);
+}
+IngestSummary detail::DocumentIngest::finish() {
+  return m->finish();
+}
+
+json detail::document_context(const json& doc) {
+  if (!doc.is_object()) not_gb(std::string("the JSON is a ") + type_name(doc) + ", not an object");
+  json context = json::object();
+  if (auto c = doc.find("context"); c != doc.end()) {
+    if (!c->is_object()) not_gb(std::string("'context' is a ") + type_name(*c) + ", not an object");
+    context = *c;
+  }
+  return context;
+}
+
+IngestSummary detail::ingest_document(Database& db, int64_t suite_run_id, const json& doc,
+                                      const std::string& default_suite) {
+  if (!doc.is_object()) not_gb(std::string("the JSON is a ") + type_name(doc) + ", not an object");
+  auto bench_it = doc.find("benchmarks");
+  if (bench_it == doc.end()) {
+    std::vector<std::string> keys;
+    for (const auto& [k, v] : doc.items()) keys.push_back("'" + k + "'");
+    not_gb("it has no 'benchmarks' array (top-level keys: " +
+           (keys.empty() ? std::string("none") : join(keys, ", ")) + ")");
+  }
+  if (!bench_it->is_array()) {
+    not_gb(std::string("'benchmarks' is a ") + type_name(*bench_it) + ", not an array");
+  }
+  DocumentIngest ingest(db, suite_run_id, document_context(doc), default_suite);
+  const json& entries = *bench_it;
+  for (size_t i = 0; i < entries.size(); ++i) ingest.add(entries[i], i);
+  return ingest.finish();
 }
 
 }  // namespace gpubench::results

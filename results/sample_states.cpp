@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "results/model.hpp"
+#include "results/series_medians.hpp"
 #include "results/sqlite.hpp"
 #include "results/store.hpp"
 #include "util/sample_state.hpp"
@@ -98,6 +99,7 @@ UPDATE samples SET power_limited = COALESCE(?2, power_limited),
     upd.run();
     if (states.power_limited || states.clock_below_expected) ++classified;
   }
+  detail::refresh_series_medians(db, suite_run_id);  // a sample now throttled leaves them
   tx.commit();
   return classified;
 }

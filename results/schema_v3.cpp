@@ -2,14 +2,32 @@
 // tables and indexes in its own function below, so the step stays one transaction and one
 // version number.
 #include "results/schema.hpp"
+#include "results/series_medians.hpp"
 #include "results/sqlite.hpp"
 
 namespace gpubench::results::schema {
 namespace {
 
-// Per-run series medians stored at ingest, so that history reads one row per (run, series)
-// instead of every sample (filled by the ingest area).
-void v3_series_medians(Database& /*db*/) {}
+// Per-run series medians (results/series_medians.hpp): the median of each series' valid
+// repetitions per suite run, written with the samples, so that history reads one row per run and
+// series instead of every sample. Clustered by suite run (history selects runs, then series).
+// Filled here for the runs already stored. samples_series (benchmark_id, metric_id) served only
+// history's old scan of samples; dropping it makes every sample insert cheaper.
+void v3_series_medians(Database& db) {
+  db.exec(R"sql(
+CREATE TABLE series_medians (
+  suite_run_id INTEGER NOT NULL REFERENCES suite_runs(id) ON DELETE CASCADE,
+  benchmark_id INTEGER NOT NULL REFERENCES benchmarks(id),
+  metric_id    INTEGER NOT NULL REFERENCES metrics(id),
+  device_index INTEGER NOT NULL,  -- the samples' device_index, -1 when not tied to a device
+  n            INTEGER NOT NULL,  -- valid repetitions (iteration samples not throttled)
+  median       REAL NOT NULL,
+  PRIMARY KEY (suite_run_id, benchmark_id, metric_id, device_index)
+) WITHOUT ROWID;
+DROP INDEX IF EXISTS samples_series;
+)sql");
+  detail::refresh_all_series_medians(db);
+}
 
 // Indexes for the read paths (show, export, compare, selections).
 void v3_read_paths(Database& /*db*/) {}

@@ -175,6 +175,28 @@ class Store {
   // run (status complete), its one suite and every sample, or nothing at all.
   StoredSuite import_run(const RunInfo& info, const SuiteRunInfo& suite, const nlohmann::json& doc,
                          const std::string& default_suite, int64_t& run_id);
+  // The same, entry by entry, for documents read as a stream (results/ingest_stream.hpp): the
+  // transaction opens here with the run, its suite and the document's `context`; add() each
+  // entry of "benchmarks"; finish() stores the outcomes and commits. Destroyed unfinished (an
+  // exception, a parse error half-way), it rolls everything back. Keep the Store alive meanwhile.
+  class RunImport {
+   public:
+    ~RunImport();
+    RunImport(const RunImport&) = delete;
+    RunImport& operator=(const RunImport&) = delete;
+    int64_t run_id() const;
+    void add(const nlohmann::json& entry, std::size_t index);
+    StoredSuite finish();
+
+   private:
+    friend class Store;
+    struct State;
+    explicit RunImport(std::unique_ptr<State> state);
+    std::unique_ptr<State> m;
+  };
+  std::unique_ptr<RunImport> begin_import(const RunInfo& info, const SuiteRunInfo& suite,
+                                          const nlohmann::json& context,
+                                          const std::string& default_suite);
   // Stores NVML telemetry samples of one suite run (suite_run_id nullopt: sampled outside any
   // suite) in one transaction. Each sample is linked to the run's GPU of its device index when
   // the run recorded one. Throws Error(bad_input) for an unknown run or a suite run of another run.

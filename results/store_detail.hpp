@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
@@ -25,6 +26,28 @@ void update_run_status(Database& db, int64_t run_id, RunStatus status);
 int64_t insert_suite_run(Database& db, int64_t run_id, const SuiteRunInfo& suite);
 IngestSummary ingest_document(Database& db, int64_t suite_run_id, const nlohmann::json& doc,
                               const std::string& default_suite);
+// The document's "context" object (an empty object without one). Throws Error(bad_input) when
+// the document is not an object or its context is not one.
+nlohmann::json document_context(const nlohmann::json& doc);
+
+// A document's benchmarks stored one entry at a time, as ingest_document does for a whole
+// document: construct with its context (records it and the declared metrics), add() each entry
+// of "benchmarks" in order with its index, then finish() (outcomes, per-run series medians).
+// Inside a transaction the caller holds; an exception leaves it to be rolled back.
+class DocumentIngest {
+ public:
+  DocumentIngest(Database& db, int64_t suite_run_id, const nlohmann::json& context,
+                 const std::string& default_suite);
+  ~DocumentIngest();
+  DocumentIngest(const DocumentIngest&) = delete;
+  DocumentIngest& operator=(const DocumentIngest&) = delete;
+  void add(const nlohmann::json& entry, size_t index);
+  IngestSummary finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> m;
+};
 void insert_telemetry(Database& db, int64_t run_id, std::optional<int64_t> suite_run_id,
                       const std::vector<TelemetrySample>& samples);
 

@@ -104,6 +104,49 @@ StoredSuite Store::import_run(const RunInfo& info, const SuiteRunInfo& suite, co
   return out;
 }
 
+struct Store::RunImport::State {
+  State(Database& db_, const RunInfo& info, const SuiteRunInfo& suite, const json& context,
+        const std::string& default_suite)
+      : db(db_),
+        tx(db_),
+        run_id(
+            detail::insert_run(db_, info, info.uuid.empty() ? make_uuid_v4() : info.uuid, nullptr)),
+        suite_run_id(detail::insert_suite_run(db_, run_id, suite)),
+        ingest(db_, suite_run_id, context, default_suite) {}
+  Database& db;
+  // No liveness lock: the run is `running` only inside this transaction, which no one sees.
+  Transaction tx;
+  int64_t run_id;
+  int64_t suite_run_id;
+  detail::DocumentIngest ingest;
+};
+
+Store::RunImport::RunImport(std::unique_ptr<State> state) : m(std::move(state)) {}
+Store::RunImport::~RunImport() = default;
+int64_t Store::RunImport::run_id() const {
+  return m->run_id;
+}
+void Store::RunImport::add(const json& entry, std::size_t index) {
+  m->ingest.add(entry, index);
+}
+StoredSuite Store::RunImport::finish() {
+  StoredSuite out;
+  out.suite_run_id = m->suite_run_id;
+  out.summary = m->ingest.finish();
+  out.ingested = true;
+  detail::update_run_status(m->db, m->run_id, RunStatus::complete);
+  m->tx.commit();
+  return out;
+}
+
+std::unique_ptr<Store::RunImport> Store::begin_import(const RunInfo& info,
+                                                      const SuiteRunInfo& suite,
+                                                      const json& context,
+                                                      const std::string& default_suite) {
+  return std::unique_ptr<RunImport>(new RunImport(
+      std::make_unique<RunImport::State>(*m_db, info, suite, context, default_suite)));
+}
+
 std::vector<InvalidSample> Store::get_invalid_samples(int64_t run_id) {
   Database& db = *m_db;
   std::vector<InvalidSample> out;

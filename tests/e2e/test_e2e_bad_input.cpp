@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "e2e_support.hpp"
+#include "results/ingest.hpp"
 
 namespace gpubench::e2e {
 namespace {
@@ -223,6 +224,22 @@ TEST(E2eBadInput, BadImportFilesChangeNothing) {
     EXPECT_TRUE(contains(r.err, "--benchmark_out_format=json")) << r.err;
     expect_error_shape(r);
   }
+  // A bad entry half-way through a streamed file: the entries already stored roll back.
+  {
+    nlohmann::json doc = results::parse_benchmark_json(full, "foreign_gb.json");
+    ASSERT_GE(doc["benchmarks"].size(), 2u);
+    doc["benchmarks"][1]["time_unit"] = "fortnights";
+    const fs::path file = ws.root() / "badunit.json";
+    // Context first, as Google Benchmark writes it, so the entries stream in before the bad one.
+    write_file_atomic(file, "{\"context\": " + doc["context"].dump() +
+                                ", \"benchmarks\": " + doc["benchmarks"].dump() + "}");
+    const CliResult r = ws.run({"import", file.string(), ws.db_arg()});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_TRUE(contains(r.err, "badunit.json")) << r.err;
+    EXPECT_TRUE(contains(r.err, "fortnights")) << r.err;
+    EXPECT_TRUE(contains(r.err, "the database was not changed")) << r.err;
+    expect_error_shape(r);
+  }
   const CliResult missing = ws.run({"import", (ws.root() / "nope.json").string(), ws.db_arg()});
   EXPECT_EQ(missing.exit_code, 2) << missing.err;
   EXPECT_TRUE(contains(missing.err, "nope.json")) << missing.err;
@@ -233,6 +250,13 @@ TEST(E2eBadInput, BadImportFilesChangeNothing) {
   EXPECT_EQ(
       ws.run({"import", (ws.root() / "text.json").string(), "--db", fresh.string()}).exit_code, 2);
   EXPECT_FALSE(fs::exists(fresh));
+  // Nor does one that fails after its entries started streaming in.
+  for (const char* name : {"truncated.json", "badunit.json"}) {
+    const CliResult r = ws.run({"import", (ws.root() / name).string(), "--db", fresh.string()});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_FALSE(fs::exists(fresh)) << name << ": " << r.err;
+    EXPECT_FALSE(fs::exists(fresh.string() + "-wal")) << name;
+  }
 }
 
 TEST(E2eBadInput, UnknownRunIds) {

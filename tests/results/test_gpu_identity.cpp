@@ -200,6 +200,17 @@ INSERT INTO samples(suite_run_id, benchmark_id, metric_id, device_index, kind, v
   EXPECT_EQ(st.column_int64(2), 0);
   ASSERT_TRUE(st.step());
   EXPECT_TRUE(st.is_null(1)) << "no record of ordinal 0 in that suite: unknown, not NVML GPU 0";
+  // The v3 step filled the per-run series medians of the samples already stored.
+  Statement m = store.database().prepare(
+      "SELECT suite_run_id, device_index, n, median FROM series_medians ORDER BY suite_run_id");
+  ASSERT_TRUE(m.step());
+  EXPECT_EQ(m.column_int64(0), 1);
+  EXPECT_EQ(m.column_int64(1), 0);
+  EXPECT_EQ(m.column_int64(2), 1);
+  EXPECT_EQ(m.column_double(3), 700);
+  ASSERT_TRUE(m.step());
+  EXPECT_EQ(m.column_double(3), 1);
+  EXPECT_FALSE(m.step());
 }
 
 }  // namespace

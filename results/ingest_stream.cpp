@@ -1,0 +1,317 @@
+// parse_benchmark_file (ingest_stream.hpp): a chunked reader that rewrites Google Benchmark's
+// bare NaN / Infinity tokens on the fly, and a SAX handler that builds the document except for
+// the entries of "benchmarks", which it hands to the sink as each one completes.
+#include "results/ingest_stream.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iterator>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "util/error.hpp"
+#include "util/strings.hpp"
+
+namespace gpubench::results {
+namespace {
+
+using nlohmann::json;
+
+// The file's bytes in chunks, with the non-JSON tokens outside strings replaced by marker
+// strings (as parse_benchmark_json does). The JSON parser reads it through Iterator.
+class FilteredFile {
+ public:
+  FilteredFile(const std::filesystem::path& path, std::string source)
+      : m_source(std::move(source)), m_file(std::fopen(path.c_str(), "rb")) {
+    if (m_file == nullptr) {
+      throw bad_input("cannot read '" + path.string() + "'", errno_text(errno),
+                      "check that the file exists and is readable");
+    }
+    m_path = path.string();
+    refill();
+  }
+  ~FilteredFile() {
+    if (m_file != nullptr) std::fclose(m_file);
+  }
+  FilteredFile(const FilteredFile&) = delete;
+  FilteredFile& operator=(const FilteredFile&) = delete;
+
+  // Only whitespace so far (an empty file gets its own message).
+  bool blank() const { return m_blank; }
+
+  // An input iterator over the filtered bytes; copies share the file (nlohmann keeps a begin and
+  // an end iterator and compares them).
+  class Iterator {
+   public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = char;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const char*;
+    using reference = const char&;
+    explicit Iterator(FilteredFile* f) : m_f(f) {}
+    reference operator*() const { return *m_f->m_pos; }
+    Iterator& operator++() {
+      if (++m_f->m_pos == m_f->m_end) m_f->refill();
+      return *this;
+    }
+    Iterator operator++(int) {
+      Iterator old = *this;
+      ++*this;
+      return old;
+    }
+    // Every iterator equals every other one at the end of the input, and none otherwise: the
+    // parser only ever compares its current position with its end.
+    bool operator==(const Iterator& other) const {
+      return (m_f == nullptr || m_f->at_end()) == (other.m_f == nullptr || other.m_f->at_end());
+    }
+    bool operator!=(const Iterator& other) const { return !(*this == other); }
+
+   private:
+    FilteredFile* m_f;
+  };
+  Iterator begin() { return Iterator(this); }
+  static Iterator end() { return Iterator(nullptr); }
+
+ private:
+  static constexpr std::size_t k_chunk = 1 << 20;
+  // Longest token ("-Infinity"): raw bytes kept back at a chunk's end so a token is never split.
+  static constexpr std::size_t k_lookahead = 9;
+
+  bool at_end() const { return m_pos == m_end; }
+
+  // Fills m_out from the raw bytes, rewriting tokens; leaves m_pos == m_end only at the end.
+  void refill() {
+    m_out.clear();
+    while (m_out.empty()) {
+      if (!m_eof) {
+        // Keep the unprocessed tail, then read more behind it.
+        m_raw.erase(m_raw.begin(), m_raw.begin() + static_cast<std::ptrdiff_t>(m_raw_pos));
+        m_raw_pos = 0;
+        const std::size_t have = m_raw.size();
+        m_raw.resize(have + k_chunk);
+        const std::size_t got = std::fread(m_raw.data() + have, 1, k_chunk, m_file);
+        m_raw.resize(have + got);
+        if (got < k_chunk) {
+          if (std::ferror(m_file)) {
+            throw bad_input("cannot read '" + m_path + "'", "I/O error while reading",
+                            "check the file and the disk");
+          }
+          m_eof = true;
+        }
+      }
+      const std::size_t limit =
+          m_eof ? m_raw.size() : (m_raw.size() > k_lookahead ? m_raw.size() - k_lookahead : 0);
+      filter(limit);
+      if (m_eof && m_raw_pos >= m_raw.size()) break;
+    }
+    m_pos = m_out.data();
+    m_end = m_out.data() + m_out.size();
+  }
+
+  void filter(std::size_t limit) {
+    static constexpr std::pair<std::string_view, std::string_view> k_tokens[] = {
+        {"-Infinity", "\"\\u0001-Infinity\""},
+        {"Infinity", "\"\\u0001Infinity\""},
+        {"-NaN", "\"\\u0001NaN\""},
+        {"NaN", "\"\\u0001NaN\""}};
+    const char* raw = m_raw.data();
+    std::size_t i = m_raw_pos;
+    m_out.reserve(limit - i + 64);
+    while (i < limit) {
+      const char c = raw[i];
+      if (m_in_string) {
+        // Copy the run of ordinary string bytes in one go.
+        std::size_t j = i;
+        while (j < limit && raw[j] != '"' && raw[j] != '\\') ++j;
+        m_out.append(raw + i, j - i);
+        if (j >= limit) {
+          i = j;
+          break;
+        }
+        if (raw[j] == '\\') {
+          if (j + 1 >= m_raw.size() && !m_eof) {  // the escaped byte is in the next chunk
+            i = j;
+            break;
+          }
+          m_out.append(raw + j, std::min<std::size_t>(2, m_raw.size() - j));
+          i = j + 2;
+        } else {
+          m_out += '"';
+          m_in_string = false;
+          i = j + 1;
+        }
+        m_blank = false;
+        continue;
+      }
+      if (c == '"') {
+        m_in_string = true;
+        m_blank = false;
+        m_out += c;
+        ++i;
+        continue;
+      }
+      if (c == 'N' || c == 'I' || c == '-') {
+        const std::string_view rest(raw + i, m_raw.size() - i);
+        bool replaced = false;
+        for (const auto& [token, marker] : k_tokens) {
+          if (rest.substr(0, token.size()) == token) {
+            m_out.append(marker);
+            i += token.size();
+            replaced = true;
+            break;
+          }
+        }
+        m_blank = false;
+        if (replaced) continue;
+      }
+      if (c != ' ' && c != '\n' && c != '\r' && c != '\t') m_blank = false;
+      m_out += c;
+      ++i;
+    }
+    m_raw_pos = std::min(i, m_raw.size());
+  }
+
+  std::string m_source;
+  std::string m_path;
+  std::FILE* m_file;
+  std::vector<char> m_raw;
+  std::size_t m_raw_pos = 0;
+  bool m_eof = false;
+  bool m_in_string = false;
+  bool m_blank = true;
+  std::string m_out;
+  const char* m_pos = nullptr;
+  const char* m_end = nullptr;
+};
+
+// Builds the document like nlohmann's DOM parser, except that the elements of the top-level
+// "benchmarks" array go to the sink one by one when it asks for them.
+class Handler {
+ public:
+  Handler(EntrySink* sink, std::string source) : m_sink(sink), m_source(std::move(source)) {}
+
+  json take() { return std::move(m_root); }
+  bool streamed() const { return m_streaming != nullptr; }
+
+  bool null() { return value(nullptr); }
+  bool boolean(bool v) { return value(v); }
+  bool number_integer(json::number_integer_t v) { return value(v); }
+  bool number_unsigned(json::number_unsigned_t v) { return value(v); }
+  bool number_float(json::number_float_t v, const json::string_t& /*text*/) { return value(v); }
+  bool string(json::string_t& v) { return value(std::move(v)); }
+  bool binary(json::binary_t& v) { return value(json::binary(std::move(v))); }
+  bool start_object(std::size_t /*elements*/) {
+    m_stack.push_back(place(json::object()));
+    return true;
+  }
+  bool key(json::string_t& k) {
+    json& object = *m_stack.back();
+    if (m_stack.size() == 1) m_top_key = k;
+    m_member = &object[k];
+    return true;
+  }
+  bool end_object() {
+    m_stack.pop_back();
+    deliver_if_entry();
+    return true;
+  }
+  bool start_array(std::size_t /*elements*/) {
+    const bool benchmarks = m_stack.size() == 1 && m_stack.back()->is_object() &&
+                            m_top_key == "benchmarks" && m_streaming == nullptr;
+    json* array = place(json::array());
+    m_stack.push_back(array);
+    if (benchmarks && m_sink != nullptr && m_sink->begin_entries(m_root)) m_streaming = array;
+    return true;
+  }
+  bool end_array() {
+    m_stack.pop_back();
+    deliver_if_entry();
+    return true;
+  }
+  bool parse_error(std::size_t position, const std::string& /*last_token*/,
+                   const nlohmann::detail::exception& e) {
+    m_error_byte = position;
+    m_error_id = e.id;
+    m_error_what = e.what();
+    return false;
+  }
+
+  std::size_t error_byte() const { return m_error_byte; }
+  int error_id() const { return m_error_id; }
+  const std::string& error_what() const { return m_error_what; }
+
+ private:
+  // Where a new value goes: the root, the current array, the current member, or the entry being
+  // built for the sink.
+  json* place(json&& v) {
+    if (m_stack.empty()) {
+      m_root = std::move(v);
+      return &m_root;
+    }
+    json* top = m_stack.back();
+    if (top == m_streaming) {
+      m_entry = std::move(v);
+      return &m_entry;
+    }
+    if (top->is_array()) {
+      top->push_back(std::move(v));
+      return &top->back();
+    }
+    *m_member = std::move(v);
+    return m_member;
+  }
+  template <typename T>
+  bool value(T&& v) {
+    place(json(std::forward<T>(v)));
+    deliver_if_entry();
+    return true;
+  }
+  // After a value completes: when it was a whole element of the streamed array, hand it over.
+  void deliver_if_entry() {
+    if (m_streaming == nullptr || m_stack.empty() || m_stack.back() != m_streaming) return;
+    m_sink->entry(m_entry, m_entries++);
+    m_entry = json();
+  }
+
+  EntrySink* m_sink;
+  std::string m_source;
+  json m_root;
+  std::vector<json*> m_stack;
+  json* m_member = nullptr;
+  std::string m_top_key;
+  json* m_streaming = nullptr;  // the "benchmarks" array whose elements go to the sink
+  json m_entry;
+  std::size_t m_entries = 0;
+  std::size_t m_error_byte = 0;
+  int m_error_id = 0;
+  std::string m_error_what;
+};
+
+}  // namespace
+
+json parse_benchmark_file(const std::filesystem::path& path, const std::string& source,
+                          EntrySink* sink) {
+  FilteredFile file(path, source);
+  Handler handler(sink, source);
+  const bool ok = json::sax_parse(file.begin(), FilteredFile::end(), &handler);
+  if (!ok) {
+    // nlohmann refuses numbers beyond double's range (1e400) instead of making them infinite.
+    if (handler.error_id() == 406) {
+      throw bad_input("cannot read " + source,
+                      "it holds a number too large to convert (" + handler.error_what() + ")",
+                      "fix the value in the file; gpubench does not round it to infinity");
+    }
+    throw bad_input("cannot read " + source,
+                    file.blank() ? std::string("it is empty")
+                                 : "it is not valid JSON (truncated or not JSON; parser stopped at "
+                                   "byte " +
+                                       std::to_string(handler.error_byte()) + ")",
+                    "give the complete output of a Google Benchmark binary run with "
+                    "--benchmark_format=json or --benchmark_out=FILE");
+  }
+  return handler.take();
+}
+
+}  // namespace gpubench::results
