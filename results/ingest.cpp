@@ -679,16 +679,37 @@ IngestSummary detail::DocumentIngest::State::finish() {
 
   in.finish();
   IngestSummary summary;
-  Statement ins = db.prepare(
-      "INSERT INTO benchmark_outcomes(suite_run_id, benchmark_id, position, status, message) "
-      "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT(suite_run_id, benchmark_id) DO UPDATE SET "
-      "status = excluded.status, message = excluded.message");
-  for (int64_t bench : order) {
-    const Outcome& o = outcomes[bench];
-    ins.bind(1, suite_run_id).bind(2, bench).bind(3, o.position);
-    ins.bind(4, to_string(o.status)).bind(5, o.message).run();
-    if (o.status == BenchmarkStatus::error) ++summary.errors;
-    if (o.status == BenchmarkStatus::skipped) ++summary.skipped;
+  // k_outcome_batch rows per statement (each benchmark once, so no two rows of one statement
+  // conflict; a row already stored for this suite run is updated).
+  constexpr size_t k_outcome_batch = 64;
+  auto outcome_sql = [](size_t rows) {
+    std::string sql =
+        "INSERT INTO benchmark_outcomes(suite_run_id, benchmark_id, position, status, message) "
+        "VALUES ";
+    for (size_t r = 0; r < rows; ++r) sql += r == 0 ? "(?, ?, ?, ?, ?)" : ", (?, ?, ?, ?, ?)";
+    return sql +
+           " ON CONFLICT(suite_run_id, benchmark_id) DO UPDATE SET status = excluded.status, "
+           "message = excluded.message";
+  };
+  Statement batch = db.prepare(outcome_sql(k_outcome_batch));
+  Statement one = db.prepare(outcome_sql(1));
+  for (size_t first = 0; first < order.size(); first += k_outcome_batch) {
+    const size_t rows = std::min(k_outcome_batch, order.size() - first);
+    for (size_t done = 0; done < rows;) {
+      Statement& st = rows == k_outcome_batch ? batch : one;
+      const size_t n = rows == k_outcome_batch ? rows : 1;
+      for (size_t r = 0; r < n; ++r) {
+        const int64_t bench = order[first + done + r];
+        const Outcome& o = outcomes[bench];
+        const int p = static_cast<int>(r) * 5;
+        st.bind(p + 1, suite_run_id).bind(p + 2, bench).bind(p + 3, o.position);
+        st.bind(p + 4, to_string(o.status)).bind(p + 5, o.message);
+        if (o.status == BenchmarkStatus::error) ++summary.errors;
+        if (o.status == BenchmarkStatus::skipped) ++summary.skipped;
+      }
+      st.run();
+      done += n;
+    }
   }
   summary.benchmarks = static_cast<int64_t>(order.size());
   summary.samples = in.samples();

@@ -1,6 +1,7 @@
 #include "results/series_medians.hpp"
 
 #include <algorithm>
+#include <string>
 
 #include "results/sqlite.hpp"
 
@@ -45,14 +46,46 @@ void MedianAccumulator::store(Database& db, int64_t suite_run_id) {
     Statement del = db.prepare("DELETE FROM series_medians WHERE suite_run_id = ?1");
     del.bind(1, suite_run_id).run();
   }
-  Statement ins = db.prepare(
-      "INSERT INTO series_medians(suite_run_id, benchmark_id, metric_id, device_index, n, "
-      "median) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+  // Rows go in k_batch at a time (one multi-row INSERT costs about what one row does).
+  constexpr std::size_t k_batch = 64;
+  auto sql = [](std::size_t rows) {
+    std::string text =
+        "INSERT INTO series_medians(suite_run_id, benchmark_id, metric_id, device_index, n, "
+        "median) VALUES ";
+    for (std::size_t r = 0; r < rows; ++r)
+      text += r == 0 ? "(?, ?, ?, ?, ?, ?)" : ", (?, ?, ?, ?, ?, ?)";
+    return text;
+  };
+  Statement batch = db.prepare(sql(k_batch));
+  Statement one = db.prepare(sql(1));
+  struct Row {
+    int64_t benchmark, metric, device, n;
+    double median;
+  };
+  std::vector<Row> rows;
+  rows.reserve(k_batch);
+  auto write = [&](Statement& st) {
+    int p = 0;
+    for (const Row& r : rows) {
+      st.bind(p + 1, suite_run_id).bind(p + 2, r.benchmark).bind(p + 3, r.metric);
+      st.bind(p + 4, r.device).bind(p + 5, r.n).bind(p + 6, r.median);
+      p += 6;
+    }
+    st.run();
+    rows.clear();
+  };
   for (auto& [benchmark, slots] : m_slots) {
     for (Slot& s : slots) {
-      ins.bind(1, suite_run_id).bind(2, benchmark).bind(3, s.metric).bind(4, s.device);
-      ins.bind(5, static_cast<int64_t>(s.values.size())).bind(6, median_of(s.values)).run();
+      rows.push_back(Row{benchmark, s.metric, s.device, static_cast<int64_t>(s.values.size()),
+                         median_of(s.values)});
+      if (rows.size() == k_batch) write(batch);
     }
+  }
+  const std::vector<Row> rest = std::move(rows);
+  rows.clear();
+  for (const Row& r : rest) {
+    rows.push_back(r);
+    write(one);
   }
   m_index.clear();
   m_slots.clear();
