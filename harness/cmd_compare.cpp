@@ -8,6 +8,7 @@
 #include "compare/compare.hpp"
 #include "compare/history.hpp"
 #include "compare/render.hpp"
+#include "compare/render_large.hpp"
 #include "compare/selection.hpp"
 #include "compare/thresholds.hpp"
 #include "gpubench_version.hpp"
@@ -87,7 +88,9 @@ void do_compare(const CompareArgs& args, Context& ctx) {
 
   std::ostringstream text;
   bool colour = ctx.interactive && args.output.empty() && *format == compare::Format::text;
-  compare::render_comparison(cmp, *format, text, colour);
+  // A large Markdown/HTML comparison puts its unchanged entries in a CSV beside -o FILE.
+  compare::render_comparison(cmp, *format, text, colour,
+                             compare::sidecar_path(args.output, ".unchanged.csv"));
   compare::write_output(args.output, text.str(), *ctx.out);
   ctx.exit_code = cmp.exit_code(*fail_on);
 }

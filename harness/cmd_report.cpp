@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "compare/render.hpp"
+#include "compare/render_large.hpp"
 #include "compare/report.hpp"
 #include "harness/cli_common.hpp"
 #include "harness/command.hpp"
@@ -32,7 +33,8 @@ void do_report(const ReportArgs& args, Context& ctx) {
   std::ostringstream text;
   compare::render_report(
       report, *format, text,
-      ctx.interactive && args.output.empty() && *format == compare::Format::text);
+      ctx.interactive && args.output.empty() && *format == compare::Format::text,
+      compare::sidecar_path(args.output, ".results.csv"));  // a large md/html report's ok rows
   compare::write_output(args.output, text.str(), *ctx.out);
 }
 
