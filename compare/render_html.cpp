@@ -224,8 +224,6 @@ void render_html_large(const Comparison& cmp, std::ostream& out, const std::stri
                                  ", beside this file")
       << ".</p>\n";
   write_summary(cmp, out);
-  out << "<h2>Change per benchmark</h2>\n";
-  write_forest(cmp, out);
   out << "<h2>Distribution of the entries not listed in full</h2>\n";
   std::vector<std::pair<std::string, double>> rest;
   for (const auto* list : {&groups.unchanged, &groups.inconclusive}) {
@@ -238,9 +236,12 @@ void render_html_large(const Comparison& cmp, std::ostream& out, const std::stri
                          d.suite + ": change of " + std::to_string(d.total) +
                              " unchanged and inconclusive benchmarks (%, > 0 is better)",
                          "speed-up − 1, % (median " + format_value(d.median) + ", 90% within " +
-                             format_value(d.p05) + " to " + format_value(d.p95) + ")",
+                             format_value(d.p05) + " to " + format_value(d.p95) +
+                             "; the end bars also hold what lies beyond)",
                          d.edges, d.counts, "#8c8c8c");
   }
+  out << "<h2>Change per benchmark</h2>\n";
+  write_forest(cmp, out);
   out << "<h2>Sweeps</h2>\n";
   write_sweeps(cmp, out);
   for (const auto& [verdict, entries] : groups.listed) {

@@ -102,6 +102,19 @@ std::vector<Distribution> distributions(std::vector<std::pair<std::string, doubl
       lo -= 0.05;
       hi += 0.05;
     }
+    // Round the ends out to a multiple of a round step (1, 2, 2.5 or 5 x 10^k), so the chart's
+    // five ticks (the ends and every quarter) read as round numbers.
+    double raw = (hi - lo) / 4, mag = std::pow(10.0, std::floor(std::log10(raw)));
+    double step = 10 * mag;
+    for (double m : {1.0, 2.0, 2.5, 5.0}) {
+      if (m * mag >= raw) {
+        step = m * mag;
+        break;
+      }
+    }
+    lo = std::floor(lo / step) * step;
+    while (lo + 4 * step < hi) step *= 2;
+    hi = lo + 4 * step;
     const std::size_t bins = k_histogram_bins;
     for (std::size_t i = 0; i <= bins; ++i) {
       d.edges.push_back(lo + (hi - lo) * static_cast<double>(i) / static_cast<double>(bins));

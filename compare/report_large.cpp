@@ -94,7 +94,8 @@ void render_html_report_large(const RunReport& r, std::ostream& out, const std::
                          d.suite + ": coefficient of variation of " + std::to_string(d.total) +
                              " results (%)",
                          "CV, % (median " + format_value(d.median) + ", 90% within " +
-                             format_value(d.p05) + " to " + format_value(d.p95) + ")",
+                             format_value(d.p05) + " to " + format_value(d.p95) +
+                             "; the end bars also hold what lies beyond)",
                          d.edges, d.counts, "#8c8c8c");
   }
   out << "<h2>Sweeps</h2>\n";
