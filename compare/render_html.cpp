@@ -204,8 +204,8 @@ void write_unmatched(const Comparison& cmp, std::ostream& out) {
 void write_compact_block(const std::string& summary, const std::vector<const Entry*>& entries,
                          Interval interval, bool open, std::ostream& out) {
   out << "<details" << (open ? " open" : "") << "><summary>" << html_escape(summary)
-      << "</summary>\n<pre>change    " << (interval == Interval::shown ? "99% interval          " : "")
-      << "n      benchmark metric device\n";
+      << "</summary>\n<pre>change  " << (interval == Interval::shown ? "99% interval       " : "")
+      << "n     benchmark metric device\n";
   for (const Entry* e : entries) out << html_escape(compact_line(*e, interval)) << '\n';
   out << "</pre>\n</details>\n";
 }

@@ -132,16 +132,18 @@ std::vector<Distribution> distributions(std::vector<std::pair<std::string, doubl
 }
 
 std::string compact_line(const Entry& e, Interval interval) {
+  // Columns padded to their usual width only (-12.34%, [-12.34%, +12.34%], 10/10): at 200,000
+  // lines every byte of padding is 0.2 MB.
   std::string line = pct(e.ratio);
-  line.resize(std::max<std::size_t>(line.size(), 9), ' ');
+  line.resize(std::max<std::size_t>(line.size(), 7), ' ');
   if (interval == Interval::shown) {
     std::string ci =
         std::isfinite(e.ci_low) ? "[" + pct(e.ci_low) + ", " + pct(e.ci_high) + "]" : "—";
-    ci.resize(std::max<std::size_t>(ci.size(), 21), ' ');
+    ci.resize(std::max<std::size_t>(ci.size(), 18), ' ');
     line += ' ' + ci;
   }
   std::string n = std::to_string(e.base.n) + '/' + std::to_string(e.candidate.n);
-  n.resize(std::max<std::size_t>(n.size(), 6), ' ');
+  n.resize(std::max<std::size_t>(n.size(), 5), ' ');
   line += ' ' + n + ' ' + e.key.benchmark + ' ' + e.key.metric + (e.primary ? "" : " (secondary)") +
           ' ' + e.key.device;
   return line;

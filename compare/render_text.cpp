@@ -340,7 +340,7 @@ void render_markdown_large(const Comparison& cmp, std::ostream& out, const std::
         << ")\n\nThe interval crosses the threshold: more repetitions or runs would decide "
            "these (each reason is in --format json and csv).\n\n<details><summary>"
         << groups.inconclusive.size() << " inconclusive entries, worst change first</summary>\n\n"
-        << fence << "text\nchange    99% interval          n      benchmark metric device\n";
+        << fence << "text\nchange  99% interval       n     benchmark metric device\n";
     for (const std::string& line : lines) out << line << '\n';
     out << fence << "\n\n</details>\n";
   }

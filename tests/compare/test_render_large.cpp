@@ -102,13 +102,13 @@ TEST(LargeReport, DistributionCountsEveryValueOnRoundTicks) {
 }
 
 TEST(LargeReport, SmallComparisonKeepsTheFullTable) {
-  Comparison at = large_comparison(k_large_report_entries, 3);
+  Comparison at = large_comparison(k_large_report_entries, 33);
   std::string html = render_html_text(at);
   EXPECT_NE(html.find("<h2>Results</h2>"), std::string::npos);
   EXPECT_EQ(count_of(html, "<tr class="), k_large_report_entries);  // one row per entry
   EXPECT_EQ(html.find("more than 5000"), std::string::npos);
 
-  Comparison over = large_comparison(k_large_report_entries + 1, 3);
+  Comparison over = large_comparison(k_large_report_entries + 1, 33);
   html = render_html_text(over);
   EXPECT_EQ(html.find("<h2>Results</h2>"), std::string::npos);
   EXPECT_NE(html.find("more than 5000"), std::string::npos);
@@ -119,7 +119,7 @@ TEST(LargeReport, SmallComparisonKeepsTheFullTable) {
 // every other entry to act on), under 20 MB, with no sidecar (output to stdout).
 TEST(LargeReport, HtmlOf200kEntriesParsesAndNamesEveryEntryToActOn) {
   if (!have_python()) GTEST_SKIP() << "python3 not installed (ci/setup installs it)";
-  const Comparison cmp = large_comparison(k_fleet_entries, 3);
+  const Comparison cmp = large_comparison(k_fleet_entries, 33);
   gpubench::TempDir dir("gpubench-large-html");
   const std::string html = render_html_text(cmp);
   EXPECT_EQ(check_markup(html, true), "");
@@ -154,7 +154,7 @@ TEST(LargeReport, HtmlOf200kEntriesParsesAndNamesEveryEntryToActOn) {
 }
 
 TEST(LargeReport, HtmlWithOutputFileWritesUnchangedCsvBesideIt) {
-  const Comparison cmp = large_comparison(k_fleet_entries, 3);
+  const Comparison cmp = large_comparison(k_fleet_entries, 33);
   gpubench::TempDir dir("gpubench-large-csv");
   const std::string csv_path = (dir.path() / "cmp.unchanged.csv").string();
   const std::string html = render_html_text(cmp, csv_path);
@@ -169,7 +169,7 @@ TEST(LargeReport, HtmlWithOutputFileWritesUnchangedCsvBesideIt) {
 }
 
 TEST(LargeReport, MarkdownNamesEveryEntryToActOnAndDoesNotGrowWithUnchanged) {
-  const Comparison cmp = large_comparison(k_fleet_entries, 3);
+  const Comparison cmp = large_comparison(k_fleet_entries, 33);
   const std::string md = render_md_text(cmp);
   std::unordered_set<std::string> words;  // names hold no spaces: a set keeps 200k look-ups fast
   std::istringstream split(md);

@@ -1,0 +1,100 @@
+// Speed and size of the reports of a fleet-size comparison (issue 16): 200,000 entries rendered
+// as HTML and Markdown, to stdout (unchanged entries in a collapsed block / not listed) and to a
+// file (unchanged entries in a CSV beside it). Counters: output_MB (the report), sidecar_MB (the
+// CSV). Targets: HTML under 20 MB (and under 5 s to open in Chromium: tests/perf/chromium_load.py).
+//
+// Inputs are the synthetic fixture of tests/compare/large_fixture.hpp (seeded; not measurements):
+// the argument is the percentage of inconclusive entries (33; 93 is what perf_fleet.py's
+// 4-repetition fleet runs give). GPUBENCH_PERF_SCALE (default 1) shrinks the entry count; the
+// ctest smoke test runs it at 0.03 (6,000 entries: still the large layout).
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "../compare/large_fixture.hpp"
+#include "compare/render.hpp"
+#include "compare/render_large.hpp"
+#include "compare/report.hpp"
+#include "util/fs.hpp"
+
+namespace {
+
+namespace cmp = gpubench::compare;
+
+std::size_t entry_count() {
+  const char* s = std::getenv("GPUBENCH_PERF_SCALE");
+  double v = s != nullptr ? std::atof(s) : 1.0;
+  if (!(v > 0)) v = 1.0;
+  return std::max<std::size_t>(100, static_cast<std::size_t>(200000 * v));
+}
+
+const cmp::Comparison& fixture(std::size_t inconclusive_percent) {
+  static std::map<std::size_t, cmp::Comparison> cache;
+  auto it = cache.find(inconclusive_percent);
+  if (it == cache.end()) {
+    it = cache.emplace(inconclusive_percent,
+                       cmp::testing::large_comparison(entry_count(), inconclusive_percent))
+             .first;
+  }
+  return it->second;
+}
+
+void render(benchmark::State& state, cmp::Format format, bool to_file) {
+  const cmp::Comparison& c = fixture(static_cast<std::size_t>(state.range(0)));
+  gpubench::TempDir dir("gpubench-perf-report");
+  const std::string csv = to_file ? (dir.path() / "cmp.unchanged.csv").string() : "";
+  std::size_t bytes = 0;
+  for (auto _ : state) {
+    std::ostringstream out;
+    cmp::render_comparison(c, format, out, false, csv);
+    bytes = out.str().size();
+    benchmark::DoNotOptimize(bytes);
+  }
+  state.counters["entries"] = static_cast<double>(c.entries.size());
+  state.counters["output_MB"] = static_cast<double>(bytes) / 1e6;
+  state.counters["sidecar_MB"] =
+      to_file ? static_cast<double>(std::filesystem::file_size(csv)) / 1e6 : 0.0;
+}
+
+void BM_RenderHtmlToStdout(benchmark::State& s) { render(s, cmp::Format::html, false); }
+void BM_RenderHtmlToFile(benchmark::State& s) { render(s, cmp::Format::html, true); }
+void BM_RenderMarkdownToStdout(benchmark::State& s) { render(s, cmp::Format::md, false); }
+void BM_RenderMarkdownToFile(benchmark::State& s) { render(s, cmp::Format::md, true); }
+
+// A run report of as many rows (all ok), to stdout: the ok rows in the collapsed block.
+void BM_RenderRunReportHtml(benchmark::State& state) {
+  cmp::RunReport r;
+  r.run.run.id = 1;
+  const cmp::Comparison& c = fixture(0);
+  for (const cmp::Entry& e : c.entries) {
+    cmp::ReportRow row;
+    row.key = e.key;
+    row.unit = e.unit;
+    row.stats = e.base;
+    row.stats.cv = 0.01;
+    r.rows.push_back(row);
+  }
+  std::size_t bytes = 0;
+  for (auto _ : state) {
+    std::ostringstream out;
+    cmp::render_report(r, cmp::Format::html, out);
+    bytes = out.str().size();
+    benchmark::DoNotOptimize(bytes);
+  }
+  state.counters["rows"] = static_cast<double>(r.rows.size());
+  state.counters["output_MB"] = static_cast<double>(bytes) / 1e6;
+}
+
+BENCHMARK(BM_RenderHtmlToStdout)->Arg(33)->Arg(93)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RenderHtmlToFile)->Arg(33)->Arg(93)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RenderMarkdownToStdout)->Arg(33)->Arg(93)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RenderMarkdownToFile)->Arg(33)->Arg(93)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RenderRunReportHtml)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
