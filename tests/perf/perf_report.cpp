@@ -7,6 +7,10 @@
 // the argument is the percentage of inconclusive entries (33; 93 is what perf_fleet.py's
 // 4-repetition fleet runs give). GPUBENCH_PERF_SCALE (default 1) shrinks the entry count; the
 // ctest smoke test runs it at 0.03 (6,000 entries: still the large layout).
+//
+//   build/bin/perf_report                      # figures
+//   GPUBENCH_PERF_REPORT_DIR=/tmp/r build/bin/perf_report --benchmark_filter=Html
+//   python3 tests/perf/chromium_load.py /tmp/r/*.html   # Chromium's load time of those files
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
@@ -24,6 +28,7 @@
 namespace {
 
 namespace cmp = gpubench::compare;
+namespace fs = std::filesystem;
 
 std::size_t entry_count() {
   const char* s = std::getenv("GPUBENCH_PERF_SCALE");
@@ -53,6 +58,18 @@ void render(benchmark::State& state, cmp::Format format, bool to_file) {
     cmp::render_comparison(c, format, out, false, csv);
     bytes = out.str().size();
     benchmark::DoNotOptimize(bytes);
+  }
+  // GPUBENCH_PERF_REPORT_DIR=DIR keeps the last output there (for tests/perf/chromium_load.py).
+  if (const char* keep = std::getenv("GPUBENCH_PERF_REPORT_DIR"); keep != nullptr) {
+    std::ostringstream out;
+    const fs::path dir_out(keep);
+    const std::string stem = std::string(format == cmp::Format::html ? "html" : "md") +
+                             (to_file ? "_file_" : "_stdout_") + std::to_string(state.range(0));
+    cmp::render_comparison(
+        c, format, out, false,
+        to_file ? (dir_out / (stem + ".unchanged.csv")).string() : std::string());
+    gpubench::write_file_atomic(dir_out / (stem + (format == cmp::Format::html ? ".html" : ".md")),
+                                out.str());
   }
   state.counters["entries"] = static_cast<double>(c.entries.size());
   state.counters["output_MB"] = static_cast<double>(bytes) / 1e6;
