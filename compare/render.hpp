@@ -27,8 +27,8 @@ const char* to_string(Format format);
 // unchanged_csv: where a large Markdown or HTML comparison (render_large.hpp) writes its unchanged
 // entries (sidecar_path(output, ".unchanged.csv")); "" (output to stdout): HTML lists them in a
 // collapsed block, Markdown says how to get them. Other formats and small comparisons ignore it.
-void render_comparison(const Comparison& cmp, Format format, std::ostream& out,
-                       bool colour = false, const std::string& unchanged_csv = "");
+void render_comparison(const Comparison& cmp, Format format, std::ostream& out, bool colour = false,
+                       const std::string& unchanged_csv = "");
 
 void render_text(const Comparison& cmp, std::ostream& out, bool colour);
 void render_markdown(const Comparison& cmp, std::ostream& out,

@@ -179,9 +179,8 @@ void write_result_row(const Entry& e, double confidence, std::ostream& out) {
       << format_value(e.candidate.median) << "</td><td>" << html_escape(e.unit)
       << "</td><td class=\"num\">" << pct(e.ratio) << "</td><td>"
       << (std::isfinite(e.ci_low) ? "[" + pct(e.ci_low) + ", " + pct(e.ci_high) + "]" : "—")
-      << "</td><td class=\"num\">" << e.base.n << '/' << e.candidate.n
-      << "</td><td>" << to_string(e.verdict) << "</td><td>"
-      << html_escape(plain_why(e, confidence))
+      << "</td><td class=\"num\">" << e.base.n << '/' << e.candidate.n << "</td><td>"
+      << to_string(e.verdict) << "</td><td>" << html_escape(plain_why(e, confidence))
       << "</td></tr>\n";
 }
 
@@ -219,9 +218,9 @@ void render_html_large(const Comparison& cmp, std::ostream& out, const std::stri
       << "missing entry is listed in full below, every inconclusive entry in a compact list "
       << "(worst change first); the " << groups.unchanged.size() << " unchanged entries are "
       << "charted per suite and "
-      << (csv_path.empty() ? "listed in the collapsed block at the end"
-                           : "listed in " + html_escape(sidecar_name(csv_path)) +
-                                 ", beside this file")
+      << (csv_path.empty()
+              ? "listed in the collapsed block at the end"
+              : "listed in " + html_escape(sidecar_name(csv_path)) + ", beside this file")
       << ".</p>\n";
   write_summary(cmp, out);
   out << "<h2>Distribution of the entries not listed in full</h2>\n";
@@ -245,8 +244,7 @@ void render_html_large(const Comparison& cmp, std::ostream& out, const std::stri
   out << "<h2>Sweeps</h2>\n";
   write_sweeps(cmp, out);
   for (const auto& [verdict, entries] : groups.listed) {
-    out << "<h2>" << to_string(verdict) << " (" << entries.size() << ")</h2>\n"
-        << k_results_header;
+    out << "<h2>" << to_string(verdict) << " (" << entries.size() << ")</h2>\n" << k_results_header;
     for (const Entry* e : entries) write_result_row(*e, cmp.options.confidence, out);
     out << "</table>\n";
   }
@@ -254,10 +252,10 @@ void render_html_large(const Comparison& cmp, std::ostream& out, const std::stri
     out << "<h2>inconclusive (" << groups.inconclusive.size() << ")</h2>\n<p class=\"note\">"
         << "The interval crosses the threshold: more repetitions or runs would decide these "
         << "(each entry's reason is in <code>--format json</code> and <code>csv</code>).</p>\n";
-    write_compact_block(std::to_string(groups.inconclusive.size()) +
-                            " inconclusive entries, worst change first",
-                        groups.inconclusive, Interval::shown,
-                        groups.inconclusive.size() <= k_large_report_entries, out);
+    write_compact_block(
+        std::to_string(groups.inconclusive.size()) + " inconclusive entries, worst change first",
+        groups.inconclusive, Interval::shown, groups.inconclusive.size() <= k_large_report_entries,
+        out);
   }
   out << "<h2>unchanged (" << groups.unchanged.size() << ")</h2>\n";
   if (!csv_path.empty()) {

@@ -23,7 +23,9 @@ inline constexpr std::size_t k_large_report_entries = 5000;
 inline constexpr std::size_t k_histogram_bins = 40;
 
 // True when a report of this many entries uses the large layout.
-inline bool is_large_report(std::size_t entries) { return entries > k_large_report_entries; }
+inline bool is_large_report(std::size_t entries) {
+  return entries > k_large_report_entries;
+}
 
 // The file beside `output` that holds what a large report does not list:
 // ("out/cmp.html", ".unchanged.csv") -> "out/cmp.unchanged.csv". "" when output is stdout

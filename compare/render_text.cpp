@@ -263,10 +263,10 @@ const char* k_md_results_header =
     "interval | verdict | why |\n|---|---|---|---:|---:|---:|---|---|---|\n";
 
 void write_md_row(const Entry& e, double confidence, std::ostream& out) {
-  out << "| " << markdown_escape(e.key.benchmark) << " | " << markdown_escape(e.key.metric)
-      << " | " << e.key.device << " | " << format_value(e.base.median) << ' '
-      << markdown_escape(e.unit) << " | " << format_value(e.candidate.median) << ' '
-      << markdown_escape(e.unit) << " | " << change_pct(e.ratio) << " | " << interval(e) << " | "
+  out << "| " << markdown_escape(e.key.benchmark) << " | " << markdown_escape(e.key.metric) << " | "
+      << e.key.device << " | " << format_value(e.base.median) << ' ' << markdown_escape(e.unit)
+      << " | " << format_value(e.candidate.median) << ' ' << markdown_escape(e.unit) << " | "
+      << change_pct(e.ratio) << " | " << interval(e) << " | "
       << (e.verdict == Verdict::regression && e.primary ? "**regression**" : to_string(e.verdict))
       << " | " << markdown_escape(plain_why(e, confidence)) << " |\n";
 }
@@ -307,7 +307,8 @@ void render_markdown_large(const Comparison& cmp, std::ostream& out, const std::
   write_md_summary(cmp, out);
   out << "\n### Distribution of the entries not listed in full\n\nChange of the unchanged and "
          "inconclusive benchmarks (speed-up − 1, %, > 0 is better; primary metrics).\n\n"
-         "| suite | benchmarks | min | 5% | median | 95% | max |\n|---|---:|---:|---:|---:|---:|---:|\n";
+         "| suite | benchmarks | min | 5% | median | 95% | max "
+         "|\n|---|---:|---:|---:|---:|---:|---:|\n";
   std::vector<std::pair<std::string, double>> rest;
   for (const auto* list : {&groups.unchanged, &groups.inconclusive}) {
     for (const Entry* e : *list) {

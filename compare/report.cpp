@@ -98,10 +98,10 @@ void write_rows_csv(const std::vector<ReportRow>& rows, std::ostream& out,
     if (keep != nullptr && !keep(row)) continue;
     out << csv_field(row.key.suite) << ',' << csv_field(row.key.benchmark) << ','
         << csv_field(row.key.metric) << ',' << csv_field(row.unit) << ','
-        << direction_text(row.direction) << ',' << row.key.device << ','
-        << status_text(row.status) << ',' << row.stats.n << ',' << row.stats.median << ','
-        << (std::isfinite(row.stats.cv) ? std::to_string(row.stats.cv) : "") << ','
-        << row.stats.min << ',' << row.stats.max << ',' << csv_field(row.message) << '\n';
+        << direction_text(row.direction) << ',' << row.key.device << ',' << status_text(row.status)
+        << ',' << row.stats.n << ',' << row.stats.median << ','
+        << (std::isfinite(row.stats.cv) ? std::to_string(row.stats.cv) : "") << ',' << row.stats.min
+        << ',' << row.stats.max << ',' << csv_field(row.message) << '\n';
   }
 }
 

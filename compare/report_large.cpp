@@ -19,7 +19,9 @@ namespace {
 bool needs_attention(const ReportRow& row) {
   return row.status != results::BenchmarkStatus::ok || row.stats.n == 0 || row.stats.throttled > 0;
 }
-bool is_plain_ok(const ReportRow& row) { return !needs_attention(row); }
+bool is_plain_ok(const ReportRow& row) {
+  return !needs_attention(row);
+}
 
 struct SuiteCounts {
   std::size_t rows = 0, ok = 0, skipped = 0, error = 0, throttled = 0;
@@ -73,13 +75,13 @@ void write_csv_sidecar(const RunReport& r, const std::string& path) {
 void render_html_report_large(const RunReport& r, std::ostream& out, const std::string& rows_csv) {
   const std::size_t ok = count_ok(r);
   write_html_head(r, out);
-  out << "<p class=\"note\">" << r.rows.size() << " results (more than "
-      << k_large_report_entries << "): every error, skip and result with throttled samples is "
+  out << "<p class=\"note\">" << r.rows.size() << " results (more than " << k_large_report_entries
+      << "): every error, skip and result with throttled samples is "
       << "listed in full below; the spread of the other " << ok << " is charted per suite and "
       << "they are "
-      << (rows_csv.empty() ? "listed in the collapsed block at the end"
-                           : "listed in " + html_escape(sidecar_name(rows_csv)) +
-                                 ", beside this file")
+      << (rows_csv.empty()
+              ? "listed in the collapsed block at the end"
+              : "listed in " + html_escape(sidecar_name(rows_csv)) + ", beside this file")
       << ".</p>\n<h2>Results per suite</h2>\n<table><tr><th>suite</th><th>results</th><th>ok</th>"
       << "<th>skipped</th><th>error</th><th>with throttled samples</th></tr>\n";
   for (const auto& [suite, c] : count_by_suite(r)) {
@@ -90,13 +92,11 @@ void render_html_report_large(const RunReport& r, std::ostream& out, const std::
   }
   out << "</table>\n<h2>Spread of the results</h2>\n";
   for (const Distribution& d : cv_distributions(r)) {
-    svg::histogram_chart(out,
-                         d.suite + ": coefficient of variation of " + std::to_string(d.total) +
-                             " results (%)",
-                         "CV, % (median " + format_value(d.median) + ", 90% within " +
-                             format_value(d.p05) + " to " + format_value(d.p95) +
-                             "; the end bars also hold what lies beyond)",
-                         d.edges, d.counts, "#8c8c8c");
+    svg::histogram_chart(
+        out, d.suite + ": coefficient of variation of " + std::to_string(d.total) + " results (%)",
+        "CV, % (median " + format_value(d.median) + ", 90% within " + format_value(d.p05) + " to " +
+            format_value(d.p95) + "; the end bars also hold what lies beyond)",
+        d.edges, d.counts, "#8c8c8c");
   }
   out << "<h2>Sweeps</h2>\n";
   write_html_sweeps(r, out);
@@ -154,8 +154,8 @@ void render_md_report_large(const RunReport& r, std::ostream& out, const std::st
   out << "\n### Results per suite\n\n| suite | results | ok | skipped | error | with throttled "
          "samples |\n|---|---:|---:|---:|---:|---:|\n";
   for (const auto& [suite, c] : count_by_suite(r)) {
-    out << "| " << markdown_escape(suite) << " | " << c.rows << " | " << c.ok << " | "
-        << c.skipped << " | " << c.error << " | " << c.throttled << " |\n";
+    out << "| " << markdown_escape(suite) << " | " << c.rows << " | " << c.ok << " | " << c.skipped
+        << " | " << c.error << " | " << c.throttled << " |\n";
   }
   out << "\n### Spread of the other results\n\nCoefficient of variation, %.\n\n| suite | results "
          "| min | 5% | median | 95% | max |\n|---|---:|---:|---:|---:|---:|---:|\n";

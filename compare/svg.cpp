@@ -169,7 +169,8 @@ void histogram_chart(std::ostream& out, const std::string& title, const std::str
   if (counts.empty() || edges.size() != counts.size() + 1) return;
   constexpr double k_h = 240, k_left = 60, k_right = 20, k_top = 30, k_bottom = 46;
   const double k_w = std::max(640.0, k_left + 8.0 * static_cast<double>(utf8_length(title)) + 10);
-  const std::size_t y_max = std::max<std::size_t>(1, *std::max_element(counts.begin(), counts.end()));
+  const std::size_t y_max =
+      std::max<std::size_t>(1, *std::max_element(counts.begin(), counts.end()));
   const double plot_w = k_w - k_left - k_right, plot_h = k_h - k_top - k_bottom;
   const double bar_w = plot_w / static_cast<double>(counts.size());
   auto ty = [&](double c) { return k_h - k_bottom - c / static_cast<double>(y_max) * plot_h; };
@@ -186,13 +187,14 @@ void histogram_chart(std::ostream& out, const std::string& title, const std::str
   for (std::size_t i = 0; i < counts.size(); ++i) {
     const double x = k_left + bar_w * static_cast<double>(i);
     // The end bars are open: they also hold the values beyond the axis.
-    std::string range = format_significant(edges[i], 3) + " to " + format_significant(edges[i + 1], 3);
+    std::string range =
+        format_significant(edges[i], 3) + " to " + format_significant(edges[i + 1], 3);
     if (i == 0) range = "below " + format_significant(edges[1], 3);
     if (i + 1 == counts.size()) range = format_significant(edges[i], 3) + " and above";
     out << "<rect fill=\"" << colour << "\" x=\"" << fixed(x + 0.5) << "\" y=\""
         << fixed(ty(static_cast<double>(counts[i]))) << "\" width=\"" << fixed(bar_w - 1)
-        << "\" height=\"" << fixed(static_cast<double>(counts[i]) / y_max * plot_h)
-        << "\"><title>" << html_escape(range) << ": " << counts[i] << "</title></rect>";
+        << "\" height=\"" << fixed(static_cast<double>(counts[i]) / y_max * plot_h) << "\"><title>"
+        << html_escape(range) << ": " << counts[i] << "</title></rect>";
   }
   out << "\n<line x1=\"" << k_left << "\" y1=\"" << ty(0) << "\" x2=\"" << k_w - k_right
       << "\" y2=\"" << ty(0) << "\" class=\"axis\"/>\n";

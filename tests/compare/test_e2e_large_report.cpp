@@ -56,10 +56,17 @@ void write_gbench(const fs::path& path, unsigned seed, bool slower) {
     const double scale = slower && b % 500 == 0 ? 1.2 : 1.0;
     for (int r = 0; r < 3; ++r) {
       const double t = 1000.0 * scale * noise(gen);
-      list.push_back({{"name", name}, {"run_name", name}, {"run_type", "iteration"},
-                      {"repetitions", 3}, {"repetition_index", r}, {"threads", 1},
-                      {"iterations", 100}, {"real_time", t}, {"cpu_time", t},
-                      {"time_unit", "ns"}, {"GB_per_s", 12e3 / t}});
+      list.push_back({{"name", name},
+                      {"run_name", name},
+                      {"run_type", "iteration"},
+                      {"repetitions", 3},
+                      {"repetition_index", r},
+                      {"threads", 1},
+                      {"iterations", 100},
+                      {"real_time", t},
+                      {"cpu_time", t},
+                      {"time_unit", "ns"},
+                      {"GB_per_s", 12e3 / t}});
     }
   }
   std::ofstream(path) << doc.dump();

@@ -59,7 +59,9 @@ std::pair<int, std::string> parse_check(const fs::path& html, const fs::path& na
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
-bool have_python() { return std::system("python3 -c 'import html.parser' >/dev/null 2>&1") == 0; }
+bool have_python() {
+  return std::system("python3 -c 'import html.parser' >/dev/null 2>&1") == 0;
+}
 
 std::size_t count_of(const std::string& text, const std::string& what) {
   std::size_t n = 0;

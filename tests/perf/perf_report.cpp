@@ -41,8 +41,9 @@ const cmp::Comparison& fixture(std::size_t inconclusive_percent) {
   static std::map<std::size_t, cmp::Comparison> cache;
   auto it = cache.find(inconclusive_percent);
   if (it == cache.end()) {
-    it = cache.emplace(inconclusive_percent,
-                       cmp::testing::large_comparison(entry_count(), inconclusive_percent))
+    it = cache
+             .emplace(inconclusive_percent,
+                      cmp::testing::large_comparison(entry_count(), inconclusive_percent))
              .first;
   }
   return it->second;
@@ -77,10 +78,18 @@ void render(benchmark::State& state, cmp::Format format, bool to_file) {
       to_file ? static_cast<double>(std::filesystem::file_size(csv)) / 1e6 : 0.0;
 }
 
-void BM_RenderHtmlToStdout(benchmark::State& s) { render(s, cmp::Format::html, false); }
-void BM_RenderHtmlToFile(benchmark::State& s) { render(s, cmp::Format::html, true); }
-void BM_RenderMarkdownToStdout(benchmark::State& s) { render(s, cmp::Format::md, false); }
-void BM_RenderMarkdownToFile(benchmark::State& s) { render(s, cmp::Format::md, true); }
+void BM_RenderHtmlToStdout(benchmark::State& s) {
+  render(s, cmp::Format::html, false);
+}
+void BM_RenderHtmlToFile(benchmark::State& s) {
+  render(s, cmp::Format::html, true);
+}
+void BM_RenderMarkdownToStdout(benchmark::State& s) {
+  render(s, cmp::Format::md, false);
+}
+void BM_RenderMarkdownToFile(benchmark::State& s) {
+  render(s, cmp::Format::md, true);
+}
 
 // A run report of as many rows (all ok), to stdout: the ok rows in the collapsed block.
 void BM_RenderRunReportHtml(benchmark::State& state) {
