@@ -69,7 +69,11 @@ void write_forest(const Comparison& cmp, std::ostream& out) {
 }
 
 // Sweeps: entries that differ only in one numeric parameter (e.g. bytes), >= 3 points.
-void write_sweeps(const Comparison& cmp, std::ostream& out) {
+// Large comparisons (max_points set) leave out sweeps of more points than that: hundreds of
+// points a chart, sixty charts, would be most of the page.
+void write_sweeps(const Comparison& cmp, std::ostream& out,
+                  std::size_t max_points = static_cast<std::size_t>(-1)) {
+  const bool large = max_points != static_cast<std::size_t>(-1);
   struct Sweep {
     std::string title;
     std::string x_key;
@@ -98,11 +102,16 @@ void write_sweeps(const Comparison& cmp, std::ostream& out) {
       s.cand.emplace_back(*e.params[i].number, e.candidate.median);
     }
   }
-  std::size_t shown = 0;
+  std::size_t shown = 0, too_long = 0;
   for (auto& [id, s] : sweeps) {
     if (s.base.size() < 3) continue;
+    if (s.base.size() > max_points) {
+      ++too_long;
+      continue;
+    }
     if (shown++ == k_max_sweeps) {
-      out << "<p class=\"note\">More sweeps are in the table and the JSON output.</p>\n";
+      out << "<p class=\"note\">More sweeps are in " << (large ? "" : "the table and ")
+          << "the JSON output.</p>\n";
       break;
     }
     std::sort(s.base.begin(), s.base.end());
@@ -110,7 +119,13 @@ void write_sweeps(const Comparison& cmp, std::ostream& out) {
     svg::line_chart(out, s.title, s.x_key, s.unit,
                     {{"base", "#4c72b0", s.base}, {"candidate", "#dd8452", s.cand}});
   }
-  if (shown == 0) out << "<p class=\"note\">No parameter sweeps in this comparison.</p>\n";
+  if (too_long > 0) {
+    out << "<p class=\"note\">" << too_long << " sweeps of more than " << max_points
+        << " points are not drawn (their numbers are in the JSON output).</p>\n";
+  }
+  if (shown == 0 && too_long == 0) {
+    out << "<p class=\"note\">No parameter sweeps in this comparison.</p>\n";
+  }
 }
 
 // The page up to the verdict counts: head, problems, the two sides, counts.
@@ -184,15 +199,20 @@ void write_result_row(const Entry& e, double confidence, std::ostream& out) {
       << "</td></tr>\n";
 }
 
-void write_unmatched(const Comparison& cmp, std::ostream& out) {
+// collapse: a list longer than k_large_report_entries goes in a closed <details> (large layout).
+void write_unmatched(const Comparison& cmp, std::ostream& out, bool collapse = false) {
   auto list = [&](const char* title, const std::vector<Unmatched>& items) {
     if (items.empty()) return;
-    out << "<h2>" << title << " (" << items.size() << ")</h2>\n<ul>\n";
+    const bool closed = collapse && is_large_report(items.size());
+    out << "<h2>" << title << " (" << items.size() << ")</h2>\n";
+    if (closed) out << "<details><summary>" << items.size() << " entries</summary>\n";
+    out << "<ul>\n";
     for (const auto& u : items) {
       out << "<li>" << html_escape(u.key.benchmark) << ' ' << html_escape(u.key.metric) << ' '
           << u.key.device << ": " << html_escape(u.reason) << "</li>\n";
     }
     out << "</ul>\n";
+    if (closed) out << "</details>\n";
   };
   list("Added", cmp.added);
   list("Removed", cmp.removed);
@@ -242,7 +262,7 @@ void render_html_large(const Comparison& cmp, std::ostream& out, const std::stri
   out << "<h2>Change per benchmark</h2>\n";
   write_forest(cmp, out);
   out << "<h2>Sweeps</h2>\n";
-  write_sweeps(cmp, out);
+  write_sweeps(cmp, out, k_max_large_sweep_points);
   for (const auto& [verdict, entries] : groups.listed) {
     out << "<h2>" << to_string(verdict) << " (" << entries.size() << ")</h2>\n" << k_results_header;
     for (const Entry* e : entries) write_result_row(*e, cmp.options.confidence, out);
@@ -269,7 +289,7 @@ void render_html_large(const Comparison& cmp, std::ostream& out, const std::stri
     write_compact_block(std::to_string(groups.unchanged.size()) + " unchanged entries",
                         groups.unchanged, Interval::left_out, false, out);
   }
-  write_unmatched(cmp, out);
+  write_unmatched(cmp, out, true);
   out << "</body>\n</html>\n";
 }
 
@@ -289,7 +309,7 @@ void render_html(const Comparison& cmp, std::ostream& out, const std::string& un
   out << "<h2>Results</h2>\n" << k_results_header;
   for (const Entry* e : entries_in_order(cmp)) write_result_row(*e, cmp.options.confidence, out);
   out << "</table>\n";
-  write_unmatched(cmp, out);
+  write_unmatched(cmp, out, true);
   out << "</body>\n</html>\n";
 }
 

@@ -19,6 +19,9 @@ namespace gpubench::compare {
 // "A few thousand": below this the full table stays readable (about 1.5 MB of HTML) and opens in
 // Chromium in about a second; above it the table is what makes a report slow and unreadable.
 inline constexpr std::size_t k_large_report_entries = 5000;
+// The large layout draws sweeps of at most this many points (60 charts of thousands of points
+// each would be most of the page); longer ones are counted in a note.
+inline constexpr std::size_t k_max_large_sweep_points = 500;
 // Bins of each per-suite distribution chart.
 inline constexpr std::size_t k_histogram_bins = 40;
 

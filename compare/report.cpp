@@ -125,7 +125,7 @@ void write_html_head(const RunReport& r, std::ostream& out) {
   out << "</table>\n";
 }
 
-void write_html_sweeps(const RunReport& r, std::ostream& out) {
+void write_html_sweeps(const RunReport& r, std::ostream& out, std::size_t max_points) {
   // Sweeps: rows differing only in one numeric parameter, >= 3 points.
   std::map<std::string, std::pair<std::string, svg::Series>> sweeps;
   std::map<std::string, std::string> units;
@@ -149,14 +149,24 @@ void write_html_sweeps(const RunReport& r, std::ostream& out) {
       units[id + " by " + row.params[i].key] = row.unit;
     }
   }
-  std::size_t shown = 0;
+  std::size_t shown = 0, too_long = 0;
   for (auto& [id, sweep] : sweeps) {
+    if (sweep.second.points.size() > max_points && sweep.second.points.size() >= 3) {
+      ++too_long;
+      continue;
+    }
     if (sweep.second.points.size() < 3 || shown >= 60) continue;
     ++shown;
     std::sort(sweep.second.points.begin(), sweep.second.points.end());
     svg::line_chart(out, id.substr(0, id.rfind(" by ")), sweep.first, units[id], {sweep.second});
   }
-  if (shown == 0) out << "<p class=\"note\">No parameter sweeps in this run.</p>\n";
+  if (too_long > 0) {
+    out << "<p class=\"note\">" << too_long << " sweeps of more than " << max_points
+        << " points are not drawn (their numbers are in the JSON output).</p>\n";
+  }
+  if (shown == 0 && too_long == 0) {
+    out << "<p class=\"note\">No parameter sweeps in this run.</p>\n";
+  }
 }
 
 }  // namespace report_detail

@@ -2,6 +2,7 @@
 // (the large HTML and Markdown layout, render_large.hpp). Internal to compare/.
 #pragma once
 
+#include <cstddef>
 #include <iosfwd>
 #include <string>
 #include <utility>
@@ -24,7 +25,9 @@ void write_rows_csv(const std::vector<ReportRow>& rows, std::ostream& out,
                     bool (*keep)(const ReportRow&) = nullptr);
 // HTML from the head to the suites table (inclusive), and the sweep charts.
 void write_html_head(const RunReport& r, std::ostream& out);
-void write_html_sweeps(const RunReport& r, std::ostream& out);
+// max_points: sweeps of more points are counted in a note, not drawn (the large layout).
+void write_html_sweeps(const RunReport& r, std::ostream& out,
+                       std::size_t max_points = static_cast<std::size_t>(-1));
 
 // More than k_large_report_entries rows: errors, skips and throttled rows in full, the spread of
 // the rest per suite, the ok rows in a CSV beside the report (rows_csv) or a collapsed block.

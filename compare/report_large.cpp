@@ -99,7 +99,7 @@ void render_html_report_large(const RunReport& r, std::ostream& out, const std::
         d.edges, d.counts, "#8c8c8c");
   }
   out << "<h2>Sweeps</h2>\n";
-  write_html_sweeps(r, out);
+  write_html_sweeps(r, out, k_max_large_sweep_points);
   std::vector<const ReportRow*> attention;
   for (const ReportRow& row : r.rows) {
     if (needs_attention(row)) attention.push_back(&row);

@@ -233,3 +233,24 @@ TEST(LargeReport, RunReportListsErrorsInFullAndOkRowsBeside) {
   EXPECT_EQ(count_of(md.str(), "validation failed &lt;exactly&gt;"), 6u);
   EXPECT_LT(md.str().size(), 10000u);
 }
+
+TEST(LargeReport, LongSweepsAndLongUnmatchedListsStaySmall) {
+  Comparison cmp = large_comparison(k_large_report_entries + 1000, 0);
+  for (std::size_t i = 0; i < cmp.entries.size(); ++i) {
+    Entry& e = cmp.entries[i];
+    e.key.device = "gpu0";
+    e.case_name = "triad";
+    gpubench::results::Param p;
+    p.key = "bytes";
+    p.text = std::to_string(1024 * (i + 1));
+    p.number = 1024.0 * static_cast<double>(i + 1);
+    e.params = {p};  // one sweep per suite, thousands of points each
+    cmp.added.push_back({e.key, "candidate only"});
+  }
+  const std::string html = render_html_text(cmp);
+  EXPECT_EQ(check_markup(html, true), "");
+  EXPECT_NE(html.find("2 sweeps of more than 500 points are not drawn"), std::string::npos);
+  EXPECT_EQ(html.find("<polyline"), std::string::npos);
+  EXPECT_NE(html.find("<h2>Added (6000)</h2>\n<details><summary>6000 entries</summary>"),
+            std::string::npos);
+}
