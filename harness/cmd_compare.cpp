@@ -118,7 +118,9 @@ void add_compare_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--metric", args->metric, "compare only this metric (default: all but cpu_time)");
   cmd->add_option("--format", args->format, "text, md, html, json, junit or csv")
       ->capture_default_str();
-  cmd->add_option("-o,--output", args->output, "file to write (default: stdout)");
+  cmd->add_option("-o,--output", args->output,
+                  "file to write (default: stdout); md/html of more than 5000 entries also "
+                  "write their unchanged entries to FILE's stem + .unchanged.csv");
   cmd->add_option(
          "--fail-on", args->fail_on,
          "exit 1 on: regression; changed (also a significant change of unknown direction); "

@@ -47,7 +47,9 @@ void add_report_command(CLI::App& app, Context& ctx) {
   cmd->add_option("run", args->run, "run id, latest, latest~N, or UUID (prefix)")->required();
   cmd->add_option("--format", args->format, "text, md, html, json, junit or csv")
       ->capture_default_str();
-  cmd->add_option("-o,--output", args->output, "file to write (default: stdout)");
+  cmd->add_option("-o,--output", args->output,
+                  "file to write (default: stdout); md/html of more than 5000 entries also "
+                  "write their ok rows to FILE's stem + .results.csv");
   cmd->callback([args, &ctx] { do_report(*args, ctx); });
 }
 
