@@ -180,7 +180,8 @@ void histogram_chart(std::ostream& out, const std::string& title, const std::str
   for (int i = 0; i <= 4; ++i) {
     double c = static_cast<double>(y_max) * i / 4;
     out << "<text x=\"" << k_left - 6 << "\" y=\"" << fixed(ty(c) + 4)
-        << "\" text-anchor=\"end\" class=\"tick\">" << tick_text(std::round(c)) << "</text>"
+        << "\" text-anchor=\"end\" class=\"tick\">"
+        << (c < 1000 ? std::to_string(std::lround(c)) : tick_text(c)) << "</text>"
         << "<line x1=\"" << k_left << "\" y1=\"" << fixed(ty(c)) << "\" x2=\"" << k_w - k_right
         << "\" y2=\"" << fixed(ty(c)) << "\" class=\"grid\"/>\n";
   }
