@@ -223,7 +223,7 @@ void write_unmatched(const Comparison& cmp, std::ostream& out, bool collapse = f
 void write_compact_block(const std::string& summary, const std::vector<const Entry*>& entries,
                          Interval interval, bool open, std::ostream& out) {
   out << "<details" << (open ? " open" : "") << "><summary>" << html_escape(summary)
-      << "</summary>\n<pre>change  " << (interval == Interval::shown ? "99% interval       " : "")
+      << "</summary>\n<pre>change  " << (interval == Interval::shown ? "99% interval     " : "")
       << "n     benchmark metric device\n";
   for (const Entry* e : entries) out << html_escape(compact_line(*e, interval)) << '\n';
   out << "</pre>\n</details>\n";
@@ -235,7 +235,9 @@ void render_html_large(const Comparison& cmp, std::ostream& out, const std::stri
   write_head(cmp, out);
   out << "<p class=\"note\">" << cmp.entries.size() << " entries (more than "
       << k_large_report_entries << "): every regression, improvement, changed, invalid and "
-      << "missing entry is listed in full below, every inconclusive entry in a compact list "
+      << "missing entry is listed below, in full rows up to " << k_max_full_rows
+      << " a verdict (the largest changes) and compactly beyond; every inconclusive entry in a "
+         "compact list "
       << "(worst change first); the " << groups.unchanged.size() << " unchanged entries are "
       << "charted per suite and "
       << (csv_path.empty()
@@ -263,10 +265,20 @@ void render_html_large(const Comparison& cmp, std::ostream& out, const std::stri
   write_forest(cmp, out);
   out << "<h2>Sweeps</h2>\n";
   write_sweeps(cmp, out, k_max_large_sweep_points);
-  for (const auto& [verdict, entries] : groups.listed) {
-    out << "<h2>" << to_string(verdict) << " (" << entries.size() << ")</h2>\n" << k_results_header;
-    for (const Entry* e : entries) write_result_row(*e, cmp.options.confidence, out);
+  for (const VerdictGroup& g : groups.listed) {
+    out << "<h2>" << to_string(g.verdict) << " (" << g.size << ")</h2>\n";
+    if (!g.compact.empty()) {
+      out << "<p class=\"note\">The " << g.full.size() << " largest changes in full; the other "
+          << g.compact.size() << " in the compact list below, largest change first.</p>\n";
+    }
+    out << k_results_header;
+    for (const Entry* e : g.full) write_result_row(*e, cmp.options.confidence, out);
     out << "</table>\n";
+    if (!g.compact.empty()) {
+      write_compact_block(std::to_string(g.compact.size()) + " more " + to_string(g.verdict) +
+                              " entries, largest change first",
+                          g.compact, Interval::shown, !is_large_report(g.compact.size()), out);
+    }
   }
   if (!groups.inconclusive.empty()) {
     out << "<h2>inconclusive (" << groups.inconclusive.size() << ")</h2>\n<p class=\"note\">"

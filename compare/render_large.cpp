@@ -69,7 +69,24 @@ LargeGroups group_large(const Comparison& cmp) {
   }
   for (Verdict v : {Verdict::regression, Verdict::improvement, Verdict::changed, Verdict::invalid,
                     Verdict::missing}) {
-    if (!by[v].empty()) g.listed.emplace_back(v, std::move(by[v]));
+    std::vector<const Entry*>& all = by[v];
+    if (all.empty()) continue;
+    VerdictGroup group;
+    group.verdict = v;
+    group.size = all.size();
+    if (all.size() > k_max_full_rows) {
+      // Largest change first; unknown (invalid, missing: no ratio) keep their order, last.
+      auto size_of = [](const Entry* e) {
+        return std::isfinite(e->ratio) && e->ratio > 0 ? std::fabs(std::log(e->ratio)) : -1.0;
+      };
+      std::stable_sort(all.begin(), all.end(), [&](const Entry* a, const Entry* b) {
+        return size_of(a) > size_of(b);
+      });
+      group.compact.assign(all.begin() + static_cast<std::ptrdiff_t>(k_max_full_rows), all.end());
+      all.resize(k_max_full_rows);
+    }
+    group.full = std::move(all);
+    g.listed.push_back(std::move(group));
   }
   // Worst first: the inconclusive entries nearest to a regression lead; unknown last.
   std::stable_sort(g.inconclusive.begin(), g.inconclusive.end(),
@@ -137,9 +154,11 @@ std::string compact_line(const Entry& e, Interval interval) {
   std::string line = pct(e.ratio);
   line.resize(std::max<std::size_t>(line.size(), 7), ' ');
   if (interval == Interval::shown) {
-    std::string ci =
-        std::isfinite(e.ci_low) ? "[" + pct(e.ci_low) + ", " + pct(e.ci_high) + "]" : "—";
-    ci.resize(std::max<std::size_t>(ci.size(), 18), ' ');
+    std::string lo = pct(e.ci_low), hi = pct(e.ci_high);
+    std::string ci = std::isfinite(e.ci_low)
+                         ? "[" + lo.substr(0, lo.size() - 1) + ", " + hi.substr(0, hi.size() - 1) + "]"
+                         : "—";
+    ci.resize(std::max<std::size_t>(ci.size(), 16), ' ');
     line += ' ' + ci;
   }
   std::string n = std::to_string(e.base.n) + '/' + std::to_string(e.candidate.n);

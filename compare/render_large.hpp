@@ -37,13 +37,25 @@ std::string sidecar_path(const std::string& output, std::string_view suffix);
 // The name a report uses for its sidecar (the file name: it lies in the report's directory).
 std::string sidecar_name(const std::string& sidecar);
 
+// Full rows (with the why) a verdict gets at most in the large layout. A driver change that
+// slows everything makes 200,000 regressions: the largest 1,000 changes get full rows (~0.5 KB
+// each), the rest a compact line each (~0.1 KB), so the page stays under 20 MB and names them all.
+inline constexpr std::size_t k_max_full_rows = 1000;
+
 // Entries of a large comparison in the order a user acts on them: one group per verdict
-// (regression, improvement, changed, invalid, missing, inconclusive), then the unchanged.
-// Inside a group: reading order (entries_in_order), inconclusive worst change first.
+// (regression, improvement, changed, invalid, missing), then the inconclusive and the unchanged.
+struct VerdictGroup {
+  Verdict verdict = Verdict::regression;
+  std::size_t size = 0;
+  // Reading order (entries_in_order) when the group has at most k_max_full_rows entries; else the
+  // k_max_full_rows largest changes (|log ratio|), and `compact` the rest, largest change first.
+  std::vector<const Entry*> full;
+  std::vector<const Entry*> compact;
+};
 struct LargeGroups {
-  std::vector<std::pair<Verdict, std::vector<const Entry*>>> listed;
-  std::vector<const Entry*> inconclusive;
-  std::vector<const Entry*> unchanged;
+  std::vector<VerdictGroup> listed;
+  std::vector<const Entry*> inconclusive;  // worst change first
+  std::vector<const Entry*> unchanged;     // reading order
 };
 LargeGroups group_large(const Comparison& cmp);
 
@@ -63,7 +75,8 @@ struct Distribution {
 // One distribution per suite of `values` (suite, value) pairs; NaN values are left out.
 std::vector<Distribution> distributions(std::vector<std::pair<std::string, double>> values);
 
-// One compact line for an entry: change, interval, n, then benchmark, metric, device.
+// One compact line for an entry: change (%), interval (%, without the signs), n, then benchmark,
+// metric, device: "-16.70% [-19.23, -14.10] 4/4 memory/triad/bytes:1024 GB_per_s gpu0".
 // with_interval=false leaves the interval out (unchanged entries: it lies inside +-threshold).
 enum class Interval { shown, left_out };
 std::string compact_line(const Entry& e, Interval interval);

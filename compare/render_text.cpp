@@ -293,14 +293,38 @@ void write_md_head(const Comparison& cmp, std::ostream& out) {
   out << "**" << markdown_escape(counts_line(cmp)) << "**\n\n";
 }
 
+// Compact lines (render_large.hpp) in a collapsed block holding a fenced code block; the fence
+// is longer than any run of backticks inside, so no name can end it.
+void write_md_compact_block(const std::string& summary, const std::vector<const Entry*>& entries,
+                            std::ostream& out) {
+  std::vector<std::string> lines;
+  std::size_t ticks = 0;
+  for (const Entry* e : entries) {
+    lines.push_back(compact_line(*e, Interval::shown));
+    std::size_t run = 0;
+    for (char c : lines.back()) {
+      run = c == '`' ? run + 1 : 0;
+      ticks = std::max(ticks, run);
+    }
+  }
+  const std::string fence(std::max<std::size_t>(3, ticks + 1), '`');
+  out << "<details><summary>" << summary << "</summary>\n\n"
+      << fence << "text\nchange  99% interval     n     benchmark metric device\n";
+  for (const std::string& line : lines) out << line << '\n';
+  out << fence << "\n\n</details>\n";
+}
+
 // Large comparisons (render_large.hpp). Bounded by what users act on: the unchanged entries add
 // one table row per suite; inconclusive entries one compact line each, in a collapsed block.
 void render_markdown_large(const Comparison& cmp, std::ostream& out, const std::string& csv_path) {
   const LargeGroups groups = group_large(cmp);
   write_md_head(cmp, out);
   out << "> " << cmp.entries.size() << " entries (more than " << k_large_report_entries
-      << "): every regression, improvement, changed, invalid and missing entry is listed in "
-         "full, every inconclusive entry compactly (worst change first); the "
+      << "): every regression, improvement, changed, invalid and missing entry is listed, in "
+         "full rows up to "
+      << k_max_full_rows
+      << " a verdict (the largest changes) and compactly beyond; every inconclusive entry "
+         "compactly (worst change first); the "
       << groups.unchanged.size() << " unchanged entries are summarised per suite"
       << (csv_path.empty() ? "" : " and listed in " + markdown_escape(sidecar_name(csv_path)))
       << ".\n\n";
@@ -320,30 +344,28 @@ void render_markdown_large(const Comparison& cmp, std::ostream& out, const std::
     for (double v : {d.min, d.p05, d.median, d.p95, d.max}) out << " | " << format_value(v);
     out << " |\n";
   }
-  for (const auto& [verdict, entries] : groups.listed) {
-    out << "\n### " << to_string(verdict) << " (" << entries.size() << ")\n\n"
-        << k_md_results_header;
-    for (const Entry* e : entries) write_md_row(*e, cmp.options.confidence, out);
+  for (const VerdictGroup& g : groups.listed) {
+    out << "\n### " << to_string(g.verdict) << " (" << g.size << ")\n\n";
+    if (!g.compact.empty()) {
+      out << "The " << g.full.size() << " largest changes in full; the other " << g.compact.size()
+          << " in the compact list below, largest change first.\n\n";
+    }
+    out << k_md_results_header;
+    for (const Entry* e : g.full) write_md_row(*e, cmp.options.confidence, out);
+    if (!g.compact.empty()) {
+      out << '\n';
+      write_md_compact_block(std::to_string(g.compact.size()) + " more " + to_string(g.verdict) +
+                                 " entries, largest change first",
+                             g.compact, out);
+    }
   }
   if (!groups.inconclusive.empty()) {
-    std::vector<std::string> lines;
-    std::size_t ticks = 0;  // the fence must be longer than any run of backticks inside
-    for (const Entry* e : groups.inconclusive) {
-      lines.push_back(compact_line(*e, Interval::shown));
-      std::size_t run = 0;
-      for (char c : lines.back()) {
-        run = c == '`' ? run + 1 : 0;
-        ticks = std::max(ticks, run);
-      }
-    }
-    const std::string fence(std::max<std::size_t>(3, ticks + 1), '`');
     out << "\n### inconclusive (" << groups.inconclusive.size()
         << ")\n\nThe interval crosses the threshold: more repetitions or runs would decide "
-           "these (each reason is in --format json and csv).\n\n<details><summary>"
-        << groups.inconclusive.size() << " inconclusive entries, worst change first</summary>\n\n"
-        << fence << "text\nchange  99% interval       n     benchmark metric device\n";
-    for (const std::string& line : lines) out << line << '\n';
-    out << fence << "\n\n</details>\n";
+           "these (each reason is in --format json and csv).\n\n";
+    write_md_compact_block(
+        std::to_string(groups.inconclusive.size()) + " inconclusive entries, worst change first",
+        groups.inconclusive, out);
   }
   out << "\n### unchanged (" << groups.unchanged.size() << ")\n\n";
   if (!csv_path.empty()) {

@@ -7,7 +7,8 @@
 // (20% better) every 700th, `changed` every 4999th, `invalid` every 7001st, `missing` every
 // 9001st; of the others, `inconclusive_percent` in 100 inconclusive (i % 100 below it), the rest
 // unchanged (within 1%). The 200,000-entry fleet run of tests/perf/perf_fleet.py (4 repetitions a
-// side) has 93% inconclusive.
+// side) has 93% inconclusive. `regression_percent` in 100 of the others are regressions too (a
+// driver change that slows everything: 100).
 // Every 1000th name holds markup and Markdown metacharacters ("<&>|*_"), as a database could.
 #pragma once
 
@@ -28,18 +29,20 @@ inline std::string large_name(std::size_t i) {
   return name + "/threads:" + std::to_string(1 + i % 4) + "/device:" + std::to_string(i % 8);
 }
 
-inline Verdict large_verdict(std::size_t i, std::size_t inconclusive_percent) {
+inline Verdict large_verdict(std::size_t i, std::size_t inconclusive_percent,
+                             std::size_t regression_percent) {
   if (i % 500 == 0) return Verdict::regression;
   if (i % 700 == 0) return Verdict::improvement;
   if (i % 4999 == 0) return Verdict::changed;
   if (i % 7001 == 0) return Verdict::invalid;
   if (i % 9001 == 0) return Verdict::missing;
+  if (i % 100 < regression_percent) return Verdict::regression;
   if (i % 100 < inconclusive_percent) return Verdict::inconclusive;
   return Verdict::unchanged;
 }
 
 inline Comparison large_comparison(std::size_t entries, std::size_t inconclusive_percent,
-                                   unsigned seed = 16) {
+                                   std::size_t regression_percent = 0, unsigned seed = 16) {
   std::mt19937 gen(seed);
   std::normal_distribution<double> noise(0.0, 0.004);
   Comparison cmp;
@@ -55,11 +58,11 @@ inline Comparison large_comparison(std::size_t entries, std::size_t inconclusive
     e.unit = "GB/s";
     e.direction = results::Direction::higher;
     e.delta = 0.02;
-    e.verdict = large_verdict(i, inconclusive_percent);
+    e.verdict = large_verdict(i, inconclusive_percent, regression_percent);
     double ratio = std::exp(noise(gen)), half = 0.012;
     switch (e.verdict) {
       case Verdict::regression:
-        ratio = 0.8;
+        ratio = i % 500 == 0 ? 0.8 : 0.9 + noise(gen);  // the every-500th ones are the largest
         break;
       case Verdict::improvement:
         ratio = 1.2;

@@ -254,3 +254,28 @@ TEST(LargeReport, LongSweepsAndLongUnmatchedListsStaySmall) {
   EXPECT_NE(html.find("<h2>Added (6000)</h2>\n<details><summary>6000 entries</summary>"),
             std::string::npos);
 }
+
+// A change that slows everything: 200,000 regressions. The largest k_max_full_rows get full rows,
+// every other one a compact line; all are named, and the page stays under 20 MB.
+TEST(LargeReport, HtmlOf200kRegressionsNamesEveryOneUnder20MB) {
+  if (!have_python()) GTEST_SKIP() << "python3 not installed (ci/setup installs it)";
+  const Comparison cmp = large_comparison(k_fleet_entries, 0, 100);
+  ASSERT_GT(cmp.count(Verdict::regression), 190000u);
+  gpubench::TempDir dir("gpubench-large-regressions");
+  const std::string html = render_html_text(cmp);
+  std::ostringstream names;
+  for (const Entry& e : cmp.entries) {
+    if (e.verdict == Verdict::regression) names << e.key.benchmark << '\n';
+  }
+  write(dir.path() / "report.html", html);
+  write(dir.path() / "names.txt", names.str());
+  auto [code, out] = parse_check(dir.path() / "report.html", dir.path() / "names.txt");
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_EQ(count_of(html, "<tr class=\"regression\">"), k_max_full_rows);
+  // The largest changes (the 20% ones of every 500th benchmark) are among the full rows.
+  const std::size_t table_end = html.find("</table>", html.find("<h2>regression ("));
+  EXPECT_LT(html.find("<td>" + large_name(500) + "</td>"), table_end);
+  const std::string md = render_md_text(cmp);
+  EXPECT_EQ(count_of(md, "**regression**"), k_max_full_rows);
+  EXPECT_LT(md.size(), 20u * 1000 * 1000);
+}

@@ -4,8 +4,8 @@
 // CSV). Targets: HTML under 20 MB (and under 5 s to open in Chromium: tests/perf/chromium_load.py).
 //
 // Inputs are the synthetic fixture of tests/compare/large_fixture.hpp (seeded; not measurements):
-// the argument is the percentage of inconclusive entries (33; 93 is what perf_fleet.py's
-// 4-repetition fleet runs give). GPUBENCH_PERF_SCALE (default 1) shrinks the entry count; the
+// the arguments are the percentages of inconclusive entries (33; 93 is what perf_fleet.py's
+// 4-repetition fleet runs give) and of regressions (100: a change that slows everything). GPUBENCH_PERF_SCALE (default 1) shrinks the entry count; the
 // ctest smoke test runs it at 0.03 (6,000 entries: still the large layout).
 //
 //   build/bin/perf_report                      # figures
@@ -37,20 +37,22 @@ std::size_t entry_count() {
   return std::max<std::size_t>(100, static_cast<std::size_t>(200000 * v));
 }
 
-const cmp::Comparison& fixture(std::size_t inconclusive_percent) {
-  static std::map<std::size_t, cmp::Comparison> cache;
-  auto it = cache.find(inconclusive_percent);
+const cmp::Comparison& fixture(std::size_t inconclusive_percent, std::size_t regression_percent) {
+  static std::map<std::pair<std::size_t, std::size_t>, cmp::Comparison> cache;
+  const auto key = std::make_pair(inconclusive_percent, regression_percent);
+  auto it = cache.find(key);
   if (it == cache.end()) {
     it = cache
-             .emplace(inconclusive_percent,
-                      cmp::testing::large_comparison(entry_count(), inconclusive_percent))
+             .emplace(key, cmp::testing::large_comparison(entry_count(), inconclusive_percent,
+                                                          regression_percent))
              .first;
   }
   return it->second;
 }
 
 void render(benchmark::State& state, cmp::Format format, bool to_file) {
-  const cmp::Comparison& c = fixture(static_cast<std::size_t>(state.range(0)));
+  const cmp::Comparison& c = fixture(static_cast<std::size_t>(state.range(0)),
+                                     static_cast<std::size_t>(state.range(1)));
   gpubench::TempDir dir("gpubench-perf-report");
   const std::string csv = to_file ? (dir.path() / "cmp.unchanged.csv").string() : "";
   std::size_t bytes = 0;
@@ -65,7 +67,8 @@ void render(benchmark::State& state, cmp::Format format, bool to_file) {
     std::ostringstream out;
     const fs::path dir_out(keep);
     const std::string stem = std::string(format == cmp::Format::html ? "html" : "md") +
-                             (to_file ? "_file_" : "_stdout_") + std::to_string(state.range(0));
+                             (to_file ? "_file_" : "_stdout_") + std::to_string(state.range(0)) + "_" +
+                             std::to_string(state.range(1));
     cmp::render_comparison(
         c, format, out, false,
         to_file ? (dir_out / (stem + ".unchanged.csv")).string() : std::string());
@@ -95,7 +98,7 @@ void BM_RenderMarkdownToFile(benchmark::State& s) {
 void BM_RenderRunReportHtml(benchmark::State& state) {
   cmp::RunReport r;
   r.run.run.id = 1;
-  const cmp::Comparison& c = fixture(0);
+  const cmp::Comparison& c = fixture(0, 0);
   for (const cmp::Entry& e : c.entries) {
     cmp::ReportRow row;
     row.key = e.key;
@@ -115,10 +118,10 @@ void BM_RenderRunReportHtml(benchmark::State& state) {
   state.counters["output_MB"] = static_cast<double>(bytes) / 1e6;
 }
 
-BENCHMARK(BM_RenderHtmlToStdout)->Arg(33)->Arg(93)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_RenderHtmlToFile)->Arg(33)->Arg(93)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_RenderMarkdownToStdout)->Arg(33)->Arg(93)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_RenderMarkdownToFile)->Arg(33)->Arg(93)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RenderHtmlToStdout)->Args({33, 0})->Args({93, 0})->Args({0, 100})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RenderHtmlToFile)->Args({33, 0})->Args({93, 0})->Args({0, 100})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RenderMarkdownToStdout)->Args({33, 0})->Args({93, 0})->Args({0, 100})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RenderMarkdownToFile)->Args({33, 0})->Args({93, 0})->Args({0, 100})->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RenderRunReportHtml)->Unit(benchmark::kMillisecond);
 
 }  // namespace
