@@ -155,7 +155,7 @@ std::string compact_line(const Entry& e, Interval interval) {
   line.resize(std::max<std::size_t>(line.size(), 7), ' ');
   if (interval == Interval::shown) {
     std::string lo = pct(e.ci_low), hi = pct(e.ci_high);
-    std::string ci = std::isfinite(e.ci_low)
+    std::string ci = std::isfinite(e.ci_low) && std::isfinite(e.ci_high)
                          ? "[" + lo.substr(0, lo.size() - 1) + ", " + hi.substr(0, hi.size() - 1) + "]"
                          : "—";
     ci.resize(std::max<std::size_t>(ci.size(), 16), ' ');

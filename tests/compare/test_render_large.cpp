@@ -279,3 +279,19 @@ TEST(LargeReport, HtmlOf200kRegressionsNamesEveryOneUnder20MB) {
   EXPECT_EQ(count_of(md, "**regression**"), k_max_full_rows);
   EXPECT_LT(md.size(), 20u * 1000 * 1000);
 }
+
+TEST(LargeReport, CompactLineHasChangeIntervalSamplesAndIdentity) {
+  Entry e;
+  e.key = {"memory", "memory/triad/bytes:1024", "GB_per_s", "gpu0"};
+  e.ratio = 0.833;
+  e.ci_low = 0.8077;
+  e.ci_high = 0.859;
+  e.base.n = e.candidate.n = 4;
+  EXPECT_EQ(compact_line(e, Interval::shown),
+            "-16.70% [-19.23, -14.10] 4/4   memory/triad/bytes:1024 GB_per_s gpu0");
+  EXPECT_EQ(compact_line(e, Interval::left_out), "-16.70% 4/4   memory/triad/bytes:1024 GB_per_s gpu0");
+  e.ci_high = INFINITY;  // an unknown end: no interval, never a cut character
+  e.primary = false;
+  EXPECT_EQ(compact_line(e, Interval::shown),
+            "-16.70% —" + std::string(14, ' ') + "4/4   memory/triad/bytes:1024 GB_per_s (secondary) gpu0");
+}

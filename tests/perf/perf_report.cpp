@@ -9,8 +9,8 @@
 // ctest smoke test runs it at 0.03 (6,000 entries: still the large layout).
 //
 //   build/bin/perf_report                      # figures
-//   GPUBENCH_PERF_REPORT_DIR=/tmp/r build/bin/perf_report --benchmark_filter=Html
-//   python3 tests/perf/chromium_load.py /tmp/r/*.html   # Chromium's load time of those files
+//   GPUBENCH_PERF_REPORT_DIR=DIR build/bin/perf_report --benchmark_filter=Html
+//   python3 tests/perf/chromium_load.py DIR/*.html   # Chromium's load time of those files
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
