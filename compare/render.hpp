@@ -24,15 +24,19 @@ std::optional<Format> format_from_string(std::string_view text);
 const char* to_string(Format format);
 
 // colour: ANSI colours in text output (only when stdout is a terminal).
-void render_comparison(const Comparison& cmp, Format format, std::ostream& out,
-                       bool colour = false);
+// unchanged_csv: where a large Markdown or HTML comparison (render_large.hpp) writes its unchanged
+// entries (sidecar_path(output, ".unchanged.csv")); "" (output to stdout): HTML lists them in a
+// collapsed block, Markdown says how to get them. Other formats and small comparisons ignore it.
+void render_comparison(const Comparison& cmp, Format format, std::ostream& out, bool colour = false,
+                       const std::string& unchanged_csv = "");
 
 void render_text(const Comparison& cmp, std::ostream& out, bool colour);
-void render_markdown(const Comparison& cmp, std::ostream& out);
+void render_markdown(const Comparison& cmp, std::ostream& out,
+                     const std::string& unchanged_csv = "");
 void render_json(const Comparison& cmp, std::ostream& out);
 void render_junit(const Comparison& cmp, std::ostream& out);
 void render_csv(const Comparison& cmp, std::ostream& out);
-void render_html(const Comparison& cmp, std::ostream& out);
+void render_html(const Comparison& cmp, std::ostream& out, const std::string& unchanged_csv = "");
 
 // The "why" column in plain words, from the entry's figures: "4.1% worse, between 2.0% and 6.2%
 // worse with 99% confidence (margin 2.0%)"; secondary metrics say they are not counted.

@@ -40,16 +40,17 @@ const char* to_string(Format format) {
   return "text";
 }
 
-void render_comparison(const Comparison& cmp, Format format, std::ostream& out, bool colour) {
+void render_comparison(const Comparison& cmp, Format format, std::ostream& out, bool colour,
+                       const std::string& unchanged_csv) {
   switch (format) {
     case Format::text:
       render_text(cmp, out, colour);
       break;
     case Format::md:
-      render_markdown(cmp, out);
+      render_markdown(cmp, out, unchanged_csv);
       break;
     case Format::html:
-      render_html(cmp, out);
+      render_html(cmp, out, unchanged_csv);
       break;
     case Format::json:
       render_json(cmp, out);

@@ -3,9 +3,11 @@
 #include <cmath>
 #include <map>
 #include <ostream>
+#include <sstream>
 
 #include "compare/html_style.hpp"
 #include "compare/render.hpp"
+#include "compare/render_large.hpp"
 #include "compare/svg.hpp"
 
 namespace gpubench::compare {
@@ -67,7 +69,11 @@ void write_forest(const Comparison& cmp, std::ostream& out) {
 }
 
 // Sweeps: entries that differ only in one numeric parameter (e.g. bytes), >= 3 points.
-void write_sweeps(const Comparison& cmp, std::ostream& out) {
+// Large comparisons (max_points set) leave out sweeps of more points than that: hundreds of
+// points a chart, sixty charts, would be most of the page.
+void write_sweeps(const Comparison& cmp, std::ostream& out,
+                  std::size_t max_points = static_cast<std::size_t>(-1)) {
+  const bool large = max_points != static_cast<std::size_t>(-1);
   struct Sweep {
     std::string title;
     std::string x_key;
@@ -96,11 +102,16 @@ void write_sweeps(const Comparison& cmp, std::ostream& out) {
       s.cand.emplace_back(*e.params[i].number, e.candidate.median);
     }
   }
-  std::size_t shown = 0;
+  std::size_t shown = 0, too_long = 0;
   for (auto& [id, s] : sweeps) {
     if (s.base.size() < 3) continue;
+    if (s.base.size() > max_points) {
+      ++too_long;
+      continue;
+    }
     if (shown++ == k_max_sweeps) {
-      out << "<p class=\"note\">More sweeps are in the table and the JSON output.</p>\n";
+      out << "<p class=\"note\">More sweeps are in " << (large ? "" : "the table and ")
+          << "the JSON output.</p>\n";
       break;
     }
     std::sort(s.base.begin(), s.base.end());
@@ -108,12 +119,17 @@ void write_sweeps(const Comparison& cmp, std::ostream& out) {
     svg::line_chart(out, s.title, s.x_key, s.unit,
                     {{"base", "#4c72b0", s.base}, {"candidate", "#dd8452", s.cand}});
   }
-  if (shown == 0) out << "<p class=\"note\">No parameter sweeps in this comparison.</p>\n";
+  if (too_long > 0) {
+    out << "<p class=\"note\">" << too_long << " sweeps of more than " << max_points
+        << " points are not drawn (their numbers are in the JSON output).</p>\n";
+  }
+  if (shown == 0 && too_long == 0) {
+    out << "<p class=\"note\">No parameter sweeps in this comparison.</p>\n";
+  }
 }
 
-}  // namespace
-
-void render_html(const Comparison& cmp, std::ostream& out) {
+// The page up to the verdict counts: head, problems, the two sides, counts.
+void write_head(const Comparison& cmp, std::ostream& out) {
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       << "<title>gpubench compare " << html_escape(cmp.base_selection) << " vs "
       << html_escape(cmp.candidate_selection) << "</title>\n<style>" << k_html_style
@@ -133,7 +149,12 @@ void render_html(const Comparison& cmp, std::ostream& out) {
     out << "<span class=\"" << to_string(v) << "\">" << cmp.count(v) << ' ' << to_string(v)
         << "</span> ";
   }
-  out << "</p>\n<h2>Environment differences</h2>\n";
+  out << "</p>\n";
+}
+
+// Environment differences and the suites table with its note.
+void write_summary(const Comparison& cmp, std::ostream& out) {
+  out << "<h2>Environment differences</h2>\n";
   if (cmp.env_differences.empty()) {
     out << "<p>None: both sides ran in the same recorded environment.</p>\n";
   } else {
@@ -157,40 +178,150 @@ void render_html(const Comparison& cmp, std::ostream& out) {
   }
   out << "</table>\n<p class=\"note\">Counts, speed-ups and the exit code use each suite's "
          "primary metrics: one verdict per benchmark. Secondary metrics are in the table, marked, "
-         "not counted.</p>\n<h2>Change per benchmark</h2>\n";
-  write_forest(cmp, out);
-  out << "<h2>Sweeps</h2>\n";
-  write_sweeps(cmp, out);
-  out << "<h2>Results</h2>\n<table><tr><th>benchmark</th><th>metric</th><th>device</th>"
-         "<th>base</th><th>candidate</th><th>unit</th><th>change</th><th>99% interval</th>"
-         "<th>n</th><th>verdict</th><th>why</th></tr>\n";
-  for (const Entry* ep : entries_in_order(cmp)) {
-    const Entry& e = *ep;
-    out << "<tr class=\"" << (e.primary ? to_string(e.verdict) : "secondary") << "\"><td>"
-        << html_escape(e.key.benchmark) << "</td><td>" << html_escape(e.key.metric)
-        << (e.primary ? "" : " (secondary)") << "</td><td>" << e.key.device
-        << "</td><td class=\"num\">" << format_value(e.base.median) << "</td><td class=\"num\">"
-        << format_value(e.candidate.median) << "</td><td>" << html_escape(e.unit)
-        << "</td><td class=\"num\">" << pct(e.ratio) << "</td><td>"
-        << (std::isfinite(e.ci_low) ? "[" + pct(e.ci_low) + ", " + pct(e.ci_high) + "]" : "—")
-        << "</td><td class=\"num\">" << e.base.n << '/' << e.candidate.n
-        << "</td><td>" << to_string(e.verdict) << "</td><td>"
-        << html_escape(plain_why(e, cmp.options.confidence))
-        << "</td></tr>\n";
-  }
-  out << "</table>\n";
+         "not counted.</p>\n";
+}
+
+const char* k_results_header =
+    "<table><tr><th>benchmark</th><th>metric</th><th>device</th>"
+    "<th>base</th><th>candidate</th><th>unit</th><th>change</th><th>99% interval</th>"
+    "<th>n</th><th>verdict</th><th>why</th></tr>\n";
+
+void write_result_row(const Entry& e, double confidence, std::ostream& out) {
+  out << "<tr class=\"" << (e.primary ? to_string(e.verdict) : "secondary") << "\"><td>"
+      << html_escape(e.key.benchmark) << "</td><td>" << html_escape(e.key.metric)
+      << (e.primary ? "" : " (secondary)") << "</td><td>" << e.key.device
+      << "</td><td class=\"num\">" << format_value(e.base.median) << "</td><td class=\"num\">"
+      << format_value(e.candidate.median) << "</td><td>" << html_escape(e.unit)
+      << "</td><td class=\"num\">" << pct(e.ratio) << "</td><td>"
+      << (std::isfinite(e.ci_low) ? "[" + pct(e.ci_low) + ", " + pct(e.ci_high) + "]" : "—")
+      << "</td><td class=\"num\">" << e.base.n << '/' << e.candidate.n << "</td><td>"
+      << to_string(e.verdict) << "</td><td>" << html_escape(plain_why(e, confidence))
+      << "</td></tr>\n";
+}
+
+// collapse: a list longer than k_large_report_entries goes in a closed <details> (large layout).
+void write_unmatched(const Comparison& cmp, std::ostream& out, bool collapse = false) {
   auto list = [&](const char* title, const std::vector<Unmatched>& items) {
     if (items.empty()) return;
-    out << "<h2>" << title << " (" << items.size() << ")</h2>\n<ul>\n";
+    const bool closed = collapse && is_large_report(items.size());
+    out << "<h2>" << title << " (" << items.size() << ")</h2>\n";
+    if (closed) out << "<details><summary>" << items.size() << " entries</summary>\n";
+    out << "<ul>\n";
     for (const auto& u : items) {
       out << "<li>" << html_escape(u.key.benchmark) << ' ' << html_escape(u.key.metric) << ' '
           << u.key.device << ": " << html_escape(u.reason) << "</li>\n";
     }
     out << "</ul>\n";
+    if (closed) out << "</details>\n";
   };
   list("Added", cmp.added);
   list("Removed", cmp.removed);
   list("Skipped", cmp.skipped);
+}
+
+// Compact lines in a preformatted block, inside <details> (collapsed unless `open`).
+void write_compact_block(const std::string& summary, const std::vector<const Entry*>& entries,
+                         Interval interval, bool open, std::ostream& out) {
+  out << "<details" << (open ? " open" : "") << "><summary>" << html_escape(summary)
+      << "</summary>\n<pre>change  " << (interval == Interval::shown ? "99% interval     " : "")
+      << "n     benchmark metric device\n";
+  for (const Entry* e : entries) out << html_escape(compact_line(*e, interval)) << '\n';
+  out << "</pre>\n</details>\n";
+}
+
+// Large comparisons (render_large.hpp): what to act on in full, the rest as distributions.
+void render_html_large(const Comparison& cmp, std::ostream& out, const std::string& csv_path) {
+  const LargeGroups groups = group_large(cmp);
+  write_head(cmp, out);
+  out << "<p class=\"note\">" << cmp.entries.size() << " entries (more than "
+      << k_large_report_entries << "): every regression, improvement, changed, invalid and "
+      << "missing entry is listed below, in full rows up to " << k_max_full_rows
+      << " a verdict (the largest changes) and compactly beyond; every inconclusive entry in a "
+         "compact list "
+      << "(worst change first); the " << groups.unchanged.size() << " unchanged entries are "
+      << "charted per suite and "
+      << (csv_path.empty()
+              ? "listed in the collapsed block at the end"
+              : "listed in " + html_escape(sidecar_name(csv_path)) + ", beside this file")
+      << ".</p>\n";
+  write_summary(cmp, out);
+  out << "<h2>Distribution of the entries not listed in full</h2>\n";
+  std::vector<std::pair<std::string, double>> rest;
+  for (const auto* list : {&groups.unchanged, &groups.inconclusive}) {
+    for (const Entry* e : *list) {
+      if (e->primary) rest.emplace_back(e->key.suite, change_percent(*e));
+    }
+  }
+  for (const Distribution& d : distributions(std::move(rest))) {
+    svg::histogram_chart(out,
+                         d.suite + ": change of " + std::to_string(d.total) +
+                             " unchanged and inconclusive benchmarks (%, > 0 is better)",
+                         "speed-up − 1, % (median " + format_value(d.median) + ", 90% within " +
+                             format_value(d.p05) + " to " + format_value(d.p95) +
+                             "; the end bars also hold what lies beyond)",
+                         d.edges, d.counts, "#8c8c8c");
+  }
+  out << "<h2>Change per benchmark</h2>\n";
+  write_forest(cmp, out);
+  out << "<h2>Sweeps</h2>\n";
+  write_sweeps(cmp, out, k_max_large_sweep_points);
+  for (const VerdictGroup& g : groups.listed) {
+    out << "<h2>" << to_string(g.verdict) << " (" << g.size << ")</h2>\n";
+    if (!g.compact.empty()) {
+      out << "<p class=\"note\">The " << g.full.size() << " largest changes in full; the other "
+          << g.compact.size() << " in the compact list below, largest change first.</p>\n";
+    }
+    out << k_results_header;
+    for (const Entry* e : g.full) write_result_row(*e, cmp.options.confidence, out);
+    out << "</table>\n";
+    if (!g.compact.empty()) {
+      write_compact_block(std::to_string(g.compact.size()) + " more " + to_string(g.verdict) +
+                              " entries, largest change first",
+                          g.compact, Interval::shown, !is_large_report(g.compact.size()), out);
+    }
+  }
+  if (!groups.inconclusive.empty()) {
+    out << "<h2>inconclusive (" << groups.inconclusive.size() << ")</h2>\n<p class=\"note\">"
+        << "The interval crosses the threshold: more repetitions or runs would decide these "
+        << "(each entry's reason is in <code>--format json</code> and <code>csv</code>).</p>\n";
+    write_compact_block(
+        std::to_string(groups.inconclusive.size()) + " inconclusive entries, worst change first",
+        groups.inconclusive, Interval::shown, groups.inconclusive.size() <= k_large_report_entries,
+        out);
+  }
+  out << "<h2>unchanged (" << groups.unchanged.size() << ")</h2>\n";
+  if (!csv_path.empty()) {
+    std::ostringstream csv;
+    write_entries_csv(groups.unchanged, csv);
+    write_sidecar(csv_path, csv.str());
+    const std::string name = html_escape(sidecar_name(csv_path));
+    out << "<p>Listed in <a href=\"" << name << "\">" << name
+        << "</a> (CSV, beside this file).</p>\n";
+  } else if (!groups.unchanged.empty()) {
+    write_compact_block(std::to_string(groups.unchanged.size()) + " unchanged entries",
+                        groups.unchanged, Interval::left_out, false, out);
+  }
+  write_unmatched(cmp, out, true);
+  out << "</body>\n</html>\n";
+}
+
+}  // namespace
+
+void render_html(const Comparison& cmp, std::ostream& out, const std::string& unchanged_csv) {
+  if (is_large_report(cmp.entries.size())) {
+    render_html_large(cmp, out, unchanged_csv);
+    return;
+  }
+  write_head(cmp, out);
+  write_summary(cmp, out);
+  out << "<h2>Change per benchmark</h2>\n";
+  write_forest(cmp, out);
+  out << "<h2>Sweeps</h2>\n";
+  write_sweeps(cmp, out);
+  out << "<h2>Results</h2>\n" << k_results_header;
+  for (const Entry* e : entries_in_order(cmp)) write_result_row(*e, cmp.options.confidence, out);
+  out << "</table>\n";
+  write_unmatched(cmp, out, true);
   out << "</body>\n</html>\n";
 }
 

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <ostream>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "compare/render.hpp"
+#include "compare/render_large.hpp"
 #include "compare/svg.hpp"
 #include "util/strings.hpp"
 
@@ -229,12 +231,9 @@ void render_text(const Comparison& cmp, std::ostream& out, bool colour) {
   list("skipped", cmp.skipped);
 }
 
-void render_markdown(const Comparison& cmp, std::ostream& out) {
-  // No code spans: escapes are literal inside them, and selections come from the user.
-  out << "## gpubench compare: " << markdown_escape(cmp.base_selection) << " → "
-      << markdown_escape(cmp.candidate_selection) << "\n\n";
-  for (const std::string& p : cmp.problems) out << "**Problem:** " << markdown_escape(p) << "\n\n";
-  out << "**" << markdown_escape(counts_line(cmp)) << "**\n\n";
+namespace {
+
+void write_md_summary(const Comparison& cmp, std::ostream& out) {
   out << "### Environment differences\n\n";
   if (cmp.env_differences.empty()) {
     out << "None.\n\n";
@@ -257,17 +256,22 @@ void render_markdown(const Comparison& cmp, std::ostream& out) {
     for (const auto& cell : suite_cells(s)) out << ' ' << markdown_escape(cell) << " |";
     out << '\n';
   }
-  out << "\n### Results\n\n| benchmark | metric | device | base | candidate | change | 99% "
-         "interval | verdict | why |\n|---|---|---|---:|---:|---:|---|---|---|\n";
-  for (const Entry* ep : entries_in_order(cmp)) {
-    const Entry& e = *ep;
-    out << "| " << markdown_escape(e.key.benchmark) << " | " << markdown_escape(e.key.metric)
-        << " | " << e.key.device << " | " << format_value(e.base.median) << ' '
-        << markdown_escape(e.unit) << " | " << format_value(e.candidate.median) << ' '
-        << markdown_escape(e.unit) << " | " << change_pct(e.ratio) << " | " << interval(e) << " | "
-        << (e.verdict == Verdict::regression && e.primary ? "**regression**" : to_string(e.verdict))
-        << " | " << markdown_escape(plain_why(e, cmp.options.confidence)) << " |\n";
-  }
+}
+
+const char* k_md_results_header =
+    "| benchmark | metric | device | base | candidate | change | 99% "
+    "interval | verdict | why |\n|---|---|---|---:|---:|---:|---|---|---|\n";
+
+void write_md_row(const Entry& e, double confidence, std::ostream& out) {
+  out << "| " << markdown_escape(e.key.benchmark) << " | " << markdown_escape(e.key.metric) << " | "
+      << e.key.device << " | " << format_value(e.base.median) << ' ' << markdown_escape(e.unit)
+      << " | " << format_value(e.candidate.median) << ' ' << markdown_escape(e.unit) << " | "
+      << change_pct(e.ratio) << " | " << interval(e) << " | "
+      << (e.verdict == Verdict::regression && e.primary ? "**regression**" : to_string(e.verdict))
+      << " | " << markdown_escape(plain_why(e, confidence)) << " |\n";
+}
+
+void write_md_unmatched(const Comparison& cmp, std::ostream& out) {
   auto list = [&](const char* title, const std::vector<Unmatched>& items) {
     if (items.empty()) return;
     out << "\n### " << title << " (" << items.size() << ")\n\n";
@@ -279,6 +283,115 @@ void render_markdown(const Comparison& cmp, std::ostream& out) {
   list("Added", cmp.added);
   list("Removed", cmp.removed);
   list("Skipped", cmp.skipped);
+}
+
+void write_md_head(const Comparison& cmp, std::ostream& out) {
+  // No code spans: escapes are literal inside them, and selections come from the user.
+  out << "## gpubench compare: " << markdown_escape(cmp.base_selection) << " → "
+      << markdown_escape(cmp.candidate_selection) << "\n\n";
+  for (const std::string& p : cmp.problems) out << "**Problem:** " << markdown_escape(p) << "\n\n";
+  out << "**" << markdown_escape(counts_line(cmp)) << "**\n\n";
+}
+
+// Compact lines (render_large.hpp) in a collapsed block holding a fenced code block; the fence
+// is longer than any run of backticks inside, so no name can end it.
+void write_md_compact_block(const std::string& summary, const std::vector<const Entry*>& entries,
+                            std::ostream& out) {
+  std::vector<std::string> lines;
+  std::size_t ticks = 0;
+  for (const Entry* e : entries) {
+    lines.push_back(compact_line(*e, Interval::shown));
+    std::size_t run = 0;
+    for (char c : lines.back()) {
+      run = c == '`' ? run + 1 : 0;
+      ticks = std::max(ticks, run);
+    }
+  }
+  const std::string fence(std::max<std::size_t>(3, ticks + 1), '`');
+  out << "<details><summary>" << summary << "</summary>\n\n"
+      << fence << "text\nchange  99% interval     n     benchmark metric device\n";
+  for (const std::string& line : lines) out << line << '\n';
+  out << fence << "\n\n</details>\n";
+}
+
+// Large comparisons (render_large.hpp). Bounded by what users act on: the unchanged entries add
+// one table row per suite; inconclusive entries one compact line each, in a collapsed block.
+void render_markdown_large(const Comparison& cmp, std::ostream& out, const std::string& csv_path) {
+  const LargeGroups groups = group_large(cmp);
+  write_md_head(cmp, out);
+  out << "> " << cmp.entries.size() << " entries (more than " << k_large_report_entries
+      << "): every regression, improvement, changed, invalid and missing entry is listed, in "
+         "full rows up to "
+      << k_max_full_rows
+      << " a verdict (the largest changes) and compactly beyond; every inconclusive entry "
+         "compactly (worst change first); the "
+      << groups.unchanged.size() << " unchanged entries are summarised per suite"
+      << (csv_path.empty() ? "" : " and listed in " + markdown_escape(sidecar_name(csv_path)))
+      << ".\n\n";
+  write_md_summary(cmp, out);
+  out << "\n### Distribution of the entries not listed in full\n\nChange of the unchanged and "
+         "inconclusive benchmarks (speed-up − 1, %, > 0 is better; primary metrics).\n\n"
+         "| suite | benchmarks | min | 5% | median | 95% | max "
+         "|\n|---|---:|---:|---:|---:|---:|---:|\n";
+  std::vector<std::pair<std::string, double>> rest;
+  for (const auto* list : {&groups.unchanged, &groups.inconclusive}) {
+    for (const Entry* e : *list) {
+      if (e->primary) rest.emplace_back(e->key.suite, change_percent(*e));
+    }
+  }
+  for (const Distribution& d : distributions(std::move(rest))) {
+    out << "| " << markdown_escape(d.suite) << " | " << d.total;
+    for (double v : {d.min, d.p05, d.median, d.p95, d.max}) out << " | " << format_value(v);
+    out << " |\n";
+  }
+  for (const VerdictGroup& g : groups.listed) {
+    out << "\n### " << to_string(g.verdict) << " (" << g.size << ")\n\n";
+    if (!g.compact.empty()) {
+      out << "The " << g.full.size() << " largest changes in full; the other " << g.compact.size()
+          << " in the compact list below, largest change first.\n\n";
+    }
+    out << k_md_results_header;
+    for (const Entry* e : g.full) write_md_row(*e, cmp.options.confidence, out);
+    if (!g.compact.empty()) {
+      out << '\n';
+      write_md_compact_block(std::to_string(g.compact.size()) + " more " + to_string(g.verdict) +
+                                 " entries, largest change first",
+                             g.compact, out);
+    }
+  }
+  if (!groups.inconclusive.empty()) {
+    out << "\n### inconclusive (" << groups.inconclusive.size()
+        << ")\n\nThe interval crosses the threshold: more repetitions or runs would decide "
+           "these (each reason is in --format json and csv).\n\n";
+    write_md_compact_block(
+        std::to_string(groups.inconclusive.size()) + " inconclusive entries, worst change first",
+        groups.inconclusive, out);
+  }
+  out << "\n### unchanged (" << groups.unchanged.size() << ")\n\n";
+  if (!csv_path.empty()) {
+    std::ostringstream csv;
+    write_entries_csv(groups.unchanged, csv);
+    write_sidecar(csv_path, csv.str());
+    out << "Listed in " << markdown_escape(sidecar_name(csv_path)) << " (CSV, beside this file).\n";
+  } else {
+    out << "Not listed here: write the report with -o FILE to get them in a CSV file beside it "
+           "(FILE's name with .unchanged.csv), or use --format csv.\n";
+  }
+  write_md_unmatched(cmp, out);
+}
+
+}  // namespace
+
+void render_markdown(const Comparison& cmp, std::ostream& out, const std::string& unchanged_csv) {
+  if (is_large_report(cmp.entries.size())) {
+    render_markdown_large(cmp, out, unchanged_csv);
+    return;
+  }
+  write_md_head(cmp, out);
+  write_md_summary(cmp, out);
+  out << "\n### Results\n\n" << k_md_results_header;
+  for (const Entry* e : entries_in_order(cmp)) write_md_row(*e, cmp.options.confidence, out);
+  write_md_unmatched(cmp, out);
 }
 
 }  // namespace gpubench::compare

@@ -10,12 +10,14 @@
 
 #include "compare/accept.hpp"
 #include "compare/html_style.hpp"
+#include "compare/render_large.hpp"
+#include "compare/report_detail.hpp"
 #include "compare/stats.hpp"
 #include "compare/svg.hpp"
 #include "util/strings.hpp"
 
 namespace gpubench::compare {
-namespace {
+namespace report_detail {
 
 const char* status_text(results::BenchmarkStatus s) {
   switch (s) {
@@ -89,7 +91,21 @@ std::vector<std::pair<std::string, std::string>> environment(const RunReport& r)
           {"profile", i.config.profile}};
 }
 
-void render_html_report(const RunReport& r, std::ostream& out) {
+void write_rows_csv(const std::vector<ReportRow>& rows, std::ostream& out,
+                    bool (*keep)(const ReportRow&)) {
+  out << "suite,benchmark,metric,unit,direction,device,status,n,median,cv,min,max,message\n";
+  for (const ReportRow& row : rows) {
+    if (keep != nullptr && !keep(row)) continue;
+    out << csv_field(row.key.suite) << ',' << csv_field(row.key.benchmark) << ','
+        << csv_field(row.key.metric) << ',' << csv_field(row.unit) << ','
+        << direction_text(row.direction) << ',' << row.key.device << ',' << status_text(row.status)
+        << ',' << row.stats.n << ',' << row.stats.median << ','
+        << (std::isfinite(row.stats.cv) ? std::to_string(row.stats.cv) : "") << ',' << row.stats.min
+        << ',' << row.stats.max << ',' << csv_field(row.message) << '\n';
+  }
+}
+
+void write_html_head(const RunReport& r, std::ostream& out) {
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"
       << html_escape(title_of(r)) << "</title>\n<style>" << k_html_style
       << "</style>\n</head>\n<body>\n<h1>" << html_escape(title_of(r)) << "</h1>\n";
@@ -106,7 +122,10 @@ void render_html_report(const RunReport& r, std::ostream& out) {
     out << "<tr" << (bad ? " class=\"invalid\"" : "") << "><td>" << html_escape(k) << "</td><td>"
         << html_escape(v) << "</td></tr>\n";
   }
-  out << "</table>\n<h2>Sweeps</h2>\n";
+  out << "</table>\n";
+}
+
+void write_html_sweeps(const RunReport& r, std::ostream& out, std::size_t max_points) {
   // Sweeps: rows differing only in one numeric parameter, >= 3 points.
   std::map<std::string, std::pair<std::string, svg::Series>> sweeps;
   std::map<std::string, std::string> units;
@@ -130,14 +149,39 @@ void render_html_report(const RunReport& r, std::ostream& out) {
       units[id + " by " + row.params[i].key] = row.unit;
     }
   }
-  std::size_t shown = 0;
+  std::size_t shown = 0, too_long = 0;
   for (auto& [id, sweep] : sweeps) {
+    if (sweep.second.points.size() > max_points && sweep.second.points.size() >= 3) {
+      ++too_long;
+      continue;
+    }
     if (sweep.second.points.size() < 3 || shown >= 60) continue;
     ++shown;
     std::sort(sweep.second.points.begin(), sweep.second.points.end());
     svg::line_chart(out, id.substr(0, id.rfind(" by ")), sweep.first, units[id], {sweep.second});
   }
-  if (shown == 0) out << "<p class=\"note\">No parameter sweeps in this run.</p>\n";
+  if (too_long > 0) {
+    out << "<p class=\"note\">" << too_long << " sweeps of more than " << max_points
+        << " points are not drawn (their numbers are in the JSON output).</p>\n";
+  }
+  if (shown == 0 && too_long == 0) {
+    out << "<p class=\"note\">No parameter sweeps in this run.</p>\n";
+  }
+}
+
+}  // namespace report_detail
+
+namespace {
+using namespace report_detail;
+
+void render_html_report(const RunReport& r, std::ostream& out, const std::string& rows_csv) {
+  if (is_large_report(r.rows.size())) {
+    render_html_report_large(r, out, rows_csv);
+    return;
+  }
+  write_html_head(r, out);
+  out << "<h2>Sweeps</h2>\n";
+  write_html_sweeps(r, out);
   out << "<h2>Results</h2>\n<table><tr>";
   for (const auto& h : k_header) out << "<th>" << h << "</th>";
   out << "</tr>\n";
@@ -236,25 +280,18 @@ RunReport build_report(const results::RunDetail& run, const std::vector<results:
   return report;
 }
 
-void render_report(const RunReport& r, Format format, std::ostream& out, bool colour) {
+void render_report(const RunReport& r, Format format, std::ostream& out, bool colour,
+                   const std::string& rows_csv) {
   switch (format) {
     case Format::html:
-      render_html_report(r, out);
+      render_html_report(r, out, rows_csv);
       return;
     case Format::json:
       render_json_report(r, out);
       return;
     case Format::csv:
       for (const std::string& p : r.problems) out << "# problem: " << p << '\n';
-      out << "suite,benchmark,metric,unit,direction,device,status,n,median,cv,min,max,message\n";
-      for (const ReportRow& row : r.rows) {
-        out << csv_field(row.key.suite) << ',' << csv_field(row.key.benchmark) << ','
-            << csv_field(row.key.metric) << ',' << csv_field(row.unit) << ','
-            << direction_text(row.direction) << ',' << row.key.device << ','
-            << status_text(row.status) << ',' << row.stats.n << ',' << row.stats.median << ','
-            << (std::isfinite(row.stats.cv) ? std::to_string(row.stats.cv) : "") << ','
-            << row.stats.min << ',' << row.stats.max << ',' << csv_field(row.message) << '\n';
-      }
+      write_rows_csv(r.rows, out);
       return;
     case Format::junit: {
       out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\""
@@ -280,6 +317,10 @@ void render_report(const RunReport& r, Format format, std::ostream& out, bool co
       return;
     }
     case Format::md:
+      if (is_large_report(r.rows.size())) {
+        render_md_report_large(r, out, rows_csv);
+        return;
+      }
       out << "## " << markdown_escape(title_of(r)) << "\n\n";
       for (const std::string& p : r.problems)
         out << "**Problem:** " << markdown_escape(p) << "\n\n";

@@ -30,6 +30,10 @@ struct RunReport {
 
 // Pools rows per identity like compare does (cpu_time left out unless it is the only metric).
 RunReport build_report(const results::RunDetail& run, const std::vector<results::ResultRow>& rows);
-void render_report(const RunReport& report, Format format, std::ostream& out, bool colour = false);
+// rows_csv: where a large Markdown or HTML report (render_large.hpp) writes its ok rows
+// (sidecar_path(output, ".results.csv")); "" (output to stdout): HTML lists them in a collapsed
+// block, Markdown says how to get them.
+void render_report(const RunReport& report, Format format, std::ostream& out, bool colour = false,
+                   const std::string& rows_csv = "");
 
 }  // namespace gpubench::compare

@@ -163,4 +163,51 @@ void interval_chart(std::ostream& out, const std::string& title,
   out << "</svg>\n";
 }
 
+void histogram_chart(std::ostream& out, const std::string& title, const std::string& x_label,
+                     const std::vector<double>& edges, const std::vector<std::size_t>& counts,
+                     const std::string& colour) {
+  if (counts.empty() || edges.size() != counts.size() + 1) return;
+  constexpr double k_h = 240, k_left = 60, k_right = 20, k_top = 30, k_bottom = 46;
+  const double k_w = std::max(640.0, k_left + 8.0 * static_cast<double>(utf8_length(title)) + 10);
+  const std::size_t y_max =
+      std::max<std::size_t>(1, *std::max_element(counts.begin(), counts.end()));
+  const double plot_w = k_w - k_left - k_right, plot_h = k_h - k_top - k_bottom;
+  const double bar_w = plot_w / static_cast<double>(counts.size());
+  auto ty = [&](double c) { return k_h - k_bottom - c / static_cast<double>(y_max) * plot_h; };
+  out << "<svg class=\"chart\" width=\"" << k_w << "\" height=\"" << k_h << "\" viewBox=\"0 0 "
+      << k_w << ' ' << k_h << "\" role=\"img\"><title>" << html_escape(title) << "</title>\n"
+      << "<text x=\"" << k_left << "\" y=\"18\" class=\"ct\">" << html_escape(title) << "</text>\n";
+  for (int i = 0; i <= 4; ++i) {
+    double c = static_cast<double>(y_max) * i / 4;
+    out << "<text x=\"" << k_left - 6 << "\" y=\"" << fixed(ty(c) + 4)
+        << "\" text-anchor=\"end\" class=\"tick\">"
+        << (c < 1000 ? std::to_string(std::lround(c)) : tick_text(c)) << "</text>"
+        << "<line x1=\"" << k_left << "\" y1=\"" << fixed(ty(c)) << "\" x2=\"" << k_w - k_right
+        << "\" y2=\"" << fixed(ty(c)) << "\" class=\"grid\"/>\n";
+  }
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    const double x = k_left + bar_w * static_cast<double>(i);
+    // The end bars are open: they also hold the values beyond the axis.
+    std::string range =
+        format_significant(edges[i], 3) + " to " + format_significant(edges[i + 1], 3);
+    if (i == 0) range = "below " + format_significant(edges[1], 3);
+    if (i + 1 == counts.size()) range = format_significant(edges[i], 3) + " and above";
+    out << "<rect fill=\"" << colour << "\" x=\"" << fixed(x + 0.5) << "\" y=\""
+        << fixed(ty(static_cast<double>(counts[i]))) << "\" width=\"" << fixed(bar_w - 1)
+        << "\" height=\"" << fixed(static_cast<double>(counts[i]) / y_max * plot_h) << "\"><title>"
+        << html_escape(range) << ": " << counts[i] << "</title></rect>";
+  }
+  out << "\n<line x1=\"" << k_left << "\" y1=\"" << ty(0) << "\" x2=\"" << k_w - k_right
+      << "\" y2=\"" << ty(0) << "\" class=\"axis\"/>\n";
+  // Five ticks on x at bin edges (the end bars are open, as their titles say).
+  for (std::size_t k = 0; k <= 4; ++k) {
+    std::size_t i = k * counts.size() / 4;
+    out << "<text x=\"" << fixed(k_left + bar_w * static_cast<double>(i)) << "\" y=\""
+        << k_h - k_bottom + 16 << "\" text-anchor=\"middle\" class=\"tick\">"
+        << format_significant(edges[i], 3) << "</text>";
+  }
+  out << "\n<text x=\"" << (k_left + k_w - k_right) / 2 << "\" y=\"" << k_h - 8
+      << "\" text-anchor=\"middle\" class=\"lbl\">" << html_escape(x_label) << "</text>\n</svg>\n";
+}
+
 }  // namespace gpubench::compare::svg

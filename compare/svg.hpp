@@ -31,6 +31,14 @@ struct IntervalRow {
 void interval_chart(std::ostream& out, const std::string& title,
                     const std::vector<IntervalRow>& rows);
 
+// A histogram: bar i counts the values in [edges[i], edges[i + 1]) (edges ascending, one more
+// than counts). The first and last bars also hold the values beyond the range (their tick labels
+// say "<=" / ">="), so every value is counted once. Each bar's <title> gives its range and count.
+// For distributions of many entries: the chart's size does not depend on how many there are.
+void histogram_chart(std::ostream& out, const std::string& title, const std::string& x_label,
+                     const std::vector<double>& edges, const std::vector<std::size_t>& counts,
+                     const std::string& colour);
+
 // Short labels that still tell rows apart (issue 9): for each row a benchmark name and a suffix
 // (metric, device). Google Benchmark's run-control parts (iterations:N, manual_time, ...) are
 // dropped, leading path segments and suffixes common to every row are removed, and large numbers

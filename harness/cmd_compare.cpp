@@ -8,6 +8,7 @@
 #include "compare/compare.hpp"
 #include "compare/history.hpp"
 #include "compare/render.hpp"
+#include "compare/render_large.hpp"
 #include "compare/selection.hpp"
 #include "compare/thresholds.hpp"
 #include "gpubench_version.hpp"
@@ -87,7 +88,9 @@ void do_compare(const CompareArgs& args, Context& ctx) {
 
   std::ostringstream text;
   bool colour = ctx.interactive && args.output.empty() && *format == compare::Format::text;
-  compare::render_comparison(cmp, *format, text, colour);
+  // A large Markdown/HTML comparison puts its unchanged entries in a CSV beside -o FILE.
+  compare::render_comparison(cmp, *format, text, colour,
+                             compare::sidecar_path(args.output, ".unchanged.csv"));
   compare::write_output(args.output, text.str(), *ctx.out);
   ctx.exit_code = cmp.exit_code(*fail_on);
 }
@@ -115,7 +118,9 @@ void add_compare_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--metric", args->metric, "compare only this metric (default: all but cpu_time)");
   cmd->add_option("--format", args->format, "text, md, html, json, junit or csv")
       ->capture_default_str();
-  cmd->add_option("-o,--output", args->output, "file to write (default: stdout)");
+  cmd->add_option("-o,--output", args->output,
+                  "file to write (default: stdout); md/html of more than 5000 entries also "
+                  "write their unchanged entries to FILE's stem + .unchanged.csv");
   cmd->add_option(
          "--fail-on", args->fail_on,
          "exit 1 on: regression; changed (also a significant change of unknown direction); "

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "compare/render.hpp"
+#include "compare/render_large.hpp"
 #include "compare/report.hpp"
 #include "harness/cli_common.hpp"
 #include "harness/command.hpp"
@@ -32,7 +33,8 @@ void do_report(const ReportArgs& args, Context& ctx) {
   std::ostringstream text;
   compare::render_report(
       report, *format, text,
-      ctx.interactive && args.output.empty() && *format == compare::Format::text);
+      ctx.interactive && args.output.empty() && *format == compare::Format::text,
+      compare::sidecar_path(args.output, ".results.csv"));  // a large md/html report's ok rows
   compare::write_output(args.output, text.str(), *ctx.out);
 }
 
@@ -45,7 +47,9 @@ void add_report_command(CLI::App& app, Context& ctx) {
   cmd->add_option("run", args->run, "run id, latest, latest~N, or UUID (prefix)")->required();
   cmd->add_option("--format", args->format, "text, md, html, json, junit or csv")
       ->capture_default_str();
-  cmd->add_option("-o,--output", args->output, "file to write (default: stdout)");
+  cmd->add_option("-o,--output", args->output,
+                  "file to write (default: stdout); md/html of more than 5000 entries also "
+                  "write their ok rows to FILE's stem + .results.csv");
   cmd->callback([args, &ctx] { do_report(*args, ctx); });
 }
 
