@@ -14,6 +14,7 @@
 #include "harness/nodes.hpp"
 #include "harness/run_json.hpp"
 #include "harness/runner.hpp"
+#include "util/json_writer.hpp"
 #include "util/strings.hpp"
 
 namespace gpubench::cli {
@@ -151,41 +152,72 @@ nlohmann::json telemetry_json(const results::RunDetail& d,
           {"gpus", list}};
 }
 
+// The run's peer-to-peer matrices without holding its results: only benchmarks with src: and dst:
+// parameters are read, and only when there are some, every row once more for the GPUs' UUIDs.
+std::vector<harness::P2pMatrix> p2p_matrices(results::Store& store, int64_t id) {
+  std::vector<results::ResultRow> rows;
+  store.for_each_result(
+      id, [&rows](results::ResultRow& r) { rows.push_back(std::move(r)); },
+      [](const results::ResultRow& r) { return harness::is_p2p_result(r); });
+  if (rows.empty()) return {};
+  std::map<int, std::string> uuids;  // CUDA ordinal -> UUID, first seen in result order
+  store.for_each_result(id, [&uuids](results::ResultRow& r) {
+    if (r.device_index && !r.gpu_uuid.empty()) uuids.emplace(*r.device_index, r.gpu_uuid);
+  });
+  std::vector<results::ResultRow> stubs;  // first: the first UUID of an ordinal wins
+  for (const auto& [ordinal, uuid] : uuids) {
+    results::ResultRow stub;  // no src/dst: it only names the GPU of an ordinal
+    stub.device_index = ordinal;
+    stub.gpu_uuid = uuid;
+    stubs.push_back(std::move(stub));
+  }
+  rows.insert(rows.begin(), std::make_move_iterator(stubs.begin()),
+              std::make_move_iterator(stubs.end()));
+  return harness::build_p2p_matrices(rows);
+}
+
 void do_show(const ShowArgs& args, Context& ctx) {
   check_format(args.format, {"text", "json"});
   results::Store store = open_store(ctx, results::OpenMode::read_only);
   const int64_t id = store.resolve_run(args.run);
   const results::RunDetail detail = store.get_run(id);
-  const std::vector<results::ResultRow> rows = store.get_results(id);
   const std::vector<results::TelemetrySummary> telemetry = store.get_telemetry_summary(id);
   std::ostream& out = *ctx.out;
   if (args.format == "json") {
-    nlohmann::json j = run_to_json(detail, rows);
-    // run_to_json writes one entry per row, in order; telemetry fields are added here.
-    for (std::size_t i = 0; i < rows.size() && i < j["results"].size(); ++i) {
-      const auto& flag = rows[i].telemetry_throttled;
-      j["results"][i]["telemetry_throttled"] = flag ? nlohmann::json(*flag) : nullptr;
-    }
-    j["telemetry"] = telemetry_json(detail, telemetry);
-    j["p2p_matrices"] =
-        harness::p2p_matrices_json(harness::build_p2p_matrices(rows));
-    j["doctor"] = harness::doctor_json(detail.doctor);
-    j["nodes"] = harness::suite_nodes_json(harness::read_suite_nodes(store, id));
-    nlohmann::json inv = nlohmann::json::array();
-    for (const auto& v : store.get_invalid_samples(id)) {
-      inv.push_back({{"suite", v.suite},
-                     {"benchmark", v.benchmark},
-                     {"metric", v.metric},
-                     {"kind", v.kind},
-                     {"repetition", v.repetition ? nlohmann::json(*v.repetition) : nullptr},
-                     {"value", v.raw},
-                     {"reason", v.reason}});
-    }
-    j["invalid_samples"] = inv;
-    j["problems"] = compare::run_problems(detail);
-    out << j.dump(2) << '\n';
+    // Written as the results are read (issue 16); the same document run_to_json would give,
+    // with each result's telemetry flag and the members below.
+    JsonWriter w(out);
+    write_run_json(
+        w, detail, rows_of(store, id), true,
+        {{"telemetry", [&](JsonWriter& o) { o.value(telemetry_json(detail, telemetry)); }},
+         {"p2p_matrices",
+          [&](JsonWriter& o) { o.value(harness::p2p_matrices_json(p2p_matrices(store, id))); }},
+         {"doctor", [&](JsonWriter& o) { o.value(harness::doctor_json(detail.doctor)); }},
+         {"nodes",
+          [&](JsonWriter& o) {
+            o.value(harness::suite_nodes_json(harness::read_suite_nodes(store, id)));
+          }},
+         {"invalid_samples",
+          [&](JsonWriter& o) {
+            nlohmann::json inv = nlohmann::json::array();
+            for (const auto& v : store.get_invalid_samples(id)) {
+              inv.push_back(
+                  {{"suite", v.suite},
+                   {"benchmark", v.benchmark},
+                   {"metric", v.metric},
+                   {"kind", v.kind},
+                   {"repetition", v.repetition ? nlohmann::json(*v.repetition) : nullptr},
+                   {"value", v.raw},
+                   {"reason", v.reason}});
+            }
+            o.value(inv);
+          }},
+         {"problems", [&](JsonWriter& o) { o.value(compare::run_problems(detail)); }}});
+    w.finish();
+    out << '\n';
     return;
   }
+  const std::vector<results::ResultRow> rows = store.get_results(id);
   // A failed, interrupted or running run, or a failed suite, comes first (issue 9).
   for (const std::string& p : compare::run_problems(detail)) out << "PROBLEM " << p << '\n';
   print_environment(out, detail);
