@@ -78,9 +78,8 @@ RunIndex read_run_index(Database& db, int64_t run_id) {
   {
     Statement st = db.prepare(R"sql(
 SELECT o.suite_run_id, o.benchmark_id, o.status, o.message, b.suite, b.name, b.case_name
-FROM suite_runs sr JOIN benchmark_outcomes o ON o.suite_run_id = sr.id
-JOIN benchmarks b ON b.id = o.benchmark_id
-WHERE sr.run_id = ?1 ORDER BY o.suite_run_id, o.position, o.benchmark_id)sql");
+FROM suite_runs sr CROSS JOIN benchmark_outcomes o JOIN benchmarks b ON b.id = o.benchmark_id
+WHERE sr.run_id = ?1 AND o.suite_run_id = sr.id ORDER BY sr.id, o.position, o.rowid)sql");
     st.bind(1, run_id);
     while (st.step()) {
       OutcomeRecord o;
@@ -274,16 +273,19 @@ void Store::for_each_result(int64_t run_id, const ResultVisitor& fn, const Resul
     }
   };
 
+  // CROSS JOIN fixes the loop order (suite runs, then their outcomes by position through
+  // benchmark_outcomes_order, then each one's samples through samples_suite_run_benchmark), so
+  // rows arrive in the ORDER BY order without a sort of the run's samples.
   Statement st = db.prepare(
       "SELECT o.suite_run_id, o.benchmark_id, s.metric_id, s.device_index, s.gpu_device_id, "
       "s.kind = 'iteration', s.kind, s.repetition, s.value, s.throttled, s.power_limited, "
       "s.clock_below_expected "
-      "FROM suite_runs sr JOIN benchmark_outcomes o ON o.suite_run_id = sr.id "
-      "JOIN samples s ON s.suite_run_id = o.suite_run_id AND s.benchmark_id = o.benchmark_id "
-      "WHERE sr.run_id = ?1" +
+      "FROM suite_runs sr CROSS JOIN benchmark_outcomes o CROSS JOIN samples s "
+      "WHERE sr.run_id = ?1 AND o.suite_run_id = sr.id AND s.suite_run_id = o.suite_run_id "
+      "AND s.benchmark_id = o.benchmark_id" +
       std::string(wanted_ids.empty() ? ""
                                      : " AND o.benchmark_id IN (SELECT value FROM json_each(?2))") +
-      " ORDER BY o.suite_run_id, o.position, o.benchmark_id, s.id");
+      " ORDER BY sr.id, o.position, o.rowid, s.id");
   st.bind(1, run_id);
   if (!wanted_ids.empty()) st.bind(2, wanted_ids);
 
