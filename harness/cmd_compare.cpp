@@ -3,7 +3,6 @@
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <memory>
-#include <sstream>
 
 #include "compare/compare.hpp"
 #include "compare/history.hpp"
@@ -14,6 +13,7 @@
 #include "harness/cli_common.hpp"
 #include "harness/command.hpp"
 #include "util/error.hpp"
+#include "util/fs.hpp"
 
 namespace gpubench::cli {
 namespace {
@@ -85,10 +85,16 @@ void do_compare(const CompareArgs& args, Context& ctx) {
   options.history = &history;
   compare::Comparison cmp = compare::compare_sides(base, candidate, options);
 
-  std::ostringstream text;
+  // Written as it is produced (issue 16): to stdout, or to a temp file renamed over -o.
   bool colour = ctx.interactive && args.output.empty() && *format == compare::Format::text;
-  compare::render_comparison(cmp, *format, text, colour);
-  compare::write_output(args.output, text.str(), *ctx.out);
+  if (args.output.empty() || args.output == "-") {
+    compare::render_comparison(cmp, *format, *ctx.out, colour);
+    ctx.out->flush();
+  } else {
+    AtomicFileWriter file(args.output);
+    compare::render_comparison(cmp, *format, file.stream(), colour);
+    file.commit();
+  }
   ctx.exit_code = cmp.exit_code(*fail_on);
 }
 
