@@ -5,6 +5,8 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <span>
+#include <string_view>
 
 #include "compare/accept.hpp"
 #include "compare/stats.hpp"
@@ -122,14 +124,33 @@ void summarize(SideStats& s) {
 
 namespace {
 
-// Rows of one identity on one side, pooled over runs.
-struct Pool {
-  const results::ResultRow* first = nullptr;
-  std::vector<const results::ResultRow*> rows;
+// A row of a side with its key's parts, viewed (not copied) from the row: the device label is
+// short enough for std::string's inline buffer, so building these allocates nothing per row.
+struct KeyedRow {
+  std::string_view suite, benchmark, metric;
+  std::string device;
+  const results::ResultRow* row = nullptr;
 };
 
-std::map<Key, Pool> pool_side(const Side& side, const Options& options) {
-  std::map<Key, Pool> out;
+// The same order as Key's operator<=> (member by member, strings by bytes).
+int compare_keys(const KeyedRow& a, const KeyedRow& b) {
+  if (int c = a.suite.compare(b.suite)) return c;
+  if (int c = a.benchmark.compare(b.benchmark)) return c;
+  if (int c = a.metric.compare(b.metric)) return c;
+  return std::string_view(a.device).compare(b.device);
+}
+
+// Rows of one identity on one side, pooled over runs: a run of equal keys in a side's sorted rows.
+struct Pool {
+  const results::ResultRow* first = nullptr;
+  std::span<const KeyedRow> rows;
+};
+
+// The rows compare looks at, sorted by key; rows of one key stay in side order (stable), so a
+// pool's first row is the one the side listed first.
+std::vector<KeyedRow> keyed_rows(const Side& side, const Options& options) {
+  std::vector<KeyedRow> out;
+  out.reserve(side.results.size());
   for (const results::ResultRow& row : side.results) {
     if (options.metric) {
       if (row.metric != *options.metric) continue;
@@ -137,12 +158,28 @@ std::map<Key, Pool> pool_side(const Side& side, const Options& options) {
       continue;  // host CPU time of a GPU benchmark says little; real_time is compared
     }
     if (row.role == results::MetricRole::parameter) continue;  // describes the case
-    Key key{row.suite, row.benchmark, row.metric, device_label(row.device_index)};
-    Pool& pool = out[key];
-    if (!pool.first) pool.first = &row;
-    pool.rows.push_back(&row);
+    out.push_back({row.suite, row.benchmark, row.metric, device_label(row.device_index), &row});
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const KeyedRow& a, const KeyedRow& b) { return compare_keys(a, b) < 0; });
+  return out;
+}
+
+// Splits sorted rows into pools, one per key, in key order.
+std::vector<Pool> pools_of(const std::vector<KeyedRow>& rows) {
+  std::vector<Pool> out;
+  for (std::size_t i = 0; i < rows.size();) {
+    std::size_t j = i + 1;
+    while (j < rows.size() && compare_keys(rows[i], rows[j]) == 0) ++j;
+    out.push_back({rows[i].row, std::span<const KeyedRow>(rows.data() + i, j - i)});
+    i = j;
   }
   return out;
+}
+
+Key key_of(const Pool& pool) {
+  const KeyedRow& k = pool.rows.front();
+  return Key{std::string(k.suite), std::string(k.benchmark), std::string(k.metric), k.device};
 }
 
 // Pools a side's rows of one series. With samples from >= 3 runs (--last N), each run becomes
@@ -151,21 +188,32 @@ std::map<Key, Pool> pool_side(const Side& side, const Options& options) {
 // p-values far too small. Per-run medians put the run-to-run noise into the variance.
 SideStats side_stats(const Pool& pool) {
   SideStats s;
-  std::map<int64_t, std::vector<double>> by_run;  // suite run id -> repetitions
-  for (const results::ResultRow* row : pool.rows) {
-    std::vector<double>& run = by_run[row->suite_run_id];
-    run.insert(run.end(), row->values.begin(), row->values.end());
-    for (int t : row->throttled) s.throttled += t == 1 ? 1 : 0;
-    if (s.gpu_uuid.empty()) s.gpu_uuid = row->gpu_uuid;
+  // Rows by suite run id (stable: rows of one suite run keep their order), then per suite run
+  // its repetitions, in suite run order.
+  std::vector<const results::ResultRow*> rows;
+  rows.reserve(pool.rows.size());
+  for (const KeyedRow& k : pool.rows) rows.push_back(k.row);
+  std::stable_sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) {
+    return a->suite_run_id < b->suite_run_id;
+  });
+  std::vector<std::vector<double>> by_run;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (i == 0 || rows[i]->suite_run_id != rows[i - 1]->suite_run_id) by_run.emplace_back();
+    std::vector<double>& run = by_run.back();
+    run.insert(run.end(), rows[i]->values.begin(), rows[i]->values.end());
+    for (int t : rows[i]->throttled) s.throttled += t == 1 ? 1 : 0;
+    if (s.gpu_uuid.empty()) s.gpu_uuid = rows[i]->gpu_uuid;
   }
-  for (auto& [id, values] : by_run) {
+  for (const auto& values : by_run) {
     if (!values.empty()) ++s.runs;
   }
   s.per_run = s.runs >= 3;
-  for (auto& [id, values] : by_run) {
+  for (auto& values : by_run) {
     if (values.empty()) continue;
     if (s.per_run) {
       s.values.push_back(median(values));
+    } else if (s.values.empty()) {
+      s.values = std::move(values);
     } else {
       s.values.insert(s.values.end(), values.begin(), values.end());
     }
@@ -176,8 +224,8 @@ SideStats side_stats(const Pool& pool) {
 
 // First error/skip message among the rows with that status, or nullptr.
 const results::ResultRow* find_status(const Pool& pool, results::BenchmarkStatus status) {
-  for (const results::ResultRow* row : pool.rows) {
-    if (row->status == status) return row;
+  for (const KeyedRow& k : pool.rows) {
+    if (k.row->status == status) return k.row;
   }
   return nullptr;
 }
@@ -264,19 +312,31 @@ Comparison compare_sides(const Side& base, const Side& candidate, const Options&
     }
   }
 
-  std::map<Key, Pool> b = pool_side(base, options);
-  std::map<Key, Pool> c = pool_side(candidate, options);
-  for (const auto& [key, pool] : b) {
-    if (!c.count(key)) cmp.removed.push_back({key, "only in base"});
-  }
-  for (const auto& [key, pool] : c) {
-    if (!b.count(key)) cmp.added.push_back({key, "only in candidate"});
+  // Both sides sorted by key and merged: pools in key order, as the entries are kept.
+  const std::vector<KeyedRow> b_rows = keyed_rows(base, options);
+  const std::vector<KeyedRow> c_rows = keyed_rows(candidate, options);
+  const std::vector<Pool> b = pools_of(b_rows);
+  const std::vector<Pool> c = pools_of(c_rows);
+  std::vector<std::pair<const Pool*, const Pool*>> matched;
+  matched.reserve(std::min(b.size(), c.size()));
+  for (std::size_t i = 0, j = 0; i < b.size() || j < c.size();) {
+    const int order = i == b.size()   ? 1
+                      : j == c.size() ? -1
+                                      : compare_keys(b[i].rows.front(), c[j].rows.front());
+    if (order < 0) {
+      cmp.removed.push_back({key_of(b[i++]), "only in base"});
+    } else if (order > 0) {
+      cmp.added.push_back({key_of(c[j++]), "only in candidate"});
+    } else {
+      matched.emplace_back(&b[i++], &c[j++]);
+    }
   }
 
-  for (const auto& [key, bpool] : b) {
-    auto it = c.find(key);
-    if (it == c.end()) continue;
-    const Pool& cpool = it->second;
+  cmp.entries.reserve(matched.size());
+  for (const auto& [bp, cp] : matched) {
+    const Pool& bpool = *bp;
+    const Pool& cpool = *cp;
+    const Key key = key_of(bpool);
     if (bpool.first->unit != cpool.first->unit) {
       throw bad_input("cannot compare " + key.benchmark + " " + key.metric,
                       "the unit is '" + bpool.first->unit + "' in base and '" + cpool.first->unit +
