@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compare/compare.hpp"
@@ -25,6 +26,11 @@ std::vector<int64_t> resolve_selection(results::Store& store, const std::string&
                                        int last = 1);
 // Resolves and loads runs (environment + results) into a comparison side.
 Side load_side(results::Store& store, const std::string& selection, int last = 1);
+// Both sides of a comparison: selections resolved first (base, then candidate, so errors name the
+// base first), then the candidate's runs read on a second read-only connection in a second
+// thread while this one reads the base: two large runs load in the time of one on two cores.
+std::pair<Side, Side> load_sides(results::Store& store, const std::string& base,
+                                 const std::string& candidate, int last = 1);
 
 // Throws Error(bad_input) naming the runs when the two sides share a run: comparing a run with
 // itself (compare latest latest, tag:x tag:x) or pooling the candidate into the base (--last)

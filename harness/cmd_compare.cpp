@@ -67,8 +67,7 @@ void do_compare(const CompareArgs& args, Context& ctx) {
   }
 
   results::Store store = open_store(ctx, results::OpenMode::read_only);
-  compare::Side base = compare::load_side(store, args.base, args.last);
-  compare::Side candidate = compare::load_side(store, args.candidate, args.last);
+  auto [base, candidate] = compare::load_sides(store, args.base, args.candidate, args.last);
   compare::check_disjoint(base, candidate);
   compare::Options options;
   options.threshold = *threshold;
