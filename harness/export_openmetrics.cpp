@@ -16,7 +16,10 @@ namespace gpubench::cli {
 std::string openmetrics_export(results::Store& store, int64_t run_id, const std::string& against) {
   compare::OpenMetricsInput input;
   input.run = store.get_run(run_id);
-  input.rows = store.get_results(run_id);
+  // Rows stream from the store into the families; only the text of each sample is kept.
+  input.row_source = [&store, run_id](const std::function<void(const results::ResultRow&)>& fn) {
+    store.for_each_result(run_id, [&fn](results::ResultRow& row) { fn(row); });
+  };
   input.telemetry = store.get_telemetry_summary(run_id);
   input.doctor = results::get_doctor_checks(store, run_id);
   std::optional<compare::Comparison> cmp;
