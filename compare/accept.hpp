@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "compare/compare.hpp"
 
 namespace gpubench::compare {
@@ -107,7 +109,10 @@ AcceptResult accept_against_spec(const Side& run, const std::vector<SpecRule>& s
                                  const std::string& spec_name, const AcceptOptions& options);
 
 void render_accept_text(const AcceptResult& result, std::ostream& out);
+// Written check by check as it is produced: byte for byte accept_json(result).dump(2) and a
+// newline (accept_json: the one-document form, for small results and tests).
 void render_accept_json(const AcceptResult& result, std::ostream& out);
+nlohmann::json accept_json(const AcceptResult& result);
 void render_accept_junit(const AcceptResult& result, std::ostream& out);
 
 }  // namespace gpubench::compare

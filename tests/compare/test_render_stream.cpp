@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "compare/accept.hpp"
 #include "compare/render.hpp"
 #include "fixtures.hpp"
 
@@ -99,6 +100,42 @@ TEST(RenderStream, EntriesAndUnmatchedAreInKeyOrder) {
   }
   EXPECT_TRUE(per_run);
   EXPECT_TRUE(with_history);
+}
+
+// accept --format json streams its checks: the bytes of accept_json(result).dump(2).
+TEST(RenderStream, AcceptJsonIsTheOneDocumentDumpedByteForByte) {
+  Side run, reference;
+  run.selection = "latest";
+  reference.selection = "baseline:golden";
+  for (Side* s : {&run, &reference}) {
+    gpubench::results::RunDetail d = run_detail(s == &run ? 2 : 1, "560");
+    d.info.gpus.clear();
+    for (int i = 0; i < 4; ++i) {
+      gpubench::results::GpuInfo g;
+      g.nvml_index = i;
+      g.uuid = "GPU-fixture-" + std::to_string(i);
+      g.pci_bus_id = "0000:" + std::to_string(10 + i) + ":00.0";
+      d.info.gpus.push_back(g);
+      const double mean = s == &run && i == 3 ? 300.0 : 400.0;  // one slow GPU
+      auto r = row("transfer/h2d/bytes:1", "GB_per_s", "GB/s", Direction::higher,
+                   normal_samples(mean, 0.005, 8, 7u * static_cast<unsigned>(i) + (s == &run)), i);
+      r.gpu_uuid = g.uuid;
+      s->results.push_back(r);
+    }
+    s->runs.push_back(d);
+  }
+  reference.results.push_back(row("transfer/d2h/bytes:1", "GB_per_s", "GB/s", Direction::higher,
+                                  normal_samples(50.0, 0.01, 5, 3), 0));  // missing in the run
+  run.results.push_back(row("transfer/few/bytes:1", "GB_per_s", "GB/s", Direction::higher, {1.0}, 0));
+  reference.results.push_back(
+      row("transfer/few/bytes:1", "GB_per_s", "GB/s", Direction::higher, {1.0, 1.1}, 0));
+  const AcceptResult r = accept_against_reference(run, reference, AcceptOptions{});
+  ASSERT_FALSE(r.checks.empty());
+  ASSERT_FALSE(r.outliers.empty());
+  ASSERT_FALSE(r.missing.empty());
+  std::ostringstream out;
+  render_accept_json(r, out);
+  EXPECT_EQ(out.str(), accept_json(r).dump(2) + "\n");
 }
 
 }  // namespace
