@@ -193,9 +193,8 @@ SideStats side_stats(const Pool& pool) {
   std::vector<const results::ResultRow*> rows;
   rows.reserve(pool.rows.size());
   for (const KeyedRow& k : pool.rows) rows.push_back(k.row);
-  std::stable_sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) {
-    return a->suite_run_id < b->suite_run_id;
-  });
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const auto* a, const auto* b) { return a->suite_run_id < b->suite_run_id; });
   std::vector<std::vector<double>> by_run;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     if (i == 0 || rows[i]->suite_run_id != rows[i - 1]->suite_run_id) by_run.emplace_back();

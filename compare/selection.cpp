@@ -125,8 +125,8 @@ namespace {
 void load_runs(results::Store& store, const std::vector<int64_t>& ids, Side& side) {
   for (int64_t id : ids) {
     side.runs.push_back(store.get_run(id));
-    store.for_each_result(id,
-                          [&side](results::ResultRow& row) { side.results.push_back(std::move(row)); });
+    store.for_each_result(
+        id, [&side](results::ResultRow& row) { side.results.push_back(std::move(row)); });
   }
 }
 

@@ -57,8 +57,8 @@ void do_accept(const AcceptArgs& args, Context& ctx) {
     auto [run, reference] = compare::load_sides(store, args.run, args.against);
     result = compare::accept_against_reference(run, reference, options);
   } else {
-    result = compare::accept_against_spec(compare::load_side(store, args.run), spec, args.spec,
-                                           options);
+    result =
+        compare::accept_against_spec(compare::load_side(store, args.run), spec, args.spec, options);
   }
   if (result.checks.empty() && result.outliers.empty() && result.problems.empty()) {
     throw bad_input("nothing to accept in '" + args.run + "'",

@@ -3,8 +3,8 @@
 // another machine (results/exchange.hpp).
 #include <CLI/CLI.hpp>
 #include <memory>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 
 #include "harness/cli_common.hpp"

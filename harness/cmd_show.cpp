@@ -9,9 +9,9 @@
 #include "compare/accept.hpp"
 #include "harness/cli_common.hpp"
 #include "harness/command.hpp"
-#include "harness/p2p_matrix.hpp"
 #include "harness/doctor.hpp"
 #include "harness/nodes.hpp"
+#include "harness/p2p_matrix.hpp"
 #include "harness/run_json.hpp"
 #include "harness/runner.hpp"
 #include "util/json_writer.hpp"
@@ -201,14 +201,13 @@ void do_show(const ShowArgs& args, Context& ctx) {
           [&](JsonWriter& o) {
             nlohmann::json inv = nlohmann::json::array();
             for (const auto& v : store.get_invalid_samples(id)) {
-              inv.push_back(
-                  {{"suite", v.suite},
-                   {"benchmark", v.benchmark},
-                   {"metric", v.metric},
-                   {"kind", v.kind},
-                   {"repetition", v.repetition ? nlohmann::json(*v.repetition) : nullptr},
-                   {"value", v.raw},
-                   {"reason", v.reason}});
+              inv.push_back({{"suite", v.suite},
+                             {"benchmark", v.benchmark},
+                             {"metric", v.metric},
+                             {"kind", v.kind},
+                             {"repetition", v.repetition ? nlohmann::json(*v.repetition) : nullptr},
+                             {"value", v.raw},
+                             {"reason", v.reason}});
             }
             o.value(inv);
           }},

@@ -280,8 +280,8 @@ void write_run_csv(std::ostream& out, const results::RunDetail& detail, const Ro
   std::string buf;
   rows([&](const results::ResultRow& row) {
     std::string common = prefix + csv_field(row.suite) + "," + csv_field(row.benchmark) + "," +
-                         csv_field(row.case_name) + "," + csv_field(params_text(row.params)) +
-                         "," + csv_field(row.metric) + "," + csv_field(row.unit) + "," +
+                         csv_field(row.case_name) + "," + csv_field(params_text(row.params)) + "," +
+                         csv_field(row.metric) + "," + csv_field(row.unit) + "," +
                          results::to_string(row.direction) + "," +
                          (row.device_index ? std::to_string(*row.device_index) : "") + "," +
                          csv_field(row.gpu_uuid) + "," + results::to_string(row.status) + ",";

@@ -44,14 +44,14 @@ using RoleMap = std::map<std::string, MetricRole, std::less<>>;
 // One (metric, device index, GPU) series of the benchmark being read.
 struct Group {
   int64_t metric_id = 0;
-  int64_t device = -1;  // -1: none
-  int64_t gpu = -1;     // -1: none
+  int64_t device = -1;                            // -1: none
+  int64_t gpu = -1;                               // -1: none
   std::vector<std::pair<int64_t, size_t>> order;  // (repetition, index into row.values)
   ResultRow row;
 };
 
 BenchmarkStatus outcome_status(std::string_view text) {
-  return text == "error" ? BenchmarkStatus::error
+  return text == "error"     ? BenchmarkStatus::error
          : text == "skipped" ? BenchmarkStatus::skipped
                              : BenchmarkStatus::ok;
 }
@@ -360,8 +360,7 @@ void Store::for_each_result(int64_t run_id, const ResultVisitor& fn, const Resul
       r.values.push_back(value);
       r.throttled.push_back(st.is_null(9) ? -1 : static_cast<int>(st.column_int64(9)));
       r.power_limited.push_back(st.is_null(10) ? -1 : static_cast<int>(st.column_int64(10)));
-      r.clock_below_expected.push_back(st.is_null(11) ? -1
-                                                      : static_cast<int>(st.column_int64(11)));
+      r.clock_below_expected.push_back(st.is_null(11) ? -1 : static_cast<int>(st.column_int64(11)));
     } else {
       r.aggregates[st.column_text(6)] = value;
     }

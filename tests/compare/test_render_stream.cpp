@@ -50,7 +50,8 @@ Comparison varied_comparison(HistoryNoise* history) {
   a.results.push_back(row("memory/few/n:2", "real_time", "ns", Direction::lower, {1.0, 1.1}));
   b.results.push_back(row("memory/few/n:2", "real_time", "ns", Direction::lower, {1.2, 1.3}));
   a.results.push_back(row("memory/empty/n:3", "real_time", "ns", Direction::lower, {}));
-  b.results.push_back(row("memory/empty/n:3", "real_time", "ns", Direction::lower, {1.0, 1.0, 1.0}));
+  b.results.push_back(
+      row("memory/empty/n:3", "real_time", "ns", Direction::lower, {1.0, 1.0, 1.0}));
   auto skipped = row("gemm/fp8/n:4", "real_time", "ns", Direction::lower, {});
   skipped.status = gpubench::results::BenchmarkStatus::skipped;
   skipped.message = "skipped: FP8 needs sm_89+";
@@ -126,7 +127,8 @@ TEST(RenderStream, AcceptJsonIsTheOneDocumentDumpedByteForByte) {
   }
   reference.results.push_back(row("transfer/d2h/bytes:1", "GB_per_s", "GB/s", Direction::higher,
                                   normal_samples(50.0, 0.01, 5, 3), 0));  // missing in the run
-  run.results.push_back(row("transfer/few/bytes:1", "GB_per_s", "GB/s", Direction::higher, {1.0}, 0));
+  run.results.push_back(
+      row("transfer/few/bytes:1", "GB_per_s", "GB/s", Direction::higher, {1.0}, 0));
   reference.results.push_back(
       row("transfer/few/bytes:1", "GB_per_s", "GB/s", Direction::higher, {1.0, 1.1}, 0));
   const AcceptResult r = accept_against_reference(run, reference, AcceptOptions{});

@@ -45,7 +45,9 @@ std::vector<results::ResultRow> rows_fixture() {
   r.benchmark = "memory/triad/bytes:4096/threads:2/mode:fast/threads:4";
   r.case_name = "triad";
   // A repeated key: a JSON object keeps the last one.
-  r.params = {{"bytes", "4096", 4096.0}, {"threads", "2", 2.0}, {"mode", "fast", std::nullopt},
+  r.params = {{"bytes", "4096", 4096.0},
+              {"threads", "2", 2.0},
+              {"mode", "fast", std::nullopt},
               {"threads", "4", 4.0}};
   r.metric = "GB_per_s";
   r.unit = "GB/s";
@@ -98,8 +100,8 @@ TEST(RunJson, StreamedExportIsTheDocumentRunToJsonDumps) {
   nlohmann::json doc = run_to_json(d, rows);
   const nlohmann::json telemetry = {{{"suite_run", 3}, {"t_s", 0.1}, {"power_w", nullptr}}};
   doc["telemetry"] = telemetry;
-  const std::string got = streamed(
-      d, rows, false, {{"telemetry", [&](JsonWriter& w) { w.value(telemetry); }}});
+  const std::string got =
+      streamed(d, rows, false, {{"telemetry", [&](JsonWriter& w) { w.value(telemetry); }}});
   EXPECT_EQ(got, doc.dump(2));
   EXPECT_EQ(nlohmann::json::parse(got)["results"][0]["params"]["threads"], 4.0);
 }
@@ -121,7 +123,9 @@ TEST(RunJson, StreamedShowAddsTheTelemetryFlagAndItsMembers) {
       streamed(d, rows, true,
                {{"problems", [](JsonWriter& w) { w.value(nlohmann::json::array()); }},
                 {"doctor",
-                 [](JsonWriter& w) { w.value({{"checks", nlohmann::json::array()}}); }},
+                 [](JsonWriter& w) {
+                   w.value({{"checks", nlohmann::json::array()}});
+                 }},
                 {"zz_last", [](JsonWriter& w) { w.string("after everything"); }}});
   EXPECT_EQ(got, doc.dump(2));
 }

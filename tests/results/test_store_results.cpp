@@ -49,8 +49,8 @@ std::vector<ResultRow> reference_results(Database& db, int64_t run_id) {
                   : status == "skipped" ? BenchmarkStatus::skipped
                                         : BenchmarkStatus::ok,
                   st.column_text(4)};
-      benchmarks[st.column_int64(1)] = {st.column_text(5), st.column_text(6), st.column_text(7),
-                                        {}};
+      benchmarks[st.column_int64(1)] = {
+          st.column_text(5), st.column_text(6), st.column_text(7), {}};
     }
     Statement params = db.prepare(
         "SELECT benchmark_id, key, text, number FROM benchmark_params ORDER BY benchmark_id, "
@@ -216,10 +216,10 @@ void expect_same_rows(const std::vector<ResultRow>& got, const std::vector<Resul
 }
 
 json entry(const std::string& name, int rep, double t, const json& extra = json::object()) {
-  json e = {{"name", name},       {"run_name", name}, {"run_type", "iteration"},
-            {"repetitions", 3},   {"repetition_index", rep},
-            {"threads", 1},       {"iterations", 10},  {"real_time", t},
-            {"cpu_time", t * 1.01}, {"time_unit", "ns"}};
+  json e = {{"name", name},     {"run_name", name},        {"run_type", "iteration"},
+            {"repetitions", 3}, {"repetition_index", rep}, {"threads", 1},
+            {"iterations", 10}, {"real_time", t},          {"cpu_time", t * 1.01},
+            {"time_unit", "ns"}};
   e.update(extra);
   return e;
 }
@@ -232,9 +232,8 @@ json interleaved_document() {
       {"gpubench.metrics",
        R"([{"name":"GB_per_s","unit":"GB/s","direction":"higher","role":"primary"},)"
        R"({"name":"work","unit":"","direction":"unknown","role":"parameter"}])"},
-      {"gpubench.devices",
-       R"([{"index":0,"uuid":"GPU-11111111-2222-3333-4444-555555555555"},)"
-       R"({"index":1,"uuid":"GPU-66666666-7777-8888-9999-000000000000"}])"}};
+      {"gpubench.devices", R"([{"index":0,"uuid":"GPU-11111111-2222-3333-4444-555555555555"},)"
+                           R"({"index":1,"uuid":"GPU-66666666-7777-8888-9999-000000000000"}])"}};
   json& list = doc["benchmarks"] = json::array();
   for (int rep : {2, 0, 1}) {
     for (int dev = 0; dev < 2; ++dev) {
@@ -281,8 +280,7 @@ class StoreResults : public ::testing::Test {
     TelemetrySample cool = hot;
     cool.nvml_index = 0;
     cool.throttle_reasons = 0;
-    m_store->store_suite(m_run, testing::sample_suite_run("memory"), &m_doc, "memory",
-                         {hot, cool});
+    m_store->store_suite(m_run, testing::sample_suite_run("memory"), &m_doc, "memory", {hot, cool});
     const json reps = testing::load_fixture("gb171_repetitions.json");
     m_store->store_suite(m_run, testing::sample_suite_run("memory"), &reps, "memory", {});
     m_store->store_suite(m_run, testing::sample_suite_run("memory"), &m_doc, "memory", {});
@@ -340,8 +338,8 @@ TEST_F(StoreResults, AFilterReadsOnlyTheBenchmarksItAccepts) {
   EXPECT_GT(asked, want.size() / 4);
 
   std::size_t none = 0;
-  m_store->for_each_result(m_run, [&](ResultRow&) { ++none; },
-                           [](const ResultRow&) { return false; });
+  m_store->for_each_result(
+      m_run, [&](ResultRow&) { ++none; }, [](const ResultRow&) { return false; });
   EXPECT_EQ(none, 0u);
 }
 

@@ -72,11 +72,25 @@ json awkward_document() {
   doc["empty_array"] = json::array();
   doc["nested"] = {{"a", json::array({1, -2, 3.5, json::object(), json::array()})},
                    {"b", {{"c", nullptr}, {"d", true}, {"e", false}}}};
-  doc["numbers"] = {0.0,    -0.0,   1.0,     1e300, 5e-324, 0.1,
-                    1e21,   123456789.0, -1.5e-7, std::numeric_limits<double>::max(),
-                    std::numeric_limits<int64_t>::min(), std::numeric_limits<uint64_t>::max()};
-  doc["strings"] = {"", "plain", "quote \" backslash \\ slash /", "tab\tnew\nline\r",
-                    std::string("nul\0byte", 8), "\x01\x1f\x7f", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x9a\x80"};
+  doc["numbers"] = {0.0,
+                    -0.0,
+                    1.0,
+                    1e300,
+                    5e-324,
+                    0.1,
+                    1e21,
+                    123456789.0,
+                    -1.5e-7,
+                    std::numeric_limits<double>::max(),
+                    std::numeric_limits<int64_t>::min(),
+                    std::numeric_limits<uint64_t>::max()};
+  doc["strings"] = {"",
+                    "plain",
+                    "quote \" backslash \\ slash /",
+                    "tab\tnew\nline\r",
+                    std::string("nul\0byte", 8),
+                    "\x01\x1f\x7f",
+                    "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x9a\x80"};
   doc["key \"quoted\" \xc3\xa9"] = "x";
   return doc;
 }
