@@ -122,11 +122,13 @@ std::vector<int64_t> resolve_selection(results::Store& store, const std::string&
 namespace {
 
 // Appends the runs' environments and results to `side` (rows moved straight in as they stream).
-void load_runs(results::Store& store, const std::vector<int64_t>& ids, Side& side) {
+void load_runs(results::Store& store, const std::vector<int64_t>& ids, Side& side,
+               const RowFilter& keep = {}) {
   for (int64_t id : ids) {
     side.runs.push_back(store.get_run(id));
-    store.for_each_result(
-        id, [&side](results::ResultRow& row) { side.results.push_back(std::move(row)); });
+    store.for_each_result(id, [&side, &keep](results::ResultRow& row) {
+      if (!keep || keep(row)) side.results.push_back(std::move(row));
+    });
   }
 }
 
@@ -140,7 +142,7 @@ Side load_side(results::Store& store, const std::string& selection, int last) {
 }
 
 std::pair<Side, Side> load_sides(results::Store& store, const std::string& base,
-                                 const std::string& candidate, int last) {
+                                 const std::string& candidate, int last, const RowFilter& keep) {
   std::pair<Side, Side> sides;
   sides.first.selection = base;
   sides.second.selection = candidate;
@@ -151,14 +153,14 @@ std::pair<Side, Side> load_sides(results::Store& store, const std::string& base,
     try {
       results::Store second =
           results::Store::open(store.database().path(), results::OpenMode::read_only);
-      load_runs(second, candidate_ids, sides.second);
+      load_runs(second, candidate_ids, sides.second, keep);
     } catch (...) {
       candidate_error = std::current_exception();
     }
   });
   std::exception_ptr base_error;
   try {
-    load_runs(store, base_ids, sides.first);
+    load_runs(store, base_ids, sides.first, keep);
   } catch (...) {
     base_error = std::current_exception();
   }

@@ -67,7 +67,16 @@ void do_compare(const CompareArgs& args, Context& ctx) {
   }
 
   results::Store store = open_store(ctx, results::OpenMode::read_only);
-  auto [base, candidate] = compare::load_sides(store, args.base, args.candidate, args.last);
+  // Rows of metrics compare_sides does not look at (cpu_time unless asked for; with --metric,
+  // every other metric) are dropped as they are read. Rows without a metric (skips, errors)
+  // stay: they carry the benchmark's status.
+  const std::optional<std::string> only_metric =
+      args.metric.empty() ? std::nullopt : std::optional<std::string>(args.metric);
+  auto [base, candidate] = compare::load_sides(
+      store, args.base, args.candidate, args.last, [&only_metric](const results::ResultRow& r) {
+        if (r.metric.empty()) return true;
+        return only_metric ? r.metric == *only_metric : r.metric != "cpu_time";
+      });
   compare::check_disjoint(base, candidate);
   compare::Options options;
   options.threshold = *threshold;
