@@ -142,12 +142,18 @@ def main():
     row("show 1", [gb, "--db", db, "show", "1"], 2, 300)
     row("export 1", [gb, "--db", db, "export", "1"], 2, 300,
         out=os.path.join(work, "export.json"))
+    row("export 1 --format csv", [gb, "--db", db, "export", "1", "--format", "csv"], 2, 300,
+        out=os.path.join(work, "export.csv"))
+    row("export 1 --format openmetrics", [gb, "--db", db, "export", "1", "--format",
+                                          "openmetrics"], 2, 300)
     plain = row("compare 1 2 --format json --history 0",
                 [gb, "--db", db, "compare", "1", "2", "--format", "json", "--history", "0"], 3,
                 1024)
     row("compare 1 2 (text)", [gb, "--db", db, "compare", "1", "2", "--history", "0"], 3, 1024)
     row("compare 1 2 --format html", [gb, "--db", db, "compare", "1", "2", "--format", "html",
                                       "--history", "0", "-o", os.path.join(work, "compare.html")])
+    row("accept 2 --against 1 --format json", [gb, "--db", db, "accept", "2", "--against", "1",
+                                                "--format", "json"])
     row("report 1 --format html", [gb, "--db", db, "report", "1", "--format", "html", "-o",
                                    os.path.join(work, "report.html")])
     for name in ("compare.html", "report.html"):
