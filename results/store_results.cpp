@@ -8,6 +8,7 @@
 // telemetry flags once per run.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
@@ -44,8 +45,8 @@ using RoleMap = std::map<std::string, MetricRole, std::less<>>;
 // One (metric, device index, GPU) series of the benchmark being read.
 struct Group {
   int64_t metric_id = 0;
-  int64_t device = -1;                            // -1: none
-  int64_t gpu = -1;                               // -1: none
+  std::optional<int64_t> device;  // CUDA ordinal; none for host results
+  std::optional<int64_t> gpu;     // gpu_devices.id; none when not tied to a GPU
   std::vector<std::pair<int64_t, size_t>> order;  // (repetition, index into row.values)
   ResultRow row;
 };
@@ -309,8 +310,8 @@ void Store::for_each_result(int64_t run_id, const ResultVisitor& fn, const Resul
       cur_bench = bench;
     }
     const int64_t metric = st.column_int64(2);
-    const int64_t device = st.is_null(3) ? -1 : st.column_int64(3);
-    const int64_t gpu = st.is_null(4) ? -1 : st.column_int64(4);
+    const std::optional<int64_t> device = st.column_optional_int64(3);
+    const std::optional<int64_t> gpu = st.column_optional_int64(4);
     Group* g = nullptr;
     for (size_t k = 0; k < live; ++k) {
       if (groups[k].metric_id == metric && groups[k].device == device && groups[k].gpu == gpu) {
@@ -337,11 +338,12 @@ void Store::for_each_result(int64_t run_id, const ResultVisitor& fn, const Resul
         r.unit.clear();
         r.direction = Direction::unknown;
       }
-      r.device_index = device >= 0 ? std::optional<int>(static_cast<int>(device)) : std::nullopt;
+      r.device_index =
+          device ? std::optional<int>(static_cast<int>(*device)) : std::optional<int>();
       r.gpu_uuid.clear();
       r.gpu_pci_bus_id.clear();
-      if (gpu >= 0) {
-        if (auto u = x.gpus.find(gpu); u != x.gpus.end()) {
+      if (gpu) {
+        if (auto u = x.gpus.find(*gpu); u != x.gpus.end()) {
           r.gpu_uuid = u->second.first;
           r.gpu_pci_bus_id = u->second.second;
         }
