@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <functional>
 #include <map>
 #include <set>
 #include <span>
 #include <string_view>
+#include <thread>
 
 #include "compare/accept.hpp"
 #include "compare/stats.hpp"
@@ -249,6 +251,125 @@ std::string gpu_models(const results::RunDetail& run) {
   return join(parts, "+");
 }
 
+// What one matched pair of pools gives: an entry, or a skipped series.
+struct Judged {
+  std::vector<Entry> entries;
+  std::vector<Unmatched> skipped;
+};
+
+// Judges one series present on both sides (appends to `out`). Throws Error(bad_input) when the
+// units differ.
+void judge(const Pool& bpool, const Pool& cpool, const Options& options, Judged& out) {
+    const Key key = key_of(bpool);
+  if (bpool.first->unit != cpool.first->unit) {
+    throw bad_input("cannot compare " + key.benchmark + " " + key.metric,
+                    "the unit is '" + bpool.first->unit + "' in base and '" + cpool.first->unit +
+                        "' in candidate",
+                    "compare runs of the same suite version, or pick one metric with --metric");
+  }
+  const ThresholdRule* rule =
+      options.thresholds ? options.thresholds->match(key.benchmark) : nullptr;
+  if (rule && rule->ignore) {
+    out.skipped.push_back({key, "ignored (thresholds line " + std::to_string(rule->line) + ")"});
+    return;
+  }
+  const results::ResultRow* skip_b = find_status(bpool, results::BenchmarkStatus::skipped);
+  const results::ResultRow* skip_c = find_status(cpool, results::BenchmarkStatus::skipped);
+  if (skip_b || skip_c) {
+    const results::ResultRow* s = skip_b ? skip_b : skip_c;
+    out.skipped.push_back(
+        {key, std::string(skip_b ? "base" : "candidate") + " skipped: " + s->message});
+    return;
+  }
+  Entry e;
+  e.key = key;
+  e.case_name = bpool.first->case_name;
+  e.params = bpool.first->params;
+  e.unit = bpool.first->unit;
+  e.direction = bpool.first->direction;
+  e.primary = bpool.first->role != results::MetricRole::secondary;
+  e.base = side_stats(bpool);
+  e.candidate = side_stats(cpool);
+  e.delta = rule ? rule->threshold : options.threshold;
+  // Unknown until estimated: null in JSON, "—" in text, never a made-up 1.0.
+  e.ratio = e.ci_low = e.ci_high = e.p_value = e.q_value = e.mde = std::nan("");
+  double rcv_b = robust_cv(e.base.values);
+  double rcv_c = robust_cv(e.candidate.values);
+  e.sample_cv = std::max(std::isnan(rcv_b) ? 0.0 : rcv_b, std::isnan(rcv_c) ? 0.0 : rcv_c);
+  if (options.history) {
+    auto h = options.history->find(e.key);
+    if (h != options.history->end() && h->second.runs >= 2 && std::isfinite(h->second.log_sd)) {
+      e.history = h->second;
+    }
+  }
+  const results::ResultRow* err_b = find_status(bpool, results::BenchmarkStatus::error);
+  const results::ResultRow* err_c = find_status(cpool, results::BenchmarkStatus::error);
+  if (err_b || err_c) {
+    e.verdict = Verdict::invalid;
+    e.reason = std::string(err_b ? "base" : "candidate") +
+               " failed: " + (err_b ? err_b : err_c)->message;
+  } else if (e.base.throttled + e.candidate.throttled > 0) {
+    e.verdict = Verdict::invalid;
+    e.reason = std::to_string(e.base.throttled + e.candidate.throttled) +
+               " sample(s) ran under a thermal or hardware slowdown (NVML)";
+  } else if (e.base.n == 0 || e.candidate.n == 0) {
+    e.verdict = Verdict::missing;
+    e.reason = std::string(e.base.n == 0 && e.candidate.n == 0 ? "both sides have"
+                           : e.base.n == 0                     ? "base has"
+                                                               : "candidate has") +
+               " no samples of this series";
+  } else if (e.base.n < 3 || e.candidate.n < 3) {
+    // The point is shown (ratio of medians, for people); no interval can be honest with 1-2.
+    if (e.base.median > 0 && e.candidate.median > 0) e.ratio = e.candidate.median / e.base.median;
+    e.verdict = Verdict::inconclusive;
+    e.reason = "too few samples (base " + std::to_string(e.base.n) + ", candidate " +
+               std::to_string(e.candidate.n) +
+               "): no interval; at least 3 a side, 10 or more for small changes";
+  } else if (detail::estimate(e, options)) {
+    e.reason = "pending";  // decided after Benjamini-Hochberg below
+  }
+  out.entries.push_back(std::move(e));
+}
+
+// Judges every matched series, the two halves on two threads (entries are independent until
+// Benjamini-Hochberg), in key order. The first error in key order is the one thrown.
+Judged judge_all(const std::vector<std::pair<const Pool*, const Pool*>>& matched,
+                 const Options& options) {
+  const std::size_t half = matched.size() < 2048 ? matched.size() : matched.size() / 2;
+  Judged first, second;
+  first.entries.reserve(half);
+  second.entries.reserve(matched.size() - half);
+  std::exception_ptr second_error;
+  std::thread other;
+  if (half < matched.size()) {
+    other = std::thread([&] {
+      try {
+        for (std::size_t i = half; i < matched.size(); ++i) {
+          judge(*matched[i].first, *matched[i].second, options, second);
+        }
+      } catch (...) {
+        second_error = std::current_exception();
+      }
+    });
+  }
+  std::exception_ptr first_error;
+  try {
+    for (std::size_t i = 0; i < half; ++i) {
+      judge(*matched[i].first, *matched[i].second, options, first);
+    }
+  } catch (...) {
+    first_error = std::current_exception();
+  }
+  if (other.joinable()) other.join();
+  if (first_error) std::rethrow_exception(first_error);
+  if (second_error) std::rethrow_exception(second_error);
+  first.entries.insert(first.entries.end(), std::make_move_iterator(second.entries.begin()),
+                       std::make_move_iterator(second.entries.end()));
+  first.skipped.insert(first.skipped.end(), std::make_move_iterator(second.skipped.begin()),
+                       std::make_move_iterator(second.skipped.end()));
+  return first;
+}
+
 }  // namespace
 
 std::vector<EnvDifference> environment_differences(const std::vector<results::RunDetail>& base,
@@ -312,8 +433,25 @@ Comparison compare_sides(const Side& base, const Side& candidate, const Options&
   }
 
   // Both sides sorted by key and merged: pools in key order, as the entries are kept.
-  const std::vector<KeyedRow> b_rows = keyed_rows(base, options);
-  const std::vector<KeyedRow> c_rows = keyed_rows(candidate, options);
+  // The two sides are sorted at once, one on a second thread.
+  std::vector<KeyedRow> c_rows;
+  std::exception_ptr c_error;
+  std::thread c_sorter([&] {
+    try {
+      c_rows = keyed_rows(candidate, options);
+    } catch (...) {
+      c_error = std::current_exception();
+    }
+  });
+  std::vector<KeyedRow> b_rows;
+  try {
+    b_rows = keyed_rows(base, options);
+  } catch (...) {
+    c_sorter.join();
+    throw;
+  }
+  c_sorter.join();
+  if (c_error) std::rethrow_exception(c_error);
   const std::vector<Pool> b = pools_of(b_rows);
   const std::vector<Pool> c = pools_of(c_rows);
   std::vector<std::pair<const Pool*, const Pool*>> matched;
@@ -331,80 +469,9 @@ Comparison compare_sides(const Side& base, const Side& candidate, const Options&
     }
   }
 
-  cmp.entries.reserve(matched.size());
-  for (const auto& [bp, cp] : matched) {
-    const Pool& bpool = *bp;
-    const Pool& cpool = *cp;
-    const Key key = key_of(bpool);
-    if (bpool.first->unit != cpool.first->unit) {
-      throw bad_input("cannot compare " + key.benchmark + " " + key.metric,
-                      "the unit is '" + bpool.first->unit + "' in base and '" + cpool.first->unit +
-                          "' in candidate",
-                      "compare runs of the same suite version, or pick one metric with --metric");
-    }
-    const ThresholdRule* rule =
-        options.thresholds ? options.thresholds->match(key.benchmark) : nullptr;
-    if (rule && rule->ignore) {
-      cmp.skipped.push_back({key, "ignored (thresholds line " + std::to_string(rule->line) + ")"});
-      continue;
-    }
-    const results::ResultRow* skip_b = find_status(bpool, results::BenchmarkStatus::skipped);
-    const results::ResultRow* skip_c = find_status(cpool, results::BenchmarkStatus::skipped);
-    if (skip_b || skip_c) {
-      const results::ResultRow* s = skip_b ? skip_b : skip_c;
-      cmp.skipped.push_back(
-          {key, std::string(skip_b ? "base" : "candidate") + " skipped: " + s->message});
-      continue;
-    }
-    Entry e;
-    e.key = key;
-    e.case_name = bpool.first->case_name;
-    e.params = bpool.first->params;
-    e.unit = bpool.first->unit;
-    e.direction = bpool.first->direction;
-    e.primary = bpool.first->role != results::MetricRole::secondary;
-    e.base = side_stats(bpool);
-    e.candidate = side_stats(cpool);
-    e.delta = rule ? rule->threshold : options.threshold;
-    // Unknown until estimated: null in JSON, "—" in text, never a made-up 1.0.
-    e.ratio = e.ci_low = e.ci_high = e.p_value = e.q_value = e.mde = std::nan("");
-    double rcv_b = robust_cv(e.base.values);
-    double rcv_c = robust_cv(e.candidate.values);
-    e.sample_cv = std::max(std::isnan(rcv_b) ? 0.0 : rcv_b, std::isnan(rcv_c) ? 0.0 : rcv_c);
-    if (options.history) {
-      auto h = options.history->find(e.key);
-      if (h != options.history->end() && h->second.runs >= 2 && std::isfinite(h->second.log_sd)) {
-        e.history = h->second;
-      }
-    }
-    const results::ResultRow* err_b = find_status(bpool, results::BenchmarkStatus::error);
-    const results::ResultRow* err_c = find_status(cpool, results::BenchmarkStatus::error);
-    if (err_b || err_c) {
-      e.verdict = Verdict::invalid;
-      e.reason = std::string(err_b ? "base" : "candidate") +
-                 " failed: " + (err_b ? err_b : err_c)->message;
-    } else if (e.base.throttled + e.candidate.throttled > 0) {
-      e.verdict = Verdict::invalid;
-      e.reason = std::to_string(e.base.throttled + e.candidate.throttled) +
-                 " sample(s) ran under a thermal or hardware slowdown (NVML)";
-    } else if (e.base.n == 0 || e.candidate.n == 0) {
-      e.verdict = Verdict::missing;
-      e.reason = std::string(e.base.n == 0 && e.candidate.n == 0 ? "both sides have"
-                             : e.base.n == 0                     ? "base has"
-                                                                 : "candidate has") +
-                 " no samples of this series";
-    } else if (e.base.n < 3 || e.candidate.n < 3) {
-      // The point is shown (ratio of medians, for people); no interval can be honest with 1-2.
-      if (e.base.median > 0 && e.candidate.median > 0) e.ratio = e.candidate.median / e.base.median;
-      e.verdict = Verdict::inconclusive;
-      e.reason = "too few samples (base " + std::to_string(e.base.n) + ", candidate " +
-                 std::to_string(e.candidate.n) +
-                 "): no interval; at least 3 a side, 10 or more for small changes";
-    } else if (detail::estimate(e, options)) {
-      e.reason = "pending";  // decided after Benjamini-Hochberg below
-    }
-    cmp.entries.push_back(std::move(e));
-  }
+  Judged judged = judge_all(matched, options);
+  cmp.entries = std::move(judged.entries);
+  cmp.skipped = std::move(judged.skipped);
   if (cmp.entries.empty() && cmp.skipped.empty()) {
     throw bad_input(
         "nothing to compare between '" + base.selection + "' and '" + candidate.selection + "'",
@@ -424,11 +491,34 @@ Comparison compare_sides(const Side& base, const Side& candidate, const Options&
     }
   }
   std::vector<double> q = benjamini_hochberg(p);
-  for (std::size_t k = 0; k < tested.size(); ++k) {
-    Entry& e = cmp.entries[tested[k]];
-    e.q_value = q[k];
-    detail::decide(e, options, tested.size());
+  // Each verdict depends on its own entry and the number tested only: two halves, two threads.
+  auto decide_range = [&](std::size_t from, std::size_t to) {
+    for (std::size_t k = from; k < to; ++k) {
+      Entry& e = cmp.entries[tested[k]];
+      e.q_value = q[k];
+      detail::decide(e, options, tested.size());
+    }
+  };
+  const std::size_t half = tested.size() < 2048 ? tested.size() : tested.size() / 2;
+  std::exception_ptr decide_error;
+  std::thread decider;
+  if (half < tested.size()) {
+    decider = std::thread([&] {
+      try {
+        decide_range(half, tested.size());
+      } catch (...) {
+        decide_error = std::current_exception();
+      }
+    });
   }
+  try {
+    decide_range(0, half);
+  } catch (...) {
+    if (decider.joinable()) decider.join();
+    throw;
+  }
+  if (decider.joinable()) decider.join();
+  if (decide_error) std::rethrow_exception(decide_error);
 
   // Per-suite summaries: counts by verdict (the same Verdict values as Comparison::count) and
   // the geometric mean over entries that have an interval and a known direction.
