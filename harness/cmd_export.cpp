@@ -66,7 +66,7 @@ void do_export(const ExportArgs& args, Context& ctx) {
   if (!args.output.empty() && args.output != "-") file.emplace(args.output);
   std::ostream& out = file ? file->stream() : *ctx.out;
   if (args.format == "openmetrics") {
-    out << openmetrics_export(store, id, args.against);
+    write_openmetrics_export(store, id, args.against, out);
   } else if (args.format == "json") {
     // Everything `gpubench import` needs to rebuild the run elsewhere: telemetry per suite run.
     JsonWriter w(out);
