@@ -105,6 +105,9 @@ std::vector<std::string> run_problems(const results::RunDetail& run);
 // Against a reference side (a baseline run): reference values are pooled over its devices.
 AcceptResult accept_against_reference(const Side& run, const Side& reference,
                                       const AcceptOptions& options);
+// The rows acceptance looks at (not cpu_time, not parameter metrics): a row filter for
+// load_side/load_sides, so the others are dropped as they are read.
+bool accept_counts(const results::ResultRow& row);
 AcceptResult accept_against_spec(const Side& run, const std::vector<SpecRule>& spec,
                                  const std::string& spec_name, const AcceptOptions& options);
 

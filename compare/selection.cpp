@@ -134,10 +134,11 @@ void load_runs(results::Store& store, const std::vector<int64_t>& ids, Side& sid
 
 }  // namespace
 
-Side load_side(results::Store& store, const std::string& selection, int last) {
+Side load_side(results::Store& store, const std::string& selection, int last,
+               const RowFilter& keep) {
   Side side;
   side.selection = selection;
-  load_runs(store, resolve_selection(store, selection, last), side);
+  load_runs(store, resolve_selection(store, selection, last), side, keep);
   return side;
 }
 

@@ -25,14 +25,15 @@ namespace gpubench::compare {
 
 std::vector<int64_t> resolve_selection(results::Store& store, const std::string& selection,
                                        int last = 1);
-// Resolves and loads runs (environment + results) into a comparison side.
-Side load_side(results::Store& store, const std::string& selection, int last = 1);
+// Resolves and loads runs (environment + results) into a comparison side; `keep` (when set)
+// drops the rows it rejects as they are read.
+using RowFilter = std::function<bool(const results::ResultRow&)>;
+Side load_side(results::Store& store, const std::string& selection, int last = 1,
+               const RowFilter& keep = {});
 // Both sides of a comparison: selections resolved first (base, then candidate, so errors name the
 // base first), then the candidate's runs read on a second read-only connection in a second
 // thread while this one reads the base: two large runs load in the time of one on two cores.
-// `keep` (when set) drops the rows it rejects as they are read (compare: the metrics it does not
-// compare), so they cost no memory.
-using RowFilter = std::function<bool(const results::ResultRow&)>;
+// `keep` as for load_side (compare: the metrics it does not compare), so they cost no memory.
 std::pair<Side, Side> load_sides(results::Store& store, const std::string& base,
                                  const std::string& candidate, int last = 1,
                                  const RowFilter& keep = {});

@@ -54,11 +54,12 @@ void do_accept(const AcceptArgs& args, Context& ctx) {
   options.allow_failed = args.allow_failed;
   compare::AcceptResult result;
   if (args.spec.empty()) {  // the run and its reference read at once (compare::load_sides)
-    auto [run, reference] = compare::load_sides(store, args.run, args.against);
+    auto [run, reference] =
+        compare::load_sides(store, args.run, args.against, 1, compare::accept_counts);
     result = compare::accept_against_reference(run, reference, options);
   } else {
     result =
-        compare::accept_against_spec(compare::load_side(store, args.run), spec, args.spec, options);
+        compare::accept_against_spec(compare::load_side(store, args.run, 1, compare::accept_counts), spec, args.spec, options);
   }
   if (result.checks.empty() && result.outliers.empty() && result.problems.empty()) {
     throw bad_input("nothing to accept in '" + args.run + "'",
