@@ -13,6 +13,10 @@
 
 namespace gpubench::compare {
 
+bool accept_counts(const results::ResultRow& row) {
+  return row.metric != "cpu_time" && row.role != results::MetricRole::parameter;
+}
+
 const char* to_string(CheckOutcome outcome) {
   switch (outcome) {
     case CheckOutcome::pass:
@@ -37,7 +41,7 @@ struct Pooled {
 };
 
 bool counted(const results::ResultRow& row) {
-  return row.metric != "cpu_time" && row.role != results::MetricRole::parameter;
+  return accept_counts(row);
 }
 
 std::map<Key, Pooled> pool(const Side& side) {

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "compare/compare.hpp"
 
 namespace gpubench::compare {
@@ -103,11 +105,17 @@ std::vector<std::string> run_problems(const results::RunDetail& run);
 // Against a reference side (a baseline run): reference values are pooled over its devices.
 AcceptResult accept_against_reference(const Side& run, const Side& reference,
                                       const AcceptOptions& options);
+// The rows acceptance looks at (not cpu_time, not parameter metrics): a row filter for
+// load_side/load_sides, so the others are dropped as they are read.
+bool accept_counts(const results::ResultRow& row);
 AcceptResult accept_against_spec(const Side& run, const std::vector<SpecRule>& spec,
                                  const std::string& spec_name, const AcceptOptions& options);
 
 void render_accept_text(const AcceptResult& result, std::ostream& out);
+// Written check by check as it is produced: byte for byte accept_json(result).dump(2) and a
+// newline (accept_json: the one-document form, for small results and tests).
 void render_accept_json(const AcceptResult& result, std::ostream& out);
+nlohmann::json accept_json(const AcceptResult& result);
 void render_accept_junit(const AcceptResult& result, std::ostream& out);
 
 }  // namespace gpubench::compare

@@ -2,9 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <functional>
 #include <map>
 #include <set>
+#include <span>
+#include <string_view>
+#include <thread>
 
 #include "compare/accept.hpp"
 #include "compare/stats.hpp"
@@ -122,14 +126,33 @@ void summarize(SideStats& s) {
 
 namespace {
 
-// Rows of one identity on one side, pooled over runs.
-struct Pool {
-  const results::ResultRow* first = nullptr;
-  std::vector<const results::ResultRow*> rows;
+// A row of a side with its key's parts, viewed (not copied) from the row: the device label is
+// short enough for std::string's inline buffer, so building these allocates nothing per row.
+struct KeyedRow {
+  std::string_view suite, benchmark, metric;
+  std::string device;
+  const results::ResultRow* row = nullptr;
 };
 
-std::map<Key, Pool> pool_side(const Side& side, const Options& options) {
-  std::map<Key, Pool> out;
+// The same order as Key's operator<=> (member by member, strings by bytes).
+int compare_keys(const KeyedRow& a, const KeyedRow& b) {
+  if (int c = a.suite.compare(b.suite)) return c;
+  if (int c = a.benchmark.compare(b.benchmark)) return c;
+  if (int c = a.metric.compare(b.metric)) return c;
+  return std::string_view(a.device).compare(b.device);
+}
+
+// Rows of one identity on one side, pooled over runs: a run of equal keys in a side's sorted rows.
+struct Pool {
+  const results::ResultRow* first = nullptr;
+  std::span<const KeyedRow> rows;
+};
+
+// The rows compare looks at, sorted by key; rows of one key stay in side order (stable), so a
+// pool's first row is the one the side listed first.
+std::vector<KeyedRow> keyed_rows(const Side& side, const Options& options) {
+  std::vector<KeyedRow> out;
+  out.reserve(side.results.size());
   for (const results::ResultRow& row : side.results) {
     if (options.metric) {
       if (row.metric != *options.metric) continue;
@@ -137,12 +160,28 @@ std::map<Key, Pool> pool_side(const Side& side, const Options& options) {
       continue;  // host CPU time of a GPU benchmark says little; real_time is compared
     }
     if (row.role == results::MetricRole::parameter) continue;  // describes the case
-    Key key{row.suite, row.benchmark, row.metric, device_label(row.device_index)};
-    Pool& pool = out[key];
-    if (!pool.first) pool.first = &row;
-    pool.rows.push_back(&row);
+    out.push_back({row.suite, row.benchmark, row.metric, device_label(row.device_index), &row});
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const KeyedRow& a, const KeyedRow& b) { return compare_keys(a, b) < 0; });
+  return out;
+}
+
+// Splits sorted rows into pools, one per key, in key order.
+std::vector<Pool> pools_of(const std::vector<KeyedRow>& rows) {
+  std::vector<Pool> out;
+  for (std::size_t i = 0; i < rows.size();) {
+    std::size_t j = i + 1;
+    while (j < rows.size() && compare_keys(rows[i], rows[j]) == 0) ++j;
+    out.push_back({rows[i].row, std::span<const KeyedRow>(rows.data() + i, j - i)});
+    i = j;
   }
   return out;
+}
+
+Key key_of(const Pool& pool) {
+  const KeyedRow& k = pool.rows.front();
+  return Key{std::string(k.suite), std::string(k.benchmark), std::string(k.metric), k.device};
 }
 
 // Pools a side's rows of one series. With samples from >= 3 runs (--last N), each run becomes
@@ -151,21 +190,31 @@ std::map<Key, Pool> pool_side(const Side& side, const Options& options) {
 // p-values far too small. Per-run medians put the run-to-run noise into the variance.
 SideStats side_stats(const Pool& pool) {
   SideStats s;
-  std::map<int64_t, std::vector<double>> by_run;  // suite run id -> repetitions
-  for (const results::ResultRow* row : pool.rows) {
-    std::vector<double>& run = by_run[row->suite_run_id];
-    run.insert(run.end(), row->values.begin(), row->values.end());
-    for (int t : row->throttled) s.throttled += t == 1 ? 1 : 0;
-    if (s.gpu_uuid.empty()) s.gpu_uuid = row->gpu_uuid;
+  // Rows by suite run id (stable: rows of one suite run keep their order), then per suite run
+  // its repetitions, in suite run order.
+  std::vector<const results::ResultRow*> rows;
+  rows.reserve(pool.rows.size());
+  for (const KeyedRow& k : pool.rows) rows.push_back(k.row);
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const auto* a, const auto* b) { return a->suite_run_id < b->suite_run_id; });
+  std::vector<std::vector<double>> by_run;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (i == 0 || rows[i]->suite_run_id != rows[i - 1]->suite_run_id) by_run.emplace_back();
+    std::vector<double>& run = by_run.back();
+    run.insert(run.end(), rows[i]->values.begin(), rows[i]->values.end());
+    for (int t : rows[i]->throttled) s.throttled += t == 1 ? 1 : 0;
+    if (s.gpu_uuid.empty()) s.gpu_uuid = rows[i]->gpu_uuid;
   }
-  for (auto& [id, values] : by_run) {
+  for (const auto& values : by_run) {
     if (!values.empty()) ++s.runs;
   }
   s.per_run = s.runs >= 3;
-  for (auto& [id, values] : by_run) {
+  for (auto& values : by_run) {
     if (values.empty()) continue;
     if (s.per_run) {
       s.values.push_back(median(values));
+    } else if (s.values.empty()) {
+      s.values = std::move(values);
     } else {
       s.values.insert(s.values.end(), values.begin(), values.end());
     }
@@ -176,78 +225,132 @@ SideStats side_stats(const Pool& pool) {
 
 // First error/skip message among the rows with that status, or nullptr.
 const results::ResultRow* find_status(const Pool& pool, results::BenchmarkStatus status) {
-  for (const results::ResultRow* row : pool.rows) {
-    if (row->status == status) return row;
+  for (const KeyedRow& k : pool.rows) {
+    if (k.row->status == status) return k.row;
   }
   return nullptr;
 }
 
-std::string joined_values(const std::vector<results::RunDetail>& runs,
-                          const std::function<std::string(const results::RunDetail&)>& get) {
-  std::set<std::string> seen;
-  std::vector<std::string> ordered;
-  for (const results::RunDetail& run : runs) {
-    std::string v = get(run);
-    if (seen.insert(v).second) ordered.push_back(v);
+// What one matched pair of pools gives: an entry, or a skipped series.
+struct Judged {
+  std::vector<Entry> entries;
+  std::vector<Unmatched> skipped;
+};
+
+// Judges one series present on both sides (appends to `out`). Throws Error(bad_input) when the
+// units differ.
+void judge(const Pool& bpool, const Pool& cpool, const Options& options, Judged& out) {
+    const Key key = key_of(bpool);
+  if (bpool.first->unit != cpool.first->unit) {
+    throw bad_input("cannot compare " + key.benchmark + " " + key.metric,
+                    "the unit is '" + bpool.first->unit + "' in base and '" + cpool.first->unit +
+                        "' in candidate",
+                    "compare runs of the same suite version, or pick one metric with --metric");
   }
-  return join(ordered, ",");
+  const ThresholdRule* rule =
+      options.thresholds ? options.thresholds->match(key.benchmark) : nullptr;
+  if (rule && rule->ignore) {
+    out.skipped.push_back({key, "ignored (thresholds line " + std::to_string(rule->line) + ")"});
+    return;
+  }
+  const results::ResultRow* skip_b = find_status(bpool, results::BenchmarkStatus::skipped);
+  const results::ResultRow* skip_c = find_status(cpool, results::BenchmarkStatus::skipped);
+  if (skip_b || skip_c) {
+    const results::ResultRow* s = skip_b ? skip_b : skip_c;
+    out.skipped.push_back(
+        {key, std::string(skip_b ? "base" : "candidate") + " skipped: " + s->message});
+    return;
+  }
+  Entry e;
+  e.key = key;
+  e.case_name = bpool.first->case_name;
+  e.params = bpool.first->params;
+  e.unit = bpool.first->unit;
+  e.direction = bpool.first->direction;
+  e.primary = bpool.first->role != results::MetricRole::secondary;
+  e.base = side_stats(bpool);
+  e.candidate = side_stats(cpool);
+  e.delta = rule ? rule->threshold : options.threshold;
+  // Unknown until estimated: null in JSON, "—" in text, never a made-up 1.0.
+  e.ratio = e.ci_low = e.ci_high = e.p_value = e.q_value = e.mde = std::nan("");
+  double rcv_b = robust_cv(e.base.values);
+  double rcv_c = robust_cv(e.candidate.values);
+  e.sample_cv = std::max(std::isnan(rcv_b) ? 0.0 : rcv_b, std::isnan(rcv_c) ? 0.0 : rcv_c);
+  if (options.history) {
+    auto h = options.history->find(e.key);
+    if (h != options.history->end() && h->second.runs >= 2 && std::isfinite(h->second.log_sd)) {
+      e.history = h->second;
+    }
+  }
+  const results::ResultRow* err_b = find_status(bpool, results::BenchmarkStatus::error);
+  const results::ResultRow* err_c = find_status(cpool, results::BenchmarkStatus::error);
+  if (err_b || err_c) {
+    e.verdict = Verdict::invalid;
+    e.reason = std::string(err_b ? "base" : "candidate") +
+               " failed: " + (err_b ? err_b : err_c)->message;
+  } else if (e.base.throttled + e.candidate.throttled > 0) {
+    e.verdict = Verdict::invalid;
+    e.reason = std::to_string(e.base.throttled + e.candidate.throttled) +
+               " sample(s) ran under a thermal or hardware slowdown (NVML)";
+  } else if (e.base.n == 0 || e.candidate.n == 0) {
+    e.verdict = Verdict::missing;
+    e.reason = std::string(e.base.n == 0 && e.candidate.n == 0 ? "both sides have"
+                           : e.base.n == 0                     ? "base has"
+                                                               : "candidate has") +
+               " no samples of this series";
+  } else if (e.base.n < 3 || e.candidate.n < 3) {
+    // The point is shown (ratio of medians, for people); no interval can be honest with 1-2.
+    if (e.base.median > 0 && e.candidate.median > 0) e.ratio = e.candidate.median / e.base.median;
+    e.verdict = Verdict::inconclusive;
+    e.reason = "too few samples (base " + std::to_string(e.base.n) + ", candidate " +
+               std::to_string(e.candidate.n) +
+               "): no interval; at least 3 a side, 10 or more for small changes";
+  } else if (detail::estimate(e, options)) {
+    e.reason = "pending";  // decided after Benjamini-Hochberg below
+  }
+  out.entries.push_back(std::move(e));
 }
 
-std::string gpu_models(const results::RunDetail& run) {
-  std::map<std::string, int> counts;
-  for (const results::GpuInfo& gpu : run.info.gpus) counts[gpu.name]++;
-  if (counts.empty()) return "none";
-  std::vector<std::string> parts;
-  for (const auto& [name, n] : counts) parts.push_back(std::to_string(n) + "x " + name);
-  return join(parts, "+");
+// Judges every matched series, the two halves on two threads (entries are independent until
+// Benjamini-Hochberg), in key order. The first error in key order is the one thrown.
+Judged judge_all(const std::vector<std::pair<const Pool*, const Pool*>>& matched,
+                 const Options& options) {
+  const std::size_t half = matched.size() < 2048 ? matched.size() : matched.size() / 2;
+  Judged first, second;
+  first.entries.reserve(half);
+  second.entries.reserve(matched.size() - half);
+  std::exception_ptr second_error;
+  std::thread other;
+  if (half < matched.size()) {
+    other = std::thread([&] {
+      try {
+        for (std::size_t i = half; i < matched.size(); ++i) {
+          judge(*matched[i].first, *matched[i].second, options, second);
+        }
+      } catch (...) {
+        second_error = std::current_exception();
+      }
+    });
+  }
+  std::exception_ptr first_error;
+  try {
+    for (std::size_t i = 0; i < half; ++i) {
+      judge(*matched[i].first, *matched[i].second, options, first);
+    }
+  } catch (...) {
+    first_error = std::current_exception();
+  }
+  if (other.joinable()) other.join();
+  if (first_error) std::rethrow_exception(first_error);
+  if (second_error) std::rethrow_exception(second_error);
+  first.entries.insert(first.entries.end(), std::make_move_iterator(second.entries.begin()),
+                       std::make_move_iterator(second.entries.end()));
+  first.skipped.insert(first.skipped.end(), std::make_move_iterator(second.skipped.begin()),
+                       std::make_move_iterator(second.skipped.end()));
+  return first;
 }
 
 }  // namespace
-
-std::vector<EnvDifference> environment_differences(const std::vector<results::RunDetail>& base,
-                                                   const std::vector<results::RunDetail>& cand) {
-  using Getter = std::function<std::string(const results::RunDetail&)>;
-  std::vector<std::pair<std::string, Getter>> fields = {
-      {"GPU", gpu_models},
-      {"driver", [](const auto& r) { return r.info.software.driver_version; }},
-      {"CUDA runtime", [](const auto& r) { return r.info.software.cuda_runtime_version; }},
-      {"CUDA driver API", [](const auto& r) { return r.info.software.cuda_driver_version; }},
-      {"cuBLAS", [](const auto& r) { return r.info.software.cublas_version; }},
-      {"NCCL", [](const auto& r) { return r.info.software.nccl_version; }},
-      {"kernel", [](const auto& r) { return r.info.host.kernel; }},
-      {"host", [](const auto& r) { return r.info.host.hostname; }},
-      {"CPU", [](const auto& r) { return r.info.host.cpu_model; }},
-      {"governor", [](const auto& r) { return r.info.host.governor; }},
-      {"gpubench version", [](const auto& r) { return r.info.software.gpubench_version; }},
-      {"git sha", [](const auto& r) { return r.info.software.git_sha; }},
-      {"compiler", [](const auto& r) { return r.info.software.compiler; }},
-      {"profile", [](const auto& r) { return r.info.config.profile; }},
-      {"clocks locked", [](const auto& r) { return r.info.config.clocks_locked; }},
-  };
-  std::vector<EnvDifference> out;
-  for (const auto& [field, get] : fields) {
-    std::string b = joined_values(base, get);
-    std::string c = joined_values(cand, get);
-    if (b != c) out.push_back({field, b, c});
-  }
-  std::set<std::string> env_names;
-  for (const auto* side : {&base, &cand}) {
-    for (const results::RunDetail& run : *side) {
-      for (const auto& [k, v] : run.info.config.env) env_names.insert(k);
-    }
-  }
-  for (const std::string& name : env_names) {
-    Getter get = [&name](const results::RunDetail& r) {
-      auto it = r.info.config.env.find(name);
-      return it == r.info.config.env.end() ? std::string("(unset)") : it->second;
-    };
-    std::string b = joined_values(base, get);
-    std::string c = joined_values(cand, get);
-    if (b != c) out.push_back({"env " + name, b, c});
-  }
-  append_doctor_differences(base, cand, out);  // issue 15
-  return out;
-}
 
 Comparison compare_sides(const Side& base, const Side& candidate, const Options& options) {
   Comparison cmp;
@@ -264,88 +367,46 @@ Comparison compare_sides(const Side& base, const Side& candidate, const Options&
     }
   }
 
-  std::map<Key, Pool> b = pool_side(base, options);
-  std::map<Key, Pool> c = pool_side(candidate, options);
-  for (const auto& [key, pool] : b) {
-    if (!c.count(key)) cmp.removed.push_back({key, "only in base"});
+  // Both sides sorted by key and merged: pools in key order, as the entries are kept.
+  // The two sides are sorted at once, one on a second thread.
+  std::vector<KeyedRow> c_rows;
+  std::exception_ptr c_error;
+  std::thread c_sorter([&] {
+    try {
+      c_rows = keyed_rows(candidate, options);
+    } catch (...) {
+      c_error = std::current_exception();
+    }
+  });
+  std::vector<KeyedRow> b_rows;
+  try {
+    b_rows = keyed_rows(base, options);
+  } catch (...) {
+    c_sorter.join();
+    throw;
   }
-  for (const auto& [key, pool] : c) {
-    if (!b.count(key)) cmp.added.push_back({key, "only in candidate"});
+  c_sorter.join();
+  if (c_error) std::rethrow_exception(c_error);
+  const std::vector<Pool> b = pools_of(b_rows);
+  const std::vector<Pool> c = pools_of(c_rows);
+  std::vector<std::pair<const Pool*, const Pool*>> matched;
+  matched.reserve(std::min(b.size(), c.size()));
+  for (std::size_t i = 0, j = 0; i < b.size() || j < c.size();) {
+    const int order = i == b.size()   ? 1
+                      : j == c.size() ? -1
+                                      : compare_keys(b[i].rows.front(), c[j].rows.front());
+    if (order < 0) {
+      cmp.removed.push_back({key_of(b[i++]), "only in base"});
+    } else if (order > 0) {
+      cmp.added.push_back({key_of(c[j++]), "only in candidate"});
+    } else {
+      matched.emplace_back(&b[i++], &c[j++]);
+    }
   }
 
-  for (const auto& [key, bpool] : b) {
-    auto it = c.find(key);
-    if (it == c.end()) continue;
-    const Pool& cpool = it->second;
-    if (bpool.first->unit != cpool.first->unit) {
-      throw bad_input("cannot compare " + key.benchmark + " " + key.metric,
-                      "the unit is '" + bpool.first->unit + "' in base and '" + cpool.first->unit +
-                          "' in candidate",
-                      "compare runs of the same suite version, or pick one metric with --metric");
-    }
-    const ThresholdRule* rule =
-        options.thresholds ? options.thresholds->match(key.benchmark) : nullptr;
-    if (rule && rule->ignore) {
-      cmp.skipped.push_back({key, "ignored (thresholds line " + std::to_string(rule->line) + ")"});
-      continue;
-    }
-    const results::ResultRow* skip_b = find_status(bpool, results::BenchmarkStatus::skipped);
-    const results::ResultRow* skip_c = find_status(cpool, results::BenchmarkStatus::skipped);
-    if (skip_b || skip_c) {
-      const results::ResultRow* s = skip_b ? skip_b : skip_c;
-      cmp.skipped.push_back(
-          {key, std::string(skip_b ? "base" : "candidate") + " skipped: " + s->message});
-      continue;
-    }
-    Entry e;
-    e.key = key;
-    e.case_name = bpool.first->case_name;
-    e.params = bpool.first->params;
-    e.unit = bpool.first->unit;
-    e.direction = bpool.first->direction;
-    e.primary = bpool.first->role != results::MetricRole::secondary;
-    e.base = side_stats(bpool);
-    e.candidate = side_stats(cpool);
-    e.delta = rule ? rule->threshold : options.threshold;
-    // Unknown until estimated: null in JSON, "—" in text, never a made-up 1.0.
-    e.ratio = e.ci_low = e.ci_high = e.p_value = e.q_value = e.mde = std::nan("");
-    double rcv_b = robust_cv(e.base.values);
-    double rcv_c = robust_cv(e.candidate.values);
-    e.sample_cv = std::max(std::isnan(rcv_b) ? 0.0 : rcv_b, std::isnan(rcv_c) ? 0.0 : rcv_c);
-    if (options.history) {
-      auto h = options.history->find(e.key);
-      if (h != options.history->end() && h->second.runs >= 2 && std::isfinite(h->second.log_sd)) {
-        e.history = h->second;
-      }
-    }
-    const results::ResultRow* err_b = find_status(bpool, results::BenchmarkStatus::error);
-    const results::ResultRow* err_c = find_status(cpool, results::BenchmarkStatus::error);
-    if (err_b || err_c) {
-      e.verdict = Verdict::invalid;
-      e.reason = std::string(err_b ? "base" : "candidate") +
-                 " failed: " + (err_b ? err_b : err_c)->message;
-    } else if (e.base.throttled + e.candidate.throttled > 0) {
-      e.verdict = Verdict::invalid;
-      e.reason = std::to_string(e.base.throttled + e.candidate.throttled) +
-                 " sample(s) ran under a thermal or hardware slowdown (NVML)";
-    } else if (e.base.n == 0 || e.candidate.n == 0) {
-      e.verdict = Verdict::missing;
-      e.reason = std::string(e.base.n == 0 && e.candidate.n == 0 ? "both sides have"
-                             : e.base.n == 0                     ? "base has"
-                                                                 : "candidate has") +
-                 " no samples of this series";
-    } else if (e.base.n < 3 || e.candidate.n < 3) {
-      // The point is shown (ratio of medians, for people); no interval can be honest with 1-2.
-      if (e.base.median > 0 && e.candidate.median > 0) e.ratio = e.candidate.median / e.base.median;
-      e.verdict = Verdict::inconclusive;
-      e.reason = "too few samples (base " + std::to_string(e.base.n) + ", candidate " +
-                 std::to_string(e.candidate.n) +
-                 "): no interval; at least 3 a side, 10 or more for small changes";
-    } else if (detail::estimate(e, options)) {
-      e.reason = "pending";  // decided after Benjamini-Hochberg below
-    }
-    cmp.entries.push_back(std::move(e));
-  }
+  Judged judged = judge_all(matched, options);
+  cmp.entries = std::move(judged.entries);
+  cmp.skipped = std::move(judged.skipped);
   if (cmp.entries.empty() && cmp.skipped.empty()) {
     throw bad_input(
         "nothing to compare between '" + base.selection + "' and '" + candidate.selection + "'",
@@ -365,11 +426,34 @@ Comparison compare_sides(const Side& base, const Side& candidate, const Options&
     }
   }
   std::vector<double> q = benjamini_hochberg(p);
-  for (std::size_t k = 0; k < tested.size(); ++k) {
-    Entry& e = cmp.entries[tested[k]];
-    e.q_value = q[k];
-    detail::decide(e, options, tested.size());
+  // Each verdict depends on its own entry and the number tested only: two halves, two threads.
+  auto decide_range = [&](std::size_t from, std::size_t to) {
+    for (std::size_t k = from; k < to; ++k) {
+      Entry& e = cmp.entries[tested[k]];
+      e.q_value = q[k];
+      detail::decide(e, options, tested.size());
+    }
+  };
+  const std::size_t half = tested.size() < 2048 ? tested.size() : tested.size() / 2;
+  std::exception_ptr decide_error;
+  std::thread decider;
+  if (half < tested.size()) {
+    decider = std::thread([&] {
+      try {
+        decide_range(half, tested.size());
+      } catch (...) {
+        decide_error = std::current_exception();
+      }
+    });
   }
+  try {
+    decide_range(0, half);
+  } catch (...) {
+    if (decider.joinable()) decider.join();
+    throw;
+  }
+  if (decider.joinable()) decider.join();
+  if (decide_error) std::rethrow_exception(decide_error);
 
   // Per-suite summaries: counts by verdict (the same Verdict values as Comparison::count) and
   // the geometric mean over entries that have an interval and a known direction.

@@ -13,6 +13,7 @@
 // values are escaped per the OpenMetrics text format; the output ends with "# EOF".
 #pragma once
 
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -26,6 +27,9 @@ namespace gpubench::compare {
 struct OpenMetricsInput {
   results::RunDetail run;
   std::vector<results::ResultRow> rows;
+  // When set, the results are read from it (it calls its argument once per row, in order)
+  // instead of from `rows`: `export` streams them from the store (issue 16).
+  std::function<void(const std::function<void(const results::ResultRow&)>&)> row_source;
   std::vector<results::TelemetrySummary> telemetry;
   std::vector<results::DoctorCheck> doctor;
   const Comparison* comparison = nullptr;  // with --against: the run vs the baseline

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "compare/compare.hpp"
 
 namespace gpubench::compare {
@@ -33,6 +35,7 @@ void render_comparison(const Comparison& cmp, Format format, std::ostream& out, 
 void render_text(const Comparison& cmp, std::ostream& out, bool colour);
 void render_markdown(const Comparison& cmp, std::ostream& out,
                      const std::string& unchanged_csv = "");
+// Written as it is produced (issue 16): each entry straight to `out`, never the whole document.
 void render_json(const Comparison& cmp, std::ostream& out);
 void render_junit(const Comparison& cmp, std::ostream& out);
 void render_csv(const Comparison& cmp, std::ostream& out);
@@ -46,6 +49,10 @@ std::vector<const Entry*> entries_in_order(const Comparison& cmp);
 // When a suite's geometric mean and its per-benchmark verdicts seem to disagree, why ("" when
 // they agree): e.g. all a little slower, none beyond its own margin.
 std::string suite_note(const SuiteSummary& s);
+
+// The document render_json writes, as one value (small comparisons and tests): render_json's
+// output is byte for byte comparison_json(cmp).dump(2) and a newline.
+nlohmann::json comparison_json(const Comparison& cmp);
 
 // Escaping, shared by renderers (exposed for tests).
 std::string html_escape(std::string_view text);      // also valid for XML text and attributes

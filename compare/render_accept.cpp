@@ -9,6 +9,7 @@
 
 #include "compare/accept.hpp"
 #include "compare/render.hpp"
+#include "util/json_writer.hpp"
 
 namespace gpubench::compare {
 namespace {
@@ -81,7 +82,7 @@ void render_accept_text(const AcceptResult& r, std::ostream& out) {
   }
 }
 
-void render_accept_json(const AcceptResult& r, std::ostream& out) {
+nlohmann::json accept_json(const AcceptResult& r) {
   nlohmann::json doc;
   doc["run"] = r.run_selection;
   doc["reference"] = r.reference;
@@ -133,7 +134,74 @@ void render_accept_json(const AcceptResult& r, std::ostream& out) {
         {{"benchmark", m.key.benchmark}, {"metric", m.key.metric}, {"reason", m.reason}});
   }
   doc["missing"] = missing;
-  out << doc.dump(2) << '\n';
+  return doc;
+}
+
+// accept_json(r).dump(2), written check by check (issue 16: one check per GPU and benchmark of
+// a fleet's acceptance run), keys in the sorted order of a nlohmann object.
+void render_accept_json(const AcceptResult& r, std::ostream& out) {
+  JsonWriter w(out);
+  w.begin_object();
+  w.key("allow_failed").boolean(r.options.allow_failed);
+  w.key("checks").begin_array();
+  for (const auto& c : r.checks) {
+    w.begin_object();
+    w.key("benchmark").string(c.key.benchmark);
+    w.key("device").string(c.key.device);
+    w.key("direction").string(direction_text(c.direction));
+    w.key("gpu_uuid").string(c.gpu_uuid);
+    w.key("high").number(c.high);
+    w.key("low").number(c.low);
+    w.key("median").number(c.median);
+    w.key("metric").string(c.key.metric);
+    w.key("n").unsigned_integer(c.n);
+    w.key("outcome").string(to_string(c.outcome));
+    w.key("pass").boolean(c.outcome == CheckOutcome::pass);
+    w.key("pci_bus_id").string(c.pci_bus_id);
+    w.key("reason").string(c.reason);
+    w.key("reference").number(c.reference);
+    w.key("repetitions_needed").unsigned_integer(c.repetitions_needed);
+    w.key("required").number(c.required);
+    w.key("suite").string(c.key.suite);
+    w.key("unit").string(c.unit);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("counts").value({{"pass", r.count(CheckOutcome::pass)},
+                         {"marginal", r.count(CheckOutcome::marginal)},
+                         {"fail", r.count(CheckOutcome::fail)}});
+  w.key("missing").begin_array();
+  for (const auto& m : r.missing) {
+    w.begin_object();
+    w.key("benchmark").string(m.key.benchmark);
+    w.key("metric").string(m.key.metric);
+    w.key("reason").string(m.reason);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("passed").boolean(r.passed());
+  w.key("problems").value(r.problems);
+  w.key("reference").string(r.reference);
+  w.key("run").string(r.run_selection);
+  w.key("sibling_outliers").begin_array();
+  for (const auto& o : r.outliers) {
+    w.begin_object();
+    w.key("benchmark").string(o.key.benchmark);
+    w.key("device").string(o.key.device);
+    w.key("gpu_uuid").string(o.gpu_uuid);
+    w.key("median").number(o.median);
+    w.key("metric").string(o.key.metric);
+    w.key("pci_bus_id").string(o.pci_bus_id);
+    w.key("shortfall").number(o.shortfall);
+    w.key("siblings_median").number(o.siblings_median);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("strict").boolean(r.options.strict);
+  w.key("tolerance").number(r.options.tolerance);
+  w.end_object();
+  w.finish();
+  out << '\n';
 }
 
 void render_accept_junit(const AcceptResult& r, std::ostream& out) {

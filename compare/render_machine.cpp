@@ -1,5 +1,6 @@
 // Machine formats: JSON (every figure), JUnit XML (one test case per benchmark, failures for
 // regressions), CSV (one row per compared series).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <ostream>
@@ -7,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compare/render.hpp"
+#include "util/json_writer.hpp"
 
 namespace gpubench::compare {
 namespace {
@@ -58,7 +60,10 @@ nlohmann::json counts_json(const std::size_t* counts) {
 
 // The JSON schema is documented in compare/SCHEMA.md; bump k_json_schema_version (render.hpp)
 // on any change that is not a pure addition.
-void render_json(const Comparison& cmp, std::ostream& out) {
+namespace {
+
+// Every member of the document but "results".
+nlohmann::json comparison_json_head(const Comparison& cmp) {
   nlohmann::json doc;
   doc["schema"] = "gpubench-compare";
   doc["schema_version"] = k_json_schema_version;
@@ -104,6 +109,17 @@ void render_json(const Comparison& cmp, std::ostream& out) {
                       {"speedup_count", s.geomean_count}});
   }
   doc["suites"] = suites;
+  doc["added"] = unmatched_json(cmp.added);
+  doc["removed"] = unmatched_json(cmp.removed);
+  doc["skipped"] = unmatched_json(cmp.skipped);
+  return doc;
+}
+
+}  // namespace
+
+nlohmann::json comparison_json(const Comparison& cmp) {
+  nlohmann::json doc = comparison_json_head(cmp);
+  const Options& o = cmp.options;
   nlohmann::json entries = nlohmann::json::array();
   for (const Entry& e : cmp.entries) {
     nlohmann::json params = nlohmann::json::object();
@@ -144,10 +160,123 @@ void render_json(const Comparison& cmp, std::ostream& out) {
          {"reason", e.reason}});
   }
   doc["results"] = entries;
-  doc["added"] = unmatched_json(cmp.added);
-  doc["removed"] = unmatched_json(cmp.removed);
-  doc["skipped"] = unmatched_json(cmp.skipped);
-  out << doc.dump(2) << '\n';
+  return doc;
+}
+
+namespace {
+
+// side_json, written directly (keys sorted, as a nlohmann object has them).
+void write_side(JsonWriter& w, const SideStats& s) {
+  w.begin_object();
+  w.key("cv").number(s.cv);
+  w.key("gpu_uuid").string(s.gpu_uuid);
+  w.key("max").number(s.max);
+  w.key("median").number(s.median);
+  w.key("min").number(s.min);
+  w.key("n").unsigned_integer(s.n);
+  w.key("per_run_medians").boolean(s.per_run);
+  w.key("runs").unsigned_integer(s.runs);
+  w.key("throttled").unsigned_integer(s.throttled);
+  w.key("values").number_array(s.values);
+  w.end_object();
+}
+
+// One entry of "results": the members comparison_json gives it, in sorted key order.
+void write_entry(JsonWriter& w, const Entry& e, FailOn fail_on,
+                 std::vector<const results::Param*>& params) {
+  const std::optional<double> speedup = e.speedup();
+  const bool estimated = std::isfinite(e.ci_low);
+  auto number_or_null = [&w](bool known, double v) -> JsonWriter& {
+    return known ? w.number(v) : w.null();
+  };
+  w.begin_object();
+  w.key("base");
+  write_side(w, e.base);
+  w.key("benchmark").string(e.key.benchmark);
+  w.key("candidate");
+  write_side(w, e.candidate);
+  w.key("case").string(e.case_name);
+  w.key("ci_high").number(e.ci_high);
+  w.key("ci_low").number(e.ci_low);
+  w.key("delta").number(e.delta);
+  w.key("device").string(e.key.device);
+  w.key("df");
+  number_or_null(estimated, e.df);
+  w.key("direction").string(direction_text(e.direction));
+  w.key("fails").boolean(fails(e.verdict, fail_on));
+  w.key("history_log_sd");
+  number_or_null(e.history.has_value(), e.history ? e.history->log_sd : 0.0);
+  w.key("history_runs").unsigned_integer(e.history ? e.history->runs : 0);
+  w.key("history_variance");
+  number_or_null(estimated, e.history_variance);
+  w.key("metric").string(e.key.metric);
+  w.key("min_detectable_effect").number(e.mde);
+  w.key("noise_source");
+  if (estimated) {
+    w.string(e.noise_source);
+  } else {
+    w.null();
+  }
+  w.key("p_value").number(e.p_value);
+  // A JSON object keeps one value per key, the last assigned, in key order.
+  params.clear();
+  for (const results::Param& p : e.params) params.push_back(&p);
+  std::stable_sort(params.begin(), params.end(),
+                   [](const auto* a, const auto* b) { return a->key < b->key; });
+  w.key("params").begin_object();
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    if (i + 1 < params.size() && params[i + 1]->key == params[i]->key) continue;
+    w.key(params[i]->key);
+    if (params[i]->number) {
+      w.number(*params[i]->number);
+    } else {
+      w.string(params[i]->text);
+    }
+  }
+  w.end_object();
+  w.key("primary").boolean(e.primary);
+  w.key("q_value").number(e.q_value);
+  w.key("ratio").number(e.ratio);
+  w.key("reason").string(e.reason);
+  w.key("sample_cv").number(e.sample_cv);
+  w.key("speedup");
+  number_or_null(speedup.has_value(), speedup.value_or(0.0));
+  w.key("std_error_log");
+  number_or_null(estimated, e.std_error);
+  w.key("suite").string(e.key.suite);
+  w.key("unit").string(e.unit);
+  w.key("verdict").string(to_string(e.verdict));
+  w.end_object();
+}
+
+}  // namespace
+
+// The document of comparison_json, written as it is produced: the entries one by one, the rest
+// (small) through its own small documents. Byte for byte what comparison_json(cmp).dump(2) is.
+void render_json(const Comparison& cmp, std::ostream& out) {
+  nlohmann::json head = comparison_json_head(cmp);
+  JsonWriter w(out);
+  w.begin_object();
+  bool results_written = false;
+  for (auto& [key, value] : head.items()) {
+    if (!results_written && key > std::string("results")) {
+      w.key("results").begin_array();
+      std::vector<const results::Param*> params;
+      for (const Entry& e : cmp.entries) write_entry(w, e, cmp.options.fail_on, params);
+      w.end_array();
+      results_written = true;
+    }
+    w.key(key).value(value);
+  }
+  if (!results_written) {
+    w.key("results").begin_array();
+    std::vector<const results::Param*> params;
+    for (const Entry& e : cmp.entries) write_entry(w, e, cmp.options.fail_on, params);
+    w.end_array();
+  }
+  w.end_object();
+  w.finish();
+  out << '\n';
 }
 
 // A test case fails when its verdict fails the comparison under --fail-on (the exit code's rule);

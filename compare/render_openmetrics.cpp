@@ -115,8 +115,8 @@ Labels series_labels(const std::string& host, const results::GpuInfo* gpu,
 }
 
 void write_results(Writer& w, const OpenMetricsInput& in, const std::string& host) {
-  for (const results::ResultRow& r : in.rows) {
-    if (r.status != results::BenchmarkStatus::ok || r.values.empty() || r.metric.empty()) continue;
+  auto write_row = [&](const results::ResultRow& r) {
+    if (r.status != results::BenchmarkStatus::ok || r.values.empty() || r.metric.empty()) return;
     SideStats s;
     s.values = r.values;
     summarize(s);
@@ -134,6 +134,11 @@ void write_results(Writer& w, const OpenMetricsInput& in, const std::string& hos
               "Median of a benchmark metric's repetitions, in " + unit.suffix, labels,
               unit.to_base(s.median));
     }
+  };
+  if (in.row_source) {
+    in.row_source(write_row);
+  } else {
+    for (const results::ResultRow& r : in.rows) write_row(r);
   }
 }
 

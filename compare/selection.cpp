@@ -1,5 +1,8 @@
 #include "compare/selection.hpp"
 
+#include <exception>
+#include <thread>
+
 #include "results/sqlite.hpp"
 #include "util/clock.hpp"
 #include "util/error.hpp"
@@ -116,16 +119,56 @@ std::vector<int64_t> resolve_selection(results::Store& store, const std::string&
   return ids;
 }
 
-Side load_side(results::Store& store, const std::string& selection, int last) {
+namespace {
+
+// Appends the runs' environments and results to `side` (rows moved straight in as they stream).
+void load_runs(results::Store& store, const std::vector<int64_t>& ids, Side& side,
+               const RowFilter& keep = {}) {
+  for (int64_t id : ids) {
+    side.runs.push_back(store.get_run(id));
+    store.for_each_result(id, [&side, &keep](results::ResultRow& row) {
+      if (!keep || keep(row)) side.results.push_back(std::move(row));
+    });
+  }
+}
+
+}  // namespace
+
+Side load_side(results::Store& store, const std::string& selection, int last,
+               const RowFilter& keep) {
   Side side;
   side.selection = selection;
-  for (int64_t id : resolve_selection(store, selection, last)) {
-    side.runs.push_back(store.get_run(id));
-    std::vector<results::ResultRow> rows = store.get_results(id);
-    side.results.insert(side.results.end(), std::make_move_iterator(rows.begin()),
-                        std::make_move_iterator(rows.end()));
-  }
+  load_runs(store, resolve_selection(store, selection, last), side, keep);
   return side;
+}
+
+std::pair<Side, Side> load_sides(results::Store& store, const std::string& base,
+                                 const std::string& candidate, int last, const RowFilter& keep) {
+  std::pair<Side, Side> sides;
+  sides.first.selection = base;
+  sides.second.selection = candidate;
+  const std::vector<int64_t> base_ids = resolve_selection(store, base, last);
+  const std::vector<int64_t> candidate_ids = resolve_selection(store, candidate, last);
+  std::exception_ptr candidate_error;
+  std::thread reader([&] {
+    try {
+      results::Store second =
+          results::Store::open(store.database().path(), results::OpenMode::read_only);
+      load_runs(second, candidate_ids, sides.second, keep);
+    } catch (...) {
+      candidate_error = std::current_exception();
+    }
+  });
+  std::exception_ptr base_error;
+  try {
+    load_runs(store, base_ids, sides.first, keep);
+  } catch (...) {
+    base_error = std::current_exception();
+  }
+  reader.join();
+  if (base_error) std::rethrow_exception(base_error);
+  if (candidate_error) std::rethrow_exception(candidate_error);
+  return sides;
 }
 
 void check_disjoint(const Side& base, const Side& candidate) {

@@ -3,7 +3,7 @@
 // plus a sibling-outlier check. Exit 1 when anything fails, 2 on bad input.
 #include <CLI/CLI.hpp>
 #include <memory>
-#include <sstream>
+#include <optional>
 
 #include "compare/accept.hpp"
 #include "compare/render.hpp"
@@ -12,6 +12,7 @@
 #include "harness/cli_common.hpp"
 #include "harness/command.hpp"
 #include "util/error.hpp"
+#include "util/fs.hpp"
 
 namespace gpubench::cli {
 namespace {
@@ -47,29 +48,40 @@ void do_accept(const AcceptArgs& args, Context& ctx) {
   if (!args.spec.empty()) spec = compare::load_spec(args.spec);
 
   results::Store store = open_store(ctx, results::OpenMode::read_only);
-  compare::Side run = compare::load_side(store, args.run);
   compare::AcceptOptions options;
   options.tolerance = *tolerance;
   options.strict = args.strict;
   options.allow_failed = args.allow_failed;
-  compare::AcceptResult result =
-      args.spec.empty()
-          ? compare::accept_against_reference(run, compare::load_side(store, args.against), options)
-          : compare::accept_against_spec(run, spec, args.spec, options);
+  compare::AcceptResult result;
+  if (args.spec.empty()) {  // the run and its reference read at once (compare::load_sides)
+    auto [run, reference] =
+        compare::load_sides(store, args.run, args.against, 1, compare::accept_counts);
+    result = compare::accept_against_reference(run, reference, options);
+  } else {
+    result =
+        compare::accept_against_spec(compare::load_side(store, args.run, 1, compare::accept_counts), spec, args.spec, options);
+  }
   if (result.checks.empty() && result.outliers.empty() && result.problems.empty()) {
     throw bad_input("nothing to accept in '" + args.run + "'",
                     "no benchmark of the run is in the reference or matches the spec",
                     "check the run with `gpubench show " + args.run + "`");
   }
-  std::ostringstream text;
+  // Written as it is produced (issue 16): to stdout, or to a temp file renamed over -o.
+  std::optional<AtomicFileWriter> file;
+  if (!args.output.empty() && args.output != "-") file.emplace(args.output);
+  std::ostream& out = file ? file->stream() : *ctx.out;
   if (args.format == "json") {
-    compare::render_accept_json(result, text);
+    compare::render_accept_json(result, out);
   } else if (args.format == "junit") {
-    compare::render_accept_junit(result, text);
+    compare::render_accept_junit(result, out);
   } else {
-    compare::render_accept_text(result, text);
+    compare::render_accept_text(result, out);
   }
-  compare::write_output(args.output, text.str(), *ctx.out);
+  if (file) {
+    file->commit();
+  } else {
+    out.flush();
+  }
   ctx.exit_code = result.passed() ? 0 : 1;
 }
 

@@ -3,7 +3,6 @@
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <memory>
-#include <sstream>
 
 #include "compare/compare.hpp"
 #include "compare/history.hpp"
@@ -15,6 +14,7 @@
 #include "harness/cli_common.hpp"
 #include "harness/command.hpp"
 #include "util/error.hpp"
+#include "util/fs.hpp"
 
 namespace gpubench::cli {
 namespace {
@@ -68,8 +68,16 @@ void do_compare(const CompareArgs& args, Context& ctx) {
   }
 
   results::Store store = open_store(ctx, results::OpenMode::read_only);
-  compare::Side base = compare::load_side(store, args.base, args.last);
-  compare::Side candidate = compare::load_side(store, args.candidate, args.last);
+  // Rows of metrics compare_sides does not look at (cpu_time unless asked for; with --metric,
+  // every other metric) are dropped as they are read. Rows without a metric (skips, errors)
+  // stay: they carry the benchmark's status.
+  const std::optional<std::string> only_metric =
+      args.metric.empty() ? std::nullopt : std::optional<std::string>(args.metric);
+  auto [base, candidate] = compare::load_sides(
+      store, args.base, args.candidate, args.last, [&only_metric](const results::ResultRow& r) {
+        if (r.metric.empty()) return true;
+        return only_metric ? r.metric == *only_metric : r.metric != "cpu_time";
+      });
   compare::check_disjoint(base, candidate);
   compare::Options options;
   options.threshold = *threshold;
@@ -86,12 +94,18 @@ void do_compare(const CompareArgs& args, Context& ctx) {
   options.history = &history;
   compare::Comparison cmp = compare::compare_sides(base, candidate, options);
 
-  std::ostringstream text;
+  // Written as it is produced (issue 16): to stdout, or to a temp file renamed over -o.
   bool colour = ctx.interactive && args.output.empty() && *format == compare::Format::text;
   // A large Markdown/HTML comparison puts its unchanged entries in a CSV beside -o FILE.
-  compare::render_comparison(cmp, *format, text, colour,
-                             compare::sidecar_path(args.output, ".unchanged.csv"));
-  compare::write_output(args.output, text.str(), *ctx.out);
+  const std::string unchanged_csv = compare::sidecar_path(args.output, ".unchanged.csv");
+  if (args.output.empty() || args.output == "-") {
+    compare::render_comparison(cmp, *format, *ctx.out, colour, unchanged_csv);
+    ctx.out->flush();
+  } else {
+    AtomicFileWriter file(args.output);
+    compare::render_comparison(cmp, *format, file.stream(), colour, unchanged_csv);
+    file.commit();
+  }
   ctx.exit_code = cmp.exit_code(*fail_on);
 }
 

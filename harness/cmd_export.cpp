@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 
 #include "harness/cli_common.hpp"
@@ -12,6 +13,7 @@
 #include "harness/run_json.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
+#include "util/json_writer.hpp"
 
 namespace gpubench::cli {
 
@@ -59,28 +61,34 @@ void do_export(const ExportArgs& args, Context& ctx) {
   results::Store store = open_store(ctx, results::OpenMode::read_only);
   const int64_t id = store.resolve_run(args.run);
   const results::RunDetail detail = store.get_run(id);
-  const std::vector<results::ResultRow> rows = store.get_results(id);
-  std::string text;
+  // Written as it is produced (issue 16): to the file's temp copy, renamed into place at the end.
+  std::optional<AtomicFileWriter> file;
+  if (!args.output.empty() && args.output != "-") file.emplace(args.output);
+  std::ostream& out = file ? file->stream() : *ctx.out;
   if (args.format == "openmetrics") {
-    text = openmetrics_export(store, id, args.against);
+    write_openmetrics_export(store, id, args.against, out);
   } else if (args.format == "json") {
     // Everything `gpubench import` needs to rebuild the run elsewhere: telemetry per suite run.
-    nlohmann::json doc = run_to_json(detail, rows);
-    nlohmann::json telemetry = nlohmann::json::array();
-    for (int64_t sr : detail.suite_run_ids) {
-      for (const results::TelemetrySample& t : store.get_telemetry(id, sr)) {
-        telemetry.push_back(telemetry_json(t, sr));
-      }
-    }
-    doc["telemetry"] = telemetry;
-    text = doc.dump(2) + "\n";
+    JsonWriter w(out);
+    write_run_json(w, detail, rows_of(store, id), false,
+                   {{"telemetry", [&](JsonWriter& tw) {
+                       tw.begin_array();
+                       for (int64_t sr : detail.suite_run_ids) {
+                         for (const results::TelemetrySample& t : store.get_telemetry(id, sr)) {
+                           tw.value(telemetry_json(t, sr));
+                         }
+                       }
+                       tw.end_array();
+                     }}});
+    w.finish();
+    out << '\n';
   } else {
-    text = run_to_csv(detail, rows);
+    write_run_csv(out, detail, rows_of(store, id));
   }
-  if (args.output.empty() || args.output == "-") {
-    *ctx.out << text;
+  if (file) {
+    file->commit();
   } else {
-    write_file_atomic(args.output, text);
+    out.flush();
   }
 }
 }  // namespace

@@ -9,11 +9,12 @@
 #include "compare/accept.hpp"
 #include "harness/cli_common.hpp"
 #include "harness/command.hpp"
-#include "harness/p2p_matrix.hpp"
 #include "harness/doctor.hpp"
 #include "harness/nodes.hpp"
+#include "harness/p2p_matrix.hpp"
 #include "harness/run_json.hpp"
 #include "harness/runner.hpp"
+#include "util/json_writer.hpp"
 #include "util/strings.hpp"
 
 namespace gpubench::cli {
@@ -151,39 +152,85 @@ nlohmann::json telemetry_json(const results::RunDetail& d,
           {"gpus", list}};
 }
 
+// The rows build_p2p_matrices needs, kept while the run's rows stream past: the rows that can be
+// matrix cells, and the first UUID seen for each CUDA ordinal.
+class P2pRows {
+ public:
+  void add(const results::ResultRow& r) {
+    if (harness::is_p2p_result(r)) m_rows.push_back(r);
+    if (r.device_index && !r.gpu_uuid.empty()) m_uuids.emplace(*r.device_index, r.gpu_uuid);
+  }
+  bool empty() const { return m_rows.empty(); }
+  std::vector<harness::P2pMatrix> build() const {
+    if (m_rows.empty()) return {};
+    std::vector<results::ResultRow> rows;  // stubs first: the first UUID of an ordinal wins
+    for (const auto& [ordinal, uuid] : m_uuids) {
+      results::ResultRow stub;  // no src/dst: it only names the GPU of an ordinal
+      stub.device_index = ordinal;
+      stub.gpu_uuid = uuid;
+      rows.push_back(std::move(stub));
+    }
+    rows.insert(rows.end(), m_rows.begin(), m_rows.end());
+    return harness::build_p2p_matrices(rows);
+  }
+
+ private:
+  std::vector<results::ResultRow> m_rows;
+  std::map<int, std::string> m_uuids;  // CUDA ordinal -> UUID, first seen in result order
+};
+
+// The run's peer-to-peer matrices before its results are written (show --format json): only
+// benchmarks with src: and dst: parameters are read, and only when there are some, every row
+// once more for the GPUs' UUIDs.
+std::vector<harness::P2pMatrix> p2p_matrices(results::Store& store, int64_t id) {
+  P2pRows p2p;
+  store.for_each_result(
+      id, [&p2p](results::ResultRow& r) { p2p.add(r); },
+      [](const results::ResultRow& r) { return harness::is_p2p_result(r); });
+  if (p2p.empty()) return {};
+  P2pRows all;
+  store.for_each_result(id, [&all](results::ResultRow& r) { all.add(r); });
+  return all.build();
+}
+
 void do_show(const ShowArgs& args, Context& ctx) {
   check_format(args.format, {"text", "json"});
   results::Store store = open_store(ctx, results::OpenMode::read_only);
   const int64_t id = store.resolve_run(args.run);
   const results::RunDetail detail = store.get_run(id);
-  const std::vector<results::ResultRow> rows = store.get_results(id);
   const std::vector<results::TelemetrySummary> telemetry = store.get_telemetry_summary(id);
   std::ostream& out = *ctx.out;
   if (args.format == "json") {
-    nlohmann::json j = run_to_json(detail, rows);
-    // run_to_json writes one entry per row, in order; telemetry fields are added here.
-    for (std::size_t i = 0; i < rows.size() && i < j["results"].size(); ++i) {
-      const auto& flag = rows[i].telemetry_throttled;
-      j["results"][i]["telemetry_throttled"] = flag ? nlohmann::json(*flag) : nullptr;
-    }
-    j["telemetry"] = telemetry_json(detail, telemetry);
-    j["p2p_matrices"] =
-        harness::p2p_matrices_json(harness::build_p2p_matrices(rows));
-    j["doctor"] = harness::doctor_json(detail.doctor);
-    j["nodes"] = harness::suite_nodes_json(harness::read_suite_nodes(store, id));
-    nlohmann::json inv = nlohmann::json::array();
-    for (const auto& v : store.get_invalid_samples(id)) {
-      inv.push_back({{"suite", v.suite},
-                     {"benchmark", v.benchmark},
-                     {"metric", v.metric},
-                     {"kind", v.kind},
-                     {"repetition", v.repetition ? nlohmann::json(*v.repetition) : nullptr},
-                     {"value", v.raw},
-                     {"reason", v.reason}});
-    }
-    j["invalid_samples"] = inv;
-    j["problems"] = compare::run_problems(detail);
-    out << j.dump(2) << '\n';
+    // Written as the results are read (issue 16); the same document run_to_json would give,
+    // with each result's telemetry flag and the members below.
+    JsonWriter w(out);
+    write_run_json(
+        w, detail, rows_of(store, id), true,
+        {{"telemetry", [&](JsonWriter& o) { o.value(telemetry_json(detail, telemetry)); }},
+         {"p2p_matrices",
+          [&](JsonWriter& o) { o.value(harness::p2p_matrices_json(p2p_matrices(store, id))); }},
+         {"doctor", [&](JsonWriter& o) { o.value(harness::doctor_json(detail.doctor)); }},
+         {"nodes",
+          [&](JsonWriter& o) {
+            o.value(harness::suite_nodes_json(harness::read_suite_nodes(store, id)));
+          }},
+         {"invalid_samples",
+          [&](JsonWriter& o) {
+            nlohmann::json inv = nlohmann::json::array();
+            for (const auto& v : store.get_invalid_samples(id)) {
+              inv.push_back({{"suite", v.suite},
+                             {"benchmark", v.benchmark},
+                             {"metric", v.metric},
+                             {"kind", v.kind},
+                             {"repetition", v.repetition ? nlohmann::json(*v.repetition) : nullptr},
+                             {"value", v.raw},
+                             {"reason", v.reason}});
+            }
+            o.value(inv);
+          }},
+         {"problems", [&](JsonWriter& o) { o.value(compare::run_problems(detail)); }}});
+    w.finish();
+    out << '\n';
     return;
   }
   // A failed, interrupted or running run, or a failed suite, comes first (issue 9).
@@ -233,19 +280,22 @@ void do_show(const ShowArgs& args, Context& ctx) {
     any_t = any_t || t;
     return std::string(t ? "T" : "");
   };
+  // The table's cells, made as the rows stream from the store (the rows are not kept).
   std::vector<std::vector<std::string>> result_rows;
   // Identical skips are one line each ("83 cases skipped: no NVIDIA driver ..."), not 83 rows.
-  std::map<std::string, std::vector<const results::ResultRow*>> skips;
-  for (const auto& r : rows) {
+  std::map<std::string, std::set<std::string>> skips;  // why -> benchmark names
+  P2pRows p2p;
+  store.for_each_result(id, [&](const results::ResultRow& r) {
+    p2p.add(r);
     if (r.status == results::BenchmarkStatus::skipped) {
       std::string why = r.message.rfind("skipped: ", 0) == 0 ? r.message.substr(9) : r.message;
-      skips[why].push_back(&r);
-      continue;
+      skips[why].insert(r.benchmark);
+      return;
     }
     if (r.status != results::BenchmarkStatus::ok) {
       result_rows.push_back({r.benchmark, r.metric, r.unit, "", "", "", "", "0", t_mark(r),
                              std::string(results::to_string(r.status)) + ": " + r.message});
-      continue;
+      return;
     }
     const SampleStats st = summarize(r.values);
     int throttled = 0, power = 0, clock = 0;
@@ -261,13 +311,13 @@ void do_show(const ShowArgs& args, Context& ctx) {
     const std::string mark = join(marks, ", ");
     if (st.n == 0) {
       result_rows.push_back({r.benchmark, r.metric, r.unit, "", "", "", "", "0", t_mark(r), mark});
-      continue;
+      return;
     }
     result_rows.push_back({r.benchmark, r.metric, r.unit, format_significant(st.median, 4),
                            format_significant(st.min, 4), format_significant(st.max, 4),
                            st.n >= 2 ? format_significant(st.cv * 100, 2) : "-",
                            std::to_string(st.n), t_mark(r), mark});
-  }
+  });
   if (result_rows.empty() && skips.empty()) {
     out << "no results stored for this run\n";
   } else if (!result_rows.empty()) {
@@ -280,14 +330,12 @@ void do_show(const ShowArgs& args, Context& ctx) {
              "per benchmark: this result itself may or may not have run throttled.\n";
     }
   }
-  for (const auto& [why, list] : skips) {
-    std::set<std::string> names;
-    for (const results::ResultRow* r : list) names.insert(r->benchmark);
+  for (const auto& [why, names] : skips) {
     out << (result_rows.empty() ? "" : "\n") << names.size()
         << (names.size() == 1 ? " case" : " cases") << " skipped: " << why << " (e.g. "
         << *names.begin() << ")\n";
   }
-  harness::print_p2p_matrices(out, harness::build_p2p_matrices(rows));
+  harness::print_p2p_matrices(out, p2p.build());
 }
 }  // namespace
 

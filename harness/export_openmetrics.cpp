@@ -3,7 +3,7 @@
 #include "harness/export_openmetrics.hpp"
 
 #include <optional>
-#include <sstream>
+#include <ostream>
 
 #include "compare/history.hpp"
 #include "compare/openmetrics.hpp"
@@ -13,10 +13,14 @@
 
 namespace gpubench::cli {
 
-std::string openmetrics_export(results::Store& store, int64_t run_id, const std::string& against) {
+void write_openmetrics_export(results::Store& store, int64_t run_id, const std::string& against,
+                              std::ostream& out) {
   compare::OpenMetricsInput input;
   input.run = store.get_run(run_id);
-  input.rows = store.get_results(run_id);
+  // Rows stream from the store into the families; only the text of each sample is kept.
+  input.row_source = [&store, run_id](const std::function<void(const results::ResultRow&)>& fn) {
+    store.for_each_result(run_id, [&fn](results::ResultRow& row) { fn(row); });
+  };
   input.telemetry = store.get_telemetry_summary(run_id);
   input.doctor = results::get_doctor_checks(store, run_id);
   std::optional<compare::Comparison> cmp;
@@ -30,9 +34,12 @@ std::string openmetrics_export(results::Store& store, int64_t run_id, const std:
         selection = "baseline:" + against;
       }
     }
-    compare::Side base;
+    std::pair<compare::Side, compare::Side> sides;
     try {
-      base = compare::load_side(store, selection);
+      // The baseline and this run read at once; rows of metrics compare does not look at
+      // (cpu_time) dropped as they are read.
+      sides = compare::load_sides(store, selection, std::to_string(run_id), 1,
+                                  [](const results::ResultRow& r) { return r.metric != "cpu_time"; });
     } catch (const Error& e) {
       if (e.code() != ExitCode::bad_input || selection != against) throw;
       throw bad_input("unknown --against '" + against + "'",
@@ -41,7 +48,8 @@ std::string openmetrics_export(results::Store& store, int64_t run_id, const std:
                           ") nor a run: " + e.what(),
                       "name a baseline ('gpubench baseline list') or a run ('gpubench runs')");
     }
-    compare::Side candidate = compare::load_side(store, std::to_string(run_id));
+    compare::Side& base = sides.first;
+    compare::Side& candidate = sides.second;
     compare::Options options;
     const compare::HistoryNoise history = compare::load_history_noise(
         store, base, candidate, compare::k_default_history_window, options.metric);
@@ -50,9 +58,7 @@ std::string openmetrics_export(results::Store& store, int64_t run_id, const std:
     input.comparison = &*cmp;
     input.baseline = against;
   }
-  std::ostringstream out;
   compare::render_openmetrics(input, out);
-  return out.str();
 }
 
 }  // namespace gpubench::cli

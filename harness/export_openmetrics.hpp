@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 
 #include "results/store.hpp"
@@ -11,7 +12,9 @@ namespace gpubench::cli {
 // The run as OpenMetrics text. `against` (optional): a baseline name, or any selection compare
 // takes (baseline:NAME, a run id, latest~1, tag:K=V); the run is compared with it as `gpubench
 // compare AGAINST RUN` would (default threshold, history noise) and each series gets its
-// verdict. Throws Error(bad_input) for an unknown selection.
-std::string openmetrics_export(results::Store& store, int64_t run_id, const std::string& against);
+// verdict. Throws Error(bad_input) for an unknown selection. Written to `out` (nothing is
+// written when the selection is unknown).
+void write_openmetrics_export(results::Store& store, int64_t run_id, const std::string& against,
+                              std::ostream& out);
 
 }  // namespace gpubench::cli

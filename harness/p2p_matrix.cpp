@@ -44,6 +44,10 @@ std::string number(double v) {
 
 }  // namespace
 
+bool is_p2p_result(const results::ResultRow& r) {
+  return int_param(r, "src") && int_param(r, "dst");
+}
+
 std::vector<P2pMatrix> build_p2p_matrices(const std::vector<results::ResultRow>& rows) {
   struct Pending {
     P2pMatrix m;

@@ -38,6 +38,9 @@ struct P2pMatrix {
 };
 
 std::vector<P2pMatrix> build_p2p_matrices(const std::vector<results::ResultRow>& rows);
+// True when a result can be a cell of a matrix (numeric src: and dst: parameters); the other
+// rows only tell build_p2p_matrices the UUID of each CUDA ordinal.
+bool is_p2p_result(const results::ResultRow& r);
 
 // A pair below `fraction` of the median of the other pairs of its matrix (default 80%: same-SKU
 // GPUs differ by ~8% and run-to-run noise is a few %, a bad link costs far more).

@@ -1,6 +1,9 @@
 #include "harness/run_json.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <ostream>
+#include <sstream>
 
 #include "harness/cli_common.hpp"
 
@@ -31,65 +34,63 @@ std::string number_text(double v) {
 
 }  // namespace
 
-std::string params_text(const std::vector<results::Param>& params) {
-  std::string out;
-  for (const auto& p : params) {
-    if (!out.empty()) out += ';';
-    out += p.key + "=" + p.text;
-  }
-  return out;
-}
+namespace {
 
-nlohmann::json run_to_json(const results::RunDetail& detail,
-                           const std::vector<results::ResultRow>& rows) {
+nlohmann::json run_member(const results::RunDetail& detail) {
   const results::RunRow& r = detail.run;
   const results::RunInfo& info = detail.info;
   nlohmann::json tags = nlohmann::json::object();
   for (const auto& [k, v] : r.tags) tags[k] = v;
-  nlohmann::json j;
-  j["run"] = {{"id", r.id},
-              {"uuid", r.uuid},
-              {"started_at", r.started_at},
-              {"finished_at", r.finished_at},
-              {"status", results::to_string(r.status)},
-              {"status_reason", r.status_reason},
-              {"owner_gone", r.owner_gone},
-              {"user", info.user},
-              {"argv", info.argv},
-              {"tags", tags},
-              {"note", r.note},
-              {"profile", r.profile}};
+  return {{"id", r.id},
+          {"uuid", r.uuid},
+          {"started_at", r.started_at},
+          {"finished_at", r.finished_at},
+          {"status", results::to_string(r.status)},
+          {"status_reason", r.status_reason},
+          {"owner_gone", r.owner_gone},
+          {"user", info.user},
+          {"argv", info.argv},
+          {"tags", tags},
+          {"note", r.note},
+          {"profile", r.profile}};
+}
+
+nlohmann::json environment_member(const results::RunDetail& detail) {
+  const results::RunInfo& info = detail.info;
   const auto& h = info.host;
   const auto& s = info.software;
   nlohmann::json gpus = nlohmann::json::array();
   for (const auto& g : info.gpus) gpus.push_back(results::to_json(g));
-  j["environment"] = {{"host",
-                       {{"hostname", h.hostname},
-                        {"cpu_model", h.cpu_model},
-                        {"sockets", opt(h.sockets)},
-                        {"cores", opt(h.cores)},
-                        {"threads", opt(h.threads)},
-                        {"memory_bytes", opt(h.memory_bytes)},
-                        {"kernel", h.kernel},
-                        {"os", h.os},
-                        {"governor", h.governor},
-                        {"arch", h.arch}}},
-                      {"gpus", gpus},
-                      {"software",
-                       {{"driver_version", s.driver_version},
-                        {"cuda_driver_version", s.cuda_driver_version},
-                        {"cuda_runtime_version", s.cuda_runtime_version},
-                        {"cublas_version", s.cublas_version},
-                        {"nccl_version", s.nccl_version},
-                        {"kernel", s.kernel},
-                        {"compiler", s.compiler},
-                        {"gpubench_version", s.gpubench_version},
-                        {"git_sha", s.git_sha},
-                        {"git_dirty", s.git_dirty}}},
-                      {"configuration",
-                       {{"profile", info.config.profile},
-                        {"env", info.config.env},
-                        {"clocks_locked", info.config.clocks_locked}}}};
+  return {{"host",
+           {{"hostname", h.hostname},
+            {"cpu_model", h.cpu_model},
+            {"sockets", opt(h.sockets)},
+            {"cores", opt(h.cores)},
+            {"threads", opt(h.threads)},
+            {"memory_bytes", opt(h.memory_bytes)},
+            {"kernel", h.kernel},
+            {"os", h.os},
+            {"governor", h.governor},
+            {"arch", h.arch}}},
+          {"gpus", gpus},
+          {"software",
+           {{"driver_version", s.driver_version},
+            {"cuda_driver_version", s.cuda_driver_version},
+            {"cuda_runtime_version", s.cuda_runtime_version},
+            {"cublas_version", s.cublas_version},
+            {"nccl_version", s.nccl_version},
+            {"kernel", s.kernel},
+            {"compiler", s.compiler},
+            {"gpubench_version", s.gpubench_version},
+            {"git_sha", s.git_sha},
+            {"git_dirty", s.git_dirty}}},
+          {"configuration",
+           {{"profile", info.config.profile},
+            {"env", info.config.env},
+            {"clocks_locked", info.config.clocks_locked}}}};
+}
+
+nlohmann::json suites_member(const results::RunDetail& detail) {
   nlohmann::json suites = nlohmann::json::array();
   for (std::size_t i = 0; i < detail.suites.size(); ++i) {
     const auto& sr = detail.suites[i];
@@ -107,7 +108,26 @@ nlohmann::json run_to_json(const results::RunDetail& detail,
                       {"stderr_tail", sr.stderr_tail},
                       {"stdout_tail", sr.stdout_tail}});
   }
-  j["suites"] = suites;
+  return suites;
+}
+
+}  // namespace
+
+std::string params_text(const std::vector<results::Param>& params) {
+  std::string out;
+  for (const auto& p : params) {
+    if (!out.empty()) out += ';';
+    out += p.key + "=" + p.text;
+  }
+  return out;
+}
+
+nlohmann::json run_to_json(const results::RunDetail& detail,
+                           const std::vector<results::ResultRow>& rows) {
+  nlohmann::json j;
+  j["run"] = run_member(detail);
+  j["environment"] = environment_member(detail);
+  j["suites"] = suites_member(detail);
   nlohmann::json results = nlohmann::json::array();
   for (const auto& row : rows) {
     const SampleStats st = summarize(row.values);
@@ -151,29 +171,136 @@ nlohmann::json run_to_json(const results::RunDetail& detail,
 
 std::string run_to_csv(const results::RunDetail& detail,
                        const std::vector<results::ResultRow>& rows) {
-  std::string out =
-      "run_id,run_uuid,suite,benchmark,case,params,metric,unit,direction,device_index,gpu_uuid,"
-      "status,repetition,value,throttled,message\n";
+  std::ostringstream out;
+  write_run_csv(out, detail, rows_of(rows));
+  return out.str();
+}
+
+RowSource rows_of(results::Store& store, int64_t run_id) {
+  return [&store, run_id](const std::function<void(const results::ResultRow&)>& fn) {
+    store.for_each_result(run_id, [&fn](results::ResultRow& row) { fn(row); });
+  };
+}
+
+RowSource rows_of(const std::vector<results::ResultRow>& rows) {
+  return [&rows](const std::function<void(const results::ResultRow&)>& fn) {
+    for (const results::ResultRow& row : rows) fn(row);
+  };
+}
+
+namespace {
+
+// One entry of "results", keys in sorted order (as nlohmann's object writes them); the same
+// members as run_to_json's entries.
+void write_result(JsonWriter& w, const results::ResultRow& row, bool telemetry_flag,
+                  std::vector<const results::Param*>& params) {
+  const SampleStats st = summarize(row.values);
+  w.begin_object();
+  w.key("aggregates").begin_object();
+  for (const auto& [k, v] : row.aggregates) w.key(k).number(v);
+  w.end_object();
+  w.key("benchmark").string(row.benchmark);
+  w.key("case").string(row.case_name);
+  w.key("clock_below_expected").integer_array(row.clock_below_expected);
+  w.key("cuda_ordinal").optional_integer(row.device_index);
+  if (st.n > 0) w.key("cv").number(st.cv);
+  w.key("device_index").optional_integer(row.device_index);
+  w.key("direction").string(results::to_string(row.direction));
+  w.key("gpu_pci_bus_id").string(row.gpu_pci_bus_id);
+  w.key("gpu_uuid").string(row.gpu_uuid);
+  if (st.n > 0) w.key("max").number(st.max);
+  if (st.n > 0) w.key("median").number(st.median);
+  w.key("message").string(row.message);
+  w.key("metric").string(row.metric);
+  if (st.n > 0) w.key("min").number(st.min);
+  // A JSON object keeps one value per key, the last assigned, in key order.
+  params.clear();
+  for (const results::Param& p : row.params) params.push_back(&p);
+  std::stable_sort(params.begin(), params.end(),
+                   [](const auto* a, const auto* b) { return a->key < b->key; });
+  w.key("params").begin_object();
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    if (i + 1 < params.size() && params[i + 1]->key == params[i]->key) continue;
+    w.key(params[i]->key);
+    if (params[i]->number) {
+      w.number(*params[i]->number);
+    } else {
+      w.string(params[i]->text);
+    }
+  }
+  w.end_object();
+  w.key("power_limited").integer_array(row.power_limited);
+  w.key("role").string(results::to_string(row.role));
+  w.key("status").string(results::to_string(row.status));
+  w.key("suite").string(row.suite);
+  w.key("suite_run").integer(row.suite_run_id);
+  if (telemetry_flag) {
+    if (row.telemetry_throttled) {
+      w.key("telemetry_throttled").boolean(*row.telemetry_throttled);
+    } else {
+      w.key("telemetry_throttled").null();
+    }
+  }
+  w.key("throttled").integer_array(row.throttled);
+  w.key("unit").string(row.unit);
+  w.key("values").number_array(row.values);
+  w.end_object();
+}
+
+}  // namespace
+
+void write_run_json(JsonWriter& w, const results::RunDetail& detail, const RowSource& rows,
+                    bool telemetry_flag, std::vector<JsonMember> extra) {
+  extra.emplace_back("run", [&](JsonWriter& out) { out.value(run_member(detail)); });
+  extra.emplace_back("environment",
+                     [&](JsonWriter& out) { out.value(environment_member(detail)); });
+  extra.emplace_back("suites", [&](JsonWriter& out) { out.value(suites_member(detail)); });
+  extra.emplace_back("results", [&](JsonWriter& out) {
+    std::vector<const results::Param*> params;
+    out.begin_array();
+    rows([&](const results::ResultRow& row) { write_result(out, row, telemetry_flag, params); });
+    out.end_array();
+  });
+  // Sorted like a nlohmann object; a key given twice keeps its last writer, as operator[] does.
+  std::stable_sort(extra.begin(), extra.end(),
+                   [](const JsonMember& a, const JsonMember& b) { return a.first < b.first; });
+  w.begin_object();
+  for (std::size_t i = 0; i < extra.size(); ++i) {
+    if (i + 1 < extra.size() && extra[i + 1].first == extra[i].first) continue;
+    w.key(extra[i].first);
+    extra[i].second(w);
+  }
+  w.end_object();
+}
+
+void write_run_csv(std::ostream& out, const results::RunDetail& detail, const RowSource& rows) {
+  out << "run_id,run_uuid,suite,benchmark,case,params,metric,unit,direction,device_index,"
+         "gpu_uuid,status,repetition,value,throttled,message\n";
   const std::string prefix = std::to_string(detail.run.id) + "," + csv_field(detail.run.uuid) + ",";
-  for (const auto& row : rows) {
-    const std::string common = prefix + csv_field(row.suite) + "," + csv_field(row.benchmark) +
-                               "," + csv_field(row.case_name) + "," +
-                               csv_field(params_text(row.params)) + "," + csv_field(row.metric) +
-                               "," + csv_field(row.unit) + "," + results::to_string(row.direction) +
-                               "," + (row.device_index ? std::to_string(*row.device_index) : "") +
-                               "," + csv_field(row.gpu_uuid) + "," +
-                               results::to_string(row.status) + ",";
+  std::string buf;
+  rows([&](const results::ResultRow& row) {
+    std::string common = prefix + csv_field(row.suite) + "," + csv_field(row.benchmark) + "," +
+                         csv_field(row.case_name) + "," + csv_field(params_text(row.params)) + "," +
+                         csv_field(row.metric) + "," + csv_field(row.unit) + "," +
+                         results::to_string(row.direction) + "," +
+                         (row.device_index ? std::to_string(*row.device_index) : "") + "," +
+                         csv_field(row.gpu_uuid) + "," + results::to_string(row.status) + ",";
+    const std::string message = csv_field(row.message);
     if (row.values.empty()) {  // a skip or an error: one row that says so
-      out += common + ",,," + csv_field(row.message) + "\n";
-      continue;
+      buf += common + ",,," + message + "\n";
     }
     for (std::size_t i = 0; i < row.values.size(); ++i) {
       const int thr = i < row.throttled.size() ? row.throttled[i] : -1;
-      out += common + std::to_string(i) + "," + number_text(row.values[i]) + "," +
-             (thr < 0 ? "" : std::to_string(thr)) + "," + csv_field(row.message) + "\n";
+      buf += common;
+      buf += std::to_string(i) + "," + number_text(row.values[i]) + "," +
+             (thr < 0 ? "" : std::to_string(thr)) + "," + message + "\n";
     }
-  }
-  return out;
+    if (buf.size() >= (std::size_t{1} << 20)) {
+      out << buf;
+      buf.clear();
+    }
+  });
+  out << buf;
 }
 
 }  // namespace gpubench::cli

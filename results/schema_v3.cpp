@@ -29,8 +29,18 @@ DROP INDEX IF EXISTS samples_series;
   detail::refresh_all_series_medians(db);
 }
 
-// Indexes for the read paths (show, export, compare, selections).
-void v3_read_paths(Database& /*db*/) {}
+// Indexes for the read paths (show, export, compare, selections): a run's results are read in
+// one ordered pass, its benchmark outcomes in output order joined to each one's samples
+// (results/store_results.cpp), with no sort and no scan of other runs. The samples index by
+// (suite run, benchmark) replaces the one by suite run alone (it serves every query that one
+// did, as its prefix), so ingest keeps maintaining one index on samples for suite runs, not two.
+void v3_read_paths(Database& db) {
+  db.exec(R"sql(
+CREATE INDEX benchmark_outcomes_order ON benchmark_outcomes(suite_run_id, position);
+CREATE INDEX samples_suite_run_benchmark ON samples(suite_run_id, benchmark_id);
+DROP INDEX samples_suite_run;
+)sql");
+}
 
 }  // namespace
 

@@ -294,6 +294,13 @@ std::string Statement::column_text(int column) const {
   return std::string(reinterpret_cast<const char*>(text), static_cast<size_t>(bytes));
 }
 
+std::string_view Statement::column_view(int column) const {
+  const auto* text = sqlite3_column_text(m_stmt, column);
+  if (text == nullptr) return {};
+  const int bytes = sqlite3_column_bytes(m_stmt, column);
+  return std::string_view(reinterpret_cast<const char*>(text), static_cast<size_t>(bytes));
+}
+
 std::optional<int64_t> Statement::column_optional_int64(int column) const {
   if (is_null(column)) return std::nullopt;
   return column_int64(column);

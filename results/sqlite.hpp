@@ -109,6 +109,8 @@ class Statement {
   int64_t column_int64(int column) const;
   double column_double(int column) const;
   std::string column_text(int column) const;  // NULL -> ""
+  // The text without a copy: valid until the next step(), reset() or destruction (hot loops).
+  std::string_view column_view(int column) const;  // NULL -> ""
   std::optional<int64_t> column_optional_int64(int column) const;
   std::optional<double> column_optional_double(int column) const;
 

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -223,6 +224,16 @@ class Store {
   // skipped or failed without samples is one row with an empty `metric` and no values, so its
   // status and message are shown too. Throws Error(bad_input) for an unknown id.
   std::vector<ResultRow> get_results(int64_t run_id);
+  // The same rows, streamed: `fn` gets each row of get_results once, in the same order, and may
+  // move from it; the row is not valid after `fn` returns (its buffers are reused). One ordered
+  // pass over the run's samples, benchmark by benchmark, so memory holds one benchmark's samples
+  // and the run's benchmark names (each read once), whatever the run's size. `select` (when set)
+  // is asked once per benchmark outcome with the row's suite, benchmark, case_name, params,
+  // status and message filled: only the benchmarks it accepts are read. Throws
+  // Error(bad_input) for an unknown id; exceptions from `fn` propagate.
+  using ResultVisitor = std::function<void(ResultRow&)>;
+  using ResultFilter = std::function<bool(const ResultRow&)>;
+  void for_each_result(int64_t run_id, const ResultVisitor& fn, const ResultFilter& select = {});
   // Telemetry samples of a run (of one suite run when given), by device index, then time.
   std::vector<TelemetrySample> get_telemetry(int64_t run_id,
                                              std::optional<int64_t> suite_run_id = std::nullopt);

@@ -81,6 +81,66 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view conte
   }
 }
 
+AtomicFileWriter::AtomicFileWriter(const std::filesystem::path& path) : m_path(path) {
+  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
+  std::string tmpl = (dir / ("." + path.filename().string() + ".tmp.XXXXXX")).string();
+  std::vector<char> name(tmpl.begin(), tmpl.end());
+  name.push_back('\0');
+  int fd = mkstemp(name.data());
+  if (fd < 0) {
+    throw bad_input("cannot write '" + path.string() + "'", errno_text(errno),
+                    "choose a writable output path");
+  }
+  // As write_file_atomic: the mode a plain open() would give (an existing file keeps its mode).
+  struct stat existing {};
+  mode_t mode = 0;
+  if (::stat(path.c_str(), &existing) == 0) {
+    mode = existing.st_mode & 07777;
+  } else {
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    mode = 0666 & ~mask;
+  }
+  (void)::fchmod(fd, mode);
+  ::close(fd);
+  m_temp = name.data();
+  m_out.open(m_temp, std::ios::binary | std::ios::trunc);
+  if (!m_out) {
+    const int e = errno;
+    ::unlink(m_temp.c_str());
+    m_temp.clear();
+    throw bad_input("cannot write '" + path.string() + "'", errno_text(e),
+                    "choose a writable output path");
+  }
+}
+
+AtomicFileWriter::~AtomicFileWriter() {
+  if (m_temp.empty()) return;
+  m_out.close();
+  ::unlink(m_temp.c_str());
+}
+
+void AtomicFileWriter::commit() {
+  m_out.flush();
+  const bool written = static_cast<bool>(m_out);
+  m_out.close();
+  int e = written && m_out ? 0 : (errno != 0 ? errno : EIO);
+  if (e == 0) {
+    const int fd = ::open(m_temp.c_str(), O_WRONLY);
+    if (fd < 0 || ::fsync(fd) != 0) e = errno;
+    if (fd >= 0 && ::close(fd) != 0 && e == 0) e = errno;
+  }
+  if (e != 0) {
+    throw bad_input("cannot write '" + m_path.string() + "'", errno_text(e),
+                    "check free disk space and permissions");
+  }
+  if (::rename(m_temp.c_str(), m_path.c_str()) != 0) {
+    throw bad_input("cannot write '" + m_path.string() + "'", errno_text(errno),
+                    "choose a writable output path");
+  }
+  m_temp.clear();
+}
+
 TempDir::TempDir(std::string_view prefix) {
   const char* base = std::getenv("TMPDIR");
   std::filesystem::path root = (base && *base) ? base : "/tmp";

@@ -110,6 +110,21 @@ void BM_CompareFromStore(benchmark::State& state) {
 }
 BENCHMARK(BM_CompareFromStore)->Unit(benchmark::kMillisecond)->Iterations(3);
 
+// What `gpubench compare` does (issue 16): both sides read at once, on two connections.
+void BM_CompareFromStoreBothSidesAtOnce(benchmark::State& state) {
+  Fixture& f = fixture();
+  std::size_t entries = 0;
+  for (auto _ : state) {
+    results::Store store = results::Store::open(f.db, results::OpenMode::read_only);
+    auto [base, cand] = cmp::load_sides(store, "1", "2");
+    cmp::Comparison c = cmp::compare_sides(base, cand, cmp::Options{});
+    entries = c.entries.size();
+    benchmark::DoNotOptimize(c);
+  }
+  state.counters["series"] = static_cast<double>(entries);
+}
+BENCHMARK(BM_CompareFromStoreBothSidesAtOnce)->Unit(benchmark::kMillisecond)->Iterations(3);
+
 // History case (what `gpubench compare` does by default): 10 runs of the same hardware and
 // configuration, run 9 compared with run 10, so the margin reads 9 runs of history: per-run
 // medians of 10,000 series from their repetitions (no median aggregates in this synthetic data,

@@ -8,12 +8,16 @@ repetitions = 200,000 entries, each with real_time, cpu_time and one counter (60
 about 65 MB). The candidate is 20% slower on every 500th benchmark and 20% faster on every 700th.
 
     python3 tests/perf/perf_fleet.py [--gpubench build/bin/gpubench] [--scale 1.0] [--workdir DIR]
+                                     [--only show,compare]
 
 Prints one line per command: wall and CPU seconds, peak RSS (MB), the ratio to json.load's time
 (wall and CPU) and the issue's target. The figures are for people, not a timed test: the exit
 status is 1 only when a command fails (an import that does not exit 0, a compare that exits
-other than 0 or 1). --scale shrinks the entry count (the ctest smoke test runs it at 0.002 so
-the script cannot rot). Wall time on a shared machine varies; CPU time is steadier.
+other than 0 or 1). Wall time on a shared machine varies; CPU time is steadier. --scale shrinks
+the entry count (the ctest smoke test runs it at 0.002 so the script cannot rot). --only runs the
+commands whose label contains one of the given words; with a --workdir that already holds the
+generated files and the imported database (of the same --scale), they are reused, so one command
+can be re-measured after a rebuild without importing again.
 """
 import argparse
 import json
@@ -89,20 +93,27 @@ def main():
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--workdir", default=None, help="keep files here (default: a temp dir)")
     ap.add_argument("--history", type=int, default=10, help="history runs for the history case")
+    ap.add_argument("--only", default="",
+                    help="comma-separated words: run only commands whose label contains one")
     args = ap.parse_args()
+    only = [w for w in args.only.split(",") if w]
     entries = max(REPETITIONS * 10, int(200000 * args.scale))
     work = args.workdir or tempfile.mkdtemp(prefix="gpubench-perf-fleet-")
     os.makedirs(work, exist_ok=True)
     gb = os.path.abspath(args.gpubench)
-    base_json = os.path.join(work, "base.json")
-    cand_json = os.path.join(work, "candidate.json")
-    generate(base_json, entries, 1)
-    generate(cand_json, entries, 2, slow_every=500, fast_every=700)
+    base_json = os.path.join(work, "base-%d.json" % entries)
+    cand_json = os.path.join(work, "candidate-%d.json" % entries)
+    if not (only and os.path.exists(base_json)):
+        generate(base_json, entries, 1)
+    if not (only and os.path.exists(cand_json)):
+        generate(cand_json, entries, 2, slow_every=500, fast_every=700)
     size_mb = os.path.getsize(base_json) / 1e6
-    db = os.path.join(work, "fleet.db")
-    for suffix in ("", "-wal", "-shm"):
-        if os.path.exists(db + suffix):
-            os.remove(db + suffix)
+    db = os.path.join(work, "fleet-%d.db" % entries)
+    reuse_db = bool(only) and os.path.exists(db)
+    if not reuse_db:
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.exists(db + suffix):
+                os.remove(db + suffix)
 
     load_s, load_mb, _, load_cpu = json_load_baseline(base_json)
     print("input: %d entries, %.1f MB; json.load: %.2f s (%.2f s CPU), %.0f MB"
@@ -110,7 +121,12 @@ def main():
     print("%-44s %8s %8s %8s %6s %6s  %s" % ("command", "wall s", "CPU s", "peak MB", "x wall",
                                              "x CPU", "target"))
 
+    def wanted(label):
+        return not only or any(w in label for w in only)
+
     def row(label, argv, target_time=None, target_mem=None, out=None, ok=(0,)):
+        if not wanted(label):
+            return None
         sink = open(out, "w") if out else subprocess.DEVNULL
         s, mb, code, cpu = measure(argv, stdout=sink, ok=ok)
         if out:
@@ -125,13 +141,25 @@ def main():
               flush=True)
         return cpu
 
-    row("import base", [gb, "--db", db, "import", base_json, "--tag", "side=base"], 3, 2 * size_mb)
-    row("import candidate", [gb, "--db", db, "import", cand_json, "--tag", "side=cand"], 3)
+    if reuse_db:
+        print("reusing %s (imported before)" % db)
+    else:
+        for label, path, tag in (("import base", base_json, "side=base"),
+                                 ("import candidate", cand_json, "side=cand")):
+            argv = [gb, "--db", db, "import", path, "--tag", tag]
+            if wanted(label):
+                row(label, argv, 3, 2 * size_mb if tag == "side=base" else None)
+            else:
+                measure(argv)
     row("show 1 --format json", [gb, "--db", db, "show", "1", "--format", "json"], 2, 300)
     row("show 1", [gb, "--db", db, "show", "1"], 2, 300)
     row("export 1", [gb, "--db", db, "export", "1"], 2, 300,
         out=os.path.join(work, "export.json"))
-    cmp_ok = (0, 1)
+    row("export 1 --format csv", [gb, "--db", db, "export", "1", "--format", "csv"], 2, 300,
+        out=os.path.join(work, "export.csv"))
+    row("export 1 --format openmetrics", [gb, "--db", db, "export", "1", "--format",
+                                          "openmetrics"], 2, 300)
+    cmp_ok = (0, 1)  # 1: regressions found (the candidate has some)
     plain = row("compare 1 2 --format json --history 0",
                 [gb, "--db", db, "compare", "1", "2", "--format", "json", "--history", "0"], 3,
                 1024, ok=cmp_ok)
@@ -140,19 +168,33 @@ def main():
     row("compare 1 2 --format html", [gb, "--db", db, "compare", "1", "2", "--format", "html",
                                       "--history", "0", "-o", os.path.join(work, "compare.html")],
         ok=cmp_ok)
+    row("accept 2 --against 1 --format json", [gb, "--db", db, "accept", "2", "--against", "1",
+                                                "--format", "json"], ok=cmp_ok)
     row("report 1 --format html", [gb, "--db", db, "report", "1", "--format", "html", "-o",
                                    os.path.join(work, "report.html")])
     for name in ("compare.html", "report.html"):
-        print("%s: %.1f MB" % (name, os.path.getsize(os.path.join(work, name)) / 1e6))
+        if os.path.exists(os.path.join(work, name)):
+            print("%s: %.1f MB" % (name, os.path.getsize(os.path.join(work, name)) / 1e6))
 
     # History: more runs like the base, then compare with the default history window.
-    for i in range(args.history - 1):
+    hist_label = "compare 1 2 --format json --history %d" % args.history
+    if not wanted(hist_label):
+        if not args.workdir:
+            shutil.rmtree(work)
+        return 1 if FAILURES else 0
+    have = 2
+    if reuse_db:  # history runs imported by an earlier --only run are reused too
+        import sqlite3
+        con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+        have = con.execute("SELECT count(*) FROM runs").fetchone()[0]
+        con.close()
+    for i in range(max(0, args.history + 1 - have)):
         measure([gb, "--db", db, "import", base_json, "--tag", "side=base"])
     # Run 1 is compared with run 2 as before; the base's history is the other runs like it.
-    hist = row("compare 1 2 --format json --history %d" % args.history,
-               [gb, "--db", db, "compare", "1", "2", "--format", "json", "--history",
-                str(args.history)], ok=cmp_ok)
-    print("history/plain (CPU): %.2f (target <= 1.5)" % (hist / max(plain, 1e-9)))
+    hist = row(hist_label, [gb, "--db", db, "compare", "1", "2", "--format", "json", "--history",
+                            str(args.history)], ok=cmp_ok)
+    if plain:
+        print("history/plain (CPU): %.2f (target <= 1.5)" % (hist / plain))
     if not args.workdir:
         shutil.rmtree(work)
     if FAILURES:

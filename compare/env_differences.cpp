@@ -1,0 +1,79 @@
+// Environment differences between the two sides of a comparison (DESIGN.md: verdicts name them).
+#include <functional>
+#include <map>
+#include <set>
+
+#include "compare/compare.hpp"
+#include "util/strings.hpp"
+
+namespace gpubench::compare {
+namespace {
+
+std::string joined_values(const std::vector<results::RunDetail>& runs,
+                          const std::function<std::string(const results::RunDetail&)>& get) {
+  std::set<std::string> seen;
+  std::vector<std::string> ordered;
+  for (const results::RunDetail& run : runs) {
+    std::string v = get(run);
+    if (seen.insert(v).second) ordered.push_back(v);
+  }
+  return join(ordered, ",");
+}
+
+std::string gpu_models(const results::RunDetail& run) {
+  std::map<std::string, int> counts;
+  for (const results::GpuInfo& gpu : run.info.gpus) counts[gpu.name]++;
+  if (counts.empty()) return "none";
+  std::vector<std::string> parts;
+  for (const auto& [name, n] : counts) parts.push_back(std::to_string(n) + "x " + name);
+  return join(parts, "+");
+}
+
+}  // namespace
+
+std::vector<EnvDifference> environment_differences(const std::vector<results::RunDetail>& base,
+                                                   const std::vector<results::RunDetail>& cand) {
+  using Getter = std::function<std::string(const results::RunDetail&)>;
+  std::vector<std::pair<std::string, Getter>> fields = {
+      {"GPU", gpu_models},
+      {"driver", [](const auto& r) { return r.info.software.driver_version; }},
+      {"CUDA runtime", [](const auto& r) { return r.info.software.cuda_runtime_version; }},
+      {"CUDA driver API", [](const auto& r) { return r.info.software.cuda_driver_version; }},
+      {"cuBLAS", [](const auto& r) { return r.info.software.cublas_version; }},
+      {"NCCL", [](const auto& r) { return r.info.software.nccl_version; }},
+      {"kernel", [](const auto& r) { return r.info.host.kernel; }},
+      {"host", [](const auto& r) { return r.info.host.hostname; }},
+      {"CPU", [](const auto& r) { return r.info.host.cpu_model; }},
+      {"governor", [](const auto& r) { return r.info.host.governor; }},
+      {"gpubench version", [](const auto& r) { return r.info.software.gpubench_version; }},
+      {"git sha", [](const auto& r) { return r.info.software.git_sha; }},
+      {"compiler", [](const auto& r) { return r.info.software.compiler; }},
+      {"profile", [](const auto& r) { return r.info.config.profile; }},
+      {"clocks locked", [](const auto& r) { return r.info.config.clocks_locked; }},
+  };
+  std::vector<EnvDifference> out;
+  for (const auto& [field, get] : fields) {
+    std::string b = joined_values(base, get);
+    std::string c = joined_values(cand, get);
+    if (b != c) out.push_back({field, b, c});
+  }
+  std::set<std::string> env_names;
+  for (const auto* side : {&base, &cand}) {
+    for (const results::RunDetail& run : *side) {
+      for (const auto& [k, v] : run.info.config.env) env_names.insert(k);
+    }
+  }
+  for (const std::string& name : env_names) {
+    Getter get = [&name](const results::RunDetail& r) {
+      auto it = r.info.config.env.find(name);
+      return it == r.info.config.env.end() ? std::string("(unset)") : it->second;
+    };
+    std::string b = joined_values(base, get);
+    std::string c = joined_values(cand, get);
+    if (b != c) out.push_back({"env " + name, b, c});
+  }
+  append_doctor_differences(base, cand, out);  // issue 15
+  return out;
+}
+
+}  // namespace gpubench::compare
