@@ -79,25 +79,19 @@ std::vector<RunFacts> load_runs(results::Database& db, const std::string& newest
   return runs;
 }
 
-// A series by ids: benchmark, metric, device (-1: host).
-using SeriesIds = std::tuple<int64_t, int64_t, int64_t>;
-struct SeriesIdsHash {
-  std::size_t operator()(const SeriesIds& k) const noexcept {
-    std::size_t h = std::hash<int64_t>()(std::get<0>(k));
-    h = h * 1000003u ^ std::hash<int64_t>()(std::get<1>(k));
-    return h * 1000003u ^ std::hash<int64_t>()(std::get<2>(k));
-  }
+// One stored per-run median of a series (ids, not names: the hot loop builds no strings).
+struct RunMedian {
+  int64_t benchmark_id, metric_id, device, run_id;
+  double median;
 };
-// Per series: (run id, that run's median) for each history run that has it.
-using MedianMap =
-    std::unordered_map<SeriesIds, std::vector<std::pair<int64_t, double>>, SeriesIdsHash>;
 
 // Reads the stored per-run medians (results/series_medians.hpp: the median of each series'
 // valid repetitions, written with the samples) of the given suite runs, metrics in
 // `metric_ids` only: one row per run and series, never the samples themselves.
-void read_medians(results::Database& db, const std::vector<int64_t>& suite_runs,
-                  const std::string& metric_ids, const std::unordered_map<int64_t, int64_t>& run_of,
-                  MedianMap& out) {
+std::vector<RunMedian> read_medians(results::Database& db, const std::vector<int64_t>& suite_runs,
+                                    const std::string& metric_ids,
+                                    const std::unordered_map<int64_t, int64_t>& run_of) {
+  std::vector<RunMedian> out;
   Statement st = db.prepare(
       "SELECT m.suite_run_id, m.benchmark_id, m.metric_id, m.device_index, m.median "
       "FROM series_medians m WHERE m.suite_run_id IN (SELECT value FROM json_each(?1)) "
@@ -106,9 +100,10 @@ void read_medians(results::Database& db, const std::vector<int64_t>& suite_runs,
   while (st.step()) {
     auto run = run_of.find(st.column_int64(0));
     if (run == run_of.end()) continue;
-    out[{st.column_int64(1), st.column_int64(2), st.column_int64(3)}].emplace_back(
-        run->second, st.column_double(4));
+    out.push_back(RunMedian{st.column_int64(1), st.column_int64(2), st.column_int64(3), run->second,
+                            st.column_double(4)});
   }
+  return out;
 }
 
 // Ids of the metrics compare looks at (as Options::metric: that one, else all but cpu_time), as a
@@ -177,21 +172,57 @@ HistoryNoise load_history_noise(results::Store& store, const Side& base, const S
   }
   if (suite_runs.empty()) return noise;
 
-  // Per series: the per-run medians. A run that ran a suite twice has two medians of a series;
-  // their median (the mean of the two) stands for the run.
+  // Per series: the per-run medians, sorted so each series' runs are adjacent. A run that ran a
+  // suite twice has two medians of a series; their median (the mean of the two) stands for it.
   std::unordered_map<int64_t, std::string> metric_names;
   std::string metrics = metric_ids(db, metric, metric_names);
-  MedianMap medians;
-  read_medians(db, suite_runs, metrics, run_of, medians);
-  std::map<SeriesIds, std::map<int64_t, std::vector<double>>> series;
-  for (auto& [k, per_run] : medians) {
-    if (per_run.size() < k_min_history_runs) continue;
-    std::map<int64_t, std::vector<double>>& runs_of_series = series[k];
-    for (const auto& [run, m] : per_run) runs_of_series[run].push_back(m);
+  std::vector<RunMedian> medians = read_medians(db, suite_runs, metrics, run_of);
+  auto series_of = [](const RunMedian& m) {
+    return std::tie(m.benchmark_id, m.metric_id, m.device);
+  };
+  std::sort(medians.begin(), medians.end(), [&](const RunMedian& a, const RunMedian& b) {
+    return std::tie(a.benchmark_id, a.metric_id, a.device, a.run_id) <
+           std::tie(b.benchmark_id, b.metric_id, b.device, b.run_id);
+  });
+  // sd of the log per-run medians: the run-to-run noise on the scale the estimator works on.
+  // The plain sd, not a MAD: a transient run is run-to-run noise too, and the estimator carries
+  // its runs - 1 degrees of freedom, so few runs widen the interval instead of fooling it.
+  struct Found {
+    int64_t benchmark_id, metric_id, device;
+    SeriesNoise noise;
+  };
+  std::vector<Found> found;
+  std::vector<double> logs;
+  std::vector<double> same_run;
+  for (std::size_t i = 0; i < medians.size();) {
+    std::size_t end = i;
+    while (end < medians.size() && series_of(medians[end]) == series_of(medians[i])) ++end;
+    logs.clear();
+    for (std::size_t r = i; r < end;) {
+      same_run.clear();
+      std::size_t next = r;
+      for (; next < end && medians[next].run_id == medians[r].run_id; ++next) {
+        same_run.push_back(medians[next].median);
+      }
+      const double m = median(same_run);
+      if (m > 0 && std::isfinite(m)) logs.push_back(std::log(m));
+      r = next;
+    }
+    if (logs.size() >= k_min_history_runs) {
+      const double sd = stddev(logs);
+      if (std::isfinite(sd)) {
+        found.push_back(Found{medians[i].benchmark_id, medians[i].metric_id, medians[i].device,
+                              SeriesNoise{sd, logs.size()}});
+      }
+    }
+    i = end;
   }
+  medians = {};
   std::vector<int64_t> benchmark_ids;
-  for (const auto& [k, runs_of_series] : series) {
-    if (runs_of_series.size() >= k_min_history_runs) benchmark_ids.push_back(std::get<0>(k));
+  for (const Found& f : found) {
+    if (benchmark_ids.empty() || benchmark_ids.back() != f.benchmark_id) {
+      benchmark_ids.push_back(f.benchmark_id);
+    }
   }
   std::unordered_map<int64_t, std::pair<std::string, std::string>> benchmarks;  // suite, name
   {
@@ -200,26 +231,21 @@ HistoryNoise load_history_noise(results::Store& store, const Side& base, const S
     st.bind(1, id_array(benchmark_ids));
     while (st.step()) benchmarks[st.column_int64(0)] = {st.column_text(1), st.column_text(2)};
   }
-  for (const auto& [k, runs_of_series] : series) {
-    if (runs_of_series.size() < k_min_history_runs) continue;
-    auto [benchmark_id, metric_id, device] = k;
-    auto b = benchmarks.find(benchmark_id);
+  // Keys sorted first, so the map is built by appending (no string comparisons per insert).
+  std::vector<std::pair<Key, SeriesNoise>> keyed;
+  keyed.reserve(found.size());
+  for (const Found& f : found) {
+    auto b = benchmarks.find(f.benchmark_id);
     if (b == benchmarks.end()) continue;
-    // sd of the log per-run medians: the run-to-run noise on the scale the estimator works on.
-    // The plain sd, not a MAD: a transient run is run-to-run noise too, and the estimator carries
-    // its runs - 1 degrees of freedom, so few runs widen the interval instead of fooling it.
-    std::vector<double> logs;
-    for (const auto& [run, v] : runs_of_series) {
-      double m = median(v);
-      if (m > 0 && std::isfinite(m)) logs.push_back(std::log(m));
-    }
-    if (logs.size() < k_min_history_runs) continue;
-    double sd = stddev(logs);
-    if (!std::isfinite(sd)) continue;
-    Key key{b->second.first, b->second.second, metric_names[metric_id],
-            device_label(device < 0 ? std::nullopt : std::optional<int>(static_cast<int>(device)))};
-    noise[key] = SeriesNoise{sd, logs.size()};
+    keyed.emplace_back(
+        Key{b->second.first, b->second.second, metric_names[f.metric_id],
+            device_label(f.device < 0 ? std::nullopt
+                                      : std::optional<int>(static_cast<int>(f.device)))},
+        f.noise);
   }
+  std::sort(keyed.begin(), keyed.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& [key, n] : keyed) noise.emplace_hint(noise.end(), std::move(key), n);
   return noise;
 }
 
