@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compare/render.hpp"
+#include "results/params_json.hpp"
 #include "util/json_writer.hpp"
 
 namespace gpubench::compare {
@@ -218,22 +219,8 @@ void write_entry(JsonWriter& w, const Entry& e, FailOn fail_on,
     w.null();
   }
   w.key("p_value").number(e.p_value);
-  // A JSON object keeps one value per key, the last assigned, in key order.
-  params.clear();
-  for (const results::Param& p : e.params) params.push_back(&p);
-  std::stable_sort(params.begin(), params.end(),
-                   [](const auto* a, const auto* b) { return a->key < b->key; });
-  w.key("params").begin_object();
-  for (std::size_t i = 0; i < params.size(); ++i) {
-    if (i + 1 < params.size() && params[i + 1]->key == params[i]->key) continue;
-    w.key(params[i]->key);
-    if (params[i]->number) {
-      w.number(*params[i]->number);
-    } else {
-      w.string(params[i]->text);
-    }
-  }
-  w.end_object();
+  w.key("params");
+  results::write_params(w, e.params, params);
   w.key("primary").boolean(e.primary);
   w.key("q_value").number(e.q_value);
   w.key("ratio").number(e.ratio);

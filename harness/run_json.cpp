@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "harness/cli_common.hpp"
+#include "results/params_json.hpp"
 
 namespace gpubench::cli {
 
@@ -213,22 +214,8 @@ void write_result(JsonWriter& w, const results::ResultRow& row, bool telemetry_f
   w.key("message").string(row.message);
   w.key("metric").string(row.metric);
   if (st.n > 0) w.key("min").number(st.min);
-  // A JSON object keeps one value per key, the last assigned, in key order.
-  params.clear();
-  for (const results::Param& p : row.params) params.push_back(&p);
-  std::stable_sort(params.begin(), params.end(),
-                   [](const auto* a, const auto* b) { return a->key < b->key; });
-  w.key("params").begin_object();
-  for (std::size_t i = 0; i < params.size(); ++i) {
-    if (i + 1 < params.size() && params[i + 1]->key == params[i]->key) continue;
-    w.key(params[i]->key);
-    if (params[i]->number) {
-      w.number(*params[i]->number);
-    } else {
-      w.string(params[i]->text);
-    }
-  }
-  w.end_object();
+  w.key("params");
+  results::write_params(w, row.params, params);
   w.key("power_limited").integer_array(row.power_limited);
   w.key("role").string(results::to_string(row.role));
   w.key("status").string(results::to_string(row.status));

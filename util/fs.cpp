@@ -30,18 +30,22 @@ std::string read_file(const std::filesystem::path& path) {
   return std::move(ss).str();
 }
 
-void write_file_atomic(const std::filesystem::path& path, std::string_view content) {
+namespace {
+
+// A new file beside `path` (same directory, so a rename replaces `path` atomically) with the mode
+// a plain open() would give it (an existing file's mode; else 0666 less the umask: mkstemp's 0600
+// would hide a report from the people it was written for). Returns its descriptor; `temp` gets
+// its name. Throws Error(bad_input) when the directory is not writable.
+int make_temp_beside(const std::filesystem::path& path, std::string& temp) {
   const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
   std::string tmpl = (dir / ("." + path.filename().string() + ".tmp.XXXXXX")).string();
   std::vector<char> name(tmpl.begin(), tmpl.end());
   name.push_back('\0');
-  int fd = mkstemp(name.data());
+  const int fd = mkstemp(name.data());
   if (fd < 0) {
     throw bad_input("cannot write '" + path.string() + "'", errno_text(errno),
                     "choose a writable output path");
   }
-  // mkstemp creates the file 0600; give it the mode a plain open() would (an existing file keeps
-  // its mode), so a report written for others to read is readable by them.
   struct stat existing {};
   mode_t mode = 0;
   if (::stat(path.c_str(), &existing) == 0) {
@@ -52,6 +56,15 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view conte
     mode = 0666 & ~mask;
   }
   (void)::fchmod(fd, mode);
+  temp = name.data();
+  return fd;
+}
+
+}  // namespace
+
+void write_file_atomic(const std::filesystem::path& path, std::string_view content) {
+  std::string temp;
+  const int fd = make_temp_beside(path, temp);
   const char* p = content.data();
   size_t left = content.size();
   while (left > 0) {
@@ -60,7 +73,7 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view conte
       if (errno == EINTR) continue;
       int e = errno;
       ::close(fd);
-      ::unlink(name.data());
+      ::unlink(temp.c_str());
       throw bad_input("cannot write '" + path.string() + "'", errno_text(e),
                       "check free disk space and permissions");
     }
@@ -69,41 +82,21 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view conte
   }
   if (::fsync(fd) != 0 || ::close(fd) != 0) {
     int e = errno;
-    ::unlink(name.data());
+    ::unlink(temp.c_str());
     throw bad_input("cannot write '" + path.string() + "'", errno_text(e),
                     "check free disk space and permissions");
   }
-  if (::rename(name.data(), path.c_str()) != 0) {
+  if (::rename(temp.c_str(), path.c_str()) != 0) {
     int e = errno;
-    ::unlink(name.data());
+    ::unlink(temp.c_str());
     throw bad_input("cannot write '" + path.string() + "'", errno_text(e),
                     "choose a writable output path");
   }
 }
 
 AtomicFileWriter::AtomicFileWriter(const std::filesystem::path& path) : m_path(path) {
-  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
-  std::string tmpl = (dir / ("." + path.filename().string() + ".tmp.XXXXXX")).string();
-  std::vector<char> name(tmpl.begin(), tmpl.end());
-  name.push_back('\0');
-  int fd = mkstemp(name.data());
-  if (fd < 0) {
-    throw bad_input("cannot write '" + path.string() + "'", errno_text(errno),
-                    "choose a writable output path");
-  }
-  // As write_file_atomic: the mode a plain open() would give (an existing file keeps its mode).
-  struct stat existing {};
-  mode_t mode = 0;
-  if (::stat(path.c_str(), &existing) == 0) {
-    mode = existing.st_mode & 07777;
-  } else {
-    const mode_t mask = ::umask(0);
-    ::umask(mask);
-    mode = 0666 & ~mask;
-  }
-  (void)::fchmod(fd, mode);
+  const int fd = make_temp_beside(path, m_temp);
   ::close(fd);
-  m_temp = name.data();
   m_out.open(m_temp, std::ios::binary | std::ios::trunc);
   if (!m_out) {
     const int e = errno;
