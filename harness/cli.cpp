@@ -64,7 +64,10 @@ int run_cli(int argc, const char* const* argv, std::span<const Adder> adders, st
                               "cannot write the output",
                               errno != 0 ? errno_text(errno) : std::string("the write failed"),
                               "check the disk or file the output goes to (full? closed?)"));
-    return rc != 0 ? rc : static_cast<int>(ExitCode::infrastructure);
+    // A verdict (0 or 1) whose output was lost is not a verdict: the write failure decides.
+    // Usage and infrastructure errors (2, 3) keep their code; they have said why already.
+    return rc >= static_cast<int>(ExitCode::bad_input) ? rc
+                                                       : static_cast<int>(ExitCode::infrastructure);
   }
   return rc;
 }

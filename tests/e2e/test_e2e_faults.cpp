@@ -183,17 +183,32 @@ TEST(E2eFaults, KilledDuringIngestLeavesNoEmptyOkSuite) {
       << suites << " suite rows, " << samples << " samples";
 }
 
-// 4. Output that cannot be written exits 3 with a message, never 0.
+// 4. Output that cannot be written exits 3 with a message, never 0, and never 1: a compare that
+// found a regression but could not write its report must not read as a verdict.
 TEST(E2eFaults, WriteErrorsOnStdoutExit3) {
   Workspace ws;
   baseline_run(ws);
   baseline_run(ws);
+  // Runs 3 and 4 (FIXTURE): the candidate twice as slow, a regression (compare exits 1).
+  for (double scale : {1.0, 2.0}) {
+    std::vector<nlohmann::json> rows;
+    for (int rep = 0; rep < 3; ++rep) {
+      rows.push_back(fixture_row("fixture_ok/constant/n:1", rep, scale * (100 + rep)));
+    }
+    const fs::path f = write_fixture(ws, "scaled.json", fixture_doc(rows));
+    ASSERT_EQ(ws.run({"import", f.string(), ws.db_arg()}).exit_code, 0);
+  }
+  ASSERT_EQ(ws.run({"compare", "3", "4", "--history", "0", ws.db_arg()}).exit_code, 1);
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"export", "1", "--format", "json"},
         {"show", "1"},
+        {"show", "1", "--format", "json"},
         {"runs"},
         {"report", "1"},
-        {"compare", "1", "2", "--history", "0"}}) {
+        {"compare", "1", "2", "--history", "0"},
+        {"compare", "3", "4", "--history", "0"},
+        {"compare", "3", "4", "--history", "0", "--format", "json"},
+        {"accept", "4", "--against", "3"}}) {
     SCOPED_TRACE(args[0]);
     harness::ProcessSpec spec;
     spec.argv = {gpubench_binary().string()};
