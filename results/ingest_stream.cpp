@@ -23,8 +23,8 @@ using nlohmann::json;
 // strings (as parse_benchmark_json does). The JSON parser reads it through Iterator.
 class FilteredFile {
  public:
-  FilteredFile(const std::filesystem::path& path, std::string source)
-      : m_source(std::move(source)), m_file(std::fopen(path.c_str(), "rb")) {
+  explicit FilteredFile(const std::filesystem::path& path)
+      : m_file(std::fopen(path.c_str(), "rb")) {
     if (m_file == nullptr) {
       throw bad_input("cannot read '" + path.string() + "'", errno_text(errno),
                       "check that the file exists and is readable");
@@ -173,7 +173,6 @@ class FilteredFile {
     m_raw_pos = std::min(i, m_raw.size());
   }
 
-  std::string m_source;
   std::string m_path;
   std::FILE* m_file;
   std::vector<char> m_raw;
@@ -190,7 +189,7 @@ class FilteredFile {
 // "benchmarks" array go to the sink one by one when it asks for them.
 class Handler {
  public:
-  Handler(EntrySink* sink, std::string source) : m_sink(sink), m_source(std::move(source)) {}
+  explicit Handler(EntrySink* sink) : m_sink(sink) {}
 
   json take() { return std::move(m_root); }
   bool streamed() const { return m_streaming != nullptr; }
@@ -276,7 +275,6 @@ class Handler {
   }
 
   EntrySink* m_sink;
-  std::string m_source;
   json m_root;
   std::vector<json*> m_stack;
   json* m_member = nullptr;
@@ -293,8 +291,8 @@ class Handler {
 
 json parse_benchmark_file(const std::filesystem::path& path, const std::string& source,
                           EntrySink* sink) {
-  FilteredFile file(path, source);
-  Handler handler(sink, source);
+  FilteredFile file(path);
+  Handler handler(sink);
   const bool ok = json::sax_parse(file.begin(), FilteredFile::end(), &handler);
   if (!ok) {
     // nlohmann refuses numbers beyond double's range (1e400) instead of making them infinite.
