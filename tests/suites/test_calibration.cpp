@@ -12,6 +12,7 @@
 
 #include "suites/calibration/calibration_work.hpp"
 #include "util/error.hpp"
+#include "tests/suites/run_program.hpp"
 #include "util/fs.hpp"
 
 namespace gpubench::suites::calibration {
@@ -59,38 +60,11 @@ TEST(CalibrationWork, DeterministicAndDependsOnEveryUnit) {
   EXPECT_EQ(run_work(Workload::hash_chain, 1, 1), x ^ (x >> 29));
 }
 
-struct ChildResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string shell_quote(const std::string& text) {
-  std::string out = "'";
-  for (char ch : text) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-  return out + "'";
-}
+using gpubench::testing::ChildResult;
 
 ChildResult run_calibration(const std::vector<std::string>& args,
                             const std::vector<std::string>& env) {
-  gpubench::TempDir dir("gpubench-test-calibration");
-  const auto err_path = dir.path() / "stderr.txt";
-  std::string cmd = "env";
-  for (const auto& e : env) cmd += " " + shell_quote(e);
-  cmd += " " +
-         shell_quote((std::filesystem::path(GPUBENCH_BIN_DIR) / "gpubench-calibration").string());
-  for (const auto& a : args) cmd += " " + shell_quote(a);
-  cmd += " 2>" + shell_quote(err_path.string());
-  ChildResult result;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return result;
-  char buf[4096];
-  size_t got = 0;
-  while ((got = fread(buf, 1, sizeof buf, pipe)) > 0) result.out.append(buf, got);
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  result.err = gpubench::read_file(err_path);
-  return result;
+  return gpubench::testing::run_program("gpubench-calibration", args, env);
 }
 
 // work_units of every benchmark in a JSON run, by name.
