@@ -231,7 +231,18 @@ TEST_F(E2E, BadInputExitsTwoAndLeavesTheDatabaseAlone) {
 }
 
 TEST_F(E2E, AcceptAgainstRunAndSpec) {
+  // 10% more work (run 3) accepted against the A run just before it. When this VM's drift left
+  // the measurement indecisive (checks only marginal, nothing failed), the pair is measured
+  // again, a fresh A run then the effect, as effect_comparison does: at most 3 attempts, and the
+  // assertions apply, unchanged, to the last one.
   Result slow = gpubench("accept 3 --against 2");
+  for (int attempt = 1; attempt < 3 && slow.exit_code != 1; ++attempt) {
+    gpubench("run --suite calibration --repetitions 12 --tag scale=1.0",
+             "GPUBENCH_CALIBRATION_SCALE=1.0 ");
+    gpubench("run --suite calibration --repetitions 12 --tag scale=1.1",
+             "GPUBENCH_CALIBRATION_SCALE=1.1 ");
+    slow = gpubench("accept latest --against latest~1");
+  }
   EXPECT_EQ(slow.exit_code, 1) << slow.out;
   EXPECT_NE(slow.out.find("FAIL"), std::string::npos);
   gpubench::write_file_atomic(path("ok.spec"),
