@@ -5,14 +5,15 @@
 // repetition index; aggregate rows are samples with kind = aggregate_name. Errors and skips are
 // outcomes, not samples. Everything happens in one transaction with statements prepared once
 // and benchmark/metric ids cached, so a million samples take a few seconds.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <memory>
 #include <nlohmann/json.hpp>
-#include <set>
+#include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "results/ingest.hpp"
 #include "results/ingest_gpu.hpp"
@@ -32,32 +33,92 @@ using nlohmann::json;
 
 namespace {
 
-// Keys of a benchmark entry that are not user counters.
-const std::unordered_set<std::string>& meta_keys() {
-  static const std::unordered_set<std::string> keys = {"name",
-                                                       "family_index",
-                                                       "per_family_instance_index",
-                                                       "run_name",
-                                                       "run_type",
-                                                       "repetitions",
-                                                       "repetition_index",
-                                                       "threads",
-                                                       "iterations",
-                                                       "real_time",
-                                                       "cpu_time",
-                                                       "time_unit",
-                                                       "aggregate_name",
-                                                       "aggregate_unit",
-                                                       "error_occurred",
-                                                       "error_message",
-                                                       "skipped",
-                                                       "skip_message",
-                                                       "label",
-                                                       "big_o",
-                                                       "device_index",
-                                                       "gpu_uuid"};
-  return keys;
+// Keys of a benchmark entry that are not user counters, and where EntryFields keeps them.
+enum Meta : std::size_t {
+  k_name,
+  k_family_index,
+  k_per_family_instance_index,
+  k_run_name,
+  k_run_type,
+  k_repetitions,
+  k_repetition_index,
+  k_threads,
+  k_iterations,
+  k_real_time,
+  k_cpu_time,
+  k_time_unit,
+  k_aggregate_name,
+  k_aggregate_unit,
+  k_error_occurred,
+  k_error_message,
+  k_skipped,
+  k_skip_message,
+  k_label,
+  k_big_o,
+  k_device_index,
+  k_gpu_uuid,
+  k_meta_count
+};
+constexpr std::string_view k_meta_keys[k_meta_count] = {"name",
+                                                        "family_index",
+                                                        "per_family_instance_index",
+                                                        "run_name",
+                                                        "run_type",
+                                                        "repetitions",
+                                                        "repetition_index",
+                                                        "threads",
+                                                        "iterations",
+                                                        "real_time",
+                                                        "cpu_time",
+                                                        "time_unit",
+                                                        "aggregate_name",
+                                                        "aggregate_unit",
+                                                        "error_occurred",
+                                                        "error_message",
+                                                        "skipped",
+                                                        "skip_message",
+                                                        "label",
+                                                        "big_o",
+                                                        "device_index",
+                                                        "gpu_uuid"};
+
+// k_meta_count when `key` is a user counter's.
+std::size_t meta_index(std::string_view key) {
+  for (std::size_t k = 0; k < k_meta_count; ++k) {
+    if (k_meta_keys[k].size() == key.size() && k_meta_keys[k] == key) return k;
+  }
+  return k_meta_count;
 }
+
+// An entry's members sorted out in one walk over it (an entry is a std::map: one walk costs less
+// than a lookup per field): the meta members by Meta index (null when absent), and every other
+// member in name order (the map's).
+struct EntryFields {
+  const json* meta[k_meta_count] = {};
+  std::vector<std::pair<std::string_view, const json*>> others;
+
+  void read(const json& e) {
+    std::fill(std::begin(meta), std::end(meta), nullptr);
+    others.clear();
+    for (auto it = e.begin(); it != e.end(); ++it) {
+      const std::string& key = it.key();
+      const std::size_t k = meta_index(key);
+      if (k == k_meta_count) {
+        others.emplace_back(key, &*it);
+      } else {
+        meta[k] = &*it;
+      }
+    }
+  }
+  const json* operator[](Meta k) const { return meta[k]; }
+};
+
+// Hashes std::string and std::string_view alike, so maps keyed by std::string are searched with
+// a view (no string built per lookup).
+struct StringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
 
 // Counters a gpubench suite reports per sample as the state it ran under (METHODOLOGY rule 5)
 // fill sample columns instead of becoming metrics: util/sample_state.hpp names them, case-exact.
@@ -146,15 +207,13 @@ class Ingester {
   Ingester(Database& db, int64_t suite_run_id)
       : m_db(db),
         m_suite_run(suite_run_id),
-        m_insert_sample(db.prepare(insert_samples_sql(1))),
-        m_insert_batch(db.prepare(insert_samples_sql(k_batch))),
+        m_insert_sample(db.prepare(insert_samples_sql(1, k_columns))),
+        m_insert_batch(db.prepare(insert_samples_sql(k_batch, k_columns))),
+        m_insert_narrow(db.prepare(insert_samples_sql(k_batch, k_narrow_columns))),
         m_insert_benchmark(db.prepare(
             "INSERT INTO benchmarks(name, suite, case_name, params) VALUES (?1, ?2, ?3, ?4) "
             "ON CONFLICT(name) DO NOTHING")),
         m_select_benchmark(db.prepare("SELECT id FROM benchmarks WHERE name = ?1")),
-        m_insert_param(db.prepare(
-            "INSERT INTO benchmark_params(benchmark_id, position, key, text, number) VALUES "
-            "(?1, ?2, ?3, ?4, ?5)")),
         m_insert_invalid(db.prepare(
             "INSERT INTO invalid_samples(suite_run_id, benchmark_id, metric, kind, repetition, "
             "device_index, raw, reason) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")) {
@@ -172,30 +231,40 @@ class Ingester {
   void declare(const std::string& name, MetricDecl decl) { m_declared[name] = std::move(decl); }
   bool has_declarations() const { return !m_declared.empty(); }
 
-  int64_t benchmark_id(const std::string& name, const std::string& default_suite) {
-    auto it = m_benchmarks.find(name);
-    if (it != m_benchmarks.end()) return it->second;
+  int64_t benchmark_id(std::string_view name_view, const std::string& default_suite) {
+    // The rows of one benchmark come together: the last one answers most lookups.
+    if (m_last_benchmark != 0 && name_view == m_last_benchmark_name) return m_last_benchmark;
+    int64_t id = 0;
+    if (auto it = m_benchmarks.find(name_view); it != m_benchmarks.end()) {
+      id = it->second;
+    } else {
+      id = store_benchmark(std::string(name_view), default_suite);
+    }
+    m_last_benchmark_name = name_view;
+    m_last_benchmark = id;
+    return id;
+  }
+
+  // The benchmarks row of a name first seen in this document (stored when new).
+  int64_t store_benchmark(const std::string& name, const std::string& default_suite) {
     const ParsedName parsed = parse_benchmark_name(name, default_suite);
-    json params = json::object();
-    for (const Param& p : parsed.params) {
-      params[p.key] = p.number ? json(*p.number) : json(p.text);
-    }
-    Statement& ins = m_insert_benchmark;
-    ins.bind(1, name).bind(2, parsed.suite).bind(3, parsed.case_name).bind(4, params.dump());
-    ins.run();
-    const bool inserted = m_db.changes() > 0;
-    Statement& sel = m_select_benchmark;
-    sel.bind(1, name);
-    sel.step();
-    const int64_t id = sel.column_int64(0);
-    sel.reset();
-    if (inserted) {
-      Statement& p = m_insert_param;
-      for (size_t i = 0; i < parsed.params.size(); ++i) {
-        p.bind(1, id).bind(2, static_cast<int64_t>(i)).bind(3, parsed.params[i].key);
-        p.bind(4, parsed.params[i].text).bind(5, parsed.params[i].number).run();
+    // A database that holds this file's benchmarks already (a nightly run of the same sweep)
+    // answers with a SELECT, a new name needs the INSERT: try first what the last name needed.
+    int64_t id = m_expect_stored ? select_benchmark(name) : 0;
+    bool inserted = false;
+    if (id == 0) {
+      json params = json::object();
+      for (const Param& p : parsed.params) {
+        params[p.key] = p.number ? json(*p.number) : json(p.text);
       }
+      Statement& ins = m_insert_benchmark;
+      ins.bind(1, name).bind(2, parsed.suite).bind(3, parsed.case_name).bind(4, params.dump());
+      ins.run();
+      inserted = m_db.changes() > 0;
+      id = inserted ? m_db.last_insert_rowid() : select_benchmark(name);
     }
+    m_expect_stored = !inserted;
+    if (inserted) insert_params(id, parsed.params);
     m_benchmarks.emplace(name, id);
     // GPU suites name the device in the benchmark name ("gemm/.../device:1"): that is the
     // sample's device unless a counter, key or label says otherwise.
@@ -207,15 +276,47 @@ class Ingester {
     return id;
   }
 
+  // 0 when the name is not stored.
+  int64_t select_benchmark(const std::string& name) {
+    Statement& sel = m_select_benchmark;
+    sel.bind(1, name);
+    const int64_t id = sel.step() ? sel.column_int64(0) : 0;
+    sel.reset();
+    return id;
+  }
+
+  // A new benchmark's parameters, in one statement (one per parameter count).
+  void insert_params(int64_t id, const std::vector<Param>& params) {
+    if (params.empty()) return;
+    if (m_insert_params.size() < params.size()) m_insert_params.resize(params.size());
+    std::unique_ptr<Statement>& st = m_insert_params[params.size() - 1];
+    if (!st) {
+      std::string sql =
+          "INSERT INTO benchmark_params(benchmark_id, position, key, text, number) VALUES ";
+      for (size_t i = 0; i < params.size(); ++i) sql += i == 0 ? "(?,?,?,?,?)" : ",(?,?,?,?,?)";
+      st = std::make_unique<Statement>(m_db.prepare(sql));
+    }
+    for (size_t i = 0; i < params.size(); ++i) {
+      const int b = static_cast<int>(i) * 5;
+      st->bind(b + 1, id).bind(b + 2, static_cast<int64_t>(i)).bind(b + 3, params[i].key);
+      st->bind(b + 4, params[i].text).bind(b + 5, params[i].number);
+    }
+    st->run();
+  }
+
   std::optional<int64_t> name_device(int64_t benchmark) const {
     auto it = m_name_device.find(benchmark);
     if (it == m_name_device.end()) return std::nullopt;
     return it->second;
   }
 
-  int64_t metric_id(const std::string& name) {
-    auto it = m_metrics.find(name);
-    if (it != m_metrics.end()) return it->second;
+  int64_t metric_id(std::string_view name_view) {
+    // The few metrics of a file, searched without hashing (one lookup per sample).
+    for (const auto& [known, id] : m_metric_cache) {
+      if (known.size() == name_view.size() && known == name_view) return id;
+    }
+    if (auto it = m_metrics.find(name_view); it != m_metrics.end()) return it->second;
+    const std::string name(name_view);
     MetricDecl decl;
     if (auto d = m_declared.find(name); d != m_declared.end()) {
       decl = d->second;
@@ -239,6 +340,7 @@ class Ingester {
     sel.step();
     const int64_t id = sel.column_int64(0);
     m_metrics.emplace(name, id);
+    if (m_metric_cache.size() < k_metric_cache) m_metric_cache.emplace_back(name, id);
     return id;
   }
 
@@ -281,7 +383,13 @@ class Ingester {
 
   void flush() {
     if (m_pending.size() == k_batch) {
-      bind_rows(m_insert_batch, m_pending.size());
+      const bool narrow = std::all_of(m_pending.begin(), m_pending.end(),
+                                      [](const Row& r) { return !has_state(r.state); });
+      if (narrow) {
+        bind_narrow_rows(m_insert_narrow);
+      } else {
+        bind_rows(m_insert_batch, m_pending.size());
+      }
     } else {
       for (size_t i = 0; i < m_pending.size(); ++i) bind_rows(m_insert_sample, 1, i);
     }
@@ -310,19 +418,45 @@ class Ingester {
  private:
   static constexpr size_t k_batch = 64;
   static constexpr int k_columns = 20;
+  // The first k_narrow_columns columns: a sample without a state (most of them, and every
+  // sample of a foreign file) leaves the rest NULL, and a batch of such samples binds only these.
+  static constexpr int k_narrow_columns = 10;
 
-  static std::string insert_samples_sql(size_t rows) {
-    std::string sql =
-        "INSERT INTO samples(suite_run_id, benchmark_id, metric_id, device_index, "
-        "gpu_device_id, repetition, kind, value, iterations, threads, throttled, "
-        "sm_clock_mhz, temperature_c, power_w, throttle_reasons, power_limited, "
-        "thermal_or_hw_slowdown, clock_below_expected, window_start_s, window_end_s) VALUES ";
+  static std::string insert_samples_sql(size_t rows, int columns) {
+    std::string sql = "INSERT INTO samples(suite_run_id, benchmark_id, metric_id, device_index, "
+                      "gpu_device_id, repetition, kind, value, iterations, threads";
+    if (columns == k_columns) {
+      sql += ", throttled, sm_clock_mhz, temperature_c, power_w, throttle_reasons, "
+             "power_limited, thermal_or_hw_slowdown, clock_below_expected, window_start_s, "
+             "window_end_s";
+    }
+    sql += ") VALUES ";
     for (size_t r = 0; r < rows; ++r) {
       sql += r == 0 ? "(" : ", (";
-      for (int c = 0; c < k_columns; ++c) sql += c == 0 ? "?" : ", ?";
+      for (int c = 0; c < columns; ++c) sql += c == 0 ? "?" : ", ?";
       sql += ")";
     }
     return sql;
+  }
+
+  static bool has_state(const SampleState& s) {
+    return s.throttled || s.sm_clock_mhz || s.temperature_c || s.power_w || s.throttle_reasons ||
+           s.power_limited || s.thermal_or_hw_slowdown || s.clock_below_expected ||
+           s.window_start_s || s.window_end_s;
+  }
+
+  // A full batch of samples without a state, in the narrow statement.
+  void bind_narrow_rows(Statement& st) {
+    for (size_t r = 0; r < m_pending.size(); ++r) {
+      const Row& row = m_pending[r];
+      const SampleState& s = row.state;
+      const int b = static_cast<int>(r) * k_narrow_columns;
+      st.bind(b + 1, m_suite_run).bind(b + 2, s.benchmark).bind(b + 3, row.metric);
+      st.bind(b + 4, s.device_index).bind(b + 5, s.gpu_device).bind(b + 6, s.repetition);
+      st.bind(b + 7, s.kind).bind(b + 8, row.value).bind(b + 9, s.iterations);
+      st.bind(b + 10, s.threads);
+    }
+    st.run();
   }
 
   struct Row {
@@ -356,23 +490,28 @@ class Ingester {
   int64_t m_run = 0;
   Statement m_insert_sample;
   Statement m_insert_batch;
+  Statement m_insert_narrow;
   Statement m_insert_benchmark;
   Statement m_select_benchmark;
-  Statement m_insert_param;
+  std::vector<std::unique_ptr<Statement>> m_insert_params;  // by parameter count - 1
+  std::string m_last_benchmark_name;
+  int64_t m_last_benchmark = 0;
+  bool m_expect_stored = false;
   Statement m_insert_invalid;
   int64_t m_samples = 0;
   int64_t m_invalid = 0;
   std::unordered_map<std::string, MetricDecl> m_declared;
-  std::unordered_map<std::string, int64_t> m_benchmarks;
+  std::unordered_map<std::string, int64_t, StringHash, std::equal_to<>> m_benchmarks;
   std::unordered_map<int64_t, int64_t> m_name_device;  // benchmark id -> device:N of its name
-  std::unordered_map<std::string, int64_t> m_metrics;
+  std::unordered_map<std::string, int64_t, StringHash, std::equal_to<>> m_metrics;
+  static constexpr std::size_t k_metric_cache = 32;
+  std::vector<std::pair<std::string, int64_t>> m_metric_cache;
   GpuResolver m_gpus{m_db};
 };
 
-std::optional<int64_t> int_field(const json& e, const char* key, size_t entry) {
-  auto it = e.find(key);
-  if (it == e.end() || it->is_null()) return std::nullopt;
-  auto where = [&] { return "benchmarks[" + std::to_string(entry) + "]." + key; };
+std::optional<int64_t> int_field(const json* it, std::string_view key, size_t entry) {
+  if (it == nullptr || it->is_null()) return std::nullopt;
+  auto where = [&] { return "benchmarks[" + std::to_string(entry) + "]." + std::string(key); };
   if (!it->is_number()) {
     not_gb(where() + " is a " + type_name(*it) + ", not a number");
   }
@@ -400,25 +539,28 @@ std::string raw_text(double v) {
   return buf;
 }
 
-std::string string_field(const json& e, const char* key, size_t entry) {
-  auto it = e.find(key);
-  if (it == e.end() || it->is_null()) return {};
+// The string member (empty when absent or null); a view into the entry.
+std::string_view string_field(const json* it, std::string_view key, size_t entry) {
+  if (it == nullptr || it->is_null()) return {};
   if (!it->is_string()) {
-    not_gb("benchmarks[" + std::to_string(entry) + "]." + key + " is a " + type_name(*it) +
-           ", not a string");
+    not_gb("benchmarks[" + std::to_string(entry) + "]." + std::string(key) + " is a " +
+           type_name(*it) + ", not a string");
   }
-  return it->get<std::string>();
+  return it->get_ref<const std::string&>();
 }
 
-bool bool_field(const json& e, const char* key) {
-  auto it = e.find(key);
-  return it != e.end() && it->is_boolean() && it->get<bool>();
+bool bool_field(const json* it) {
+  return it != nullptr && it->is_boolean() && it->get<bool>();
 }
 
 struct Outcome {
   int64_t position = 0;
   BenchmarkStatus status = BenchmarkStatus::ok;
   std::string message;
+  bool has_iterations = false;  // at least one repetition row
+  bool has_aggregates = false;
+  int64_t next_repetition = 0;   // for files that do not number them
+  std::optional<int64_t> device;  // the device of its rows
 };
 
 int severity(BenchmarkStatus s) {
@@ -473,27 +615,26 @@ struct detail::DocumentIngest::State {
   bool gpubench_file = false;
   std::unordered_map<int64_t, Outcome> outcomes;
   std::vector<int64_t> order;  // benchmark ids in order of first appearance
-  std::unordered_map<int64_t, int64_t> next_repetition;
-  std::unordered_map<int64_t, int64_t> device_of;  // benchmark -> device of its rows
-  std::vector<std::pair<std::string, double>> counters;
-  std::set<int64_t> has_iterations;  // benchmarks with at least one repetition row
-  std::set<int64_t> has_aggregates;
+  EntryFields fields;  // reused from entry to entry
+  std::vector<std::pair<std::string_view, double>> counters;
 };
 
 void detail::DocumentIngest::State::add(const json& e, size_t i) {
   auto where = [i] { return "benchmarks[" + std::to_string(i) + "]"; };
   if (!e.is_object()) not_gb(where() + " is a " + type_name(e) + ", not an object");
-  std::string identity = string_field(e, "run_name", i);
-  if (identity.empty()) identity = string_field(e, "name", i);
+  fields.read(e);
+  const EntryFields& f = fields;
+  std::string_view identity = string_field(f[k_run_name], "run_name", i);
+  if (identity.empty()) identity = string_field(f[k_name], "name", i);
   if (identity.empty()) not_gb(where() + " has no 'name'");
-  const std::string run_type = string_field(e, "run_type", i);
+  const std::string_view run_type = string_field(f[k_run_type], "run_type", i);
   const bool aggregate = run_type == "aggregate";
-  const std::string aggregate_name = string_field(e, "aggregate_name", i);
+  const std::string_view aggregate_name = string_field(f[k_aggregate_name], "aggregate_name", i);
   if (aggregate && !aggregate_name.empty()) {
-    const std::string suffix = "_" + aggregate_name;
-    if (identity.size() > suffix.size() &&
-        identity.compare(identity.size() - suffix.size(), suffix.size(), suffix) == 0) {
-      identity.resize(identity.size() - suffix.size());
+    // "<name>_<aggregate_name>"
+    if (identity.size() > aggregate_name.size() + 1 && identity.ends_with(aggregate_name) &&
+        identity[identity.size() - aggregate_name.size() - 1] == '_') {
+      identity.remove_suffix(aggregate_name.size() + 1);
     }
   }
 
@@ -508,16 +649,16 @@ void detail::DocumentIngest::State::add(const json& e, size_t i) {
   // Errors and skips: GB reports them with zero times; they are outcomes, not samples.
   BenchmarkStatus status = BenchmarkStatus::ok;
   std::string message;
-  if (bool_field(e, "error_occurred")) {
-    message = string_field(e, "error_message", i);
+  if (bool_field(f[k_error_occurred])) {
+    message = string_field(f[k_error_message], "error_message", i);
     status = BenchmarkStatus::error;
     if (message.rfind("skipped:", 0) == 0) {  // gpubench::suite::skip() on GB 1.7
       status = BenchmarkStatus::skipped;
       message = std::string(trim(message.substr(8)));
     }
-  } else if (bool_field(e, "skipped")) {  // Google Benchmark >= 1.8
+  } else if (bool_field(f[k_skipped])) {  // Google Benchmark >= 1.8
     status = BenchmarkStatus::skipped;
-    message = string_field(e, "skip_message", i);
+    message = string_field(f[k_skip_message], "skip_message", i);
   }
   if (status != BenchmarkStatus::ok) {
     Outcome& o = oit->second;
@@ -531,17 +672,20 @@ void detail::DocumentIngest::State::add(const json& e, size_t i) {
   // Device: a "device_index" counter or key, a "gpu_uuid" key, or either in the label.
   // In aggregate rows a device_index counter is itself aggregated (its stddev is 0, its cv
   // NaN), so only mean/median rows may name the device; the others inherit it.
-  const std::string kind =
-      aggregate ? (aggregate_name.empty() ? "aggregate" : aggregate_name) : "iteration";
+  const std::string kind = aggregate ? (aggregate_name.empty() ? std::string("aggregate")
+                                                               : std::string(aggregate_name))
+                                     : std::string("iteration");
   const bool central = !aggregate || kind == "mean" || kind == "median";
-  if (central) s.device_index = int_field(e, "device_index", i);
-  std::string gpu_uuid = string_field(e, "gpu_uuid", i);
-  parse_label(string_field(e, "label", i), s.device_index, gpu_uuid);
+  if (central) s.device_index = int_field(f[k_device_index], "device_index", i);
+  std::string gpu_uuid(string_field(f[k_gpu_uuid], "gpu_uuid", i));
+  if (const std::string_view label = string_field(f[k_label], "label", i); !label.empty()) {
+    parse_label(std::string(label), s.device_index, gpu_uuid);
+  }
   if (!s.device_index) s.device_index = in.name_device(s.benchmark);
   if (s.device_index) {
-    device_of[s.benchmark] = *s.device_index;
-  } else if (auto d = device_of.find(s.benchmark); aggregate && d != device_of.end()) {
-    s.device_index = d->second;
+    oit->second.device = s.device_index;
+  } else if (aggregate && oit->second.device) {
+    s.device_index = oit->second.device;
   }
   // The GPU: a UUID the row names, else the one the suite recorded for its CUDA ordinal.
   std::string gpu_pci;
@@ -552,21 +696,23 @@ void detail::DocumentIngest::State::add(const json& e, size_t i) {
     }
   }
   if (!gpu_uuid.empty() || !gpu_pci.empty()) s.gpu_device = in.gpu_device(gpu_uuid, gpu_pci);
-  s.iterations = int_field(e, "iterations", i);
-  s.threads = int_field(e, "threads", i);
+  s.iterations = int_field(f[k_iterations], "iterations", i);
+  s.threads = int_field(f[k_threads], "threads", i);
   s.kind = kind;
   if (!aggregate) {
     s.kind = "iteration";
-    s.repetition = int_field(e, "repetition_index", i);
-    int64_t& next = next_repetition[s.benchmark];
+    s.repetition = int_field(f[k_repetition_index], "repetition_index", i);
+    int64_t& next = oit->second.next_repetition;
     if (!s.repetition) s.repetition = next;  // old GB versions: count them
     next = *s.repetition + 1;
   }
 
   counters.clear();
-  for (const auto& [key, value] : e.items()) {
-    const std::optional<double> non_finite = non_finite_value(value);
-    if ((!value.is_number() && !non_finite) || meta_keys().count(key) != 0) continue;
+  for (const auto& [key, value_ptr] : f.others) {
+    const json& value = *value_ptr;
+    const std::optional<double> non_finite =
+        value.is_string() ? non_finite_value(value) : std::nullopt;
+    if (!value.is_number() && !non_finite) continue;
     const double v = non_finite ? *non_finite : value.get<double>();
     if (const auto field = sample_state::field_of(key); gpubench_file && field) {
       using sample_state::Field;
@@ -610,7 +756,7 @@ void detail::DocumentIngest::State::add(const json& e, size_t i) {
   }
   // Declared metrics first, in declaration order; then other counters by name.
   std::stable_sort(counters.begin(), counters.end(), [&](const auto& a, const auto& b) {
-    auto rank = [&](const std::string& n) {
+    auto rank = [&](std::string_view n) {
       for (size_t k = 0; k < declared.size(); ++k) {
         if (declared[k].first == n) return k;
       }
@@ -620,24 +766,26 @@ void detail::DocumentIngest::State::add(const json& e, size_t i) {
   });
 
   // cv aggregates are ratios; every other time value is in time_unit.
-  const bool percentage = string_field(e, "aggregate_unit", i) == "percentage";
-  const std::string unit = string_field(e, "time_unit", i);
+  const bool percentage =
+      string_field(f[k_aggregate_unit], "aggregate_unit", i) == "percentage";
+  const std::string unit(string_field(f[k_time_unit], "time_unit", i));
   const double scale = percentage ? 1.0 : time_unit_to_ns(unit.empty() ? "ns" : unit, i);
-  for (const char* key : {"real_time", "cpu_time"}) {
-    auto t = e.find(key);
-    if (t == e.end()) continue;
+  for (const Meta time : {k_real_time, k_cpu_time}) {
+    const std::string_view key = k_meta_keys[time];
+    const json* t = f[time];
+    if (t == nullptr) continue;
     const std::optional<double> non_finite = non_finite_value(*t);
     if (!t->is_number() && !non_finite) {
-      not_gb(where() + "." + key + " is a " + type_name(*t) + ", not a number");
+      not_gb(where() + "." + std::string(key) + " is a " + type_name(*t) + ", not a number");
     }
     const double raw = non_finite ? *non_finite : t->get<double>();
     const double v = raw * scale;
     if (!std::isfinite(v)) {
-      in.insert_invalid(s, key, raw_text(raw),
+      in.insert_invalid(s, std::string(key), raw_text(raw),
                         std::string(key) + " is " + raw_text(raw) +
                             (std::isfinite(raw) ? " (overflows in ns)" : ""));
     } else if (v < 0) {
-      in.insert_invalid(s, key, raw_text(raw),
+      in.insert_invalid(s, std::string(key), raw_text(raw),
                         std::string(key) + " is negative (" + raw_text(raw) + " " +
                             (unit.empty() ? "ns" : unit) + "); a time cannot be");
     } else {
@@ -648,13 +796,15 @@ void detail::DocumentIngest::State::add(const json& e, size_t i) {
     if (std::isfinite(v)) {
       in.insert_sample(s, in.metric_id(key), v);
     } else {
-      in.insert_invalid(s, key, raw_text(v), "counter " + key + " is " + raw_text(v));
+      in.insert_invalid(s, std::string(key), raw_text(v),
+                        "counter " + std::string(key) + " is " + raw_text(v));
     }
   }
+  Outcome& o = oit->second;
   if (aggregate) {
-    has_aggregates.insert(s.benchmark);
+    o.has_aggregates = true;
   } else {
-    has_iterations.insert(s.benchmark);
+    o.has_iterations = true;
   }
 }
 
@@ -663,8 +813,8 @@ IngestSummary detail::DocumentIngest::State::finish() {
   // are not repetitions, and statistics over them would claim n = 0 or a precision nobody
   // measured; rerun with every repetition reported instead (documented in results/README.md).
   for (int64_t bench : order) {
-    if (outcomes[bench].status == BenchmarkStatus::ok && has_aggregates.count(bench) != 0 &&
-        has_iterations.count(bench) == 0) {
+    const Outcome& o = outcomes[bench];
+    if (o.status == BenchmarkStatus::ok && o.has_aggregates && !o.has_iterations) {
       Statement st = db.prepare("SELECT name FROM benchmarks WHERE id = ?1");
       st.bind(1, bench);
       st.step();

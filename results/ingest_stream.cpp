@@ -1,14 +1,21 @@
 // parse_benchmark_file (ingest_stream.hpp): a chunked reader that rewrites Google Benchmark's
 // bare NaN / Infinity tokens on the fly, and a SAX handler that builds the document except for
-// the entries of "benchmarks", which it hands to the sink as each one completes.
+// the entries of "benchmarks", which it hands to the sink as each one completes. With a sink,
+// the parser runs on a thread of its own and hands entries over in batches, so parsing overlaps
+// with what the sink does (storing them); the sink is only ever called on the caller's thread.
 #include "results/ingest_stream.hpp"
 
 #include <cerrno>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <deque>
+#include <exception>
 #include <iterator>
 #include <memory>
+#include <mutex>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "util/error.hpp"
@@ -185,11 +192,20 @@ class FilteredFile {
   const char* m_end = nullptr;
 };
 
+// Where the handler sends the "benchmarks" array and its entries (the Channel to the thread that
+// calls the sink).
+class Delivery {
+ public:
+  virtual ~Delivery() = default;
+  virtual bool begin_entries(const json& head) = 0;
+  virtual void entry(json&& entry, std::size_t index) = 0;
+};
+
 // Builds the document like nlohmann's DOM parser, except that the elements of the top-level
 // "benchmarks" array go to the sink one by one when it asks for them.
 class Handler {
  public:
-  explicit Handler(EntrySink* sink) : m_sink(sink) {}
+  explicit Handler(Delivery* sink) : m_sink(sink) {}
 
   json take() { return std::move(m_root); }
   bool streamed() const { return m_streaming != nullptr; }
@@ -270,11 +286,11 @@ class Handler {
   // After a value completes: when it was a whole element of the streamed array, hand it over.
   void deliver_if_entry() {
     if (m_streaming == nullptr || m_stack.empty() || m_stack.back() != m_streaming) return;
-    m_sink->entry(m_entry, m_entries++);
+    m_sink->entry(std::move(m_entry), m_entries++);
     m_entry = json();
   }
 
-  EntrySink* m_sink;
+  Delivery* m_sink;
   json m_root;
   std::vector<json*> m_stack;
   json* m_member = nullptr;
@@ -287,12 +303,123 @@ class Handler {
   std::string m_error_what;
 };
 
-}  // namespace
+// Thrown on the parsing thread when the caller gave up (its sink threw): parsing stops.
+struct Cancelled {};
 
-json parse_benchmark_file(const std::filesystem::path& path, const std::string& source,
-                          EntrySink* sink) {
-  FilteredFile file(path);
-  Handler handler(sink);
+// The hand-over between the parsing thread and the caller's thread: entries travel in batches
+// through a bounded queue (memory stays flat however big the file), the question whether to
+// stream "benchmarks" is answered by the caller, and spent batches come back to the parsing
+// thread, which frees the entries it allocated and reuses the batch.
+class Channel : public Delivery {
+ public:
+  // --- parsing thread ---
+  bool begin_entries(const json& head) override {
+    std::unique_lock lock(m_mutex);
+    m_head = &head;
+    m_begin_asked = true;
+    m_caller_wakes.notify_one();
+    m_parser_wakes.wait(lock, [&] { return !m_begin_asked || m_cancelled; });
+    if (m_cancelled) throw Cancelled{};
+    return m_begin_answer;
+  }
+  void entry(json&& entry, std::size_t index) override {
+    if (m_filling.entries.empty()) m_filling.first = index;
+    m_filling.entries.push_back(std::move(entry));
+    if (m_filling.entries.size() == k_batch) send();
+  }
+  // Hands over the entries not yet sent (at the end of the input, or before reporting an error,
+  // so that the sink sees every entry before it the way a direct parse shows them).
+  void send() {
+    if (m_filling.entries.empty()) return;
+    Batch next;
+    {
+      std::unique_lock lock(m_mutex);
+      m_parser_wakes.wait(lock, [&] { return m_full.size() < k_queued || m_cancelled; });
+      if (m_cancelled) throw Cancelled{};
+      m_full.push_back(std::move(m_filling));
+      if (!m_spent.empty()) {
+        next = std::move(m_spent.back());
+        m_spent.pop_back();
+      }
+    }
+    m_caller_wakes.notify_one();
+    next.entries.clear();  // frees the spent entries on the thread that allocated them
+    m_filling = std::move(next);
+  }
+  void close() {
+    {
+      std::lock_guard lock(m_mutex);
+      m_closed = true;
+    }
+    m_caller_wakes.notify_one();
+  }
+
+  // --- caller's thread ---
+  // Calls the sink for everything the parser hands over, until it closes the channel. An
+  // exception from the sink propagates (call cancel() then).
+  void serve(EntrySink& sink) {
+    std::unique_lock lock(m_mutex);
+    for (;;) {
+      m_caller_wakes.wait(lock, [&] { return m_begin_asked || !m_full.empty() || m_closed; });
+      if (m_begin_asked) {
+        const json* head = m_head;
+        lock.unlock();
+        const bool answer = sink.begin_entries(*head);
+        lock.lock();
+        m_begin_answer = answer;
+        m_begin_asked = false;
+        m_parser_wakes.notify_one();
+      } else if (!m_full.empty()) {
+        Batch batch = std::move(m_full.front());
+        m_full.pop_front();
+        m_parser_wakes.notify_one();
+        lock.unlock();
+        for (std::size_t k = 0; k < batch.entries.size(); ++k) {
+          sink.entry(batch.entries[k], batch.first + k);
+        }
+        lock.lock();
+        m_spent.push_back(std::move(batch));
+      } else {
+        return;  // closed, and everything handed over
+      }
+    }
+  }
+  void cancel() {
+    {
+      std::lock_guard lock(m_mutex);
+      m_cancelled = true;
+    }
+    m_parser_wakes.notify_one();
+  }
+  bool cancelled() {
+    std::lock_guard lock(m_mutex);
+    return m_cancelled;
+  }
+
+ private:
+  static constexpr std::size_t k_batch = 256;  // entries per hand-over
+  static constexpr std::size_t k_queued = 4;   // batches waiting at most
+
+  struct Batch {
+    std::size_t first = 0;  // index of entries[0] in "benchmarks"
+    std::vector<json> entries;
+  };
+
+  std::mutex m_mutex;
+  std::condition_variable m_parser_wakes;
+  std::condition_variable m_caller_wakes;
+  Batch m_filling;  // parsing thread only
+  std::deque<Batch> m_full;
+  std::vector<Batch> m_spent;
+  const json* m_head = nullptr;
+  bool m_begin_asked = false;
+  bool m_begin_answer = false;
+  bool m_closed = false;
+  bool m_cancelled = false;
+};
+
+json parse_filtered(FilteredFile& file, const std::string& source, Delivery* delivery) {
+  Handler handler(delivery);
   const bool ok = json::sax_parse(file.begin(), FilteredFile::end(), &handler);
   if (!ok) {
     // nlohmann refuses numbers beyond double's range (1e400) instead of making them infinite.
@@ -310,6 +437,41 @@ json parse_benchmark_file(const std::filesystem::path& path, const std::string& 
                     "--benchmark_format=json or --benchmark_out=FILE");
   }
   return handler.take();
+}
+
+}  // namespace
+
+json parse_benchmark_file(const std::filesystem::path& path, const std::string& source,
+                          EntrySink* sink) {
+  FilteredFile file(path);  // a missing file fails here, on the caller's thread
+  if (sink == nullptr) return parse_filtered(file, source, nullptr);
+
+  Channel channel;
+  json doc;
+  std::exception_ptr parse_error;
+  std::thread parser([&] {
+    try {
+      doc = parse_filtered(file, source, &channel);
+    } catch (const Cancelled&) {
+    } catch (...) {
+      parse_error = std::current_exception();
+    }
+    try {
+      channel.send();
+    } catch (const Cancelled&) {
+    }
+    channel.close();
+  });
+  try {
+    channel.serve(*sink);
+  } catch (...) {
+    channel.cancel();
+    parser.join();
+    throw;
+  }
+  parser.join();
+  if (parse_error) std::rethrow_exception(parse_error);
+  return doc;
 }
 
 }  // namespace gpubench::results

@@ -81,6 +81,10 @@ Database::Database(sqlite3* db, std::filesystem::path path, Access access)
 
 Database Database::open(const std::filesystem::path& path, Access access, int busy_timeout_ms,
                         bool immutable) {
+  // No memory statistics (nothing reads them): with them every allocation SQLite makes takes a
+  // process-wide mutex. Only possible before SQLite initialises; later calls change nothing.
+  static const int no_memstatus = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+  (void)no_memstatus;
   int flags = SQLITE_OPEN_NOMUTEX;
   switch (access) {
     case Access::read_only:
