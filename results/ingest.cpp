@@ -225,6 +225,9 @@ class Ingester {
                       "record the suite run with add_suite_run first");
     }
     m_run = st.column_int64(0);
+    for (Statement* insert : {&m_insert_sample, &m_insert_batch, &m_insert_narrow}) {
+      insert->bind(1, m_suite_run);
+    }
     m_gpus.set_run(m_run);
   }
 
@@ -430,10 +433,12 @@ class Ingester {
              "power_limited, thermal_or_hw_slowdown, clock_below_expected, window_start_s, "
              "window_end_s";
     }
+    // ?1 is the suite run in every row, bound once (bindings outlive run()); each row's other
+    // columns take the next numbers.
     sql += ") VALUES ";
     for (size_t r = 0; r < rows; ++r) {
-      sql += r == 0 ? "(" : ", (";
-      for (int c = 0; c < columns; ++c) sql += c == 0 ? "?" : ", ?";
+      sql += r == 0 ? "(?1" : ", (?1";
+      for (int c = 1; c < columns; ++c) sql += ", ?";
       sql += ")";
     }
     return sql;
@@ -445,15 +450,16 @@ class Ingester {
            s.window_start_s || s.window_end_s;
   }
 
-  // A full batch of samples without a state, in the narrow statement.
+  // A full batch of samples without a state, in the narrow statement. The kinds are bound
+  // without a copy: m_pending holds them until the statement has run.
   void bind_narrow_rows(Statement& st) {
     for (size_t r = 0; r < m_pending.size(); ++r) {
       const Row& row = m_pending[r];
       const SampleState& s = row.state;
-      const int b = static_cast<int>(r) * k_narrow_columns;
-      st.bind(b + 1, m_suite_run).bind(b + 2, s.benchmark).bind(b + 3, row.metric);
+      const int b = static_cast<int>(r) * (k_narrow_columns - 1);
+      st.bind(b + 2, s.benchmark).bind(b + 3, row.metric);
       st.bind(b + 4, s.device_index).bind(b + 5, s.gpu_device).bind(b + 6, s.repetition);
-      st.bind(b + 7, s.kind).bind(b + 8, row.value).bind(b + 9, s.iterations);
+      st.bind_static(b + 7, s.kind).bind(b + 8, row.value).bind(b + 9, s.iterations);
       st.bind(b + 10, s.threads);
     }
     st.run();
@@ -465,15 +471,16 @@ class Ingester {
     SampleState state;
   };
 
-  // Binds `rows` pending rows from `first` into `st` and runs it.
+  // Binds `rows` pending rows from `first` into `st` and runs it (kinds without a copy, as
+  // above).
   void bind_rows(Statement& st, size_t rows, size_t first = 0) {
     for (size_t r = 0; r < rows; ++r) {
       const Row& row = m_pending[first + r];
       const SampleState& s = row.state;
-      const int b = static_cast<int>(r) * k_columns;
-      st.bind(b + 1, m_suite_run).bind(b + 2, s.benchmark).bind(b + 3, row.metric);
+      const int b = static_cast<int>(r) * (k_columns - 1);
+      st.bind(b + 2, s.benchmark).bind(b + 3, row.metric);
       st.bind(b + 4, s.device_index).bind(b + 5, s.gpu_device).bind(b + 6, s.repetition);
-      st.bind(b + 7, s.kind).bind(b + 8, row.value).bind(b + 9, s.iterations);
+      st.bind_static(b + 7, s.kind).bind(b + 8, row.value).bind(b + 9, s.iterations);
       st.bind(b + 10, s.threads).bind(b + 11, s.throttled).bind(b + 12, s.sm_clock_mhz);
       st.bind(b + 13, s.temperature_c).bind(b + 14, s.power_w).bind(b + 15, s.throttle_reasons);
       st.bind(b + 16, s.power_limited).bind(b + 17, s.thermal_or_hw_slowdown);

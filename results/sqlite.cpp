@@ -252,6 +252,13 @@ Statement& Statement::bind(int index, std::string_view value) {
   return *this;
 }
 
+Statement& Statement::bind_static(int index, std::string_view value) {
+  const int rc =
+      sqlite3_bind_text64(m_stmt, index, value.data(), value.size(), SQLITE_STATIC, SQLITE_UTF8);
+  if (rc != SQLITE_OK) m_db->fail(rc, "binding a value");
+  return *this;
+}
+
 Statement& Statement::bind_null(int index) {
   const int rc = sqlite3_bind_null(m_stmt, index);
   if (rc != SQLITE_OK) m_db->fail(rc, "binding a value");

@@ -92,6 +92,9 @@ class Statement {
   }
   Statement& bind(int index, const char* value) { return bind(index, std::string_view(value)); }
   Statement& bind_null(int index);
+  // Text SQLite does not copy: it must stay unchanged until the statement is next stepped to its
+  // end, reset or bound again (hot loops that keep the text alive meanwhile).
+  Statement& bind_static(int index, std::string_view value);
   template <typename T>
   Statement& bind(int index, const std::optional<T>& value) {
     return value ? bind(index, *value) : bind_null(index);

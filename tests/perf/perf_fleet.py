@@ -8,10 +8,13 @@ repetitions = 200,000 entries, each with real_time, cpu_time and one counter (60
 about 65 MB). The candidate is 20% slower on every 500th benchmark and 20% faster on every 700th.
 
     python3 tests/perf/perf_fleet.py [--gpubench build/bin/gpubench] [--scale 1.0] [--workdir DIR]
-                                     [--only show,compare]
+                                     [--only show,compare] [--repeat 3]
 
 Prints one line per command: wall and CPU seconds, peak RSS (MB), the ratio to json.load's time
-(wall and CPU) and the issue's target. The figures are for people, not a timed test: the exit
+(wall and CPU) and the issue's target. Each command and json.load run --repeat times and the
+median is printed (the largest peak RSS), so one slow moment of a shared machine does not decide a
+figure; every import is measured into a database holding exactly what it would hold in the
+sequence (a fresh file for the base, a copy holding the base for the candidate). The figures are for people, not a timed test: the exit
 status is 1 only when a command fails (an import that does not exit 0, a compare that exits
 other than 0 or 1). Wall time on a shared machine varies; CPU time is steadier. --scale shrinks
 the entry count (the ctest smoke test runs it at 0.002 so the script cannot rot). --only runs the
@@ -81,10 +84,34 @@ def measure(argv, stdout=subprocess.DEVNULL, ok=(0,)):
     return seconds, usage.ru_maxrss / 1024.0, code, usage.ru_utime + usage.ru_stime
 
 
-def json_load_baseline(path):
+def median(values):
+    v = sorted(values)
+    return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+
+
+def measure_repeated(argv, repeat, stdout=subprocess.DEVNULL, ok=(0,), before=None):
+    """measure() `repeat` times; argv may be a function of the run's number k, and before(k)
+    runs ahead of the k-th. Returns the median wall and CPU seconds, the largest peak RSS and
+    the last exit code."""
+    runs = []
+    for k in range(repeat):
+        if before:
+            before(k)
+        runs.append(measure(argv(k) if callable(argv) else argv, stdout=stdout, ok=ok))
+    return (median([r[0] for r in runs]), max(r[1] for r in runs), runs[-1][2],
+            median([r[3] for r in runs]))
+
+
+def remove_db(path):
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(path + suffix):
+            os.remove(path + suffix)
+
+
+def json_load_baseline(path, repeat):
     """Python's json.load of the file, in a child process like the commands."""
     code = "import json,sys\nwith open(sys.argv[1]) as f: json.load(f)\n"
-    return measure([sys.executable, "-c", code, path])
+    return measure_repeated([sys.executable, "-c", code, path], repeat)
 
 
 def main():
@@ -95,7 +122,10 @@ def main():
     ap.add_argument("--history", type=int, default=10, help="history runs for the history case")
     ap.add_argument("--only", default="",
                     help="comma-separated words: run only commands whose label contains one")
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="runs of each command (and of json.load); the median is printed")
     args = ap.parse_args()
+    repeat = max(1, args.repeat)
     only = [w for w in args.only.split(",") if w]
     entries = max(REPETITIONS * 10, int(200000 * args.scale))
     work = args.workdir or tempfile.mkdtemp(prefix="gpubench-perf-fleet-")
@@ -111,24 +141,22 @@ def main():
     db = os.path.join(work, "fleet-%d.db" % entries)
     reuse_db = bool(only) and os.path.exists(db)
     if not reuse_db:
-        for suffix in ("", "-wal", "-shm"):
-            if os.path.exists(db + suffix):
-                os.remove(db + suffix)
+        remove_db(db)
 
-    load_s, load_mb, _, load_cpu = json_load_baseline(base_json)
-    print("input: %d entries, %.1f MB; json.load: %.2f s (%.2f s CPU), %.0f MB"
-          % (entries, size_mb, load_s, load_cpu, load_mb))
+    load_s, load_mb, _, load_cpu = json_load_baseline(base_json, repeat)
+    print("input: %d entries, %.1f MB; json.load: %.2f s (%.2f s CPU), %.0f MB; medians of %d runs"
+          % (entries, size_mb, load_s, load_cpu, load_mb, repeat))
     print("%-44s %8s %8s %8s %6s %6s  %s" % ("command", "wall s", "CPU s", "peak MB", "x wall",
                                              "x CPU", "target"))
 
     def wanted(label):
         return not only or any(w in label for w in only)
 
-    def row(label, argv, target_time=None, target_mem=None, out=None, ok=(0,)):
+    def row(label, argv, target_time=None, target_mem=None, out=None, ok=(0,), before=None):
         if not wanted(label):
             return None
         sink = open(out, "w") if out else subprocess.DEVNULL
-        s, mb, code, cpu = measure(argv, stdout=sink, ok=ok)
+        s, mb, code, cpu = measure_repeated(argv, repeat, stdout=sink, ok=ok, before=before)
         if out:
             sink.close()
         target = ""
@@ -144,13 +172,28 @@ def main():
     if reuse_db:
         print("reusing %s (imported before)" % db)
     else:
-        for label, path, tag in (("import base", base_json, "side=base"),
-                                 ("import candidate", cand_json, "side=cand")):
-            argv = [gb, "--db", db, "import", path, "--tag", tag]
-            if wanted(label):
-                row(label, argv, 3, 2 * size_mb if tag == "side=base" else None)
-            else:
-                measure(argv)
+        # The base goes into a fresh database each time. The candidate goes into a copy of the
+        # database holding the base run, and the last time into the database itself.
+        argv = [gb, "--db", db, "import", base_json, "--tag", "side=base"]
+        if wanted("import base"):
+            row("import base", argv, 3, 2 * size_mb, before=lambda k: remove_db(db))
+        else:
+            measure(argv)
+        argv = [gb, "--db", db, "import", cand_json, "--tag", "side=cand"]
+        if wanted("import candidate"):
+            scratch = os.path.join(work, "scratch-%d.db" % entries)
+
+            def copy_base(k):
+                remove_db(scratch)
+                if k < repeat - 1:
+                    shutil.copyfile(db, scratch)  # the base run, committed and checkpointed
+
+            row("import candidate",
+                lambda k: argv if k == repeat - 1 else [gb, "--db", scratch] + argv[3:], 3,
+                before=copy_base)
+            remove_db(scratch)
+        else:
+            measure(argv)
     row("show 1 --format json", [gb, "--db", db, "show", "1", "--format", "json"], 2, 300)
     row("show 1", [gb, "--db", db, "show", "1"], 2, 300)
     row("export 1", [gb, "--db", db, "export", "1"], 2, 300,
