@@ -222,8 +222,15 @@ class StreamingImport : public results::EntrySink {
     });
     return true;
   }
-  void entry(const nlohmann::json& e, std::size_t index) override {
-    guarded([&] { m_import->add(e, index); });
+  // On the parsing thread: m_import was set before begin_entries() returned, and prepare()
+  // reads only what begin_import fixed.
+  std::unique_ptr<results::EntryWork> prepare(const results::StreamedEntry& e,
+                                              std::size_t index) override {
+    return m_import->prepare(e, index);
+  }
+  void entry(const results::StreamedEntry& e, std::size_t index,
+             results::EntryWork* work) override {
+    guarded([&] { m_import->add(e, index, work); });
   }
 
   bool started() const { return m_import != nullptr; }

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -17,6 +18,7 @@
 
 #include "results/ingest.hpp"
 #include "results/ingest_gpu.hpp"
+#include "results/ingest_stream.hpp"
 #include "results/metric_roles.hpp"
 #include "results/series_medians.hpp"
 #include "results/sqlite.hpp"
@@ -90,27 +92,48 @@ std::size_t meta_index(std::string_view key) {
   return k_meta_count;
 }
 
-// An entry's members sorted out in one walk over it (an entry is a std::map: one walk costs less
-// than a lookup per field): the meta members by Meta index (null when absent), and every other
-// member in name order (the map's).
+// An entry's members sorted out in one walk over them (one walk costs less than a lookup per
+// field): the meta members by Meta index (null when absent), and every other member in name
+// order. A key given twice counts with its last value, as in nlohmann's documents.
 struct EntryFields {
   const json* meta[k_meta_count] = {};
   std::vector<std::pair<std::string_view, const json*>> others;
 
+  // A document's object (a std::map: in name order, each key once).
   void read(const json& e) {
-    std::fill(std::begin(meta), std::end(meta), nullptr);
-    others.clear();
-    for (auto it = e.begin(); it != e.end(); ++it) {
-      const std::string& key = it.key();
-      const std::size_t k = meta_index(key);
-      if (k == k_meta_count) {
-        others.emplace_back(key, &*it);
-      } else {
-        meta[k] = &*it;
+    start();
+    for (auto it = e.begin(); it != e.end(); ++it) add(it.key(), &*it);
+  }
+  // A streamed entry's members, in file order.
+  void read(const StreamedEntry& e) {
+    start();
+    for (std::size_t k = 0; k < e.size(); ++k) add(e.key(k), &e.value(k));
+    if (others.size() > 1) {
+      std::stable_sort(others.begin(), others.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      std::size_t kept = 0;
+      for (std::size_t k = 0; k < others.size(); ++k) {
+        if (k + 1 < others.size() && others[k + 1].first == others[k].first) continue;
+        others[kept++] = others[k];  // the last of a key given twice
       }
+      others.resize(kept);
     }
   }
   const json* operator[](Meta k) const { return meta[k]; }
+
+ private:
+  void start() {
+    std::fill(std::begin(meta), std::end(meta), nullptr);
+    others.clear();
+  }
+  void add(std::string_view key, const json* value) {
+    const std::size_t k = meta_index(key);
+    if (k == k_meta_count) {
+      others.emplace_back(key, value);
+    } else {
+      meta[k] = value;
+    }
+  }
 };
 
 // Hashes std::string and std::string_view alike, so maps keyed by std::string are searched with
@@ -585,6 +608,29 @@ IngestSummary Store::ingest_benchmark_json(int64_t suite_run_id, const json& doc
   return summary;
 }
 
+namespace {
+// What one entry says, read without the database (DocumentIngest::prepare): on the parsing
+// thread of a streamed import, while the entries before it are stored.
+struct PreparedEntry final : EntryWork {
+  std::exception_ptr problem;  // what is wrong with the entry; add() throws it
+  std::string identity;        // the benchmark's name
+  bool aggregate = false;
+  BenchmarkStatus status = BenchmarkStatus::ok;
+  std::string message;
+  std::string gpu_uuid;  // a UUID the entry names
+  // Everything but the benchmark, GPU and counted repetition, which need the database or the
+  // entries before this one.
+  Ingester::SampleState state;
+  struct Value {
+    std::string metric;
+    double value = 0;
+    bool valid = true;
+    std::string raw, reason;  // of an invalid value
+  };
+  std::vector<Value> values;  // in storing order
+};
+}  // namespace
+
 // One document's benchmarks, stored entry by entry (whole documents and streamed files alike).
 struct detail::DocumentIngest::State {
   State(Database& db_, int64_t suite_run_id_, const json& context, const std::string& default_suite)
@@ -610,7 +656,15 @@ struct detail::DocumentIngest::State {
     return default_suite;
   }
 
-  void add(const json& e, size_t i);
+  // Reads only what the constructor fixed (declared, gpubench_file): safe on another thread.
+  void read(const EntryFields& f, size_t i, PreparedEntry& p) const;
+  // Throws bad_input for an element that is not an object.
+  static void expect_object(bool object, const char* type, size_t i) {
+    if (!object) {
+      not_gb("benchmarks[" + std::to_string(i) + "] is a " + type + ", not an object");
+    }
+  }
+  void add(PreparedEntry& p);
   IngestSummary finish();
 
   Database& db;
@@ -622,15 +676,10 @@ struct detail::DocumentIngest::State {
   bool gpubench_file = false;
   std::unordered_map<int64_t, Outcome> outcomes;
   std::vector<int64_t> order;  // benchmark ids in order of first appearance
-  EntryFields fields;  // reused from entry to entry
-  std::vector<std::pair<std::string_view, double>> counters;
 };
 
-void detail::DocumentIngest::State::add(const json& e, size_t i) {
+void detail::DocumentIngest::State::read(const EntryFields& f, size_t i, PreparedEntry& p) const {
   auto where = [i] { return "benchmarks[" + std::to_string(i) + "]"; };
-  if (!e.is_object()) not_gb(where() + " is a " + type_name(e) + ", not an object");
-  fields.read(e);
-  const EntryFields& f = fields;
   std::string_view identity = string_field(f[k_run_name], "run_name", i);
   if (identity.empty()) identity = string_field(f[k_name], "name", i);
   if (identity.empty()) not_gb(where() + " has no 'name'");
@@ -644,77 +693,41 @@ void detail::DocumentIngest::State::add(const json& e, size_t i) {
       identity.remove_suffix(aggregate_name.size() + 1);
     }
   }
-
-  Ingester::SampleState s;
-  s.benchmark = in.benchmark_id(identity, suite);
-  auto [oit, first_seen] = outcomes.try_emplace(s.benchmark);
-  if (first_seen) {
-    oit->second.position = static_cast<int64_t>(order.size());
-    order.push_back(s.benchmark);
-  }
+  p.identity = identity;
+  p.aggregate = aggregate;
 
   // Errors and skips: GB reports them with zero times; they are outcomes, not samples.
-  BenchmarkStatus status = BenchmarkStatus::ok;
-  std::string message;
   if (bool_field(f[k_error_occurred])) {
-    message = string_field(f[k_error_message], "error_message", i);
-    status = BenchmarkStatus::error;
-    if (message.rfind("skipped:", 0) == 0) {  // gpubench::suite::skip() on GB 1.7
-      status = BenchmarkStatus::skipped;
-      message = std::string(trim(message.substr(8)));
+    p.message = string_field(f[k_error_message], "error_message", i);
+    p.status = BenchmarkStatus::error;
+    if (p.message.rfind("skipped:", 0) == 0) {  // gpubench::suite::skip() on GB 1.7
+      p.status = BenchmarkStatus::skipped;
+      p.message = std::string(trim(p.message.substr(8)));
     }
   } else if (bool_field(f[k_skipped])) {  // Google Benchmark >= 1.8
-    status = BenchmarkStatus::skipped;
-    message = string_field(f[k_skip_message], "skip_message", i);
+    p.status = BenchmarkStatus::skipped;
+    p.message = string_field(f[k_skip_message], "skip_message", i);
   }
-  if (status != BenchmarkStatus::ok) {
-    Outcome& o = oit->second;
-    if (severity(status) > severity(o.status)) {
-      o.status = status;
-      o.message = message;
-    }
-    return;
-  }
+  if (p.status != BenchmarkStatus::ok) return;
 
   // Device: a "device_index" counter or key, a "gpu_uuid" key, or either in the label.
   // In aggregate rows a device_index counter is itself aggregated (its stddev is 0, its cv
-  // NaN), so only mean/median rows may name the device; the others inherit it.
-  const std::string kind = aggregate ? (aggregate_name.empty() ? std::string("aggregate")
-                                                               : std::string(aggregate_name))
-                                     : std::string("iteration");
-  const bool central = !aggregate || kind == "mean" || kind == "median";
+  // NaN), so only mean/median rows may name the device; the others inherit it (add()).
+  Ingester::SampleState& s = p.state;
+  s.kind = aggregate ? (aggregate_name.empty() ? std::string("aggregate")
+                                               : std::string(aggregate_name))
+                     : std::string("iteration");
+  const bool central = !aggregate || s.kind == "mean" || s.kind == "median";
   if (central) s.device_index = int_field(f[k_device_index], "device_index", i);
-  std::string gpu_uuid(string_field(f[k_gpu_uuid], "gpu_uuid", i));
+  p.gpu_uuid = string_field(f[k_gpu_uuid], "gpu_uuid", i);
   if (const std::string_view label = string_field(f[k_label], "label", i); !label.empty()) {
-    parse_label(std::string(label), s.device_index, gpu_uuid);
+    parse_label(std::string(label), s.device_index, p.gpu_uuid);
   }
-  if (!s.device_index) s.device_index = in.name_device(s.benchmark);
-  if (s.device_index) {
-    oit->second.device = s.device_index;
-  } else if (aggregate && oit->second.device) {
-    s.device_index = oit->second.device;
-  }
-  // The GPU: a UUID the row names, else the one the suite recorded for its CUDA ordinal.
-  std::string gpu_pci;
-  if (gpu_uuid.empty() && s.device_index) {
-    if (auto d = devices.find(*s.device_index); d != devices.end()) {
-      gpu_uuid = d->second.uuid;
-      gpu_pci = d->second.pci_bus_id;
-    }
-  }
-  if (!gpu_uuid.empty() || !gpu_pci.empty()) s.gpu_device = in.gpu_device(gpu_uuid, gpu_pci);
   s.iterations = int_field(f[k_iterations], "iterations", i);
   s.threads = int_field(f[k_threads], "threads", i);
-  s.kind = kind;
-  if (!aggregate) {
-    s.kind = "iteration";
-    s.repetition = int_field(f[k_repetition_index], "repetition_index", i);
-    int64_t& next = oit->second.next_repetition;
-    if (!s.repetition) s.repetition = next;  // old GB versions: count them
-    next = *s.repetition + 1;
-  }
+  if (!aggregate) s.repetition = int_field(f[k_repetition_index], "repetition_index", i);
 
-  counters.clear();
+  std::vector<std::pair<std::string_view, double>> counters;
   for (const auto& [key, value_ptr] : f.others) {
     const json& value = *value_ptr;
     const std::optional<double> non_finite =
@@ -778,37 +791,84 @@ void detail::DocumentIngest::State::add(const json& e, size_t i) {
   const std::string unit(string_field(f[k_time_unit], "time_unit", i));
   const double scale = percentage ? 1.0 : time_unit_to_ns(unit.empty() ? "ns" : unit, i);
   for (const Meta time : {k_real_time, k_cpu_time}) {
-    const std::string_view key = k_meta_keys[time];
+    const std::string key(k_meta_keys[time]);
     const json* t = f[time];
     if (t == nullptr) continue;
     const std::optional<double> non_finite = non_finite_value(*t);
     if (!t->is_number() && !non_finite) {
-      not_gb(where() + "." + std::string(key) + " is a " + type_name(*t) + ", not a number");
+      not_gb(where() + "." + key + " is a " + type_name(*t) + ", not a number");
     }
     const double raw = non_finite ? *non_finite : t->get<double>();
     const double v = raw * scale;
     if (!std::isfinite(v)) {
-      in.insert_invalid(s, std::string(key), raw_text(raw),
-                        std::string(key) + " is " + raw_text(raw) +
-                            (std::isfinite(raw) ? " (overflows in ns)" : ""));
+      p.values.push_back({key, v, false, raw_text(raw),
+                          key + " is " + raw_text(raw) +
+                              (std::isfinite(raw) ? " (overflows in ns)" : "")});
     } else if (v < 0) {
-      in.insert_invalid(s, std::string(key), raw_text(raw),
-                        std::string(key) + " is negative (" + raw_text(raw) + " " +
-                            (unit.empty() ? "ns" : unit) + "); a time cannot be");
+      p.values.push_back({key, v, false, raw_text(raw),
+                          key + " is negative (" + raw_text(raw) + " " +
+                              (unit.empty() ? "ns" : unit) + "); a time cannot be"});
     } else {
-      in.insert_sample(s, in.metric_id(key), v);
+      p.values.push_back({key, v, true, {}, {}});
     }
   }
   for (const auto& [key, v] : counters) {
     if (std::isfinite(v)) {
-      in.insert_sample(s, in.metric_id(key), v);
+      p.values.push_back({std::string(key), v, true, {}, {}});
     } else {
-      in.insert_invalid(s, std::string(key), raw_text(v),
-                        "counter " + std::string(key) + " is " + raw_text(v));
+      p.values.push_back({std::string(key), v, false, raw_text(v),
+                          "counter " + std::string(key) + " is " + raw_text(v)});
     }
   }
+}
+
+void detail::DocumentIngest::State::add(PreparedEntry& p) {
+  if (p.problem) std::rethrow_exception(p.problem);
+  Ingester::SampleState& s = p.state;
+  s.benchmark = in.benchmark_id(p.identity, suite);
+  auto [oit, first_seen] = outcomes.try_emplace(s.benchmark);
   Outcome& o = oit->second;
-  if (aggregate) {
+  if (first_seen) {
+    o.position = static_cast<int64_t>(order.size());
+    order.push_back(s.benchmark);
+  }
+  if (p.status != BenchmarkStatus::ok) {
+    if (severity(p.status) > severity(o.status)) {
+      o.status = p.status;
+      o.message = p.message;
+    }
+    return;
+  }
+
+  if (!s.device_index) s.device_index = in.name_device(s.benchmark);
+  if (s.device_index) {
+    o.device = s.device_index;
+  } else if (p.aggregate && o.device) {
+    s.device_index = o.device;
+  }
+  // The GPU: a UUID the row names, else the one the suite recorded for its CUDA ordinal.
+  std::string& gpu_uuid = p.gpu_uuid;
+  std::string gpu_pci;
+  if (gpu_uuid.empty() && s.device_index) {
+    if (auto d = devices.find(*s.device_index); d != devices.end()) {
+      gpu_uuid = d->second.uuid;
+      gpu_pci = d->second.pci_bus_id;
+    }
+  }
+  if (!gpu_uuid.empty() || !gpu_pci.empty()) s.gpu_device = in.gpu_device(gpu_uuid, gpu_pci);
+  if (!p.aggregate) {
+    int64_t& next = o.next_repetition;
+    if (!s.repetition) s.repetition = next;  // old GB versions: count them
+    next = *s.repetition + 1;
+  }
+  for (const PreparedEntry::Value& v : p.values) {
+    if (v.valid) {
+      in.insert_sample(s, in.metric_id(v.metric), v.value);
+    } else {
+      in.insert_invalid(s, v.metric, v.raw, v.reason);
+    }
+  }
+  if (p.aggregate) {
     o.has_aggregates = true;
   } else {
     o.has_iterations = true;
@@ -878,8 +938,34 @@ detail::DocumentIngest::DocumentIngest(Database& db, int64_t suite_run_id, const
                                        const std::string& default_suite)
     : m(std::make_unique<State>(db, suite_run_id, context, default_suite)) {}
 detail::DocumentIngest::~DocumentIngest() = default;
+std::unique_ptr<EntryWork> detail::DocumentIngest::prepare(const StreamedEntry& entry,
+                                                           size_t index) const {
+  auto p = std::make_unique<PreparedEntry>();
+  try {
+    State::expect_object(entry.is_object(), entry.element().type_name(), index);
+    EntryFields f;
+    f.read(entry);
+    m->read(f, index, *p);
+  } catch (...) {
+    p->problem = std::current_exception();
+  }
+  return p;
+}
+void detail::DocumentIngest::add(const StreamedEntry& entry, size_t index, EntryWork* prepared) {
+  if (prepared != nullptr) {
+    m->add(static_cast<PreparedEntry&>(*prepared));
+    return;
+  }
+  auto p = prepare(entry, index);
+  m->add(static_cast<PreparedEntry&>(*p));
+}
 void detail::DocumentIngest::add(const json& entry, size_t index) {
-  m->add(entry, index);
+  State::expect_object(entry.is_object(), entry.type_name(), index);
+  EntryFields f;
+  f.read(entry);
+  PreparedEntry p;
+  m->read(f, index, p);
+  m->add(p);
 }
 IngestSummary detail::DocumentIngest::finish() {
   return m->finish();

@@ -198,11 +198,15 @@ class Delivery {
  public:
   virtual ~Delivery() = default;
   virtual bool begin_entries(const json& head) = 0;
-  virtual void entry(json&& entry, std::size_t index) = 0;
+  // The slot the next element is read into, then entry_done() when it is complete.
+  virtual StreamedEntry& next_entry() = 0;
+  virtual void entry_done(std::size_t index) = 0;
 };
 
 // Builds the document like nlohmann's DOM parser, except that the elements of the top-level
-// "benchmarks" array go to the sink one by one when it asks for them.
+// "benchmarks" array go to the sink one by one when it asks for them: an object element is read
+// into a StreamedEntry (its members in a reused list, no document built for it), any other
+// element as a document.
 class Handler {
  public:
   explicit Handler(Delivery* sink) : m_sink(sink) {}
@@ -215,19 +219,41 @@ class Handler {
   bool number_integer(json::number_integer_t v) { return value(v); }
   bool number_unsigned(json::number_unsigned_t v) { return value(v); }
   bool number_float(json::number_float_t v, const json::string_t& /*text*/) { return value(v); }
-  bool string(json::string_t& v) { return value(std::move(v)); }
+  bool string(json::string_t& v) {
+    if (!m_stack.empty() && m_stack.back() == &m_entry_level && m_member->is_string()) {
+      m_member->get_ref<json::string_t&>().swap(v);  // the member's string keeps its buffer
+      return true;
+    }
+    return value(std::move(v));
+  }
   bool binary(json::binary_t& v) { return value(json::binary(std::move(v))); }
   bool start_object(std::size_t /*elements*/) {
+    if (m_streaming != nullptr && m_stack.back() == m_streaming) {
+      m_flat = &m_sink->next_entry();
+      m_flat->start_object();
+      m_stack.push_back(&m_entry_level);
+      return true;
+    }
     m_stack.push_back(place(json::object()));
     return true;
   }
   bool key(json::string_t& k) {
+    if (m_stack.back() == &m_entry_level) {
+      m_member = &m_flat->add_member(k);
+      return true;
+    }
     json& object = *m_stack.back();
     if (m_stack.size() == 1) m_top_key = k;
     m_member = &object[k];
     return true;
   }
   bool end_object() {
+    if (m_stack.back() == &m_entry_level) {
+      m_stack.pop_back();
+      m_flat = nullptr;
+      m_sink->entry_done(m_entries++);
+      return true;
+    }
     m_stack.pop_back();
     deliver_if_entry();
     return true;
@@ -258,8 +284,8 @@ class Handler {
   const std::string& error_what() const { return m_error_what; }
 
  private:
-  // Where a new value goes: the root, the current array, the current member, or the entry being
-  // built for the sink.
+  // Where a new value goes: the root, the current array, the current member (of a document or
+  // of the entry being read), or the element being built for the sink.
   json* place(json&& v) {
     if (m_stack.empty()) {
       m_root = std::move(v);
@@ -283,14 +309,18 @@ class Handler {
     deliver_if_entry();
     return true;
   }
-  // After a value completes: when it was a whole element of the streamed array, hand it over.
+  // After a value completes: when it was a whole element of the streamed array (not an object:
+  // those are read member by member), hand it over.
   void deliver_if_entry() {
     if (m_streaming == nullptr || m_stack.empty() || m_stack.back() != m_streaming) return;
-    m_sink->entry(std::move(m_entry), m_entries++);
+    m_sink->next_entry().set_element(std::move(m_entry));
     m_entry = json();
+    m_sink->entry_done(m_entries++);
   }
 
   Delivery* m_sink;
+  json m_entry_level;                // on the stack while an object element's members are read
+  StreamedEntry* m_flat = nullptr;  // that element
   json m_root;
   std::vector<json*> m_stack;
   json* m_member = nullptr;
@@ -307,11 +337,14 @@ class Handler {
 struct Cancelled {};
 
 // The hand-over between the parsing thread and the caller's thread: entries travel in batches
-// through a bounded queue (memory stays flat however big the file), the question whether to
-// stream "benchmarks" is answered by the caller, and spent batches come back to the parsing
-// thread, which frees the entries it allocated and reuses the batch.
+// through a bounded queue (memory stays flat however big the file), each with what the sink's
+// prepare() made of it on the parsing thread; the question whether to stream "benchmarks" is
+// answered by the caller; spent batches come back to the parsing thread, which frees what it
+// allocated and reuses the batch.
 class Channel : public Delivery {
  public:
+  explicit Channel(EntrySink& sink) : m_sink(sink) {}
+
   // --- parsing thread ---
   bool begin_entries(const json& head) override {
     std::unique_lock lock(m_mutex);
@@ -322,15 +355,19 @@ class Channel : public Delivery {
     if (m_cancelled) throw Cancelled{};
     return m_begin_answer;
   }
-  void entry(json&& entry, std::size_t index) override {
-    if (m_filling.entries.empty()) m_filling.first = index;
-    m_filling.entries.push_back(std::move(entry));
-    if (m_filling.entries.size() == k_batch) send();
+  StreamedEntry& next_entry() override {
+    if (m_filling.count == m_filling.entries.size()) m_filling.entries.emplace_back();
+    return m_filling.entries[m_filling.count];
+  }
+  void entry_done(std::size_t index) override {
+    if (m_filling.count == 0) m_filling.first = index;
+    m_filling.works.push_back(m_sink.prepare(m_filling.entries[m_filling.count], index));
+    if (++m_filling.count == k_batch) send();
   }
   // Hands over the entries not yet sent (at the end of the input, or before reporting an error,
   // so that the sink sees every entry before it the way a direct parse shows them).
   void send() {
-    if (m_filling.entries.empty()) return;
+    if (m_filling.count == 0) return;
     Batch next;
     {
       std::unique_lock lock(m_mutex);
@@ -343,7 +380,10 @@ class Channel : public Delivery {
       }
     }
     m_caller_wakes.notify_one();
-    next.entries.clear();  // frees the spent entries on the thread that allocated them
+    // The spent batch's entries are read into again (their lists and strings keep their
+    // capacity); what prepare() made is freed on the thread that allocated it.
+    next.count = 0;
+    next.works.clear();
     m_filling = std::move(next);
   }
   void close() {
@@ -357,7 +397,8 @@ class Channel : public Delivery {
   // --- caller's thread ---
   // Calls the sink for everything the parser hands over, until it closes the channel. An
   // exception from the sink propagates (call cancel() then).
-  void serve(EntrySink& sink) {
+  void serve() {
+    EntrySink& sink = m_sink;
     std::unique_lock lock(m_mutex);
     for (;;) {
       m_caller_wakes.wait(lock, [&] { return m_begin_asked || !m_full.empty() || m_closed; });
@@ -374,8 +415,8 @@ class Channel : public Delivery {
         m_full.pop_front();
         m_parser_wakes.notify_one();
         lock.unlock();
-        for (std::size_t k = 0; k < batch.entries.size(); ++k) {
-          sink.entry(batch.entries[k], batch.first + k);
+        for (std::size_t k = 0; k < batch.count; ++k) {
+          sink.entry(batch.entries[k], batch.first + k, batch.works[k].get());
         }
         lock.lock();
         m_spent.push_back(std::move(batch));
@@ -402,9 +443,12 @@ class Channel : public Delivery {
 
   struct Batch {
     std::size_t first = 0;  // index of entries[0] in "benchmarks"
-    std::vector<json> entries;
+    std::size_t count = 0;  // entries in use (the others are kept for reuse)
+    std::vector<StreamedEntry> entries;
+    std::vector<std::unique_ptr<EntryWork>> works;  // what prepare() made of each
   };
 
+  EntrySink& m_sink;
   std::mutex m_mutex;
   std::condition_variable m_parser_wakes;
   std::condition_variable m_caller_wakes;
@@ -417,6 +461,24 @@ class Channel : public Delivery {
   bool m_closed = false;
   bool m_cancelled = false;
 };
+
+}  // namespace
+
+json StreamedEntry::to_json() const {
+  if (!m_object) return m_element;
+  json out = json::object();
+  for (std::size_t k = 0; k < m_size; ++k) out[m_members[k].key] = m_members[k].value;
+  return out;
+}
+
+json& StreamedEntry::add_member(const std::string& key) {
+  if (m_size == m_members.size()) m_members.emplace_back();
+  Member& m = m_members[m_size++];
+  m.key.assign(key);  // reuses the slot's buffer
+  return m.value;     // the parser sets it next (a key is always followed by its value)
+}
+
+namespace {
 
 json parse_filtered(FilteredFile& file, const std::string& source, Delivery* delivery) {
   Handler handler(delivery);
@@ -446,7 +508,7 @@ json parse_benchmark_file(const std::filesystem::path& path, const std::string& 
   FilteredFile file(path);  // a missing file fails here, on the caller's thread
   if (sink == nullptr) return parse_filtered(file, source, nullptr);
 
-  Channel channel;
+  Channel channel(*sink);
   json doc;
   std::exception_ptr parse_error;
   std::thread parser([&] {
@@ -463,7 +525,7 @@ json parse_benchmark_file(const std::filesystem::path& path, const std::string& 
     channel.close();
   });
   try {
-    channel.serve(*sink);
+    channel.serve();
   } catch (...) {
     channel.cancel();
     parser.join();

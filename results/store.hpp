@@ -43,6 +43,9 @@ enum class OpenMode {
 // SQLite's immutable mode.
 
 // What one ingest stored.
+class EntryWork;      // results/ingest_stream.hpp
+class StreamedEntry;  // results/ingest_stream.hpp
+
 struct IngestSummary {
   int64_t benchmarks = 0;  // distinct benchmark names seen
   int64_t samples = 0;     // sample rows stored (iterations + aggregates, every metric)
@@ -186,7 +189,11 @@ class Store {
     RunImport(const RunImport&) = delete;
     RunImport& operator=(const RunImport&) = delete;
     int64_t run_id() const;
-    void add(const nlohmann::json& entry, std::size_t index);
+    // Reads an entry without the database; safe on another thread while add() stores earlier
+    // entries (EntrySink::prepare). Never throws for the entry's content: add() does.
+    std::unique_ptr<EntryWork> prepare(const StreamedEntry& entry, std::size_t index) const;
+    // `prepared`: what prepare() made of this entry, or null (it is read here then).
+    void add(const StreamedEntry& entry, std::size_t index, EntryWork* prepared = nullptr);
     StoredSuite finish();
 
    private:

@@ -41,6 +41,13 @@ class DocumentIngest {
   ~DocumentIngest();
   DocumentIngest(const DocumentIngest&) = delete;
   DocumentIngest& operator=(const DocumentIngest&) = delete;
+  // Reads an entry without the database: thread-safe (it uses only what the constructor fixed),
+  // so a stream reads entries on one thread while add() stores earlier ones on another. Never
+  // throws for the entry's content: add() throws what is wrong with it, in entry order.
+  std::unique_ptr<EntryWork> prepare(const StreamedEntry& entry, size_t index) const;
+  // `prepared`: what prepare() made of this entry, or null (it is read here then).
+  void add(const StreamedEntry& entry, size_t index, EntryWork* prepared);
+  // An entry of a whole document.
   void add(const nlohmann::json& entry, size_t index);
   IngestSummary finish();
 

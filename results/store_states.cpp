@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "results/ingest_stream.hpp"
 #include "results/liveness.hpp"
 #include "results/sqlite.hpp"
 #include "results/store.hpp"
@@ -144,8 +145,12 @@ Store::RunImport::~RunImport() = default;
 int64_t Store::RunImport::run_id() const {
   return m->run_id;
 }
-void Store::RunImport::add(const json& entry, std::size_t index) {
-  m->ingest.add(entry, index);
+std::unique_ptr<EntryWork> Store::RunImport::prepare(const StreamedEntry& entry,
+                                                     std::size_t index) const {
+  return m->ingest.prepare(entry, index);
+}
+void Store::RunImport::add(const StreamedEntry& entry, std::size_t index, EntryWork* prepared) {
+  m->ingest.add(entry, index, prepared);
 }
 StoredSuite Store::RunImport::finish() {
   StoredSuite out;

@@ -320,6 +320,107 @@ TEST_F(IngestTest, DeviceParameterInTheNameIsTheSamplesDevice) {
             nullptr);
 }
 
+// Samples go in batches of 64 rows: a batch where no sample has a state binds ten columns, one
+// with any state all twenty. 150 entries of a gpubench file, every 40th with clock, power and
+// window: every stored column must be the entry's, whichever statement stored it.
+TEST_F(IngestTest, SampleBatchesWithAndWithoutStateStoreEveryColumn) {
+  json list = json::array();
+  for (int i = 0; i < 150; ++i) {
+    json e = {{"name", "memory/copy/n:" + std::to_string(i / 3)},
+              {"run_type", "iteration"},
+              {"repetition_index", i % 3},
+              {"iterations", 100 + i},
+              {"threads", 1 + i % 2},
+              {"real_time", 1000.0 + i},
+              {"cpu_time", 2000.0 + i},
+              {"time_unit", "ns"},
+              {"GB_per_s", 3000.0 + i}};
+    if (i % 40 == 7) {
+      e["sm_clock_mhz"] = 1900.0 + i;
+      e["power_w"] = 600.0 + i;
+      e["thermal_or_hw_slowdown"] = 1;
+      e["window_start_s"] = 10.0 + i;
+      e["window_end_s"] = 11.0 + i;
+    }
+    list.push_back(e);
+  }
+  const json doc = {{"context",
+                     {{"gpubench.suite", "memory"},
+                      {"gpubench.metrics",
+                       R"([{"name":"GB_per_s","unit":"GB/s","direction":"higher"}])"}}},
+                    {"benchmarks", list}};
+  EXPECT_EQ(m_store.ingest_benchmark_json(m_suite_run, doc, "memory").samples, 450);
+  Statement st = m_store.database().prepare(
+      "SELECT b.name, x.name, s.repetition, s.iterations, s.threads, s.value, s.kind, "
+      "s.sm_clock_mhz, s.power_w, s.throttled, s.window_start_s, s.window_end_s, "
+      "s.suite_run_id FROM samples s JOIN benchmarks b ON b.id = s.benchmark_id JOIN metrics x "
+      "ON x.id = s.metric_id ORDER BY s.id");
+  int row = 0;
+  const char* metrics[] = {"real_time", "cpu_time", "GB_per_s"};
+  const double base[] = {1000, 2000, 3000};
+  while (st.step()) {
+    const int i = row / 3;
+    const int m = row % 3;
+    SCOPED_TRACE("sample " + std::to_string(row));
+    EXPECT_EQ(st.column_text(0), "memory/copy/n:" + std::to_string(i / 3));
+    EXPECT_EQ(st.column_text(1), metrics[m]);
+    EXPECT_EQ(st.column_int64(2), i % 3);
+    EXPECT_EQ(st.column_int64(3), 100 + i);
+    EXPECT_EQ(st.column_int64(4), 1 + i % 2);
+    EXPECT_EQ(st.column_double(5), base[m] + i);
+    EXPECT_EQ(st.column_text(6), "iteration");
+    EXPECT_EQ(st.column_int64(12), m_suite_run);
+    if (i % 40 == 7) {
+      EXPECT_EQ(st.column_optional_double(7), 1900.0 + i);
+      EXPECT_EQ(st.column_optional_double(8), 600.0 + i);
+      EXPECT_EQ(st.column_optional_int64(9), 1);
+      EXPECT_EQ(st.column_optional_double(10), 10.0 + i);
+      EXPECT_EQ(st.column_optional_double(11), 11.0 + i);
+    } else {
+      for (int c = 7; c <= 11; ++c) EXPECT_TRUE(st.is_null(c)) << "column " << c;
+    }
+    ++row;
+  }
+  EXPECT_EQ(row, 450);
+}
+
+// A document whose benchmarks alternate between names stored by an earlier ingest and new ones:
+// the stored ones are reused (no second row, no second set of parameters), the new ones stored
+// with their parameters, and every sample belongs to its own benchmark.
+TEST_F(IngestTest, StoredBenchmarksAreReusedAndNewOnesStoredWhateverTheirOrder) {
+  auto doc_of = [](const std::vector<std::string>& names) {
+    json list = json::array();
+    for (const std::string& name : names) {
+      list.push_back({{"name", name}, {"run_type", "iteration"}, {"real_time", 1.0},
+                      {"cpu_time", 1.0}, {"time_unit", "ns"}});
+    }
+    return json{{"benchmarks", list}};
+  };
+  std::vector<std::string> first, mixed;
+  for (int k = 0; k < 10; ++k) first.push_back("memory/old/size:" + std::to_string(k));
+  for (int k = 0; k < 10; ++k) {
+    mixed.push_back(first[static_cast<size_t>(k)]);
+    mixed.push_back("memory/new/size:" + std::to_string(k) + "/n:" + std::to_string(2 * k));
+  }
+  m_store.ingest_benchmark_json(m_suite_run, doc_of(first), "memory");
+  const int64_t second = m_store.add_suite_run(m_run, sample_suite_run());
+  m_store.ingest_benchmark_json(second, doc_of(mixed), "memory");
+  EXPECT_EQ(count("SELECT count(*) FROM benchmarks"), 20);
+  EXPECT_EQ(count("SELECT count(*) FROM benchmark_params"), 30);
+  EXPECT_EQ(count("SELECT count(*) FROM benchmark_params p JOIN benchmarks b ON b.id = "
+                  "p.benchmark_id WHERE b.name LIKE 'memory/new/%' AND p.key = 'n' AND "
+                  "p.number = 2 * (SELECT q.number FROM benchmark_params q WHERE q.benchmark_id "
+                  "= b.id AND q.key = 'size')"),
+            10);
+  Statement st = m_store.database().prepare(
+      "SELECT b.name FROM samples s JOIN benchmarks b ON b.id = s.benchmark_id JOIN metrics x ON "
+      "x.id = s.metric_id WHERE s.suite_run_id = ?1 AND x.name = 'real_time' ORDER BY s.id");
+  st.bind(1, second);
+  std::vector<std::string> names;
+  while (st.step()) names.push_back(st.column_text(0));
+  EXPECT_EQ(names, mixed);
+}
+
 TEST(ParseBenchmarkJson, NonFiniteTokensAreReadAsSuch) {
   const json j = parse_benchmark_json(
       R"({"a": NaN, "b": -NaN, "c": Infinity, "d": -Infinity, "s": "NaN \"Infinity\"", "n": 1})",
