@@ -257,22 +257,27 @@ class Ingester {
   void declare(const std::string& name, MetricDecl decl) { m_declared[name] = std::move(decl); }
   bool has_declarations() const { return !m_declared.empty(); }
 
-  int64_t benchmark_id(std::string_view name_view, const std::string& default_suite) {
-    // The rows of one benchmark come together: the last one answers most lookups.
-    if (m_last_benchmark != 0 && name_view == m_last_benchmark_name) return m_last_benchmark;
+  // A benchmark's row, and the device its name gives ("gemm/.../device:1"; GPU suites name it
+  // there): the sample's device unless a counter, key or label says otherwise.
+  struct BenchmarkRef {
     int64_t id = 0;
+    std::optional<int64_t> name_device;
+  };
+
+  BenchmarkRef benchmark(std::string_view name_view, const std::string& default_suite) {
+    // The rows of one benchmark come together: the last one answers most lookups.
+    if (m_last_benchmark.id != 0 && name_view == m_last_benchmark_name) return m_last_benchmark;
     if (auto it = m_benchmarks.find(name_view); it != m_benchmarks.end()) {
-      id = it->second;
+      m_last_benchmark = it->second;
     } else {
-      id = store_benchmark(std::string(name_view), default_suite);
+      m_last_benchmark = store_benchmark(std::string(name_view), default_suite);
     }
     m_last_benchmark_name = name_view;
-    m_last_benchmark = id;
-    return id;
+    return m_last_benchmark;
   }
 
   // The benchmarks row of a name first seen in this document (stored when new).
-  int64_t store_benchmark(const std::string& name, const std::string& default_suite) {
+  BenchmarkRef store_benchmark(const std::string& name, const std::string& default_suite) {
     const ParsedName parsed = parse_benchmark_name(name, default_suite);
     // A database that holds this file's benchmarks already (a nightly run of the same sweep)
     // answers with a SELECT, a new name needs the INSERT: try first what the last name needed.
@@ -291,15 +296,15 @@ class Ingester {
     }
     m_expect_stored = !inserted;
     if (inserted) insert_params(id, parsed.params);
-    m_benchmarks.emplace(name, id);
-    // GPU suites name the device in the benchmark name ("gemm/.../device:1"): that is the
-    // sample's device unless a counter, key or label says otherwise.
+    BenchmarkRef ref{id, std::nullopt};
     for (const Param& p : parsed.params) {
       if (p.key == "device" && p.number && *p.number >= 0) {
-        m_name_device.emplace(id, static_cast<int64_t>(*p.number));
+        ref.name_device = static_cast<int64_t>(*p.number);
+        break;
       }
     }
-    return id;
+    m_benchmarks.emplace(name, ref);
+    return ref;
   }
 
   // 0 when the name is not stored.
@@ -328,12 +333,6 @@ class Ingester {
       st->bind(b + 4, params[i].text).bind(b + 5, params[i].number);
     }
     st->run();
-  }
-
-  std::optional<int64_t> name_device(int64_t benchmark) const {
-    auto it = m_name_device.find(benchmark);
-    if (it == m_name_device.end()) return std::nullopt;
-    return it->second;
   }
 
   int64_t metric_id(std::string_view name_view) {
@@ -398,8 +397,19 @@ class Ingester {
   // Samples are buffered and inserted k_batch rows per statement: one multi-row INSERT costs
   // about what one single-row INSERT does, so a large import spends its time storing, not
   // starting statements. flush() stores the rest (before anything reads the samples back).
-  void insert_sample(const SampleState& s, int64_t metric, double value) {
-    m_pending.push_back(Row{metric, value, s});  // a copy: the caller's state changes
+  // The state the next insert_sample() calls store their samples with (one entry's), copied
+  // once for all of them.
+  void begin_samples(const SampleState& s) {
+    const bool in_use = !m_pending.empty() && m_pending.back().state + 1 == m_states.size();
+    if (m_states.empty() || in_use) {
+      m_states.push_back(s);
+    } else {
+      m_states.back() = s;  // no pending sample has the previous one
+    }
+  }
+  void insert_sample(int64_t metric, double value) {
+    const SampleState& s = m_states.back();
+    m_pending.push_back(Row{metric, value, m_states.size() - 1});
     if (s.kind == "iteration" && s.throttled.value_or(0) == 0) {
       m_medians.add(s.benchmark, metric, s.device_index.value_or(-1), value);
     }
@@ -409,8 +419,9 @@ class Ingester {
 
   void flush() {
     if (m_pending.size() == k_batch) {
-      const bool narrow = std::all_of(m_pending.begin(), m_pending.end(),
-                                      [](const Row& r) { return !has_state(r.state); });
+      const bool narrow = std::all_of(m_pending.begin(), m_pending.end(), [&](const Row& r) {
+        return !has_state(m_states[r.state]);
+      });
       if (narrow) {
         bind_narrow_rows(m_insert_narrow);
       } else {
@@ -420,6 +431,11 @@ class Ingester {
       for (size_t i = 0; i < m_pending.size(); ++i) bind_rows(m_insert_sample, 1, i);
     }
     m_pending.clear();
+    // Only the current entry's state can be used by samples still to come.
+    if (m_states.size() > 1) {
+      m_states.front() = std::move(m_states.back());
+      m_states.resize(1);
+    }
   }
 
   int64_t samples() const { return m_samples; }
@@ -478,7 +494,7 @@ class Ingester {
   void bind_narrow_rows(Statement& st) {
     for (size_t r = 0; r < m_pending.size(); ++r) {
       const Row& row = m_pending[r];
-      const SampleState& s = row.state;
+      const SampleState& s = m_states[row.state];
       const int b = static_cast<int>(r) * (k_narrow_columns - 1);
       st.bind(b + 2, s.benchmark).bind(b + 3, row.metric);
       st.bind(b + 4, s.device_index).bind(b + 5, s.gpu_device).bind(b + 6, s.repetition);
@@ -491,7 +507,7 @@ class Ingester {
   struct Row {
     int64_t metric = 0;
     double value = 0;
-    SampleState state;
+    size_t state = 0;  // in m_states
   };
 
   // Binds `rows` pending rows from `first` into `st` and runs it (kinds without a copy, as
@@ -499,7 +515,7 @@ class Ingester {
   void bind_rows(Statement& st, size_t rows, size_t first = 0) {
     for (size_t r = 0; r < rows; ++r) {
       const Row& row = m_pending[first + r];
-      const SampleState& s = row.state;
+      const SampleState& s = m_states[row.state];
       const int b = static_cast<int>(r) * (k_columns - 1);
       st.bind(b + 2, s.benchmark).bind(b + 3, row.metric);
       st.bind(b + 4, s.device_index).bind(b + 5, s.gpu_device).bind(b + 6, s.repetition);
@@ -514,6 +530,7 @@ class Ingester {
   }
 
   std::vector<Row> m_pending;
+  std::vector<SampleState> m_states;  // of the pending samples, then the current entry's
   MedianAccumulator m_medians;
   Database& m_db;
   int64_t m_suite_run;
@@ -525,14 +542,13 @@ class Ingester {
   Statement m_select_benchmark;
   std::vector<std::unique_ptr<Statement>> m_insert_params;  // by parameter count - 1
   std::string m_last_benchmark_name;
-  int64_t m_last_benchmark = 0;
+  BenchmarkRef m_last_benchmark;
   bool m_expect_stored = false;
   Statement m_insert_invalid;
   int64_t m_samples = 0;
   int64_t m_invalid = 0;
   std::unordered_map<std::string, MetricDecl> m_declared;
-  std::unordered_map<std::string, int64_t, StringHash, std::equal_to<>> m_benchmarks;
-  std::unordered_map<int64_t, int64_t> m_name_device;  // benchmark id -> device:N of its name
+  std::unordered_map<std::string, BenchmarkRef, StringHash, std::equal_to<>> m_benchmarks;
   std::unordered_map<std::string, int64_t, StringHash, std::equal_to<>> m_metrics;
   static constexpr std::size_t k_metric_cache = 32;
   std::vector<std::pair<std::string, int64_t>> m_metric_cache;
@@ -825,7 +841,8 @@ void detail::DocumentIngest::State::read(const EntryFields& f, size_t i, Prepare
 void detail::DocumentIngest::State::add(PreparedEntry& p) {
   if (p.problem) std::rethrow_exception(p.problem);
   Ingester::SampleState& s = p.state;
-  s.benchmark = in.benchmark_id(p.identity, suite);
+  const Ingester::BenchmarkRef benchmark = in.benchmark(p.identity, suite);
+  s.benchmark = benchmark.id;
   auto [oit, first_seen] = outcomes.try_emplace(s.benchmark);
   Outcome& o = oit->second;
   if (first_seen) {
@@ -840,7 +857,7 @@ void detail::DocumentIngest::State::add(PreparedEntry& p) {
     return;
   }
 
-  if (!s.device_index) s.device_index = in.name_device(s.benchmark);
+  if (!s.device_index) s.device_index = benchmark.name_device;
   if (s.device_index) {
     o.device = s.device_index;
   } else if (p.aggregate && o.device) {
@@ -861,9 +878,10 @@ void detail::DocumentIngest::State::add(PreparedEntry& p) {
     if (!s.repetition) s.repetition = next;  // old GB versions: count them
     next = *s.repetition + 1;
   }
+  in.begin_samples(s);
   for (const PreparedEntry::Value& v : p.values) {
     if (v.valid) {
-      in.insert_sample(s, in.metric_id(v.metric), v.value);
+      in.insert_sample(in.metric_id(v.metric), v.value);
     } else {
       in.insert_invalid(s, v.metric, v.raw, v.reason);
     }

@@ -8,37 +8,46 @@
 namespace gpubench::results::detail {
 namespace {
 
-// The median of `v` (reorders it); v is not empty.
-double median_of(std::vector<double>& v) {
-  const std::size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-  const double upper = v[mid];
-  if (v.size() % 2 == 1) return upper;
-  const double lower = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
+// The median of [first, last) (reorders it); the range is not empty.
+double median_of(double* first, double* last) {
+  const std::ptrdiff_t n = last - first;
+  double* mid = first + n / 2;
+  std::nth_element(first, mid, last);
+  const double upper = *mid;
+  if (n % 2 == 1) return upper;
+  const double lower = *std::max_element(first, mid);
   return lower + (upper - lower) / 2;
 }
 
 }  // namespace
 
-std::vector<MedianAccumulator::Slot>& MedianAccumulator::slots_of(int64_t benchmark) {
-  if (benchmark != m_last_benchmark || m_slots.empty()) {
-    auto [it, fresh] = m_index.try_emplace(benchmark, m_slots.size());
-    if (fresh) m_slots.emplace_back(benchmark, std::vector<Slot>{});
+int32_t MedianAccumulator::slot_of(int64_t benchmark, int64_t metric, int64_t device) {
+  if (benchmark != m_last_benchmark || m_last_first < 0) {
+    auto [it, fresh] = m_first.try_emplace(benchmark, -1);
     m_last_benchmark = benchmark;
-    m_last = it->second;
+    m_last_first = it->second;
+    if (fresh) {
+      it->second = static_cast<int32_t>(m_slots.size());
+      m_slots.push_back(Slot{benchmark, metric, device});
+      m_last_first = it->second;
+      return m_last_first;
+    }
   }
-  return m_slots[m_last].second;
+  int32_t s = m_last_first;
+  for (;;) {
+    const Slot& slot = m_slots[static_cast<std::size_t>(s)];
+    if (slot.metric == metric && slot.device == device) return s;
+    if (slot.next < 0) break;
+    s = slot.next;
+  }
+  const auto fresh = static_cast<int32_t>(m_slots.size());
+  m_slots[static_cast<std::size_t>(s)].next = fresh;
+  m_slots.push_back(Slot{benchmark, metric, device});
+  return fresh;
 }
 
 void MedianAccumulator::add(int64_t benchmark, int64_t metric, int64_t device, double value) {
-  std::vector<Slot>& slots = slots_of(benchmark);
-  for (Slot& s : slots) {
-    if (s.metric == metric && s.device == device) {
-      s.values.push_back(value);
-      return;
-    }
-  }
-  slots.push_back(Slot{metric, device, {value}});
+  m_values.emplace_back(slot_of(benchmark, metric, device), value);
 }
 
 void MedianAccumulator::store(Database& db, int64_t suite_run_id) {
@@ -74,12 +83,21 @@ void MedianAccumulator::store(Database& db, int64_t suite_run_id) {
     st.run();
     rows.clear();
   };
-  for (auto& [benchmark, slots] : m_slots) {
-    for (Slot& s : slots) {
-      rows.push_back(Row{benchmark, s.metric, s.device, static_cast<int64_t>(s.values.size()),
-                         median_of(s.values)});
-      if (rows.size() == k_batch) write(batch);
-    }
+  // The values by slot (a counting sort), then each slot's median, in slot order.
+  std::vector<std::size_t> start(m_slots.size() + 1, 0);
+  for (const auto& [slot, value] : m_values) ++start[static_cast<std::size_t>(slot) + 1];
+  for (std::size_t s = 0; s < m_slots.size(); ++s) start[s + 1] += start[s];
+  std::vector<double> sorted(m_values.size());
+  {
+    std::vector<std::size_t> at(start.begin(), start.end() - 1);
+    for (const auto& [slot, value] : m_values) sorted[at[static_cast<std::size_t>(slot)]++] = value;
+  }
+  for (std::size_t s = 0; s < m_slots.size(); ++s) {
+    double* first = sorted.data() + start[s];
+    double* last = sorted.data() + start[s + 1];
+    rows.push_back(Row{m_slots[s].benchmark, m_slots[s].metric, m_slots[s].device,
+                       static_cast<int64_t>(last - first), median_of(first, last)});
+    if (rows.size() == k_batch) write(batch);
   }
   const std::vector<Row> rest = std::move(rows);
   rows.clear();
@@ -87,9 +105,11 @@ void MedianAccumulator::store(Database& db, int64_t suite_run_id) {
     rows.push_back(r);
     write(one);
   }
-  m_index.clear();
+  m_first.clear();
   m_slots.clear();
+  m_values.clear();
   m_last_benchmark = -1;
+  m_last_first = -1;
 }
 
 void refresh_series_medians(Database& db, int64_t suite_run_id) {

@@ -24,17 +24,20 @@ class MedianAccumulator {
   void store(Database& db, int64_t suite_run_id);
 
  private:
-  // Per benchmark, its series (metric, device) and their values: samples of one benchmark come
-  // together, so the last benchmark's slots answer most adds without hashing.
+  // Flat, so that a fleet's 150,000 series cost no allocation each: one slot per series, the
+  // slots of a benchmark chained in order of first appearance, and every value in one list with
+  // its slot (sorted by slot only when stored). Samples of one benchmark come together, so the
+  // last benchmark's chain answers most adds without hashing.
   struct Slot {
-    int64_t metric, device;
-    std::vector<double> values;
+    int64_t benchmark, metric, device;
+    int32_t next = -1;  // the benchmark's next slot
   };
-  std::vector<Slot>& slots_of(int64_t benchmark);
-  std::unordered_map<int64_t, std::size_t> m_index;            // benchmark -> position in m_slots
-  std::vector<std::pair<int64_t, std::vector<Slot>>> m_slots;  // in order of first appearance
+  int32_t slot_of(int64_t benchmark, int64_t metric, int64_t device);
+  std::unordered_map<int64_t, int32_t> m_first;  // benchmark -> its first slot
+  std::vector<Slot> m_slots;                     // in order of first appearance
+  std::vector<std::pair<int32_t, double>> m_values;
   int64_t m_last_benchmark = -1;
-  std::size_t m_last = 0;
+  int32_t m_last_first = -1;
 };
 
 // Recomputes the suite run's series medians from its stored samples.
