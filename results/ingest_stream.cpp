@@ -432,10 +432,6 @@ class Channel : public Delivery {
     }
     m_parser_wakes.notify_one();
   }
-  bool cancelled() {
-    std::lock_guard lock(m_mutex);
-    return m_cancelled;
-  }
 
  private:
   static constexpr std::size_t k_batch = 256;  // entries per hand-over

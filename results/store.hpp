@@ -42,10 +42,10 @@ enum class OpenMode {
 // read-only open of a file whose directory or file is not writable (read-only media) uses
 // SQLite's immutable mode.
 
-// What one ingest stored.
 class EntryWork;      // results/ingest_stream.hpp
 class StreamedEntry;  // results/ingest_stream.hpp
 
+// What one ingest stored.
 struct IngestSummary {
   int64_t benchmarks = 0;  // distinct benchmark names seen
   int64_t samples = 0;     // sample rows stored (iterations + aggregates, every metric)
