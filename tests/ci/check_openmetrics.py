@@ -82,6 +82,21 @@ def main():
     p.add_argument("--work", required=True)
     p.add_argument("--source", required=True)
     args = p.parse_args()
+    # The verdict checks compare two timed runs: one repetition slowed by a busy machine can leave
+    # the 2x slowdown inconclusive. A failed attempt is run again from scratch, at most 3 times; a
+    # fault in the export fails every attempt.
+    for attempt in range(1, 4):
+        failures.clear()
+        one_attempt(args)
+        if not failures:
+            print("all OpenMetrics checks passed" + (f" (attempt {attempt})" if attempt > 1 else ""))
+            return 0
+        print(f"attempt {attempt}: {len(failures)} OpenMetrics check(s) failed:\n  " +
+              "\n  ".join(failures), flush=True)
+    return 1
+
+
+def one_attempt(args):
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
     gb = os.path.join(os.path.abspath(args.bin), "gpubench")
@@ -150,12 +165,6 @@ def main():
           "an unknown --against is bad input (exit 2)")
 
     dashboard(args.source, families)
-
-    if failures:
-        print(f"{len(failures)} OpenMetrics check(s) failed")
-        return 1
-    print("all OpenMetrics checks passed")
-    return 0
 
 
 if __name__ == "__main__":
