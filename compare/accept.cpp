@@ -40,14 +40,10 @@ struct Pooled {
   std::string message;
 };
 
-bool counted(const results::ResultRow& row) {
-  return accept_counts(row);
-}
-
 std::map<Key, Pooled> pool(const Side& side) {
   std::map<Key, Pooled> out;
   for (const results::ResultRow& row : side.results) {
-    if (!counted(row)) continue;
+    if (!accept_counts(row)) continue;
     Pooled& p = out[{row.suite, row.benchmark, row.metric, device_label(row.device_index)}];
     if (!p.first) p.first = &row;
     p.values.insert(p.values.end(), row.values.begin(), row.values.end());

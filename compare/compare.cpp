@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
-#include <functional>
 #include <map>
-#include <set>
 #include <span>
 #include <string_view>
 #include <thread>
@@ -14,7 +12,6 @@
 #include "compare/stats.hpp"
 #include "compare/verdict.hpp"
 #include "util/error.hpp"
-#include "util/strings.hpp"
 
 namespace gpubench::compare {
 
@@ -148,17 +145,21 @@ struct Pool {
   std::span<const KeyedRow> rows;
 };
 
+}  // namespace
+
+bool compared_metric(std::string_view metric, const std::optional<std::string>& only) {
+  return only ? metric == *only : metric != "cpu_time";
+}
+
+namespace {
+
 // The rows compare looks at, sorted by key; rows of one key stay in side order (stable), so a
 // pool's first row is the one the side listed first.
 std::vector<KeyedRow> keyed_rows(const Side& side, const Options& options) {
   std::vector<KeyedRow> out;
   out.reserve(side.results.size());
   for (const results::ResultRow& row : side.results) {
-    if (options.metric) {
-      if (row.metric != *options.metric) continue;
-    } else if (row.metric == "cpu_time") {
-      continue;  // host CPU time of a GPU benchmark says little; real_time is compared
-    }
+    if (!compared_metric(row.metric, options.metric)) continue;
     if (row.role == results::MetricRole::parameter) continue;  // describes the case
     out.push_back({row.suite, row.benchmark, row.metric, device_label(row.device_index), &row});
   }

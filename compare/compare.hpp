@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -177,6 +178,11 @@ struct Comparison {
   // Exit code per --fail-on: 1 when it fails, else 0.
   int exit_code(FailOn fail_on) const;
 };
+
+// Whether compare_sides looks at rows of `metric`: with --metric (`only`), that one; else every
+// metric but cpu_time (host CPU time of a GPU benchmark says little; real_time is compared).
+// Loaders drop the other rows as they read them.
+bool compared_metric(std::string_view metric, const std::optional<std::string>& only);
 
 // Compares `base` with `candidate`. Throws Error(bad_input) when no benchmark is in common or a
 // metric has different units on the two sides.

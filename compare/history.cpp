@@ -1,7 +1,6 @@
 #include "compare/history.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>

@@ -160,6 +160,13 @@ const char* direction_text(results::Direction direction) {
   return "unknown";
 }
 
+std::string change_pct(double ratio) {
+  if (!std::isfinite(ratio)) return "—";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.2f%%", (ratio - 1.0) * 100.0);
+  return buf;
+}
+
 std::string format_ratio(double ratio) {
   if (!std::isfinite(ratio)) return "—";
   char buf[32];

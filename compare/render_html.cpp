@@ -18,13 +18,6 @@ constexpr std::size_t k_max_chart_rows = 300;
 // At most this many sweep charts per report.
 constexpr std::size_t k_max_sweeps = 60;
 
-std::string pct(double ratio) {
-  if (!std::isfinite(ratio)) return "—";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%+.2f%%", (ratio - 1.0) * 100.0);
-  return buf;
-}
-
 void write_forest(const Comparison& cmp, std::ostream& out) {
   std::map<std::string, std::vector<const Entry*>> by_suite;
   for (const Entry* e : entries_in_order(cmp)) {
@@ -192,18 +185,18 @@ void write_result_row(const Entry& e, double confidence, std::ostream& out) {
       << (e.primary ? "" : " (secondary)") << "</td><td>" << e.key.device
       << "</td><td class=\"num\">" << format_value(e.base.median) << "</td><td class=\"num\">"
       << format_value(e.candidate.median) << "</td><td>" << html_escape(e.unit)
-      << "</td><td class=\"num\">" << pct(e.ratio) << "</td><td>"
-      << (std::isfinite(e.ci_low) ? "[" + pct(e.ci_low) + ", " + pct(e.ci_high) + "]" : "—")
+      << "</td><td class=\"num\">" << change_pct(e.ratio) << "</td><td>"
+      << (std::isfinite(e.ci_low) ? "[" + change_pct(e.ci_low) + ", " + change_pct(e.ci_high) + "]" : "—")
       << "</td><td class=\"num\">" << e.base.n << '/' << e.candidate.n << "</td><td>"
       << to_string(e.verdict) << "</td><td>" << html_escape(plain_why(e, confidence))
       << "</td></tr>\n";
 }
 
-// collapse: a list longer than k_large_report_entries goes in a closed <details> (large layout).
-void write_unmatched(const Comparison& cmp, std::ostream& out, bool collapse = false) {
+// A list longer than k_large_report_entries goes in a closed <details> (large layout).
+void write_unmatched(const Comparison& cmp, std::ostream& out) {
   auto list = [&](const char* title, const std::vector<Unmatched>& items) {
     if (items.empty()) return;
-    const bool closed = collapse && is_large_report(items.size());
+    const bool closed = is_large_report(items.size());
     out << "<h2>" << title << " (" << items.size() << ")</h2>\n";
     if (closed) out << "<details><summary>" << items.size() << " entries</summary>\n";
     out << "<ul>\n";
@@ -301,7 +294,7 @@ void render_html_large(const Comparison& cmp, std::ostream& out, const std::stri
     write_compact_block(std::to_string(groups.unchanged.size()) + " unchanged entries",
                         groups.unchanged, Interval::left_out, false, out);
   }
-  write_unmatched(cmp, out, true);
+  write_unmatched(cmp, out);
   out << "</body>\n</html>\n";
 }
 
@@ -321,7 +314,7 @@ void render_html(const Comparison& cmp, std::ostream& out, const std::string& un
   out << "<h2>Results</h2>\n" << k_results_header;
   for (const Entry* e : entries_in_order(cmp)) write_result_row(*e, cmp.options.confidence, out);
   out << "</table>\n";
-  write_unmatched(cmp, out, true);
+  write_unmatched(cmp, out);
   out << "</body>\n</html>\n";
 }
 

@@ -14,13 +14,6 @@
 namespace gpubench::compare {
 namespace {
 
-std::string pct(double ratio) {
-  if (!std::isfinite(ratio)) return "—";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%+.2f%%", (ratio - 1.0) * 100.0);
-  return buf;
-}
-
 std::string full(double v) {
   if (!std::isfinite(v)) return "";
   char buf[40];
@@ -151,10 +144,10 @@ std::vector<Distribution> distributions(std::vector<std::pair<std::string, doubl
 std::string compact_line(const Entry& e, Interval interval) {
   // Columns padded to their usual width only (-12.34%, [-12.34%, +12.34%], 10/10): at 200,000
   // lines every byte of padding is 0.2 MB.
-  std::string line = pct(e.ratio);
+  std::string line = change_pct(e.ratio);
   line.resize(std::max<std::size_t>(line.size(), 7), ' ');
   if (interval == Interval::shown) {
-    std::string lo = pct(e.ci_low), hi = pct(e.ci_high);
+    std::string lo = change_pct(e.ci_low), hi = change_pct(e.ci_high);
     std::string ci = std::isfinite(e.ci_low) && std::isfinite(e.ci_high)
                          ? "[" + lo.substr(0, lo.size() - 1) + ", " + hi.substr(0, hi.size() - 1) + "]"
                          : "—";

@@ -77,7 +77,7 @@ std::vector<Distribution> distributions(std::vector<std::pair<std::string, doubl
 
 // One compact line for an entry: change (%), interval (%, without the signs), n, then benchmark,
 // metric, device: "-16.70% [-19.23, -14.10] 4/4 memory/triad/bytes:1024 GB_per_s gpu0".
-// with_interval=false leaves the interval out (unchanged entries: it lies inside +-threshold).
+// Interval::left_out leaves the interval out (unchanged entries: it lies inside +-threshold).
 enum class Interval { shown, left_out };
 std::string compact_line(const Entry& e, Interval interval);
 

@@ -16,13 +16,6 @@
 namespace gpubench::compare {
 namespace {
 
-std::string change_pct(double ratio) {
-  if (!std::isfinite(ratio)) return "—";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%+.2f%%", (ratio - 1.0) * 100.0);
-  return buf;
-}
-
 std::string interval(const Entry& e) {
   if (!std::isfinite(e.ci_low) || !std::isfinite(e.ci_high)) return "—";
   return "[" + change_pct(e.ci_low) + ", " + change_pct(e.ci_high) + "]";

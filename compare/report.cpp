@@ -151,7 +151,7 @@ void write_html_sweeps(const RunReport& r, std::ostream& out, std::size_t max_po
   }
   std::size_t shown = 0, too_long = 0;
   for (auto& [id, sweep] : sweeps) {
-    if (sweep.second.points.size() > max_points && sweep.second.points.size() >= 3) {
+    if (sweep.second.points.size() > max_points) {
       ++too_long;
       continue;
     }

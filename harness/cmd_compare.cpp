@@ -75,8 +75,7 @@ void do_compare(const CompareArgs& args, Context& ctx) {
       args.metric.empty() ? std::nullopt : std::optional<std::string>(args.metric);
   auto [base, candidate] = compare::load_sides(
       store, args.base, args.candidate, args.last, [&only_metric](const results::ResultRow& r) {
-        if (r.metric.empty()) return true;
-        return only_metric ? r.metric == *only_metric : r.metric != "cpu_time";
+        return r.metric.empty() || compare::compared_metric(r.metric, only_metric);
       });
   compare::check_disjoint(base, candidate);
   compare::Options options;

@@ -212,12 +212,13 @@ class StreamingImport : public results::EntrySink {
     if (c == head.end() || !c->is_object() || head.contains("run") || head.contains("results")) {
       return false;
     }
-    std::string suite;
-    const results::RunInfo info = run_info_from(m_args, m_ctx, *c, suite);
-    m_created = std::make_unique<CreatedDatabase>(m_ctx);
-    m_store =
-        std::make_unique<results::Store>(open_store(m_ctx, results::OpenMode::read_write_create));
+    // Everything from here on is storing: its errors are not the file's.
     guarded([&] {
+      std::string suite;
+      const results::RunInfo info = run_info_from(m_args, m_ctx, *c, suite);
+      m_created = std::make_unique<CreatedDatabase>(m_ctx);
+      m_store = std::make_unique<results::Store>(
+          open_store(m_ctx, results::OpenMode::read_write_create));
       m_import = m_store->begin_import(info, suite_run_of(m_args, info, suite), *c, suite);
     });
     return true;
@@ -269,6 +270,9 @@ class StreamingImport : public results::EntrySink {
 }
 
 void do_import(const ImportArgs& args, Context& ctx) {
+  // Bad arguments before any reading: their own errors, not the file's.
+  for (const std::string& t : args.tags) parse_tag(t);
+  resolve_db_path(ctx);
   if (is_sqlite_file(args.file)) {
     results::Store store = open_store(ctx, results::OpenMode::read_write_create);
     print_summary(args.file, results::merge_database(store, args.file), ctx);

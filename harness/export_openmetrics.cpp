@@ -5,6 +5,7 @@
 #include <optional>
 #include <ostream>
 
+#include "compare/compare.hpp"
 #include "compare/history.hpp"
 #include "compare/openmetrics.hpp"
 #include "compare/selection.hpp"
@@ -39,7 +40,9 @@ void write_openmetrics_export(results::Store& store, int64_t run_id, const std::
       // The baseline and this run read at once; rows of metrics compare does not look at
       // (cpu_time) dropped as they are read.
       sides = compare::load_sides(store, selection, std::to_string(run_id), 1,
-                                  [](const results::ResultRow& r) { return r.metric != "cpu_time"; });
+                                  [](const results::ResultRow& r) {
+                                    return compare::compared_metric(r.metric, std::nullopt);
+                                  });
     } catch (const Error& e) {
       if (e.code() != ExitCode::bad_input || selection != against) throw;
       throw bad_input("unknown --against '" + against + "'",

@@ -394,9 +394,6 @@ class Ingester {
     std::optional<double> window_end_s;
   };
 
-  // Samples are buffered and inserted k_batch rows per statement: one multi-row INSERT costs
-  // about what one single-row INSERT does, so a large import spends its time storing, not
-  // starting statements. flush() stores the rest (before anything reads the samples back).
   // The state the next insert_sample() calls store their samples with (one entry's), copied
   // once for all of them.
   void begin_samples(const SampleState& s) {
@@ -407,6 +404,9 @@ class Ingester {
       m_states.back() = s;  // no pending sample has the previous one
     }
   }
+  // Samples are buffered and inserted k_batch rows per statement: one multi-row INSERT costs
+  // about what one single-row INSERT does, so a large import spends its time storing, not
+  // starting statements. flush() stores the rest (before anything reads the samples back).
   void insert_sample(int64_t metric, double value) {
     const SampleState& s = m_states.back();
     m_pending.push_back(Row{metric, value, m_states.size() - 1});
@@ -419,16 +419,14 @@ class Ingester {
 
   void flush() {
     if (m_pending.size() == k_batch) {
-      const bool narrow = std::all_of(m_pending.begin(), m_pending.end(), [&](const Row& r) {
-        return !has_state(m_states[r.state]);
-      });
-      if (narrow) {
-        bind_narrow_rows(m_insert_narrow);
+      // Every state in m_states belongs to a pending sample.
+      if (std::none_of(m_states.begin(), m_states.end(), has_state)) {
+        bind_rows(m_insert_narrow, k_narrow_columns, k_batch);
       } else {
-        bind_rows(m_insert_batch, m_pending.size());
+        bind_rows(m_insert_batch, k_columns, k_batch);
       }
     } else {
-      for (size_t i = 0; i < m_pending.size(); ++i) bind_rows(m_insert_sample, 1, i);
+      for (size_t i = 0; i < m_pending.size(); ++i) bind_rows(m_insert_sample, k_columns, 1, i);
     }
     m_pending.clear();
     // Only the current entry's state can be used by samples still to come.
@@ -489,38 +487,26 @@ class Ingester {
            s.window_start_s || s.window_end_s;
   }
 
-  // A full batch of samples without a state, in the narrow statement. The kinds are bound
-  // without a copy: m_pending holds them until the statement has run.
-  void bind_narrow_rows(Statement& st) {
-    for (size_t r = 0; r < m_pending.size(); ++r) {
-      const Row& row = m_pending[r];
-      const SampleState& s = m_states[row.state];
-      const int b = static_cast<int>(r) * (k_narrow_columns - 1);
-      st.bind(b + 2, s.benchmark).bind(b + 3, row.metric);
-      st.bind(b + 4, s.device_index).bind(b + 5, s.gpu_device).bind(b + 6, s.repetition);
-      st.bind_static(b + 7, s.kind).bind(b + 8, row.value).bind(b + 9, s.iterations);
-      st.bind(b + 10, s.threads);
-    }
-    st.run();
-  }
-
   struct Row {
     int64_t metric = 0;
     double value = 0;
     size_t state = 0;  // in m_states
   };
 
-  // Binds `rows` pending rows from `first` into `st` and runs it (kinds without a copy, as
-  // above).
-  void bind_rows(Statement& st, size_t rows, size_t first = 0) {
+  // Binds `rows` pending rows from `first` into `st`, a statement of `columns` columns a row
+  // (k_columns, or the first k_narrow_columns when no row has a state), and runs it. The kinds
+  // are bound without a copy: m_states holds them until the statement has run.
+  void bind_rows(Statement& st, int columns, size_t rows, size_t first = 0) {
     for (size_t r = 0; r < rows; ++r) {
       const Row& row = m_pending[first + r];
       const SampleState& s = m_states[row.state];
-      const int b = static_cast<int>(r) * (k_columns - 1);
+      const int b = static_cast<int>(r) * (columns - 1);
       st.bind(b + 2, s.benchmark).bind(b + 3, row.metric);
       st.bind(b + 4, s.device_index).bind(b + 5, s.gpu_device).bind(b + 6, s.repetition);
       st.bind_static(b + 7, s.kind).bind(b + 8, row.value).bind(b + 9, s.iterations);
-      st.bind(b + 10, s.threads).bind(b + 11, s.throttled).bind(b + 12, s.sm_clock_mhz);
+      st.bind(b + 10, s.threads);
+      if (columns == k_narrow_columns) continue;
+      st.bind(b + 11, s.throttled).bind(b + 12, s.sm_clock_mhz);
       st.bind(b + 13, s.temperature_c).bind(b + 14, s.power_w).bind(b + 15, s.throttle_reasons);
       st.bind(b + 16, s.power_limited).bind(b + 17, s.thermal_or_hw_slowdown);
       st.bind(b + 18, s.clock_below_expected).bind(b + 19, s.window_start_s);

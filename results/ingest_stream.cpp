@@ -138,10 +138,8 @@ class FilteredFile {
           break;
         }
         if (raw[j] == '\\') {
-          if (j + 1 >= m_raw.size() && !m_eof) {  // the escaped byte is in the next chunk
-            i = j;
-            break;
-          }
+          // The escaped byte is here: before the end of the file, `limit` keeps k_lookahead
+          // bytes back.
           m_out.append(raw + j, std::min<std::size_t>(2, m_raw.size() - j));
           i = j + 2;
         } else {

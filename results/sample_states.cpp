@@ -69,7 +69,8 @@ JOIN gpu_devices g ON g.id = rg.gpu_device_id WHERE sr.id = ?1)sql");
     ticks[u->second].push_back({telemetry_origin_s + t.t_s, t.throttle_reasons, t.sm_clock_mhz});
   }
   Statement sel = db.prepare(R"sql(
-SELECT s.id, g.uuid, s.window_start_s, s.window_end_s, s.sm_clock_mhz
+SELECT s.id, g.uuid, s.window_start_s, s.window_end_s, s.sm_clock_mhz, s.throttled,
+  s.thermal_or_hw_slowdown
 FROM samples s JOIN gpu_devices g ON g.id = s.gpu_device_id
 WHERE s.suite_run_id = ?1 AND s.kind = 'iteration')sql");
   Statement upd = db.prepare(R"sql(
@@ -83,6 +84,7 @@ UPDATE samples SET power_limited = COALESCE(?2, power_limited),
     return b ? std::optional<int64_t>(*b ? 1 : 0) : std::nullopt;
   };
   int64_t classified = 0;
+  bool medians_changed = false;
   while (sel.step()) {
     const std::string uuid = sel.column_text(1);
     std::optional<SampleWindow> window;
@@ -98,8 +100,14 @@ UPDATE samples SET power_limited = COALESCE(?2, power_limited),
     upd.bind(3, flag(states.thermal_or_hw_slowdown)).bind(4, flag(states.clock_below_expected));
     upd.run();
     if (states.power_limited || states.clock_below_expected) ++classified;
+    // `throttled` as the UPDATE sets it: the series medians leave out throttled samples.
+    const std::optional<int64_t> throttled =
+        states.thermal_or_hw_slowdown ? flag(states.thermal_or_hw_slowdown)
+                                      : sel.column_optional_int64(6);
+    if (throttled != sel.column_optional_int64(5)) medians_changed = true;
   }
-  detail::refresh_series_medians(db, suite_run_id);  // a sample now throttled leaves them
+  // Ingest stored the medians; only a sample whose throttled mark changed moves them.
+  if (medians_changed) detail::refresh_series_medians(db, suite_run_id);
   tx.commit();
   return classified;
 }

@@ -116,8 +116,7 @@ void refresh_series_medians(Database& db, int64_t suite_run_id) {
   MedianAccumulator acc;
   Statement st = db.prepare(
       "SELECT benchmark_id, metric_id, COALESCE(device_index, -1), value FROM samples "
-      "WHERE suite_run_id = ?1 AND kind = 'iteration' AND (throttled IS NULL OR throttled = 0) "
-      "ORDER BY id");
+      "WHERE suite_run_id = ?1 AND kind = 'iteration' AND (throttled IS NULL OR throttled = 0)");
   st.bind(1, suite_run_id);
   while (st.step()) {
     acc.add(st.column_int64(0), st.column_int64(1), st.column_int64(2), st.column_double(3));

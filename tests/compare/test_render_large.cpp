@@ -273,7 +273,10 @@ TEST(LargeReport, HtmlOf200kRegressionsNamesEveryOneUnder20MB) {
   EXPECT_EQ(code, 0) << out;
   EXPECT_EQ(count_of(html, "<tr class=\"regression\">"), k_max_full_rows);
   // The largest changes (the 20% ones of every 500th benchmark) are among the full rows.
-  const std::size_t table_end = html.find("</table>", html.find("<h2>regression ("));
+  const std::size_t heading = html.find("<h2>regression (");
+  ASSERT_NE(heading, std::string::npos);
+  const std::size_t table_end = html.find("</table>", heading);
+  ASSERT_NE(table_end, std::string::npos);
   EXPECT_LT(html.find("<td>" + large_name(500) + "</td>"), table_end);
   const std::string md = render_md_text(cmp);
   EXPECT_EQ(count_of(md, "**regression**"), k_max_full_rows);

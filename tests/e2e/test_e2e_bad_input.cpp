@@ -174,6 +174,29 @@ TEST(E2eBadInput, LockedDatabaseFailsCleanlyOrWaits) {
   EXPECT_EQ(holder.scalar("PRAGMA integrity_check"), "ok");
 }
 
+// A bad --tag, an empty --db and a database that is not one are reported as what they are,
+// never as a file that "is not valid JSON", with their own exit codes; nothing is stored.
+TEST(E2eBadInput, ImportArgumentAndDatabaseErrorsAreNotTheFiles) {
+  Workspace ws;
+  const std::string file = (fixture_dir() / "foreign_gb.json").string();
+  CliResult r = ws.run({"import", file, "--tag", "bad", ws.db_arg()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(contains(r.err, "bad tag 'bad'")) << r.err;
+  EXPECT_FALSE(contains(r.err, "not valid JSON")) << r.err;
+  EXPECT_FALSE(fs::exists(ws.db()));
+  r = ws.run({"import", file, "--db", ""});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(contains(r.err, "--db is empty")) << r.err;
+  EXPECT_FALSE(contains(r.err, "not valid JSON")) << r.err;
+  const fs::path corrupt = ws.root() / "corrupt.db";
+  write_file_atomic(corrupt, "this is not a database\n");
+  r = ws.run({"import", file, "--db", corrupt.string()});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_TRUE(contains(r.err, "not a gpubench database")) << r.err;
+  EXPECT_FALSE(contains(r.err, "not valid JSON")) << r.err;
+  EXPECT_EQ(read_file(corrupt), "this is not a database\n");
+}
+
 TEST(E2eBadInput, ImportOfAForeignFile) {
   Workspace ws;
   const CliResult r = ws.run({"import", (fixture_dir() / "foreign_gb.json").string(), "--tag",

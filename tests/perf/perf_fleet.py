@@ -14,9 +14,9 @@ Prints one line per command: wall and CPU seconds, peak RSS (MB), the ratio to j
 (wall and CPU) and the issue's target. Each command and json.load run --repeat times and the
 median is printed (the largest peak RSS), so one slow moment of a shared machine does not decide a
 figure; every import is measured into a database holding exactly what it would hold in the
-sequence (a fresh file for the base, a copy holding the base for the candidate). The figures are for people, not a timed test: the exit
-status is 1 only when a command fails (an import that does not exit 0, a compare that exits
-other than 0 or 1). Wall time on a shared machine varies; CPU time is steadier. --scale shrinks
+sequence (a fresh file for the base, a copy holding the base for the candidate). The figures
+are for people, not a timed test: the exit status is 1 only when a command fails (an import
+that does not exit 0, a compare that exits other than 0 or 1). Wall time on a shared machine varies; CPU time is steadier. --scale shrinks
 the entry count (the ctest smoke test runs it at 0.002 so the script cannot rot). --only runs the
 commands whose label contains one of the given words; with a --workdir that already holds the
 generated files and the imported database (of the same --scale), they are reused, so one command
@@ -27,6 +27,7 @@ import json
 import os
 import random
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -84,11 +85,6 @@ def measure(argv, stdout=subprocess.DEVNULL, ok=(0,)):
     return seconds, usage.ru_maxrss / 1024.0, code, usage.ru_utime + usage.ru_stime
 
 
-def median(values):
-    v = sorted(values)
-    return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
-
-
 def measure_repeated(argv, repeat, stdout=subprocess.DEVNULL, ok=(0,), before=None):
     """measure() `repeat` times; argv may be a function of the run's number k, and before(k)
     runs ahead of the k-th. Returns the median wall and CPU seconds, the largest peak RSS and
@@ -98,8 +94,8 @@ def measure_repeated(argv, repeat, stdout=subprocess.DEVNULL, ok=(0,), before=No
         if before:
             before(k)
         runs.append(measure(argv(k) if callable(argv) else argv, stdout=stdout, ok=ok))
-    return (median([r[0] for r in runs]), max(r[1] for r in runs), runs[-1][2],
-            median([r[3] for r in runs]))
+    return (statistics.median(r[0] for r in runs), max(r[1] for r in runs), runs[-1][2],
+            statistics.median(r[3] for r in runs))
 
 
 def remove_db(path):
@@ -156,7 +152,15 @@ def main():
         if not wanted(label):
             return None
         sink = open(out, "w") if out else subprocess.DEVNULL
-        s, mb, code, cpu = measure_repeated(argv, repeat, stdout=sink, ok=ok, before=before)
+
+        def fresh_output(k):  # each run writes the whole output again
+            if out:
+                sink.seek(0)
+                sink.truncate()
+            if before:
+                before(k)
+
+        s, mb, code, cpu = measure_repeated(argv, repeat, stdout=sink, ok=ok, before=fresh_output)
         if out:
             sink.close()
         target = ""
@@ -186,7 +190,9 @@ def main():
             def copy_base(k):
                 remove_db(scratch)
                 if k < repeat - 1:
-                    shutil.copyfile(db, scratch)  # the base run, committed and checkpointed
+                    # The base run, committed and checkpointed (the import closed the database).
+                    assert not os.path.exists(db + "-wal"), "the base import left a WAL behind"
+                    shutil.copyfile(db, scratch)
 
             row("import candidate",
                 lambda k: argv if k == repeat - 1 else [gb, "--db", scratch] + argv[3:], 3,

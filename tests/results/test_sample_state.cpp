@@ -181,7 +181,18 @@ TEST(SampleStateRule, StoreClassifiesEachSampleFromTheTelemetryOverlappingIt) {
   tick(0, 10.5, ss::reasons::hw_thermal_slowdown);
   tick(1, 12.5, ss::reasons::hw_slowdown);
   store.add_telemetry(run, suite_run, tel);
+  // The series medians count the valid repetitions: both before, only rep 0 once rep 1 is
+  // marked a slowdown.
+  auto median_n = [&] {
+    Statement st = store.database().prepare(
+        "SELECT m.n FROM series_medians m JOIN metrics x ON x.id = m.metric_id "
+        "WHERE m.suite_run_id = ?1 AND x.name = 'TFLOP_per_s'");
+    st.bind(1, suite_run);
+    return st.step() ? st.column_int64(0) : int64_t{-1};
+  };
+  EXPECT_EQ(median_n(), 2);
   store.classify_samples(suite_run, tel, 990.0, 0.1);
+  EXPECT_EQ(median_n(), 1);
   const auto rows = store.get_results(run);
   bool seen = false;
   for (const ResultRow& r : rows) {
