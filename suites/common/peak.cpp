@@ -19,7 +19,8 @@ struct ArchRates {
 
 // Sources: NVIDIA A100, GA102, Ada, H100 and Blackwell whitepapers / datasheets.
 constexpr ArchRates k_arch_rates[] = {
-    // A100: FP64 Tensor Core 19.5 TF = 108 x 1410 MHz x 128.
+    // A100: FP64 Tensor Core 19.5 TF = 108 x 1410 MHz x 128 (the gemm suite's CUBLAS_COMPUTE_64F
+    // runs DGEMM on the FP64 Tensor Cores; the CUDA-core FP64 rate is half of it).
     {8, 0, "Ampere GA100", {128, 128, 1024, 2048, 2048, 0, 4096}},
     // GA10x (A10, A40, RTX 30): 128 FP32 lanes, FP64 at 1/64 of FP32.
     {8, 6, "Ampere GA10x", {4, 256, 512, 1024, 1024, 0, 2048}},
@@ -167,7 +168,11 @@ const NamedSku* find_named_sku(std::string_view name) {
 }  // namespace
 
 bool is_consumer_part(std::string_view device_name) {
-  return device_name.find("GeForce") != std::string_view::npos;
+  // The L40 (not the L40S) is rated like a GeForce part: NVIDIA L40 datasheet, dense (without
+  // sparsity) FP16/BF16 Tensor with FP32 accumulate 181.05 TFLOP/s, TF32 90.5, FP8 362,
+  // INT8 724 TOPS = 142 SMs x 2490 MHz x half the FP32-accumulate Ada rate (INT8 at full rate).
+  // The L40S datasheet states the full rate (BF16 362.05 dense).
+  return device_name.find("GeForce") != std::string_view::npos || has_word(device_name, "L40");
 }
 
 double tensor_clock_factor(int cc_major, int cc_minor, DType dtype) {
@@ -303,6 +308,11 @@ constexpr PublishedPeak k_published[] = {
     {"RTX 3090", 8, 6, 82, 1695, "NVIDIA GeForce RTX 3090", DType::fp16, 71, k_checked},
     {"L4", 8, 9, 58, 2040, "NVIDIA L4", DType::fp32, 30.3, k_checked},
     {"L4", 8, 9, 58, 2040, "NVIDIA L4", DType::fp8_e4m3, 242, k_checked},
+    {"L40", 8, 9, 142, 2490, "NVIDIA L40", DType::fp32, 90.5, k_checked},
+    {"L40", 8, 9, 142, 2490, "NVIDIA L40", DType::tf32, 90.5, k_checked},
+    {"L40", 8, 9, 142, 2490, "NVIDIA L40", DType::bf16, 181.05, k_checked},
+    {"L40", 8, 9, 142, 2490, "NVIDIA L40", DType::fp8_e4m3, 362.1, k_checked},
+    {"L40", 8, 9, 142, 2490, "NVIDIA L40", DType::int8, 724.2, k_checked},
     {"L40S", 8, 9, 142, 2520, "NVIDIA L40S", DType::fp32, 91.6, k_checked},
     {"L40S", 8, 9, 142, 2520, "NVIDIA L40S", DType::tf32, 183, k_checked},
     {"L40S", 8, 9, 142, 2520, "NVIDIA L40S", DType::bf16, 362.05, k_checked},

@@ -7,7 +7,9 @@
 // Rates are for what the GEMM suite runs: fp64 on the FP64 Tensor Cores where they exist (A100,
 // H100, B200; 1/64-rate CUDA cores elsewhere), fp32 on the CUDA cores (no Tensor Cores), tf32,
 // fp16, bf16 and fp8 on Tensor Cores with FP32 accumulation, int8 with INT32 accumulation (so the
-// "TFLOP/s" of int8 are TOP/s). GeForce parts run FP32-accumulate Tensor Core math at half rate.
+// "TFLOP/s" of int8 are TOP/s). GeForce parts and the L40 (not the L40S) run FP32-accumulate
+// Tensor Core math at half rate. The gemm suite's fp64 uses CUBLAS_COMPUTE_64F (not _PEDANTIC,
+// which keeps DGEMM off the FP64 Tensor Cores), so the Tensor Core FP64 rate is the one that runs.
 #pragma once
 
 #include <optional>
@@ -24,7 +26,7 @@ struct GpuSpec {
   int cc_minor = 0;
   int sm_count = 0;
   double clock_mhz = 0.0;  // peak (boost) SM clock, cudaDevAttrClockRate / 1000
-  std::string name;        // device name; "GeForce" selects the consumer Tensor Core rates
+  std::string name;  // device name; "GeForce" or "L40" selects the half-rate Tensor Core rates
 };
 
 struct PeakEstimate {
@@ -58,6 +60,8 @@ double tensor_clock_factor(int cc_major, int cc_minor, DType dtype);
 // figure). nullopt where the maximum clock applies.
 std::optional<double> sustained_tensor_clock_mhz(int cc_major, int cc_minor, DType dtype);
 
+// GeForce parts and the L40 (whole word: not the L40S): FP32-accumulate Tensor Core math at half
+// rate (their datasheets).
 bool is_consumer_part(std::string_view device_name);
 
 struct PublishedPeak {

@@ -138,12 +138,21 @@ double gemm_tolerance(DType dtype) {
     case DType::bf16:
       return 1e-2;
     case DType::fp8_e4m3:
-      // FP8 inputs are exact here; the slack is for the bf16 output and Hopper's FP8 accumulation.
+      // FP8 inputs are exact here; the slack is for the bf16 output and the FP8 accumulation with
+      // periodic promotion to FP32 (fast accumulation: fp8_fast_accum_tolerance(k)).
       return 2e-2;
     case DType::int8:
       return 0.0;
   }
   return 1e-2;
+}
+
+double fp8_fast_accum_tolerance(std::int64_t k) {
+  const std::int64_t additions = (std::max<std::int64_t>(k, 1) + k_fp8_mma_k - 1) / k_fp8_mma_k;
+  const double accumulator_step = std::ldexp(1.0, 1 - k_fp8_fast_accum_significant_bits);
+  const double bf16_output = std::ldexp(1.0, -8);
+  return std::max(gemm_tolerance(DType::fp8_e4m3),
+                  static_cast<double>(additions) * accumulator_step + bf16_output);
 }
 
 bool within_tolerance(double gpu, const DotReference& ref, double tolerance) {

@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string_view>
+
+#include "suites/common/validation.hpp"
 
 namespace gpubench::gemm {
 
@@ -40,7 +44,7 @@ std::string compute_label(const GemmCase& c) {
   std::string out = "compute=";
   switch (c.dtype) {
     case DType::fp64:
-      out += "64F_PEDANTIC(native,no_emulation)";
+      out += "64F(native,no_emulation)";
       break;
     case DType::fp32:
       out += "32F_PEDANTIC(no_tensor_cores)";
@@ -196,6 +200,54 @@ std::vector<GemmCase> gemm_cases(suite::Profile profile, const std::vector<int>&
     }
   }
   return out;
+}
+
+double estimated_case_seconds(const GemmCase& c, int iterations, double peak_tflops) {
+  if (!(peak_tflops > 0.0)) return 0.0;
+  const double call_s = gemm_flops(c.m, c.n, c.k) / (peak_tflops * 1e12);
+  const double search_batch_s = std::max(call_s, k_search_batch_ms * 1e-3);
+  const double timed_batch_s =
+      c.cache == Cache::cold ? call_s : std::max(call_s, k_timed_batch_ms * 1e-3);
+  double seconds = 0.0;
+  if (c.api == Api::cublaslt) {
+    // Per candidate: a warm-up call and the timed batches; one probe call for the first.
+    seconds += k_search_candidates * (call_s + k_search_samples_per_candidate * search_batch_s);
+    seconds += call_s;
+  } else {
+    seconds += 2 * call_s;  // warm-up call and the one timed call that sizes the batches
+  }
+  return seconds + (1 + std::max(iterations, 0)) * timed_batch_s;
+}
+
+std::optional<std::string> too_slow_reason(const GemmCase& c, int iterations,
+                                           std::optional<double> peak_tflops) {
+  if (!peak_tflops) return std::nullopt;
+  const double seconds = estimated_case_seconds(c, iterations, *peak_tflops);
+  if (seconds <= k_max_case_seconds) return std::nullopt;
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "m=%lld n=%lld k=%lld %s would take at least %.0f s on this GPU (%.3g s a call at "
+                "its dense peak of %.3g TFLOP/s, %s), over the %.0f s allowed for one case",
+                static_cast<long long>(c.m), static_cast<long long>(c.n),
+                static_cast<long long>(c.k), suite::to_string(c.dtype), seconds,
+                gemm_flops(c.m, c.n, c.k) / (*peak_tflops * 1e12), *peak_tflops,
+                c.api == Api::cublaslt ? "algorithm search included" : "warm-up included",
+                k_max_case_seconds);
+  return std::string(text);
+}
+
+std::optional<std::string> fp64_emulation_reason(const char* value) {
+  if (value == nullptr || std::string_view(value).empty() || std::string_view(value) == "0")
+    return std::nullopt;
+  return std::string("CUBLAS_EMULATE_DOUBLE_PRECISION=") + value +
+         " lets cuBLAS emulate FP64 on integer Tensor Cores; this suite measures native FP64 "
+         "(unset the variable, or set it to 0)";
+}
+
+double validation_tolerance(const GemmCase& c) {
+  if (c.dtype == DType::fp8_e4m3 && c.accum == Accum::fast)
+    return suite::fp8_fast_accum_tolerance(c.k);
+  return suite::gemm_tolerance(c.dtype);
 }
 
 int timed_iterations(suite::Profile profile) {

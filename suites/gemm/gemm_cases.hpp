@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,7 +51,7 @@ struct GemmCase {
 std::string benchmark_name(const GemmCase& c);
 
 // How the case computes, for the label: the cuBLAS compute type and, for FP8, the accumulation.
-// "compute=64F_PEDANTIC(native,no_emulation)", "compute=32F_PEDANTIC(no_tensor_cores)",
+// "compute=64F(native,no_emulation)", "compute=32F_PEDANTIC(no_tensor_cores)",
 // "compute=32F accum=fast", ...
 std::string compute_label(const GemmCase& c);
 
@@ -76,6 +77,43 @@ bool case_supported(Api api, DType dtype, Layout layout);
 //   standard  square 1024..16384, LLM MLP shapes for hidden 4096/8192, cold small cases
 //   full      standard plus more square sizes and both layouts everywhere
 std::vector<GemmCase> gemm_cases(suite::Profile profile, const std::vector<int>& devices);
+
+// cuBLASLt algorithm search (METHODOLOGY rule 8): candidates requested from the heuristic, and
+// timed batches per candidate (each after one warm-up call; the first candidate also gets one
+// probe call that sizes the batches to about k_search_batch_ms, at least one call).
+inline constexpr int k_search_candidates = 16;
+inline constexpr int k_search_samples_per_candidate = 5;
+inline constexpr double k_search_batch_ms = 1.0;
+// Timed batches last about this long (at least one call each; cold cases one call).
+inline constexpr double k_timed_batch_ms = 5.0;
+
+// A lower bound of the seconds one case takes on the device (repetition included), from its
+// FLOPs at `peak_tflops`: the algorithm search (cuBLASLt) or the warm-up and probe calls
+// (cublasGemmEx), one warm-up batch and `iterations` timed batches. Host-side overheads and
+// validation are not counted.
+double estimated_case_seconds(const GemmCase& c, int iterations, double peak_tflops);
+
+// Cases whose estimate exceeds this are skipped with the reason (a 16384^3 FP64 GEMM takes ~6 s a
+// call at the 1.4 TFLOP/s of an L40S, ~12 min with the algorithm search; on an L4 it would run past
+// the suite's timeout): each case stays short on every GPU, and the sweep is sized by the GPU's
+// rate for the data type.
+inline constexpr double k_max_case_seconds = 60.0;
+
+// The skip reason when the case would take longer than k_max_case_seconds at this GPU's dense
+// peak for the data type; nullopt when it fits or the peak is unknown (then nothing is estimated).
+std::optional<std::string> too_slow_reason(const GemmCase& c, int iterations,
+                                           std::optional<double> peak_tflops);
+
+// cuBLAS 13.0 update 2 and later emulate FP64 GEMM on integer Tensor Cores when
+// CUBLAS_EMULATE_DOUBLE_PRECISION=1 is set (cuBLAS documentation, "Floating Point Emulation"),
+// even under the default compute type CUBLAS_COMPUTE_64F: the skip reason for fp64 cases then
+// (the native FP64 peak would not apply), nullopt when the variable is unset or "0". `value` is the
+// variable's value or null.
+std::optional<std::string> fp64_emulation_reason(const char* value);
+
+// Relative validation tolerance of a case: suite::gemm_tolerance(dtype), except FP8 with fast
+// accumulation, whose bound grows with k (suite::fp8_fast_accum_tolerance).
+double validation_tolerance(const GemmCase& c);
 
 // Samples per repetition (Google Benchmark iterations) for a profile.
 int timed_iterations(suite::Profile profile);

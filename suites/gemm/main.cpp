@@ -8,7 +8,9 @@
 // clock is probed after every sample and reported with the repetition's time window as sample
 // state (suites/README.md "Sample states"), not as a metric; the output is validated against the
 // CPU reference on a sampled subset after every repetition, and the label prints the counts.
-// A case this GPU cannot run is skipped with the reason.
+// A case this GPU cannot run is skipped with the reason, and so is a case that would take more
+// than k_max_case_seconds at this GPU's peak for its data type (FP64 16384^3 on a GPU with
+// 1/64-rate FP64), and fp64 while CUBLAS_EMULATE_DOUBLE_PRECISION asks cuBLAS to emulate it.
 //
 // Flags besides Google Benchmark's: --device N | all (or GPUBENCH_DEVICE), --gpubench_info.
 #include <algorithm>
@@ -17,7 +19,9 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "suites/common/cuda/device.hpp"
@@ -44,6 +48,8 @@ struct SuiteState {
   std::map<int, DeviceContext*> contexts;
   std::string prepared_name;
   std::unique_ptr<PreparedGemm> prepared;
+  // Dense peak per (device, dtype), from the device query at start: sizes the sweep per GPU.
+  std::map<std::pair<int, suite::DType>, std::optional<double>> peaks;
 };
 
 SuiteState& state_of_suite() {
@@ -93,6 +99,18 @@ void run_case(benchmark::State& state, const GemmCase& c, const std::string& nam
   if (!s.probe.reason.empty()) {
     suite::skip(state, s.probe.reason);
     return;
+  }
+  if (c.dtype == suite::DType::fp64) {
+    if (const auto why = fp64_emulation_reason(std::getenv("CUBLAS_EMULATE_DOUBLE_PRECISION"))) {
+      suite::skip(state, *why);
+      return;
+    }
+  }
+  if (const auto it = s.peaks.find({c.device, c.dtype}); it != s.peaks.end()) {
+    if (const auto why = too_slow_reason(c, timed_iterations(s.profile), it->second)) {
+      suite::skip(state, *why);
+      return;
+    }
   }
   suite::run_guarded(state, describe_sizes(c), [&] {
     GPUBENCH_CUDA_CHECK(cudaSetDevice(c.device));
@@ -201,6 +219,12 @@ int gemm_main(int argc, char** argv) {
     } catch (const std::exception& e) {
       s.probe.reason = std::string("cannot query the CUDA device: ") + e.what();
     }
+  }
+  for (std::size_t i = 0; i < infos.size(); ++i) {
+    const auto& d = infos[i];
+    const suite::GpuSpec spec{d.cc_major, d.cc_minor, d.sm_count, d.clock_khz / 1000.0, d.name};
+    for (suite::DType dtype : suite::k_all_dtypes)
+      s.peaks[{s.devices[i], dtype}] = suite::dense_peak(spec, dtype).tflops;
   }
   benchmark::AddCustomContext("gpubench.devices", suite::cuda::devices_json(infos));
   benchmark::AddCustomContext(

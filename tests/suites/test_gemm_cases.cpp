@@ -4,12 +4,14 @@
 
 #include <cstring>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "suites/common/device_selection.hpp"
+#include "suites/common/validation.hpp"
 #include "suites/gemm/gemm_cases.hpp"
 #include "util/error.hpp"
 
@@ -38,7 +40,56 @@ TEST(GemmCases, NameCarriesEveryParameter) {
   fast.accum = Accum::precise;
   EXPECT_EQ(compute_label(fast), "compute=32F accum=precise");
   const GemmCase fp64{Api::cublaslt, DType::fp64, 8, 8, 8, Layout::tn, Cache::hot, 0};
-  EXPECT_EQ(compute_label(fp64), "compute=64F_PEDANTIC(native,no_emulation)");
+  EXPECT_EQ(compute_label(fp64), "compute=64F(native,no_emulation)");
+}
+
+// The sweep is sized by the GPU's rate: FP64 16384^3 at an L40S's 1.43 TFLOP/s FP64 (1/64 rate)
+// takes ~6 s a call, ~11 min with the 16-candidate algorithm search; on an H100 it fits.
+TEST(GemmCases, CasesTooSlowForThisGpuAreSkippedWithTheEstimate) {
+  const GemmCase big{Api::cublaslt, DType::fp64, 16384, 16384, 16384, Layout::tn, Cache::hot, 0};
+  const double l40s_fp64 = 142 * 2520e6 * 4 / 1e12;
+  const double call_s = gemm_flops(16384, 16384, 16384) / (l40s_fp64 * 1e12);
+  // 16 candidates x (1 warm-up + 5 batches) + 1 probe + 1 warm-up batch + 10 timed = 108 calls.
+  EXPECT_NEAR(estimated_case_seconds(big, 10, l40s_fp64), 108 * call_s, 1e-6 * call_s);
+  const auto why = too_slow_reason(big, 10, l40s_fp64);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("fp64"), std::string::npos) << *why;
+  EXPECT_NE(why->find("60 s"), std::string::npos) << *why;
+  EXPECT_FALSE(too_slow_reason(big, 10, 67.0)) << "H100 FP64 Tensor Cores: ~17 s";
+  EXPECT_FALSE(too_slow_reason(big, 10, std::nullopt)) << "unknown peak: nothing is estimated";
+  // The quick profile's FP64 4096^3 fits even an L4 (58 SMs x 2040 MHz x 4 = 0.47 TFLOP/s).
+  GemmCase quick = big;
+  quick.m = quick.n = quick.k = 4096;
+  EXPECT_FALSE(too_slow_reason(quick, 5, 58 * 2040e6 * 4 / 1e12));
+  // cublasGemmEx has no search: 8192^3 on the L40S is 13 calls, ~10 s.
+  GemmCase gemmex = big;
+  gemmex.api = Api::cublas;
+  gemmex.m = gemmex.n = gemmex.k = 8192;
+  EXPECT_FALSE(too_slow_reason(gemmex, 10, l40s_fp64));
+  // Short calls are batched: tiny GEMMs cost batches of ~1 ms (search) and ~5 ms (timed).
+  GemmCase tiny{Api::cublaslt, DType::bf16, 256, 256, 256, Layout::tn, Cache::hot, 0};
+  EXPECT_NEAR(estimated_case_seconds(tiny, 10, 1000.0), 16 * 5 * 1e-3 + 11 * 5e-3, 1e-4);
+}
+
+TEST(GemmCases, Fp64EmulationRequestSkipsFp64) {
+  EXPECT_FALSE(fp64_emulation_reason(nullptr));
+  EXPECT_FALSE(fp64_emulation_reason("0"));
+  EXPECT_FALSE(fp64_emulation_reason(""));
+  const auto why = fp64_emulation_reason("1");
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("CUBLAS_EMULATE_DOUBLE_PRECISION=1"), std::string::npos) << *why;
+}
+
+TEST(GemmCases, FastAccumulationFp8ToleranceGrowsWithK) {
+  GemmCase fp8{Api::cublaslt, DType::fp8_e4m3, 4096, 4096,       4096,
+               Layout::tn,    Cache::hot,      0,    Accum::fast};
+  EXPECT_DOUBLE_EQ(validation_tolerance(fp8), suite::gemm_tolerance(DType::fp8_e4m3));
+  fp8.k = 32768;
+  EXPECT_GT(validation_tolerance(fp8), 0.1);
+  fp8.accum = Accum::precise;
+  EXPECT_DOUBLE_EQ(validation_tolerance(fp8), suite::gemm_tolerance(DType::fp8_e4m3));
+  const GemmCase bf16{Api::cublaslt, DType::bf16, 8, 8, 32768, Layout::tn, Cache::hot, 0};
+  EXPECT_DOUBLE_EQ(validation_tolerance(bf16), suite::gemm_tolerance(DType::bf16));
 }
 
 // Parses "<suite>/<case>/<k>:<v>/..." the way the store does.

@@ -2,7 +2,10 @@
 // (suites/common/validation.hpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <random>
 #include <set>
@@ -93,6 +96,78 @@ TEST(Tolerance, PerDtypeOrdering) {
   EXPECT_EQ(gemm_tolerance(DType::bf16), 1e-2);
   EXPECT_EQ(gemm_tolerance(DType::tf32), 1e-2);
   EXPECT_GT(gemm_tolerance(DType::fp8_e4m3), gemm_tolerance(DType::bf16));
+}
+
+// A simulation of FP8 GEMM with fast accumulation (the model of fp8_fast_accum_tolerance): random
+// N(0,1) inputs rounded to E4M3, exact products, each 32-product MMA step summed exactly and added
+// to an accumulator truncated to 14 significant bits, the result rounded to bf16. The bound must
+// hold with room to spare at the suite's k (quick 16384, standard 32768) and still fail a wrong
+// element; the old flat 2e-2 does not hold at k = 32768.
+double round_to_e4m3(double v) {
+  static const std::vector<double> values = [] {
+    std::vector<double> out;
+    for (int bits = 0; bits < 256; ++bits) {
+      const double d = decode_fp8_e4m3(static_cast<std::uint8_t>(bits));
+      if (std::isfinite(d)) out.push_back(d);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }();
+  const auto above = std::lower_bound(values.begin(), values.end(), v);
+  if (above == values.begin()) return values.front();
+  if (above == values.end()) return values.back();
+  return *above - v < v - *(above - 1) ? *above : *(above - 1);
+}
+
+double truncate_significand(double v, int bits) {
+  if (v == 0.0) return 0.0;
+  int exponent = 0;
+  const double m = std::frexp(v, &exponent);  // |m| in [0.5, 1)
+  return std::ldexp(std::trunc(std::ldexp(m, bits)), exponent - bits);
+}
+
+double fast_accum_dot(const std::vector<double>& a, const std::vector<double>& b) {
+  double acc = 0.0;
+  for (std::size_t p0 = 0; p0 < a.size(); p0 += k_fp8_mma_k) {
+    double step = 0.0;
+    for (std::size_t p = p0; p < std::min(a.size(), p0 + k_fp8_mma_k); ++p) step += a[p] * b[p];
+    acc = truncate_significand(acc + step, k_fp8_fast_accum_significant_bits);
+  }
+  return decode_bf16(encode_bf16(static_cast<float>(acc)));
+}
+
+TEST(Tolerance, Fp8FastAccumulationBoundHoldsOnASimulation) {
+  std::mt19937 rng(11);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  double worst_at_32768 = 0.0;
+  for (std::int64_t k : {4096, 16384, 32768}) {
+    const double tol = fp8_fast_accum_tolerance(k);
+    ValidationReport report(tol);
+    ValidationReport wrong(tol);
+    std::vector<double> a(static_cast<std::size_t>(k)), b(a.size());
+    for (int element = 0; element < 48; ++element) {
+      for (std::size_t p = 0; p < a.size(); ++p) {
+        a[p] = round_to_e4m3(normal(rng));
+        b[p] = round_to_e4m3(normal(rng));
+      }
+      const DotReference ref = reference_dot(a.data(), 1, b.data(), 1, a.size());
+      const double gpu = fast_accum_dot(a, b);
+      report.add(0, static_cast<std::size_t>(element), gpu, ref);
+      // A wrong element: the sum of another row.
+      wrong.add(0, static_cast<std::size_t>(element), gpu + (element % 2 ? 1 : -1) * ref.magnitude,
+                ref);
+    }
+    EXPECT_TRUE(report.passed()) << "k=" << k << ": " << report.summary();
+    std::printf("k=%lld: %s\n", static_cast<long long>(k), report.summary().c_str());
+    EXPECT_LT(report.worst_error(), 0.5 * tol) << "k=" << k << ": " << report.summary();
+    EXPECT_EQ(wrong.failed(), wrong.checked()) << "k=" << k << ": " << wrong.summary();
+    if (k == 32768) worst_at_32768 = report.worst_error();
+  }
+  EXPECT_GT(worst_at_32768, gemm_tolerance(DType::fp8_e4m3))
+      << "the flat FP8 bound would hold at k = 32768 in this model";
+  EXPECT_DOUBLE_EQ(fp8_fast_accum_tolerance(1024), gemm_tolerance(DType::fp8_e4m3));
+  EXPECT_NEAR(fp8_fast_accum_tolerance(32768), 1024 * std::ldexp(1.0, -13) + std::ldexp(1.0, -8),
+              1e-12);
 }
 
 // Simulates a bf16 GEMM output on random data: honest rounding passes, a wrong element fails.

@@ -82,6 +82,29 @@ TEST(Peak, GeForcePartsHalveFp32AccumulateTensorMath) {
   EXPECT_NEAR(*dense_peak(a100, DType::bf16).tflops, 312, 3);
 }
 
+// NVIDIA L40 datasheet (dense): FP16/BF16 Tensor with FP32 accumulate 181.05 TFLOP/s, half of what
+// 142 SMs x 2490 MHz x the full Ada rate gives; the L40S (362.05) runs at the full rate.
+TEST(Peak, L40IsRatedAtHalfTheL40sTensorRate) {
+  const GpuSpec l40{8, 9, 142, 2490, "NVIDIA L40"};
+  const GpuSpec l40s{8, 9, 142, 2490, "NVIDIA L40S"};
+  EXPECT_NEAR(*dense_peak(l40, DType::bf16).tflops, 181.05, 181.05 * 0.01);
+  EXPECT_NEAR(*dense_peak(l40, DType::fp16).tflops, 181.05, 181.05 * 0.01);
+  EXPECT_NEAR(*dense_peak(l40s, DType::bf16).tflops, 2 * 181.05, 181.05 * 0.02);
+  EXPECT_NEAR(*dense_peak(l40, DType::int8).tflops, *dense_peak(l40s, DType::int8).tflops, 1e-9);
+  EXPECT_NEAR(*dense_peak(l40, DType::fp32).tflops, *dense_peak(l40s, DType::fp32).tflops, 1e-9);
+  EXPECT_TRUE(is_consumer_part("NVIDIA L40"));
+  EXPECT_FALSE(is_consumer_part("NVIDIA L40S"));
+  EXPECT_FALSE(is_consumer_part("NVIDIA L4"));
+}
+
+// The gemm suite's fp64 runs on the FP64 Tensor Cores (CUBLAS_COMPUTE_64F): the peak is theirs,
+// twice the CUDA-core FP64 rate (A100 9.7, H100 SXM 33.5 TFLOP/s).
+TEST(Peak, Fp64PeakIsTheTensorCoreRate) {
+  EXPECT_NEAR(*dense_peak({8, 0, 108, 1410, "NVIDIA A100-SXM4-80GB"}, DType::fp64).tflops, 19.5,
+              0.2);
+  EXPECT_NEAR(*dense_peak({9, 0, 132, 1980, "NVIDIA H200"}, DType::fp64).tflops, 67, 0.7);
+}
+
 TEST(Peak, UnknownArchitectureBeforeSm110UsesNearestOlderWithNote) {
   const GpuSpec between{10, 1, 48, 2000, "NVIDIA between part"};
   const PeakEstimate est = dense_peak(between, DType::bf16);
