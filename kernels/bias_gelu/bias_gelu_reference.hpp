@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/bias_gelu/bias_gelu.hpp"
+
 namespace gpubench::kernels::bias_gelu {
 
 // sqrt(2 / pi) and the cubic coefficient of the tanh form (Hendrycks & Gimpel 2016).
@@ -35,6 +37,24 @@ inline double gelu_tanh_textbook(double x) {
 // GELU, exact form: x Phi(x) = 0.5 x (1 + erf(x / sqrt 2)).
 inline double gelu_erf(double x) {
   return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+}
+
+// A CPU model of v3's fast GELU (bias_gelu.hpp): the kernel's FP32 steps, with __expf's result
+// scaled by (1 + exp_error) and __fdividef's by (1 + div_error), so tests can push both to the
+// documented worst cases, (2 + floor(1.173 |a|)) x 2^-23 and 2 x 2^-23 relative, either way.
+inline float gelu_fast_model(float x, double exp_error, double div_error) {
+  const float a = x * (k_fast_c0 + k_fast_c1 * (x * x));
+  const float numerator = a > k_fast_exp_cap ? 0.0f : x;
+  const float capped = std::fmin(a, k_fast_exp_cap);
+  const float e = static_cast<float>(static_cast<double>(std::exp(capped)) * (1.0 + exp_error));
+  const float d = 1.0f + e;
+  return static_cast<float>(static_cast<double>(numerator / d) * (1.0 + div_error));
+}
+
+// The documented relative error bound of __expf(a) (2 + floor(|1.173 a|) ulp, 1 ulp <= 2^-23
+// relative).
+inline double fast_exp_error_bound(float a) {
+  return (2.0 + std::floor(std::fabs(1.173 * static_cast<double>(a)))) * std::ldexp(1.0, -23);
 }
 
 // Unfused pass 1 over rows [row_begin, row_end): y = x + b.

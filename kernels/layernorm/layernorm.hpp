@@ -9,7 +9,10 @@
 //   v1  two kernels: s = x + res (elementwise), then LayerNorm of s, one block per row (two-pass)
 //   v2  fuses the add into the LayerNorm: one kernel, one block per row, the row kept in shared
 //       memory between the statistics and the normalisation
-//   v3  v2 as one warp per row with 128-bit vector loads and one-pass Welford mean and variance
+//   v3  v2 with 128-bit vector loads and the row held in registers (FP32) instead of shared
+//       memory: a team of v3_row_threads() threads (a warp for rows up to 1024 fp16/bf16 or 256
+//       fp32 packs, up to 1024 threads) per row, at most 32 values per thread, so x and res are
+//       read from memory once, as the byte count below assumes
 //
 // Bytes a perfect fused kernel must move (the effective-bandwidth numerator):
 //   read x, res (2*R*C) + write s, y (2*R*C) + read gamma, beta (2*C) = (4*R*C + 2*C) * element
@@ -60,6 +63,22 @@ constexpr std::uint64_t version_bytes(Version v, std::uint64_t rows, std::uint64
                                       std::size_t elem) {
   return v == Version::v1 ? (5 * rows * cols + 2 * cols) * elem : fused_bytes(rows, cols, elem);
 }
+
+// v3: FP32 values of the row each thread keeps in registers, and the threads per row: the
+// smallest power of two from 32 (a warp) to 1024 (a block) whose registers hold the row.
+inline constexpr int k_v3_values_per_thread = 32;
+constexpr int v3_packs_per_thread(Precision p) {
+  return k_v3_values_per_thread / elements_per_128_bits(p);
+}
+constexpr unsigned v3_row_threads(std::uint64_t cols) {
+  unsigned threads = 32;
+  while (threads < 1024 && static_cast<std::uint64_t>(threads) * k_v3_values_per_thread < cols)
+    threads *= 2;
+  return threads;
+}
+// Every supported row fits in the registers of one block's threads, in every precision: v3 never
+// needs a fallback that re-reads the row.
+static_assert(std::uint64_t{1024} * k_v3_values_per_thread >= k_max_cols);
 
 constexpr bool version_supports(Version v, Precision p, std::uint64_t cols) {
   if (cols == 0 || cols > k_max_cols) return false;

@@ -12,7 +12,6 @@ using device::from_float;
 using device::to_float;
 
 constexpr float k_eps = static_cast<float>(k_epsilon);
-constexpr int k_warps_per_block = device::k_block_threads / 32;
 
 // v1, kernel 1: s = x + res, elementwise grid-stride loop (one element per thread per step).
 template <class T>
@@ -80,79 +79,90 @@ __global__ void fused_block_kernel(const T* __restrict__ x, const T* __restrict_
   }
 }
 
-// Running (count, mean, M2) of Welford's algorithm; merge() is Chan et al.'s pairwise update, so
-// per-lane partial statistics combine exactly as if one thread had seen every value once.
-struct Welford {
-  float count = 0.0f;
-  float mean = 0.0f;
-  float m2 = 0.0f;
-  __device__ void merge(float n_b, float mean_b, float m2_b) {
-    if (n_b == 0.0f) return;
-    const float n = count + n_b;
-    const float delta = mean_b - mean;
-    mean += delta * (n_b / n);
-    m2 += m2_b + delta * delta * (count * n_b / n);
-    count = n;
-  }
-};
+// Sum over the `team` threads that share a row (team a power of two, 32..1024, the same for the
+// whole block; teams are aligned to warps). Every thread of the block must call it, in the same
+// order, because teams wider than a warp meet in `scratch` (one float per warp of the block)
+// between two barriers. Every thread of the team gets the same sum, added in the same order.
+__device__ __forceinline__ float team_sum(float v, unsigned team, float* scratch) {
+  v = device::warp_sum(v);
+  if (team <= 32) return v;
+  const unsigned warp = threadIdx.x / 32;
+  const unsigned first = warp / (team / 32) * (team / 32);
+  __syncthreads();  // scratch may still be read by the previous team_sum
+  if (threadIdx.x % 32 == 0) scratch[warp] = v;
+  __syncthreads();
+  float total = 0.0f;
+  for (unsigned w = first; w < first + team / 32; ++w) total += scratch[w];
+  return total;
+}
 
-// v3: one warp per row (k_warps_per_block rows per block), 128-bit packs. Lane l handles packs
-// l, l + 32, ... of its row. Pass 1 adds, stores s and folds each pack into the lane's Welford
-// statistics (the pack's own mean and M2 first, then one merge); a butterfly of merges gives every
-// lane the row's mean and variance in one read of the inputs. Pass 2 re-reads x and res (now in
-// L1/L2, not DRAM) and writes y.
-template <class T>
-__global__ void fused_warp_kernel(const T* __restrict__ x, const T* __restrict__ res,
-                                  const T* __restrict__ gamma, const T* __restrict__ beta,
-                                  T* __restrict__ s, T* __restrict__ y, std::uint64_t rows,
-                                  std::uint64_t cols) {
+// v3: a team of `team` threads per row (v3_row_threads(); blockDim.x / team rows per block), the
+// row held in registers. Thread t of a team handles packs t, t + team, ... (at most MaxPacks).
+// Pass 1 loads its packs of x and res (all loads issued before any use), adds, stores s and keeps
+// the FP32 sums in `v`; the mean and then the variance about it (two-pass, as exact as v2) come
+// from `v` through two team sums; pass 2 writes y from `v`. x and res are read once. Threads of a
+// row past the end still take part in the barriers of team_sum, and store nothing.
+template <class T, int MaxPacks>
+__global__ void fused_register_kernel(const T* __restrict__ x, const T* __restrict__ res,
+                                      const T* __restrict__ gamma, const T* __restrict__ beta,
+                                      T* __restrict__ s, T* __restrict__ y, std::uint64_t rows,
+                                      std::uint64_t cols, unsigned team) {
   using Pack = device::Pack128<T>;
   constexpr int P = Pack::size;
-  const int lane = threadIdx.x % 32;
+  __shared__ float scratch[32];
+  const unsigned rows_per_block = blockDim.x / team;
   const std::uint64_t r =
-      static_cast<std::uint64_t>(blockIdx.x) * k_warps_per_block + threadIdx.x / 32;
-  if (r >= rows) return;  // the whole warp leaves together: no shuffle is left half-populated
-  const std::uint64_t o = r * cols;
-  const std::uint64_t packs = cols / P;
-  Welford w;
-  for (std::uint64_t j = lane; j < packs; j += 32) {
-    const Pack xv = device::load128(x + o + j * P);
-    const Pack rv = device::load128(res + o + j * P);
-    float v[P];
+      static_cast<std::uint64_t>(blockIdx.x) * rows_per_block + threadIdx.x / team;
+  const unsigned t = threadIdx.x % team;
+  const bool active = r < rows;
+  const std::uint64_t o = active ? r * cols : 0;
+  const std::uint64_t packs = active ? cols / P : 0;
+  Pack xv[MaxPacks];
+  Pack rv[MaxPacks];
+#pragma unroll
+  for (int i = 0; i < MaxPacks; ++i) {
+    const std::uint64_t j = t + static_cast<std::uint64_t>(i) * team;
+    if (j < packs) {
+      xv[i] = device::load128(x + o + j * P);
+      rv[i] = device::load128(res + o + j * P);
+    }
+  }
+  float v[MaxPacks][P];
+  float sum = 0.0f;
+#pragma unroll
+  for (int i = 0; i < MaxPacks; ++i) {
+    const std::uint64_t j = t + static_cast<std::uint64_t>(i) * team;
     Pack sv;
-    float pack_sum = 0.0f;
 #pragma unroll
     for (int k = 0; k < P; ++k) {
-      v[k] = to_float(xv.v[k]) + to_float(rv.v[k]);
-      sv.v[k] = from_float<T>(v[k]);
-      pack_sum += v[k];
+      v[i][k] = j < packs ? to_float(xv[i].v[k]) + to_float(rv[i].v[k]) : 0.0f;
+      sv.v[k] = from_float<T>(v[i][k]);
+      sum += v[i][k];
     }
-    device::store128(s + o + j * P, sv);
-    const float pack_mean = pack_sum / P;
-    float pack_m2 = 0.0f;
+    if (j < packs) device::store128(s + o + j * P, sv);
+  }
+  const float mean = team_sum(sum, team, scratch) / static_cast<float>(cols);
+  float sq = 0.0f;
 #pragma unroll
-    for (int k = 0; k < P; ++k) pack_m2 += (v[k] - pack_mean) * (v[k] - pack_mean);
-    w.merge(static_cast<float>(P), pack_mean, pack_m2);
+  for (int i = 0; i < MaxPacks; ++i) {
+    const std::uint64_t j = t + static_cast<std::uint64_t>(i) * team;
+#pragma unroll
+    for (int k = 0; k < P; ++k) {
+      const float d = j < packs ? v[i][k] - mean : 0.0f;
+      sq += d * d;
+    }
   }
-  for (int offset = 16; offset > 0; offset >>= 1) {
-    const float n_b = __shfl_xor_sync(0xffffffffu, w.count, offset);
-    const float mean_b = __shfl_xor_sync(0xffffffffu, w.mean, offset);
-    const float m2_b = __shfl_xor_sync(0xffffffffu, w.m2, offset);
-    w.merge(n_b, mean_b, m2_b);
-  }
-  const float mean = w.mean;
-  const float rstd = rsqrtf(w.m2 / static_cast<float>(cols) + k_eps);
-  for (std::uint64_t j = lane; j < packs; j += 32) {
-    const Pack xv = device::load128(x + o + j * P);
-    const Pack rv = device::load128(res + o + j * P);
+  const float rstd = rsqrtf(team_sum(sq, team, scratch) / static_cast<float>(cols) + k_eps);
+#pragma unroll
+  for (int i = 0; i < MaxPacks; ++i) {
+    const std::uint64_t j = t + static_cast<std::uint64_t>(i) * team;
+    if (j >= packs) continue;
     const Pack gv = device::load128(gamma + j * P);
     const Pack bv = device::load128(beta + j * P);
     Pack out;
 #pragma unroll
-    for (int k = 0; k < P; ++k) {
-      const float v = to_float(xv.v[k]) + to_float(rv.v[k]);
-      out.v[k] = from_float<T>((v - mean) * rstd * to_float(gv.v[k]) + to_float(bv.v[k]));
-    }
+    for (int k = 0; k < P; ++k)
+      out.v[k] = from_float<T>((v[i][k] - mean) * rstd * to_float(gv.v[k]) + to_float(bv.v[k]));
     device::store128(y + o + j * P, out);
   }
 }
@@ -202,9 +212,13 @@ int launch(Version v, Precision precision, const void* x, const void* res, const
              {x, res, gamma, beta, static_cast<const void*>(s), static_cast<const void*>(y)}) {
           if (!device::aligned16(p)) return cudaErrorInvalidValue;
         }
-        const auto blocks =
-            static_cast<unsigned int>((rows + k_warps_per_block - 1) / k_warps_per_block);
-        fused_warp_kernel<T><<<blocks, threads, 0, stream>>>(xt, rt, gt, bt, st, yt, rows, cols);
+        constexpr int max_packs = k_v3_values_per_thread / device::Pack128<T>::size;
+        const unsigned team = v3_row_threads(cols);
+        const unsigned block = team > static_cast<unsigned>(threads) ? team : threads;
+        const unsigned rows_per_block = block / team;
+        const auto blocks = static_cast<unsigned int>((rows + rows_per_block - 1) / rows_per_block);
+        fused_register_kernel<T, max_packs>
+            <<<blocks, block, 0, stream>>>(xt, rt, gt, bt, st, yt, rows, cols, team);
         return cudaGetLastError();
       }
     }

@@ -7,11 +7,14 @@
 //   v1  three kernels, three passes over x: row maxima, row sums of exp(x - max), normalise
 //   v2  online softmax (Milakov & Gimelshein 2018): one kernel, a warp per row; the maximum and the
 //       sum are found together in one read (the sum is rescaled whenever the maximum grows), then
-//       the row is normalised from L1/L2
+//       the row is read again to normalise it (from L1/L2 when it is still there; not counted on)
 //
 // Bytes a perfect fused kernel must move: read x + write y = 2*R*C * element size.
-// v1 moves 4*R*C * element size (x three times, y once) + 16*R bytes of FP32 row statistics
-// (maxima written, read twice; sums written, read once).
+// v1 moves 4*R*C * element size (x three times, y once) + 20*R bytes of FP32 row statistics
+// (maxima: written, read by the sum kernel and by the normalisation, 12 R; sums: written and
+// read, 8 R).
+// v2 moves 3*R*C * element size: x twice (at the large sizes a warp's row is evicted from L1 and
+// L2 before the second read comes), y once.
 #pragma once
 
 #include <cstddef>
@@ -41,7 +44,7 @@ constexpr std::uint64_t fused_bytes(std::uint64_t rows, std::uint64_t cols, std:
 
 constexpr std::uint64_t version_bytes(Version v, std::uint64_t rows, std::uint64_t cols,
                                       std::size_t elem) {
-  return v == Version::v1 ? 4 * rows * cols * elem + 16 * rows : fused_bytes(rows, cols, elem);
+  return v == Version::v1 ? 4 * rows * cols * elem + 20 * rows : 3 * rows * cols * elem;
 }
 
 constexpr bool version_supports(Version, Precision, std::uint64_t cols) {

@@ -192,7 +192,8 @@ void run_device_case(benchmark::State& state, const FusionCase& c, const std::st
         call_ms > 0 ? static_cast<double>(fused_bytes(c)) / (call_ms * 1e-3) / 1e9 : 0.0;
     state.counters["time_per_call_us"] = call_ms * 1e3;
     state.counters["GB_per_s"] = gb_per_s;
-    if (dev.peak_gb_per_s > 0) state.counters["pct_of_peak"] = 100.0 * gb_per_s / dev.peak_gb_per_s;
+    if (dev.peak_gb_per_s > 0 && reports_dram_pct_of_peak(c))
+      state.counters["pct_of_peak"] = 100.0 * gb_per_s / dev.peak_gb_per_s;
     if (const auto base = baselines().for_repetition(key, repetition); base && call_ms > 0)
       state.counters["speedup_over_v1"] = c.variant == Variant::v1 ? 1.0 : *base / call_ms;
     state.counters["launches_per_call"] = launches_per_call(c);

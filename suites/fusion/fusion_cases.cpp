@@ -225,6 +225,10 @@ int passes_per_call(const FusionCase& c) {
   return 1;
 }
 
+bool reports_dram_pct_of_peak(const FusionCase& c) {
+  return c.family != Family::gemm_bias_gelu;
+}
+
 double gemm_flops(const FusionCase& c) {
   return 2.0 * static_cast<double>(c.hidden) * static_cast<double>(c.tokens) *
          static_cast<double>(c.in_features);

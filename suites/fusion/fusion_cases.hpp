@@ -63,6 +63,9 @@ int launches_per_call(const FusionCase& c);
 int kernels_per_call(const FusionCase& c);
 // Host cases: passes over the whole matrix per call (v1: one per unfused step, v2: 1).
 int passes_per_call(const FusionCase& c);
+// Whether the case reports pct_of_peak (GB_per_s as a share of the DRAM peak): the memory-bound
+// families only; gemm_bias_gelu is compute-bound, a share of DRAM bandwidth says nothing about it.
+bool reports_dram_pct_of_peak(const FusionCase& c);
 // GEMM only: 2 * M * N * K.
 double gemm_flops(const FusionCase& c);
 

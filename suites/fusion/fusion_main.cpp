@@ -35,7 +35,9 @@ std::vector<suite::MetricSpec> metrics() {
        "the suite README) / time per call, decimal GB/s"},
       {"pct_of_peak", "%", Direction::higher,
        "device cases: GB_per_s as a percentage of the GPU's theoretical DRAM bandwidth (2 x memory "
-       "clock x bus width, as the memory suite computes it); sizes that fit in L2 can exceed 100",
+       "clock x bus width, as the memory suite computes it); sizes that fit in L2 can exceed 100; "
+       "not "
+       "reported for gemm_bias_gelu, which is compute-bound (see TFLOP_per_s)",
        suite::Role::secondary},
       {"speedup_over_v1", "x", Direction::higher,
        "v1's median time per call (the unfused baseline: same family, dtype, size, device and "

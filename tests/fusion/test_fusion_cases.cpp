@@ -124,8 +124,17 @@ TEST(FusionAccounting, BytesAPerfectFusedKernelMoves) {
   // softmax 3 x 1024 fp16: x in, y out.
   auto s = make(Family::softmax, Variant::v2, Precision::fp16, 3, 1024);
   EXPECT_EQ(fused_bytes(s), 2u * 3 * 1024 * 2);
-  s.variant = Variant::graph;  // the chain of v1: x read three times, + 16 bytes of statistics/row
-  EXPECT_EQ(variant_bytes(s), 4u * 3 * 1024 * 2 + 16 * 3);
+  // v2 reads x twice (the normalising pass re-reads the row): 3 R C elements.
+  EXPECT_EQ(variant_bytes(s), 3u * 3 * 1024 * 2);
+  // The chain of v1: x read three times, y written, + 20 bytes of statistics per row (max written
+  // and read twice, sum written and read once, 4 bytes each).
+  s.variant = Variant::graph;
+  EXPECT_EQ(variant_bytes(s), 4u * 3 * 1024 * 2 + 20 * 3);
+  // LayerNorm v2 and v3 keep the row on chip (shared memory, registers): the fused count.
+  for (Variant v : {Variant::v2, Variant::v3}) {
+    auto big = make(Family::layernorm, v, Precision::bf16, 8192, 8192);
+    EXPECT_EQ(variant_bytes(big), fused_bytes(big)) << to_string(v);
+  }
   // GEMM m = 8 out, n = 4 tokens, k = 2 in, fp16: A 16 + B 8 + D 32 + bias 8 = 64 elements.
   auto g = make(Family::gemm_bias_gelu, Variant::epilogue, Precision::fp16, 4, 8);
   g.in_features = 2;
@@ -134,6 +143,17 @@ TEST(FusionAccounting, BytesAPerfectFusedKernelMoves) {
   g.variant = Variant::v1;
   EXPECT_EQ(variant_bytes(g), 128u + 2 * 32 * 2);
   EXPECT_DOUBLE_EQ(gemm_flops(g), 2.0 * 8 * 4 * 2);
+}
+
+// % of DRAM peak is a memory-bound figure: the GEMM + bias + GELU family is compute-bound (it
+// reports TFLOP_per_s, not a share of DRAM bandwidth).
+TEST(FusionAccounting, DramShareOfPeakOnlyForTheMemoryBoundFamilies) {
+  for (Family f : {Family::bias_gelu, Family::layernorm, Family::softmax})
+    EXPECT_TRUE(reports_dram_pct_of_peak(make(f, Variant::v2, Precision::bf16, 64, 1024)));
+  for (Variant v : {Variant::v1, Variant::epilogue, Variant::graph}) {
+    EXPECT_FALSE(
+        reports_dram_pct_of_peak(make(Family::gemm_bias_gelu, v, Precision::bf16, 64, 1024)));
+  }
 }
 
 TEST(FusionAccounting, LaunchesAndKernelsPerCall) {

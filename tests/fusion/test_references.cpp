@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <random>
 #include <vector>
 
@@ -46,6 +47,54 @@ TEST(GeluReference, TheExpEvaluationEqualsTheTextbookTanhFormula) {
   }
   // No overflow trouble far out in float: exp(-2z) is inf and the result -0.
   EXPECT_EQ(kb::gelu_tanh(-30.0f), 0.0f);
+}
+
+// v3's fast GELU (__expf, __fdividef) on the CPU with the intrinsics' documented worst errors in
+// both directions, over a dense grid far beyond the N(0,1) + N(0,1) inputs: within tolerance() of
+// the textbook formula for every precision, counting the output rounding of fp16/bf16 (u |y|) and
+// input differences of 2 ulp in the exponent (the GPU may contract the polynomial into an FMA).
+TEST(GeluReference, FastV3FormulaStaysWithinEveryToleranceAtWorstCaseIntrinsicErrors) {
+  using gpubench::kernels::Precision;
+  double worst = 0.0;
+  double worst_x = 0.0;
+  std::vector<float> xs;
+  for (double x = -40.0; x <= 40.0; x += 1.0 / 512) xs.push_back(static_cast<float>(x));
+  for (float x : {-1e30f, -1e6f, -100.0f, 100.0f, 1e6f, 1e30f, 0.0f, -0.0f, 1e-30f, -1e-30f})
+    xs.push_back(x);
+  for (float x : xs) {
+    const float a = std::fmin(x * (kb::k_fast_c0 + kb::k_fast_c1 * (x * x)), kb::k_fast_exp_cap);
+    // (the exponent __expf sees: capped)
+    // a = -inf (x^2 overflows for |x| > 1.8e19): __expf(-inf) is exactly 0.
+    const double exp_error =
+        std::isfinite(a)
+            ? kb::fast_exp_error_bound(a) + std::fabs(static_cast<double>(a)) * std::ldexp(1.0, -22)
+            : 0.0;
+    const double div_error = 2.0 * std::ldexp(1.0, -23);
+    const double ref = kb::gelu_tanh_textbook(x);
+    for (double es : {-1.0, 1.0}) {
+      for (double ds : {-1.0, 1.0}) {
+        const float y = kb::gelu_fast_model(x, es * exp_error, ds * div_error);
+        ASSERT_TRUE(std::isfinite(y)) << x;
+        const double err = std::fabs(y - ref) / (std::fabs(ref) + 1.0);
+        if (err > worst) {
+          worst = err;
+          worst_x = x;
+        }
+      }
+    }
+  }
+  EXPECT_LT(worst, kb::tolerance(Precision::fp32) / 4) << "at x = " << worst_x;
+  std::printf("fast GELU model: worst error %.3g of (|ref| + 1) at x = %g\n", worst, worst_x);
+  // fp16 and bf16 round the output once more (u |y| <= u (|ref| + 1) up to the error above).
+  for (Precision p : {Precision::fp16, Precision::bf16}) {
+    EXPECT_LT(worst + gpubench::kernels::unit_roundoff(p), kb::tolerance(p) / 2)
+        << gpubench::kernels::to_string(p);
+  }
+  // The cap: no overflow to inf, and gelu is 0 to far below every tolerance there.
+  EXPECT_EQ(kb::gelu_fast_model(-1e30f, 0, 0), 0.0f);
+  EXPECT_LT(std::fabs(kb::gelu_fast_model(-9.0f, 0, 0)), 1e-20);
+  EXPECT_TRUE(std::isnan(kb::gelu_fast_model(std::nanf(""), 0, 0)));
+  EXPECT_EQ(kb::gelu_fast_model(1e30f, 0, 0), 1e30f);
 }
 
 TEST(GeluReference, ErfFormAtKnownPoints) {
@@ -150,6 +199,36 @@ TEST(LayerNormReference, FusedPassMatchesTheUnfusedPasses) {
                  cols);
   EXPECT_EQ(s1, s2);
   EXPECT_EQ(y1, y2);
+}
+
+// LayerNorm v3 keeps the row in registers: the team of threads per row holds every column (at most
+// k_v3_values_per_thread each), is a power of two from a warp to a block, and is the smallest such.
+TEST(LayerNormV3, TeamPerRowHoldsTheRowInRegisters) {
+  using gpubench::kernels::Precision;
+  EXPECT_EQ(kl::v3_row_threads(768), 32u);
+  EXPECT_EQ(kl::v3_row_threads(1024), 32u);
+  EXPECT_EQ(kl::v3_row_threads(8192), 256u);
+  EXPECT_EQ(kl::v3_row_threads(kl::k_max_cols), 512u);
+  EXPECT_EQ(kl::v3_packs_per_thread(Precision::fp32), 8);
+  EXPECT_EQ(kl::v3_packs_per_thread(Precision::bf16), 4);
+  for (Precision p : {Precision::fp32, Precision::fp16, Precision::bf16}) {
+    const std::uint64_t per_pack = gpubench::kernels::elements_per_128_bits(p);
+    for (std::uint64_t cols = per_pack; cols <= kl::k_max_cols; cols += per_pack) {
+      if (!kl::version_supports(kl::Version::v3, p, cols)) continue;
+      const unsigned team = kl::v3_row_threads(cols);
+      ASSERT_GE(team, 32u);
+      ASSERT_LE(team, 1024u);
+      ASSERT_EQ(team & (team - 1), 0u) << cols;
+      const std::uint64_t packs = cols / per_pack;
+      // Every pack has a register slot: ceil(packs / team) <= packs per thread.
+      ASSERT_LE((packs + team - 1) / team, static_cast<std::uint64_t>(kl::v3_packs_per_thread(p)))
+          << cols;
+      // The smallest team: half of it would not hold the row.
+      if (team > 32) {
+        ASSERT_GT(packs, (team / 2) * kl::v3_packs_per_thread(p)) << cols;
+      }
+    }
+  }
 }
 
 TEST(SoftmaxReference, HandComputedRow) {
