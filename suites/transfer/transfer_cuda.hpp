@@ -29,7 +29,7 @@ const TransferEnvironment& transfer_environment();
 
 // The samples of one repetition and the clock state they ran under.
 struct SampleSet {
-  std::vector<double> seconds;  // one per timed sample: the whole batch
+  std::vector<double> seconds;        // one per timed sample: the whole batch
   suite::SampleStateRecorder states;  // clock and time window; the harness judges the state
   void add(double s) { seconds.push_back(s); }
   void add(const suite::cuda::BatchSample& sample);
