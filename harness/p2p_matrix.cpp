@@ -1,6 +1,7 @@
 #include "harness/p2p_matrix.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 
@@ -56,10 +57,20 @@ std::vector<P2pMatrix> build_p2p_matrices(const std::vector<results::ResultRow>&
   std::map<std::string, Pending> by_title;
   std::vector<std::string> order;
   std::map<std::string, std::vector<std::string>> not_measured;  // by title
+  // pct_of_link per (title, src, dst): with GB_per_s it gives the pair's link rate.
+  std::map<std::string, std::map<std::pair<int, int>, double>> pct_of_link, link_basis;
   for (const auto& r : rows) {
     const auto src = int_param(r, "src");
     const auto dst = int_param(r, "dst");
     if (!src || !dst) continue;
+    if (r.status == results::BenchmarkStatus::ok && !r.values.empty() &&
+        (r.metric == "pct_of_link" || r.metric == "GB_per_s")) {
+      std::string t = r.suite + "/" + r.case_name;
+      for (const auto& p : r.params) {
+        if (!is_placement_param(p.key)) t += " " + p.key + ":" + p.text;
+      }
+      (r.metric == "pct_of_link" ? pct_of_link : link_basis)[t][{*src, *dst}] = median_of(r.values);
+    }
     // Skipped rows carry no metric; they are noted under every matrix of their case.
     if (r.status == results::BenchmarkStatus::ok &&
         (r.unit != "GB/s" || r.direction != results::Direction::higher)) {
@@ -102,6 +113,15 @@ std::vector<P2pMatrix> build_p2p_matrices(const std::vector<results::ResultRow>&
       p.m.not_measured = it->second;
     }
     p.m.uuids = uuids;
+    if (auto pct = pct_of_link.find(p.m.title); pct != pct_of_link.end()) {
+      p.m.link.assign(p.m.cells.size(), std::nullopt);
+      const auto& gbps = link_basis[p.m.title];
+      for (const auto& [pair, pc] : pct->second) {
+        const auto g = gbps.find(pair);
+        if (g == gbps.end() || pc <= 0 || pair.first >= size || pair.second >= size) continue;
+        p.m.link[pair.first * size + pair.second] = g->second * 100.0 / pc;
+      }
+    }
     out.push_back(std::move(p.m));
   }
   return out;
@@ -113,10 +133,16 @@ std::vector<SlowPair> find_slow_pairs(const P2pMatrix& m, double fraction) {
     for (int d = 0; d < m.size; ++d) {
       const auto v = m.at(s, d);
       if (!v) continue;
+      const auto link = m.link_at(s, d);
       std::vector<double> siblings;
       for (int s2 = 0; s2 < m.size; ++s2) {
         for (int d2 = 0; d2 < m.size; ++d2) {
-          if ((s2 != s || d2 != d) && m.at(s2, d2)) siblings.push_back(*m.at(s2, d2));
+          if ((s2 == s && d2 == d) || !m.at(s2, d2)) continue;
+          if (link) {
+            const auto other = m.link_at(s2, d2);
+            if (!other || std::abs(*other - *link) > 0.01 * *link) continue;
+          }
+          siblings.push_back(*m.at(s2, d2));
         }
       }
       if (siblings.empty()) continue;
@@ -144,10 +170,12 @@ void print_p2p_matrices(std::ostream& out, const std::vector<P2pMatrix>& matrice
     }
     cli::print_table(out, header, table);
     for (const auto& p : find_slow_pairs(m)) {
-      out << "slow pair: GPU " << p.src << " (" << uuid_of(m, p.src) << ") -> GPU " << p.dst
-          << " (" << uuid_of(m, p.dst) << "): " << number(p.value) << " " << m.unit << ", "
+      out << "slow pair: GPU " << p.src << " (" << uuid_of(m, p.src) << ") -> GPU " << p.dst << " ("
+          << uuid_of(m, p.dst) << "): " << number(p.value) << " " << m.unit << ", "
           << static_cast<int>(100.0 * p.value / p.siblings_median + 0.5)
-          << "% of the other pairs' median " << number(p.siblings_median) << " " << m.unit << '\n';
+          << "% of the median of the other pairs"
+          << (m.link_at(p.src, p.dst) ? " over the same link class " : " ")
+          << number(p.siblings_median) << " " << m.unit << '\n';
     }
     for (const auto& n : m.not_measured) out << "not measured: " << n << '\n';
   }

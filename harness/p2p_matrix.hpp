@@ -33,8 +33,16 @@ struct P2pMatrix {
   // CUDA ordinal -> GPU UUID, as ingest tied each result to its GPU (gpubench.devices); never
   // looked up by index in the run's GPU list, whose order is NVML's.
   std::map<int, std::string> uuids;
+  // link[src * size + dst]: the pair's theoretical link rate in GB/s (GB_per_s / pct_of_link of
+  // the same case; x2 included for bidirectional cases), empty when the suite did not know it.
+  // Pairs are only compared with pairs over the same link class (an NVLink pair with 2 links is
+  // not "slow" next to pairs with 4, nor PCIe next to NVLink).
+  std::vector<std::optional<double>> link;
 
   std::optional<double> at(int src, int dst) const { return cells[src * size + dst]; }
+  std::optional<double> link_at(int src, int dst) const {
+    return link.empty() ? std::nullopt : link[src * size + dst];
+  }
 };
 
 std::vector<P2pMatrix> build_p2p_matrices(const std::vector<results::ResultRow>& rows);
@@ -42,8 +50,10 @@ std::vector<P2pMatrix> build_p2p_matrices(const std::vector<results::ResultRow>&
 // rows only tell build_p2p_matrices the UUID of each CUDA ordinal.
 bool is_p2p_result(const results::ResultRow& r);
 
-// A pair below `fraction` of the median of the other pairs of its matrix (default 80%: same-SKU
-// GPUs differ by ~8% and run-to-run noise is a few %, a bad link costs far more).
+// A pair below `fraction` of the median of the other pairs of its matrix over the same link class
+// (same theoretical link rate within 1%; pairs of unknown rate are compared with all pairs)
+// (default 80%: same-SKU GPUs differ by ~8% and run-to-run noise is a few %, a bad link costs far
+// more).
 struct SlowPair {
   int src = 0;
   int dst = 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -57,8 +58,12 @@ std::string gen_width(const std::optional<int>& gen, const std::optional<int>& w
 
 LinkRate pcie_rate(const PcieLink& link) {
   LinkRate r;
-  r.description = "PCIe " + gen_width(link.current_gen, link.current_width) + " now (max " +
-                  gen_width(link.max_gen, link.max_width) + ")";
+  // The current generation is not shown: read between measurements it is the idle (power-saving)
+  // speed, usually gen1. A narrower current width is shown: lanes do not retrain to save power.
+  r.description = "PCIe " + gen_width(link.max_gen, link.max_width);
+  if (link.current_width && link.max_width && *link.current_width < *link.max_width) {
+    r.description += " (trained at x" + std::to_string(*link.current_width) + ")";
+  }
   if (!link.source.empty()) r.description += " from " + link.source;
   if (!link.max_gen || !link.max_width) {
     r.reason = "PCIe maximum generation/width unknown" +
@@ -121,6 +126,27 @@ PcieLink read_pcie_link_sysfs(const std::string& sysfs_root, const std::string& 
   } else if (!link.max_width) {
     link.reason = dir + "max_link_width not readable";
   }
+  // The GPU's max_link_* is what the GPU supports; the link can only reach what the port above it
+  // (the slot: a root port or switch downstream port, the parent directory in /sys/devices)
+  // supports too. NVML's maximum already is the system's; sysfs needs the minimum of the two.
+  std::error_code ec;
+  const auto real = std::filesystem::canonical(dir, ec);
+  if (!ec && real.has_parent_path()) {
+    const std::string port = real.parent_path().string() + "/";
+    const auto port_gen = [&]() -> std::optional<int> {
+      const auto text = read_line(port + "max_link_speed");
+      return text ? pcie_gen_from_speed(*text) : std::nullopt;
+    }();
+    const auto port_width = parse_int(read_line(port + "max_link_width"));
+    if (port_gen && link.max_gen && *port_gen < *link.max_gen) {
+      link.max_gen = port_gen;
+      link.source = "sysfs, limited by the slot";
+    }
+    if (port_width && link.max_width && *port_width < *link.max_width) {
+      link.max_width = port_width;
+      link.source = "sysfs, limited by the slot";
+    }
+  }
   return link;
 }
 
@@ -141,13 +167,24 @@ std::optional<double> nvlink_link_gb_per_s(unsigned nvml_version) {
   }
 }
 
+std::optional<NvlinkGeneration> nvlink_generation(ComputeCapability cc) {
+  // Datasheet totals (both directions) / links / 2: P100 160 GB/s over 4, V100 300 over 6, A100
+  // 600 over 12, H100/H200 900 over 18, B200 1800 over 18.
+  if (cc.major == 6 && cc.minor == 0) return NvlinkGeneration{"1.0", 20.0};
+  if (cc.major == 7 && cc.minor == 0) return NvlinkGeneration{"2.0", 25.0};
+  if (cc.major == 8 && cc.minor == 0) return NvlinkGeneration{"3.0", 25.0};
+  if (cc.major == 9 && cc.minor == 0) return NvlinkGeneration{"4.0", 25.0};
+  if (cc.major == 10 && (cc.minor == 0 || cc.minor == 3)) return NvlinkGeneration{"5.0", 50.0};
+  return std::nullopt;
+}
+
 std::string nvlink_version_name(unsigned nvml_version) {
   const char* names[] = {"invalid", "1.0", "2.0", "2.2", "3.0", "3.1", "4.0", "5.0"};
   return nvml_version < 8 ? names[nvml_version] : "v" + std::to_string(nvml_version);
 }
 
 NvlinkPair nvlink_pair(const std::vector<NvlinkInfo>& src, const std::vector<NvlinkInfo>& dst,
-                       const std::string& dst_bus_id) {
+                       const std::string& dst_bus_id, ComputeCapability cc) {
   NvlinkPair pair;
   const std::string target = normalise_bus_id(dst_bus_id);
   int direct = 0, src_switch = 0, dst_switch = 0;
@@ -178,11 +215,25 @@ NvlinkPair nvlink_pair(const std::vector<NvlinkInfo>& src, const std::vector<Nvl
     pair.rate.reason = "no active NVLink between the pair";
     return pair;
   }
+  const std::string how = direct > 0 ? " direct" : " via NVSwitch";
+  if (const auto gen = nvlink_generation(cc)) {
+    pair.rate.description = "NVLink " + gen->name + " x" + std::to_string(pair.links) + how +
+                            " (sm_" + std::to_string(cc.major) + std::to_string(cc.minor) + ")";
+    if (version != 0 && nvlink_version_name(version) != gen->name) {
+      pair.rate.description += "; NVML reports link version value " + std::to_string(version) +
+                               " (enum " + nvlink_version_name(version) +
+                               "), judged by the architecture";
+    }
+    pair.rate.gb_per_s = gen->link_gb_per_s * pair.links;
+    return pair;
+  }
   pair.rate.description = "NVLink " + nvlink_version_name(version) + " x" +
-                          std::to_string(pair.links) + (direct > 0 ? " direct" : " via NVSwitch");
+                          std::to_string(pair.links) + how + " (from NVML's link version)";
   const auto per_link = nvlink_link_gb_per_s(version);
   if (!per_link) {
-    pair.rate.reason = "no published per-link rate for NVLink " + nvlink_version_name(version);
+    pair.rate.reason = "no published per-link rate for NVLink " + nvlink_version_name(version) +
+                       " and the architecture sm_" + std::to_string(cc.major) +
+                       std::to_string(cc.minor) + " is not in the NVLink table";
     return pair;
   }
   pair.rate.gb_per_s = *per_link * pair.links;

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 
 #include "suites/transfer/link_rates.hpp"
 
@@ -83,6 +84,26 @@ NumaTopology read_numa_topology(const std::string& sysfs_root) {
   }
   t.nodes = *ids;
   if (t.nodes.empty()) t.reason = "the host lists no NUMA node with memory";
+  if (const auto cpu_text = read_line(dir + "has_cpu")) {
+    t.cpu_nodes = parse_id_list(*cpu_text).value_or(std::vector<int>{});
+  } else {
+    for (int n : parse_id_list(read_line(dir + "online").value_or("")).value_or(t.nodes)) {
+      if (!read_node_cpus(sysfs_root, n).empty()) t.cpu_nodes.push_back(n);
+    }
+  }
+  // node<N>/distance lists the distance to every online node, in the order of "online".
+  const auto online = parse_id_list(read_line(dir + "online").value_or(""));
+  if (online) {
+    for (int from : *online) {
+      const auto row = read_line(dir + "node" + std::to_string(from) + "/distance");
+      if (!row) continue;
+      std::istringstream in(*row);
+      int d = 0;
+      for (std::size_t k = 0; k < online->size() && in >> d; ++k) {
+        t.distance[{from, (*online)[k]}] = d;
+      }
+    }
+  }
   return t;
 }
 
@@ -149,14 +170,34 @@ Placement plan_placement(Numa want, const GpuNode& gpu, const NumaTopology& topo
     p.skip_reason = "cannot tell a remote node from the local one: " + gpu.reason;
     return p;
   }
+  std::optional<int> best;
+  int best_distance = -1;
+  std::vector<int> without_cpus;
   for (int n : topology.nodes) {
-    if (n != *gpu.node) {
-      p.bind_node = n;
-      break;
+    if (n == *gpu.node) continue;
+    if (std::find(topology.cpu_nodes.begin(), topology.cpu_nodes.end(), n) ==
+        topology.cpu_nodes.end()) {
+      without_cpus.push_back(n);
+      continue;
+    }
+    const auto it = topology.distance.find({*gpu.node, n});
+    const int d = it == topology.distance.end() ? 0 : it->second;
+    if (!best || d > best_distance) {
+      best = n;
+      best_distance = d;
     }
   }
-  p.label = "host buffer on node " + std::to_string(*p.bind_node) + " (remote; GPU on node " +
-            std::to_string(*gpu.node) + ")";
+  if (!best) {
+    std::string nodes;
+    for (int n : without_cpus) nodes += (nodes.empty() ? "" : ",") + std::to_string(n);
+    p.skip_reason = "no remote NUMA node with CPUs: the other nodes with memory (" + nodes +
+                    ") have no CPUs (GPU or CXL memory)";
+    return p;
+  }
+  p.bind_node = best;
+  p.label = "host buffer on node " + std::to_string(*best) + " (remote; GPU on node " +
+            std::to_string(*gpu.node) +
+            (best_distance > 0 ? ", distance " + std::to_string(best_distance) : "") + ")";
   return p;
 }
 

@@ -4,11 +4,14 @@
 //   <root>/bus/pci/devices/<bus id>/numa_node      the GPU's node; -1 = the platform says nothing
 //   <root>/devices/system/node/has_memory          nodes with memory ("0-1"); falls back to online
 //   <root>/devices/system/node/node<N>/cpulist     CPUs of a node (the copy thread runs there)
+//   <root>/devices/system/node/has_cpu             nodes with CPUs (else: a non-empty cpulist)
+//   <root>/devices/system/node/node<N>/distance    SLIT distances to the online nodes, in order
 // Binding uses the raw mbind / set_mempolicy / move_pages system calls (no libnuma needed), and
 // every placement is verified afterwards by asking the kernel where the pages really are.
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,8 +24,11 @@ namespace gpubench::transfer {
 std::optional<std::vector<int>> parse_id_list(const std::string& text);
 
 struct NumaTopology {
-  std::vector<int> nodes;  // nodes with memory, ascending; empty when the host exposes no NUMA
-  std::string reason;      // why nodes is empty
+  std::vector<int> nodes;      // nodes with memory, ascending; empty when the host exposes no NUMA
+  std::string reason;          // why nodes is empty
+  std::vector<int> cpu_nodes;  // nodes with CPUs, ascending
+  // distance[{from, to}]: the firmware's relative distance (10 = local); absent when unknown.
+  std::map<std::pair<int, int>, int> distance;
 };
 NumaTopology read_numa_topology(const std::string& sysfs_root);
 
@@ -41,6 +47,10 @@ struct Placement {
   std::string label;             // for the result's label, e.g. "host node 1 (remote; GPU on 0)"
   std::string skip_reason;       // non-empty: the case cannot run as asked
 };
+// Remote: the node with memory and CPUs farthest from the GPU's node (the other socket, not a
+// sub-NUMA cluster of the same one), lowest id on ties or when distances are unknown. A node with
+// memory but no CPUs (GH200's GPU memory, CXL memory) is never the remote node: it is not host
+// memory a CPU-side application would place its buffers in.
 Placement plan_placement(Numa want, const GpuNode& gpu, const NumaTopology& topology);
 
 // --- binding (Linux system calls; the host must allow them: containers often do not) ----------

@@ -167,8 +167,26 @@ NumaRequest take_numa_request(int& argc, char** argv, const char* env_value,
   return request;
 }
 
+std::vector<std::pair<int, int>> p2p_pairs(const std::vector<int>& devices, int device_count) {
+  std::vector<std::pair<int, int>> pairs;
+  if (devices.size() >= 2) {
+    for (int i : devices) {
+      for (int j : devices) {
+        if (i != j) pairs.emplace_back(i, j);
+      }
+    }
+    return pairs;
+  }
+  const int first = devices.empty() ? 0 : devices.front();
+  for (int j = 0; j < device_count; ++j) {
+    if (j != first) pairs.emplace_back(first, j);
+  }
+  if (pairs.empty()) pairs.emplace_back(first, first + 1);
+  return pairs;
+}
+
 std::vector<TransferCase> all_cases(suite::Profile profile, NumaRequest numa,
-                                    const std::vector<int>& devices) {
+                                    const std::vector<int>& devices, int device_count) {
   std::vector<Numa> placements;
   if (numa != NumaRequest::remote) placements.push_back(Numa::local);
   if (numa != NumaRequest::local) placements.push_back(Numa::remote);
@@ -224,17 +242,7 @@ std::vector<TransferCase> all_cases(suite::Profile profile, NumaRequest numa,
     }
   }
   // Peer to peer: every ordered pair, with and without peer access, one way and both ways.
-  std::vector<std::pair<int, int>> pairs;
-  if (devices.size() >= 2) {
-    for (int i : devices) {
-      for (int j : devices) {
-        if (i != j) pairs.emplace_back(i, j);
-      }
-    }
-  } else {
-    const int first = devices.empty() ? 0 : devices.front();
-    pairs.emplace_back(first, first + 1);
-  }
+  const std::vector<std::pair<int, int>> pairs = p2p_pairs(devices, device_count);
   // SM (a kernel on the source GPU writing through the peer mapping) needs peer access; it is in
   // standard and full only (quick keeps the copy-engine matrix).
   std::vector<std::pair<Engine, PeerAccess>> p2p_shapes = {{Engine::ce, PeerAccess::on},
@@ -276,6 +284,17 @@ std::uint64_t copies_per_sample(std::uint64_t bytes) {
   return std::clamp<std::uint64_t>(copies, 1, 256);
 }
 
+std::uint64_t bidir_copies_per_sample(std::uint64_t bytes) {
+  return std::max<std::uint64_t>(1, copies_per_sample(bytes) / 2);
+}
+
+Residency device_local_residency(std::uint64_t bytes, std::int64_t l2_bytes) {
+  if (l2_bytes <= 0) return Residency::dram;
+  const std::uint64_t working_set = 2 * bytes;
+  return working_set >= 4 * static_cast<std::uint64_t>(l2_bytes) ? Residency::dram
+                                                                 : Residency::cached;
+}
+
 double gb_per_s(double bytes, double seconds) {
   return seconds > 0 ? bytes / seconds / 1e9 : 0.0;
 }
@@ -285,7 +304,8 @@ BidirRates bidir_rates(std::uint64_t bytes_each_way, std::uint64_t copies, const
   BidirRates r;
   r.forward_gb_per_s = gb_per_s(one_way, t.forward_s);
   r.reverse_gb_per_s = gb_per_s(one_way, t.reverse_s);
-  r.total_gb_per_s = gb_per_s(2 * one_way, t.span_s);
+  r.total_gb_per_s = t.forward_s > 0 && t.reverse_s > 0 ? r.forward_gb_per_s + r.reverse_gb_per_s
+                                                        : gb_per_s(2 * one_way, t.span_s);
   return r;
 }
 
@@ -324,6 +344,24 @@ std::string check_sampled_words(const SamplePlan& plan, const std::uint32_t* str
                 static_cast<unsigned long long>(plan.strided_count + plan.tail_count),
                 static_cast<unsigned long long>(first_index), first_expected, first_got);
   return text;
+}
+
+std::uint32_t sample_seed(std::uint32_t base, std::uint64_t sample) {
+  // An odd multiplier walks all 2^32 values before repeating, and + 1 keeps sample 0 off `base`.
+  return base + 0x9e3779b9u * static_cast<std::uint32_t>(sample + 1);
+}
+
+SampledWords sampled_pattern(const SamplePlan& plan, std::uint32_t seed) {
+  SampledWords w;
+  w.strided.resize(plan.strided_count);
+  w.tail.resize(plan.tail_count);
+  for (std::uint64_t k = 0; k < plan.strided_count; ++k) {
+    w.strided[k] = kernels::copy::pattern_word(seed, k * plan.stride);
+  }
+  for (std::uint64_t k = 0; k < plan.tail_count; ++k) {
+    w.tail[k] = kernels::copy::pattern_word(seed, plan.tail_first + k);
+  }
+  return w;
 }
 
 double median(std::vector<double> values) {

@@ -68,14 +68,21 @@ NumaRequest default_numa_request(suite::Profile profile);
 NumaRequest take_numa_request(int& argc, char** argv, const char* env_value,
                               suite::Profile profile);
 
-// Every host<->device and device-local case for `devices`, then every ordered pair of `devices`
-// (i != j) for p2p when there are two or more; with fewer, one p2p pair 0->1 so the cases appear
-// and are skipped with the reason.
+// Every host<->device and device-local case for `devices`, then the p2p pairs of
+// p2p_pairs(devices, device_count).
 std::vector<TransferCase> all_cases(suite::Profile profile, NumaRequest numa,
-                                    const std::vector<int>& devices);
+                                    const std::vector<int>& devices, int device_count = -1);
 
-// Small copies report latency (us per copy), large ones bandwidth: the crossover is where the
-// per-copy overhead (~2-10 us) stops dominating.
+// The ordered peer-to-peer pairs: every (i, j), i != j, of `devices` when two or more are
+// selected. One selected GPU N on a host of `device_count` GPUs: N -> every other GPU (its own
+// links, not N -> N+1, a pair the user did not ask about). device_count < 0: `devices` is all
+// there is. With no partner at all, one pair N -> N+1 so the cases appear and are skipped with
+// the reason.
+std::vector<std::pair<int, int>> p2p_pairs(const std::vector<int>& devices, int device_count);
+
+// Small copies report time per copy (us_per_copy: copies queued back to back, so it is the
+// pipelined cost of one more copy, not the latency of a lone copy), large ones bandwidth: the
+// crossover is where the per-copy overhead (~2-10 us) stops dominating.
 inline constexpr std::uint64_t k_latency_max_bytes = 64 * 1024;
 bool reports_latency(std::uint64_t bytes);
 bool reports_bandwidth(std::uint64_t bytes);
@@ -84,16 +91,31 @@ bool reports_bandwidth(std::uint64_t bytes);
 // timer's ~500-launch limit on one batch, leaving room for the bidirectional second stream).
 std::uint64_t copies_per_sample(std::uint64_t bytes);
 
+// Bidirectional copy-engine cases: copies timed per direction in one sample. Each stream queues
+// this many timed copies and then as many again untimed, so each direction's timed copies run
+// while the other direction is still busy (nvbandwidth doubles its interfering copy for the same
+// reason); the two together stay within the batch limit.
+std::uint64_t bidir_copies_per_sample(std::uint64_t bytes);
+
+// Device-local copies: a copy whose working set (source + destination) fits in L2 measures L2,
+// not device memory. dram: working set >= 4x L2 (GB_per_s, device memory bandwidth); cached:
+// anything smaller (GB_per_s_cached: L2-resident or partly so, its own metric). l2_bytes <= 0:
+// unknown, treated as dram.
+enum class Residency { dram, cached };
+Residency device_local_residency(std::uint64_t bytes, std::int64_t l2_bytes);
+
 // Decimal GB/s of `bytes` moved in `seconds`; 0 when seconds <= 0.
 double gb_per_s(double bytes, double seconds);
 
-// Bidirectional accounting: each direction moves `bytes_each_way` per copy, `copies` times, in its
-// own time (its own events); the sum is both directions' bytes over the span both took (the later
-// end minus the earlier start), not the sum of two rates.
+// Bidirectional accounting: each direction moves `bytes_each_way` per copy, `copies` times. With
+// per-direction times (copy-engine cases, each direction's timed copies run while the other
+// direction is still busy: bidir_copies_per_sample) the total is the sum of the two rates, as
+// nvbandwidth's total; with only a span (one SM kernel doing both, or host-clock staged copies)
+// it is both directions' bytes over the span.
 struct BidirTimes {
-  double forward_s = 0;  // h2d (or src->dst) stream: start to end
+  double forward_s = 0;  // h2d (or src->dst) stream: its timed copies; 0 when not timed apart
   double reverse_s = 0;  // d2h (or dst->src) stream
-  double span_s = 0;     // earliest start to latest end over both streams
+  double span_s = 0;     // both directions together
 };
 struct BidirRates {
   double forward_gb_per_s = 0;
@@ -118,6 +140,20 @@ SamplePlan sample_plan(std::uint64_t words, std::uint64_t samples = 4096, std::u
 // words differ; first at word <i>: expected 0x..., got 0x...".
 std::string check_sampled_words(const SamplePlan& plan, const std::uint32_t* strided,
                                 const std::uint32_t* tail, std::uint32_t seed);
+
+// Per-sample validation (every sample, not only the warm-up): before sample k the sampled words
+// of the source are rewritten with the pattern of sample_seed(base, k), outside the timed
+// interval; after it the same words of the destination must hold that pattern, so a sample whose
+// copy did not happen (or copied stale data) fails. Seeds differ for every k and from `base` (the
+// seed of the initial fill).
+std::uint32_t sample_seed(std::uint32_t base, std::uint64_t sample);
+// The words of seed `seed` at the positions of `plan`: what to write into the source (strided
+// part, then tail part) and what the destination must then hold.
+struct SampledWords {
+  std::vector<std::uint32_t> strided;
+  std::vector<std::uint32_t> tail;
+};
+SampledWords sampled_pattern(const SamplePlan& plan, std::uint32_t seed);
 
 // The median of `values` (0 when empty).
 double median(std::vector<double> values);

@@ -29,16 +29,35 @@ const TransferEnvironment& transfer_environment();
 
 // The samples of one repetition and the clock state they ran under.
 struct SampleSet {
-  std::vector<double> seconds;  // one per timed sample: the whole batch
+  std::vector<double> seconds;        // one per timed sample: the whole batch
   suite::SampleStateRecorder states;  // clock and time window; the harness judges the state
-  void add(double s) { seconds.push_back(s); }
+  // A host-clock sample (no clock probe): its window only.
+  void add(double s);
   void add(const suite::cuda::BatchSample& sample);
+  // A sample timed by a pair timer: `seconds` of work that ended now; the SM clock measured right
+  // after it (0 when not probed).
+  void add_window(double seconds, double sm_clock_mhz);
 };
 
-// Sets the metrics of a one-directional case from its samples: latency_us (small sizes) or
-// GB_per_s and pct_of_link (large ones; pct only when the rate is known), plus the clock state.
+// What a one-directional case's bandwidth is reported as: GB_per_s (over a link, or device
+// memory), or GB_per_s_cached (a device-local copy whose working set is < 4x L2).
+enum class BandwidthMetric { link_or_dram, cached };
+
+// Sets the metrics of a one-directional case from its samples: us_per_copy (small sizes) or
+// GB_per_s (or GB_per_s_cached) and pct_of_link (large ones; pct only when the rate is known),
+// plus the clock state.
 void report_one_way(benchmark::State& state, std::uint64_t bytes, std::uint64_t copies,
-                    const SampleSet& samples, const LinkRate* rate);
+                    const SampleSet& samples, const LinkRate* rate,
+                    BandwidthMetric metric = BandwidthMetric::link_or_dram);
+
+// Where a copy's source lives, for stamp_sample: host memory is written by the CPU, device memory
+// with a copy in `stream`'s order.
+enum class SourceSide { host, device };
+
+// Writes the pattern of `seed` into the sampled words (sample_plan) of a copy's source and waits
+// for it: run before each sample, outside the timed interval (see sample_seed).
+void stamp_sample(void* source, SourceSide side, std::uint64_t bytes, std::uint32_t seed,
+                  cudaStream_t stream);
 
 // Reads the sampled words of a destination anywhere in the unified address space (device, peer
 // or host memory) and checks them against the pattern. Empty when correct.

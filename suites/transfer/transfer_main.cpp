@@ -52,24 +52,36 @@ void run_case(benchmark::State& state, const TransferCase& c) {
 std::vector<suite::MetricSpec> metrics() {
   using suite::Direction;
   return {{"GB_per_s", "GB/s", Direction::higher,
-           "Copy bandwidth in decimal GB/s (1e9 bytes/s), sizes above 64 KiB; bidirectional cases: "
-           "both directions' bytes over the time both took"},
-          {"latency_us", "us", Direction::lower,
-           "Time per copy in microseconds, back to back, sizes up to 64 KiB"},
+           "Copy bandwidth in decimal GB/s (1e9 bytes/s), sizes above 64 KiB (device-local: "
+           "only copies that do not fit in L2); bidirectional copy-engine cases: the sum of both "
+           "directions' rates, each timed while the other runs; SM and staged ones: both "
+           "directions' bytes over the time both took"},
+          {"us_per_copy", "us", Direction::lower,
+           "Sizes up to 64 KiB: sample time / copies, with up to 256 copies queued back to back: "
+           "the pipelined cost of one more copy, not the latency of a lone copy"},
+          {"GB_per_s_cached", "GB/s", Direction::higher,
+           "Device-local copies whose source + destination are below 4x the L2 size: L2-resident "
+           "(or partly) bandwidth, not device memory bandwidth"},
           {"pct_of_link", "%", Direction::higher,
            "GB_per_s as a percentage of the link's theoretical rate per direction (PCIe max gen x "
            "width, or NVLink links x per-link rate; x2 for bidirectional); absent when unknown",
            suite::Role::secondary},
           {"GB_per_s_h2d", "GB/s", Direction::higher,
-           "Bidirectional host cases: the host-to-device direction alone (nvbandwidth's "
-           "host_to_device_bidirectional_memcpy_ce)",
+           "Bidirectional host cases: the host-to-device direction, timed while device-to-host "
+           "copies run (nvbandwidth's host_to_device_bidirectional_memcpy_ce)",
            suite::Role::secondary},
           {"GB_per_s_d2h", "GB/s", Direction::higher,
-           "Bidirectional host cases: the device-to-host direction alone", suite::Role::secondary},
+           "Bidirectional host cases: the device-to-host direction, timed while host-to-device "
+           "copies run",
+           suite::Role::secondary},
           {"GB_per_s_forward", "GB/s", Direction::higher,
-           "Bidirectional peer cases: src -> dst alone", suite::Role::secondary},
+           "Bidirectional peer cases: src -> dst (issued by src), timed while dst -> src runs "
+           "(nvbandwidth's write1)",
+           suite::Role::secondary},
           {"GB_per_s_reverse", "GB/s", Direction::higher,
-           "Bidirectional peer cases: dst -> src alone", suite::Role::secondary}};
+           "Bidirectional peer cases: dst -> src (issued by dst), timed while src -> dst runs "
+           "(nvbandwidth's write2)",
+           suite::Role::secondary}};
 }
 
 // "gpubench.devices" in the context (as the gemm suite does), so each result ties to a UUID and
@@ -85,6 +97,20 @@ void add_devices_context() {
     return;
   }
   benchmark::AddCustomContext("gpubench.devices", suite::cuda::devices_json(infos));
+  // Which GPUs read pageable host memory through the host's page tables (NVLink-C2C, e.g.
+  // GH200): there pageable copies are not staged and run like pinned ones (gpu-check reads it).
+  std::string table = "{";
+  for (const auto& info : infos) {
+    int uses_host_tables = 0;
+    if (cudaDeviceGetAttribute(&uses_host_tables, cudaDevAttrPageableMemoryAccessUsesHostPageTables,
+                               info.index) != cudaSuccess) {
+      (void)cudaGetLastError();
+      uses_host_tables = 0;
+    }
+    table += (table.size() > 1 ? ", \"" : "\"") + std::to_string(info.index) +
+             "\": " + std::to_string(uses_host_tables);
+  }
+  benchmark::AddCustomContext("gpubench.transfer.host_page_tables", table + "}");
 }
 
 }  // namespace
@@ -131,7 +157,8 @@ int main(int argc, char** argv) {
   };
   info.register_benchmarks = [&] {
     add_devices_context();
-    for (const TransferCase& c : all_cases(profile, numa, devices)) {
+    const int device_count = transfer_environment().device_count;
+    for (const TransferCase& c : all_cases(profile, numa, devices, device_count)) {
       benchmark::RegisterBenchmark(case_name(c).c_str(),
                                    [c](benchmark::State& state) { run_case(state, c); })
           ->UseManualTime()

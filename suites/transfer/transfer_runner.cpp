@@ -16,9 +16,9 @@
 #include "suites/common/cuda/check.hpp"
 #include "suites/common/cuda/device.hpp"
 #include "suites/common/cuda/guard.hpp"
-#include "suites/common/cuda/pair_timing.hpp"
 #include "suites/common/cuda/resources.hpp"
 #include "suites/common/cuda/timing.hpp"
+#include "suites/transfer/concurrent_pair_timer.hpp"
 #include "suites/transfer/host_buffer.hpp"
 #include "suites/transfer/numa.hpp"
 #include "suites/transfer/transfer_cuda.hpp"
@@ -47,10 +47,25 @@ LinkRate host_link_rate(const cu::DeviceInfo& info) {
   return pcie_rate(env.links->pcie(info.pci_bus_id));
 }
 
+// Before each sample: a fresh seed written into the sampled words of each source; after it, each
+// destination checked against that seed (METHODOLOGY rule 7, every sample). Empty when correct.
+struct SampleCheck {
+  std::uint32_t base = 0;
+  std::uint64_t next = 0;
+  std::uint32_t seed = 0;
+  void stamp(void* source, SourceSide side, std::uint64_t bytes, cudaStream_t stream) {
+    seed = sample_seed(base, next++);
+    stamp_sample(source, side, bytes, seed, stream);
+  }
+};
+
 void run_bidirectional(benchmark::State& state, const TransferCase& c, const cu::DeviceInfo& info,
                        const Placement& plan) {
   const std::uint64_t bytes = c.bytes;
-  const std::uint64_t copies = copies_per_sample(bytes);
+  const bool ce = c.engine == Engine::ce;
+  // CE: timed copies, then as many untimed ones per direction (each direction measured while the
+  // other still runs). SM: one kernel does both directions, all of it timed.
+  const std::uint64_t copies = ce ? bidir_copies_per_sample(bytes) : copies_per_sample(bytes);
   // h2d: host_src -> dev_dst; d2h: dev_src -> host_dst. Both host buffers placed alike.
   HostBuffer host_src(c.memory, bytes, plan, c.numa);
   HostBuffer host_dst(c.memory, bytes, plan, c.numa);
@@ -64,26 +79,50 @@ void run_bidirectional(benchmark::State& state, const TransferCase& c, const cu:
   std::memset(host_dst.host(), 0, bytes);
 
   const LinkRate rate = host_link_rate(info);
-  std::vector<double> fwd_s, rev_s, span_s;
-  if (c.engine == Engine::ce) {
-    cu::StreamPairTimer timer(forward.get(), reverse.get());
+  SampleCheck h2d_check{k_seed_h2d}, d2h_check{k_seed_d2h};
+  auto stamp = [&] {
+    h2d_check.stamp(host_src.host(), SourceSide::host, bytes, forward.get());
+    d2h_check.stamp(dev_src.data(), SourceSide::device, bytes, reverse.get());
+  };
+  auto check = [&]() -> std::string {
+    forward.synchronize();
+    reverse.synchronize();
+    std::string problem = validate_copy(dev_dst.data(), bytes, h2d_check.seed);
+    if (problem.empty()) problem = validate_copy(host_dst.host(), bytes, d2h_check.seed);
+    return problem;
+  };
+  // The clock after each sample (the pair timer has no probe of its own).
+  cu::BatchTimer timer(forward.get(), info.clock_khz, static_cast<std::size_t>(info.l2_bytes));
+  std::vector<double> fwd_s, rev_s;
+  SampleSet samples;
+  if (ce) {
+    ConcurrentPairTimer pair(c.device, forward.get(), c.device, reverse.get());
     auto h2d = [&] {
       enqueue_copies(Engine::ce, dev_dst.data(), host_src.host(), bytes, copies, 0, forward.get());
     };
     auto d2h = [&] {
       enqueue_copies(Engine::ce, host_dst.host(), dev_src.data(), bytes, copies, 0, reverse.get());
     };
-    (void)timer.time_pair(h2d, d2h);  // warm-up
+    stamp();
+    (void)pair.time_pair(h2d, h2d, d2h, d2h);  // warm-up
+    if (std::string problem = check(); !problem.empty()) {
+      suite::fail(state, problem);
+      return;
+    }
     for (auto _ : state) {
-      const cu::PairSample s = timer.time_pair(h2d, d2h);
+      stamp();
+      const cu::PairSample s = pair.time_pair(h2d, h2d, d2h, d2h);
       state.SetIterationTime(s.span_ms / 1e3);
       fwd_s.push_back(s.first_ms / 1e3);
       rev_s.push_back(s.second_ms / 1e3);
-      span_s.push_back(s.span_ms / 1e3);
+      samples.add_window(s.span_ms / 1e3, timer.probe_clock_mhz());
+      if (std::string problem = check(); !problem.empty()) {
+        suite::fail(state, problem);
+        return;
+      }
     }
   } else {
     // One kernel, even warps h2d and odd warps d2h: only the total time exists.
-    cu::BatchTimer timer(forward.get(), info.clock_khz, static_cast<std::size_t>(info.l2_bytes));
     auto both = [&] {
       for (std::uint64_t k = 0; k < copies; ++k) {
         GPUBENCH_CUDA_CHECK(static_cast<cudaError_t>(kernels::copy::launch_sm_copy_bidir(
@@ -91,33 +130,34 @@ void run_bidirectional(benchmark::State& state, const TransferCase& c, const cu:
             info.sm_count, forward.get())));
       }
     };
+    stamp();
     (void)timer.time_batch(both, cu::CacheState::hot);
-    for (auto _ : state) {
-      const cu::BatchSample s = timer.time_batch(both, cu::CacheState::hot);
-      state.SetIterationTime(s.elapsed_ms / 1e3);
-      span_s.push_back(s.elapsed_ms / 1e3);
-    }
-  }
-  GPUBENCH_CUDA_CHECK(cudaDeviceSynchronize());
-  for (const auto& [dst, seed] : {std::pair<const void*, std::uint32_t>{dev_dst.data(), k_seed_h2d},
-                                  {host_dst.host(), k_seed_d2h}}) {
-    const std::string problem = validate_copy(dst, bytes, seed);
-    if (!problem.empty()) {
+    if (std::string problem = check(); !problem.empty()) {
       suite::fail(state, problem);
       return;
+    }
+    for (auto _ : state) {
+      stamp();
+      const cu::BatchSample s = timer.time_batch(both, cu::CacheState::hot);
+      state.SetIterationTime(s.elapsed_ms / 1e3);
+      samples.add(s);
+      if (std::string problem = check(); !problem.empty()) {
+        suite::fail(state, problem);
+        return;
+      }
     }
   }
   BidirTimes t;
   t.forward_s = median(fwd_s);
   t.reverse_s = median(rev_s);
-  t.span_s = median(span_s);
+  t.span_s = median(samples.seconds);
   const BidirRates r = bidir_rates(bytes, copies, t);
   if (reports_latency(bytes)) {
-    state.counters["latency_us"] = t.span_s / static_cast<double>(copies) * 1e6;
+    state.counters["us_per_copy"] = t.span_s / static_cast<double>(copies) * 1e6;
   }
   if (reports_bandwidth(bytes)) {
     state.counters["GB_per_s"] = r.total_gb_per_s;
-    if (c.engine == Engine::ce) {
+    if (ce) {
       state.counters["GB_per_s_h2d"] = r.forward_gb_per_s;
       state.counters["GB_per_s_d2h"] = r.reverse_gb_per_s;
     }
@@ -125,6 +165,7 @@ void run_bidirectional(benchmark::State& state, const TransferCase& c, const cu:
       state.counters["pct_of_link"] = *pct;
     }
   }
+  samples.states.write(state);
   state.SetLabel(host_src.note() + "; " + describe_link(rate));
 }
 
@@ -165,28 +206,50 @@ void run_host_case(benchmark::State& state, const TransferCase& c) {
     enqueue_copies(c.engine, dst, src, bytes, copies, info.sm_count, stream.get());
   };
 
+  SampleCheck sample_check{seed};
+  // The source as the CPU sees it (h2d) or the device buffer (d2h); the destination to check.
+  void* stamp_at = h2d ? host.host() : static_cast<void*>(dev.data());
+  const SourceSide side = h2d ? SourceSide::host : SourceSide::device;
+  const void* check_at = h2d ? static_cast<const void*>(dev.data()) : host.host();
+  auto check = [&]() -> std::string {
+    stream.synchronize();
+    return validate_copy(check_at, bytes, sample_check.seed);
+  };
+
   SampleSet samples;
-  if (c.memory == Memory::pageable) {
-    (void)time_host_batch(enqueue, stream.get());  // warm-up
-    for (auto _ : state) {
+  std::optional<cu::BatchTimer> timer;
+  if (c.memory != Memory::pageable) {
+    timer.emplace(stream.get(), info.clock_khz, static_cast<std::size_t>(info.l2_bytes));
+  }
+  // One sample (warm-up or timed): pageable copies on the host clock, the rest behind the spin
+  // kernel.
+  auto one = [&](bool timed) {
+    sample_check.stamp(stamp_at, side, bytes, stream.get());
+    if (!timer) {
       const double s = time_host_batch(enqueue, stream.get());
-      state.SetIterationTime(s);
-      samples.add(s);
+      if (timed) {
+        state.SetIterationTime(s);
+        samples.add(s);
+      }
+      return;
     }
-  } else {
-    cu::BatchTimer timer(stream.get(), info.clock_khz, static_cast<std::size_t>(info.l2_bytes));
-    (void)timer.time_batch(enqueue, cu::CacheState::hot);  // warm-up
-    for (auto _ : state) {
-      const cu::BatchSample s = timer.time_batch(enqueue, cu::CacheState::hot);
+    const cu::BatchSample s = timer->time_batch(enqueue, cu::CacheState::hot);
+    if (timed) {
       state.SetIterationTime(s.elapsed_ms / 1e3);
       samples.add(s);
     }
-  }
-  stream.synchronize();
-  const std::string problem = validate_copy(h2d ? dev.data() : host.host(), bytes, seed);
-  if (!problem.empty()) {
+  };
+  one(false);  // warm-up
+  if (std::string problem = check(); !problem.empty()) {
     suite::fail(state, problem);
     return;
+  }
+  for (auto _ : state) {
+    one(true);
+    if (std::string problem = check(); !problem.empty()) {
+      suite::fail(state, problem);
+      return;
+    }
   }
   const LinkRate rate = host_link_rate(info);
   report_one_way(state, bytes, copies, samples, &rate);
@@ -205,22 +268,41 @@ void run_device_local_case(benchmark::State& state, const TransferCase& c) {
     enqueue_copies(c.engine, dst.data(), src.data(), bytes, copies, info.sm_count, stream.get());
   };
   cu::BatchTimer timer(stream.get(), info.clock_khz, static_cast<std::size_t>(info.l2_bytes));
-  (void)timer.time_batch(enqueue, cu::CacheState::hot);
-  SampleSet samples;
-  for (auto _ : state) {
-    const cu::BatchSample s = timer.time_batch(enqueue, cu::CacheState::hot);
-    state.SetIterationTime(s.elapsed_ms / 1e3);
-    samples.add(s);
-  }
-  stream.synchronize();
-  const std::string problem = validate_copy(dst.data(), bytes, k_seed_d2d);
-  if (!problem.empty()) {
+  SampleCheck sample_check{k_seed_d2d};
+  auto one = [&]() -> cu::BatchSample {
+    sample_check.stamp(src.data(), SourceSide::device, bytes, stream.get());
+    return timer.time_batch(enqueue, cu::CacheState::hot);
+  };
+  auto check = [&]() -> std::string {
+    stream.synchronize();
+    return validate_copy(dst.data(), bytes, sample_check.seed);
+  };
+  (void)one();  // warm-up
+  if (std::string problem = check(); !problem.empty()) {
     suite::fail(state, problem);
     return;
   }
-  // No link: a device-local copy is bounded by DRAM (each byte read once and written once).
-  report_one_way(state, bytes, copies, samples, nullptr);
-  state.SetLabel("device memory on GPU " + std::to_string(c.device) +
+  SampleSet samples;
+  for (auto _ : state) {
+    const cu::BatchSample s = one();
+    state.SetIterationTime(s.elapsed_ms / 1e3);
+    samples.add(s);
+    if (std::string problem = check(); !problem.empty()) {
+      suite::fail(state, problem);
+      return;
+    }
+  }
+  // No link: a device-local copy is bounded by device memory (each byte read once and written
+  // once), unless source and destination together sit in L2: then it is its own metric.
+  const Residency residency = device_local_residency(bytes, info.l2_bytes);
+  report_one_way(
+      state, bytes, copies, samples, nullptr,
+      residency == Residency::cached ? BandwidthMetric::cached : BandwidthMetric::link_or_dram);
+  state.SetLabel(std::string(residency == Residency::cached
+                                 ? "L2-resident or partly (source + destination < 4x the " +
+                                       std::to_string(info.l2_bytes >> 20) + " MiB L2)"
+                                 : "device memory") +
+                 " on GPU " + std::to_string(c.device) +
                  "; bytes counted once per copy (read + write traffic is twice that)");
 }
 

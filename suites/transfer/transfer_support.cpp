@@ -31,16 +31,28 @@ void SampleSet::add(const suite::cuda::BatchSample& sample) {
   states.add(sample.sm_clock_mhz, end_s - sample.elapsed_ms / 1e3, end_s);
 }
 
+void SampleSet::add(double s) {
+  seconds.push_back(s);
+  const double end_s = suite::SampleStateRecorder::now_s();
+  states.add(0.0, end_s - s, end_s);
+}
+
+void SampleSet::add_window(double s, double sm_clock_mhz) {
+  seconds.push_back(s);
+  const double end_s = suite::SampleStateRecorder::now_s();
+  states.add(sm_clock_mhz, end_s - s, end_s);
+}
+
 void report_one_way(benchmark::State& state, std::uint64_t bytes, std::uint64_t copies,
-                    const SampleSet& samples, const LinkRate* rate) {
+                    const SampleSet& samples, const LinkRate* rate, BandwidthMetric metric) {
   const double sample_s = median(samples.seconds);
   if (reports_latency(bytes)) {
-    state.counters["latency_us"] = sample_s / static_cast<double>(copies) * 1e6;
+    state.counters["us_per_copy"] = sample_s / static_cast<double>(copies) * 1e6;
   }
   if (reports_bandwidth(bytes)) {
     const double gbps =
         gb_per_s(static_cast<double>(bytes) * static_cast<double>(copies), sample_s);
-    state.counters["GB_per_s"] = gbps;
+    state.counters[metric == BandwidthMetric::cached ? "GB_per_s_cached" : "GB_per_s"] = gbps;
     if (rate) {
       if (const auto pct = pct_of_rate(gbps, *rate)) state.counters["pct_of_link"] = *pct;
     }
@@ -64,6 +76,33 @@ std::string validate_copy(const void* destination, std::uint64_t bytes, std::uin
                                    plan.tail_count * sizeof(std::uint32_t), cudaMemcpyDefault));
   }
   return check_sampled_words(plan, strided.data(), tail.data(), seed);
+}
+
+void stamp_sample(void* source, SourceSide side, std::uint64_t bytes, std::uint32_t seed,
+                  cudaStream_t stream) {
+  const SamplePlan plan = sample_plan(bytes / sizeof(std::uint32_t));
+  const SampledWords words = sampled_pattern(plan, seed);
+  auto* base = static_cast<std::uint32_t*>(source);
+  if (side == SourceSide::host) {
+    // The stream's earlier copies read this buffer: they must be done before it changes.
+    GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+    for (std::uint64_t k = 0; k < plan.strided_count; ++k) base[k * plan.stride] = words.strided[k];
+    for (std::uint64_t k = 0; k < plan.tail_count; ++k) base[plan.tail_first + k] = words.tail[k];
+    return;
+  }
+  // Async in the stream's order (a synchronous cudaMemcpy would run on the legacy stream, which
+  // the suite's non-blocking streams do not wait for), then wait: the words are pageable.
+  if (plan.strided_count > 0) {
+    GPUBENCH_CUDA_CHECK(cudaMemcpy2DAsync(
+        base, plan.stride * sizeof(std::uint32_t), words.strided.data(), sizeof(std::uint32_t),
+        sizeof(std::uint32_t), plan.strided_count, cudaMemcpyDefault, stream));
+  }
+  if (plan.tail_count > 0) {
+    GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(base + plan.tail_first, words.tail.data(),
+                                        plan.tail_count * sizeof(std::uint32_t), cudaMemcpyDefault,
+                                        stream));
+  }
+  GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
 void enqueue_copies(Engine engine, void* dst, const void* src, std::uint64_t bytes,

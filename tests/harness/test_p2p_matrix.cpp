@@ -93,6 +93,44 @@ TEST(P2pMatrix, FindsOnlyThePairFarBelowItsSiblings) {
   EXPECT_TRUE(find_slow_pairs(build_p2p_matrices(even)[0]).empty());
 }
 
+// FIXTURE: 4 GPUs where 0<->1 have 2 NVLinks (50 GB/s) and the other pairs 4 (100 GB/s), each
+// pair at 90% of its link, except 1 -> 0 at 60% of its 2 links.
+std::vector<results::ResultRow> two_class_rows(bool with_pct) {
+  std::vector<results::ResultRow> rows;
+  for (int s = 0; s < 4; ++s) {
+    for (int d = 0; d < 4; ++d) {
+      if (s == d) continue;
+      const bool narrow = s + d == 1;
+      const double link = narrow ? 50.0 : 100.0;
+      const double pct = (s == 1 && d == 0) ? 60.0 : 90.0;
+      rows.push_back(p2p_row(s, d, {link * pct / 100.0}));
+      if (with_pct) {
+        results::ResultRow r = p2p_row(s, d, {pct});
+        r.metric = "pct_of_link";
+        r.unit = "%";
+        rows.push_back(r);
+      }
+    }
+  }
+  return rows;
+}
+
+TEST(P2pMatrix, SlowPairsAreJudgedWithinTheirLinkClass) {
+  const auto with_links = build_p2p_matrices(two_class_rows(true));
+  ASSERT_EQ(with_links.size(), 1u);  // pct_of_link is no matrix of its own
+  ASSERT_TRUE(with_links[0].link_at(0, 1));
+  EXPECT_NEAR(*with_links[0].link_at(0, 1), 50.0, 1e-9);
+  EXPECT_NEAR(*with_links[0].link_at(0, 2), 100.0, 1e-9);
+  const auto slow = find_slow_pairs(with_links[0]);
+  ASSERT_EQ(slow.size(), 1u);  // only 1 -> 0, against the other 2-link pair
+  EXPECT_EQ(slow[0].src, 1);
+  EXPECT_EQ(slow[0].dst, 0);
+  EXPECT_NEAR(slow[0].siblings_median, 45.0, 1e-9);
+  // Without link rates both 2-link pairs look slow next to the 4-link ones.
+  const auto blind = find_slow_pairs(build_p2p_matrices(two_class_rows(false))[0]);
+  EXPECT_EQ(blind.size(), 2u);
+}
+
 TEST(P2pMatrix, RendersTheMatrixAndNamesTheSlowPairWithUuids) {
   auto rows = fixture_rows();
   results::ResultRow skipped = p2p_row(3, 2, {});

@@ -80,7 +80,11 @@ TEST(LinkRates, DescriptionShowsADownTrainedLink) {
   link.max_width = 16;
   link.source = "NVML";
   const LinkRate rate = pcie_rate(link);
-  EXPECT_EQ(rate.description, "PCIe gen5 x8 now (max gen5 x16) from NVML");
+  EXPECT_EQ(rate.description, "PCIe gen5 x16 (trained at x8) from NVML");
+  // An idle GPU's current generation (gen1) is not shown: it is no property of the link.
+  link.current_gen = 1;
+  link.current_width = 16;
+  EXPECT_EQ(pcie_rate(link).description, "PCIe gen5 x16 from NVML");
   ASSERT_TRUE(rate.gb_per_s);
   EXPECT_NEAR(*rate.gb_per_s, 63.015, 0.01);  // judged against what the link should do
 }
@@ -115,6 +119,20 @@ TEST(LinkRates, ReadsPcieLinkFromAFakeSysfsTree) {
   EXPECT_EQ(link.max_width, 16);
   EXPECT_EQ(link.source, "sysfs");
   EXPECT_TRUE(link.reason.empty());
+
+  // A gen5 x16 GPU in a gen4 x8 slot: the device directory is a link into the real tree, whose
+  // parent is the slot's port.
+  const auto port = dir.path() / "devices/pci0000:00/0000:00:01.0";
+  write(port / "max_link_speed", "16.0 GT/s PCIe");
+  write(port / "max_link_width", "8");
+  const auto gpu = port / "0000:01:00.0";
+  write(gpu / "max_link_speed", "32.0 GT/s PCIe");
+  write(gpu / "max_link_width", "16");
+  std::filesystem::create_symlink(gpu, dir.path() / "bus/pci/devices/0000:01:00.0");
+  const PcieLink slot = read_pcie_link_sysfs(dir.path().string(), "0000:01:00.0");
+  EXPECT_EQ(slot.max_gen, 4);
+  EXPECT_EQ(slot.max_width, 8);
+  EXPECT_NE(slot.source.find("slot"), std::string::npos);
 
   const PcieLink missing = read_pcie_link_sysfs(dir.path().string(), "0000:99:00.0");
   EXPECT_FALSE(missing.max_gen);
@@ -167,6 +185,49 @@ TEST(LinkRates, NoNvlinkOrUnknownVersionIsUnknown) {
   EXPECT_EQ(unknown.links, 1);
   EXPECT_FALSE(unknown.rate.gb_per_s);
   EXPECT_NE(unknown.rate.reason.find("3.1"), std::string::npos);
+}
+
+// A100 (sm_80) whose driver reports NVML enum value 5 ("3.1"): the enum alone gives no rate, the
+// architecture gives NVLink 3.0, 12 links x 25 GB/s = 300 GB/s one way, and the label says the
+// two disagree.
+TEST(LinkRates, NvlinkRateComesFromTheArchitectureNotTheNvmlEnum) {
+  const std::vector<NvlinkInfo> a100(12, link_to(NvlinkRemote::nvswitch, "", 5));
+  const NvlinkPair by_enum = nvlink_pair(a100, a100, "0000:05:00.0");
+  EXPECT_FALSE(by_enum.rate.gb_per_s);
+  const NvlinkPair pair = nvlink_pair(a100, a100, "0000:05:00.0", {8, 0});
+  ASSERT_TRUE(pair.rate.gb_per_s);
+  EXPECT_DOUBLE_EQ(*pair.rate.gb_per_s, 300.0);
+  EXPECT_NE(pair.rate.description.find("NVLink 3.0 x12"), std::string::npos)
+      << pair.rate.description;
+  EXPECT_NE(pair.rate.description.find("value 5"), std::string::npos) << pair.rate.description;
+  // H100 reporting 7 ("5.0", B200's 50 GB/s per link) is still judged at 25 GB/s per link.
+  const std::vector<NvlinkInfo> h100(18, link_to(NvlinkRemote::nvswitch, "", 7));
+  const NvlinkPair hopper = nvlink_pair(h100, h100, "0000:05:00.0", {9, 0});
+  ASSERT_TRUE(hopper.rate.gb_per_s);
+  EXPECT_DOUBLE_EQ(*hopper.rate.gb_per_s, 450.0);
+  // Agreeing enum: no disagreement note.
+  const std::vector<NvlinkInfo> h200(18, link_to(NvlinkRemote::nvswitch, "", 6));
+  EXPECT_EQ(nvlink_pair(h200, h200, "0000:05:00.0", {9, 0}).rate.description.find("NVML reports"),
+            std::string::npos);
+}
+
+TEST(LinkRates, NvlinkGenerationPerArchitectureMatchesDatasheetTotals) {
+  const struct {
+    ComputeCapability cc;
+    const char* name;
+    int links;
+    double total_gb_per_s;  // both directions, all links
+  } published[] = {{{6, 0}, "1.0", 4, 160},    {{7, 0}, "2.0", 6, 300},
+                   {{8, 0}, "3.0", 12, 600},   {{9, 0}, "4.0", 18, 900},
+                   {{10, 0}, "5.0", 18, 1800}, {{10, 3}, "5.0", 18, 1800}};
+  for (const auto& p : published) {
+    const auto gen = nvlink_generation(p.cc);
+    ASSERT_TRUE(gen) << p.cc.major << "." << p.cc.minor;
+    EXPECT_EQ(gen->name, p.name);
+    EXPECT_DOUBLE_EQ(gen->link_gb_per_s * p.links * 2, p.total_gb_per_s);
+  }
+  EXPECT_FALSE(nvlink_generation({8, 9}));  // L40S: no NVLink
+  EXPECT_FALSE(nvlink_generation({}));      // unknown
 }
 
 }  // namespace

@@ -106,9 +106,57 @@ TEST(Numa, GpuWithoutNumaInformationIsMeasuredAndLabelledSo) {
   // Remote needs to know which node is local.
   EXPECT_FALSE(plan_placement(Numa::remote, nic, topo).skip_reason.empty());
   // A host without NUMA at all: measured, labelled.
-  const Placement flat = plan_placement(Numa::local, GpuNode{0, ""}, NumaTopology{{}, "none"});
+  const Placement flat =
+      plan_placement(Numa::local, GpuNode{0, ""}, NumaTopology{{}, "none", {}, {}});
   EXPECT_FALSE(flat.bind_node);
   EXPECT_NE(flat.label.find("host without NUMA"), std::string::npos);
+}
+
+// GH200-like: node 0 has the Grace CPUs and LPDDR, node 1 is the GPU's HBM (memory, no CPUs).
+// The first other node with memory would be the GPU's own memory; remote must be skipped.
+TEST(Numa, NodeWithMemoryButNoCpusIsNeverTheRemoteNode) {
+  TempDir dir("gpubench-test-numa-gh200");
+  const auto root = dir.path();
+  write(root / "devices/system/node/online", "0-1");
+  write(root / "devices/system/node/has_memory", "0-1");
+  write(root / "devices/system/node/has_cpu", "0");
+  write(root / "devices/system/node/node0/cpulist", "0-71");
+  write(root / "devices/system/node/node1/cpulist", "");
+  write(root / "bus/pci/devices/0009:01:00.0/numa_node", "0");
+  const NumaTopology topo = read_numa_topology(root.string());
+  EXPECT_EQ(topo.cpu_nodes, (std::vector<int>{0}));
+  const Placement remote =
+      plan_placement(Numa::remote, read_gpu_node(root.string(), "0009:01:00.0"), topo);
+  EXPECT_FALSE(remote.bind_node);
+  EXPECT_NE(remote.skip_reason.find("no remote NUMA node with CPUs"), std::string::npos)
+      << remote.skip_reason;
+}
+
+// Two sockets with sub-NUMA clustering: nodes 0-1 on socket 0 (distance 12 between them), 2-3 on
+// socket 1 (21 away). Remote for a GPU on node 0 is the other socket, not its sibling cluster.
+TEST(Numa, RemoteIsTheFarthestNodeWithCpusByDistance) {
+  TempDir dir("gpubench-test-numa-snc");
+  const auto root = dir.path();
+  write(root / "devices/system/node/online", "0-3");
+  write(root / "devices/system/node/has_memory", "0-3");
+  const char* rows[] = {"10 12 21 21", "12 10 21 21", "21 21 10 12", "21 21 12 10"};
+  for (int n = 0; n < 4; ++n) {
+    const auto node = root / ("devices/system/node/node" + std::to_string(n));
+    write(node / "cpulist", std::to_string(n * 16) + "-" + std::to_string(n * 16 + 15));
+    write(node / "distance", rows[n]);
+  }
+  write(root / "bus/pci/devices/0000:17:00.0/numa_node", "0");
+  write(root / "bus/pci/devices/0000:b1:00.0/numa_node", "3");
+  const NumaTopology topo = read_numa_topology(root.string());
+  EXPECT_EQ(topo.cpu_nodes, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(topo.distance.at({0, 2}), 21);
+  const Placement from0 =
+      plan_placement(Numa::remote, read_gpu_node(root.string(), "0000:17:00.0"), topo);
+  EXPECT_EQ(from0.bind_node, 2);
+  EXPECT_NE(from0.label.find("distance 21"), std::string::npos) << from0.label;
+  const Placement from3 =
+      plan_placement(Numa::remote, read_gpu_node(root.string(), "0000:b1:00.0"), topo);
+  EXPECT_EQ(from3.bind_node, 0);
 }
 
 // On the real host: bind a buffer to the first node with memory and verify where its pages are.

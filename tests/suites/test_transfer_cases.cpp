@@ -190,16 +190,77 @@ TEST(TransferCases, CopiesPerSampleStayWithinTheBatchLimit) {
   EXPECT_EQ(copies_per_sample(4 * k_gib), 1u);
 }
 
-TEST(TransferCases, BidirectionalAccountingUsesTheSpanNotTheSumOfRates) {
-  // Each direction moves 1 GB (1e9 / 4 copies of 250 MB); forward took 40 ms, reverse 50 ms, and
-  // the two overlapped for a span of 60 ms.
-  BidirTimes t{0.040, 0.050, 0.060};
+TEST(TransferCases, BidirectionalAccountingSumsConcurrentRatesOrUsesTheSpan) {
+  // Each direction moves 1 GB (4 timed copies of 250 MB) while the other direction is still busy
+  // (untimed copies follow the timed ones): forward 40 ms, reverse 50 ms. Total = 25 + 20.
+  BidirTimes t{0.040, 0.050, 0.050};
   const BidirRates r = bidir_rates(250'000'000, 4, t);
   EXPECT_DOUBLE_EQ(r.forward_gb_per_s, 25.0);
   EXPECT_DOUBLE_EQ(r.reverse_gb_per_s, 20.0);
-  EXPECT_NEAR(r.total_gb_per_s, 2.0 / 0.060, 1e-9);  // not 25 + 20
-  EXPECT_LT(r.total_gb_per_s, r.forward_gb_per_s + r.reverse_gb_per_s);
+  EXPECT_DOUBLE_EQ(r.total_gb_per_s, 45.0);
+  // Only a span (one SM kernel does both, or staged host-clock copies): bytes over the span.
+  const BidirRates span = bidir_rates(250'000'000, 4, BidirTimes{0, 0, 0.060});
+  EXPECT_NEAR(span.total_gb_per_s, 2.0 / 0.060, 1e-9);
   EXPECT_DOUBLE_EQ(bidir_rates(1, 1, BidirTimes{}).total_gb_per_s, 0.0);
+}
+
+TEST(TransferCases, BidirectionalTimedCopiesLeaveRoomForTheInterferingOnes) {
+  for (std::uint64_t b : host_sizes(Profile::full)) {
+    const std::uint64_t timed = bidir_copies_per_sample(b);
+    EXPECT_GE(timed, 1u) << b;
+    // Timed + untimed per stream within one stream's share of the batch limit.
+    EXPECT_LE(2 * timed, std::max<std::uint64_t>(copies_per_sample(b), 2)) << b;
+  }
+  EXPECT_EQ(bidir_copies_per_sample(4 * k_kib), 128u);
+  EXPECT_EQ(bidir_copies_per_sample(k_gib), 1u);
+}
+
+TEST(TransferCases, DeviceLocalCopiesInL2AreNotDeviceMemoryBandwidth) {
+  const std::int64_t h100_l2 = 50 * 1024 * 1024;
+  EXPECT_EQ(device_local_residency(1 * k_mib, h100_l2), Residency::cached);
+  EXPECT_EQ(device_local_residency(16 * k_mib, h100_l2), Residency::cached);
+  EXPECT_EQ(device_local_residency(64 * k_mib, h100_l2), Residency::cached);  // 128 MiB < 200
+  EXPECT_EQ(device_local_residency(256 * k_mib, h100_l2), Residency::dram);
+  // B200 (126.5 MB of L2): quick's largest size, 256 MiB, still measures device memory.
+  EXPECT_EQ(device_local_residency(256 * k_mib, 126'500'000), Residency::dram);
+  EXPECT_EQ(device_local_residency(1 * k_mib, 0), Residency::dram);  // L2 unknown
+}
+
+TEST(TransferCases, EverySampleHasItsOwnPattern) {
+  const SamplePlan plan = sample_plan(256 * k_mib / 4);
+  std::set<std::uint32_t> seeds = {0x1234u};
+  for (std::uint64_t k = 0; k < 64; ++k) seeds.insert(sample_seed(0x1234u, k));
+  EXPECT_EQ(seeds.size(), 65u);  // all distinct, none equal to the fill's seed
+  // What was written into the source of sample 3 is what the destination must hold after it.
+  const SampledWords w3 = sampled_pattern(plan, sample_seed(0x1234u, 3));
+  ASSERT_EQ(w3.strided.size(), plan.strided_count);
+  ASSERT_EQ(w3.tail.size(), plan.tail_count);
+  EXPECT_EQ(check_sampled_words(plan, w3.strided.data(), w3.tail.data(), sample_seed(0x1234u, 3)),
+            "");
+  // A destination still holding sample 2's words (the copy of sample 3 did not happen) fails.
+  const SampledWords w2 = sampled_pattern(plan, sample_seed(0x1234u, 2));
+  EXPECT_NE(check_sampled_words(plan, w2.strided.data(), w2.tail.data(), sample_seed(0x1234u, 3)),
+            "");
+  // And so does one holding the initial fill.
+  const SampledWords fill = sampled_pattern(plan, 0x1234u);
+  EXPECT_NE(
+      check_sampled_words(plan, fill.strided.data(), fill.tail.data(), sample_seed(0x1234u, 0)),
+      "");
+}
+
+TEST(TransferCases, OneSelectedGpuMeasuresItsOwnLinks) {
+  using Pairs = std::vector<std::pair<int, int>>;
+  EXPECT_EQ(p2p_pairs({2}, 4), (Pairs{{2, 0}, {2, 1}, {2, 3}}));
+  EXPECT_EQ(p2p_pairs({3}, 4), (Pairs{{3, 0}, {3, 1}, {3, 2}}));  // not 3 -> 4
+  EXPECT_EQ(p2p_pairs({0, 1}, 4), (Pairs{{0, 1}, {1, 0}}));
+  EXPECT_EQ(p2p_pairs({0}, 1), (Pairs{{0, 1}}));  // no partner: shown, then skipped
+  EXPECT_EQ(p2p_pairs({0}, -1), (Pairs{{0, 1}}));
+  for (const auto& c : all_cases(Profile::quick, NumaRequest::local, {1}, 3)) {
+    if (c.dir == Dir::p2p) {
+      EXPECT_EQ(c.src, 1);
+      EXPECT_NE(c.dst, 1);
+    }
+  }
 }
 
 TEST(TransferCases, SamplePlanCoversStartStrideAndTail) {

@@ -1,0 +1,60 @@
+// Event timing of two directions of a bidirectional copy that run at the same time, each queued
+// on its own stream, and the two streams possibly on different GPUs (a peer pair: each direction
+// is issued by its own source GPU, as nvbandwidth's bidirectional write tests do).
+//
+// One sample: a spin kernel holds the first stream on a host-mapped flag (METHODOLOGY rule 1);
+// a gate event recorded after it releases the second stream too (cudaStreamWaitEvent works
+// across devices). Each stream then records its start event, its timed copies, its stop event,
+// and its untimed interfering copies (so the other direction's timed copies never run alone: see
+// bidir_copies_per_sample). Each direction's time comes from its own device's events; the span
+// is the longer of the two (both start at the gate).
+//
+// Not thread-safe. first_device must be current when time_pair is called; it stays current.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <functional>
+
+#include "suites/common/cuda/pair_timing.hpp"
+#include "suites/common/cuda/resources.hpp"
+
+namespace gpubench::transfer {
+
+class ConcurrentPairTimer {
+ public:
+  ConcurrentPairTimer(int first_device, cudaStream_t first, int second_device, cudaStream_t second,
+                      unsigned long long spin_timeout_ns = 5'000'000'000ull);
+
+  // Each function only queues work on its stream (the second's with second_device current).
+  // Returns after both streams finished everything, interfering copies included. Throws
+  // std::runtime_error when the spin kernel timed out while queueing, CudaError on failures.
+  suite::cuda::PairSample time_pair(const std::function<void()>& timed_first,
+                                    const std::function<void()>& interfering_first,
+                                    const std::function<void()>& timed_second,
+                                    const std::function<void()>& interfering_second);
+
+ private:
+  int m_first_device;
+  int m_second_device;
+  cudaStream_t m_first;
+  cudaStream_t m_second;
+  unsigned long long m_spin_timeout_ns;
+  suite::cuda::PinnedBuffer<int> m_flag;                   // [0] release, [1] timed out (mapped)
+  suite::cuda::Event m_gate, m_start_first, m_stop_first;  // first_device
+  suite::cuda::Event m_start_second, m_stop_second;        // second_device
+};
+
+// Makes `device` current while alive and restores the previous device.
+class ScopedDevice {
+ public:
+  explicit ScopedDevice(int device);
+  ~ScopedDevice();
+  ScopedDevice(const ScopedDevice&) = delete;
+  ScopedDevice& operator=(const ScopedDevice&) = delete;
+
+ private:
+  int m_previous = 0;
+};
+
+}  // namespace gpubench::transfer
