@@ -14,8 +14,8 @@ template <class Status, class Start, class End>
 class BasicGroupGuard {
  public:
   // Calls start(); `started()` says whether it succeeded (a failed start leaves nothing to end).
-  BasicGroupGuard(Start start, End end, Status ok) : m_end(std::move(end)), m_ok(ok) {
-    m_status = start();
+  BasicGroupGuard(Start start_fn, End end_fn, Status ok) : m_end(std::move(end_fn)), m_ok(ok) {
+    m_status = start_fn();
     m_open = m_status == m_ok;
     if (!m_open) m_end_status = m_status;  // end() then reports why the group never started
   }

@@ -53,6 +53,15 @@ MpiRun run_suite(const fs::path& dir, int ranks,
   return r;
 }
 
+bool errored(const nlohmann::json& b) {
+  const auto it = b.find("error_occurred");
+  return it != b.end() && it->is_boolean() && it->get<bool>();
+}
+std::string message_of(const nlohmann::json& b) {
+  const auto it = b.find("error_message");
+  return it != b.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 TEST(MpiSuite, TwoRanksGatherAndMeasureTheHostAllreduce) {
   GPUBENCH_REQUIRE_MPI();
   TempDir dir("gpubench-mpi");
@@ -112,14 +121,14 @@ TEST(MpiSuite, AFailureOnOneRankFailsTheCaseOnBothAndTheSuiteGoesOn) {
     const std::string name = b["name"];
     if (name.find(target) != std::string::npos) {
       // Rank 0 (which was fine) failed the case with rank 1's reason.
-      EXPECT_TRUE(b.value("error_occurred", false)) << name;
-      EXPECT_NE(b.value("error_message", "").find("rank 1: injected failure"), std::string::npos)
-          << b.value("error_message", "");
+      EXPECT_TRUE(errored(b)) << name;
+      EXPECT_NE(message_of(b).find("rank 1: injected failure"), std::string::npos)
+          << message_of(b);
       ++failed;
       after = true;
       continue;
     }
-    ASSERT_FALSE(b.value("error_occurred", false)) << name << ": " << b.value("error_message", "");
+    ASSERT_FALSE(errored(b)) << name << ": " << message_of(b);
     EXPECT_GT(b["busbw_GB_per_s"].get<double>(), 0) << name;
     ++measured;
     if (after) ++measured_after;
@@ -145,8 +154,8 @@ TEST(MpiSuite, AMalformedInjectionFailsEveryHostCaseWithTheUsage) {
   const auto doc = nlohmann::json::parse(r.json_text);
   ASSERT_EQ(doc["benchmarks"].size(), 18u);
   for (const auto& b : doc["benchmarks"]) {
-    EXPECT_NE(b.value("error_message", "").find("must be <case regex>:<rank>"), std::string::npos)
-        << b.value("error_message", "");
+    EXPECT_NE(message_of(b).find("must be <case regex>:<rank>"), std::string::npos)
+        << message_of(b);
   }
 }
 
