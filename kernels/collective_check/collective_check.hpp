@@ -6,7 +6,8 @@
 // tests share the arithmetic below.
 //
 // Variants (collective_check_kernels.cu):
-//   fill_input        writes crafted_value(rank, first + i, modulus) in the element type: inputs are
+//   fill_input        writes crafted_value(rank, first + i, modulus) in the element type: inputs
+//   are
 //                     made on the device, stream-ordered with the collective (no host copy).
 //   count_mismatches  compares every output element with expected_bits(spec, i) and adds the
 //                     number that differ to a device counter (one atomicAdd per thread).
@@ -101,8 +102,7 @@ GPUBENCH_CHECK_HD inline int expected_value(const CheckSpec& s, std::uint64_t i)
     case Layout::allgather:
       return crafted_value(static_cast<int>(i / s.send_count), i % s.send_count, s.modulus);
     case Layout::reduce_scatter:
-      return crafted_sum(s.ranks, static_cast<std::uint64_t>(s.rank) * s.recv_count + i,
-                         s.modulus);
+      return crafted_sum(s.ranks, static_cast<std::uint64_t>(s.rank) * s.recv_count + i, s.modulus);
     case Layout::broadcast:
       return crafted_value(0, i, s.modulus);
   }
@@ -122,7 +122,7 @@ std::uint64_t count_mismatches_host(const void* data, const CheckSpec& spec);
 // `counter` is device memory the caller zeroes (cudaMemsetAsync) before counting.
 int launch_fill_input(void* data, std::uint64_t count, std::uint64_t first_index, Dtype type,
                       int rank, int modulus, CUstream_st* stream);
-int launch_count_mismatches(const void* data, const CheckSpec& spec,
-                            unsigned long long* counter, CUstream_st* stream);
+int launch_count_mismatches(const void* data, const CheckSpec& spec, unsigned long long* counter,
+                            CUstream_st* stream);
 
 }  // namespace gpubench::kernels::collective_check

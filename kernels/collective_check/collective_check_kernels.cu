@@ -37,9 +37,8 @@ __global__ void count_mismatches_kernel(const void* data, CheckSpec spec,
   unsigned long long wrong = 0;
   for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
        i < spec.recv_count; i += stride) {
-    const std::uint32_t got = spec.type == Dtype::fp32
-                                  ? static_cast<const std::uint32_t*>(data)[i]
-                                  : static_cast<const std::uint16_t*>(data)[i];
+    const std::uint32_t got = spec.type == Dtype::fp32 ? static_cast<const std::uint32_t*>(data)[i]
+                                                       : static_cast<const std::uint16_t*>(data)[i];
     if (got != expected_bits(spec, i)) ++wrong;
   }
   if (wrong) atomicAdd(counter, wrong);  // only threads that saw a mismatch touch the counter
@@ -51,15 +50,15 @@ int launch_fill_input(void* data, std::uint64_t count, std::uint64_t first_index
                       int rank, int modulus, CUstream_st* stream) {
   if (count == 0) return 0;
   fill_input_kernel<<<blocks_for(count), k_threads, 0, stream>>>(data, count, first_index, type,
-                                                                  rank, modulus);
+                                                                 rank, modulus);
   return static_cast<int>(cudaGetLastError());
 }
 
-int launch_count_mismatches(const void* data, const CheckSpec& spec,
-                            unsigned long long* counter, CUstream_st* stream) {
+int launch_count_mismatches(const void* data, const CheckSpec& spec, unsigned long long* counter,
+                            CUstream_st* stream) {
   if (spec.recv_count == 0) return 0;
   count_mismatches_kernel<<<blocks_for(spec.recv_count), k_threads, 0, stream>>>(data, spec,
-                                                                                  counter);
+                                                                                 counter);
   return static_cast<int>(cudaGetLastError());
 }
 

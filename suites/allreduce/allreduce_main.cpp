@@ -132,7 +132,8 @@ int main(int argc, char** argv) {
        "Bus bandwidth: algbw x the collective's bus factor (allreduce 2(n-1)/n, allgather and "
        "reduce_scatter (n-1)/n, broadcast 1), as nccl-tests; only for 2 or more ranks"},
       {"algbw_GB_per_s", "GB/s", Direction::higher,
-       "Algorithm bandwidth: the case's bytes / the median call's time (slowest rank), decimal",
+       "Algorithm bandwidth: the case's bytes / the time per call (NCCL: the slowest GPU's timed "
+       "batch / its calls; host reference: the median call, slowest rank), decimal",
        Role::secondary},
       {"scaling_efficiency", "ratio", Direction::higher,
        "busbw with this many ranks / busbw with 2 ranks at the same size (more than 2 ranks)",

@@ -59,11 +59,12 @@ std::string local_gpu_uuids();
 void report_outcome(benchmark::State& state, const std::string& case_name,
                     const CaseOutcome& outcome);
 
-// One timed repetition, reported: `max_times_s` holds each timed call's time, already the maximum
-// across ranks (every rank passes the same values); `own_times` this process's per-rank medians
-// (rank, seconds) of the ranks that took part (empty when none). Sets the iteration time to the
-// median of max_times_s, the counters busbw/algbw (busbw only for ranks > 1) and
-// scaling_efficiency, records the repetition, and on rank 0 names a slow rank.
+// One timed repetition, reported: `max_times_s` holds the timed calls' times (host reference: one
+// per call; NCCL: one, the batch time per call), already the maximum across ranks (every rank
+// passes the same values); `own_times` this process's per-rank medians (rank, seconds) of the ranks
+// that took part (empty when none). Sets the iteration time to the median of max_times_s, the
+// counters busbw/algbw (busbw only for ranks > 1) and scaling_efficiency, records the repetition,
+// and on rank 0 names a slow rank.
 void report_repetition(benchmark::State& state, const SeriesKey& key, std::size_t bytes,
                        const std::string& name, const std::vector<double>& max_times_s,
                        const std::vector<std::pair<int, double>>& own_times);

@@ -132,8 +132,8 @@ void run_host_case(benchmark::State& state, const SeriesKey& key, std::size_t by
   int sub_rank = 0;
   if (member) MPI_Comm_rank(comm, &sub_rank);
   std::vector<float> send, recv;
-  const CaseOutcome prepared = world.agree(
-      member ? prepare(name, count, send, recv) : CaseOutcome{});
+  const CaseOutcome prepared =
+      world.agree(member ? prepare(name, count, send, recv) : CaseOutcome{});
   if (!prepared.ok()) {
     report_outcome(state, name, prepared);
     return;

@@ -10,8 +10,7 @@ namespace gpubench::allreduce {
 
 IncrementalJsonReporter::IncrementalJsonReporter(std::string path,
                                                  std::function<void()> before_final_write,
-                                                 double cost_factor,
-                                                 std::function<double()> now_s)
+                                                 double cost_factor, std::function<double()> now_s)
     : m_path(std::move(path)),
       m_before_final_write(std::move(before_final_write)),
       m_cost_factor(cost_factor),

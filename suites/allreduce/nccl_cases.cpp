@@ -141,9 +141,8 @@ void enqueue_collective(const NcclCase& c, Member& m) {
                     comm, "ncclReduceScatter");
       break;
     case Collective::broadcast:
-      check_enqueue(
-          ncclBroadcast(ip ? recv : send, recv, c.counts.recv, t, 0, comm, stream), comm,
-          "ncclBroadcast");
+      check_enqueue(ncclBroadcast(ip ? recv : send, recv, c.counts.recv, t, 0, comm, stream), comm,
+                    "ncclBroadcast");
       break;
   }
 }
@@ -155,8 +154,8 @@ void prepare_inputs(const NcclCase& c, Member& m, int modulus) {
   cudaStream_t st = m.stream.get();
   const check::Dtype t = check_type(c.type);
   auto fill = [&](void* at, std::size_t count) {
-    GPUBENCH_CUDA_CHECK(static_cast<cudaError_t>(
-        check::launch_fill_input(at, count, 0, t, m.rank, modulus, st)));
+    GPUBENCH_CUDA_CHECK(
+        static_cast<cudaError_t>(check::launch_fill_input(at, count, 0, t, m.rank, modulus, st)));
   };
   if (!in_place(c)) {
     GPUBENCH_CUDA_CHECK(cudaMemsetAsync(m.recv.data(), 0xFF, c.counts.recv * eb, st));
@@ -170,9 +169,9 @@ void prepare_inputs(const NcclCase& c, Member& m, int modulus) {
       break;
     case Collective::allgather:
       GPUBENCH_CUDA_CHECK(cudaMemsetAsync(m.recv.data(), 0xFF, c.counts.recv * eb, st));
-      fill(static_cast<char*>(m.recv.data()) +
-               static_cast<std::size_t>(m.rank) * c.counts.send * eb,
-           c.counts.send);
+      fill(
+          static_cast<char*>(m.recv.data()) + static_cast<std::size_t>(m.rank) * c.counts.send * eb,
+          c.counts.send);
       break;
     case Collective::reduce_scatter:
       fill(m.send.data(), c.counts.send);
@@ -194,8 +193,8 @@ void enqueue_check(const NcclCase& c, Member& m, int modulus) {
   cudaStream_t st = m.stream.get();
   auto* counter = static_cast<unsigned long long*>(m.counter.data());
   GPUBENCH_CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof *counter, st));
-  GPUBENCH_CUDA_CHECK(static_cast<cudaError_t>(
-      check::launch_count_mismatches(output_of(c, m), spec, counter, st)));
+  GPUBENCH_CUDA_CHECK(
+      static_cast<cudaError_t>(check::launch_count_mismatches(output_of(c, m), spec, counter, st)));
   GPUBENCH_CUDA_CHECK(
       cudaMemcpyAsync(m.mismatches.data(), counter, sizeof *counter, cudaMemcpyDeviceToHost, st));
 }
@@ -212,12 +211,11 @@ CaseOutcome check_outputs(const NcclCase& c, Clique& q, int modulus, double time
   for (Member& m : q.members) {
     const unsigned long long wrong = *m.mismatches.data();
     if (wrong > 0) {
-      return {CaseStatus::failed, "wrong result " + std::string(when) + ": " +
-                                      std::to_string(wrong) + " of " +
-                                      std::to_string(c.counts.recv) +
-                                      " elements differ from the exact expected values on GPU " +
-                                      std::to_string(m.device) + " (communicator rank " +
-                                      std::to_string(m.rank) + ")"};
+      return {CaseStatus::failed,
+              "wrong result " + std::string(when) + ": " + std::to_string(wrong) + " of " +
+                  std::to_string(c.counts.recv) +
+                  " elements differ from the exact expected values on GPU " +
+                  std::to_string(m.device) + " (communicator rank " + std::to_string(m.rank) + ")"};
     }
   }
   return {};
@@ -247,8 +245,8 @@ CaseOutcome checked_warmup(const NcclCase& c, Clique& q, const SweepPlan& plan, 
 }
 
 struct Timed {
-  double slowest_call_s = 0;                 // max over this process's GPUs
-  std::vector<std::pair<int, double>> own;   // (world rank, seconds per call) per GPU
+  double slowest_call_s = 0;                // max over this process's GPUs
+  std::vector<std::pair<int, double>> own;  // (world rank, seconds per call) per GPU
 };
 
 // Phase B: the timed calls (see the file comment).
@@ -271,7 +269,8 @@ CaseOutcome timed_calls(const NcclCase& c, Clique& q, const SweepPlan& plan, int
     m.start.record(m.stream.get());
   }
   for (int i = 0; i < plan.iterations && out.ok(); ++i) {
-    out = group_call(q, [&](Member& m) { enqueue_collective(c, m); }, timeout_s, what);
+    out = group_call(
+        q, [&](Member& m) { enqueue_collective(c, m); }, timeout_s, what);
   }
   for (Member& m : q.members) {
     if (!out.ok()) break;
@@ -432,8 +431,8 @@ void register_nccl_cases() {
       usable ? size_sweep(plan.min_bytes, plan.max_bytes, plan.factor)
              : std::vector<std::size_t>{plan.max_bytes};
   // Series (scope, rank count) outermost: each one's communicators are made once
-  // (ncclCommInitRankConfig) and used by every case of that count; 2 ranks run before more, so scaling
-  // efficiency can be reported as the larger counts run.
+  // (ncclCommInitRankConfig) and used by every case of that count; 2 ranks run before more, so
+  // scaling efficiency can be reported as the larger counts run.
   std::vector<std::pair<Scope, int>> series;
   for (int n : counts) series.emplace_back(Scope::world, n);
   if (usable && world.size() > 1 && world.node_count() > 1) {

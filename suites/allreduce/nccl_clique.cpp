@@ -144,8 +144,8 @@ PollResult poll_clique(Clique& q, bool streams) {
       continue;
     }
     if (state != ncclSuccess) {
-      return {Progress::failed, "GPU " + std::to_string(m.device) + ": " +
-                                    nccl_error_text(state, m.comm.get())};
+      return {Progress::failed,
+              "GPU " + std::to_string(m.device) + ": " + nccl_error_text(state, m.comm.get())};
     }
     if (!streams) continue;
     (void)cudaSetDevice(m.device);

@@ -90,7 +90,8 @@ CaseOutcome guarded(const std::string& sizes, Body&& body) {
   } catch (const suite::SkipCase& e) {
     return {CaseStatus::skipped, e.what()};
   } catch (const suite::CudaError& e) {
-    if (e.out_of_memory()) return {CaseStatus::skipped, "out of memory (" + sizes + "): " + e.what()};
+    if (e.out_of_memory())
+      return {CaseStatus::skipped, "out of memory (" + sizes + "): " + e.what()};
     return {CaseStatus::failed, e.what()};
   } catch (const std::exception& e) {
     return {CaseStatus::failed, e.what()};

@@ -61,7 +61,8 @@ TEST(Agreement, EveryRankReachesTheCombinedOutcome) {
       {}, {CaseStatus::failed, "injected"}, {}, {CaseStatus::skipped, "no GPU"}};
   for (int me = 0; me < 4; ++me) {
     int calls = 0;
-    const CaseOutcome o = agree_outcome(all[static_cast<std::size_t>(me)], fake_ops(all, me, &calls));
+    const CaseOutcome o =
+        agree_outcome(all[static_cast<std::size_t>(me)], fake_ops(all, me, &calls));
     EXPECT_EQ(o.status, CaseStatus::failed) << me;
     EXPECT_EQ(o.reason, "rank 1: injected") << me;
     EXPECT_EQ(calls, 3);
@@ -78,7 +79,8 @@ struct FakeClock {
   double t = 0;
   int sleeps = 0;
   WaitClock clock() {
-    return {[this] { return t += 1e-6; }, [this](double s) {
+    return {[this] { return t += 1e-6; },
+            [this](double s) {
               ++sleeps;
               t += s;
             }};
@@ -89,8 +91,10 @@ TEST(Deadline, DoneWorkReturnsWithoutAbort) {
   FakeClock fc;
   int polls = 0, aborts = 0;
   const WaitResult r = wait_with_deadline(
-      [&] { return PollResult{++polls < 50 ? Progress::pending : Progress::done, ""}; }, 10,
-      [&] { ++aborts; }, "allreduce", fc.clock());
+      [&] {
+        return PollResult{++polls < 50 ? Progress::pending : Progress::done, ""};
+      },
+      10, [&] { ++aborts; }, "allreduce", fc.clock());
   EXPECT_TRUE(r.outcome.ok());
   EXPECT_FALSE(r.timed_out);
   EXPECT_EQ(polls, 50);
@@ -100,9 +104,11 @@ TEST(Deadline, DoneWorkReturnsWithoutAbort) {
 TEST(Deadline, AHangIsAbortedOnceAtTheDeadline) {
   FakeClock fc;
   int aborts = 0;
-  const WaitResult r = wait_with_deadline([] { return PollResult{Progress::pending, ""}; }, 5,
-                                          [&] { ++aborts; }, "allreduce of 8 B on 2 GPUs",
-                                          fc.clock());
+  const WaitResult r = wait_with_deadline(
+      [] {
+        return PollResult{Progress::pending, ""};
+      },
+      5, [&] { ++aborts; }, "allreduce of 8 B on 2 GPUs", fc.clock());
   EXPECT_TRUE(r.timed_out);
   EXPECT_TRUE(r.aborted);
   EXPECT_EQ(aborts, 1);
@@ -170,9 +176,12 @@ TEST(InjectedFailure, ParsesRegexAndRankFromTheLastColon) {
   ASSERT_TRUE(f);
   EXPECT_EQ(f->rank, 1);
   EXPECT_EQ(f->text, "bytes:2048/ranks:2/device:host");
-  EXPECT_TRUE(f->matches("allreduce/allreduce/dtype:fp32/mode:in_place/bytes:2048/ranks:2/device:host", 1));
-  EXPECT_FALSE(f->matches("allreduce/allreduce/dtype:fp32/mode:in_place/bytes:2048/ranks:2/device:host", 0));
-  EXPECT_FALSE(f->matches("allreduce/allreduce/dtype:fp32/mode:in_place/bytes:8/ranks:2/device:host", 1));
+  EXPECT_TRUE(
+      f->matches("allreduce/allreduce/dtype:fp32/mode:in_place/bytes:2048/ranks:2/device:host", 1));
+  EXPECT_FALSE(
+      f->matches("allreduce/allreduce/dtype:fp32/mode:in_place/bytes:2048/ranks:2/device:host", 0));
+  EXPECT_FALSE(
+      f->matches("allreduce/allreduce/dtype:fp32/mode:in_place/bytes:8/ranks:2/device:host", 1));
   EXPECT_THROW(parse_injected_failure("no-rank"), std::invalid_argument);
   EXPECT_THROW(parse_injected_failure("x:"), std::invalid_argument);
   EXPECT_THROW(parse_injected_failure("x:one"), std::invalid_argument);

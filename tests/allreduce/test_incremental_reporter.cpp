@@ -36,8 +36,8 @@ benchmark::BenchmarkReporter::Run make_run(const std::string& name, bool error) 
 }
 
 struct TempFile {
-  fs::path path = fs::temp_directory_path() /
-                  ("gpubench-incremental-" + std::to_string(::getpid()) + ".json");
+  fs::path path =
+      fs::temp_directory_path() / ("gpubench-incremental-" + std::to_string(::getpid()) + ".json");
   ~TempFile() {
     std::error_code ec;
     fs::remove(path, ec);

@@ -107,8 +107,8 @@ TEST(MpiSuite, AFailureOnOneRankFailsTheCaseOnBothAndTheSuiteGoesOn) {
   // ready. Without agreement rank 0 would wait in that case's MPI_Allreduce forever.
   const std::string target = "mode:out_of_place/bytes:2048/ranks:2/device:host";
   const auto start = std::chrono::steady_clock::now();
-  const MpiRun r = run_suite(dir.path(), 2, {{"GPUBENCH_ALLREDUCE_INJECT_FAILURE", target + ":1"}},
-                             60);
+  const MpiRun r =
+      run_suite(dir.path(), 2, {{"GPUBENCH_ALLREDUCE_INJECT_FAILURE", target + ":1"}}, 60);
   const double took_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_FALSE(r.result.timed_out) << "the suite hung after one rank failed a case";
@@ -122,8 +122,7 @@ TEST(MpiSuite, AFailureOnOneRankFailsTheCaseOnBothAndTheSuiteGoesOn) {
     if (name.find(target) != std::string::npos) {
       // Rank 0 (which was fine) failed the case with rank 1's reason.
       EXPECT_TRUE(errored(b)) << name;
-      EXPECT_NE(message_of(b).find("rank 1: injected failure"), std::string::npos)
-          << message_of(b);
+      EXPECT_NE(message_of(b).find("rank 1: injected failure"), std::string::npos) << message_of(b);
       ++failed;
       after = true;
       continue;
