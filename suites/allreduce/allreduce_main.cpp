@@ -4,9 +4,10 @@
 // Under a launcher every rank runs this same binary: MPI is initialised first, every rank's
 // identity and environment (host, local rank, GPUs, NCCL_* variables, NCCL and MPI versions) is
 // gathered to rank 0 and stored in the context as "gpubench.ranks"; only rank 0 writes Google
-// Benchmark output (the others drop --benchmark_out and print nothing). At the end rank 0 adds the
-// sweep summary (peak busbw, knee, scaling efficiency, slow ranks) as
-// "gpubench.allreduce.summary".
+// Benchmark output (the others drop --benchmark_out and print nothing). Rank 0 rewrites its JSON
+// file as cases finish (incremental_reporter.hpp), so a killed suite keeps what it measured; at
+// the end it adds the sweep summary (peak busbw, knee, scaling efficiency, slow ranks) as
+// "gpubench.allreduce.summary". NCCL and MPI communicators are released before MPI_Finalize.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -15,7 +16,7 @@
 #include <vector>
 
 #include "suites/allreduce/cases.hpp"
-#include "suites/allreduce/deferred_reporter.hpp"
+#include "suites/allreduce/incremental_reporter.hpp"
 #include "suites/allreduce/world.hpp"
 #include "suites/common/suite_support.hpp"
 #include "util/strings.hpp"
@@ -116,7 +117,7 @@ int main(int argc, char** argv) {
     if (world.rank() != 0) silence_rank(argc, argv);
   }
 
-  DeferredJsonReporter reporter([] {
+  IncrementalJsonReporter reporter(benchmark_out_path(argc, argv), [] {
     benchmark::AddCustomContext("gpubench.allreduce.summary",
                                 suite_state().recorder.summary().dump());
   });
@@ -131,7 +132,8 @@ int main(int argc, char** argv) {
        "Bus bandwidth: algbw x the collective's bus factor (allreduce 2(n-1)/n, allgather and "
        "reduce_scatter (n-1)/n, broadcast 1), as nccl-tests; only for 2 or more ranks"},
       {"algbw_GB_per_s", "GB/s", Direction::higher,
-       "Algorithm bandwidth: the case's bytes / the median call's time (slowest rank), decimal",
+       "Algorithm bandwidth: the case's bytes / the time per call (NCCL: the slowest GPU's timed "
+       "batch / its calls; host reference: the median call, slowest rank), decimal",
        Role::secondary},
       {"scaling_efficiency", "ratio", Direction::higher,
        "busbw with this many ranks / busbw with 2 ranks at the same size (more than 2 ranks)",
@@ -153,6 +155,10 @@ int main(int argc, char** argv) {
   };
   if (world.rank() == 0 && has_flag(argc, argv, "--benchmark_out=")) info.file_reporter = &reporter;
   const int rc = suite_main(argc, argv, info);
+  if (!listing) {
+    release_nccl();
+    release_host_reference();
+  }
   world.finalize();
   return rc;
 }

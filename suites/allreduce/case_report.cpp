@@ -1,3 +1,4 @@
+#include <cstdio>
 #include <map>
 
 #include "suites/allreduce/cases.hpp"
@@ -54,6 +55,19 @@ std::vector<RankTime> gather_rank_times(const std::vector<std::pair<int, double>
 }
 
 }  // namespace
+
+void report_outcome(benchmark::State& state, const std::string& case_name,
+                    const CaseOutcome& outcome) {
+  if (outcome.status == CaseStatus::skipped) {
+    suite::skip(state, outcome.reason);
+  } else if (outcome.status == CaseStatus::failed) {
+    const World& w = World::get();
+    std::fprintf(stderr, "gpubench-allreduce: rank %d of %d: %s: failed: %s\n", w.rank(), w.size(),
+                 case_name.c_str(), outcome.reason.c_str());
+    std::fflush(stderr);
+    suite::fail(state, outcome.reason);
+  }
+}
 
 void report_repetition(benchmark::State& state, const SeriesKey& key, std::size_t bytes,
                        const std::string& name, const std::vector<double>& max_times_s,

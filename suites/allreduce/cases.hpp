@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "suites/allreduce/case_outcome.hpp"
 #include "suites/allreduce/collectives.hpp"
 #include "suites/allreduce/sweep.hpp"
 #include "suites/common/suite_support.hpp"
@@ -36,20 +37,34 @@ SuiteState& suite_state();
 // Without MPI the cases are registered and skipped with the reason.
 void register_host_reference();
 std::string host_reference_note();  // for --gpubench_info
+// Frees the host reference's MPI communicators (before MPI_Finalize).
+void release_host_reference();
 
 // NCCL cases (collectives x dtypes x placements x GPU counts x sizes). Without NCCL in the build,
 // or without a usable GPU, a reduced set is registered and skipped with the reason.
 void register_nccl_cases();
 std::string nccl_note();          // for --gpubench_info
 std::string nccl_library_text();  // "NCCL 2.28.9" / "not built"
+// Destroys the NCCL communicators and buffers (before MPI_Finalize: a communicator's teardown may
+// still talk to its peers).
+void release_nccl();
 // The UUID of every GPU this process drives (MPI: the one of its rank; alone: all), "" if none.
 std::string local_gpu_uuids();
 
-// One timed repetition, reported: `max_times_s` holds each timed call's time, already the maximum
-// across ranks (every rank passes the same values); `own_times` this process's per-rank medians
-// (rank, seconds) of the ranks that took part (empty when none). Sets the iteration time to the
-// median of max_times_s, the counters busbw/algbw (busbw only for ranks > 1) and
-// scaling_efficiency, records the repetition, and on rank 0 names a slow rank.
+// An agreed outcome that is not ok, as Google Benchmark data: skipped -> suite::skip, failed ->
+// suite::fail (every rank calls it with the same outcome, so every rank leaves the case). A
+// failure is also printed on stderr by every rank ("gpubench-allreduce: rank R of N: <case>:
+// failed: <reason>"): the other ranks' stdout is silenced, and the launcher's log should show
+// that each rank left the case.
+void report_outcome(benchmark::State& state, const std::string& case_name,
+                    const CaseOutcome& outcome);
+
+// One timed repetition, reported: `max_times_s` holds the timed calls' times (host reference: one
+// per call; NCCL: one, the batch time per call), already the maximum across ranks (every rank
+// passes the same values); `own_times` this process's per-rank medians (rank, seconds) of the ranks
+// that took part (empty when none). Sets the iteration time to the median of max_times_s, the
+// counters busbw/algbw (busbw only for ranks > 1) and scaling_efficiency, records the repetition,
+// and on rank 0 names a slow rank.
 void report_repetition(benchmark::State& state, const SeriesKey& key, std::size_t bytes,
                        const std::string& name, const std::vector<double>& max_times_s,
                        const std::vector<std::pair<int, double>>& own_times);

@@ -53,6 +53,14 @@ double bus_factor(Collective collective, int ranks) {
   return 1.0;
 }
 
+namespace {
+// One rank's share of `elements`, rounded down to a multiple of 16 bytes (of whole elements).
+std::size_t aligned_share(std::size_t elements, int ranks, std::size_t element_bytes) {
+  const std::size_t align = element_bytes >= 16 ? 1 : 16 / element_bytes;
+  return elements / static_cast<std::size_t>(ranks) / align * align;
+}
+}  // namespace
+
 std::optional<ElementCounts> element_counts(Collective collective, std::size_t bytes,
                                             std::size_t element_bytes, int ranks) {
   if (element_bytes == 0 || ranks < 1) return std::nullopt;
@@ -65,14 +73,14 @@ std::optional<ElementCounts> element_counts(Collective collective, std::size_t b
       c.bytes = elements * element_bytes;
       break;
     case Collective::allgather: {
-      const std::size_t per_rank = elements / static_cast<std::size_t>(ranks);
+      const std::size_t per_rank = aligned_share(elements, ranks, element_bytes);
       c.send = per_rank;
       c.recv = per_rank * static_cast<std::size_t>(ranks);
       c.bytes = c.recv * element_bytes;
       break;
     }
     case Collective::reduce_scatter: {
-      const std::size_t per_rank = elements / static_cast<std::size_t>(ranks);
+      const std::size_t per_rank = aligned_share(elements, ranks, element_bytes);
       c.recv = per_rank;
       c.send = per_rank * static_cast<std::size_t>(ranks);
       c.bytes = c.send * element_bytes;

@@ -46,8 +46,9 @@ struct ElementCounts {
   std::size_t recv = 0;
   std::size_t bytes = 0;  // the case's size after rounding (see header comment)
 };
-// Rounds `bytes` down to whole elements (and, for allgather/reduce_scatter, to a multiple of
-// ranks elements). Returns nullopt when nothing is left (e.g. 8 B of fp32 over 4 ranks).
+// Rounds `bytes` down to whole elements; for allgather/reduce_scatter each rank's share is rounded
+// down to a multiple of 16 bytes, as nccl-tests does (aligned per-rank slices). Returns nullopt
+// when nothing is left (e.g. 64 B of fp32 over 8 ranks).
 std::optional<ElementCounts> element_counts(Collective collective, std::size_t bytes,
                                             std::size_t element_bytes, int ranks);
 
@@ -72,8 +73,8 @@ int crafted_value(int rank, std::size_t index);
 inline constexpr std::size_t k_crafted_period = 4;
 // Exact expected sum over `ranks` ranks of element `index` (allreduce, reduce_scatter).
 int crafted_sum(int ranks, std::size_t index);
-// The largest rank count whose sums stay exact in bf16 (8 significant bits: integers <= 256).
-inline constexpr int k_max_exact_ranks = 85;
+// (The NCCL cases use kernels/collective_check, which picks values 0..3 or 0..1 per dtype and
+// rank count so that every sum stays exact; the host reference is fp32, exact to 2^24.)
 
 // Element encodings of the crafted inputs (exact for the small integers above; bf16 and fp16 of
 // any integer up to 256 are exact). Bit patterns as the GPU stores them.

@@ -3,8 +3,10 @@
 // host (shared memory or network), not a GPU; on a machine without a GPU it is what exercises the
 // multi-rank path end to end (bootstrap, per-rank timing, gathering, storing).
 //
-// One repetition: the first warm-up call is checked exactly against crafted inputs (every rank's
-// result must equal the known sum; a mismatch on any rank fails the case on all ranks), then
+// One repetition: every rank prepares its buffers and the ranks agree (world.agree) that all are
+// ready, so a rank that cannot run the case (out of memory, the failure-injection test hook) fails
+// it on every rank before anyone enters an MPI_Allreduce; the first call is checked exactly
+// against crafted inputs and the check's outcome agreed the same way; then
 // plan.warmups - 1 more warm-ups, then plan.iterations timed calls, each after an MPI_Barrier and
 // timed alone with MPI_Wtime; per call, the maximum across ranks is the call's time; the
 // repetition's time is the median call.
@@ -13,6 +15,8 @@
 #include <csignal>
 #include <cstdlib>
 #include <map>
+#include <optional>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -23,14 +27,19 @@ namespace gpubench::allreduce {
 
 namespace {
 
+// The communicators of every series made so far (freed before MPI_Finalize).
+std::map<std::pair<Scope, int>, MPI_Comm>& comms() {
+  static auto* m = new std::map<std::pair<Scope, int>, MPI_Comm>();
+  return *m;
+}
+
 // The communicator of a series (MPI_COMM_NULL on ranks that sit it out): the first `ranks` world
 // ranks, every node's ranks (one communicator per node), or each node's local rank 0. Made the
 // first time a case needs it, by every rank at the same point of the benchmark sequence.
 MPI_Comm comm_of(const SeriesKey& key) {
-  static auto* comms = new std::map<std::pair<Scope, int>, MPI_Comm>();
   const auto id = std::make_pair(key.scope, key.ranks);
-  auto it = comms->find(id);
-  if (it != comms->end()) return it->second;
+  auto it = comms().find(id);
+  if (it != comms().end()) return it->second;
   const World& w = World::get();
   int color = MPI_UNDEFINED;
   switch (key.scope) {
@@ -46,18 +55,71 @@ MPI_Comm comm_of(const SeriesKey& key) {
   }
   MPI_Comm comm = MPI_COMM_NULL;
   MPI_Comm_split(MPI_COMM_WORLD, color, w.rank(), &comm);
-  comms->emplace(id, comm);
+  comms().emplace(id, comm);
   return comm;
 }
 
-// The dying-rank test hook: GPUBENCH_ALLREDUCE_TEST_KILL_RANK=N makes rank N kill itself (SIGKILL)
-// in its first timed call, the way a crashed node would vanish. Only for tests of the failure path.
-void maybe_die(int rank) {
-  static const int doomed = [] {
+// The dying-rank test hook: GPUBENCH_ALLREDUCE_TEST_KILL_RANK=N[:<case regex>] makes world rank N
+// kill itself (SIGKILL) in its first timed call (of the first case whose name matches the regex,
+// when given), the way a crashed node would vanish. Only for tests of the failure path.
+void maybe_die(int rank, const std::string& name) {
+  struct Doom {
+    int rank = -1;
+    std::optional<std::regex> pattern;
+  };
+  static const Doom doom = [] {
+    Doom d;
     const char* v = std::getenv("GPUBENCH_ALLREDUCE_TEST_KILL_RANK");
-    return v && *v ? std::atoi(v) : -1;
+    if (!v || !*v) return d;
+    const std::string text(v);
+    const auto colon = text.find(':');
+    d.rank = std::atoi(text.substr(0, colon).c_str());
+    if (colon != std::string::npos) d.pattern.emplace(text.substr(colon + 1));
+    return d;
   }();
-  if (doomed == rank) std::raise(SIGKILL);
+  if (doom.rank == rank && (!doom.pattern || std::regex_search(name, *doom.pattern))) {
+    std::raise(SIGKILL);
+  }
+}
+
+// The failing-rank test hook (case_outcome.hpp): parsed once; a malformed value fails every host
+// case on every rank with the reason (every rank reads the same environment from the launcher).
+struct Injection {
+  std::optional<InjectedFailure> failure;
+  std::string problem;
+};
+const Injection& injection() {
+  static const Injection* i = [] {
+    auto* out = new Injection();
+    try {
+      out->failure = parse_injected_failure(std::getenv("GPUBENCH_ALLREDUCE_INJECT_FAILURE"));
+    } catch (const std::invalid_argument& e) {
+      out->problem = e.what();
+    }
+    return out;
+  }();
+  return *i;
+}
+
+// This rank's part of a case before any MPI call of it: the hook, then the buffers. A rank that
+// fails here never enters the case's collectives; agreement makes every rank skip them too.
+CaseOutcome prepare(const std::string& name, std::size_t count, std::vector<float>& send,
+                    std::vector<float>& recv) {
+  const Injection& inj = injection();
+  if (!inj.problem.empty()) return {CaseStatus::failed, inj.problem};
+  if (inj.failure && inj.failure->matches(name, World::get().rank())) {
+    return {CaseStatus::failed,
+            "injected failure (GPUBENCH_ALLREDUCE_INJECT_FAILURE=" + inj.failure->text + ":" +
+                std::to_string(inj.failure->rank) + ", a test hook)"};
+  }
+  try {
+    send.assign(count, 0.0f);
+    recv.assign(count, 0.0f);
+  } catch (const std::bad_alloc&) {
+    return {CaseStatus::skipped,
+            "out of memory: two host buffers of " + std::to_string(count * sizeof(float)) + " B"};
+  }
+  return {};
 }
 
 void run_host_case(benchmark::State& state, const SeriesKey& key, std::size_t bytes,
@@ -69,15 +131,21 @@ void run_host_case(benchmark::State& state, const SeriesKey& key, std::size_t by
   const bool member = comm != MPI_COMM_NULL;
   int sub_rank = 0;
   if (member) MPI_Comm_rank(comm, &sub_rank);
-  std::vector<float> send(count), recv(count);
+  std::vector<float> send, recv;
+  const CaseOutcome prepared =
+      world.agree(member ? prepare(name, count, send, recv) : CaseOutcome{});
+  if (!prepared.ok()) {
+    report_outcome(state, name, prepared);
+    return;
+  }
   const bool in_place = key.placement == Placement::in_place;
   auto call = [&] {
     MPI_Allreduce(in_place ? MPI_IN_PLACE : send.data(), recv.data(), static_cast<int>(count),
                   MPI_FLOAT, MPI_SUM, comm);
   };
 
-  // Exact check of the first call.
-  int wrong = 0;
+  // Exact check of the first call of every repetition (each repetition runs this function).
+  CaseOutcome checked;
   if (member) {
     fill_crafted(ElementType::fp32, sub_rank, 0, count, in_place ? recv.data() : send.data());
     call();
@@ -85,15 +153,20 @@ void run_host_case(benchmark::State& state, const SeriesKey& key, std::size_t by
     for (std::size_t k = 0; k < k_crafted_period; ++k) {
       sums[k] = static_cast<float>(crafted_sum(key.ranks, k));
     }
+    std::size_t wrong = 0;
     for (std::size_t i = 0; i < count; ++i) {
       if (recv[i] != sums[i % k_crafted_period]) ++wrong;
     }
-    for (int w = 1; w < plan.warmups; ++w) call();
+    if (wrong > 0) {
+      checked = {CaseStatus::failed, "wrong result: " + std::to_string(wrong) + " of " +
+                                         std::to_string(count) +
+                                         " elements differ from the exact sum"};
+    }
+    for (int w = 1; w < plan.warmups && checked.ok(); ++w) call();
   }
-  const int wrong_anywhere = -world.min(-wrong);  // max over ranks
-  if (wrong_anywhere > 0) {
-    suite::fail(state, "wrong result: " + std::to_string(wrong_anywhere) +
-                           " elements differ from the exact sum on at least one rank");
+  const CaseOutcome agreed = world.agree(checked);
+  if (!agreed.ok()) {
+    report_outcome(state, name, agreed);
     return;
   }
   for (auto _ : state) {
@@ -101,7 +174,7 @@ void run_host_case(benchmark::State& state, const SeriesKey& key, std::size_t by
     if (member) {
       for (auto& t : times) {
         MPI_Barrier(comm);
-        maybe_die(world.rank());
+        maybe_die(world.rank(), name);
         const double t0 = MPI_Wtime();
         call();
         t = MPI_Wtime() - t0;
@@ -115,6 +188,13 @@ void run_host_case(benchmark::State& state, const SeriesKey& key, std::size_t by
 }
 
 }  // namespace
+
+void release_host_reference() {
+  for (auto& [id, comm] : comms()) {
+    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+  }
+  comms().clear();
+}
 
 std::string host_reference_note() {
   const World& w = World::get();

@@ -2,31 +2,45 @@
 // bf16, fp16; out of place and in place; 1, 2, 4, ... GPUs; sizes by x2 (sweep.hpp).
 //
 // Two ways to drive the GPUs (nccl-tests' -g and MPI modes):
-//  - alone (world of one process): one process drives n GPUs, communicators from ncclCommInitAll;
+//  - alone (world of one process): one process drives n GPUs, one communicator per GPU made in
+//    one group;
 //  - under a launcher: one rank per GPU (device = local rank), the first n world ranks form the
-//    communicator (ncclCommInitRank, the ncclUniqueId made by rank 0 and broadcast over MPI);
-//    ranks >= n sit the case out but keep the benchmark sequence in step.
-// One repetition: the first call is checked exactly (crafted small integers, collectives.hpp),
-// plan.warmups - 1 more warm-ups, then plan.iterations timed calls, each between two CUDA events
-// per GPU after a barrier; a call's time is the maximum over GPUs and ranks (as nccl-tests takes
-// the slowest rank); the repetition's time is the median call.
+//    communicator; ranks >= n sit the case out but keep the benchmark sequence in step.
+// Communicators are non-blocking and every wait has a deadline (nccl_clique.hpp). Each phase ends
+// with the ranks agreeing on its outcome (World::agree), so a failure on one rank (out of memory,
+// a communicator that could not be made, an NCCL or CUDA error, a wrong result, a timeout) fails
+// the case on every rank, the communicators are aborted everywhere and the next case starts
+// afresh on every rank.
+//
+// One repetition (Google Benchmark runs this function once per repetition):
+//  A. inputs made on the device (crafted integers, kernels/collective_check) on each GPU's NCCL
+//     stream, outputs set to NaN; the first call; its output checked on the device (a mismatch
+//     counter); plan.warmups - 1 more calls; out of place, the output set to NaN again.
+//  B. after an MPI barrier and a device-side barrier (a 1-element allreduce), a start event on
+//     every GPU's stream, plan.iterations calls (one group over this process's GPUs each), a stop
+//     event on every stream: a GPU's time per call is its elapsed time / iterations (launches
+//     overlap the GPU work instead of adding to it); the repetition's time is the slowest GPU's
+//     (max over GPUs and ranks, as nccl-tests). Out of place, the output is checked on the device
+//     again, so timed calls that did nothing (leaving NaN) fail the case.
+// In place, the timed calls feed on their own output (sums grow), so only phase A's call is
+// checked; ranks:1 in place is skipped (NCCL has nothing to move and enqueues no work).
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <memory>
 
+#include "kernels/collective_check/collective_check.hpp"
 #include "suites/allreduce/cases.hpp"
-#include "suites/allreduce/nccl_comm.hpp"
+#include "suites/allreduce/nccl_clique.hpp"
 #include "suites/allreduce/world.hpp"
 #include "suites/common/cuda/device.hpp"
-#include "suites/common/cuda/guard.hpp"
 
 namespace gpubench::allreduce {
 
 namespace {
 
+namespace check = kernels::collective_check;
 using suite::cuda::DeviceAllocation;
-using suite::cuda::Event;
-using suite::cuda::Stream;
 
 ncclDataType_t nccl_type(ElementType type) {
   switch (type) {
@@ -40,25 +54,11 @@ ncclDataType_t nccl_type(ElementType type) {
   return ncclFloat32;
 }
 
-// One GPU taking part: its communicator, stream, events and buffers.
-struct Member {
-  int device = 0;
-  int rank = 0;        // rank in the communicator (and, alone, its device index)
-  int world_rank = 0;  // who it is for per-rank times (alone: its device index)
-  NcclComm comm;
-  Stream stream;
-  Event start;
-  Event stop;
-  DeviceAllocation send;
-  DeviceAllocation recv;
-};
-
-// The GPUs this process drives for one rank count. One clique lives at a time.
-struct Clique {
-  Scope scope = Scope::world;
-  int ranks = 0;
-  std::vector<Member> members;  // empty on ranks that sit out
-};
+check::Dtype check_type(ElementType type) {
+  return type == ElementType::fp32   ? check::Dtype::fp32
+         : type == ElementType::bf16 ? check::Dtype::bf16
+                                     : check::Dtype::fp16;
+}
 
 struct NcclState {
   suite::cuda::DeviceProbe probe;
@@ -70,62 +70,25 @@ NcclState& nccl_state() {
   return *s;
 }
 
-Clique& clique_for(Scope scope, int ranks) {
+double timeout_for(std::size_t bytes, int calls) {
+  return wait_timeout_s(bytes, calls, std::getenv("GPUBENCH_ALLREDUCE_TIMEOUT_S"));
+}
+
+// After a failure every rank agreed on: the communicators may hold work that never ends.
+void drop_clique() {
   NcclState& s = nccl_state();
-  if (s.clique && s.clique->ranks == ranks && s.clique->scope == scope) return *s.clique;
-  s.clique.reset();  // communicators of the previous count are destroyed first
-  auto c = std::make_unique<Clique>();
-  c->scope = scope;
-  c->ranks = ranks;
-  World& world = World::get();
-  if (world.size() == 1) {
-    std::vector<int> devs(static_cast<std::size_t>(ranks));
-    for (int i = 0; i < ranks; ++i) devs[static_cast<std::size_t>(i)] = i;
-    std::vector<ncclComm_t> comms(static_cast<std::size_t>(ranks), nullptr);
-    GPUBENCH_NCCL_CHECK(ncclCommInitAll(comms.data(), ranks, devs.data()), nullptr);
-    for (int i = 0; i < ranks; ++i) {
-      Member m;
-      m.device = i;
-      m.rank = i;
-      m.world_rank = i;
-      m.comm = NcclComm(comms[static_cast<std::size_t>(i)]);
-      c->members.push_back(std::move(m));
-    }
-  } else {
-    // world: the first `ranks` ranks; intra_node: each node's ranks (one id per node, made by its
-    // local rank 0); inter_node: each node's local rank 0, numbered by node.
-    ncclUniqueId id{};
-    int comm_rank = -1;
-    if (scope == Scope::intra_node) {
-      if (world.local_rank() == 0) GPUBENCH_NCCL_CHECK(ncclGetUniqueId(&id), nullptr);
-      world.broadcast_in_node(&id, sizeof id);
-      comm_rank = world.local_rank();
-    } else {
-      if (world.rank() == 0) GPUBENCH_NCCL_CHECK(ncclGetUniqueId(&id), nullptr);
-      world.broadcast(&id, sizeof id, 0);
-      if (scope == Scope::world && world.rank() < ranks) comm_rank = world.rank();
-      if (scope == Scope::inter_node && world.local_rank() == 0) comm_rank = world.node_index();
-    }
-    if (comm_rank >= 0) {
-      Member m;
-      m.device = world.local_rank() % s.probe.count;
-      m.rank = comm_rank;
-      m.world_rank = world.rank();
-      GPUBENCH_CUDA_CHECK(cudaSetDevice(m.device));
-      ncclComm_t comm = nullptr;
-      GPUBENCH_NCCL_CHECK(ncclCommInitRank(&comm, ranks, id, m.rank), nullptr);
-      m.comm = NcclComm(comm);
-      c->members.push_back(std::move(m));
-    }
-  }
-  for (Member& m : c->members) {
-    GPUBENCH_CUDA_CHECK(cudaSetDevice(m.device));
-    m.stream = Stream::create();
-    m.start = Event::create();
-    m.stop = Event::create();
-  }
-  s.clique = std::move(c);
-  return *s.clique;
+  if (s.clique) abort_clique(*s.clique);
+  s.clique.reset();
+}
+
+// The clique of (scope, ranks), made when the series changes (the previous one released first,
+// on every rank at the same case). Returns this rank's outcome.
+CaseOutcome ensure_clique(Scope scope, int ranks) {
+  NcclState& s = nccl_state();
+  if (s.clique && s.clique->ranks == ranks && s.clique->scope == scope) return {};
+  if (s.clique) release_clique(*s.clique, timeout_for(0, 0));
+  s.clique.reset();
+  return make_clique(scope, ranks, s.probe.count, timeout_for(0, 0), s.clique);
 }
 
 struct NcclCase {
@@ -135,100 +98,210 @@ struct NcclCase {
   std::string name;
 };
 
-void enqueue(const NcclCase& c, Member& m) {
+std::string describe_case(const NcclCase& c) {
+  return std::string(to_string(c.key.collective)) + " " + c.key.dtype + " of " +
+         std::to_string(c.counts.bytes) + " B on " + std::to_string(c.key.ranks) + " GPUs";
+}
+
+bool in_place(const NcclCase& c) {
+  return c.key.placement == Placement::in_place;
+}
+
+// Where a member's result lies: in place, reduce_scatter writes its slice of the send buffer.
+char* output_of(const NcclCase& c, Member& m) {
+  if (in_place(c) && c.key.collective == Collective::reduce_scatter) {
+    return static_cast<char*>(m.send.data()) +
+           static_cast<std::size_t>(m.rank) * c.counts.recv * element_bytes(c.type);
+  }
+  return static_cast<char*>(m.recv.data());
+}
+
+void enqueue_collective(const NcclCase& c, Member& m) {
   const ncclDataType_t t = nccl_type(c.type);
   const std::size_t eb = element_bytes(c.type);
   auto* recv = static_cast<char*>(m.recv.data());
   auto* send = static_cast<char*>(m.send.data());
-  const bool in_place = c.key.placement == Placement::in_place;
+  const bool ip = in_place(c);
   const auto offset = static_cast<std::size_t>(m.rank);
+  ncclComm_t comm = m.comm.get();
+  cudaStream_t stream = m.stream.get();
   switch (c.key.collective) {
     case Collective::allreduce:
-      GPUBENCH_NCCL_CHECK(ncclAllReduce(in_place ? recv : send, recv, c.counts.recv, t, ncclSum,
-                                        m.comm.get(), m.stream.get()),
-                          m.comm.get());
+      check_enqueue(ncclAllReduce(ip ? recv : send, recv, c.counts.recv, t, ncclSum, comm, stream),
+                    comm, "ncclAllReduce");
       break;
     case Collective::allgather:
-      GPUBENCH_NCCL_CHECK(ncclAllGather(in_place ? recv + offset * c.counts.send * eb : send, recv,
-                                        c.counts.send, t, m.comm.get(), m.stream.get()),
-                          m.comm.get());
+      check_enqueue(ncclAllGather(ip ? recv + offset * c.counts.send * eb : send, recv,
+                                  c.counts.send, t, comm, stream),
+                    comm, "ncclAllGather");
       break;
     case Collective::reduce_scatter:
-      GPUBENCH_NCCL_CHECK(
-          ncclReduceScatter(send, in_place ? send + offset * c.counts.recv * eb : recv,
-                            c.counts.recv, t, ncclSum, m.comm.get(), m.stream.get()),
-          m.comm.get());
+      check_enqueue(ncclReduceScatter(send, ip ? send + offset * c.counts.recv * eb : recv,
+                                      c.counts.recv, t, ncclSum, comm, stream),
+                    comm, "ncclReduceScatter");
       break;
     case Collective::broadcast:
-      GPUBENCH_NCCL_CHECK(ncclBroadcast(in_place ? recv : send, recv, c.counts.recv, t, 0,
-                                        m.comm.get(), m.stream.get()),
-                          m.comm.get());
+      check_enqueue(ncclBroadcast(ip ? recv : send, recv, c.counts.recv, t, 0, comm, stream), comm,
+                    "ncclBroadcast");
       break;
   }
 }
 
-// One call on every member (a group when this process drives several GPUs).
-void call_all(const NcclCase& c, Clique& q) {
-  GPUBENCH_NCCL_CHECK(ncclGroupStart(), nullptr);
-  for (Member& m : q.members) {
-    GPUBENCH_CUDA_CHECK(cudaSetDevice(m.device));
-    enqueue(c, m);
+// Stream-ordered inputs on the member's NCCL stream: crafted values where the collective reads,
+// NaN (all bits set) where only the result goes, so a call that writes nothing is caught.
+void prepare_inputs(const NcclCase& c, Member& m, int modulus) {
+  const std::size_t eb = element_bytes(c.type);
+  cudaStream_t st = m.stream.get();
+  const check::Dtype t = check_type(c.type);
+  auto fill = [&](void* at, std::size_t count) {
+    GPUBENCH_CUDA_CHECK(
+        static_cast<cudaError_t>(check::launch_fill_input(at, count, 0, t, m.rank, modulus, st)));
+  };
+  if (!in_place(c)) {
+    GPUBENCH_CUDA_CHECK(cudaMemsetAsync(m.recv.data(), 0xFF, c.counts.recv * eb, st));
+    fill(m.send.data(), c.counts.send);
+    return;
   }
-  GPUBENCH_NCCL_CHECK(ncclGroupEnd(), nullptr);
+  switch (c.key.collective) {
+    case Collective::allreduce:
+    case Collective::broadcast:
+      fill(m.recv.data(), c.counts.recv);
+      break;
+    case Collective::allgather:
+      GPUBENCH_CUDA_CHECK(cudaMemsetAsync(m.recv.data(), 0xFF, c.counts.recv * eb, st));
+      fill(
+          static_cast<char*>(m.recv.data()) + static_cast<std::size_t>(m.rank) * c.counts.send * eb,
+          c.counts.send);
+      break;
+    case Collective::reduce_scatter:
+      fill(m.send.data(), c.counts.send);
+      break;
+  }
 }
 
-// Fills the inputs with crafted values; returns how many result elements are wrong after a call.
-std::size_t checked_call(const NcclCase& c, Clique& q) {
+// Counts the member's wrong result elements on its device, then copies the count to pinned host
+// memory (read after wait_clique).
+void enqueue_check(const NcclCase& c, Member& m, int modulus) {
+  check::CheckSpec spec;
+  spec.layout = static_cast<check::Layout>(static_cast<int>(c.key.collective));
+  spec.type = check_type(c.type);
+  spec.ranks = c.key.ranks;
+  spec.rank = m.rank;
+  spec.modulus = modulus;
+  spec.send_count = c.counts.send;
+  spec.recv_count = c.counts.recv;
+  cudaStream_t st = m.stream.get();
+  auto* counter = static_cast<unsigned long long*>(m.counter.data());
+  GPUBENCH_CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof *counter, st));
+  GPUBENCH_CUDA_CHECK(
+      static_cast<cudaError_t>(check::launch_count_mismatches(output_of(c, m), spec, counter, st)));
+  GPUBENCH_CUDA_CHECK(
+      cudaMemcpyAsync(m.mismatches.data(), counter, sizeof *counter, cudaMemcpyDeviceToHost, st));
+}
+
+// Checks every member's output on its device and waits for the counts (bounded).
+CaseOutcome check_outputs(const NcclCase& c, Clique& q, int modulus, double timeout_s,
+                          const char* when) {
+  for (Member& m : q.members) {
+    GPUBENCH_CUDA_CHECK(cudaSetDevice(m.device));
+    enqueue_check(c, m, modulus);
+  }
+  CaseOutcome out = wait_clique(q, timeout_s, "the result check of " + describe_case(c));
+  if (!out.ok()) return out;
+  for (Member& m : q.members) {
+    const unsigned long long wrong = *m.mismatches.data();
+    if (wrong > 0) {
+      return {CaseStatus::failed,
+              "wrong result " + std::string(when) + ": " + std::to_string(wrong) + " of " +
+                  std::to_string(c.counts.recv) +
+                  " elements differ from the exact expected values on GPU " +
+                  std::to_string(m.device) + " (communicator rank " + std::to_string(m.rank) + ")"};
+    }
+  }
+  return {};
+}
+
+// Phase A: inputs, the checked first call, the other warm-ups (see the file comment).
+CaseOutcome checked_warmup(const NcclCase& c, Clique& q, const SweepPlan& plan, int modulus,
+                           double timeout_s) {
+  const std::string what = describe_case(c);
+  auto call = [&](Member& m) { enqueue_collective(c, m); };
+  for (Member& m : q.members) {
+    GPUBENCH_CUDA_CHECK(cudaSetDevice(m.device));
+    prepare_inputs(c, m, modulus);
+  }
+  CaseOutcome out = group_call(q, call, timeout_s, what);
+  if (out.ok()) out = check_outputs(c, q, modulus, timeout_s, "of the first call");
+  for (int w = 1; w < plan.warmups && out.ok(); ++w) out = group_call(q, call, timeout_s, what);
+  if (out.ok() && !in_place(c)) {
+    for (Member& m : q.members) {
+      GPUBENCH_CUDA_CHECK(cudaSetDevice(m.device));
+      GPUBENCH_CUDA_CHECK(cudaMemsetAsync(m.recv.data(), 0xFF,
+                                          c.counts.recv * element_bytes(c.type), m.stream.get()));
+    }
+  }
+  if (out.ok()) out = wait_clique(q, timeout_s, "the warm-up calls of " + what);
+  return out;
+}
+
+struct Timed {
+  double slowest_call_s = 0;                // max over this process's GPUs
+  std::vector<std::pair<int, double>> own;  // (world rank, seconds per call) per GPU
+};
+
+// Phase B: the timed calls (see the file comment).
+CaseOutcome timed_calls(const NcclCase& c, Clique& q, const SweepPlan& plan, int modulus,
+                        double timeout_s, Timed& timed) {
+  const std::string what = describe_case(c);
+  // Device-side barrier: every GPU leaves this 1-element allreduce at about the same moment, so
+  // the start events below mark a common start.
+  CaseOutcome out = group_call(
+      q,
+      [](Member& m) {
+        check_enqueue(ncclAllReduce(m.scratch.data(), m.scratch.data(), 1, ncclFloat32, ncclSum,
+                                    m.comm.get(), m.stream.get()),
+                      m.comm.get(), "ncclAllReduce (barrier)");
+      },
+      timeout_s, "the device barrier before " + what);
+  for (Member& m : q.members) {
+    if (!out.ok()) break;
+    GPUBENCH_CUDA_CHECK(cudaSetDevice(m.device));
+    m.start.record(m.stream.get());
+  }
+  for (int i = 0; i < plan.iterations && out.ok(); ++i) {
+    out = group_call(
+        q, [&](Member& m) { enqueue_collective(c, m); }, timeout_s, what);
+  }
+  for (Member& m : q.members) {
+    if (!out.ok()) break;
+    GPUBENCH_CUDA_CHECK(cudaSetDevice(m.device));
+    m.stop.record(m.stream.get());
+  }
+  if (out.ok()) out = wait_clique(q, timeout_s, "the timed calls of " + what);
+  if (!out.ok()) return out;
+  for (Member& m : q.members) {
+    const double per_call_s = m.stop.elapsed_ms_since(m.start) / 1e3 / plan.iterations;
+    timed.own.emplace_back(m.world_rank, per_call_s);
+    timed.slowest_call_s = std::max(timed.slowest_call_s, per_call_s);
+  }
+  if (!in_place(c)) out = check_outputs(c, q, modulus, timeout_s, "after the timed calls");
+  return out;
+}
+
+// Every member's send and receive buffers, grown when a case needs more.
+void size_buffers(const NcclCase& c, Clique& q) {
   const std::size_t eb = element_bytes(c.type);
-  const bool in_place = c.key.placement == Placement::in_place;
   for (Member& m : q.members) {
     GPUBENCH_CUDA_CHECK(cudaSetDevice(m.device));
-    // Every rank's input is `send` elements; in place, allgather reads its own slice of recv,
-    // allreduce and broadcast work in recv, reduce_scatter in send.
-    const bool into_recv = in_place && c.key.collective != Collective::reduce_scatter;
-    const std::size_t n = c.counts.send;
-    std::vector<unsigned char> host(n * eb);
-    fill_crafted(c.type, m.rank, 0, n, host.data());
-    char* dst = static_cast<char*>(into_recv ? m.recv.data() : m.send.data());
-    if (into_recv && c.key.collective == Collective::allgather) {
-      dst += static_cast<std::size_t>(m.rank) * c.counts.send * eb;
+    if (m.send.bytes() < c.counts.send * eb) {
+      m.send = DeviceAllocation();
+      m.send = DeviceAllocation(c.counts.send * eb);
     }
-    GPUBENCH_CUDA_CHECK(cudaMemcpy(dst, host.data(), host.size(), cudaMemcpyHostToDevice));
-  }
-  call_all(c, q);
-  std::size_t wrong = 0;
-  for (Member& m : q.members) {
-    GPUBENCH_CUDA_CHECK(cudaSetDevice(m.device));
-    GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(m.stream.get()));
-    const bool rs_in_place = in_place && c.key.collective == Collective::reduce_scatter;
-    const char* src = static_cast<const char*>(rs_in_place ? m.send.data() : m.recv.data());
-    if (rs_in_place) src += static_cast<std::size_t>(m.rank) * c.counts.recv * eb;
-    std::vector<unsigned char> host(c.counts.recv * eb);
-    GPUBENCH_CUDA_CHECK(cudaMemcpy(host.data(), src, host.size(), cudaMemcpyDeviceToHost));
-    // Crafted values repeat every k_crafted_period elements: the sums come from a small table.
-    int sums[k_crafted_period];
-    for (std::size_t k = 0; k < k_crafted_period; ++k) sums[k] = crafted_sum(q.ranks, k);
-    for (std::size_t i = 0; i < c.counts.recv; ++i) {
-      int expected = 0;
-      switch (c.key.collective) {
-        case Collective::allreduce:
-          expected = sums[i % k_crafted_period];
-          break;
-        case Collective::allgather:
-          expected = crafted_value(static_cast<int>(i / c.counts.send), i % c.counts.send);
-          break;
-        case Collective::reduce_scatter:
-          expected =
-              sums[(static_cast<std::size_t>(m.rank) * c.counts.recv + i) % k_crafted_period];
-          break;
-        case Collective::broadcast:
-          expected = crafted_value(0, i);
-          break;
-      }
-      if (element_value(c.type, host.data(), i) != static_cast<float>(expected)) ++wrong;
+    if (m.recv.bytes() < c.counts.recv * eb) {
+      m.recv = DeviceAllocation();
+      m.recv = DeviceAllocation(c.counts.recv * eb);
     }
   }
-  return wrong;
 }
 
 void run_nccl_case(benchmark::State& state, const NcclCase& c) {
@@ -238,73 +311,53 @@ void run_nccl_case(benchmark::State& state, const NcclCase& c) {
     suite::skip(state, s.probe.reason.empty() ? "no CUDA device on some rank" : s.probe.reason);
     return;
   }
+  const int modulus = check::crafted_modulus(check_type(c.type), c.key.ranks);
+  if (modulus == 0) {
+    suite::skip(state, std::string("no exact crafted input: sums over ") +
+                           std::to_string(c.key.ranks) + " ranks are not exact in " + c.key.dtype);
+    return;
+  }
   const SweepPlan plan = nccl_plan(suite_state().profile);
-  std::vector<std::pair<int, double>> own;
-  std::vector<double> times(static_cast<std::size_t>(plan.iterations), 0.0);
-  bool timed = false;
-  suite::run_guarded(state, c.name, [&] {
-    Clique& q = clique_for(c.key.scope, c.key.ranks);
-    for (Member& m : q.members) {
-      GPUBENCH_CUDA_CHECK(cudaSetDevice(m.device));
-      if (m.send.bytes() < c.counts.send * element_bytes(c.type)) {
-        m.send = DeviceAllocation();
-        m.send = DeviceAllocation(c.counts.send * element_bytes(c.type));
-      }
-      if (m.recv.bytes() < c.counts.recv * element_bytes(c.type)) {
-        m.recv = DeviceAllocation();
-        m.recv = DeviceAllocation(c.counts.recv * element_bytes(c.type));
-      }
+  const double timeout_s = timeout_for(c.counts.bytes, plan.iterations);
+  const std::string sizes = describe_case(c);
+  CaseOutcome agreed = world.agree(ensure_clique(c.key.scope, c.key.ranks));
+  if (agreed.ok()) agreed = world.agree(guarded(sizes, [&] { size_buffers(c, *s.clique); }));
+  if (!agreed.ok()) {
+    drop_clique();
+    report_outcome(state, c.name, agreed);
+    return;
+  }
+  Clique& q = *s.clique;
+  for (auto _ : state) {
+    // Each phase's outcome is this rank's own: what it returned, or what it threw.
+    CaseOutcome mine;
+    CaseOutcome thrown =
+        guarded(sizes, [&] { mine = checked_warmup(c, q, plan, modulus, timeout_s); });
+    agreed = world.agree(thrown.ok() ? mine : thrown);
+    Timed timed;
+    if (agreed.ok()) {
+      world.barrier();
+      thrown = guarded(sizes, [&] { mine = timed_calls(c, q, plan, modulus, timeout_s, timed); });
+      agreed = world.agree(thrown.ok() ? mine : thrown);
     }
-    const std::size_t wrong = q.members.empty() ? 0 : checked_call(c, q);
-    const int wrong_anywhere = -world.min(-static_cast<int>(std::min<std::size_t>(wrong, 1 << 30)));
-    if (wrong_anywhere > 0) {
-      suite::fail(state, "wrong result: " + std::to_string(wrong_anywhere) +
-                             " elements differ from the exact expected values on some GPU");
-      return;
+    if (!agreed.ok()) {
+      drop_clique();
+      report_outcome(state, c.name, agreed);
+      break;
     }
-    for (int w = 1; w < plan.warmups && !q.members.empty(); ++w) call_all(c, q);
-    for (Member& m : q.members) GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(m.stream.get()));
-    for (auto _ : state) {
-      std::vector<std::vector<double>> per_member(q.members.size());
-      for (auto& t : times) {
-        world.barrier();
-        t = 0;
-        if (q.members.empty()) continue;
-        for (Member& m : q.members) {
-          GPUBENCH_CUDA_CHECK(cudaSetDevice(m.device));
-          m.start.record(m.stream.get());
-        }
-        call_all(c, q);
-        for (std::size_t i = 0; i < q.members.size(); ++i) {
-          Member& m = q.members[i];
-          GPUBENCH_CUDA_CHECK(cudaSetDevice(m.device));
-          m.stop.record(m.stream.get());
-        }
-        for (std::size_t i = 0; i < q.members.size(); ++i) {
-          Member& m = q.members[i];
-          m.stop.synchronize();
-          const double ms = m.stop.elapsed_ms_since(m.start);
-          per_member[i].push_back(ms / 1e3);
-          t = std::max(t, ms / 1e3);
-        }
-      }
-      own.clear();
-      for (std::size_t i = 0; i < q.members.size(); ++i) {
-        own.emplace_back(q.members[i].world_rank, median(per_member[i]));
-      }
-      world.max_in_place(times);
-      timed = true;
-      report_repetition(state, c.key, c.counts.bytes, c.name, times, own);
-    }
-  });
-  if (!timed && state.error_occurred() && nccl_state().clique) {
-    // A failed communicator may hold work that never ends: abort it rather than wait.
-    for (Member& m : nccl_state().clique->members) m.comm.abort();
-    nccl_state().clique.reset();
+    std::vector<double> times{timed.slowest_call_s};
+    world.max_in_place(times);
+    report_repetition(state, c.key, c.counts.bytes, c.name, times, timed.own);
   }
 }
 
 }  // namespace
+
+void release_nccl() {
+  NcclState& s = nccl_state();
+  if (s.clique) release_clique(*s.clique, timeout_for(0, 0));
+  s.clique.reset();
+}
 
 std::string nccl_library_text() {
   return nccl_version_text();
@@ -333,6 +386,12 @@ std::string nccl_note() {
   return "NCCL cases (" + nccl_version_text() + "): " + std::to_string(probe.count) + " GPU" +
          (probe.count == 1 ? "" : "s") + " visible to each process";
 }
+
+// ranks:1 in place: NCCL returns without enqueuing anything (there is nothing to move), so events
+// around it would time an empty stream. Out of place, one rank times NCCL's local copy.
+constexpr const char* k_one_rank_in_place =
+    "one rank in place: NCCL has nothing to move and enqueues no work, so there is nothing to "
+    "time (mode:out_of_place ranks:1 measures NCCL's local copy)";
 
 void register_nccl_cases() {
   World& world = World::get();
@@ -371,9 +430,9 @@ void register_nccl_cases() {
   const std::vector<std::size_t> sizes =
       usable ? size_sweep(plan.min_bytes, plan.max_bytes, plan.factor)
              : std::vector<std::size_t>{plan.max_bytes};
-  // Series (scope, rank count) outermost: each one's communicators are made once (ncclCommInitAll
-  // or ncclCommInitRank) and used by every case of that count; 2 ranks run before more, so scaling
-  // efficiency can be reported as the larger counts run.
+  // Series (scope, rank count) outermost: each one's communicators are made once
+  // (ncclCommInitRankConfig) and used by every case of that count; 2 ranks run before more, so
+  // scaling efficiency can be reported as the larger counts run.
   std::vector<std::pair<Scope, int>> series;
   for (int n : counts) series.emplace_back(Scope::world, n);
   if (usable && world.size() > 1 && world.node_count() > 1) {
@@ -400,6 +459,12 @@ void register_nccl_cases() {
             c.counts = *counts_of;
             c.name =
                 case_name(collective, c.key.dtype, placement, c.counts.bytes, ranks, false, scope);
+            if (ranks == 1 && placement == Placement::in_place && usable) {
+              benchmark::RegisterBenchmark(c.name.c_str(), [](benchmark::State& state) {
+                suite::skip(state, k_one_rank_in_place);
+              })->Iterations(1);
+              continue;
+            }
             benchmark::RegisterBenchmark(c.name.c_str(),
                                          [c](benchmark::State& state) { run_nccl_case(state, c); })
                 ->UseManualTime()

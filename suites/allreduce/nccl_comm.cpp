@@ -4,14 +4,18 @@ namespace gpubench::allreduce {
 
 NcclComm& NcclComm::operator=(NcclComm&& other) noexcept {
   if (this != &other) {
-    if (m_comm) (void)ncclCommDestroy(m_comm);
+    abort();
     m_comm = std::exchange(other.m_comm, nullptr);
   }
   return *this;
 }
 
 NcclComm::~NcclComm() {
-  if (m_comm) (void)ncclCommDestroy(m_comm);
+  abort();
+}
+
+void NcclComm::destroy() noexcept {
+  if (m_comm) (void)ncclCommDestroy(std::exchange(m_comm, nullptr));
 }
 
 void NcclComm::abort() noexcept {
@@ -28,11 +32,16 @@ std::string nccl_version_text() {
          std::to_string(patch);
 }
 
-void throw_nccl_error(ncclResult_t status, ncclComm_t comm, const char* call, const char* file,
-                      int line) {
+std::string nccl_error_text(ncclResult_t status, ncclComm_t comm) {
   std::string text = ncclGetErrorString(status);
   const char* last = ncclGetLastError(comm);
   if (last && *last) text += std::string(": ") + last;
+  return text;
+}
+
+void throw_nccl_error(ncclResult_t status, ncclComm_t comm, const char* call, const char* file,
+                      int line) {
+  const std::string text = nccl_error_text(status, comm);
   throw suite::CudaError("NCCL", static_cast<int>(status), text, call, file, line, false);
 }
 

@@ -14,8 +14,11 @@
 
 namespace gpubench::allreduce {
 
-// Owns one communicator. Destruction calls ncclCommDestroy (waits for outstanding work); after an
-// error call abort() instead (ncclCommAbort), since outstanding work may never end.
+// Owns one communicator. The orderly end (ncclCommFinalize on every communicator of a clique, their
+// state polled against a deadline, then ncclCommDestroy via release()) lives in nccl_cases.cpp,
+// since finalizing waits for the peers. After an error call abort() (ncclCommAbort), since
+// outstanding work may never end; the destructor aborts a communicator nobody released (it runs on
+// error paths, where waiting could hang).
 class NcclComm {
  public:
   NcclComm() = default;
@@ -28,10 +31,15 @@ class NcclComm {
 
   ncclComm_t get() const noexcept { return m_comm; }
   void abort() noexcept;
+  // ncclCommDestroy (after a successful ncclCommFinalize and wait).
+  void destroy() noexcept;
 
  private:
   ncclComm_t m_comm = nullptr;
 };
+
+// "ncclRemoteError: <ncclGetLastError text>" for a failed status.
+std::string nccl_error_text(ncclResult_t status, ncclComm_t comm);
 
 // "NCCL 2.28.9" from ncclGetVersion, or "NCCL unknown".
 std::string nccl_version_text();

@@ -19,6 +19,8 @@ std::string nccl_note() {
   return std::string("NCCL cases: not built: ") + GPUBENCH_NCCL_REASON;
 }
 
+void release_nccl() {}
+
 void register_nccl_cases() {
   const int ranks = World::get().size();
   for (Collective collective : k_all_collectives) {

@@ -83,6 +83,22 @@ double World::max(double value) const {
   return out;
 }
 
+int World::max(int value) const {
+  if (!m_mpi) return value;
+  int out = value;
+  MPI_Allreduce(&value, &out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return out;
+}
+
+std::string World::broadcast_text(const std::string& text, int root) const {
+  if (!m_mpi) return text;
+  int length = static_cast<int>(text.size());
+  MPI_Bcast(&length, 1, MPI_INT, root, MPI_COMM_WORLD);
+  std::string out = m_rank == root ? text : std::string(static_cast<std::size_t>(length), '\0');
+  if (length > 0) MPI_Bcast(out.data(), length, MPI_CHAR, root, MPI_COMM_WORLD);
+  return out;
+}
+
 int World::min(int value) const {
   if (!m_mpi) return value;
   int out = value;
@@ -145,6 +161,12 @@ void World::barrier() const {}
 double World::max(double value) const {
   return value;
 }
+int World::max(int value) const {
+  return value;
+}
+std::string World::broadcast_text(const std::string& text, int) const {
+  return text;
+}
 int World::min(int value) const {
   return value;
 }
@@ -161,5 +183,15 @@ void World::finalize() {
   m_finalized = true;
 }
 #endif
+
+CaseOutcome World::agree(const CaseOutcome& mine) const {
+  AgreementOps ops;
+  ops.rank = m_rank;
+  ops.size = m_size;
+  ops.max = [this](int v) { return max(v); };
+  ops.min = [this](int v) { return min(v); };
+  ops.broadcast = [this](const std::string& text, int root) { return broadcast_text(text, root); };
+  return agree_outcome(mine, ops);
+}
 
 }  // namespace gpubench::allreduce

@@ -6,12 +6,16 @@
 // case runnable) are agreed with min()/max() before they are acted on. Only rank 0 writes the
 // Google Benchmark output; the others print nothing.
 //
-// Failure: MPI's default error handler aborts the job on any error, and a rank that dies makes the
+// Failure: a case's outcome is agreed across ranks (agree(): every rank learns the worst outcome
+// and its reason) before anyone moves on, so a failure on one rank is a failure of the case on
+// all. MPI's default error handler aborts the job on an MPI error, and a rank that dies makes the
 // launcher stop the others, so a broken run ends with a non-zero exit instead of hanging.
 #pragma once
 
 #include <string>
 #include <vector>
+
+#include "suites/allreduce/case_outcome.hpp"
 
 namespace gpubench::allreduce {
 
@@ -40,7 +44,13 @@ class World {
 
   void barrier() const;
   double max(double value) const;
+  int max(int value) const;
   int min(int value) const;
+  // `root`'s text on every rank.
+  std::string broadcast_text(const std::string& text, int root) const;
+  // The outcome every rank agrees on (case_outcome.hpp): MPI_Allreduce MAX of the statuses, MIN of
+  // the ranks with the worst one, MPI_Bcast of that rank's reason. Every rank must call it.
+  CaseOutcome agree(const CaseOutcome& mine) const;
   // Element-wise maximum across ranks, result on every rank.
   void max_in_place(std::vector<double>& values) const;
   // Every rank's value, in rank order, on rank 0 (empty elsewhere).

@@ -1,6 +1,7 @@
 // GPU test (label gpu): the NCCL allreduce on every GPU count of this machine, one process driving
-// all GPUs (ncclCommInitAll), at one size per dtype: every case checks its result exactly and must
-// report a positive busbw. Skips cleanly without a usable GPU or without NCCL in the build.
+// all GPUs (non-blocking communicators), at one size per dtype: every case checks its result
+// exactly on the device and must report a positive busbw; ranks:1 in place is skipped with its
+// reason (nothing to time). Skips cleanly without a usable GPU or without NCCL in the build.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -44,14 +45,24 @@ TEST(AllreduceGpu, NcclAllreduceIsExactAndMeasuredOnEveryGpuCount) {
   int measured = 0;
   for (const auto& b : doc["benchmarks"]) {
     const std::string name = b["name"];
-    ASSERT_FALSE(b.value("error_occurred", false)) << name << ": " << b.value("error_message", "");
+    const auto msg_it = b.find("error_message");
+    const std::string message =
+        msg_it != b.end() && msg_it->is_string() ? msg_it->get<std::string>() : std::string();
+    const auto err_it = b.find("error_occurred");
+    const bool errored = err_it != b.end() && err_it->is_boolean() && err_it->get<bool>();
+    if (name.find("/mode:in_place/") != std::string::npos &&
+        name.find("/ranks:1/") != std::string::npos) {
+      EXPECT_EQ(message.rfind("skipped: one rank in place", 0), 0u) << name << ": " << message;
+      continue;
+    }
+    ASSERT_FALSE(errored) << name << ": " << message;
     EXPECT_GT(b["algbw_GB_per_s"].get<double>(), 0) << name;
     if (name.find("/ranks:1/") == std::string::npos) {
       EXPECT_GT(b["busbw_GB_per_s"].get<double>(), 0) << name;
     }
     ++measured;
   }
-  EXPECT_GE(measured, 6);  // 3 dtypes x 2 placements at least (one GPU)
+  EXPECT_GE(measured, 3);  // 3 dtypes out of place at least (one GPU)
 }
 
 }  // namespace

@@ -38,12 +38,21 @@ TEST(ElementCounts, RoundLikeNcclTests) {
   EXPECT_EQ(ar->send, 256u);
   EXPECT_EQ(ar->recv, 256u);
   EXPECT_EQ(ar->bytes, 1024u);
-  // allgather: the size is the receive buffer, a multiple of ranks elements.
+  // allgather: the size is the receive buffer; each rank's share is a multiple of 16 bytes
+  // (250 fp32 elements over 3 ranks: 83 -> 80 elements = 320 B each).
   const auto ag = element_counts(Collective::allgather, 1000, 4, 3);
   ASSERT_TRUE(ag);
-  EXPECT_EQ(ag->send, 83u);
-  EXPECT_EQ(ag->recv, 249u);
-  EXPECT_EQ(ag->bytes, 996u);
+  EXPECT_EQ(ag->send, 80u);
+  EXPECT_EQ(ag->recv, 240u);
+  EXPECT_EQ(ag->bytes, 960u);
+  // 12 fp32 over 2 ranks: 6 each -> 4 (16 B), send buffer 32 B.
+  const auto rs16 = element_counts(Collective::reduce_scatter, 48, 4, 2);
+  ASSERT_TRUE(rs16);
+  EXPECT_EQ(rs16->recv, 4u);
+  EXPECT_EQ(rs16->send, 8u);
+  EXPECT_EQ(rs16->bytes, 32u);
+  // 32 B of fp32 over 4 ranks: 2 elements each is less than 16 B: nothing left.
+  EXPECT_FALSE(element_counts(Collective::allgather, 32, 4, 4));
   // reduce_scatter: the size is the send buffer.
   const auto rs = element_counts(Collective::reduce_scatter, 64, 2, 4);
   ASSERT_TRUE(rs);
@@ -90,6 +99,7 @@ TEST(Sweep, RankCountsArePowersOfTwoThenAll) {
 }
 
 TEST(Crafted, SumsStayExactInEveryDtype) {
+  constexpr int k_max_exact_ranks = 85;  // 3 x 85 = 255: every sum <= 256 whatever the pattern
   for (std::size_t i = 0; i < 16; ++i) {
     int expected = 0;
     for (int r = 0; r < k_max_exact_ranks; ++r) {

@@ -84,6 +84,29 @@ TEST(E2eAllreduce, DyingRankIsAFailedSuiteWithTheLaunchersStderr) {
       << j["suites"][0]["stderr_tail"];
 }
 
+TEST(E2eAllreduce, AKilledSuiteStoresTheCasesItFinished) {
+  GPUBENCH_REQUIRE_MPI();
+  Workspace ws;
+  // Rank 1 vanishes in the in-place series; the suite fails, but the out-of-place cases rank 0
+  // had written are ingested with their samples.
+  const CliResult r = run_allreduce(
+      ws, k_launcher, {{"GPUBENCH_ALLREDUCE_TEST_KILL_RANK", "1:mode:in_place/bytes:2048/"}});
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  const CliResult show = ws.run({"show", "latest", "--format", "json", ws.db_arg()});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  const auto j = nlohmann::json::parse(show.out);
+  EXPECT_EQ(j["suites"][0]["status"], "failed");
+  int kept = 0;
+  for (const auto& row : j["results"]) {
+    const std::string name = row["benchmark"];
+    if (contains(name, "mode:out_of_place") && row["metric"] == "busbw_GB_per_s") {
+      EXPECT_GT(row["median"].get<double>(), 0) << name;
+      ++kept;
+    }
+  }
+  EXPECT_GE(kept, 5) << show.out;
+}
+
 TEST(E2eAllreduce, EmptyOrUnbalancedLauncherIsBadInput) {
   Workspace ws;
   for (const char* bad : {"", "mpirun -x 'A=1"}) {

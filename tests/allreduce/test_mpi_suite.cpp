@@ -1,8 +1,11 @@
 // gpubench-allreduce under mpirun with two real ranks (host reference only; no GPU here):
 // bootstrap, gathering every rank's identity through rank 0, the host allreduce itself, one JSON
-// file written by rank 0 alone, and a rank killed mid-run ending the job instead of hanging it.
+// file written by rank 0 alone, a failure on one rank failing that case on both ranks while the
+// suite goes on (the rank-agreement protocol), and a rank killed mid-run ending the job instead of
+// hanging it, with the cases finished before the kill kept in the JSON file.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -50,6 +53,15 @@ MpiRun run_suite(const fs::path& dir, int ranks,
   return r;
 }
 
+bool errored(const nlohmann::json& b) {
+  const auto it = b.find("error_occurred");
+  return it != b.end() && it->is_boolean() && it->get<bool>();
+}
+std::string message_of(const nlohmann::json& b) {
+  const auto it = b.find("error_message");
+  return it != b.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 TEST(MpiSuite, TwoRanksGatherAndMeasureTheHostAllreduce) {
   GPUBENCH_REQUIRE_MPI();
   TempDir dir("gpubench-mpi");
@@ -86,6 +98,85 @@ TEST(MpiSuite, TwoRanksGatherAndMeasureTheHostAllreduce) {
   const auto first = r.console.find("device:host");
   ASSERT_NE(first, std::string::npos);
   EXPECT_EQ(r.console.find("Run on ("), r.console.rfind("Run on (")) << r.console;
+}
+
+TEST(MpiSuite, AFailureOnOneRankFailsTheCaseOnBothAndTheSuiteGoesOn) {
+  GPUBENCH_REQUIRE_MPI();
+  TempDir dir("gpubench-mpi-inject");
+  // Rank 1 fails one case before its first MPI_Allreduce (as an out-of-memory would); rank 0 is
+  // ready. Without agreement rank 0 would wait in that case's MPI_Allreduce forever.
+  const std::string target = "mode:out_of_place/bytes:2048/ranks:2/device:host";
+  const auto start = std::chrono::steady_clock::now();
+  const MpiRun r =
+      run_suite(dir.path(), 2, {{"GPUBENCH_ALLREDUCE_INJECT_FAILURE", target + ":1"}}, 60);
+  const double took_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_FALSE(r.result.timed_out) << "the suite hung after one rank failed a case";
+  ASSERT_TRUE(r.result.succeeded()) << r.result.stderr_tail;
+  EXPECT_LT(took_s, 30.0);
+  const auto doc = nlohmann::json::parse(r.json_text);
+  int failed = 0, measured_after = 0, measured = 0;
+  bool after = false;
+  for (const auto& b : doc["benchmarks"]) {
+    const std::string name = b["name"];
+    if (name.find(target) != std::string::npos) {
+      // Rank 0 (which was fine) failed the case with rank 1's reason.
+      EXPECT_TRUE(errored(b)) << name;
+      EXPECT_NE(message_of(b).find("rank 1: injected failure"), std::string::npos) << message_of(b);
+      ++failed;
+      after = true;
+      continue;
+    }
+    ASSERT_FALSE(errored(b)) << name << ": " << message_of(b);
+    EXPECT_GT(b["busbw_GB_per_s"].get<double>(), 0) << name;
+    ++measured;
+    if (after) ++measured_after;
+  }
+  EXPECT_EQ(failed, 1);
+  EXPECT_EQ(measured, 2 * 9 - 1);  // every other case ran and was measured
+  EXPECT_GE(measured_after, 9);    // ... including all later ones (the in-place series too)
+  // Both ranks left the case, each saying so on stderr.
+  EXPECT_NE(r.result.stderr_tail.find("rank 0 of 2: allreduce/allreduce/dtype:fp32/" + target),
+            std::string::npos)
+      << r.result.stderr_tail;
+  EXPECT_NE(r.result.stderr_tail.find("rank 1 of 2: allreduce/allreduce/dtype:fp32/" + target),
+            std::string::npos)
+      << r.result.stderr_tail;
+}
+
+TEST(MpiSuite, AMalformedInjectionFailsEveryHostCaseWithTheUsage) {
+  GPUBENCH_REQUIRE_MPI();
+  TempDir dir("gpubench-mpi-inject-bad");
+  const MpiRun r =
+      run_suite(dir.path(), 2, {{"GPUBENCH_ALLREDUCE_INJECT_FAILURE", "no-rank-given"}}, 60);
+  ASSERT_TRUE(r.result.succeeded()) << r.result.stderr_tail;
+  const auto doc = nlohmann::json::parse(r.json_text);
+  ASSERT_EQ(doc["benchmarks"].size(), 18u);
+  for (const auto& b : doc["benchmarks"]) {
+    EXPECT_NE(message_of(b).find("must be <case regex>:<rank>"), std::string::npos)
+        << message_of(b);
+  }
+}
+
+TEST(MpiSuite, AKilledRankKeepsTheCasesFinishedBeforeIt) {
+  GPUBENCH_REQUIRE_MPI();
+  TempDir dir("gpubench-mpi-kill-late");
+  // Rank 1 vanishes in the in-place series: the out-of-place cases were finished and written.
+  const MpiRun r = run_suite(
+      dir.path(), 2, {{"GPUBENCH_ALLREDUCE_TEST_KILL_RANK", "1:mode:in_place/bytes:2048/"}}, 90);
+  EXPECT_FALSE(r.result.timed_out) << "the job hung after a rank died";
+  EXPECT_FALSE(r.result.succeeded());
+  ASSERT_FALSE(r.json_text.empty()) << "a killed suite lost what it had measured";
+  const auto doc = nlohmann::json::parse(r.json_text);
+  int out_of_place = 0;
+  for (const auto& b : doc["benchmarks"]) {
+    const std::string name = b["name"];
+    EXPECT_EQ(name.find("mode:in_place/bytes:2048/"), std::string::npos) << name;
+    if (name.find("mode:out_of_place") != std::string::npos) ++out_of_place;
+  }
+  // The out-of-place series (9 cases) finished well before the kill; the file may lag the last
+  // few milliseconds of cases (rewrites are throttled by their cost), not whole series.
+  EXPECT_GE(out_of_place, 5);
 }
 
 TEST(MpiSuite, AKilledRankFailsTheJobWithinTheTimeout) {
