@@ -48,7 +48,7 @@ struct SearchStep {
 std::vector<SearchStep> search_steps(const LibrarySpec& spec, const SearchEnvironment& env);
 
 struct LoadedLibrary {
-  void* handle = nullptr;  // dlopen handle, RTLD_NOW | RTLD_LOCAL; never closed
+  void* handle = nullptr;  // dlopen handle (RTLD_NOW | RTLD_LOCAL); the caller owns it
   std::string path;        // where it was loaded from (the file, or the soname when the loader found it)
   std::string reason;      // empty when loaded: "<soname> not found (searched: ...)" or "cannot load ..."
   explicit operator bool() const noexcept { return handle != nullptr; }

@@ -1,7 +1,8 @@
-// libhdf5 loaded at run time (issue 22). Debian's libhdf5 and its dependencies need a newer
-// glibc (2.36) than the portable bundle may require, so the dataloader binary links no HDF5
-// library: the functions it calls are looked up with dlsym in the serial libhdf5 found at run
-// time, and without one the HDF5 cases are skipped with hdf5_unavailable_reason().
+// libhdf5 loaded at run time (issue 22). Debian's libhdf5 pulls in 30 libraries (libcurl,
+// libcrypto, krb5, ldap, ...) built for the build machine's glibc, which a portable bundle should
+// not carry for one format, so the dataloader binary links no HDF5 library: the functions it
+// calls are looked up with dlsym in the serial libhdf5 found at run time, and without one the
+// HDF5 cases are skipped with hdf5_unavailable_reason().
 //
 // The data-type ids the C API exposes as macros (H5T_NATIVE_UINT8 is `(H5open(), H5T_NATIVE_UINT8_g)`)
 // are read from the library's global variables after H5open(), as the macros do.
