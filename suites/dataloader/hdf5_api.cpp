@@ -22,7 +22,7 @@ LibrarySpec hdf5_spec() {
                   "libhdf5.so.200",        "libhdf5.so.310", "libhdf5_serial.so.310"};
   spec.system_dirs = {"/usr/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu/hdf5/serial",
                       "/usr/lib64", "/usr/local/lib", "/usr/local/hdf5/lib"};
-  spec.cuda_env = false;
+  spec.env_dirs = true;  // GPUBENCH_HDF5_LIBS(_ONLY); no pip layouts, so no site-packages
   return spec;
 }
 
@@ -36,7 +36,8 @@ bool resolve(void* handle, const char* name, Fn& out, std::string& missing) {
 Loaded load() {
   Loaded out;
   const LibrarySpec spec = hdf5_spec();
-  const LoadedLibrary lib = load_library(spec, SearchEnvironment::from_process());
+  const LoadedLibrary lib =
+      load_library(spec, SearchEnvironment::from_process("GPUBENCH_HDF5_LIBS"));
   if (!lib) {
     out.reason = lib.reason;
     return out;

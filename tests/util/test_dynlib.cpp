@@ -44,7 +44,7 @@ TEST(DynLib, CudaLibsDirectoriesComeFirstInTheirOrder) {
   install(system);
   install(site / "nvidia/cu13/lib");
   gpubench::SearchEnvironment env;
-  env.cuda_libs = empty.string() + ":" + second.string();
+  env.dirs = empty.string() + ":" + second.string();
   env.site_dirs = {site.string()};
   const auto lib = gpubench::load_library(spec(system), env);
   ASSERT_TRUE(lib) << lib.reason;
@@ -78,8 +78,8 @@ TEST(DynLib, PipWheelLayoutsUnderSitePackagesAndUnderCudaLibs) {
   const fs::path wheel = tmp.path() / "venv/site-packages";
   install(wheel / "nvidia/cu13/lib");
   gpubench::SearchEnvironment only;
-  only.cuda_libs = (wheel / "nvidia").string();
-  only.cuda_libs_only = true;
+  only.dirs = (wheel / "nvidia").string();
+  only.dirs_only = true;
   lib = gpubench::load_library(spec(tmp.path() / "none"), only);
   ASSERT_TRUE(lib) << lib.reason;
   EXPECT_EQ(lib.path, (wheel / "nvidia/cu13/lib" / k_soname).string());
@@ -92,8 +92,8 @@ TEST(DynLib, CudaLibsOnlySearchesNothingElseAndSaysWhere) {
   fs::create_directories(b);
   install(system);  // present, but GPUBENCH_CUDA_LIBS_ONLY must not look there
   gpubench::SearchEnvironment env;
-  env.cuda_libs = a.string() + ":" + b.string();
-  env.cuda_libs_only = true;
+  env.dirs = a.string() + ":" + b.string();
+  env.dirs_only = true;
   const auto lib = gpubench::load_library(spec(system), env);
   EXPECT_FALSE(lib);
   EXPECT_EQ(lib.reason, std::string(k_soname) + " not found (searched: " + a.string() +
@@ -105,7 +105,7 @@ TEST(DynLib, NotFoundNamesEveryPlaceInOrder) {
   const fs::path lib_dir = tmp.path() / "libs", system = tmp.path() / "system";
   const fs::path site = tmp.path() / "site";
   gpubench::SearchEnvironment env;
-  env.cuda_libs = lib_dir.string();
+  env.dirs = lib_dir.string();
   env.site_dirs = {site.string()};
   const auto lib = gpubench::load_library(spec(system), env);
   EXPECT_FALSE(lib);
@@ -121,8 +121,8 @@ TEST(DynLib, AFileThatIsNotALibraryIsReportedNotSkippedSilently) {
   fs::create_directories(bad);
   gpubench::write_file_atomic(bad / k_soname, "not an ELF file\n");
   gpubench::SearchEnvironment env;
-  env.cuda_libs = bad.string();
-  env.cuda_libs_only = true;
+  env.dirs = bad.string();
+  env.dirs_only = true;
   const auto lib = gpubench::load_library(spec(tmp.path() / "none"), env);
   EXPECT_FALSE(lib);
   EXPECT_NE(lib.reason.find(std::string(k_soname) + " cannot be loaded ("), std::string::npos)
@@ -136,14 +136,25 @@ TEST(DynLib, StepsGlobNewestDirectoryFirstAndDropDuplicates) {
   fs::create_directories(tmp.path() / "cuda-13.1/lib64");
   gpubench::LibrarySpec s = spec(tmp.path() / "none");
   s.system_dirs = {(tmp.path() / "cuda-*/lib64").string(), (tmp.path() / "cuda-13.0/lib64").string()};
-  s.cuda_env = false;
+  s.env_dirs = false;
   gpubench::SearchEnvironment env;
-  env.cuda_libs = "/ignored/without/cuda_env";
+  env.dirs = "/ignored/without/env_dirs";
   const auto steps = gpubench::search_steps(s, env);
   ASSERT_EQ(steps.size(), 3u);
-  EXPECT_EQ(steps[0].candidate, k_soname);  // the loader's own search first without cuda_env
+  EXPECT_EQ(steps[0].candidate, k_soname);  // the loader's own search first without env_dirs
   EXPECT_EQ(steps[1].candidate, (tmp.path() / "cuda-13.1/lib64" / k_soname).string());
   EXPECT_EQ(steps[2].candidate, (tmp.path() / "cuda-13.0/lib64" / k_soname).string());
+}
+
+TEST(DynLib, TheVariableNamesTheDirectoriesInTheReason) {
+  gpubench::TempDir tmp("dynlib");
+  gpubench::SearchEnvironment env;
+  env.variable = "GPUBENCH_HDF5_LIBS";
+  env.dirs = tmp.path().string();
+  env.dirs_only = true;
+  const auto lib = gpubench::load_library(spec(tmp.path() / "none"), env);
+  EXPECT_EQ(lib.reason, std::string(k_soname) + " not found (searched: " + tmp.path().string() +
+                            " (GPUBENCH_HDF5_LIBS))");
 }
 
 TEST(DynLib, ProcessEnvironmentReadsTheVariables) {
@@ -152,8 +163,14 @@ TEST(DynLib, ProcessEnvironmentReadsTheVariables) {
   const auto env = gpubench::SearchEnvironment::from_process();
   ::unsetenv("GPUBENCH_CUDA_LIBS");
   ::unsetenv("GPUBENCH_CUDA_LIBS_ONLY");
-  EXPECT_EQ(env.cuda_libs, "/x:/y");
-  EXPECT_TRUE(env.cuda_libs_only);
+  EXPECT_EQ(env.dirs, "/x:/y");
+  EXPECT_TRUE(env.dirs_only);
+  EXPECT_EQ(env.variable, "GPUBENCH_CUDA_LIBS");
+  ::setenv("GPUBENCH_HDF5_LIBS", "/h5", 1);
+  const auto h5 = gpubench::SearchEnvironment::from_process("GPUBENCH_HDF5_LIBS");
+  ::unsetenv("GPUBENCH_HDF5_LIBS");
+  EXPECT_EQ(h5.dirs, "/h5");
+  EXPECT_FALSE(h5.dirs_only);
   for (const std::string& d : env.site_dirs) EXPECT_TRUE(fs::is_directory(d)) << d;
 }
 
