@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
+#include <string>
 
 #include "e2e_support.hpp"
 
@@ -234,7 +235,9 @@ TEST(E2eRun, SuitesRunWithEagerModuleLoadingUnlessTheUserChose) {
   const auto stored_mode = [&] {
     const json detail =
         json::parse(ws.run({"show", "latest", "--format", "json", ws.db_arg()}).out);
-    return detail["environment"]["configuration"]["env"].value("CUDA_MODULE_LOADING", "(absent)");
+    const json& env = detail.at("environment").at("configuration").at("env");
+    const auto it = env.find("CUDA_MODULE_LOADING");
+    return it == env.end() ? std::string("(absent)") : it->get<std::string>();
   };
   const CliResult eager =
       ws.run({"run", "--suite", "calibration", "--repetitions", "2", ws.db_arg()}, {}, 300);
