@@ -11,12 +11,12 @@
 #include <vector>
 
 #include "suites/common/cuda/check.hpp"
-#include "suites/common/cuda/guard.hpp"
 #include "suites/common/cuda/graph.hpp"
+#include "suites/common/cuda/guard.hpp"
 #include "suites/common/cuda/memory_bandwidth.hpp"
 #include "suites/common/cuda/preload.hpp"
-#include "suites/common/sample_state_counters.hpp"
 #include "suites/common/launch_ledger.hpp"
+#include "suites/common/sample_state_counters.hpp"
 #include "suites/fusion/device_runner.hpp"
 #include "suites/fusion/fusion_preload.hpp"
 #include "suites/fusion/speedup.hpp"

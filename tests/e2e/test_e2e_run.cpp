@@ -244,8 +244,9 @@ TEST(E2eRun, SuitesRunWithEagerModuleLoadingUnlessTheUserChose) {
   ASSERT_EQ(eager.exit_code, 0) << eager.out << eager.err;
   EXPECT_EQ(stored_mode(), "EAGER");
 
-  const CliResult lazy = ws.run({"run", "--suite", "calibration", "--repetitions", "2", ws.db_arg()},
-                                {{"CUDA_MODULE_LOADING", "LAZY"}}, 300);
+  const CliResult lazy =
+      ws.run({"run", "--suite", "calibration", "--repetitions", "2", ws.db_arg()},
+             {{"CUDA_MODULE_LOADING", "LAZY"}}, 300);
   ASSERT_EQ(lazy.exit_code, 0) << lazy.out << lazy.err;
   EXPECT_EQ(stored_mode(), "LAZY");
 }

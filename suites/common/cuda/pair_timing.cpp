@@ -40,8 +40,8 @@ PairSample StreamPairTimer::time_pair(const std::function<void()>& enqueue_first
   store_flag(&flags[0], 0);
   store_flag(&flags[1], 0);
   launch_noted("common::spin_wait", [&] {
-    return static_cast<int>(kernels::launch_spin_wait(&device_flags[0], m_spin_timeout_ns,
-                                                      &device_flags[1], m_first));
+    return static_cast<int>(
+        kernels::launch_spin_wait(&device_flags[0], m_spin_timeout_ns, &device_flags[1], m_first));
   });
   {
     Release release{&flags[0]};

@@ -51,7 +51,8 @@ double BatchTimer::probe_clock_mhz() {
   // 50 us: long against the global timer's resolution (up to 1 us on some GPUs), short against
   // anything that changes clocks.
   launch_noted("common::clock_probe", [&] {
-    return static_cast<int>(kernels::launch_clock_probe(50'000, m_probe.device_pointer(), m_stream));
+    return static_cast<int>(
+        kernels::launch_clock_probe(50'000, m_probe.device_pointer(), m_stream));
   });
   GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(m_stream));
   const kernels::ClockProbe probe = *m_probe.data();
@@ -70,8 +71,8 @@ BatchSample BatchTimer::time_batch(const std::function<void()>& enqueue, CacheSt
   store_flag(&flags[0], 0);
   store_flag(&flags[1], 0);
   launch_noted("common::spin_wait", [&] {
-    return static_cast<int>(kernels::launch_spin_wait(&device_flags[0], m_spin_timeout_ns,
-                                                      &device_flags[1], m_stream));
+    return static_cast<int>(
+        kernels::launch_spin_wait(&device_flags[0], m_spin_timeout_ns, &device_flags[1], m_stream));
   });
   {
     Release release{&flags[0]};
