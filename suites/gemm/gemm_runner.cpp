@@ -417,6 +417,11 @@ suite::ValidationReport PreparedGemm::validate() {
 
 int PreparedGemm::kernels_per_call() {
   if (m_kernels_per_call > 0) return m_kernels_per_call;
+  if (m_case.api != Api::cublaslt) {
+    // cublasGemmEx without a workspace of ours may allocate one, which capture forbids.
+    m_kernels_per_call = 1;
+    return m_kernels_per_call;
+  }
   // The algorithm already ran outside any batch (its warm-up call in the constructor), so the
   // capture records kernels that are loaded.
   m_dev.stream.synchronize();

@@ -49,8 +49,8 @@ class PreparedGemm {
   suite::ValidationReport validate();
 
   // Kernels one enqueue(1) really puts on the stream (a cuBLASLt algorithm may add a split-K
-  // reduction kernel; cuBLAS may split a call too), counted once by capturing one call as a graph
-  // after the warm-up calls; 1 when the call cannot be captured. Batch sizing counts these.
+  // reduction kernel), counted once by capturing one call as a graph after the warm-up calls; 1
+  // for cublasGemmEx and when the call cannot be captured. Batch sizing counts these.
   int kernels_per_call();
 
   const AlgorithmChoice& algorithm() const noexcept { return m_choice; }
