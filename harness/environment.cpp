@@ -4,6 +4,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -238,6 +239,17 @@ std::string nccl_version_text(int code) {
     patch = code % 100;
   }
   return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+}
+
+std::string suite_module_loading(const char* user_value) {
+  if (user_value != nullptr && *user_value != '\0') return user_value;
+  return k_cuda_module_loading;
+}
+
+std::vector<std::pair<std::string, std::string>> suite_child_env(const std::string& profile) {
+  return {{"GPUBENCH_PROFILE", profile},
+          {"CUDA_DEVICE_ORDER", k_cuda_device_order},
+          {"CUDA_MODULE_LOADING", suite_module_loading(std::getenv("CUDA_MODULE_LOADING"))}};
 }
 
 std::string cuda_version_text(int code) {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "results/model.hpp"
@@ -36,6 +37,19 @@ std::map<std::string, std::string> relevant_env_live();
 // Suites run with CUDA_DEVICE_ORDER=PCI_BUS_ID, so CUDA ordinals follow PCI bus order (CUDA's
 // default, FASTEST_FIRST, reorders GPUs of mixed models). The run's configuration records it.
 inline constexpr const char* k_cuda_device_order = "PCI_BUS_ID";
+
+// Suites run with CUDA_MODULE_LOADING=EAGER unless the user set CUDA_MODULE_LOADING (then their
+// value is kept): since CUDA 12.2 modules load lazily at a kernel's first launch, and such a load
+// can wait for the device to go idle, which never happens while the timing spin kernel holds the
+// stream (METHODOLOGY rule 2). `user_value`: the user's CUDA_MODULE_LOADING, nullptr when unset;
+// an empty value counts as unset (CUDA then uses its default, lazy).
+inline constexpr const char* k_cuda_module_loading = "EAGER";
+std::string suite_module_loading(const char* user_value);
+
+// The variables `gpubench run` sets for every suite child, on top of its own environment:
+// GPUBENCH_PROFILE, CUDA_DEVICE_ORDER and CUDA_MODULE_LOADING (see above; read from this
+// process's environment). The run's configuration records the same values.
+std::vector<std::pair<std::string, std::string>> suite_child_env(const std::string& profile);
 
 // "21804" (NCCL code) -> "2.18.4"; major*10000+minor*100+patch, or the pre-2.9 major*1000 form.
 std::string nccl_version_text(int code);

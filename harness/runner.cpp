@@ -261,7 +261,7 @@ SuiteOutcome run_suite(results::Store& store, int64_t run_id, const SuiteExecuta
 
   ProcessSpec spec;
   spec.argv = info.argv;
-  spec.env = {{"GPUBENCH_PROFILE", options.profile}, {"CUDA_DEVICE_ORDER", k_cuda_device_order}};
+  spec.env = suite_child_env(options.profile);
   spec.stdout_path = options.work_dir / (suite.name + ".console.txt");
   spec.stderr_tail_bytes = options.stderr_tail_bytes;
   spec.timeout_s = options.timeout_s;
@@ -313,7 +313,10 @@ RunOutcome execute_run(results::Store& store, const RunOptions& options, std::os
   info.gpus = std::move(env.gpus);
   info.software = std::move(env.software);
   info.config = std::move(env.config);
-  info.config.env["CUDA_DEVICE_ORDER"] = k_cuda_device_order;  // what the suites run with
+  // What the suites run with (suite_child_env), not what this process was started with.
+  for (const auto& [key, value] : suite_child_env(options.suite_options.profile)) {
+    if (key != "GPUBENCH_PROFILE") info.config.env[key] = value;
+  }
 
   // Telemetry: decided before the run is stored, so a run without it says why in its record.
   std::unique_ptr<Nvml> nvml;

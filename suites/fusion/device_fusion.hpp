@@ -1,10 +1,12 @@
 // Device half of the fusion suite (CUDA only): registers every device case of a profile, one GPU
-// at a time. Each case: inputs filled on the device with seeded normal values; the variant
+// at a time. Each case: inputs filled on the device with seeded normal values; the variant's
+// kernels and v1's launched once outside any batch (preload, fusion_preload.hpp); the variant
 // validated against the CPU reference on sampled rows (outputs poisoned with NaN first, so a
 // variant that writes nothing fails); one batch to size the batches (about 2 ms, at most 400
-// launches); one warm-up batch; then k_device_samples samples, each a batch of back-to-back calls
-// queued behind the spin kernel and timed with CUDA events (hot: consecutive calls may find the
-// inputs in L2 when they fit there, as in a real model's back-to-back layers).
+// kernels, a graph replay counting its nodes); one warm-up batch; then k_device_samples samples,
+// each a batch of back-to-back calls queued behind the spin kernel and timed with CUDA events
+// (hot: consecutive calls may find the inputs in L2 when they fit there, as in a real model's
+// back-to-back layers).
 #pragma once
 
 #include <string>

@@ -4,6 +4,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -39,10 +41,20 @@ class PreparedCase {
   PreparedCase& operator=(const PreparedCase&) = delete;
 
   // Queues one call of `v` on the device's stream (graph: one replay of v1's captured chain).
-  // Call prepare(v) first, outside any timed batch.
+  // Call preload(v) and prepare(v) first, outside any timed batch.
   void call(Variant v);
-  // Makes `v` ready to be called: captures the graph of v1 the first time graph is asked for.
+  // Launches the kernels of `v` (graph: v1's) once outside any batch or capture and waits, unless
+  // this case did already: no timed batch or capture is their first launch (launch_ledger.hpp).
+  void preload(Variant v);
+  // Notes in the launch ledger that a batch is about to queue `v`: throws FirstLaunchInScope with
+  // the variant's name when its kernels were never preloaded, instead of stalling the batch.
+  void note_queued(Variant v) const;
+  // Makes `v` ready to be called: captures the graph of v1 (preloaded first) the first time graph
+  // is asked for.
   void prepare(Variant v);
+  // Kernels (graph nodes) one call of `v` enqueues, counted once by capturing a call (graph: the
+  // captured chain's nodes); after preload(v) and prepare(v).
+  std::size_t enqueued_nodes(Variant v);
   // Poisons the outputs, runs one call, synchronises and compares with the CPU reference.
   Validation validate(Variant v);
   // Nodes of v1's captured graph (0 before it is captured).
@@ -57,7 +69,14 @@ class PreparedCase {
   DeviceContext& m_dev;
 
  private:
+  // The ledger's name for the kernels of `v` on this case (its family, dtype and shape: a
+  // launcher may choose kernels by shape), e.g. "fusion::case7/v1".
+  std::string launch_key(Variant v) const;
+
   suite::cuda::CapturedGraph m_graph;
+  std::map<Variant, std::size_t> m_enqueued_nodes;
+  std::uint64_t m_id = next_id();
+  static std::uint64_t next_id();
 };
 
 // Bytes of device memory the case allocates (inputs, outputs, scratch, workspace).

@@ -10,6 +10,7 @@
 
 #include "kernels/common/random_normal.hpp"
 #include "suites/common/cuda/check.hpp"
+#include "suites/common/cuda/graph.hpp"
 #include "suites/common/cuda/guard.hpp"
 
 namespace gpubench::gemm {
@@ -415,6 +416,27 @@ suite::ValidationReport PreparedGemm::validate() {
     }
   }
   return report;
+}
+
+int PreparedGemm::kernels_per_call() {
+  if (m_kernels_per_call > 0) return m_kernels_per_call;
+  if (m_case.api != Api::cublaslt) {
+    // cublasGemmEx without a workspace of ours may allocate one, which capture forbids.
+    m_kernels_per_call = 1;
+    return m_kernels_per_call;
+  }
+  // The algorithm already ran outside any batch (its warm-up call in the constructor), so the
+  // capture records kernels that are loaded.
+  m_dev.stream.synchronize();
+  try {
+    const suite::cuda::Graph one_call =
+        suite::cuda::Graph::capture(m_dev.stream.get(), [this] { enqueue(1); });
+    m_kernels_per_call = std::max(1, static_cast<int>(one_call.node_count()));
+  } catch (const suite::CudaError&) {
+    (void)cudaGetLastError();
+    m_kernels_per_call = 1;  // not capturable: count the call as one kernel, as before
+  }
+  return m_kernels_per_call;
 }
 
 }  // namespace gpubench::gemm

@@ -48,6 +48,11 @@ class PreparedGemm {
   // Checks the current output on a sampled subset against the CPU reference. Synchronises.
   suite::ValidationReport validate();
 
+  // Kernels one enqueue(1) really puts on the stream (a cuBLASLt algorithm may add a split-K
+  // reduction kernel), counted once by capturing one call as a graph after the warm-up calls; 1
+  // for cublasGemmEx and when the call cannot be captured. Batch sizing counts these.
+  int kernels_per_call();
+
   const AlgorithmChoice& algorithm() const noexcept { return m_choice; }
   const GemmCase& gemm_case() const noexcept { return m_case; }
   // The output matrix C in device memory (m x n, column-major): tests corrupt it to check that
@@ -69,6 +74,7 @@ class PreparedGemm {
   suite::cuda::DeviceBuffer<float> m_scale_one;  // FP8 A/B scales (1.0)
   std::unique_ptr<Lt> m_lt;
   AlgorithmChoice m_choice;
+  int m_kernels_per_call = 0;  // 0 until counted
   // Host scalars for alpha = 1, beta = 0 in each scale type.
   double m_alpha_f64 = 1.0, m_beta_f64 = 0.0;
   float m_alpha_f32 = 1.0f, m_beta_f32 = 0.0f;

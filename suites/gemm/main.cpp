@@ -126,9 +126,13 @@ void run_case(benchmark::State& state, const GemmCase& c, const std::string& nam
     }();
     DeviceContext& dev = context_for(c.device);
     const CacheState cache = c.cache == Cache::cold ? CacheState::cold : CacheState::hot;
-    // Hot: batches of about 5 ms (at most 200 calls, well below the launch queue's depth).
-    const int calls =
-        cache == CacheState::cold ? 1 : calls_per_batch(g.algorithm().median_call_ms, 5.0, 200);
+    // Hot: batches of about 5 ms, at most 200 calls and k_max_queued_kernels kernels (a call may
+    // enqueue more than one), well below the launch queue's depth.
+    const int max_calls =
+        std::min(200, std::max(1, suite::cuda::k_max_queued_kernels / g.kernels_per_call()));
+    const int calls = cache == CacheState::cold
+                          ? 1
+                          : calls_per_batch(g.algorithm().median_call_ms, 5.0, max_calls);
     // Warm-up batch: clocks up, caches and TLBs as they will be.
     (void)dev.timer.time_batch([&] { g.enqueue(calls); }, cache);
 

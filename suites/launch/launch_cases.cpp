@@ -1,6 +1,7 @@
 #include "suites/launch/launch_cases.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 namespace gpubench::launch {
 
@@ -54,6 +55,42 @@ std::vector<LaunchCase> all_cases(suite::Profile profile, const std::vector<int>
   return out;
 }
 
+const char* kernel_name(LaunchKernel k) {
+  switch (k) {
+    case LaunchKernel::empty:
+      return "launch::empty";
+    case LaunchKernel::stamp_start:
+      return "launch::stamp_start";
+    case LaunchKernel::add_one:
+      return "launch::add_one";
+    case LaunchKernel::clock_sync:
+      return "launch::clock_sync";
+  }
+  return "launch::?";
+}
+
+std::vector<LaunchKernel> gated_kernels(const LaunchCase& c) {
+  switch (c.kind) {
+    case LaunchCaseKind::back_to_back:
+      return {LaunchKernel::empty};  // queued behind the spin kernel
+    case LaunchCaseKind::kernel_chain:
+      return {LaunchKernel::add_one};  // captured into the graph
+    case LaunchCaseKind::launch_to_start:
+    case LaunchCaseKind::stream_synchronize:
+    case LaunchCaseKind::launch_synchronize:
+    case LaunchCaseKind::event_record_synchronize:
+    case LaunchCaseKind::memcpy_h2d_4_bytes:
+    case LaunchCaseKind::memcpy_d2h_4_bytes:
+      return {};  // host-timed on an idle stream
+  }
+  return {};
+}
+
+std::vector<LaunchKernel> preload_kernels(const LaunchCase&) {
+  return {LaunchKernel::empty, LaunchKernel::stamp_start, LaunchKernel::add_one,
+          LaunchKernel::clock_sync};
+}
+
 std::optional<ClockOffset> estimate_clock_offset(const std::vector<ClockPing>& pings) {
   const ClockPing* best = nullptr;
   for (const auto& p : pings) {
@@ -66,8 +103,22 @@ std::optional<ClockOffset> estimate_clock_offset(const std::vector<ClockPing>& p
   const std::int64_t rtt = best->host_receive_ns - best->host_send_ns;
   // The GPU saw the ping somewhere inside the round trip; the middle is the best guess.
   o.offset_ns = best->gpu_ns - (best->host_send_ns + rtt / 2);
-  o.uncertainty_ns = (rtt + 1) / 2;
+  std::vector<std::int64_t> stamps;
+  for (const auto& p : pings) {
+    if (p.host_receive_ns >= p.host_send_ns) stamps.push_back(p.gpu_ns);
+  }
+  o.timer_tick_ns = globaltimer_tick_ns(stamps);
+  o.uncertainty_ns = (rtt + 1) / 2 + o.timer_tick_ns;
   return o;
+}
+
+std::int64_t globaltimer_tick_ns(const std::vector<std::int64_t>& gpu_stamps_ns) {
+  std::int64_t tick = 0;
+  for (std::size_t i = 1; i < gpu_stamps_ns.size(); ++i) {
+    const std::int64_t d = gpu_stamps_ns[i] - gpu_stamps_ns[i - 1];
+    tick = std::gcd(tick, d < 0 ? -d : d);
+  }
+  return tick == 0 ? k_max_globaltimer_tick_ns : std::min(tick, k_max_globaltimer_tick_ns);
 }
 
 double launch_to_start_us(std::int64_t host_before_launch_ns, std::int64_t gpu_start_ns,

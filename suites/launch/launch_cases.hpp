@@ -53,6 +53,18 @@ inline constexpr int k_calls_per_sample = 200;
 
 std::vector<LaunchCase> all_cases(suite::Profile profile, const std::vector<int>& devices);
 
+// The suite's kernels (kernels/launch/launch.hpp).
+enum class LaunchKernel { empty, stamp_start, add_one, clock_sync };
+// Stable ledger name, e.g. "launch::empty" (suites/common/launch_ledger.hpp).
+const char* kernel_name(LaunchKernel k);
+// Kernels the case queues behind the spin kernel or inside stream capture: each must have been
+// launched once before on the device (a first launch there can wait on a lazy module load that
+// never finishes behind the spin kernel).
+std::vector<LaunchKernel> gated_kernels(const LaunchCase& c);
+// Kernels the case launches once, outside any batch or capture, before timing (its preload step):
+// every kernel of the suite, so each case also starts with its modules loaded (a few microseconds).
+std::vector<LaunchKernel> preload_kernels(const LaunchCase& c);
+
 // One host <-> GPU ping: the host's clock (ns) when it wrote the ping and when it saw the answer,
 // and the GPU's %globaltimer (ns) when the GPU saw the ping.
 struct ClockPing {
@@ -60,12 +72,19 @@ struct ClockPing {
   std::int64_t host_receive_ns = 0;
   std::int64_t gpu_ns = 0;
 };
-// gpu_time = host_time + offset_ns, within +- uncertainty_ns (half the round trip of the ping
-// used: the one with the shortest round trip, as NTP does).
+// gpu_time = host_time + offset_ns, within +- uncertainty_ns: half the round trip of the ping
+// used (the one with the shortest round trip, as NTP does) plus one %globaltimer tick, since the
+// ping's stamp and a later start stamp are each read from a timer that advances in ticks.
 struct ClockOffset {
   std::int64_t offset_ns = 0;
   std::int64_t uncertainty_ns = 0;
+  std::int64_t timer_tick_ns = 0;  // the tick included in uncertainty_ns
 };
+// %globaltimer advances in steps of up to 1 us on some GPUs (32 ns or finer on others).
+inline constexpr std::int64_t k_max_globaltimer_tick_ns = 1'000;
+// The timer's tick from stamps it gave: the greatest common divisor of their differences, at most
+// k_max_globaltimer_tick_ns (which is also the answer when fewer than two stamps differ).
+std::int64_t globaltimer_tick_ns(const std::vector<std::int64_t>& gpu_stamps_ns);
 // nullopt when no ping has a non-negative round trip.
 std::optional<ClockOffset> estimate_clock_offset(const std::vector<ClockPing>& pings);
 

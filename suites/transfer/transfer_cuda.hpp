@@ -72,6 +72,14 @@ void enqueue_copies(Engine engine, void* dst, const void* src, std::uint64_t byt
 // legacy default stream, which the suite's non-blocking streams do not wait for.)
 void clear_device(void* data, std::uint64_t bytes, cudaStream_t stream);
 
+// The SM copy kernels' names in the launch ledger (suites/common/launch_ledger.hpp).
+inline constexpr const char* k_sm_copy = "copy::sm_copy";
+inline constexpr const char* k_sm_copy_bidir = "copy::sm_copy_bidir";
+// Launches both SM copy kernels once on the current device (outside any timed batch) and waits,
+// unless done already: the first SM-copy case's batch is then not their first launch, which could
+// wait on a lazy module load behind the spin kernel until it times out.
+void preload_copy_kernels(int sm_count);
+
 // Fills a device (or mapped) buffer with the pattern and waits for it.
 void fill_device_pattern(void* data, std::uint64_t bytes, std::uint32_t seed, cudaStream_t stream);
 

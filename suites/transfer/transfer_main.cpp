@@ -33,6 +33,7 @@ void run_case(benchmark::State& state, const TransferCase& c) {
                             std::to_string(c.device) + " (" + to_string(c.memory) + ")";
   suite::run_guarded(state, sizes, [&] {
     GPUBENCH_CUDA_CHECK(cudaSetDevice(c.device));
+    if (c.engine == Engine::sm) preload_copy_kernels(suite::cuda::query_device(c.device).sm_count);
     switch (c.dir) {
       case Dir::h2d:
       case Dir::d2h:

@@ -1,6 +1,9 @@
 // gpubench run -> runs -> show -> export, misbehaving suites, interrupts, a real suite.
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
+#include <string>
+
 #include "e2e_support.hpp"
 
 namespace gpubench::e2e {
@@ -220,6 +223,32 @@ TEST(E2eRun, RealMemorySuiteRunsEndToEnd) {
       ws.run({"run", "--suite", "memory", "--filter", "no_such_benchmark_zzz", ws.db_arg()});
   EXPECT_EQ(none.exit_code, 0) << none.out << none.err;
   EXPECT_TRUE(contains(none.out, "no benchmark matches the filter")) << none.out;
+}
+
+// Suites start with CUDA_MODULE_LOADING=EAGER (no lazy module load behind the timing spin kernel)
+// unless the user set it; the run's stored environment shows what the suites ran with.
+TEST(E2eRun, SuitesRunWithEagerModuleLoadingUnlessTheUserChose) {
+  const fs::path calibration = fs::path(GPUBENCH_BIN_DIR) / "gpubench-calibration";
+  if (!fs::exists(calibration)) GTEST_SKIP() << "gpubench-calibration is not built";
+  unsetenv("CUDA_MODULE_LOADING");  // this test's own environment must not decide the default
+  Workspace ws;
+  const auto stored_mode = [&] {
+    const json detail =
+        json::parse(ws.run({"show", "latest", "--format", "json", ws.db_arg()}).out);
+    const json& env = detail.at("environment").at("configuration").at("env");
+    const auto it = env.find("CUDA_MODULE_LOADING");
+    return it == env.end() ? std::string("(absent)") : it->get<std::string>();
+  };
+  const CliResult eager =
+      ws.run({"run", "--suite", "calibration", "--repetitions", "2", ws.db_arg()}, {}, 300);
+  ASSERT_EQ(eager.exit_code, 0) << eager.out << eager.err;
+  EXPECT_EQ(stored_mode(), "EAGER");
+
+  const CliResult lazy =
+      ws.run({"run", "--suite", "calibration", "--repetitions", "2", ws.db_arg()},
+             {{"CUDA_MODULE_LOADING", "LAZY"}}, 300);
+  ASSERT_EQ(lazy.exit_code, 0) << lazy.out << lazy.err;
+  EXPECT_EQ(stored_mode(), "LAZY");
 }
 
 }  // namespace

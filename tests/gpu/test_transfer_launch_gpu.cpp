@@ -12,9 +12,13 @@
 #include "harness/process.hpp"
 #include "kernels/copy/copy.hpp"
 #include "suites/common/cuda/device.hpp"
+#include "suites/common/cuda/graph.hpp"
 #include "suites/common/cuda/pair_timing.hpp"
+#include "suites/common/cuda/preload.hpp"
 #include "suites/common/cuda/resources.hpp"
 #include "suites/transfer/concurrent_pair_timer.hpp"
+#include "suites/common/cuda/timing.hpp"
+#include "suites/common/launch_ledger.hpp"
 #include "suites/transfer/transfer_cuda.hpp"
 #include "util/fs.hpp"
 
@@ -30,6 +34,42 @@ using json = nlohmann::json;
     if (probe_.count == 0) GTEST_SKIP() << probe_.reason; \
     ASSERT_EQ(cudaSetDevice(0), cudaSuccess);             \
   } while (0)
+
+// The real timers and graph capture enter the ledger's scopes: a kernel never launched before
+// is refused inside a spin-gated batch (both timers) and inside capture, by name and without
+// being issued; after its preload the same batch runs. The SM copy preload loads both kernels.
+TEST(TransferGpu, FirstLaunchInsideABatchOrCaptureIsRefusedAfterPreloadItRuns) {
+  REQUIRE_DEVICE();
+  const cu::DeviceInfo info = cu::query_device(0);
+  cu::Stream stream = cu::Stream::create();
+  cu::Stream second = cu::Stream::create();
+  cu::DeviceBuffer<unsigned char> src(1 << 20), dst(1 << 20);
+  int issued = 0;
+  const auto copy = [&] {
+    cu::launch_noted("test::sm_copy_alias", [&] {
+      ++issued;
+      return kernels::copy::launch_sm_copy(dst.data(), src.data(), 1 << 20, info.sm_count,
+                                           stream.get());
+    });
+  };
+  cu::BatchTimer timer(stream.get(), info.clock_khz, static_cast<std::size_t>(info.l2_bytes));
+  EXPECT_THROW(timer.time_batch(copy, cu::CacheState::hot), suite::FirstLaunchInScope);
+  cu::StreamPairTimer pair(stream.get(), second.get());
+  EXPECT_THROW(pair.time_pair(copy, [] {}), suite::FirstLaunchInScope);
+  EXPECT_THROW((void)cu::Graph::capture(stream.get(), copy), suite::FirstLaunchInScope);
+  EXPECT_EQ(issued, 0);
+  stream.synchronize();
+  cu::preload_kernel("test::sm_copy_alias", stream.get(), [&] {
+    return kernels::copy::launch_sm_copy(dst.data(), src.data(), 16, info.sm_count, stream.get());
+  });
+  EXPECT_GT(timer.time_batch(copy, cu::CacheState::hot).elapsed_ms, 0.0);
+  EXPECT_EQ(issued, 1);
+
+  preload_copy_kernels(info.sm_count);
+  auto& ledger = suite::LaunchLedger::process();
+  EXPECT_TRUE(ledger.launched(0, k_sm_copy));
+  EXPECT_TRUE(ledger.launched(0, k_sm_copy_bidir));
+}
 
 TEST(TransferGpu, SmCopyKernelsCopyExactlyAndValidationSeesIt) {
   REQUIRE_DEVICE();

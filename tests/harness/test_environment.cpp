@@ -2,6 +2,10 @@
 // probe on this machine (which may have no GPU).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <map>
+#include <string>
+
 #include "gpubench_version.hpp"
 #include "harness/environment.hpp"
 #include "harness/nvml.hpp"
@@ -93,6 +97,24 @@ TEST(Environment, RecordsCublasAndTf32Variables) {
   EXPECT_EQ(env.at("CUDA_VISIBLE_DEVICES"), "2,3");
   EXPECT_EQ(env.at("CUDA_DEVICE_ORDER"), "PCI_BUS_ID");
   EXPECT_EQ(env.count("NVIDIA_VISIBLE_DEVICES"), 0u);
+}
+
+// Suites start with eager module loading (no lazy load behind the spin kernel) unless the user
+// chose a mode, which is kept as set.
+TEST(Environment, SuitesLoadModulesEagerlyUnlessTheUserChose) {
+  EXPECT_EQ(suite_module_loading(nullptr), "EAGER");
+  EXPECT_EQ(suite_module_loading(""), "EAGER");
+  EXPECT_EQ(suite_module_loading("LAZY"), "LAZY");
+  EXPECT_EQ(suite_module_loading("EAGER"), "EAGER");
+}
+
+TEST(Environment, SuiteChildEnvironmentNamesEveryVariableTheHarnessSets) {
+  std::map<std::string, std::string> env;
+  for (const auto& [key, value] : suite_child_env("standard")) env[key] = value;
+  EXPECT_EQ(env.at("GPUBENCH_PROFILE"), "standard");
+  EXPECT_EQ(env.at("CUDA_DEVICE_ORDER"), "PCI_BUS_ID");
+  const char* user = std::getenv("CUDA_MODULE_LOADING");
+  EXPECT_EQ(env.at("CUDA_MODULE_LOADING"), user && *user ? std::string(user) : "EAGER");
 }
 
 TEST(Environment, FormatsLibraryVersionCodes) {

@@ -40,9 +40,29 @@ TEST(LaunchCases, ClockOffsetUsesTheShortestRoundTrip) {
   const auto o = estimate_clock_offset(pings);
   ASSERT_TRUE(o);
   EXPECT_EQ(o->offset_ns, 1'000'000);
-  EXPECT_EQ(o->uncertainty_ns, 1'000);
+  // Half the shortest round trip plus one timer tick; two stamps 93 us apart say nothing finer
+  // than the 1 us worst case.
+  EXPECT_EQ(o->timer_tick_ns, 1'000);
+  EXPECT_EQ(o->uncertainty_ns, 1'000 + 1'000);
   EXPECT_FALSE(estimate_clock_offset({}));
   EXPECT_FALSE(estimate_clock_offset({{10, 5, 0}}));
+}
+
+// The %globaltimer tick: the finest step its stamps show, never more than 1 us.
+TEST(LaunchCases, GlobalTimerTickIsTheFinestStepOfItsStamps) {
+  EXPECT_EQ(globaltimer_tick_ns({1'000'032, 1'000'096, 1'003'200, 1'003'232}), 32);
+  EXPECT_EQ(globaltimer_tick_ns({5'000, 7'000, 12'000}), 1'000);  // 1 us steps
+  EXPECT_EQ(globaltimer_tick_ns({4'000, 8'000}), 1'000);          // capped at the worst case
+  EXPECT_EQ(globaltimer_tick_ns({}), 1'000);
+  EXPECT_EQ(globaltimer_tick_ns({7, 7}), 1'000);
+  EXPECT_EQ(globaltimer_tick_ns({10, 9, 7}), 1);
+  // A 32 ns timer makes the offset's uncertainty half the round trip + 32 ns.
+  const std::vector<ClockPing> pings = {
+      {0, 400, 1'000'192}, {1'000, 1'200, 1'001'088}, {2'000, 2'600, 1'001'120}};
+  const auto o = estimate_clock_offset(pings);
+  ASSERT_TRUE(o);
+  EXPECT_EQ(o->timer_tick_ns, 32);
+  EXPECT_EQ(o->uncertainty_ns, 100 + 32);
 }
 
 TEST(LaunchCases, LaunchToStartMapsTheGpuStampIntoHostTime) {

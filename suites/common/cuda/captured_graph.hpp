@@ -9,16 +9,9 @@
 #include <cstddef>
 #include <functional>
 
-#include "suites/common/cuda/resources.hpp"
+#include "suites/common/cuda/graph.hpp"
 
 namespace gpubench::suite::cuda {
-
-struct GraphDestroy {
-  void operator()(cudaGraph_t g) const noexcept { (void)cudaGraphDestroy(g); }
-};
-struct GraphExecDestroy {
-  void operator()(cudaGraphExec_t g) const noexcept { (void)cudaGraphExecDestroy(g); }
-};
 
 class CapturedGraph {
  public:
@@ -27,7 +20,8 @@ class CapturedGraph {
   // Captures what `enqueue` queues on `stream` (nothing runs while capturing; capture mode
   // thread-local, so other threads' CUDA calls are unaffected) and instantiates it. `stream` must
   // not be the legacy default stream and should be idle. If enqueue throws, the capture is ended
-  // and discarded before the exception propagates. Throws CudaError on CUDA failures.
+  // and discarded before the exception propagates. Throws CudaError on CUDA failures, and
+  // FirstLaunchInScope when enqueue uses a kernel never launched before (launch it once first).
   static CapturedGraph capture(cudaStream_t stream, const std::function<void()>& enqueue);
 
   // Queues one replay of the whole graph on `stream` (asynchronous).
@@ -38,8 +32,8 @@ class CapturedGraph {
   explicit operator bool() const noexcept { return static_cast<bool>(m_exec); }
 
  private:
-  UniqueHandle<cudaGraph_t, GraphDestroy> m_graph;
-  UniqueHandle<cudaGraphExec_t, GraphExecDestroy> m_exec;
+  Graph m_graph;
+  GraphExec m_exec;
   std::size_t m_nodes = 0;
 };
 

@@ -1,13 +1,16 @@
 // Move-only owners of CUDA Graphs (same contract as resources.hpp: destructors never throw; the
-// device that was current at creation stays current while they are used).
+// device that was current at creation stays current while they are used). The one place graphs
+// are captured and destroyed; captured_graph.hpp builds on it.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <functional>
 
 #include "suites/common/cuda/check.hpp"
 #include "suites/common/cuda/resources.hpp"
+#include "suites/common/launch_ledger.hpp"
 
 namespace gpubench::suite::cuda {
 
@@ -23,9 +26,12 @@ class Graph : public UniqueHandle<cudaGraph_t, GraphDestroy> {
   using UniqueHandle::UniqueHandle;
   // Captures what `enqueue` queues on `stream` (which must not be the legacy default stream).
   // The capture is ended even when enqueue throws, so the stream is usable afterwards.
+  // Nothing is launched while capturing, so a kernel first used here was never loaded: the
+  // ledger reports it (launch_ledger.hpp); launch each kernel once before capturing it.
   static Graph capture(cudaStream_t stream, const std::function<void()>& enqueue) {
     GPUBENCH_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
     try {
+      const ScopedLaunchScope capturing(LaunchScope::capturing);
       enqueue();
     } catch (...) {
       cudaGraph_t broken = nullptr;
@@ -37,6 +43,12 @@ class Graph : public UniqueHandle<cudaGraph_t, GraphDestroy> {
     cudaGraph_t g = nullptr;
     GPUBENCH_CUDA_CHECK(cudaStreamEndCapture(stream, &g));
     return Graph(g);
+  }
+  // Nodes in the graph (kernels, memsets, ...).
+  std::size_t node_count() const {
+    std::size_t nodes = 0;
+    GPUBENCH_CUDA_CHECK(cudaGraphGetNodes(get(), nullptr, &nodes));
+    return nodes;
   }
 };
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "kernels/common/spin.hpp"
+#include "suites/common/cuda/preload.hpp"
 
 namespace gpubench::suite::cuda {
 
@@ -38,10 +39,14 @@ PairSample StreamPairTimer::time_pair(const std::function<void()>& enqueue_first
   int* device_flags = m_flag.device_pointer();
   store_flag(&flags[0], 0);
   store_flag(&flags[1], 0);
-  GPUBENCH_CUDA_CHECK(
-      kernels::launch_spin_wait(&device_flags[0], m_spin_timeout_ns, &device_flags[1], m_first));
+  launch_noted("common::spin_wait", [&] {
+    return static_cast<int>(
+        kernels::launch_spin_wait(&device_flags[0], m_spin_timeout_ns, &device_flags[1], m_first));
+  });
   {
     Release release{&flags[0]};
+    // Both streams wait for the flag: no first launch of a kernel here (launch_ledger.hpp).
+    const ScopedLaunchScope gated(LaunchScope::gated);
     m_gate.record(m_first);
     GPUBENCH_CUDA_CHECK(cudaStreamWaitEvent(m_second, m_gate.get(), 0));
     m_start_first.record(m_first);

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "suites/common/cuda/preload.hpp"
+
 namespace gpubench::suite::cuda {
 
 const char* to_string(CacheState state) {
@@ -48,7 +50,10 @@ double BatchTimer::probe_clock_mhz() {
   m_probe.data()->ns = 0;
   // 50 us: long against the global timer's resolution (up to 1 us on some GPUs), short against
   // anything that changes clocks.
-  GPUBENCH_CUDA_CHECK(kernels::launch_clock_probe(50'000, m_probe.device_pointer(), m_stream));
+  launch_noted("common::clock_probe", [&] {
+    return static_cast<int>(
+        kernels::launch_clock_probe(50'000, m_probe.device_pointer(), m_stream));
+  });
   GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(m_stream));
   const kernels::ClockProbe probe = *m_probe.data();
   if (probe.ns == 0) return 0.0;
@@ -65,10 +70,15 @@ BatchSample BatchTimer::time_batch(const std::function<void()>& enqueue, CacheSt
   }
   store_flag(&flags[0], 0);
   store_flag(&flags[1], 0);
-  GPUBENCH_CUDA_CHECK(
-      kernels::launch_spin_wait(&device_flags[0], m_spin_timeout_ns, &device_flags[1], m_stream));
+  launch_noted("common::spin_wait", [&] {
+    return static_cast<int>(
+        kernels::launch_spin_wait(&device_flags[0], m_spin_timeout_ns, &device_flags[1], m_stream));
+  });
   {
     Release release{&flags[0]};
+    // Nothing queued here runs before the flag is released: a kernel's first launch (a lazy
+    // module load) must not happen here (launch_ledger.hpp).
+    const ScopedLaunchScope gated(LaunchScope::gated);
     m_start.record(m_stream);
     enqueue();
     m_stop.record(m_stream);

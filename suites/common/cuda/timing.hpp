@@ -24,6 +24,10 @@ namespace gpubench::suite::cuda {
 
 enum class CacheState { hot, cold };
 
+// Kernels one batch may queue behind the spin kernel: below the ~500 pending launches at which a
+// launch call starts to wait for the GPU, which the spin kernel holds.
+inline constexpr int k_max_queued_kernels = 400;
+
 const char* to_string(CacheState state);
 
 // Evicts L2 by writing a buffer twice the L2 size (at least 8 MiB).
@@ -50,7 +54,10 @@ class BatchTimer {
              unsigned long long spin_timeout_ns = k_default_spin_timeout_ns);
 
   // enqueue must only queue work on the stream (no synchronisation): the queue is held by the spin
-  // kernel until it returns. Keep batches below ~500 launches so the launch queue never fills.
+  // kernel until it returns. Keep batches below k_max_queued_kernels kernels (a graph replay
+  // counts its nodes, a library call the kernels it enqueues) so the launch queue never fills.
+  // Every kernel enqueue queues must have been launched once before, outside any batch: enqueue
+  // runs in a gated LaunchScope (suites/common/launch_ledger.hpp).
   // Throws std::runtime_error when the spin kernel timed out (the sample would include launch
   // latency and is not reported), CudaError on CUDA failures.
   BatchSample time_batch(const std::function<void()>& enqueue, CacheState cache);
