@@ -130,8 +130,8 @@ struct MigFacts {
 // NVSwitch fabric: PCIe GPUs, pre-Hopper).
 struct FabricFacts {
   bool supported = true;
-  int state = 0;                     // NVML_GPU_FABRIC_STATE_*: 1 not started, 2 in progress, 3 done
-  int status = 0;                    // nvmlReturn_t of the registration (read when state is 3)
+  int state = 0;   // NVML_GPU_FABRIC_STATE_*: 1 not started, 2 in progress, 3 done
+  int status = 0;  // nvmlReturn_t of the registration (read when state is 3)
   std::optional<unsigned> health_mask;  // NVML_GPU_FABRIC_HEALTH_MASK_* (v2 and later)
   std::optional<int> health_summary;    // NVML_GPU_FABRIC_HEALTH_SUMMARY_* (v3 and later)
 };

@@ -197,9 +197,10 @@ DoctorCheck check_ecc_errors(const std::vector<GpuFacts>& gpus, const GpuCount& 
         // Lifetime counts include errors from long ago that the row remapper (Ampere+) or page
         // retirement already took out of service: shown, not a failure of a healthy GPU.
         if (g.ecc_aggregate_uncorrected.value_or(0) > 0) {
-          return GpuVerdict{CheckStatus::warn, text + " (lifetime uncorrected errors: handled by " +
-                                                   (g.remapped_rows ? "row remapping" : "page retirement") +
-                                                   " unless gpu.retired_memory says otherwise)"};
+          return GpuVerdict{CheckStatus::warn,
+                            text + " (lifetime uncorrected errors: handled by " +
+                                (g.remapped_rows ? "row remapping" : "page retirement") +
+                                " unless gpu.retired_memory says otherwise)"};
         }
         if (g.ecc_volatile_corrected.value_or(0) > 0 || g.ecc_aggregate_corrected.value_or(0) > 0) {
           return GpuVerdict{CheckStatus::warn, text};
@@ -347,7 +348,7 @@ DoctorCheck check_power_limit(const std::vector<GpuFacts>& gpus, const GpuCount&
           text += ", configured " + watts(*g.configured_power_limit_w);
         text += " (default " + watts(*g.default_power_limit_w) + ")";
         return GpuVerdict{same(*g.power_limit_w, *g.default_power_limit_w) ? CheckStatus::pass
-                                                                            : CheckStatus::warn,
+                                                                           : CheckStatus::warn,
                           text};
       });
 }
@@ -380,7 +381,8 @@ DoctorCheck check_nvlink(const std::vector<GpuFacts>& gpus, const GpuCount& coun
       "check nvidia-smi nvlink -s and -e; reseat the NVLink bridge, or drain the node and "
       "reset the GPU; a link that stays down needs service",
       [&](const GpuFacts& g) {
-        if (!g.nvlink) return GpuVerdict{CheckStatus::unknown, "unknown (NVLink state not readable)"};
+        if (!g.nvlink)
+          return GpuVerdict{CheckStatus::unknown, "unknown (NVLink state not readable)"};
         const NvlinkFacts& n = *g.nvlink;
         const std::size_t supported = n.up.size() + n.down.size();
         if (supported == 0) return GpuVerdict{CheckStatus::pass, "no NVLink"};
@@ -423,8 +425,8 @@ DoctorCheck check_nvlink_fabric(const std::vector<GpuFacts>& gpus, const GpuCoun
                             "unknown fabric state " + std::to_string(f.state)};
         }
         if (f.status != k_nvml_success) {
-          return GpuVerdict{CheckStatus::fail,
-                            "fabric registration failed (NVML error " + std::to_string(f.status) + ")"};
+          return GpuVerdict{CheckStatus::fail, "fabric registration failed (NVML error " +
+                                                   std::to_string(f.status) + ")"};
         }
         if (f.health_summary == k_fabric_health_unhealthy)
           return GpuVerdict{CheckStatus::fail, "registered, fabric unhealthy"};

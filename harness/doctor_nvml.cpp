@@ -26,10 +26,11 @@ namespace {
 using nvmlReturn_t = int;  // NVML_SUCCESS = 0
 using nvmlDevice_t = void*;
 constexpr nvmlReturn_t k_success = 0;
-constexpr int k_aggregate_ecc = 1;      // nvmlEccCounterType_t NVML_AGGREGATE_ECC
-constexpr int k_clock_graphics = 0;     // nvmlClockType_t NVML_CLOCK_GRAPHICS
-constexpr int k_pstate_0 = 0;           // nvmlPstates_t NVML_PSTATE_0
-constexpr unsigned k_nvlink_max_links = 36;  // NVML_NVLINK_MAX_LINKS in CUDA 13's nvml.h (18 before)
+constexpr int k_aggregate_ecc = 1;   // nvmlEccCounterType_t NVML_AGGREGATE_ECC
+constexpr int k_clock_graphics = 0;  // nvmlClockType_t NVML_CLOCK_GRAPHICS
+constexpr int k_pstate_0 = 0;        // nvmlPstates_t NVML_PSTATE_0
+constexpr unsigned k_nvlink_max_links =
+    36;  // NVML_NVLINK_MAX_LINKS in CUDA 13's nvml.h (18 before)
 constexpr int k_error_invalid_argument = 2;  // NVML_ERROR_INVALID_ARGUMENT
 
 // nvml.h's NVML_STRUCT_VERSION(name, ver): sizeof(struct) | ver << 24.
@@ -125,15 +126,15 @@ std::optional<int> clock_offset_mhz(const Nvml& nvml, int index) {
   auto f = nvml_fn<nvmlReturn_t (*)(nvmlDevice_t, nvmlClockOffset_v1_t*)>(
       nvml, "nvmlDeviceGetClockOffsets");
   nvmlDevice_t dev = nvml.device_handle(index);
-  nvmlClockOffset_v1_t info{struct_version<nvmlClockOffset_v1_t>(1), k_clock_graphics, k_pstate_0,
-                            0, 0, 0};
+  nvmlClockOffset_v1_t info{
+      struct_version<nvmlClockOffset_v1_t>(1), k_clock_graphics, k_pstate_0, 0, 0, 0};
   if (!f || !dev || f(dev, &info) != k_success) return std::nullopt;
   return info.clockOffsetMHz;
 }
 
 std::optional<MigFacts> probe_mig(const Nvml& nvml, int index) {
-  auto f = nvml_fn<nvmlReturn_t (*)(nvmlDevice_t, unsigned*, unsigned*)>(nvml,
-                                                                         "nvmlDeviceGetMigMode");
+  auto f =
+      nvml_fn<nvmlReturn_t (*)(nvmlDevice_t, unsigned*, unsigned*)>(nvml, "nvmlDeviceGetMigMode");
   nvmlDevice_t dev = nvml.device_handle(index);
   if (!f || !dev) return std::nullopt;
   unsigned current = 0, pending = 0;
@@ -181,8 +182,8 @@ std::optional<FabricFacts> probe_fabric(const Nvml& nvml, int index) {
 }
 
 std::optional<NvlinkFacts> probe_nvlink(const Nvml& nvml, int index) {
-  auto f = nvml_fn<nvmlReturn_t (*)(nvmlDevice_t, unsigned, int*)>(nvml,
-                                                                    "nvmlDeviceGetNvLinkState");
+  auto f =
+      nvml_fn<nvmlReturn_t (*)(nvmlDevice_t, unsigned, int*)>(nvml, "nvmlDeviceGetNvLinkState");
   nvmlDevice_t dev = nvml.device_handle(index);
   if (!f || !dev) return std::nullopt;
   std::vector<NvlinkAnswer> links;

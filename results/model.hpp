@@ -48,7 +48,8 @@ struct GpuInfo {
   // The SM clock the GPU is set to run at: NVML's current applications clock (what
   // `nvidia-smi -ac` sets). A sample below it is `clock_below_expected`.
   std::optional<int> app_sm_clock_mhz;
-  std::optional<double> power_limit_w;  // enforced (nvmlDeviceGetEnforcedPowerLimit), W
+  // The enforced limit (nvmlDeviceGetEnforcedPowerLimit: after out-of-band caps), W.
+  std::optional<double> power_limit_w;
   std::string ecc = k_unknown;  // "on", "off", "unknown"
   std::optional<int> pcie_gen;
   std::optional<int> pcie_width;

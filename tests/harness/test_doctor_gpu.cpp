@@ -118,7 +118,8 @@ TEST(DoctorGpu, EnforcedPowerLimitBelowTheConfiguredOneWarns) {
   g[0].power_limit_w = 550;  // a chassis cap the configured limit does not show
   const DoctorCheck c = check_power_limit(g, count_of(g));
   EXPECT_EQ(c.status, CheckStatus::warn);
-  EXPECT_TRUE(contains(c.value, "gpu0 enforced 550 W, configured 700 W (default 700 W)")) << c.value;
+  EXPECT_TRUE(contains(c.value, "gpu0 enforced 550 W, configured 700 W (default 700 W)"))
+      << c.value;
 }
 
 NvlinkFacts links(int up, std::vector<int> down = {}) {
@@ -210,8 +211,8 @@ TEST(DoctorNvml, ReturnCodesBecomeFactsOrUnknown) {
   EXPECT_TRUE(fabric_from_nvml(k_nvml_success, read)->supported);
 
   // Links 0-1 up, 2 down, 3.. not on this GPU (NOT_SUPPORTED / INVALID_ARGUMENT past its last).
-  std::vector<NvlinkAnswer> answers = {{0, 1}, {0, 1}, {0, 0}, {k_nvml_error_not_supported, 0},
-                                       {2, 0}};
+  std::vector<NvlinkAnswer> answers = {
+      {0, 1}, {0, 1}, {0, 0}, {k_nvml_error_not_supported, 0}, {2, 0}};
   const auto n = nvlink_from_nvml(answers);
   ASSERT_TRUE(n);
   EXPECT_EQ(n->up, (std::vector<int>{0, 1}));

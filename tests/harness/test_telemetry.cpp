@@ -199,8 +199,8 @@ TEST(TelemetryClassification, SlowdownsAreInvalidAndThePowerCapIsOnlyPowerLimite
   EXPECT_FALSE(is_slowdown(throttle::sw_power_cap));
   // The board limit (0x200) and reliability (0x400) policies are the same operating envelope
   // (CUDA 13 nvml.h): power-limited, not invalid, and not ignored.
-  for (int64_t envelope : {throttle::board_limit, throttle::reliability,
-                           throttle::gpu_idle | throttle::reliability}) {
+  for (int64_t envelope :
+       {throttle::board_limit, throttle::reliability, throttle::gpu_idle | throttle::reliability}) {
     EXPECT_TRUE(is_power_limited(envelope)) << envelope;
     EXPECT_FALSE(is_slowdown(envelope)) << envelope;
   }
