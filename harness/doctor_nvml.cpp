@@ -29,11 +29,12 @@ constexpr nvmlReturn_t k_success = 0;
 constexpr int k_aggregate_ecc = 1;   // nvmlEccCounterType_t NVML_AGGREGATE_ECC
 constexpr int k_clock_graphics = 0;  // nvmlClockType_t NVML_CLOCK_GRAPHICS
 constexpr int k_pstate_0 = 0;        // nvmlPstates_t NVML_PSTATE_0
-constexpr unsigned k_nvlink_max_links =
-    36;  // NVML_NVLINK_MAX_LINKS in CUDA 13's nvml.h (18 before)
+// NVML_NVLINK_MAX_LINKS in CUDA 13's nvml.h (18 before; older drivers answer INVALID_ARGUMENT).
+constexpr unsigned k_nvlink_max_links = 36;
 constexpr int k_error_invalid_argument = 2;  // NVML_ERROR_INVALID_ARGUMENT
 
 // nvml.h's NVML_STRUCT_VERSION(name, ver): sizeof(struct) | ver << 24.
+// The layouts below mirror nvml.h member for member (same types, same order), so sizeof matches.
 template <typename T>
 constexpr unsigned struct_version(unsigned ver) {
   return static_cast<unsigned>(sizeof(T)) | ver << 24;
@@ -76,6 +77,10 @@ struct nvmlGpuFabricInfo_v3_t {
   unsigned healthMask;
   unsigned char healthSummary;
 };
+// The versions NVML checks are these sizes (nvml.h's layouts on LP64 Linux).
+static_assert(sizeof(nvmlClockOffset_v1_t) == 24);
+static_assert(sizeof(nvmlGpuFabricInfo_v2_t) == 36);
+static_assert(sizeof(nvmlGpuFabricInfo_v3_t) == 40);
 
 template <typename Fn>
 Fn nvml_fn(const Nvml& nvml, const char* name) {
