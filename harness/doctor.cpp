@@ -144,10 +144,12 @@ std::vector<DoctorCheck> run_doctor(const DoctorOptions& options) {
                        meminfo ? parse_meminfo_value(*meminfo, "Hugepagesize") : std::nullopt));
 
   // GPU state.
+  out.push_back(check_gpu_reachable(gpus, count));
   out.push_back(check_persistence(gpus, count));
   out.push_back(check_ecc_mode(gpus, count));
   out.push_back(check_ecc_errors(gpus, count));
   out.push_back(check_retired_memory(gpus, count));
+  out.push_back(check_mig(gpus, count));
 
   // PCIe; clocks and power.
   out.push_back(check_pcie(gpus, count));
@@ -165,6 +167,8 @@ std::vector<DoctorCheck> run_doctor(const DoctorOptions& options) {
   }
   out.push_back(check_numa_affinity(gpus, count, allowed_cpus(), node_cpus));
   out.push_back(check_iommu(probe_iommu()));
+  out.push_back(check_nvlink(gpus, count));
+  out.push_back(check_nvlink_fabric(gpus, count));
 
   // Containers.
   const ContainerFacts container = probe_container();

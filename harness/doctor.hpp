@@ -119,10 +119,42 @@ struct RemappedRows {
   bool pending = false, failure = false;
 };
 
+// nvmlDeviceGetMigMode. supported = false: NVML_ERROR_NOT_SUPPORTED (not a MIG-capable GPU).
+struct MigFacts {
+  bool supported = true;
+  bool enabled = false, pending_enabled = false;
+};
+
+// nvmlDeviceGetGpuFabricInfoV: the GPU's registration with the NVSwitch fabric manager.
+// supported = false: NVML_ERROR_NOT_SUPPORTED or state NVML_GPU_FABRIC_STATE_NOT_SUPPORTED (no
+// NVSwitch fabric: PCIe GPUs, pre-Hopper).
+struct FabricFacts {
+  bool supported = true;
+  int state = 0;   // NVML_GPU_FABRIC_STATE_*: 1 not started, 2 in progress, 3 done
+  int status = 0;  // nvmlReturn_t of the registration (read when state is 3)
+  std::optional<unsigned> health_mask;  // NVML_GPU_FABRIC_HEALTH_MASK_* (v2 and later)
+  std::optional<int> health_summary;    // NVML_GPU_FABRIC_HEALTH_SUMMARY_* (v3 and later)
+};
+inline constexpr int k_fabric_state_not_supported = 0;
+inline constexpr int k_fabric_state_not_started = 1;
+inline constexpr int k_fabric_state_in_progress = 2;
+inline constexpr int k_fabric_state_completed = 3;
+inline constexpr int k_fabric_health_healthy = 1;
+inline constexpr int k_fabric_health_unhealthy = 2;
+inline constexpr int k_fabric_health_limited_capacity = 3;
+
+// nvmlDeviceGetNvLinkState over links 0..NVML_NVLINK_MAX_LINKS-1: a link is supported when the
+// query succeeds (NOT_SUPPORTED / INVALID_ARGUMENT: the GPU has no such link).
+struct NvlinkFacts {
+  std::vector<int> up, down;  // link numbers
+};
+
 // What the doctor reads per GPU through NVML and sysfs. nullopt = not readable on this GPU.
 struct GpuFacts {
   int index = 0;
   std::string name;
+  std::string bus_id;  // full PCI id as NVML gives it ("00000000:17:00.0"); "" when unreadable
+  bool lost = false;   // NVML_ERROR_GPU_IS_LOST: the GPU fell off the bus
   std::optional<bool> persistence;
   std::optional<bool> ecc_enabled;
   std::optional<int64_t> ecc_volatile_corrected, ecc_volatile_uncorrected;
@@ -134,10 +166,19 @@ struct GpuFacts {
   std::optional<int> pcie_max_gen, pcie_max_width;  // the link's maximum (GPU and slot)
   std::optional<int> pcie_gpu_max_gen;              // the GPU's own maximum
   std::optional<bool> idle;                         // clocks-event reason "GPU idle" set
+  // Application SM clock target and its default (nvmlDeviceGetClock APP_CLOCK_TARGET /
+  // APP_CLOCK_DEFAULT, falling back to the deprecated nvmlDeviceGetApplicationsClock pair).
   std::optional<int> app_sm_clock_mhz, default_app_sm_clock_mhz;
-  std::optional<bool> clocks_user_limited;  // clocks-event reason "applications clocks setting"
-  std::optional<double> power_limit_w, default_power_limit_w;
+  // Clocks-event reason 0x2 "applications clocks setting": older drivers set it for application
+  // or locked clocks; CUDA 13's nvml.h marks it "no longer used". Only `true` says anything.
+  std::optional<bool> clocks_user_limited;
+  std::optional<int> graphics_clock_offset_mhz;  // nvmlDeviceGetClockOffsets, P0
+  // Enforced limit (nvmlDeviceGetEnforcedPowerLimit), the one set with nvidia-smi -pl, default.
+  std::optional<double> power_limit_w, configured_power_limit_w, default_power_limit_w;
   std::optional<int> numa_node;  // -1 in sysfs (no affinity) -> nullopt
+  std::optional<MigFacts> mig;
+  std::optional<FabricFacts> fabric;
+  std::optional<NvlinkFacts> nvlink;
 };
 
 struct DriverFacts {
@@ -160,18 +201,38 @@ std::optional<std::string> parse_nvcc_release(const std::string& nvcc_version_ou
 
 DoctorCheck check_driver_cuda(const DriverFacts& driver, const GpuCount& gpus);
 DoctorCheck check_toolkit(const DriverFacts& driver);
+// Every GPU NVML lists answers: a GPU that fell off the bus (NVML_ERROR_GPU_IS_LOST) fails,
+// named by index, PCI id and name. Other per-GPU checks show it as unknown.
+DoctorCheck check_gpu_reachable(const std::vector<GpuFacts>& gpus, const GpuCount& count);
 DoctorCheck check_persistence(const std::vector<GpuFacts>& gpus, const GpuCount& count);
 DoctorCheck check_ecc_mode(const std::vector<GpuFacts>& gpus, const GpuCount& count);
-// Uncorrected errors (volatile or aggregate) fail; corrected ones warn.
+// Uncorrected errors since the driver loaded (volatile) fail. Aggregate (lifetime) ones warn:
+// row remapping (Ampere+) or page retirement handled them; gpu.retired_memory fails a GPU where
+// that failed. Corrected errors warn.
 DoctorCheck check_ecc_errors(const std::vector<GpuFacts>& gpus, const GpuCount& count);
 // Retired pages / remapped rows: a remapping failure fails; pending retirement or remapping
-// warns (reset the GPU); otherwise passes with the counts.
+// warns (reset the GPU; per NVIDIA, work runs unaffected meanwhile); rows remapped for
+// uncorrectable errors warn (handled, shown); otherwise passes with the counts.
 DoctorCheck check_retired_memory(const std::vector<GpuFacts>& gpus, const GpuCount& count);
 // A link narrower than its maximum, a slot slower than the GPU, or a busy GPU below its maximum
 // generation warns, naming the GPU. An idle GPU's link trains down to save power: not judged.
 DoctorCheck check_pcie(const std::vector<GpuFacts>& gpus, const GpuCount& count);
+// MIG on fails (a whole-GPU benchmark would measure one slice, or CUDA sees no whole GPU); a
+// pending change warns; a GPU without MIG passes.
+DoctorCheck check_mig(const std::vector<GpuFacts>& gpus, const GpuCount& count);
+// Application SM clock away from its default, a clock offset, or clocks-event reason 0x2 warn.
+// Unknown when the application clocks cannot be read. Locked clocks (nvidia-smi -lgc) have no
+// NVML getter: the check says so; telemetry's clock_below_expected shows their effect.
 DoctorCheck check_app_clocks(const std::vector<GpuFacts>& gpus, const GpuCount& count);
+// The enforced power limit vs the configured one and the default: lower warns.
 DoctorCheck check_power_limit(const std::vector<GpuFacts>& gpus, const GpuCount& count);
+// NVLink links: on an NVSwitch fabric every supported link is up; elsewhere a GPU has as many
+// links up as its siblings of the same model (a bridge may use fewer links than the GPU has). A
+// link down against that fails; no link up anywhere (PCIe card, no bridge) warns.
+DoctorCheck check_nvlink(const std::vector<GpuFacts>& gpus, const GpuCount& count);
+// NVSwitch fabric registration (fabric manager): not completed or failed fails; an unhealthy
+// fabric fails, limited capacity or degraded bandwidth warns; GPUs off any fabric pass.
+DoctorCheck check_nvlink_fabric(const std::vector<GpuFacts>& gpus, const GpuCount& count);
 // GPU NUMA nodes vs the CPUs this process may run on (`node_cpus[n]` = CPUs of node n).
 DoctorCheck check_numa_affinity(const std::vector<GpuFacts>& gpus, const GpuCount& count,
                                 const std::optional<std::vector<int>>& allowed_cpus,
@@ -180,6 +241,17 @@ DoctorCheck check_numa_affinity(const std::vector<GpuFacts>& gpus, const GpuCoun
 // GPUs passed in) vs CUDA's (CUDA_VISIBLE_DEVICES). Fewer warns.
 DoctorCheck check_gpu_visibility(const DriverFacts& driver, const GpuCount& count,
                                  const ContainerFacts& container);
+
+// What NVML's answers mean (doctor_nvml.cpp), pure so tests feed return codes: `rc` is the
+// nvmlReturn_t of the query. nullopt = unknown (an error other than "not supported").
+std::optional<MigFacts> mig_from_nvml(int rc, unsigned current_mode, unsigned pending_mode);
+std::optional<FabricFacts> fabric_from_nvml(int rc, const FabricFacts& read);
+// One (rc, isActive) per link 0..NVML_NVLINK_MAX_LINKS-1 of nvmlDeviceGetNvLinkState.
+struct NvlinkAnswer {
+  int rc = 0;
+  int active = 0;  // nvmlEnableState_t: 1 = NVML_FEATURE_ENABLED
+};
+std::optional<NvlinkFacts> nvlink_from_nvml(const std::vector<NvlinkAnswer>& links);
 
 // Live probes (doctor_nvml.cpp): every GPU NVML lists, and the driver/runtime/toolkit facts.
 class Nvml;

@@ -6,10 +6,13 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <set>
 
 #include "harness/doctor.hpp"
 #include "harness/doctor_detail.hpp"
+#include "harness/nvml.hpp"
+#include "results/model.hpp"
 #include "util/strings.hpp"
 
 namespace gpubench::harness {
@@ -23,7 +26,8 @@ struct GpuVerdict {
   std::string text;
 };
 
-// One check over every GPU: `judge` gives each GPU's verdict.
+// One check over every GPU: `judge` gives each GPU's verdict. A GPU that fell off the bus is
+// unknown here (its facts are not readable); gpu.reachable fails it.
 DoctorCheck per_gpu(const std::string& name, const char* area, const std::vector<GpuFacts>& gpus,
                     const GpuCount& count, const std::string& expected, const std::string& fix,
                     const std::function<GpuVerdict(const GpuFacts&)>& judge) {
@@ -33,7 +37,9 @@ DoctorCheck per_gpu(const std::string& name, const char* area, const std::vector
   CheckStatus status = CheckStatus::pass;
   std::vector<std::string> parts;
   for (const GpuFacts& g : gpus) {
-    const GpuVerdict v = judge(g);
+    const GpuVerdict v =
+        g.lost ? GpuVerdict{CheckStatus::unknown, "lost (fell off the bus; see gpu.reachable)"}
+               : judge(g);
     status = worse(status, v.status);
     parts.push_back("gpu" + std::to_string(g.index) + " " + v.text);
   }
@@ -126,6 +132,30 @@ DoctorCheck check_toolkit(const DriverFacts& d) {
       fix);
 }
 
+DoctorCheck check_gpu_reachable(const std::vector<GpuFacts>& gpus, const GpuCount& count) {
+  const std::string name = "gpu.reachable";
+  const std::string expected = "every GPU NVML lists answers (none fell off the bus)";
+  const std::string fix =
+      "drain the node; check dmesg for Xid 79 (GPU fell off the bus), reseat or RMA the GPU, "
+      "then reset it (nvidia-smi -r) or reboot";
+  if (!count.unknown_reason.empty())
+    return unknown_check(name, k_area_gpu, count.unknown_reason, expected, fix);
+  if (gpus.empty()) return unknown_check(name, k_area_gpu, "NVML lists no GPUs", expected, fix);
+  std::vector<std::string> lost;
+  for (const GpuFacts& g : gpus) {
+    if (!g.lost) continue;
+    std::string who = "gpu" + std::to_string(g.index);
+    if (!g.bus_id.empty()) who += " (" + g.bus_id + ")";
+    if (!g.name.empty() && g.name != results::k_unknown) who += " " + g.name;
+    lost.push_back(who + " fell off the bus (NVML_ERROR_GPU_IS_LOST)");
+  }
+  if (lost.empty()) {
+    return make_check(name, k_area_gpu, CheckStatus::pass,
+                      "all " + std::to_string(gpus.size()) + " GPUs answer", expected, fix);
+  }
+  return make_check(name, k_area_gpu, CheckStatus::fail, join(lost, "; "), expected, fix);
+}
+
 DoctorCheck check_persistence(const std::vector<GpuFacts>& gpus, const GpuCount& count) {
   return per_gpu("gpu.persistence_mode", k_area_gpu, gpus, count,
                  "persistence mode on (no driver re-initialisation between jobs)",
@@ -150,8 +180,10 @@ DoctorCheck check_ecc_mode(const std::vector<GpuFacts>& gpus, const GpuCount& co
 DoctorCheck check_ecc_errors(const std::vector<GpuFacts>& gpus, const GpuCount& count) {
   return per_gpu(
       "gpu.ecc_errors", k_area_gpu, gpus, count,
-      "no uncorrected ECC errors (volatile or aggregate); corrected ones are counted",
-      "drain the GPU and run DCGM diagnostics (dcgmi diag -r 3); uncorrected errors mean RMA",
+      "no uncorrected ECC errors since the driver loaded; lifetime ones handled by row "
+      "remapping or page retirement (gpu.retired_memory); corrected ones are counted",
+      "uncorrected errors since the driver loaded: drain the GPU, reset it (nvidia-smi -r) and "
+      "run DCGM diagnostics (dcgmi diag -r 3); lifetime errors: watch gpu.retired_memory",
       [](const GpuFacts& g) {
         if (g.ecc_enabled == false) return GpuVerdict{CheckStatus::pass, "ECC off, no counters"};
         if (!g.ecc_volatile_uncorrected && !g.ecc_aggregate_uncorrected) {
@@ -161,9 +193,14 @@ DoctorCheck check_ecc_errors(const std::vector<GpuFacts>& gpus, const GpuCount& 
                                  opt_count(g.ecc_volatile_uncorrected) +
                                  " uncorrected, aggregate " + opt_count(g.ecc_aggregate_corrected) +
                                  "/" + opt_count(g.ecc_aggregate_uncorrected);
-        if (g.ecc_volatile_uncorrected.value_or(0) > 0 ||
-            g.ecc_aggregate_uncorrected.value_or(0) > 0) {
-          return GpuVerdict{CheckStatus::fail, text};
+        if (g.ecc_volatile_uncorrected.value_or(0) > 0) return GpuVerdict{CheckStatus::fail, text};
+        // Lifetime counts include errors from long ago that the row remapper (Ampere+) or page
+        // retirement already took out of service: shown, not a failure of a healthy GPU.
+        if (g.ecc_aggregate_uncorrected.value_or(0) > 0) {
+          return GpuVerdict{CheckStatus::warn,
+                            text + " (lifetime uncorrected errors: handled by " +
+                                (g.remapped_rows ? "row remapping" : "page retirement") +
+                                " unless gpu.retired_memory says otherwise)"};
         }
         if (g.ecc_volatile_corrected.value_or(0) > 0 || g.ecc_aggregate_corrected.value_or(0) > 0) {
           return GpuVerdict{CheckStatus::warn, text};
@@ -175,8 +212,10 @@ DoctorCheck check_ecc_errors(const std::vector<GpuFacts>& gpus, const GpuCount& 
 DoctorCheck check_retired_memory(const std::vector<GpuFacts>& gpus, const GpuCount& count) {
   return per_gpu(
       "gpu.retired_memory", k_area_gpu, gpus, count,
-      "no pending page retirement or row remapping, no remapping failure",
-      "pending: reset the GPU (nvidia-smi -r) to apply it; a remapping failure: drain and RMA",
+      "no row remapping failure; no pending remapping or retirement; no rows remapped for "
+      "uncorrectable errors",
+      "pending: reset the GPU (nvidia-smi -r) to apply it (work runs unaffected meanwhile); "
+      "a remapping failure: drain and RMA",
       [](const GpuFacts& g) {
         std::vector<std::string> parts;
         CheckStatus s = CheckStatus::pass;
@@ -184,6 +223,9 @@ DoctorCheck check_retired_memory(const std::vector<GpuFacts>& gpus, const GpuCou
           const RemappedRows& r = *g.remapped_rows;
           parts.push_back("remapped rows " + std::to_string(r.corrected) + " correctable/" +
                           std::to_string(r.uncorrected) + " uncorrectable");
+          // Rows remapped for uncorrectable errors did their job: shown as a warning (the
+          // GPU is usable; many of them is a trend to watch), never a failure.
+          if (r.uncorrected > 0) s = worse(s, CheckStatus::warn);
           if (r.pending) parts.push_back("remapping pending"), s = worse(s, CheckStatus::warn);
           if (r.failure) parts.push_back("remapping FAILED"), s = worse(s, CheckStatus::fail);
         }
@@ -236,11 +278,35 @@ DoctorCheck check_pcie(const std::vector<GpuFacts>& gpus, const GpuCount& count)
                  });
 }
 
+DoctorCheck check_mig(const std::vector<GpuFacts>& gpus, const GpuCount& count) {
+  return per_gpu(
+      "gpu.mig_mode", k_area_gpu, gpus, count,
+      "MIG off: the suites measure whole GPUs, a MIG instance is a slice of one",
+      "nvidia-smi -i <gpu> -mig 0 (destroy the instances first), then reset the GPU; or "
+      "benchmark MIG instances knowingly, never against whole-GPU baselines",
+      [](const GpuFacts& g) {
+        if (!g.mig) return GpuVerdict{CheckStatus::unknown, "unknown (MIG mode not readable)"};
+        const MigFacts& m = *g.mig;
+        if (!m.supported) return GpuVerdict{CheckStatus::pass, "no MIG on this GPU"};
+        if (m.enabled) {
+          return GpuVerdict{CheckStatus::fail,
+                            std::string("MIG on (a whole-GPU benchmark would measure one slice)") +
+                                (m.pending_enabled ? "" : ", off after the next reset")};
+        }
+        if (m.pending_enabled) {
+          return GpuVerdict{CheckStatus::warn, "MIG off, on after the next GPU reset (pending)"};
+        }
+        return GpuVerdict{CheckStatus::pass, "MIG off"};
+      });
+}
+
 DoctorCheck check_app_clocks(const std::vector<GpuFacts>& gpus, const GpuCount& count) {
   return per_gpu(
       "clocks.application", k_area_clocks, gpus, count,
-      "application SM clock at its default and no user clock limit (or as configured; value shown)",
-      "nvidia-smi -rac and -rgc to reset, or record the setting as intended",
+      "application SM clock at its default, no clock offset, no clock setting reported (or as "
+      "configured; value shown). Locked clocks (nvidia-smi -lgc) have no NVML getter: a run's "
+      "clock_below_expected samples show them",
+      "nvidia-smi -rac, -rgc and -rmc to reset, or record the setting as intended",
       [](const GpuFacts& g) {
         std::vector<std::string> parts;
         CheckStatus s = CheckStatus::pass;
@@ -248,33 +314,129 @@ DoctorCheck check_app_clocks(const std::vector<GpuFacts>& gpus, const GpuCount& 
           parts.push_back("application SM clock " + std::to_string(*g.app_sm_clock_mhz) +
                           " MHz (default " + std::to_string(*g.default_app_sm_clock_mhz) + ")");
           if (*g.app_sm_clock_mhz != *g.default_app_sm_clock_mhz) s = CheckStatus::warn;
+        } else {
+          // Without the setting there is no verdict: the clocks-event bit that once showed it is
+          // no longer set by current drivers, so its absence proves nothing.
+          parts.push_back("application SM clock not readable");
+          s = CheckStatus::unknown;
+        }
+        if (g.graphics_clock_offset_mhz && *g.graphics_clock_offset_mhz != 0) {
+          parts.push_back("clock offset " + std::to_string(*g.graphics_clock_offset_mhz) + " MHz");
+          s = worse(s, CheckStatus::warn);
         }
         if (g.clocks_user_limited == true) {
-          parts.push_back("clocks limited by an application/locked clock setting");
-          s = CheckStatus::warn;
-        }
-        if (parts.empty()) {
-          if (g.clocks_user_limited == false)
-            return GpuVerdict{CheckStatus::pass, "no clock setting limits the GPU"};
-          return GpuVerdict{CheckStatus::unknown, "unknown (application clocks not readable)"};
+          parts.push_back("clocks held by an application/locked clock setting (reason 0x2)");
+          s = worse(s, CheckStatus::warn);
         }
         return GpuVerdict{s, join(parts, ", ")};
       });
 }
 
 DoctorCheck check_power_limit(const std::vector<GpuFacts>& gpus, const GpuCount& count) {
-  return per_gpu("clocks.power_limit", k_area_clocks, gpus, count,
-                 "power limit at its default (or as configured; value shown)",
-                 "nvidia-smi -pl <default watts>, or record the setting as intended",
-                 [](const GpuFacts& g) {
-                   if (!g.power_limit_w || !g.default_power_limit_w) {
-                     return GpuVerdict{CheckStatus::unknown, "unknown (power limit not readable)"};
-                   }
-                   const std::string text = watts(*g.power_limit_w) + " (default " +
-                                            watts(*g.default_power_limit_w) + ")";
-                   const bool same = std::fabs(*g.power_limit_w - *g.default_power_limit_w) < 0.5;
-                   return GpuVerdict{same ? CheckStatus::pass : CheckStatus::warn, text};
-                 });
+  return per_gpu(
+      "clocks.power_limit", k_area_clocks, gpus, count,
+      "enforced power limit at its default (or as configured; value shown)",
+      "nvidia-smi -pl <default watts>; an enforced limit below the configured one comes from "
+      "outside the GPU (BMC / chassis power capping): check the server's power policy",
+      [](const GpuFacts& g) {
+        if (!g.power_limit_w || !g.default_power_limit_w) {
+          return GpuVerdict{CheckStatus::unknown, "unknown (power limit not readable)"};
+        }
+        auto same = [](double a, double b) { return std::fabs(a - b) < 0.5; };
+        std::string text = "enforced " + watts(*g.power_limit_w);
+        if (g.configured_power_limit_w && !same(*g.configured_power_limit_w, *g.power_limit_w))
+          text += ", configured " + watts(*g.configured_power_limit_w);
+        text += " (default " + watts(*g.default_power_limit_w) + ")";
+        return GpuVerdict{same(*g.power_limit_w, *g.default_power_limit_w) ? CheckStatus::pass
+                                                                           : CheckStatus::warn,
+                          text};
+      });
+}
+
+namespace {
+
+std::string link_list(const std::vector<int>& links) {
+  std::vector<std::string> out;
+  for (int l : links) out.push_back(std::to_string(l));
+  return join(out, ",");
+}
+
+bool on_fabric(const GpuFacts& g) {
+  return g.fabric && g.fabric->supported && g.fabric->state != k_fabric_state_not_supported;
+}
+
+}  // namespace
+
+DoctorCheck check_nvlink(const std::vector<GpuFacts>& gpus, const GpuCount& count) {
+  // Links up on the best GPU of each model: a bridge may wire fewer links than the GPU has, the
+  // same on every GPU; a GPU with fewer than its siblings has a link down.
+  std::map<std::string, std::size_t> most_up;
+  for (const GpuFacts& g : gpus) {
+    if (g.nvlink && !g.lost) most_up[g.name] = std::max(most_up[g.name], g.nvlink->up.size());
+  }
+  return per_gpu(
+      "topology.nvlink", k_area_topology, gpus, count,
+      "every NVLink link up on NVSwitch systems; elsewhere as many links up as the GPU's "
+      "siblings",
+      "check nvidia-smi nvlink -s and -e; reseat the NVLink bridge, or drain the node and "
+      "reset the GPU; a link that stays down needs service",
+      [&](const GpuFacts& g) {
+        if (!g.nvlink)
+          return GpuVerdict{CheckStatus::unknown, "unknown (NVLink state not readable)"};
+        const NvlinkFacts& n = *g.nvlink;
+        const std::size_t supported = n.up.size() + n.down.size();
+        if (supported == 0) return GpuVerdict{CheckStatus::pass, "no NVLink"};
+        std::string text = std::to_string(n.up.size()) + "/" + std::to_string(supported) + " up";
+        if (n.down.empty()) return GpuVerdict{CheckStatus::pass, text};
+        text += ", links " + link_list(n.down) + " down";
+        if (on_fabric(g)) return GpuVerdict{CheckStatus::fail, text + " (NVSwitch system)"};
+        const std::size_t best = most_up[g.name];
+        if (n.up.size() < best) {
+          return GpuVerdict{CheckStatus::fail,
+                            text + " (a sibling has " + std::to_string(best) + " up)"};
+        }
+        if (n.up.empty()) {
+          return GpuVerdict{CheckStatus::warn,
+                            "no link up of " + std::to_string(supported) +
+                                " (no NVLink bridge fitted, or every link down)"};
+        }
+        return GpuVerdict{CheckStatus::pass, text + " (as on its siblings: unwired by the bridge)"};
+      });
+}
+
+DoctorCheck check_nvlink_fabric(const std::vector<GpuFacts>& gpus, const GpuCount& count) {
+  return per_gpu(
+      "topology.nvlink_fabric", k_area_topology, gpus, count,
+      "on NVSwitch systems, every GPU registered with the fabric manager and its fabric healthy",
+      "systemctl status nvidia-fabricmanager (same version as the driver); read its log "
+      "(/var/log/fabricmanager.log), restart it, then reset the GPUs",
+      [](const GpuFacts& g) {
+        if (!g.fabric)
+          return GpuVerdict{CheckStatus::unknown, "unknown (fabric state not readable)"};
+        const FabricFacts& f = *g.fabric;
+        if (!f.supported || f.state == k_fabric_state_not_supported)
+          return GpuVerdict{CheckStatus::pass, "not on an NVSwitch fabric"};
+        if (f.state == k_fabric_state_not_started)
+          return GpuVerdict{CheckStatus::fail, "fabric registration not started"};
+        if (f.state == k_fabric_state_in_progress)
+          return GpuVerdict{CheckStatus::fail, "fabric registration in progress (not completed)"};
+        if (f.state != k_fabric_state_completed) {
+          return GpuVerdict{CheckStatus::unknown,
+                            "unknown fabric state " + std::to_string(f.state)};
+        }
+        if (f.status != k_nvml_success) {
+          return GpuVerdict{CheckStatus::fail, "fabric registration failed (NVML error " +
+                                                   std::to_string(f.status) + ")"};
+        }
+        if (f.health_summary == k_fabric_health_unhealthy)
+          return GpuVerdict{CheckStatus::fail, "registered, fabric unhealthy"};
+        if (f.health_summary == k_fabric_health_limited_capacity)
+          return GpuVerdict{CheckStatus::warn, "registered, fabric at limited capacity"};
+        // NVML_GPU_FABRIC_HEALTH_MASK_DEGRADED_BW: bits 0-1, 1 = bandwidth degraded.
+        if (f.health_mask && (*f.health_mask & 0x3u) == 1u)
+          return GpuVerdict{CheckStatus::warn, "registered, bandwidth degraded"};
+        return GpuVerdict{CheckStatus::pass, "registered"};
+      });
 }
 
 DoctorCheck check_numa_affinity(const std::vector<GpuFacts>& gpus, const GpuCount& count,

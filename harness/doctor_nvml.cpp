@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
+#include <type_traits>
 
 #include "harness/doctor.hpp"
 #include "harness/doctor_detail.hpp"
@@ -25,8 +26,61 @@ namespace {
 using nvmlReturn_t = int;  // NVML_SUCCESS = 0
 using nvmlDevice_t = void*;
 constexpr nvmlReturn_t k_success = 0;
-constexpr int k_aggregate_ecc = 1;  // nvmlEccCounterType_t NVML_AGGREGATE_ECC
-constexpr int k_clock_sm = 1;       // nvmlClockType_t NVML_CLOCK_SM
+constexpr int k_aggregate_ecc = 1;   // nvmlEccCounterType_t NVML_AGGREGATE_ECC
+constexpr int k_clock_graphics = 0;  // nvmlClockType_t NVML_CLOCK_GRAPHICS
+constexpr int k_pstate_0 = 0;        // nvmlPstates_t NVML_PSTATE_0
+// NVML_NVLINK_MAX_LINKS in CUDA 13's nvml.h (18 before; older drivers answer INVALID_ARGUMENT).
+constexpr unsigned k_nvlink_max_links = 36;
+constexpr int k_error_invalid_argument = 2;  // NVML_ERROR_INVALID_ARGUMENT
+
+// nvml.h's NVML_STRUCT_VERSION(name, ver): sizeof(struct) | ver << 24.
+// The layouts below mirror nvml.h member for member (same types, same order), so sizeof matches.
+template <typename T>
+constexpr unsigned struct_version(unsigned ver) {
+  return static_cast<unsigned>(sizeof(T)) | ver << 24;
+}
+
+// nvmlClockOffset_v1_t for nvmlDeviceGetClockOffsets (type and pstate in, offsets out).
+struct nvmlClockOffset_v1_t {
+  unsigned version;
+  int type;    // nvmlClockType_t
+  int pstate;  // nvmlPstates_t
+  int clockOffsetMHz;
+  int minClockOffsetMHz;
+  int maxClockOffsetMHz;
+};
+
+// GPU fabric info. v1 (nvmlGpuFabricInfo_t, nvmlDeviceGetGpuFabricInfo, deprecated in 13.0) has
+// no version field; v2 adds version first and healthMask last; v3 (nvmlGpuFabricInfoV_t in CUDA
+// 13) adds healthSummary. Each is passed to nvmlDeviceGetGpuFabricInfoV with its version set.
+constexpr int k_fabric_uuid_len = 16;  // NVML_GPU_FABRIC_UUID_LEN
+struct nvmlGpuFabricInfo_v1_t {
+  unsigned char clusterUuid[k_fabric_uuid_len];
+  nvmlReturn_t status;
+  unsigned cliqueId;
+  unsigned char state;  // nvmlGpuFabricState_t
+};
+struct nvmlGpuFabricInfo_v2_t {
+  unsigned version;
+  unsigned char clusterUuid[k_fabric_uuid_len];
+  nvmlReturn_t status;
+  unsigned cliqueId;
+  unsigned char state;
+  unsigned healthMask;
+};
+struct nvmlGpuFabricInfo_v3_t {
+  unsigned version;
+  unsigned char clusterUuid[k_fabric_uuid_len];
+  nvmlReturn_t status;
+  unsigned cliqueId;
+  unsigned char state;
+  unsigned healthMask;
+  unsigned char healthSummary;
+};
+// The versions NVML checks are these sizes (nvml.h's layouts on LP64 Linux).
+static_assert(sizeof(nvmlClockOffset_v1_t) == 24);
+static_assert(sizeof(nvmlGpuFabricInfo_v2_t) == 36);
+static_assert(sizeof(nvmlGpuFabricInfo_v3_t) == 40);
 
 template <typename Fn>
 Fn nvml_fn(const Nvml& nvml, const char* name) {
@@ -73,6 +127,79 @@ std::optional<int> sysfs_numa_node(const Nvml& nvml, int index) {
   return static_cast<int>(*v);
 }
 
+std::optional<int> clock_offset_mhz(const Nvml& nvml, int index) {
+  auto f = nvml_fn<nvmlReturn_t (*)(nvmlDevice_t, nvmlClockOffset_v1_t*)>(
+      nvml, "nvmlDeviceGetClockOffsets");
+  nvmlDevice_t dev = nvml.device_handle(index);
+  nvmlClockOffset_v1_t info{
+      struct_version<nvmlClockOffset_v1_t>(1), k_clock_graphics, k_pstate_0, 0, 0, 0};
+  if (!f || !dev || f(dev, &info) != k_success) return std::nullopt;
+  return info.clockOffsetMHz;
+}
+
+std::optional<MigFacts> probe_mig(const Nvml& nvml, int index) {
+  auto f =
+      nvml_fn<nvmlReturn_t (*)(nvmlDevice_t, unsigned*, unsigned*)>(nvml, "nvmlDeviceGetMigMode");
+  nvmlDevice_t dev = nvml.device_handle(index);
+  if (!f || !dev) return std::nullopt;
+  unsigned current = 0, pending = 0;
+  const nvmlReturn_t rc = f(dev, &current, &pending);
+  return mig_from_nvml(rc, current, pending);
+}
+
+std::optional<FabricFacts> probe_fabric(const Nvml& nvml, int index) {
+  nvmlDevice_t dev = nvml.device_handle(index);
+  if (!dev) return std::nullopt;
+  FabricFacts read;
+  auto versioned = [&](auto info) -> nvmlReturn_t {
+    using Info = decltype(info);
+    auto f = nvml_fn<nvmlReturn_t (*)(nvmlDevice_t, Info*)>(nvml, "nvmlDeviceGetGpuFabricInfoV");
+    if (!f) return k_nvml_error_function_not_found;
+    const nvmlReturn_t rc = f(dev, &info);
+    if (rc == k_success) {
+      read.state = info.state;
+      read.status = info.status;
+      read.health_mask = info.healthMask;
+      if constexpr (std::is_same_v<Info, nvmlGpuFabricInfo_v3_t>)
+        read.health_summary = info.healthSummary;
+    }
+    return rc;
+  };
+  nvmlGpuFabricInfo_v3_t v3{};
+  v3.version = struct_version<nvmlGpuFabricInfo_v3_t>(3);
+  nvmlReturn_t rc = versioned(v3);
+  if (rc == k_nvml_error_argument_version_mismatch) {  // a driver that knows v2 only
+    nvmlGpuFabricInfo_v2_t v2{};
+    v2.version = struct_version<nvmlGpuFabricInfo_v2_t>(2);
+    rc = versioned(v2);
+  }
+  if (rc == k_nvml_error_function_not_found) {  // a driver before nvmlDeviceGetGpuFabricInfoV
+    auto f = nvml_fn<nvmlReturn_t (*)(nvmlDevice_t, nvmlGpuFabricInfo_v1_t*)>(
+        nvml, "nvmlDeviceGetGpuFabricInfo");
+    nvmlGpuFabricInfo_v1_t v1{};
+    rc = f ? f(dev, &v1) : k_nvml_error_function_not_found;
+    if (rc == k_success) {
+      read.state = v1.state;
+      read.status = v1.status;
+    }
+  }
+  return fabric_from_nvml(rc, read);
+}
+
+std::optional<NvlinkFacts> probe_nvlink(const Nvml& nvml, int index) {
+  auto f =
+      nvml_fn<nvmlReturn_t (*)(nvmlDevice_t, unsigned, int*)>(nvml, "nvmlDeviceGetNvLinkState");
+  nvmlDevice_t dev = nvml.device_handle(index);
+  if (!f || !dev) return std::nullopt;
+  std::vector<NvlinkAnswer> links;
+  for (unsigned link = 0; link < k_nvlink_max_links; ++link) {
+    NvlinkAnswer a;
+    a.rc = f(dev, link, &a.active);
+    links.push_back(a);
+  }
+  return nvlink_from_nvml(links);
+}
+
 // The first executable `name` on PATH.
 std::optional<fs::path> find_on_path(const std::string& name) {
   const char* path = std::getenv("PATH");
@@ -89,6 +216,40 @@ std::optional<fs::path> find_on_path(const std::string& name) {
 }
 
 }  // namespace
+
+std::optional<MigFacts> mig_from_nvml(int rc, unsigned current_mode, unsigned pending_mode) {
+  if (rc == k_nvml_error_not_supported) return MigFacts{false, false, false};
+  if (rc != k_nvml_success) return std::nullopt;
+  // NVML_DEVICE_MIG_ENABLE = 1, NVML_DEVICE_MIG_DISABLE = 0.
+  return MigFacts{true, current_mode == 1, pending_mode == 1};
+}
+
+std::optional<FabricFacts> fabric_from_nvml(int rc, const FabricFacts& read) {
+  if (rc == k_nvml_error_not_supported) {
+    FabricFacts none;
+    none.supported = false;
+    return none;
+  }
+  if (rc != k_nvml_success) return std::nullopt;
+  FabricFacts f = read;
+  f.supported = read.state != k_fabric_state_not_supported;
+  return f;
+}
+
+std::optional<NvlinkFacts> nvlink_from_nvml(const std::vector<NvlinkAnswer>& links) {
+  NvlinkFacts out;
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    const NvlinkAnswer& a = links[i];
+    if (a.rc == k_nvml_success) {
+      (a.active == 1 ? out.up : out.down).push_back(static_cast<int>(i));
+    } else if (a.rc != k_nvml_error_not_supported && a.rc != k_error_invalid_argument) {
+      // No permission, GPU lost, an unexpected error: the link's state is unknown, and so is
+      // the verdict (a missing link must not read as a healthy GPU without it).
+      return std::nullopt;
+    }
+  }
+  return out;
+}
 
 GpuCount probe_gpu_count(const Nvml& nvml) {
   GpuCount c;
@@ -107,6 +268,12 @@ std::vector<GpuFacts> probe_gpu_facts(const Nvml& nvml) {
     GpuFacts g;
     g.index = i;
     g.name = nvml.name(i).value_or(results::k_unknown);
+    if (const auto pci = nvml.pci(i)) g.bus_id = pci->bus_id;
+    g.lost = nvml.device_status(i) == k_nvml_error_gpu_is_lost;
+    if (g.lost) {  // nothing else is readable; every per-GPU check shows it as unknown
+      out.push_back(std::move(g));
+      continue;
+    }
     if (auto mode = uint_query(nvml, "nvmlDeviceGetPersistenceMode", i)) g.persistence = *mode != 0;
     g.ecc_enabled = nvml.ecc_enabled(i);
     g.ecc_volatile_corrected = nvml.ecc_volatile_errors(i, NvmlEccError::corrected);
@@ -127,20 +294,18 @@ std::vector<GpuFacts> probe_gpu_facts(const Nvml& nvml) {
       g.idle = (*reasons & throttle::gpu_idle) != 0;
       g.clocks_user_limited = (*reasons & throttle::applications_clocks_setting) != 0;
     }
-    {
-      auto f = nvml_fn<nvmlReturn_t (*)(nvmlDevice_t, int, unsigned*)>(
-          nvml, "nvmlDeviceGetApplicationsClock");
-      nvmlDevice_t dev = nvml.device_handle(i);
-      unsigned mhz = 0;
-      if (f && dev && f(dev, k_clock_sm, &mhz) == k_success)
-        g.app_sm_clock_mhz = static_cast<int>(mhz);
-    }
+    g.app_sm_clock_mhz = nvml.app_clock_mhz(i, NvmlClock::sm);
     g.default_app_sm_clock_mhz = nvml.default_app_clock_mhz(i, NvmlClock::sm);
+    g.graphics_clock_offset_mhz = clock_offset_mhz(nvml, i);
     g.power_limit_w = nvml.power_limit_w(i);
+    g.configured_power_limit_w = nvml.configured_power_limit_w(i);
     if (auto mw = uint_query(nvml, "nvmlDeviceGetPowerManagementDefaultLimit", i)) {
       g.default_power_limit_w = *mw / 1000.0;
     }
     g.numa_node = sysfs_numa_node(nvml, i);
+    g.mig = probe_mig(nvml, i);
+    g.fabric = probe_fabric(nvml, i);
+    g.nvlink = probe_nvlink(nvml, i);
     out.push_back(std::move(g));
   }
   return out;

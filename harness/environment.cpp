@@ -193,10 +193,15 @@ std::string parse_os_release_pretty_name(std::string_view text) {
 }
 
 std::string sysfs_pci_address(const std::string& nvml_bus_id) {
-  // NVML pads the domain to 8 hex digits, sysfs to 4: keep "dddd:bb:dd.f".
+  // NVML pads the domain to 8 hex digits, sysfs ("%04x") to at least 4: drop the extra leading
+  // zeros only. A domain above 0xffff (Intel VMD: 10000, Hyper-V) keeps every digit, so the
+  // full domain:bus:device.function survives ("00010000:01:00.0" -> "10000:01:00.0").
   std::string id = to_lower(nvml_bus_id);
-  const std::size_t want = 12;  // "0000:17:00.0"
-  return id.size() > want ? id.substr(id.size() - want) : id;
+  const std::size_t colon = id.find(':');
+  if (colon == std::string::npos) return id;
+  std::size_t start = 0;
+  while (colon - start > 4 && id[start] == '0') ++start;
+  return id.substr(start);
 }
 
 std::map<std::string, std::string> relevant_env(const std::vector<std::string>& entries) {

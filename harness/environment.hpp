@@ -26,7 +26,8 @@ struct CpuInfo {
 CpuInfo parse_cpuinfo(std::string_view text);                             // /proc/cpuinfo
 std::optional<int64_t> parse_meminfo_total_bytes(std::string_view text);  // /proc/meminfo
 std::string parse_os_release_pretty_name(std::string_view text);          // /etc/os-release
-// "00000000:17:00.0" (NVML) -> "0000:17:00.0" (sysfs), lower case.
+// "00000000:17:00.0" (NVML) -> "0000:17:00.0" (sysfs), lower case; a domain above 0xffff keeps
+// every digit ("00010000:01:00.0" -> "10000:01:00.0").
 std::string sysfs_pci_address(const std::string& nvml_bus_id);
 
 // The variables worth recording: CUDA_*, NCCL_*, OMP_*, GPUBENCH_*, CUBLAS_*, CUBLASLT_* and

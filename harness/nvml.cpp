@@ -105,6 +105,7 @@ const char* const k_symbols[] = {
     "nvmlDeviceGetDefaultApplicationsClock",
     "nvmlDeviceGetClockInfo",
     "nvmlDeviceGetPowerManagementLimit",
+    "nvmlDeviceGetEnforcedPowerLimit",
     "nvmlDeviceGetPowerUsage",
     "nvmlDeviceGetTemperatureV",
     "nvmlDeviceGetTemperature",
@@ -278,6 +279,10 @@ std::optional<int> Nvml::current_clock_mhz(int index, NvmlClock clock) const {
 }
 
 std::optional<double> Nvml::power_limit_w(int index) const {
+  auto v = m_impl->uint_query("nvmlDeviceGetEnforcedPowerLimit", index);  // milliwatts
+  return v ? std::optional<double>(*v / 1000.0) : configured_power_limit_w(index);
+}
+std::optional<double> Nvml::configured_power_limit_w(int index) const {
   auto v = m_impl->uint_query("nvmlDeviceGetPowerManagementLimit", index);  // milliwatts
   return v ? std::optional<double>(*v / 1000.0) : std::nullopt;
 }
@@ -430,6 +435,19 @@ std::optional<Nvml::RemappedRows> Nvml::remapped_rows(int index) const {
 std::optional<int64_t> Nvml::pcie_replay_counter(int index) const {
   auto v = m_impl->uint_query("nvmlDeviceGetPcieReplayCounter", index);
   return v ? std::optional<int64_t>(*v) : std::nullopt;
+}
+
+int Nvml::device_status(int index) const {
+  if (!m_impl->initialised) return -1;
+  auto get = m_impl->fn<nvmlReturn_t (*)(unsigned, nvmlDevice_t*)>("nvmlDeviceGetHandleByIndex_v2");
+  if (!get) return k_nvml_error_function_not_found;
+  nvmlDevice_t dev = nullptr;
+  if (const nvmlReturn_t rc = get(static_cast<unsigned>(index), &dev); rc != k_success) return rc;
+  // The handle can outlive the GPU: a query that reaches the device says whether it still answers.
+  auto clock = m_impl->fn<nvmlReturn_t (*)(nvmlDevice_t, int, unsigned*)>("nvmlDeviceGetClockInfo");
+  unsigned mhz = 0;
+  const nvmlReturn_t rc = clock ? clock(dev, static_cast<int>(NvmlClock::sm), &mhz) : k_success;
+  return rc == k_nvml_error_gpu_is_lost ? rc : k_success;
 }
 
 void* Nvml::symbol(const char* name) const {

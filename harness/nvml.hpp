@@ -25,6 +25,13 @@ struct NvmlPci {
 namespace throttle = sample_state::reasons;
 
 enum class NvmlClock { graphics = 0, sm = 1, memory = 2 };
+
+// nvmlReturn_t codes callers tell apart (nvml.h).
+inline constexpr int k_nvml_success = 0;
+inline constexpr int k_nvml_error_not_supported = 3;
+inline constexpr int k_nvml_error_function_not_found = 13;
+inline constexpr int k_nvml_error_gpu_is_lost = 15;
+inline constexpr int k_nvml_error_argument_version_mismatch = 25;
 // nvmlMemoryErrorType_t: corrected = single-bit, uncorrected = double-bit for ECC.
 enum class NvmlEccError { corrected = 0, uncorrected = 1 };
 
@@ -58,7 +65,11 @@ class Nvml {
   std::optional<int> max_clock_mhz(int index, NvmlClock clock) const;
   std::optional<int> default_app_clock_mhz(int index, NvmlClock clock) const;
   std::optional<int> current_clock_mhz(int index, NvmlClock clock) const;
+  // The power limit the driver enforces after every limiter (nvmlDeviceGetEnforcedPowerLimit:
+  // the configured limit, an out-of-band or chassis cap), falling back to the configured one.
   std::optional<double> power_limit_w(int index) const;
+  // The limit set on the GPU (nvmlDeviceGetPowerManagementLimit, nvidia-smi -pl).
+  std::optional<double> configured_power_limit_w(int index) const;
   std::optional<double> power_usage_w(int index) const;
   // nvmlDeviceGetTemperatureV (GPU die sensor), falling back to the deprecated
   // nvmlDeviceGetTemperature on drivers without it.
@@ -93,6 +104,11 @@ class Nvml {
   };
   std::optional<RemappedRows> remapped_rows(int index) const;
   std::optional<int64_t> pcie_replay_counter(int index) const;
+
+  // Whether GPU `index` answers at all: k_nvml_success, or the NVML error of getting its handle
+  // or reading its SM clock (k_nvml_error_gpu_is_lost when it fell off the bus). -1 when NVML
+  // is not available.
+  int device_status(int index) const;
 
   // For modules that call NVML functions not wrapped here (harness/doctor_nvml.cpp): the named
   // symbol and a device handle (nvmlDevice_t), each nullptr when unavailable.

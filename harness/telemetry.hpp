@@ -97,7 +97,7 @@ class TelemetrySampler {
 struct TelemetryCounts {
   int64_t samples = 0;
   int64_t throttled = 0;      // samples with a thermal or HW slowdown reason set (invalid)
-  int64_t power_limited = 0;  // samples with the power cap reason set (informational)
+  int64_t power_limited = 0;  // samples with a power cap / board limit / reliability reason
 };
 TelemetryCounts count_telemetry(const std::vector<results::TelemetrySample>& rows);
 

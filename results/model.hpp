@@ -48,6 +48,7 @@ struct GpuInfo {
   // The SM clock the GPU is set to run at: NVML's current applications clock (what
   // `nvidia-smi -ac` sets). A sample below it is `clock_below_expected`.
   std::optional<int> app_sm_clock_mhz;
+  // The enforced limit (nvmlDeviceGetEnforcedPowerLimit: after out-of-band caps), W.
   std::optional<double> power_limit_w;
   std::string ecc = k_unknown;  // "on", "off", "unknown"
   std::optional<int> pcie_gen;
@@ -116,10 +117,11 @@ struct SuiteRunInfo {
   std::string stdout_tail;  // last 8 KiB of stdout, kept when the suite did not end ok
 };
 
-// NVML clocks-event reason groups (util/sample_state.hpp `reasons::`): the power cap (0x4) marks
-// samples power_limited (normal for data-centre parts under load, informational); HW slowdown
-// 0x8, SW thermal 0x20, HW thermal 0x40 and HW power brake 0x80 mark them thermal_or_hw_slowdown
-// (invalid). GPU idle (0x1) and the application clocks setting (0x2) are neither.
+// NVML clocks-event reason groups (util/sample_state.hpp `reasons::`): the power cap (0x4), board
+// limit (0x200) and reliability policy (0x400) mark samples power_limited (normal for data-centre
+// parts under load, informational); HW slowdown 0x8, SW thermal 0x20, HW thermal 0x40 and HW power
+// brake 0x80 mark them thermal_or_hw_slowdown (invalid). GPU idle (0x1) and the application
+// clocks setting (0x2) are neither.
 inline constexpr int64_t k_reasons_power_limited = sample_state::reasons::power_limited;
 inline constexpr int64_t k_reasons_slowdown = sample_state::reasons::thermal_or_hw_slowdown;
 

@@ -20,7 +20,7 @@ enum class Field {
   temperature_c,           // GPU temperature (C)
   power_w,                 // board power (W)
   throttle_reasons,        // NVML clocks-event reason mask
-  power_limited,           // 1/0: the power cap held the clock (informational)
+  power_limited,           // 1/0: the power cap, board limit or reliability policy held the clock
   thermal_or_hw_slowdown,  // 1/0: HW slowdown, HW/SW thermal or HW power brake: sample invalid
   clock_below_expected,    // 1/0: SM clock below the application/locked (or base) clock
   window_start_s,          // CLOCK_MONOTONIC seconds when the repetition's first sample began
@@ -71,9 +71,12 @@ constexpr bool is_window(Field field) {
 }
 
 // NVML clocks-event reason bits (nvml.h nvmlClocksEventReason*), and the two groups that decide
-// a sample's state. The power cap (0x4) is how data-centre parts normally run a sustained GEMM:
-// it is recorded as power_limited and never makes a sample invalid. Idle (0x1), the applications
-// clocks setting (0x2), sync boost (0x10) and display clock (0x100) are neither.
+// a sample's state. The power cap (0x4), the board limit (0x200) and the reliability policy
+// (0x400) are the board's operating envelope: how data-centre parts normally run a sustained
+// GEMM. They are recorded as power_limited and never make a sample invalid. Idle (0x1), sync
+// boost (0x10) and display clock (0x100) are neither. The applications clocks setting (0x2) is
+// "no longer used" in CUDA 13's nvml.h: older drivers set it for application or locked clocks,
+// newer ones never do, so it is recorded but decides nothing.
 namespace reasons {
 inline constexpr int64_t gpu_idle = 0x1;
 inline constexpr int64_t applications_clocks_setting = 0x2;
@@ -84,7 +87,9 @@ inline constexpr int64_t sw_thermal_slowdown = 0x20;
 inline constexpr int64_t hw_thermal_slowdown = 0x40;
 inline constexpr int64_t hw_power_brake_slowdown = 0x80;
 inline constexpr int64_t display_clock_setting = 0x100;
-inline constexpr int64_t power_limited = sw_power_cap;
+inline constexpr int64_t board_limit = 0x200;
+inline constexpr int64_t reliability = 0x400;
+inline constexpr int64_t power_limited = sw_power_cap | board_limit | reliability;
 inline constexpr int64_t thermal_or_hw_slowdown =
     hw_slowdown | sw_thermal_slowdown | hw_thermal_slowdown | hw_power_brake_slowdown;
 }  // namespace reasons

@@ -158,6 +158,11 @@ TEST(Doctor, GpuStateNamesTheBadGpu) {
       << r.value;
   g[2].ecc_aggregate_corrected = 4;
   EXPECT_EQ(check_ecc_errors(g, k_eight).status, CheckStatus::warn);
+  // Lifetime uncorrected errors on a GPU whose rows were remapped: handled, a warning only.
+  g[2].ecc_aggregate_uncorrected = 2;
+  const DoctorCheck lifetime = check_ecc_errors(g, k_eight);
+  EXPECT_EQ(lifetime.status, CheckStatus::warn) << lifetime.value;
+  EXPECT_TRUE(contains(lifetime.value, "handled by row remapping")) << lifetime.value;
   g[1].ecc_volatile_uncorrected = 1;
   EXPECT_EQ(check_ecc_errors(g, k_eight).status, CheckStatus::fail);
   EXPECT_EQ(check_persistence(g, k_no_driver).status, CheckStatus::unknown);
@@ -202,7 +207,7 @@ TEST(Doctor, ClocksAndPower) {
   g[1].power_limit_w = 500;
   const DoctorCheck power = check_power_limit(g, two);
   EXPECT_EQ(power.status, CheckStatus::warn);
-  EXPECT_TRUE(contains(power.value, "gpu1 500 W (default 700 W)")) << power.value;
+  EXPECT_TRUE(contains(power.value, "gpu1 enforced 500 W (default 700 W)")) << power.value;
   g[0].clocks_user_limited = true;
   EXPECT_EQ(check_app_clocks(g, two).status, CheckStatus::warn);
 }

@@ -73,6 +73,9 @@ TEST(Environment, ConvertsNvmlBusIdsToSysfs) {
   EXPECT_EQ(sysfs_pci_address("00000000:17:00.0"), "0000:17:00.0");
   EXPECT_EQ(sysfs_pci_address("00000000:AB:00.0"), "0000:ab:00.0");
   EXPECT_EQ(sysfs_pci_address("0000:17:00.0"), "0000:17:00.0");
+  // Domains past 0xffff keep every digit (they used to be cut to the last 12 characters).
+  EXPECT_EQ(sysfs_pci_address("00010000:01:00.0"), "10000:01:00.0");
+  EXPECT_EQ(sysfs_pci_address("0000ABCD:01:00.0"), "abcd:01:00.0");
 }
 
 TEST(Environment, KeepsOnlyRelevantVariables) {

@@ -197,6 +197,15 @@ TEST(TelemetryClassification, SlowdownsAreInvalidAndThePowerCapIsOnlyPowerLimite
   }
   // H100/H200/B200 run sustained GEMMs at their power limit: informational, never invalid.
   EXPECT_FALSE(is_slowdown(throttle::sw_power_cap));
+  // The board limit (0x200) and reliability (0x400) policies are the same operating envelope
+  // (CUDA 13 nvml.h): power-limited, not invalid, and not ignored.
+  for (int64_t envelope :
+       {throttle::board_limit, throttle::reliability, throttle::gpu_idle | throttle::reliability}) {
+    EXPECT_TRUE(is_power_limited(envelope)) << envelope;
+    EXPECT_FALSE(is_slowdown(envelope)) << envelope;
+  }
+  EXPECT_EQ(throttle::board_limit, 0x200);
+  EXPECT_EQ(throttle::reliability, 0x400);
   EXPECT_FALSE(is_slowdown(throttle::gpu_idle | throttle::sw_power_cap));
   EXPECT_TRUE(is_power_limited(throttle::sw_power_cap));
   EXPECT_TRUE(is_slowdown(throttle::hw_slowdown));
