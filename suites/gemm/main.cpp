@@ -27,6 +27,7 @@
 #include "suites/common/sample_state_counters.hpp"
 #include "suites/common/suite_support.hpp"
 #include "suites/gemm/gemm_cases.hpp"
+#include "suites/gemm/gemm_plan.hpp"
 #include "suites/gemm/gemm_runner.hpp"
 #include "util/error.hpp"
 
@@ -219,6 +220,7 @@ int gemm_main(int argc, char** argv) {
     }
     return a;
   };
+  info.plan = plan_gemm;
   info.register_benchmarks = register_all;
   return suite::suite_main(argc, argv, info);
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 
 #include "kernels/copy/copy.hpp"
 #include "util/error.hpp"
@@ -167,6 +168,16 @@ NumaRequest take_numa_request(int& argc, char** argv, const char* env_value,
   return request;
 }
 
+bool staged_pair_measured(suite::Profile profile, const std::vector<int>& devices, int src,
+                          int dst) {
+  if (profile != suite::Profile::quick || devices.size() < 3) return true;
+  // Quick: the ring i -> i+1 (the last back to the first) of the selected GPUs.
+  const auto it = std::find(devices.begin(), devices.end(), src);
+  if (it == devices.end()) return false;
+  const auto next = std::next(it) == devices.end() ? devices.begin() : std::next(it);
+  return *next == dst;
+}
+
 std::vector<TransferCase> all_cases(suite::Profile profile, NumaRequest numa,
                                     const std::vector<int>& devices) {
   std::vector<Numa> placements;
@@ -243,6 +254,7 @@ std::vector<TransferCase> all_cases(suite::Profile profile, NumaRequest numa,
   for (const auto& [src, dst] : pairs) {
     for (bool both_ways : {false, true}) {
       for (const auto& [engine, p] : p2p_shapes) {
+        if (p == PeerAccess::off && !staged_pair_measured(profile, devices, src, dst)) continue;
         for (std::uint64_t bytes : p2p_sizes(profile)) {
           TransferCase c;
           c.dir = Dir::p2p;

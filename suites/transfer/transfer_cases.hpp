@@ -68,9 +68,17 @@ NumaRequest default_numa_request(suite::Profile profile);
 NumaRequest take_numa_request(int& argc, char** argv, const char* env_value,
                               suite::Profile profile);
 
+// Whether the staged peer copy (peer_access:off) of the ordered pair src -> dst is measured.
+// Staged copies run at host-memory speed and cost ~30x a peer copy, and the pairs grow as n^2:
+// quick measures them on the ring i -> i+1 of `devices` only (the last GPU back to the first), so
+// every GPU is a source and a destination once; standard and full, and quick with 2 GPUs, measure
+// every pair. peer_access:on is measured on every pair in every profile.
+bool staged_pair_measured(suite::Profile profile, const std::vector<int>& devices, int src,
+                          int dst);
+
 // Every host<->device and device-local case for `devices`, then every ordered pair of `devices`
-// (i != j) for p2p when there are two or more; with fewer, one p2p pair 0->1 so the cases appear
-// and are skipped with the reason.
+// (i != j) for p2p when there are two or more (staged copies on the pairs staged_pair_measured
+// keeps); with fewer, one p2p pair 0->1 so the cases appear and are skipped with the reason.
 std::vector<TransferCase> all_cases(suite::Profile profile, NumaRequest numa,
                                     const std::vector<int>& devices);
 
