@@ -48,7 +48,7 @@ struct CaseOutline {
   std::string name;
   CaseWork work = CaseWork::read;
   int iterations = 1;               // Google Benchmark iterations per repetition
-  std::uint64_t bytes = 0;          // bytes one iteration reads, copies, parses or writes
+  std::uint64_t bytes = 0;          // bytes one iteration reads, parses or writes (memcpy: per thread)
   int workers = 1;                  // threads or loader workers
   bool cold = false;                // page cache dropped before each epoch
   bool text = false;                // a text format (parsed, not just read)

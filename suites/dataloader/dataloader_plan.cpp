@@ -11,8 +11,11 @@ double planned_case_seconds(const CaseOutline& c, int repetitions, const suite::
   double iteration_s = 0;
   switch (c.work) {
     case CaseWork::memcpy_ceiling:
-      iteration_s = suite::transfer_seconds(
-          bytes, std::min(workers * r.host_thread_bytes_per_s, r.host_memory_bytes_per_s));
+      // Per thread and iteration: two fresh buffers first touched (memset), then one memcpy.
+      iteration_s = suite::transfer_seconds(2 * bytes, r.host_fill_bytes_per_s) +
+                    suite::transfer_seconds(bytes * workers,
+                                            std::min(workers * r.host_thread_bytes_per_s,
+                                                     r.host_memory_bytes_per_s));
       break;
     case CaseWork::seq_read:
       iteration_s = suite::transfer_seconds(bytes, r.page_cache_bytes_per_s);

@@ -13,8 +13,12 @@ double planned_case_seconds(const LaunchCase& c, int gpus, int repetitions, int 
       sample_s = c.kernels * r.kernel_launch_s + r.sync_s;
       break;
     case LaunchCaseKind::kernel_chain:
-      // The chain launched one by one, then replayed as a graph; one call per synchronisation.
-      sample_s = k_calls_per_sample * (2.0 * c.kernels * r.kernel_launch_s + 2.0 * r.sync_s);
+      // The chain launched one by one, then replayed as a graph, each waited for.
+      sample_s = 2.0 * c.kernels * r.kernel_launch_s + 2.0 * r.sync_s;
+      break;
+    case LaunchCaseKind::launch_to_start:
+      // A clock synchronisation (a few pings), then 20 launches each waited for.
+      sample_s = 20 * (r.kernel_launch_s + r.sync_s) + 8 * r.sync_s;
       break;
     default:
       sample_s = k_calls_per_sample * (r.kernel_launch_s + r.sync_s);
@@ -22,6 +26,8 @@ double planned_case_seconds(const LaunchCase& c, int gpus, int repetitions, int 
   }
   suite::CaseCost cost;
   cost.setup_s = 4 * r.per_allocation_s;
+  // kernel_chain: the chain captured and instantiated as a graph once per repetition.
+  if (c.kind == LaunchCaseKind::kernel_chain) cost.setup_s += c.kernels * r.kernel_launch_s;
   cost.warmup_s = sample_s;
   cost.sample_s = sample_s;
   cost.samples = samples;
@@ -39,8 +45,10 @@ suite::SuitePlan plan_launch(const suite::PlanRequest& request) {
   }
   plan.assumptions = "per case: " + std::to_string(k_samples) + " samples of " +
                      std::to_string(k_calls_per_sample) +
-                     " launch/synchronise calls (back_to_back: one batch of " +
-                     std::to_string(k_back_to_back_kernels) + " kernels) per repetition; " +
+                     " synchronising calls (back_to_back: one batch of " +
+                     std::to_string(k_back_to_back_kernels) +
+                     " kernels; kernel_chain: the chain one by one and as a graph) per "
+                     "repetition; " +
                      suite::rates_summary(r);
   return plan;
 }

@@ -71,9 +71,14 @@ suite::SuitePlan plan_transfer(const suite::PlanRequest& request, NumaRequest nu
       "per case: 1 warm-up + " + std::to_string(k_samples) +
       " samples of ~1 GiB (1-256 copies) per repetition, host buffers filled and pinned per "
       "repetition; peer_access:off staged through host memory; " +
-      std::string(request.profile == suite::Profile::quick
-                      ? "quick: staged (peer_access:off) pairs sampled as a ring i->i+1, every "
-                        "GPU in two pairs; "
+      std::string(request.profile != suite::Profile::full
+                      ? "cut: staged (peer_access:off) copies on the ring of pairs i->i+1 only "
+                        "(every GPU a source and a destination once), peer_access:on on every "
+                        "pair; "
+                      : "") +
+      std::string(request.profile == suite::Profile::standard
+                      ? "standard: staged copies at 256 MiB only, numa:remote on the first GPU "
+                        "only; "
                       : "") +
       suite::rates_summary(r);
   return plan;
