@@ -29,8 +29,8 @@ Output run_gpubench(const std::vector<std::string>& args, const fs::path& dir) {
   harness::ProcessSpec spec;
   spec.argv = {(fs::path(GPUBENCH_BIN_DIR) / "gpubench").string()};
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-  spec.env = {{"GPUBENCH_SUITE_PATH", ""}, {"CI", "1"},
-              {"GPUBENCH_DATA_DIR", (dir / "data").string()}};
+  spec.env = {
+      {"GPUBENCH_SUITE_PATH", ""}, {"CI", "1"}, {"GPUBENCH_DATA_DIR", (dir / "data").string()}};
   spec.stdout_path = dir / "stdout.txt";
   spec.stderr_tail_bytes = 1 << 16;
   spec.timeout_s = 300;

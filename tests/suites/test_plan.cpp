@@ -56,10 +56,10 @@ TEST(PlanModel, StartupCountsEveryGpuContext) {
 
 TEST(PlanModel, ReferenceRatesAreTheMethodologyFigures) {
   const ModelRates& r = reference_rates();
-  EXPECT_EQ(r.pcie_pinned_bytes_per_s, 55e9);   // METHODOLOGY rule 11
-  EXPECT_EQ(r.nvlink_pair_bytes_per_s, 396e9);  // rule 11
+  EXPECT_EQ(r.pcie_pinned_bytes_per_s, 55e9);       // METHODOLOGY rule 11
+  EXPECT_EQ(r.nvlink_pair_bytes_per_s, 396e9);      // rule 11
   EXPECT_EQ(r.allreduce_busbw_bytes_per_s, 475e9);  // rule 13, 8xH200
-  EXPECT_EQ(r.bf16_flop_per_s, 790e12);         // rule 9: ~80% of 989
+  EXPECT_EQ(r.bf16_flop_per_s, 790e12);             // rule 9: ~80% of 989
   const std::string text = rates_summary(r);
   EXPECT_NE(text.find("model assumptions, not measurements"), std::string::npos) << text;
   EXPECT_NE(text.find("PCIe pinned 55 GB/s"), std::string::npos) << text;

@@ -57,8 +57,8 @@ TEST(SuitePlans, EverySuiteAnswersWithItsCasesAndTotal) {
   ASSERT_FALSE(suites.empty());
   for (const auto& suite : suites) {
     for (const char* profile : {"quick", "standard"}) {
-      const Output r = run_suite(suite, {"--gpubench_plan", "--gpubench_plan_gpus=8"}, profile,
-                                 data.path());
+      const Output r =
+          run_suite(suite, {"--gpubench_plan", "--gpubench_plan_gpus=8"}, profile, data.path());
       ASSERT_EQ(r.exit_code, 0) << suite << ": " << r.err;
       const json j = json::parse(r.out);
       EXPECT_EQ(j["suite"], suite);
@@ -85,9 +85,9 @@ TEST(SuitePlans, GpuCountScalesPerDeviceCases) {
   TempDir data("gpubench-test-plan-data");
   if (!fs::exists(fs::path(GPUBENCH_BIN_DIR) / "gpubench-gemm")) GTEST_SKIP() << "no gemm suite";
   const auto count = [&](int gpus) {
-    const Output r = run_suite(
-        "gemm", {"--gpubench_plan", "--gpubench_plan_gpus=" + std::to_string(gpus)}, "quick",
-        data.path());
+    const Output r =
+        run_suite("gemm", {"--gpubench_plan", "--gpubench_plan_gpus=" + std::to_string(gpus)},
+                  "quick", data.path());
     return json::parse(r.out)["cases"].size();
   };
   EXPECT_EQ(count(8), 8 * count(1));
@@ -95,8 +95,9 @@ TEST(SuitePlans, GpuCountScalesPerDeviceCases) {
 
 // Google Benchmark's suffixes (/iterations:N, /manual_time, /real_time, /repeats:N) dropped.
 std::string registered_name(const std::string& listed) {
-  static const std::regex suffix("(/(iterations:[0-9]+|manual_time|real_time|repeats:[0-9]+|"
-                                 "min_time:[^/]+))+$");
+  static const std::regex suffix(
+      "(/(iterations:[0-9]+|manual_time|real_time|repeats:[0-9]+|"
+      "min_time:[^/]+))+$");
   return std::regex_replace(listed, suffix, "");
 }
 
@@ -113,8 +114,7 @@ TEST(SuitePlans, PlanForThisMachineListsTheRegisteredBenchmarks) {
       const json plan_json = json::parse(plan.out);
       std::vector<std::string> planned;
       for (const auto& c : plan_json["cases"]) planned.push_back(c["name"].get<std::string>());
-      const Output list =
-          run_suite(suite, {"--benchmark_list_tests=true"}, profile, data.path());
+      const Output list = run_suite(suite, {"--benchmark_list_tests=true"}, profile, data.path());
       ASSERT_EQ(list.exit_code, 0) << list.err;
       std::vector<std::string> listed;
       std::string line;
