@@ -19,6 +19,7 @@
 #include "suites/allreduce/world.hpp"
 #include "suites/common/cuda/device.hpp"
 #include "suites/common/cuda/guard.hpp"
+#include "suites/common/cuda/libraries.hpp"
 
 namespace gpubench::allreduce {
 
@@ -328,6 +329,10 @@ std::string local_gpu_uuids() {
 }
 
 std::string nccl_note() {
+  // libnccl is loaded at run time: without it the cases are skipped with where it was looked for.
+  if (const auto& lib = suite::cuda::library_status(suite::cuda::Library::nccl); !lib.loaded) {
+    return "NCCL cases: skipped: " + lib.reason;
+  }
   const auto probe = suite::cuda::probe_devices();
   if (probe.count == 0) return "NCCL cases (" + nccl_version_text() + "): skipped: " + probe.reason;
   return "NCCL cases (" + nccl_version_text() + "): " + std::to_string(probe.count) + " GPU" +
@@ -338,6 +343,10 @@ void register_nccl_cases() {
   World& world = World::get();
   NcclState& s = nccl_state();
   s.probe = suite::cuda::probe_devices();
+  if (const auto& lib = suite::cuda::library_status(suite::cuda::Library::nccl); !lib.loaded) {
+    s.probe.count = 0;  // no usable GPU for NCCL on this rank: one skipped case per series
+    s.probe.reason = lib.reason;
+  }
   // Every rank must register the same cases: agree on the smallest device count.
   s.devices = world.min(s.probe.count);
   if (s.devices > 0 && world.size() > 1) {

@@ -9,6 +9,7 @@
 
 #include "suites/common/cuda/check.hpp"
 #include "suites/common/cuda/guard.hpp"
+#include "suites/common/cuda/libraries.hpp"
 #include "suites/common/cuda/memory_bandwidth.hpp"
 #include "suites/common/sample_state_counters.hpp"
 #include "suites/fusion/device_runner.hpp"
@@ -157,6 +158,13 @@ void run_device_case(benchmark::State& state, const FusionCase& c, const std::st
   if (!reason.empty()) {
     suite::skip(state, reason);
     return;
+  }
+  // GEMM + epilogue runs on cuBLASLt, loaded at run time: without it, skipped with its reason.
+  if (c.family == Family::gemm_bias_gelu) {
+    if (const std::string why = cu::unavailable_reason({cu::Library::cublasLt}); !why.empty()) {
+      suite::skip(state, why);
+      return;
+    }
   }
   suite::run_guarded(state, describe_sizes(c), [&] {
     GPUBENCH_CUDA_CHECK(cudaSetDevice(c.device));

@@ -16,6 +16,7 @@
 
 #if GPUBENCH_FUSION_DEVICE
 #include "suites/common/cuda/device.hpp"
+#include "suites/common/cuda/libraries.hpp"
 #include "suites/common/device_selection.hpp"
 #include "suites/fusion/device_fusion.hpp"
 #endif
@@ -88,6 +89,8 @@ int fusion_main(int argc, char** argv) {
 #if GPUBENCH_FUSION_DEVICE
     a.notes.push_back(device_reason.empty() ? "device cases: available"
                                             : "device cases: skipped: " + device_reason);
+    a.notes.push_back("gemm_bias_gelu cases: " +
+                      suite::cuda::library_note(suite::cuda::Library::cublasLt));
 #else
     a.notes.push_back("device cases: not built (gpubench was built without CUDA)");
 #endif

@@ -22,6 +22,7 @@
 
 #include "suites/common/cuda/device.hpp"
 #include "suites/common/cuda/guard.hpp"
+#include "suites/common/cuda/libraries.hpp"
 #include "suites/common/device_selection.hpp"
 #include "suites/common/peak.hpp"
 #include "suites/common/sample_state_counters.hpp"
@@ -185,6 +186,12 @@ void register_all() {
 int gemm_main(int argc, char** argv) {
   auto& s = state_of_suite();
   s.probe = suite::cuda::probe_devices();
+  // cuBLAS and cuBLASLt are loaded at run time: without them every case is skipped with the
+  // library's reason (which soname, where it was looked for).
+  using suite::cuda::Library;
+  if (s.probe.reason.empty()) {
+    s.probe.reason = suite::cuda::unavailable_reason({Library::cublasLt, Library::cublas});
+  }
   s.profile = suite::profile_from_env();
   try {
     const auto request = suite::take_device_request(argc, argv, std::getenv("GPUBENCH_DEVICE"));
@@ -217,6 +224,8 @@ int gemm_main(int argc, char** argv) {
       a.runnable = false;
       a.reason = s.probe.reason;
     }
+    a.notes.push_back(suite::cuda::library_note(Library::cublasLt));
+    a.notes.push_back(suite::cuda::library_note(Library::cublas));
     return a;
   };
   info.register_benchmarks = register_all;
