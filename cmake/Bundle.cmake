@@ -52,6 +52,17 @@ endif()
 # ci/bundle builds this target (the programs above) before it packs them.
 add_custom_target(gpubench_bundle_programs DEPENDS ${gpubench_bundle_programs})
 
+if(GPUBENCH_STATIC_RUNTIME)
+  # Static libstdc++ would import arc4random@GLIBC_2.36 (util/arc4random_compat.cpp says why).
+  foreach(program IN LISTS gpubench_bundle_programs)
+    target_sources(${program} PRIVATE ${PROJECT_SOURCE_DIR}/util/arc4random_compat.cpp)
+  endforeach()
+endif()
+# DT_RPATH, not DT_RUNPATH: the loader applies an executable's RPATH to the dependencies of the
+# libraries it loads as well (lib/libhdf5 -> lib/libsz), RUNPATH only to its own.
+foreach(program IN LISTS gpubench_bundle_programs)
+  target_link_options(${program} PRIVATE -Wl,--disable-new-dtags)
+endforeach()
 # INSTALL_RPATH is set on the targets themselves: they exist before this file is included.
 set_target_properties(${gpubench_bundle_install_targets} PROPERTIES INSTALL_RPATH "$ORIGIN/../lib")
 install(TARGETS ${gpubench_bundle_install_targets} RUNTIME DESTINATION bin COMPONENT bundle)

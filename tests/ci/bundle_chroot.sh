@@ -74,10 +74,11 @@ echo "bundle_chroot: root holds $(cd "$root" && find . -type f | wc -l) files: t
 
 # Runs a command inside the root with a clean environment; /proc is mounted in a private mount
 # namespace, so it goes away with the command (gpubench finds its suites through /proc/self/exe).
+chroot_bin="$(command -v chroot)"
 in_root() {
-  env -i PATH=/gpubench/bin HOME=/tmp TMPDIR=/tmp CI=1 \
-    timeout 300 unshare --mount --propagation private --fork /bin/sh -c \
-    'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$root" "$@"
+  timeout 300 unshare --mount --propagation private --fork /bin/sh -c \
+    'r="$0" c="$1"; shift; mount -t proc proc "$r/proc" && exec env -i PATH=/gpubench/bin HOME=/tmp TMPDIR=/tmp CI=1 "$c" "$r" "$@"' \
+    "$root" "$chroot_bin" "$@"
 }
 loader_failure() {  # a program that could not start says so on stderr
   grep -E "error while loading shared libraries|cannot open shared object|version .GLIBC|No such file or directory" "$1"
@@ -104,7 +105,10 @@ if run_step doctor "0 1" /gpubench/bin/gpubench doctor; then
   grep -qiE "driver|nvml" "$work/doctor.out" || fail "doctor says nothing about the missing driver"
 fi
 run_step run 0 /gpubench/bin/gpubench run --suite calibration,memory --profile quick --db /tmp/bundle.db
-run_step compare 0 /gpubench/bin/gpubench compare latest latest --db /tmp/bundle.db
+# compare refuses a run against itself (exit 2: it says nothing), so a second, short run is the
+# candidate; 1 (a regression, the noise of this shared machine) is a verdict too.
+run_step run2 0 /gpubench/bin/gpubench run --suite calibration --profile quick --db /tmp/bundle.db
+run_step compare "0 1" /gpubench/bin/gpubench compare latest~1 latest --db /tmp/bundle.db
 
 for program in "$root"/gpubench/bin/gpubench-*; do
   suite="$(basename "$program")"
@@ -116,17 +120,43 @@ suite = sys.argv[2]
 reason = info.get("reason", "")
 if suite == "gpubench-calibration":  # the host-only suite runs anywhere
     sys.exit(0 if info["runnable"] else 1)
-if info["runnable"]:
-    print(f"  {suite}: runnable without a driver?")
+cause = re.compile(r"driver|libcuda|not found", re.I)
+if not info["runnable"]:
+    if not cause.search(reason):
+        print(f"  {suite}: skip reason does not name the missing driver/library: {reason!r}")
+        sys.exit(1)
+    print(f"  {suite}: skipped: {reason}")
+    sys.exit(0)
+# Host cases run; the GPU (or CUDA library) parts must say they are skipped and why.
+skipped = [n for n in info.get("notes", []) if "skipped:" in n and cause.search(n)]
+if not skipped:
+    print(f"  {suite}: runnable, and no note says its GPU parts are skipped: {info.get('notes')}")
     sys.exit(1)
-if not re.search(r"driver|CUDA|libcuda|not found|no .*device", reason, re.I):
-    print(f"  {suite}: skip reason does not name the missing driver/library: {reason!r}")
-    sys.exit(1)
-print(f"  {suite}: skipped: {reason}")
+for n in skipped:
+    print(f"  {suite}: {n}")
 PY
     fail "$suite --gpubench_info: not skipped for want of a driver (above)"
   fi
 done
+
+# gpu-check from the unpacked bundle (on the host: it needs bash and python3), no GPU visible: it
+# starts without a build, says there is no usable GPU, and leaves its verdict in --out.
+CUDA_VISIBLE_DEVICES="" GPU_CHECK_BUDGET_S=120 timeout 300 "$root/gpubench/share/gpubench/gpu-check" \
+  --out "$work/check" >"$work/gpu-check.out" 2>&1
+rc=$?
+if [ "$rc" -ne 1 ] || ! grep -q "from the bundle $name: no build step" "$work/gpu-check.out" ||
+    ! grep -q "verdict: FAIL (no usable CUDA device" "$work/check/verdict.txt" 2>/dev/null; then
+  tail -n 20 "$work/gpu-check.out"
+  fail "gpu-check from the bundle without a GPU: exit $rc, want 1 with the no-GPU verdict in --out"
+else
+  files="$(find "$work/check" -type f | wc -l)"
+  big="$(find "$work/check" -type f -size +16M)"
+  if [ "$files" -ge 8 ] || [ -n "$big" ]; then
+    fail "gpu-check --out holds $files files (want < 8), over 16 MiB: ${big:-none}"
+  else
+    echo "bundle_chroot: ok: gpu-check from the bundle without a GPU (exit 1, $files file(s) in --out)"
+  fi
+fi
 
 if [ "$failures" -gt 0 ]; then
   echo "bundle_chroot: $failures step(s) failed; outputs in $work"

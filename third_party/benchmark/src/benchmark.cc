@@ -27,6 +27,7 @@
 #endif
 
 #include <algorithm>
+#include <chrono>
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
@@ -365,8 +366,10 @@ void RunBenchmarks(const std::vector<BenchmarkInstance>& benchmarks,
            "Unexpected number of repetition indexes.");
 
     if (FLAGS_benchmark_enable_random_interleaving) {
-      std::random_device rd;
-      std::mt19937 g(rd());
+      // gpubench: seeded from the clock, not std::random_device: GCC 12's libstdc++ implements
+      // that with arc4random (GLIBC_2.36), which the static bundle must not need (ci/bundle).
+      std::mt19937 g(static_cast<std::mt19937::result_type>(
+          std::chrono::steady_clock::now().time_since_epoch().count()));
       std::shuffle(repetition_indices.begin(), repetition_indices.end(), g);
     }
 
