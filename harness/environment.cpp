@@ -8,9 +8,11 @@
 #include <set>
 #include <sstream>
 #include <utility>
+#include <vector>
 
 #include "gpubench_version.hpp"
 #include "harness/nvml.hpp"
+#include "util/dynlib.hpp"
 #include "util/strings.hpp"
 
 extern char** environ;
@@ -45,6 +47,7 @@ class DynLib {
       if (m_handle) break;
     }
   }
+  explicit DynLib(void* handle) : m_handle(handle) {}  // adopts a dlopen handle (may be null)
   ~DynLib() {
     if (m_handle) dlclose(m_handle);
   }
@@ -59,8 +62,21 @@ class DynLib {
   void* m_handle = nullptr;
 };
 
+// The CUDA major version the suites were built with: the sonames and pip layout they load.
+#ifndef GPUBENCH_CUDA_MAJOR
+#define GPUBENCH_CUDA_MAJOR 13
+#endif
+
+// cuBLAS and NCCL as the suites find them (util/dynlib.hpp's order: GPUBENCH_CUDA_LIBS, the
+// loader's path, the toolkit's directories, pip wheels), so the fingerprint names the library
+// the suites really use. `soname` first, then older majors (a version is still worth recording).
 std::string cublas_version() {
-  DynLib lib({"libcublas.so.13", "libcublas.so.12", "libcublas.so.11", "libcublas.so"});
+  constexpr int major = GPUBENCH_CUDA_MAJOR;
+  std::vector<std::string> sonames;
+  for (int m = major; m >= 11; --m) sonames.push_back("libcublas.so." + std::to_string(m));
+  const LoadedLibrary found =
+      load_library(cuda_library_spec(sonames, "cublas", major), SearchEnvironment::from_process());
+  DynLib lib(found.handle);
   // cublasStatus_t cublasGetProperty(libraryPropertyType type, int* value);
   // MAJOR_VERSION = 0, MINOR_VERSION = 1, PATCH_LEVEL = 2; CUBLAS_STATUS_SUCCESS = 0.
   auto get = lib.fn<int (*)(int, int*)>("cublasGetProperty");
@@ -73,7 +89,9 @@ std::string cublas_version() {
 }
 
 std::string nccl_version() {
-  DynLib lib({"libnccl.so.2", "libnccl.so"});
+  const LoadedLibrary found = load_library(cuda_library_spec({"libnccl.so.2"}, "nccl", GPUBENCH_CUDA_MAJOR),
+                                           SearchEnvironment::from_process());
+  DynLib lib(found.handle);
   auto get = lib.fn<int (*)(int*)>("ncclGetVersion");  // ncclResult_t, ncclSuccess = 0
   int code = 0;
   if (!get || get(&code) != 0) return results::k_unknown;

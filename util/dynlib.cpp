@@ -68,10 +68,11 @@ std::string loaded_path(void* handle, const std::string& fallback) {
 
 }  // namespace
 
-SearchEnvironment SearchEnvironment::from_process() {
+SearchEnvironment SearchEnvironment::from_process(const std::string& variable) {
   SearchEnvironment env;
-  env.cuda_libs = env_or_empty("GPUBENCH_CUDA_LIBS");
-  env.cuda_libs_only = env_or_empty("GPUBENCH_CUDA_LIBS_ONLY") == "1";
+  env.variable = variable;
+  env.dirs = env_or_empty(variable.c_str());
+  env.dirs_only = env_or_empty((variable + "_ONLY").c_str()) == "1";
   // An active virtual environment or conda prefix first, then the system's and the user's.
   std::vector<std::string> patterns;
   for (const char* var : {"VIRTUAL_ENV", "CONDA_PREFIX"}) {
@@ -102,10 +103,10 @@ std::vector<SearchStep> search_steps(const LibrarySpec& spec, const SearchEnviro
   auto add = [&](std::string candidate, std::string place) {
     if (seen.insert(candidate).second) steps.push_back({std::move(candidate), std::move(place)});
   };
-  if (spec.cuda_env) {
-    for (const std::string& dir : split(env.cuda_libs, ':')) {
+  if (spec.env_dirs) {
+    for (const std::string& dir : split(env.dirs, ':')) {
       if (dir.empty()) continue;
-      const std::string place = dir + " (GPUBENCH_CUDA_LIBS)";
+      const std::string place = dir + " (" + env.variable + ")";
       for (const std::string& soname : spec.sonames) add(join_path(dir, soname), place);
       for (const std::string& layout : pip_layouts(spec)) {
         for (const std::string& soname : spec.sonames) {
@@ -113,7 +114,7 @@ std::vector<SearchStep> search_steps(const LibrarySpec& spec, const SearchEnviro
         }
       }
     }
-    if (env.cuda_libs_only) return steps;
+    if (env.dirs_only) return steps;
   }
   for (const std::string& soname : spec.sonames) add(soname, k_loader_place);
   for (const std::string& pattern : spec.system_dirs) {
@@ -121,7 +122,7 @@ std::vector<SearchStep> search_steps(const LibrarySpec& spec, const SearchEnviro
       for (const std::string& soname : spec.sonames) add(join_path(dir, soname), dir);
     }
   }
-  if (spec.cuda_env) {
+  if (spec.env_dirs) {
     for (const std::string& site : env.site_dirs) {
       for (const std::string& layout : spec.pip_dirs) {
         for (const std::string& soname : spec.sonames) {
@@ -178,7 +179,7 @@ LibrarySpec cuda_library_spec(std::vector<std::string> sonames, const std::strin
                       "/usr/local/cuda-*/targets/x86_64-linux/lib",
                       "/usr/lib/x86_64-linux-gnu",
                       "/usr/lib64"};
-  spec.cuda_env = true;
+  spec.env_dirs = true;
   return spec;
 }
 

@@ -343,6 +343,7 @@ void register_nccl_cases() {
   World& world = World::get();
   NcclState& s = nccl_state();
   s.probe = suite::cuda::probe_devices();
+  suite::cuda::add_libraries_context({suite::cuda::Library::nccl});  // where libnccl came from
   if (const auto& lib = suite::cuda::library_status(suite::cuda::Library::nccl); !lib.loaded) {
     s.probe.count = 0;  // no usable GPU for NCCL on this rank: one skipped case per series
     s.probe.reason = lib.reason;

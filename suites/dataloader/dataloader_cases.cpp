@@ -14,6 +14,7 @@
 #include "suites/dataloader/cache_control.hpp"
 #include "suites/dataloader/dataset_reader.hpp"
 #include "suites/dataloader/device_staging.hpp"
+#include "suites/dataloader/hdf5_io.hpp"
 #include "suites/dataloader/pipeline.hpp"
 #include "suites/dataloader/text_codec.hpp"
 #include "util/clock.hpp"
@@ -102,6 +103,11 @@ void bm_pipeline(benchmark::State& state, const ReadCase& c) {
     }
     if (c.h2d && !cuda_unavailable_reason().empty()) {
       suite::skip(state, cuda_unavailable_reason());
+      return;
+    }
+    // libhdf5 is loaded at run time (hdf5_api.hpp): without it, the reason says where it was sought.
+    if (c.format == Format::hdf5 && !hdf5_unavailable_reason().empty()) {
+      suite::skip(state, hdf5_unavailable_reason());
       return;
     }
     const DatasetSpec spec = spec_for(*g_config, c.format, c.record_bytes);
@@ -470,6 +476,11 @@ std::vector<std::string> availability_notes() {
   }
   if (const std::string g = cuda_unavailable_reason(); !g.empty()) {
     notes.push_back("h2d cases: skipped: " + g);
+  }
+  if (const std::string h5 = hdf5_library_text(); !h5.empty()) {
+    notes.push_back("hdf5 cases: " + h5);
+  } else {
+    notes.push_back("hdf5 cases: skipped: " + hdf5_unavailable_reason());
   }
   return notes;
 }

@@ -8,10 +8,18 @@
 #include <filesystem>
 #include <memory>
 #include <span>
+#include <string>
 
 #include "suites/dataloader/dataset.hpp"
 
 namespace gpubench::dataloader {
+
+// libhdf5 is loaded at run time (hdf5_api.hpp), not linked. Empty when it is loaded, else why
+// not: "libhdf5_serial.so.103 not found (searched: ...)", "... cannot be loaded (<dlerror>)", a
+// missing symbol or too old a version. The HDF5 cases are skipped with it.
+std::string hdf5_unavailable_reason();
+// "libhdf5 1.10.8 (<path>)" when loaded, else empty.
+std::string hdf5_library_text();
 
 // Writes shard `shard` of `spec` to `path`. Throws Error on any HDF5 failure.
 void write_hdf5_shard(const std::filesystem::path& path, const DatasetSpec& spec,

@@ -70,6 +70,7 @@ int fusion_main(int argc, char** argv) {
     return static_cast<int>(e.code());
   }
   add_device_context(devices, device_reason);
+  suite::cuda::add_libraries_context({suite::cuda::Library::cublasLt});
 #endif
   benchmark::AddCustomContext(
       "gpubench.fusion.inputs",

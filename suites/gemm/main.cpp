@@ -192,6 +192,7 @@ int gemm_main(int argc, char** argv) {
   if (s.probe.reason.empty()) {
     s.probe.reason = suite::cuda::unavailable_reason({Library::cublasLt, Library::cublas});
   }
+  suite::cuda::add_libraries_context({Library::cublasLt, Library::cublas});
   s.profile = suite::profile_from_env();
   try {
     const auto request = suite::take_device_request(argc, argv, std::getenv("GPUBENCH_DEVICE"));

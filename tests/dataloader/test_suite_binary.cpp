@@ -154,3 +154,41 @@ TEST(DataloaderSuiteBinary, CorruptShardFailsThatBenchmarkWithFileAndOffset) {
                              std::to_string(gpubench::dataloader::record_stride(150528) * 2)));
   EXPECT_THAT(msg, HasSubstr("checksum"));
 }
+
+// libhdf5 is loaded at run time (issue 22): with it the HDF5 cases run; out of reach
+// (GPUBENCH_HDF5_LIBS naming an empty directory, GPUBENCH_HDF5_LIBS_ONLY=1) they are skipped with
+// the soname and where it was sought, and the other formats still run.
+TEST(DataloaderSuiteBinary, Hdf5CasesRunWithLibhdf5AndSkipWithTheReasonWithout) {
+  gpubench::TempDir tmp("dl-e2e-hdf5");
+  const std::string filter =
+      "--benchmark_format=json --benchmark_filter='read/format:(hdf5|raw)/path:pread/workers:2/'";
+  auto r = run_suite(tmp, tiny_env(tmp), filter);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  const auto* h5 = find_benchmark(doc, "dataloader/read/format:hdf5/");
+  ASSERT_NE(h5, nullptr);
+  ASSERT_FALSE(h5->value("error_occurred", false)) << h5->value("error_message", "");
+  EXPECT_GT(h5->at("samples_per_s").get<double>(), 0);
+
+  const fs::path nolib = tmp.path() / "nolib";
+  fs::create_directories(nolib);
+  const std::string without =
+      " GPUBENCH_HDF5_LIBS='" + nolib.string() + "' GPUBENCH_HDF5_LIBS_ONLY=1";
+  const std::string reason = "not found (searched: " + nolib.string() + " (GPUBENCH_HDF5_LIBS))";
+  r = run_suite(tmp, tiny_env(tmp) + without, filter);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  doc = nlohmann::json::parse(r.out);
+  h5 = find_benchmark(doc, "dataloader/read/format:hdf5/");
+  ASSERT_NE(h5, nullptr);
+  EXPECT_TRUE(h5->value("error_occurred", false));
+  EXPECT_THAT(h5->value("error_message", ""), HasSubstr("skipped: libhdf5"));
+  EXPECT_THAT(h5->value("error_message", ""), HasSubstr(reason));
+  const auto* raw = find_benchmark(doc, "dataloader/read/format:raw/");
+  ASSERT_NE(raw, nullptr);
+  EXPECT_FALSE(raw->value("error_occurred", false)) << raw->value("error_message", "");
+
+  r = run_suite(tmp, tiny_env(tmp) + without, "--gpubench_info");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("hdf5 cases: skipped: libhdf5"));
+  EXPECT_THAT(r.out, HasSubstr(reason));
+}

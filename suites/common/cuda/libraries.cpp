@@ -11,6 +11,9 @@
 #define GPUBENCH_NCCL_MAJOR 2  // NCCL 2.x has been libnccl.so.2 since 2017
 #endif
 
+#include <benchmark/benchmark.h>
+
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "util/dynlib.hpp"
@@ -103,6 +106,21 @@ const char* to_string(Library library) {
       return "NCCL";
   }
   return "unknown";
+}
+
+void add_libraries_context(std::initializer_list<Library> libraries) {
+  nlohmann::json j = nlohmann::json::object();
+  for (Library library : libraries) {
+    const LibraryStatus& s = library_status(library);
+    nlohmann::json entry = {{"soname", s.soname}};
+    if (s.loaded) {
+      entry["path"] = s.path;
+    } else {
+      entry["reason"] = s.reason;
+    }
+    j[to_string(library)] = entry;
+  }
+  benchmark::AddCustomContext("gpubench.libraries", j.dump());
 }
 
 std::string library_note(Library library) {

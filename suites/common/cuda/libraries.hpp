@@ -38,6 +38,12 @@ std::string unavailable_reason(std::initializer_list<Library> libraries);
 // "cuBLAS", "cuBLASLt", "NCCL".
 const char* to_string(Library library);
 
+// Records in the suite's JSON context, key "gpubench.libraries" (stored with the suite run), where
+// each of `libraries` was loaded from, or why it was not:
+// {"cuBLASLt": {"soname": "libcublasLt.so.13", "path": "/usr/local/cuda/lib64/libcublasLt.so.13"}}
+// or {"NCCL": {"soname": "libnccl.so.2", "reason": "libnccl.so.2 not found (searched: ...)"}}.
+void add_libraries_context(std::initializer_list<Library> libraries);
+
 // An availability note for --gpubench_info: "cuBLASLt: <path>" or "cuBLASLt: skipped: <reason>".
 std::string library_note(Library library);
 
