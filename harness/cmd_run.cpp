@@ -4,12 +4,14 @@
 #include <optional>
 #include <ostream>
 #include <regex>
+#include <tuple>
 
 #include "harness/cli_common.hpp"
 #include "harness/command.hpp"
 #include "harness/doctor.hpp"
 #include "harness/launcher.hpp"
 #include "harness/process.hpp"
+#include "harness/run_plan.hpp"
 #include "harness/runner.hpp"
 #include "harness/until_decided.hpp"
 #include "util/error.hpp"
@@ -31,7 +33,34 @@ struct RunArgs {
   std::string launcher;  // --launcher "mpirun -np 2": run the suites under it (harness/launcher.hpp)
   bool launcher_given = false;
   harness::UntilDecidedOptions until_decided;  // .base empty: off (harness/until_decided.hpp)
+  bool plan = false;      // --plan: print the run plan (harness/run_plan.hpp), run nothing
+  int gpus = -1;          // --plan --gpus N: plan for N GPUs; -1: this machine's (NVML)
+  std::string format = "text";
 };
+
+// --plan: asks each selected suite for its plan and prints it. No GPU work, no database.
+void do_plan(const RunArgs& args, const std::vector<harness::SuiteExecutable>& suites,
+             int repetitions, Context& ctx) {
+  harness::RunPlan plan;
+  plan.profile = args.profile;
+  plan.repetitions = repetitions;
+  if (args.gpus >= 0) {
+    plan.gpus = args.gpus;
+    plan.gpus_source = "flag";
+  } else {
+    std::tie(plan.gpus, plan.gpus_note) = harness::detect_gpu_count();
+    plan.gpus_source = "detected";
+  }
+  for (const auto& s : suites) {
+    plan.suites.push_back(
+        harness::ask_suite_plan(s, args.profile, plan.gpus, repetitions, args.filter));
+  }
+  if (args.format == "json") {
+    *ctx.out << harness::run_plan_json(plan) << '\n';
+  } else {
+    harness::print_run_plan(*ctx.out, plan);
+  }
+}
 
 void print_summary(std::ostream& out, const harness::RunOutcome& o) {
   std::vector<std::vector<std::string>> rows;
@@ -111,6 +140,16 @@ void do_run(const RunArgs& args, Context& ctx) {
                     "got " + format_significant(args.timeout_per_suite_s),
                     "give the limit in seconds, e.g. --timeout-per-suite 600");
   }
+  check_format(args.format, {"text", "json"});
+  if (!args.plan && (args.gpus >= 0 || args.format != "text")) {
+    throw bad_input(args.gpus >= 0 ? "--gpus needs --plan" : "--format needs --plan",
+                    "a run measures the GPUs it finds and prints its summary as text",
+                    "add --plan to see the plan for N GPUs, or leave the option out");
+  }
+  if (args.plan && args.gpus < -1) {
+    throw bad_input("--gpus must be 0 or more", "got " + std::to_string(args.gpus),
+                    "e.g. --gpus 8, or leave it out to plan for this machine");
+  }
   harness::RunOptions options;
   for (const auto& t : args.tags) options.tags.push_back(parse_tag(t));
   const auto found = harness::discover_suites();
@@ -120,6 +159,11 @@ void do_run(const RunArgs& args, Context& ctx) {
                          "build the suites (ci/setup) or point GPUBENCH_SUITE_PATH at them");
   }
   options.suites = harness::select_suites(found, split_list(args.suites));
+  if (args.plan) {
+    do_plan(args, options.suites,
+            args.repetitions > 0 ? args.repetitions : defaults.repetitions, ctx);
+    return;
+  }
   options.note = args.note;
   options.argv = ctx.argv;
   auto& so = options.suite_options;
@@ -226,6 +270,13 @@ void add_run_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--base-last", args->until_decided.base_last,
                   "--until-decided: pool the newest N runs of a tag:/host:/gpu: BASE")
       ->capture_default_str();
+  cmd->add_flag("--plan", args->plan,
+                "print each suite's cases and estimated time (a time model at reference rates), "
+                "then stop: nothing runs, nothing is stored, no database is opened");
+  cmd->add_option("--gpus", args->gpus,
+                  "--plan: plan for a server of N GPUs of the reference class (default: the GPUs "
+                  "NVML finds here)");
+  cmd->add_option("--format", args->format, "--plan: text or json")->capture_default_str();
   cmd->callback([args, &ctx] { do_run(*args, ctx); });
 }
 

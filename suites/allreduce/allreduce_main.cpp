@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "suites/allreduce/allreduce_plan.hpp"
 #include "suites/allreduce/cases.hpp"
 #include "suites/allreduce/deferred_reporter.hpp"
 #include "suites/allreduce/world.hpp"
@@ -103,7 +104,8 @@ int main(int argc, char** argv) {
   using namespace gpubench::suite;
   // Listing (gpubench suites) and --gpubench_info never start MPI: they run outside launchers.
   const bool listing =
-      has_flag(argc, argv, "--gpubench_info") || has_flag(argc, argv, "--benchmark_list_tests");
+      has_flag(argc, argv, "--gpubench_info") || has_flag(argc, argv, "--benchmark_list_tests") ||
+      has_flag(argc, argv, "--gpubench_plan");
   World& world = listing ? World::get() : World::init(argc, argv);
   // Every rank must register the same cases: rank 0's profile is everyone's (a remote rank may not
   // have inherited GPUBENCH_PROFILE from the launcher).
@@ -146,6 +148,9 @@ int main(int argc, char** argv) {
       avail.reason = "built without MPI and without NCCL: every case is skipped (see the notes)";
     }
     return avail;
+  };
+  info.plan = [](const PlanRequest& request) {
+    return plan_allreduce(request, nccl_library_text() != "not built");
   };
   info.register_benchmarks = [] {
     register_host_reference();

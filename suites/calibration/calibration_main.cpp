@@ -18,6 +18,7 @@
 #include <iostream>
 #include <string>
 
+#include "suites/calibration/calibration_plan.hpp"
 #include "suites/calibration/calibration_work.hpp"
 #include "suites/common/suite_support.hpp"
 #include "util/error.hpp"
@@ -27,18 +28,9 @@ namespace {
 
 using gpubench::suites::calibration::Workload;
 
-struct CalibrationCase {
-  Workload workload;
-  std::uint64_t base_units;  // units per call at scale 1.0
-};
-
-// ~0.4 to 3.5 ms per call on a 3 GHz core; calls per repetition chosen so one repetition is ~7 ms.
-constexpr CalibrationCase k_cases[] = {
-    {Workload::hash_chain, 250'000},      {Workload::hash_chain, 500'000},
-    {Workload::hash_chain, 1'000'000},    {Workload::hash_chain, 2'000'000},
-    {Workload::mul_add_chain, 1'000'000},
-};
-constexpr std::uint64_t k_units_per_repetition = 4'000'000;
+using gpubench::suites::calibration::CalibrationCase;
+using gpubench::suites::calibration::k_cases;
+using gpubench::suites::calibration::k_units_per_repetition;
 
 // CPU time of the calling thread, in seconds. The workload never blocks or touches memory beyond
 // registers, so on an idle machine its CPU time equals its wall time; on a shared one (this
@@ -81,6 +73,7 @@ int main(int argc, char** argv) {
   bool info_only = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--gpubench_info") == 0) info_only = true;
+    if (std::strcmp(argv[i], "--gpubench_plan") == 0) info_only = true;
   }
   double scale = 1.0;
   std::string scale_error;
@@ -117,10 +110,10 @@ int main(int argc, char** argv) {
     }
     return avail;
   };
+  info.plan = [scale](const PlanRequest& request) { return cal::plan_calibration(request, scale); };
   info.register_benchmarks = [scale] {
     for (const CalibrationCase& c : k_cases) {
-      const std::string name = std::string("calibration/") + cal::to_string(c.workload) +
-                               "/base_units:" + std::to_string(c.base_units);
+      const std::string name = cal::case_name(c);
       const auto calls = static_cast<benchmark::IterationCount>(
           std::max<std::uint64_t>(1, k_units_per_repetition / c.base_units));
       benchmark::RegisterBenchmark(

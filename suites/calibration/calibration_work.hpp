@@ -36,4 +36,19 @@ const char* to_string(Workload workload);
 // benchmark::DoNotOptimize so the work stays).
 std::uint64_t run_work(Workload workload, std::uint64_t units, std::uint64_t seed);
 
+// One case of the suite: a workload and its units per call at scale 1.
+struct CalibrationCase {
+  Workload workload;
+  std::uint64_t base_units;  // units per call at scale 1.0
+};
+
+// ~0.4 to 3.5 ms per call on a 3 GHz core; calls per repetition chosen so one repetition is ~7 ms.
+inline constexpr CalibrationCase k_cases[] = {
+    {Workload::hash_chain, 250'000},      {Workload::hash_chain, 500'000},
+    {Workload::hash_chain, 1'000'000},    {Workload::hash_chain, 2'000'000},
+    {Workload::mul_add_chain, 1'000'000},
+};
+// Units per repetition: calls per repetition = this / base_units (at least 1).
+inline constexpr std::uint64_t k_units_per_repetition = 4'000'000;
+
 }  // namespace gpubench::suites::calibration

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "gpubench_version.hpp"
+#include "suites/common/plan.hpp"
+#include "util/error.hpp"
 
 namespace gpubench::suite {
 
@@ -66,7 +68,35 @@ void fail(benchmark::State& state, std::string_view reason) {
   state.SkipWithError(msg.c_str());
 }
 
+namespace {
+// --gpubench_plan: the plan as one JSON line on stdout. Nothing is registered or run.
+int print_plan(int argc, char** argv, const SuiteInfo& info) {
+  PlanRequest request;
+  request.profile = profile_from_env();
+  try {
+    request.gpus = plan_count_from_args(argc, argv, "gpubench_plan_gpus").value_or(0);
+    request.repetitions = plan_count_from_args(argc, argv, "gpubench_plan_repetitions").value_or(0);
+  } catch (const Error& e) {
+    std::cerr << "gpubench-" << info.name << ": error: " << e.what() << "\n";
+    return static_cast<int>(e.code());
+  }
+  SuitePlan plan;
+  if (info.plan) {
+    plan = info.plan(request);
+  } else {
+    plan.assumptions = "this suite has no plan model";
+  }
+  plan.suite = info.name;
+  plan.gpus = request.gpus;
+  std::cout << plan_json(plan) << std::endl;
+  return 0;
+}
+}  // namespace
+
 int suite_main(int argc, char** argv, const SuiteInfo& info) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--gpubench_plan") == 0) return print_plan(argc, argv, info);
+  }
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--gpubench_info") == 0) {
       Availability avail = info.availability ? info.availability() : Availability{};

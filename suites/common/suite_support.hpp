@@ -3,6 +3,10 @@
 //
 // A suite is a standard Google Benchmark binary. On top of Google Benchmark's flags it accepts
 //   --gpubench_info   print one JSON object (suite, metrics, availability) to stdout and exit 0
+//   --gpubench_plan [--gpubench_plan_gpus=N] [--gpubench_plan_repetitions=N]
+//                     print the suite's run plan (suites/common/plan.hpp) as one JSON object and
+//                     exit 0: its cases for N GPUs (default 0) and the estimated seconds; runs
+//                     nothing
 // and it reads the environment variable GPUBENCH_PROFILE (quick|standard|full, default standard)
 // to size its sweeps. `gpubench run` sets both up; run alone, a suite behaves like any Google
 // Benchmark binary.
@@ -41,6 +45,9 @@ struct Availability {
   std::vector<std::string> notes;  // e.g. "device cases: skipped: no CUDA device"
 };
 
+struct PlanRequest;
+struct SuitePlan;
+
 struct SuiteInfo {
   std::string name;  // "memory": benchmarks are named "memory/<case>/<k>:<v>/..."
   std::string description;
@@ -51,6 +58,10 @@ struct SuiteInfo {
   // Optional: replaces Google Benchmark's JSON file reporter (only used with --benchmark_out;
   // not owned). The allreduce suite uses one that adds context learned during the run.
   benchmark::BenchmarkReporter* file_reporter = nullptr;
+  // Optional: the suite's run plan for a (possibly hypothetical) server, from the same case
+  // enumeration that register_benchmarks uses (suites/<suite>/<suite>_plan.cpp). Answers
+  // --gpubench_plan; without it the plan lists no cases.
+  std::function<SuitePlan(const PlanRequest&)> plan;
 };
 
 enum class Profile { quick, standard, full };

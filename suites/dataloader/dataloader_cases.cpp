@@ -469,6 +469,42 @@ void register_dataloader_benchmarks(const SuiteConfig& config) {
       ->Unit(benchmark::kMillisecond);
 }
 
+std::vector<CaseOutline> case_outlines(const SuiteConfig& config) {
+  std::vector<CaseOutline> out;
+  const int iters = config.iterations;
+  for (int w : config.workers) {
+    out.push_back({"dataloader/ceiling/kind:memcpy/threads:" + std::to_string(w),
+                   CaseWork::memcpy_ceiling, iters, 64u << 20, w});
+  }
+  for (std::size_t rb : config.record_sizes) {
+    out.push_back({"dataloader/ceiling/kind:seq_read/format:raw/record_bytes:" + std::to_string(rb),
+                   CaseWork::seq_read, iters, spec_for(config, Format::raw, rb).samples * rb, 1});
+  }
+  for (const auto& [kind, c] : make_plan(config).reads) {
+    const DatasetSpec spec = spec_for(config, c.format, c.record_bytes);
+    CaseOutline o{read_name(kind, c), CaseWork::read, iters, spec.samples * c.record_bytes,
+                  c.workers};
+    o.cold = c.cold;
+    o.text = is_text(c.format);
+    const std::uint64_t batches = (spec.samples + c.batch - 1) / std::max<std::size_t>(c.batch, 1);
+    o.step_us_total = batches * static_cast<std::uint64_t>(c.step_us);
+    out.push_back(o);
+  }
+  for (Format f : {Format::csv, Format::jsonl}) {
+    CaseOutline o{"dataloader/parse/format:" + std::string(to_string(f)) +
+                      "/record_bytes:" + std::to_string(k_image_bytes),
+                  CaseWork::parse, 5 * iters, 8u << 20, 1};
+    o.text = true;
+    out.push_back(o);
+  }
+  const std::uint64_t mib = config.profile == Profile::full       ? 1024
+                            : config.profile == Profile::standard ? 256
+                                                                  : 32;
+  out.push_back({"dataloader/generate/format:raw/MiB:" + std::to_string(mib), CaseWork::generate,
+                 1, mib << 20, 1});
+  return out;
+}
+
 std::vector<std::string> availability_notes() {
   std::vector<std::string> notes;
   if (const std::string u = uring_unavailable_reason(); !u.empty()) {

@@ -6,6 +6,7 @@
 #include "suites/common/device_selection.hpp"
 #include "suites/common/suite_support.hpp"
 #include "suites/dataloader/dataloader_cases.hpp"
+#include "suites/dataloader/dataloader_plan.hpp"
 #include "suites/dataloader/device_staging.hpp"
 #include "util/error.hpp"
 
@@ -63,8 +64,11 @@ int main(int argc, char** argv) {
     return a;
   };
   bool info_only = false;
-  for (int i = 1; i < argc; ++i)
+  bool plan_only = false;  // --gpubench_plan: the configuration, no preflight, nothing generated
+  for (int i = 1; i < argc; ++i) {
     info_only = info_only || std::strcmp(argv[i], "--gpubench_info") == 0;
+    plan_only = plan_only || std::strcmp(argv[i], "--gpubench_plan") == 0;
+  }
   // --device N / GPUBENCH_DEVICE: the GPU the staging buffers (NUMA-local to it) and the H2D
   // copies are for. "all" or unset: device 0 (the pipeline feeds one GPU per process).
   try {
@@ -84,13 +88,20 @@ int main(int argc, char** argv) {
     // Bad configuration stops the suite before any work, with the CLI's error format and exit 2.
     try {
       config = gpubench::dataloader::load_suite_config(gpubench::suite::profile_from_env());
-      gpubench::dataloader::preflight(config);
+      if (!plan_only) gpubench::dataloader::preflight(config);
     } catch (const gpubench::Error& e) {
       std::cerr << "gpubench: error: "
                 << gpubench::format_error_message(e.what_failed(), e.why(), e.fix()) << "\n";
       return static_cast<int>(e.code());
     }
   }
+  info.plan = [&config](const gpubench::suite::PlanRequest& request) {
+    gpubench::dataloader::SuiteConfig planned = config;
+    if (request.profile != config.profile) {
+      planned = gpubench::dataloader::load_suite_config(request.profile);
+    }
+    return gpubench::dataloader::plan_dataloader(request, planned);
+  };
   info.register_benchmarks = [&config, info_only] {
     if (!info_only) gpubench::dataloader::register_dataloader_benchmarks(config);
   };

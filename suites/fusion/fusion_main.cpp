@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "suites/common/suite_support.hpp"
+#include "suites/fusion/fusion_plan.hpp"
 #include "suites/fusion/host_fusion.hpp"
 #include "suites/memory/thread_pool.hpp"
 #include "util/error.hpp"
@@ -96,6 +97,9 @@ int fusion_main(int argc, char** argv) {
     a.notes.push_back("device cases: not built (gpubench was built without CUDA)");
 #endif
     return a;
+  };
+  info.plan = [](const suite::PlanRequest& request) {
+    return plan_fusion(request, GPUBENCH_FUSION_DEVICE != 0);
   };
   info.register_benchmarks = [&] {
     const suite::Profile profile = suite::profile_from_env();

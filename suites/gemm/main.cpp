@@ -28,6 +28,7 @@
 #include "suites/common/sample_state_counters.hpp"
 #include "suites/common/suite_support.hpp"
 #include "suites/gemm/gemm_cases.hpp"
+#include "suites/gemm/gemm_plan.hpp"
 #include "suites/gemm/gemm_runner.hpp"
 #include "util/error.hpp"
 
@@ -229,6 +230,7 @@ int gemm_main(int argc, char** argv) {
     a.notes.push_back(suite::cuda::library_note(Library::cublas));
     return a;
   };
+  info.plan = plan_gemm;
   info.register_benchmarks = register_all;
   return suite::suite_main(argc, argv, info);
 }

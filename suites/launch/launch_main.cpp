@@ -10,6 +10,7 @@
 #include "suites/common/device_selection.hpp"
 #include "suites/common/suite_support.hpp"
 #include "suites/launch/launch_cases.hpp"
+#include "suites/launch/launch_plan.hpp"
 #include "suites/launch/launch_runner.hpp"
 #include "util/error.hpp"
 
@@ -57,6 +58,7 @@ int main(int argc, char** argv) {
     }
     return avail;
   };
+  info.plan = plan_launch;
   info.register_benchmarks = [&] {
     for (const LaunchCase& c : all_cases(suite::profile_from_env(), devices)) {
       benchmark::RegisterBenchmark(case_name(c).c_str(),

@@ -161,13 +161,16 @@ std::uint64_t device_passes_per_sample(std::uint64_t array_bytes) {
   return std::clamp<std::uint64_t>(passes, 4, 400);
 }
 
+std::string device_benchmark_name(km::StreamOp op, std::uint64_t array_bytes, int device) {
+  return std::string("memory/device_") + km::to_string(op) +
+         "/array_bytes:" + std::to_string(array_bytes) + "/device:" + std::to_string(device);
+}
+
 void register_device_benchmarks(Profile profile, const std::vector<int>& devices) {
   for (int device : devices) {
     for (km::StreamOp op : km::k_stream_ops) {
       for (std::uint64_t bytes : device_sweep(profile)) {
-        const std::string name = std::string("memory/device_") + km::to_string(op) +
-                                 "/array_bytes:" + std::to_string(bytes) +
-                                 "/device:" + std::to_string(device);
+        const std::string name = device_benchmark_name(op, bytes, device);
         benchmark::RegisterBenchmark(name.c_str(),
                                      [op, bytes, device](benchmark::State& state) {
                                        device_benchmark(state, op, bytes, device);

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/memory/stream.hpp"
 #include "suites/common/suite_support.hpp"
 
 namespace gpubench::suites::memory {
@@ -27,6 +28,10 @@ std::vector<std::uint64_t> device_sweep(gpubench::suite::Profile profile);
 // Passes per timed sample: about 2 GiB of one-array traffic, 4 to 400 passes (below the timer's
 // ~500-launch limit on a batch).
 std::uint64_t device_passes_per_sample(std::uint64_t array_bytes);
+
+// "memory/device_<op>/array_bytes:<n>/device:<d>" (without Google Benchmark's suffixes).
+std::string device_benchmark_name(gpubench::kernels::memory::StreamOp op, std::uint64_t array_bytes,
+                                  int device);
 
 // Registers the device cases for `devices` (indices; with no device the list still holds one
 // index so the cases appear, each skipped with the reason).

@@ -186,13 +186,33 @@ std::string host_benchmark_name(std::string_view case_name_text, std::uint64_t a
   return name;
 }
 
-void register_host_benchmarks(Profile profile) {
-  const HostSweep sweep = host_sweep(profile, usable_cpu_count());
-  // Thread count outermost, so the process-wide pool is rebuilt once per count.
+namespace {
+// Every host case of the sweep, in registration order: thread count outermost, so the
+// process-wide pool is rebuilt once per count.
+template <typename Visit>
+void for_each_host_case(Profile profile, int usable_cpus, Visit&& visit) {
+  const HostSweep sweep = host_sweep(profile, usable_cpus);
   for (int threads : sweep.threads) {
     for (HostCase hc :
          {HostCase::copy, HostCase::scale, HostCase::add, HostCase::triad, HostCase::memcpy}) {
-      for (std::uint64_t bytes : sweep.array_bytes) {
+      for (std::uint64_t bytes : sweep.array_bytes) visit(hc, bytes, threads);
+    }
+  }
+}
+}  // namespace
+
+std::vector<HostCaseOutline> host_case_outlines(Profile profile, int usable_cpus) {
+  std::vector<HostCaseOutline> out;
+  for_each_host_case(profile, usable_cpus, [&](HostCase hc, std::uint64_t bytes, int threads) {
+    out.push_back({host_benchmark_name(case_name(hc), bytes, threads), bytes, threads,
+                   km::stream_arrays_moved(stream_op_of(hc)), host_passes_for(bytes)});
+  });
+  return out;
+}
+
+void register_host_benchmarks(Profile profile) {
+  for_each_host_case(profile, usable_cpu_count(), [](HostCase hc, std::uint64_t bytes,
+                                                     int threads) {
         benchmark::RegisterBenchmark(host_benchmark_name(case_name(hc), bytes, threads).c_str(),
                                      [hc, bytes, threads](benchmark::State& state) {
                                        host_benchmark(state, hc, bytes, threads);
@@ -200,9 +220,7 @@ void register_host_benchmarks(Profile profile) {
             ->UseManualTime()
             ->Iterations(static_cast<benchmark::IterationCount>(host_passes_for(bytes)))
             ->Unit(benchmark::kMillisecond);
-      }
-    }
-  }
+  });
 }
 
 }  // namespace gpubench::suites::memory

@@ -32,6 +32,17 @@ std::uint64_t host_passes_for(std::uint64_t array_bytes);
 // "memory/host_triad/array_bytes:67108864/threads:2" (without Google Benchmark's suffixes).
 std::string host_benchmark_name(std::string_view case_name, std::uint64_t array_bytes, int threads);
 
+// What each host case moves, for the run plan: the same cases and names as
+// register_host_benchmarks registers for `usable_cpus`.
+struct HostCaseOutline {
+  std::string name;
+  std::uint64_t array_bytes = 0;
+  int threads = 1;
+  int arrays_moved = 2;     // per pass, STREAM counting
+  std::uint64_t passes = 0;  // timed passes per repetition
+};
+std::vector<HostCaseOutline> host_case_outlines(gpubench::suite::Profile profile, int usable_cpus);
+
 // Registers every host case of the profile's sweep with Google Benchmark.
 void register_host_benchmarks(gpubench::suite::Profile profile);
 

@@ -2,6 +2,7 @@
 // memcpy ceiling). See host_stream.hpp and device_stream.hpp for names, sweeps and byte counting.
 #include "suites/common/suite_support.hpp"
 #include "suites/memory/host_stream.hpp"
+#include "suites/memory/memory_plan.hpp"
 #include "suites/memory/thread_pool.hpp"
 
 #if GPUBENCH_MEMORY_DEVICE
@@ -57,6 +58,7 @@ int main(int argc, char** argv) {
 #endif
     return avail;
   };
+  info.plan = gpubench::suites::memory::plan_memory;
   info.register_benchmarks = [&] {
     const Profile profile = profile_from_env();
     gpubench::suites::memory::register_host_benchmarks(profile);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 
 #include "kernels/copy/copy.hpp"
 #include "util/error.hpp"
@@ -167,6 +168,28 @@ NumaRequest take_numa_request(int& argc, char** argv, const char* env_value,
   return request;
 }
 
+bool staged_pair_measured(suite::Profile profile, const std::vector<int>& devices, int src,
+                          int dst) {
+  if (profile == suite::Profile::full || devices.size() < 3) return true;
+  // Quick and standard: the ring i -> i+1 (the last back to the first) of the selected GPUs.
+  const auto it = std::find(devices.begin(), devices.end(), src);
+  if (it == devices.end()) return false;
+  const auto next = std::next(it) == devices.end() ? devices.begin() : std::next(it);
+  return *next == dst;
+}
+
+bool placement_measured(suite::Profile profile, const std::vector<int>& devices, int device,
+                        Numa numa) {
+  if (numa != Numa::remote || profile != suite::Profile::standard || devices.empty()) return true;
+  return device == devices.front();
+}
+
+bool staged_size_measured(suite::Profile profile, std::uint64_t bytes) {
+  if (profile != suite::Profile::standard) return true;
+  const std::vector<std::uint64_t> sizes = p2p_sizes(profile);
+  return sizes.empty() || bytes == sizes.front();
+}
+
 std::vector<TransferCase> all_cases(suite::Profile profile, NumaRequest numa,
                                     const std::vector<int>& devices) {
   std::vector<Numa> placements;
@@ -197,6 +220,7 @@ std::vector<TransferCase> all_cases(suite::Profile profile, NumaRequest numa,
     for (const Shape& s : host_shapes) {
       if (quick && !s.in_quick) continue;
       for (Numa n : placements) {
+        if (!placement_measured(profile, devices, device, n)) continue;
         for (std::uint64_t bytes : host_sizes(profile)) {
           TransferCase c;
           c.dir = s.dir;
@@ -243,7 +267,9 @@ std::vector<TransferCase> all_cases(suite::Profile profile, NumaRequest numa,
   for (const auto& [src, dst] : pairs) {
     for (bool both_ways : {false, true}) {
       for (const auto& [engine, p] : p2p_shapes) {
+        if (p == PeerAccess::off && !staged_pair_measured(profile, devices, src, dst)) continue;
         for (std::uint64_t bytes : p2p_sizes(profile)) {
+          if (p == PeerAccess::off && !staged_size_measured(profile, bytes)) continue;
           TransferCase c;
           c.dir = Dir::p2p;
           c.memory = Memory::device;

@@ -68,9 +68,28 @@ NumaRequest default_numa_request(suite::Profile profile);
 NumaRequest take_numa_request(int& argc, char** argv, const char* env_value,
                               suite::Profile profile);
 
+// Whether the staged peer copy (peer_access:off) of the ordered pair src -> dst is measured.
+// Staged copies go through host memory at ~1/30 of a peer copy's rate, and the pairs grow as n^2
+// (on 8 GPUs they were 2/3 of the quick profile's time): quick and standard measure them on the
+// ring i -> i+1 of `devices` only (the last GPU back to the first), so every GPU is a source and a
+// destination once; full, and any profile with 2 GPUs, measures every pair. peer_access:on is
+// measured on every pair in every profile.
+bool staged_pair_measured(suite::Profile profile, const std::vector<int>& devices, int src,
+                          int dst);
+
+// Standard measures a staged peer copy at the profile's smallest peer size only (256 MiB: a
+// staged copy's rate does not change beyond it); quick has one size, full every size.
+bool staged_size_measured(suite::Profile profile, std::uint64_t bytes);
+
+// Whether the host cases of `device` are measured with the host buffer at `numa`. Standard
+// measures numa:remote on the first selected GPU only (the NUMA penalty is the host's, and every
+// GPU on a node shares it); quick (local unless asked) and full measure every GPU.
+bool placement_measured(suite::Profile profile, const std::vector<int>& devices, int device,
+                        Numa numa);
+
 // Every host<->device and device-local case for `devices`, then every ordered pair of `devices`
-// (i != j) for p2p when there are two or more; with fewer, one p2p pair 0->1 so the cases appear
-// and are skipped with the reason.
+// (i != j) for p2p when there are two or more (staged copies on the pairs staged_pair_measured
+// keeps); with fewer, one p2p pair 0->1 so the cases appear and are skipped with the reason.
 std::vector<TransferCase> all_cases(suite::Profile profile, NumaRequest numa,
                                     const std::vector<int>& devices);
 

@@ -18,6 +18,7 @@
 #include "suites/common/suite_support.hpp"
 #include "suites/transfer/transfer_cases.hpp"
 #include "suites/transfer/transfer_cuda.hpp"
+#include "suites/transfer/transfer_plan.hpp"
 #include "util/error.hpp"
 
 namespace gpubench::transfer {
@@ -129,6 +130,7 @@ int main(int argc, char** argv) {
     }
     return avail;
   };
+  info.plan = [numa](const suite::PlanRequest& r) { return plan_transfer(r, numa); };
   info.register_benchmarks = [&] {
     add_devices_context();
     for (const TransferCase& c : all_cases(profile, numa, devices)) {

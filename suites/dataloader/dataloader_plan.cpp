@@ -1,0 +1,79 @@
+#include "suites/dataloader/dataloader_plan.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace gpubench::dataloader {
+
+double planned_case_seconds(const CaseOutline& c, int repetitions, const suite::ModelRates& r) {
+  const auto bytes = static_cast<double>(c.bytes);
+  const double workers = std::max(c.workers, 1);
+  double iteration_s = 0;
+  switch (c.work) {
+    case CaseWork::memcpy_ceiling:
+      // Per thread and iteration: two fresh buffers first touched (memset), then one memcpy.
+      iteration_s = suite::transfer_seconds(2 * bytes, r.host_fill_bytes_per_s) +
+                    suite::transfer_seconds(bytes * workers,
+                                            std::min(workers * r.host_thread_bytes_per_s,
+                                                     r.host_memory_bytes_per_s));
+      break;
+    case CaseWork::seq_read:
+      iteration_s = suite::transfer_seconds(bytes, r.page_cache_bytes_per_s);
+      break;
+    case CaseWork::parse:
+      iteration_s = suite::transfer_seconds(bytes, r.text_parse_bytes_per_s);
+      break;
+    case CaseWork::generate:
+      iteration_s = suite::transfer_seconds(bytes, r.generate_bytes_per_s);
+      break;
+    case CaseWork::read: {
+      const double read_rate =
+          c.cold ? r.disk_read_bytes_per_s
+                 : std::min(workers * r.page_cache_worker_bytes_per_s, r.page_cache_bytes_per_s);
+      double read_s = suite::transfer_seconds(bytes, read_rate);
+      if (c.text) read_s += suite::transfer_seconds(bytes, workers * r.text_parse_bytes_per_s);
+      // Training steps overlap the loading: the slower of the two sets the pace.
+      iteration_s = std::max(read_s, static_cast<double>(c.step_us_total) * 1e-6);
+      break;
+    }
+  }
+  suite::CaseCost cost;
+  cost.setup_s = workers * r.per_allocation_s;  // workers started, staging buffers allocated
+  cost.sample_s = iteration_s;
+  cost.samples = c.iterations;
+  return suite::case_seconds(cost, repetitions, r);
+}
+
+suite::SuitePlan plan_dataloader(const suite::PlanRequest& request, const SuiteConfig& config) {
+  const suite::ModelRates& r = suite::reference_rates();
+  const int repetitions = suite::repetitions_of(request);
+  suite::SuitePlan plan;
+  plan.fixed_s = r.process_start_s;
+  // Datasets not cached yet are generated before their first case.
+  std::uint64_t to_generate = 0;
+  for (const DatasetSpec& s : planned_datasets(config)) {
+    std::error_code ec;
+    if (!std::filesystem::exists(config.data_dir / s.directory_name() / "manifest.json", ec)) {
+      to_generate += s.estimated_disk_bytes();
+    }
+  }
+  plan.fixed_s += suite::transfer_seconds(static_cast<double>(to_generate), r.generate_bytes_per_s);
+  for (const CaseOutline& c : case_outlines(config)) {
+    plan.cases.push_back({c.name, planned_case_seconds(c, repetitions, r)});
+  }
+  plan.assumptions =
+      "host input pipeline, worker sweep of this machine (up to " +
+      std::to_string(config.workers.empty() ? 0 : config.workers.back()) + " workers), " +
+      std::to_string(config.dataset_bytes >> 20) + " MiB per binary dataset read " +
+      std::to_string(config.iterations) + " times per repetition; " +
+      std::to_string(to_generate >> 20) +
+      " MiB of datasets not cached yet are generated first; page cache " +
+      std::to_string(static_cast<int>(r.page_cache_worker_bytes_per_s / 1e9)) +
+      " GB/s per worker, disk " + std::to_string(static_cast<int>(r.disk_read_bytes_per_s / 1e9)) +
+      " GB/s (cold), text parsing " +
+      std::to_string(static_cast<int>(r.text_parse_bytes_per_s / 1e6)) +
+      " MB/s per worker; " + suite::rates_summary(r);
+  return plan;
+}
+
+}  // namespace gpubench::dataloader

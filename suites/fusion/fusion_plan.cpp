@@ -1,0 +1,70 @@
+#include "suites/fusion/fusion_plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "suites/memory/thread_pool.hpp"
+
+namespace gpubench::fusion {
+
+namespace {
+// As device_fusion.cpp: one timed batch lasts about 2 ms.
+constexpr double k_batch_target_s = 2e-3;
+// Validation (fusion_validation.hpp): 8 rows checked against the host reference, a few FLOPs per
+// element of GELU, LayerNorm or softmax.
+constexpr double k_validated_rows = 8.0;
+constexpr double k_reference_flops_per_element = 20.0;
+}  // namespace
+
+double planned_case_seconds(const FusionCase& c, int gpus, int repetitions,
+                            const suite::ModelRates& r) {
+  const auto bytes = static_cast<double>(variant_bytes(c));
+  suite::CaseCost cost;
+  if (c.on_host()) {
+    const double rate = std::min(c.threads * r.host_thread_bytes_per_s, r.host_memory_bytes_per_s);
+    cost.sample_s = suite::transfer_seconds(bytes, rate);
+    cost.samples = host_iterations(c.tokens, c.hidden);
+    cost.warmup_s = cost.sample_s;
+    return suite::case_seconds(cost, repetitions, r);
+  }
+  if (gpus <= 0) return suite::skipped_case_seconds(repetitions, r);
+  double call_s = suite::transfer_seconds(bytes, r.hbm_bytes_per_s) +
+                  launches_per_call(c) * r.kernel_launch_s;
+  if (c.family == Family::gemm_bias_gelu) call_s += gemm_flops(c) / r.bf16_flop_per_s;
+  const double calls = std::max(1.0, std::ceil(k_batch_target_s / call_s));
+  cost.sample_s = calls * call_s + r.sync_s;
+  cost.samples = k_device_samples;
+  cost.warmup_s = 2 * cost.sample_s;  // the probe call and the warm-up batch
+  // Per checked element: the family's few FLOPs, plus (GEMM) its dot product of in_features.
+  const double flops_per_element =
+      k_reference_flops_per_element +
+      (c.family == Family::gemm_bias_gelu ? 2.0 * static_cast<double>(c.in_features) : 0.0);
+  cost.once_s = 6 * r.per_allocation_s + suite::transfer_seconds(bytes, r.hbm_bytes_per_s);
+  cost.validation_s = r.validation_s + k_validated_rows * static_cast<double>(c.hidden) *
+                                           flops_per_element / r.host_flop_per_s;
+  return suite::case_seconds(cost, repetitions, r);
+}
+
+suite::SuitePlan plan_fusion(const suite::PlanRequest& request, bool device_cases_built) {
+  const suite::ModelRates& r = suite::reference_rates();
+  const int repetitions = suite::repetitions_of(request);
+  const int cpus = suites::memory::usable_cpu_count();
+  suite::SuitePlan plan;
+  plan.fixed_s = suite::startup_seconds(device_cases_built ? request.gpus : 0, r);
+  for (const FusionCase& c : host_cases(request.profile, cpus)) {
+    plan.cases.push_back({benchmark_name(c), planned_case_seconds(c, request.gpus, repetitions, r)});
+  }
+  if (device_cases_built) {
+    for (const FusionCase& c : device_cases(request.profile, suite::plan_devices(request.gpus))) {
+      plan.cases.push_back(
+          {benchmark_name(c), planned_case_seconds(c, request.gpus, repetitions, r)});
+    }
+  }
+  plan.assumptions = "host cases on this machine's " + std::to_string(cpus) +
+                     " usable CPUs; device cases: " + std::to_string(k_device_samples) +
+                     " batches of ~2 ms per repetition, validated against the host reference; " +
+                     suite::rates_summary(r);
+  return plan;
+}
+
+}  // namespace gpubench::fusion

@@ -1,0 +1,20 @@
+// The gemm suite's run plan (suites/common/plan.hpp): gemm_cases() for the server's GPUs, costed
+// at the reference Tensor Core rates.
+#pragma once
+
+#include "suites/common/plan.hpp"
+#include "suites/gemm/gemm_cases.hpp"
+
+namespace gpubench::gemm {
+
+// FLOP/s a large GEMM of `dtype` reaches on the reference GPU (model assumption).
+double reference_flop_per_s(DType dtype, const suite::ModelRates& r);
+// Seconds one case takes: operands filled once, cuBLASLt's algorithm search once (16 candidates,
+// each a warm-up call and 5 batches of >= 1 ms), then per repetition a warm-up batch, the timed
+// batches (hot: >= 5 ms each; cold: one call after an L2 flush) and the sampled validation.
+double planned_case_seconds(const GemmCase& c, int gpus, int repetitions, int iterations,
+                            const suite::ModelRates& r);
+
+suite::SuitePlan plan_gemm(const suite::PlanRequest& request);
+
+}  // namespace gpubench::gemm
