@@ -53,9 +53,10 @@ endif()
 add_custom_target(gpubench_bundle_programs DEPENDS ${gpubench_bundle_programs})
 
 if(GPUBENCH_STATIC_RUNTIME)
-  # Static libstdc++ would import arc4random@GLIBC_2.36 (util/arc4random_compat.cpp says why).
+  # Static libstdc++/libgcc would import arc4random@GLIBC_2.36 and _dl_find_object@GLIBC_2.35
+  # (util/glibc_compat.cpp says why).
   foreach(program IN LISTS gpubench_bundle_programs)
-    target_sources(${program} PRIVATE ${PROJECT_SOURCE_DIR}/util/arc4random_compat.cpp)
+    target_sources(${program} PRIVATE ${PROJECT_SOURCE_DIR}/util/glibc_compat.cpp)
   endforeach()
 endif()
 # DT_RPATH, not DT_RUNPATH: the loader applies an executable's RPATH to the dependencies of the
