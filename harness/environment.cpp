@@ -89,8 +89,9 @@ std::string cublas_version() {
 }
 
 std::string nccl_version() {
-  const LoadedLibrary found = load_library(cuda_library_spec({"libnccl.so.2"}, "nccl", GPUBENCH_CUDA_MAJOR),
-                                           SearchEnvironment::from_process());
+  const LoadedLibrary found =
+      load_library(cuda_library_spec({"libnccl.so.2"}, "nccl", GPUBENCH_CUDA_MAJOR),
+                   SearchEnvironment::from_process());
   DynLib lib(found.handle);
   auto get = lib.fn<int (*)(int*)>("ncclGetVersion");  // ncclResult_t, ncclSuccess = 0
   int code = 0;

@@ -15,7 +15,8 @@
 namespace gpubench {
 namespace {
 
-constexpr const char* k_loader_place = "the dynamic loader's path (LD_LIBRARY_PATH, RUNPATH, ld.so cache)";
+constexpr const char* k_loader_place =
+    "the dynamic loader's path (LD_LIBRARY_PATH, RUNPATH, ld.so cache)";
 
 std::string env_or_empty(const char* name) {
   const char* v = std::getenv(name);
@@ -80,10 +81,10 @@ SearchEnvironment SearchEnvironment::from_process(const std::string& variable) {
       patterns.push_back(root + "/lib/python3*/site-packages");
     }
   }
-  for (const char* system : {"/usr/local/lib/python3*/dist-packages",
-                             "/usr/local/lib/python3*/site-packages",
-                             "/usr/lib/python3/dist-packages", "/usr/lib/python3*/site-packages",
-                             "/usr/lib64/python3*/site-packages"}) {
+  for (const char* system :
+       {"/usr/local/lib/python3*/dist-packages", "/usr/local/lib/python3*/site-packages",
+        "/usr/lib/python3/dist-packages", "/usr/lib/python3*/site-packages",
+        "/usr/lib64/python3*/site-packages"}) {
     patterns.emplace_back(system);
   }
   if (const std::string home = env_or_empty("HOME"); !home.empty()) {
@@ -173,12 +174,9 @@ LibrarySpec cuda_library_spec(std::vector<std::string> sonames, const std::strin
   spec.sonames = std::move(sonames);
   const std::string cu = "cu" + std::to_string(cuda_major);
   spec.pip_dirs = {"nvidia/" + cu + "/lib", "nvidia/" + pip_package + "/lib"};
-  spec.system_dirs = {"/usr/local/cuda/lib64",
-                      "/usr/local/cuda/targets/x86_64-linux/lib",
-                      "/usr/local/cuda-*/lib64",
-                      "/usr/local/cuda-*/targets/x86_64-linux/lib",
-                      "/usr/lib/x86_64-linux-gnu",
-                      "/usr/lib64"};
+  spec.system_dirs = {"/usr/local/cuda/lib64",     "/usr/local/cuda/targets/x86_64-linux/lib",
+                      "/usr/local/cuda-*/lib64",   "/usr/local/cuda-*/targets/x86_64-linux/lib",
+                      "/usr/lib/x86_64-linux-gnu", "/usr/lib64"};
   spec.env_dirs = true;
   return spec;
 }

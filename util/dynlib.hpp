@@ -26,7 +26,8 @@ namespace gpubench {
 struct LibrarySpec {
   std::vector<std::string> sonames;   // tried in this order at every place, e.g. "libcublas.so.13"
   std::vector<std::string> pip_dirs;  // relative lib dirs of pip wheels: "nvidia/cu13/lib", ...
-  std::vector<std::string> system_dirs;  // absolute; may hold one '*' (glob), "/usr/local/cuda-*/lib64"
+  std::vector<std::string>
+      system_dirs;       // absolute; may hold one '*' (glob), "/usr/local/cuda-*/lib64"
   bool env_dirs = true;  // honour the environment's directories (step 1) and site-packages (step 4)
 };
 
@@ -51,8 +52,9 @@ std::vector<SearchStep> search_steps(const LibrarySpec& spec, const SearchEnviro
 
 struct LoadedLibrary {
   void* handle = nullptr;  // dlopen handle (RTLD_NOW | RTLD_LOCAL); the caller owns it
-  std::string path;        // where it was loaded from (the file, or the soname when the loader found it)
-  std::string reason;      // empty when loaded: "<soname> not found (searched: ...)" or "cannot load ..."
+  std::string path;  // where it was loaded from (the file, or the soname when the loader found it)
+  std::string
+      reason;  // empty when loaded: "<soname> not found (searched: ...)" or "cannot load ..."
   explicit operator bool() const noexcept { return handle != nullptr; }
 };
 

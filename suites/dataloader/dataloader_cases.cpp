@@ -105,7 +105,8 @@ void bm_pipeline(benchmark::State& state, const ReadCase& c) {
       suite::skip(state, cuda_unavailable_reason());
       return;
     }
-    // libhdf5 is loaded at run time (hdf5_api.hpp): without it, the reason says where it was sought.
+    // libhdf5 is loaded at run time (hdf5_api.hpp): without it, the reason says where it was
+    // sought.
     if (c.format == Format::hdf5 && !hdf5_unavailable_reason().empty()) {
       suite::skip(state, hdf5_unavailable_reason());
       return;

@@ -4,8 +4,9 @@
 // calls are looked up with dlsym in the serial libhdf5 found at run time, and without one the
 // HDF5 cases are skipped with hdf5_unavailable_reason().
 //
-// The data-type ids the C API exposes as macros (H5T_NATIVE_UINT8 is `(H5open(), H5T_NATIVE_UINT8_g)`)
-// are read from the library's global variables after H5open(), as the macros do.
+// The data-type ids the C API exposes as macros (H5T_NATIVE_UINT8 is `(H5open(),
+// H5T_NATIVE_UINT8_g)`) are read from the library's global variables after H5open(), as the macros
+// do.
 #pragma once
 
 #include <hdf5.h>

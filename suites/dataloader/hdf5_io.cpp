@@ -18,8 +18,9 @@ namespace {
 // when it is missing, so reaching here without it is an infrastructure failure with the reason.
 const Hdf5Api& api() {
   if (const Hdf5Api* a = hdf5_api()) return *a;
-  throw infrastructure("HDF5 shards need libhdf5", hdf5_unavailable_reason(),
-                       "install the serial libhdf5 (Debian: libhdf5-103-1) or skip the hdf5 format");
+  throw infrastructure(
+      "HDF5 shards need libhdf5", hdf5_unavailable_reason(),
+      "install the serial libhdf5 (Debian: libhdf5-103-1) or skip the hdf5 format");
 }
 
 // Closes an HDF5 id when it goes out of scope.

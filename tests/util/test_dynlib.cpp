@@ -135,7 +135,8 @@ TEST(DynLib, StepsGlobNewestDirectoryFirstAndDropDuplicates) {
   fs::create_directories(tmp.path() / "cuda-13.0/lib64");
   fs::create_directories(tmp.path() / "cuda-13.1/lib64");
   gpubench::LibrarySpec s = spec(tmp.path() / "none");
-  s.system_dirs = {(tmp.path() / "cuda-*/lib64").string(), (tmp.path() / "cuda-13.0/lib64").string()};
+  s.system_dirs = {(tmp.path() / "cuda-*/lib64").string(),
+                   (tmp.path() / "cuda-13.0/lib64").string()};
   s.env_dirs = false;
   gpubench::SearchEnvironment env;
   env.dirs = "/ignored/without/env_dirs";

@@ -21,17 +21,18 @@ using gpubench::suite::cuda::library_symbol;
 
 // RET NAME PARAMS: the header's declaration; ARGS: the parameters' names. The symbol is looked up
 // once (a function-local static), then every call is one indirect call.
-#define GPUBENCH_FORWARD(LIB, RET, FAIL, NAME, PARAMS, ARGS)                     \
-  extern "C" RET NAME PARAMS {                                                   \
-    using Fn = RET(*) PARAMS;                                                    \
-    static const Fn fn = reinterpret_cast<Fn>(library_symbol(LIB, #NAME));       \
-    if (fn == nullptr) return FAIL;                                              \
-    return fn ARGS;                                                              \
+#define GPUBENCH_FORWARD(LIB, RET, FAIL, NAME, PARAMS, ARGS)               \
+  extern "C" RET NAME PARAMS {                                             \
+    using Fn = RET(*) PARAMS;                                              \
+    static const Fn fn = reinterpret_cast<Fn>(library_symbol(LIB, #NAME)); \
+    if (fn == nullptr) return FAIL;                                        \
+    return fn ARGS;                                                        \
   }
 
-#define GPUBENCH_CUBLAS(NAME, PARAMS, ARGS) \
-  GPUBENCH_FORWARD(Library::cublas, cublasStatus_t, CUBLAS_STATUS_NOT_INITIALIZED, NAME, PARAMS, ARGS)
-#define GPUBENCH_CUBLASLT(NAME, PARAMS, ARGS)                                                   \
+#define GPUBENCH_CUBLAS(NAME, PARAMS, ARGS)                                                      \
+  GPUBENCH_FORWARD(Library::cublas, cublasStatus_t, CUBLAS_STATUS_NOT_INITIALIZED, NAME, PARAMS, \
+                   ARGS)
+#define GPUBENCH_CUBLASLT(NAME, PARAMS, ARGS)                                                      \
   GPUBENCH_FORWARD(Library::cublasLt, cublasStatus_t, CUBLAS_STATUS_NOT_INITIALIZED, NAME, PARAMS, \
                    ARGS)
 
@@ -53,7 +54,8 @@ GPUBENCH_CUBLAS(cublasGemmEx,
 // Never fails: without the library, the text says why it is missing.
 extern "C" const char* cublasGetStatusString(cublasStatus_t status) {
   using Fn = const char* (*)(cublasStatus_t);
-  static const Fn fn = reinterpret_cast<Fn>(library_symbol(Library::cublas, "cublasGetStatusString"));
+  static const Fn fn =
+      reinterpret_cast<Fn>(library_symbol(Library::cublas, "cublasGetStatusString"));
   if (fn != nullptr) return fn(status);
   const auto& lib = library_status(Library::cublas);
   return lib.loaded ? "cuBLAS status (cublasGetStatusString missing from the loaded cuBLAS)"

@@ -125,8 +125,7 @@ void add_libraries_context(std::initializer_list<Library> libraries) {
 
 std::string library_note(Library library) {
   const LibraryStatus& s = library_status(library);
-  return std::string(to_string(library)) + ": " +
-         (s.loaded ? s.path : "skipped: " + s.reason);
+  return std::string(to_string(library)) + ": " + (s.loaded ? s.path : "skipped: " + s.reason);
 }
 
 }  // namespace gpubench::suite::cuda

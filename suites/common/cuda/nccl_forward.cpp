@@ -24,12 +24,12 @@ const char* missing_text() {
 
 }  // namespace
 
-#define GPUBENCH_NCCL(NAME, PARAMS, ARGS)                                                \
-  extern "C" ncclResult_t NAME PARAMS {                                                  \
-    using Fn = ncclResult_t(*) PARAMS;                                                   \
-    static const Fn fn = reinterpret_cast<Fn>(library_symbol(Library::nccl, #NAME));     \
-    if (fn == nullptr) return ncclSystemError;                                           \
-    return fn ARGS;                                                                      \
+#define GPUBENCH_NCCL(NAME, PARAMS, ARGS)                                            \
+  extern "C" ncclResult_t NAME PARAMS {                                              \
+    using Fn = ncclResult_t(*) PARAMS;                                               \
+    static const Fn fn = reinterpret_cast<Fn>(library_symbol(Library::nccl, #NAME)); \
+    if (fn == nullptr) return ncclSystemError;                                       \
+    return fn ARGS;                                                                  \
   }
 
 GPUBENCH_NCCL(ncclGetVersion, (int* version), (version))
