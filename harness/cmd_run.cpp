@@ -30,11 +30,12 @@ struct RunArgs {
   std::string note;
   double timeout_per_suite_s = 1800;
   bool require_ready = false;  // refuse to run when a doctor check fails
-  std::string launcher;  // --launcher "mpirun -np 2": run the suites under it (harness/launcher.hpp)
+  std::string
+      launcher;  // --launcher "mpirun -np 2": run the suites under it (harness/launcher.hpp)
   bool launcher_given = false;
   harness::UntilDecidedOptions until_decided;  // .base empty: off (harness/until_decided.hpp)
-  bool plan = false;      // --plan: print the run plan (harness/run_plan.hpp), run nothing
-  int gpus = -1;          // --plan --gpus N: plan for N GPUs; -1: this machine's (NVML)
+  bool plan = false;  // --plan: print the run plan (harness/run_plan.hpp), run nothing
+  int gpus = -1;      // --plan --gpus N: plan for N GPUs; -1: this machine's (NVML)
   std::string format = "text";
 };
 
@@ -160,8 +161,8 @@ void do_run(const RunArgs& args, Context& ctx) {
   }
   options.suites = harness::select_suites(found, split_list(args.suites));
   if (args.plan) {
-    do_plan(args, options.suites,
-            args.repetitions > 0 ? args.repetitions : defaults.repetitions, ctx);
+    do_plan(args, options.suites, args.repetitions > 0 ? args.repetitions : defaults.repetitions,
+            ctx);
     return;
   }
   options.note = args.note;

@@ -97,7 +97,7 @@ PlannedSuite ask_suite_plan(const SuiteExecutable& suite, const std::string& pro
         : r.timed_out          ? "it did not answer within " + format_significant(timeout_s) + " s"
         : r.term_signal        ? "killed by " + signal_name(*r.term_signal)
                                : "exit code " + std::to_string(r.exit_code.value_or(-1)) +
-                                     (r.stderr_tail.empty() ? "" : ": " + r.stderr_tail);
+                              (r.stderr_tail.empty() ? "" : ": " + r.stderr_tail);
     throw infrastructure("suite '" + suite.name + "' gave no plan", why,
                          "run '" + suite.path.string() +
                              " --gpubench_plan' to see why, or leave it out with --suite");
@@ -144,9 +144,21 @@ void print_run_plan(std::ostream& out, const RunPlan& plan) {
   rows.push_back(
       {"total", std::to_string(plan.total_cases()), seconds_text(plan.total_estimated_s())});
   cli::print_table(out, {"suite", "cases", "estimated"}, rows);
-  out << "estimates come from a time model at reference rates (H100/H200 class), not from "
-         "measurements; nothing was run or stored. Per suite ('--format json' has them all):\n";
-  for (const auto& s : plan.suites) out << "  " << s.suite << ": " << s.assumptions << "\n";
+  // Each suite's assumptions end with the shared rate table: print that once.
+  const std::string marker = "model assumptions, not measurements";
+  std::string rates;
+  out << "Estimates come from a time model at reference rates, not from measurements; nothing "
+         "was run or stored.\n";
+  for (const auto& s : plan.suites) {
+    std::string own = s.assumptions;
+    if (const auto at = own.find(marker); at != std::string::npos) {
+      if (rates.empty()) rates = own.substr(at);
+      own = own.substr(0, at);
+      while (!own.empty() && (own.back() == ' ' || own.back() == ';')) own.pop_back();
+    }
+    out << "  " << s.suite << ": " << own << "\n";
+  }
+  if (!rates.empty()) out << "Rates: " << rates << "\n";
 }
 
 }  // namespace gpubench::harness

@@ -103,9 +103,9 @@ int main(int argc, char** argv) {
   using namespace gpubench::allreduce;
   using namespace gpubench::suite;
   // Listing (gpubench suites) and --gpubench_info never start MPI: they run outside launchers.
-  const bool listing =
-      has_flag(argc, argv, "--gpubench_info") || has_flag(argc, argv, "--benchmark_list_tests") ||
-      has_flag(argc, argv, "--gpubench_plan");
+  const bool listing = has_flag(argc, argv, "--gpubench_info") ||
+                       has_flag(argc, argv, "--benchmark_list_tests") ||
+                       has_flag(argc, argv, "--gpubench_plan");
   World& world = listing ? World::get() : World::init(argc, argv);
   // Every rank must register the same cases: rank 0's profile is everyone's (a remote rank may not
   // have inherited GPUBENCH_PROFILE from the launcher).

@@ -13,14 +13,13 @@ constexpr double k_comm_init_per_rank_s = 0.2;
 double planned_repetition_seconds(Collective collective, std::size_t bytes, int ranks,
                                   const SweepPlan& sweep, const suite::ModelRates& r) {
   const auto b = static_cast<double>(bytes);
-  const double move_s =
-      ranks >= 2 ? suite::transfer_seconds(b * bus_factor(collective, ranks),
-                                           r.allreduce_busbw_bytes_per_s)
-                 : suite::transfer_seconds(2 * b, r.hbm_bytes_per_s);
+  const double move_s = ranks >= 2 ? suite::transfer_seconds(b * bus_factor(collective, ranks),
+                                                             r.allreduce_busbw_bytes_per_s)
+                                   : suite::transfer_seconds(2 * b, r.hbm_bytes_per_s);
   // Each call is issued on every GPU from one thread and waited for.
   const double call_s = r.collective_latency_s + move_s + ranks * (r.kernel_launch_s + r.sync_s);
-  const double buffers_s = ranks * (2 * r.per_allocation_s +
-                                    suite::transfer_seconds(2 * b, r.hbm_bytes_per_s));
+  const double buffers_s =
+      ranks * (2 * r.per_allocation_s + suite::transfer_seconds(2 * b, r.hbm_bytes_per_s));
   return buffers_s + (sweep.warmups + sweep.iterations) * call_s + r.validation_s;
 }
 

@@ -99,8 +99,7 @@ int main(int argc, char** argv) {
        "is not shared)",
        Role::secondary},
       {"work_units", "units", Direction::higher,
-       "Work units per call after scaling: describes the case, not a measurement",
-       Role::parameter},
+       "Work units per call after scaling: describes the case, not a measurement", Role::parameter},
   };
   info.availability = [scale_error] {
     Availability avail;

@@ -26,11 +26,10 @@ std::string rates_summary(const ModelRates& r) {
                 r.pcie_pinned_bytes_per_s / 1e9, r.pcie_pageable_bytes_per_s / 1e9,
                 r.nvlink_pair_bytes_per_s / 1e9, r.staged_peer_bytes_per_s / 1e9,
                 r.hbm_bytes_per_s / 1e9, r.host_memory_bytes_per_s / 1e9,
-                r.host_thread_bytes_per_s / 1e9, r.bf16_flop_per_s / 1e12,
-                r.fp8_flop_per_s / 1e12, r.tf32_flop_per_s / 1e12, r.fp32_flop_per_s / 1e12,
-                r.fp64_flop_per_s / 1e12, r.allreduce_busbw_bytes_per_s / 1e9,
-                r.collective_latency_s * 1e6, r.process_start_s, r.per_gpu_context_s,
-                r.per_benchmark_s * 1e3);
+                r.host_thread_bytes_per_s / 1e9, r.bf16_flop_per_s / 1e12, r.fp8_flop_per_s / 1e12,
+                r.tf32_flop_per_s / 1e12, r.fp32_flop_per_s / 1e12, r.fp64_flop_per_s / 1e12,
+                r.allreduce_busbw_bytes_per_s / 1e9, r.collective_latency_s * 1e6,
+                r.process_start_s, r.per_gpu_context_s, r.per_benchmark_s * 1e3);
   return text;
 }
 
@@ -52,10 +51,10 @@ int repetitions_of(const PlanRequest& request) {
 
 double case_seconds(const CaseCost& cost, int repetitions, const ModelRates& rates) {
   const double reps = std::max(repetitions, 1);
-  const double per_repetition = rates.per_benchmark_s + cost.setup_s + cost.warmup_s +
-                                cost.sample_s * static_cast<double>(std::max<std::int64_t>(
-                                                    cost.samples, 0)) +
-                                cost.validation_s;
+  const double per_repetition =
+      rates.per_benchmark_s + cost.setup_s + cost.warmup_s +
+      cost.sample_s * static_cast<double>(std::max<std::int64_t>(cost.samples, 0)) +
+      cost.validation_s;
   return cost.once_s + reps * per_repetition;
 }
 

@@ -29,7 +29,7 @@ struct ModelRates {
   // peer_access:off: the driver stages each copy device -> host -> device, two PCIe trips plus a
   // host copy between them.
   double staged_peer_bytes_per_s = 12e9;
-  double hbm_bytes_per_s = 4e12;          // H200 HBM3e, achievable copy rate
+  double hbm_bytes_per_s = 4e12;           // H200 HBM3e, achievable copy rate
   double host_memory_bytes_per_s = 150e9;  // a two-socket server, all threads
   double host_thread_bytes_per_s = 10e9;   // one CPU thread streaming memory
   double host_fill_bytes_per_s = 5e9;      // filling a buffer with a pattern on one thread
@@ -53,14 +53,14 @@ struct ModelRates {
   double allreduce_busbw_bytes_per_s = 475e9;
   double collective_latency_s = 30e-6;
   // Fixed costs.
-  double process_start_s = 1.0;       // exec, CUDA/NVML initialisation, Google Benchmark setup
-  double per_gpu_context_s = 0.5;     // creating a CUDA context (and cuBLAS/NCCL handles) per GPU
-  double per_benchmark_s = 0.002;     // Google Benchmark's bookkeeping per repetition
-  double per_allocation_s = 0.001;    // one cudaMalloc/cudaFree pair or stream/event creation
-  double kernel_launch_s = 5e-6;      // one launch or copy call queued on a stream
-  double sync_s = 20e-6;              // one host <-> GPU synchronisation round trip
-  double l2_flush_s = 50e-6;          // memset over the L2 (50 MiB) before a cold sample
-  double validation_s = 0.005;        // reading back and checking a sampled result
+  double process_start_s = 1.0;     // exec, CUDA/NVML initialisation, Google Benchmark setup
+  double per_gpu_context_s = 0.5;   // creating a CUDA context (and cuBLAS/NCCL handles) per GPU
+  double per_benchmark_s = 0.002;   // Google Benchmark's bookkeeping per repetition
+  double per_allocation_s = 0.001;  // one cudaMalloc/cudaFree pair or stream/event creation
+  double kernel_launch_s = 5e-6;    // one launch or copy call queued on a stream
+  double sync_s = 20e-6;            // one host <-> GPU synchronisation round trip
+  double l2_flush_s = 50e-6;        // memset over the L2 (50 MiB) before a cold sample
+  double validation_s = 0.005;      // reading back and checking a sampled result
 };
 
 // The reference table (H100/H200 class).

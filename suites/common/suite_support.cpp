@@ -43,7 +43,7 @@ nlohmann::json metrics_array(const std::vector<MetricSpec>& metrics) {
                                                    : "parameter";
     arr.push_back({{"name", m.name},
                    {"unit", m.unit},
-                   {"direction", m.role == Role::parameter       ? "unknown"
+                   {"direction", m.role == Role::parameter          ? "unknown"
                                  : m.direction == Direction::higher ? "higher"
                                                                     : "lower"},
                    {"description", m.description},

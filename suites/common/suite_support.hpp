@@ -40,8 +40,8 @@ struct MetricSpec {
 
 // Whether the suite (or part of it) can run on this machine, and why not.
 struct Availability {
-  bool runnable = true;          // false: every benchmark will be skipped
-  std::string reason;            // empty when fully available
+  bool runnable = true;            // false: every benchmark will be skipped
+  std::string reason;              // empty when fully available
   std::vector<std::string> notes;  // e.g. "device cases: skipped: no CUDA device"
 };
 

@@ -501,8 +501,8 @@ std::vector<CaseOutline> case_outlines(const SuiteConfig& config) {
   const std::uint64_t mib = config.profile == Profile::full       ? 1024
                             : config.profile == Profile::standard ? 256
                                                                   : 32;
-  out.push_back({"dataloader/generate/format:raw/MiB:" + std::to_string(mib), CaseWork::generate,
-                 1, mib << 20, 1});
+  out.push_back({"dataloader/generate/format:raw/MiB:" + std::to_string(mib), CaseWork::generate, 1,
+                 mib << 20, 1});
   return out;
 }
 

@@ -47,11 +47,11 @@ enum class CaseWork { memcpy_ceiling, seq_read, read, parse, generate };
 struct CaseOutline {
   std::string name;
   CaseWork work = CaseWork::read;
-  int iterations = 1;               // Google Benchmark iterations per repetition
-  std::uint64_t bytes = 0;          // bytes one iteration reads, parses or writes (memcpy: per thread)
-  int workers = 1;                  // threads or loader workers
-  bool cold = false;                // page cache dropped before each epoch
-  bool text = false;                // a text format (parsed, not just read)
+  int iterations = 1;       // Google Benchmark iterations per repetition
+  std::uint64_t bytes = 0;  // bytes one iteration reads, parses or writes (memcpy: per thread)
+  int workers = 1;          // threads or loader workers
+  bool cold = false;        // page cache dropped before each epoch
+  bool text = false;        // a text format (parsed, not just read)
   std::uint64_t step_us_total = 0;  // emulated training steps per iteration, microseconds
 };
 std::vector<CaseOutline> case_outlines(const SuiteConfig& config);

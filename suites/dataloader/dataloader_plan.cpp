@@ -13,9 +13,9 @@ double planned_case_seconds(const CaseOutline& c, int repetitions, const suite::
     case CaseWork::memcpy_ceiling:
       // Per thread and iteration: two fresh buffers first touched (memset), then one memcpy.
       iteration_s = suite::transfer_seconds(2 * bytes, r.host_fill_bytes_per_s) +
-                    suite::transfer_seconds(bytes * workers,
-                                            std::min(workers * r.host_thread_bytes_per_s,
-                                                     r.host_memory_bytes_per_s));
+                    suite::transfer_seconds(
+                        bytes * workers,
+                        std::min(workers * r.host_thread_bytes_per_s, r.host_memory_bytes_per_s));
       break;
     case CaseWork::seq_read:
       iteration_s = suite::transfer_seconds(bytes, r.page_cache_bytes_per_s);
@@ -61,18 +61,18 @@ suite::SuitePlan plan_dataloader(const suite::PlanRequest& request, const SuiteC
   for (const CaseOutline& c : case_outlines(config)) {
     plan.cases.push_back({c.name, planned_case_seconds(c, repetitions, r)});
   }
-  plan.assumptions =
-      "host input pipeline, worker sweep of this machine (up to " +
-      std::to_string(config.workers.empty() ? 0 : config.workers.back()) + " workers), " +
-      std::to_string(config.dataset_bytes >> 20) + " MiB per binary dataset read " +
-      std::to_string(config.iterations) + " times per repetition; " +
-      std::to_string(to_generate >> 20) +
-      " MiB of datasets not cached yet are generated first; page cache " +
-      std::to_string(static_cast<int>(r.page_cache_worker_bytes_per_s / 1e9)) +
-      " GB/s per worker, disk " + std::to_string(static_cast<int>(r.disk_read_bytes_per_s / 1e9)) +
-      " GB/s (cold), text parsing " +
-      std::to_string(static_cast<int>(r.text_parse_bytes_per_s / 1e6)) +
-      " MB/s per worker; " + suite::rates_summary(r);
+  plan.assumptions = "host input pipeline, worker sweep of this machine (up to " +
+                     std::to_string(config.workers.empty() ? 0 : config.workers.back()) +
+                     " workers), " + std::to_string(config.dataset_bytes >> 20) +
+                     " MiB per binary dataset read " + std::to_string(config.iterations) +
+                     " times per repetition; " + std::to_string(to_generate >> 20) +
+                     " MiB of datasets not cached yet are generated first; page cache " +
+                     std::to_string(static_cast<int>(r.page_cache_worker_bytes_per_s / 1e9)) +
+                     " GB/s per worker, disk " +
+                     std::to_string(static_cast<int>(r.disk_read_bytes_per_s / 1e9)) +
+                     " GB/s (cold), text parsing " +
+                     std::to_string(static_cast<int>(r.text_parse_bytes_per_s / 1e6)) +
+                     " MB/s per worker; " + suite::rates_summary(r);
   return plan;
 }
 

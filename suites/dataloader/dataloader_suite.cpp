@@ -44,7 +44,8 @@ std::vector<MetricSpec> metrics() {
        "GPU cases: host-to-device copy rate (CUDA events)"},
   };
   for (MetricSpec& m : all) {
-    m.role = m.name == "MB_per_s" ? gpubench::suite::Role::primary : gpubench::suite::Role::secondary;
+    m.role =
+        m.name == "MB_per_s" ? gpubench::suite::Role::primary : gpubench::suite::Role::secondary;
   }
   return all;
 }

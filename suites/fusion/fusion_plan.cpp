@@ -28,8 +28,8 @@ double planned_case_seconds(const FusionCase& c, int gpus, int repetitions,
     return suite::case_seconds(cost, repetitions, r);
   }
   if (gpus <= 0) return suite::skipped_case_seconds(repetitions, r);
-  double call_s = suite::transfer_seconds(bytes, r.hbm_bytes_per_s) +
-                  launches_per_call(c) * r.kernel_launch_s;
+  double call_s =
+      suite::transfer_seconds(bytes, r.hbm_bytes_per_s) + launches_per_call(c) * r.kernel_launch_s;
   if (c.family == Family::gemm_bias_gelu) call_s += gemm_flops(c) / r.bf16_flop_per_s;
   const double calls = std::max(1.0, std::ceil(k_batch_target_s / call_s));
   cost.sample_s = calls * call_s + r.sync_s;
@@ -52,7 +52,8 @@ suite::SuitePlan plan_fusion(const suite::PlanRequest& request, bool device_case
   suite::SuitePlan plan;
   plan.fixed_s = suite::startup_seconds(device_cases_built ? request.gpus : 0, r);
   for (const FusionCase& c : host_cases(request.profile, cpus)) {
-    plan.cases.push_back({benchmark_name(c), planned_case_seconds(c, request.gpus, repetitions, r)});
+    plan.cases.push_back(
+        {benchmark_name(c), planned_case_seconds(c, request.gpus, repetitions, r)});
   }
   if (device_cases_built) {
     for (const FusionCase& c : device_cases(request.profile, suite::plan_devices(request.gpus))) {

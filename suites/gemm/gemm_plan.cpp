@@ -17,7 +17,8 @@ constexpr int k_hot_max_calls = 200;
 constexpr double k_validation_elements = 12.0 * 12.0;
 
 double batch_seconds(double call_s, double target_s, int max_calls) {
-  const double calls = std::clamp(std::ceil(target_s / call_s), 1.0, static_cast<double>(max_calls));
+  const double calls =
+      std::clamp(std::ceil(target_s / call_s), 1.0, static_cast<double>(max_calls));
   return calls * call_s;
 }
 }  // namespace
@@ -52,7 +53,8 @@ double planned_case_seconds(const GemmCase& c, int gpus, int repetitions, int it
                 suite::transfer_seconds(static_cast<double>(operand_bytes(c)), r.hbm_bytes_per_s);
   if (c.api == Api::cublaslt) {
     const double per_candidate =
-        2 * call_s + k_search_batches * batch_seconds(call_s, k_search_batch_s, k_search_max_calls) +
+        2 * call_s +
+        k_search_batches * batch_seconds(call_s, k_search_batch_s, k_search_max_calls) +
         (k_search_batches + 2) * r.sync_s;
     cost.once_s += k_search_candidates * per_candidate;
   }
@@ -63,8 +65,8 @@ double planned_case_seconds(const GemmCase& c, int gpus, int repetitions, int it
   cost.samples = iterations;
   cost.warmup_s = sample_s;
   // Sampled validation: 144 dot products of length k on the host, plus the read-back.
-  cost.validation_s = r.validation_s + k_validation_elements * 2.0 * static_cast<double>(c.k) /
-                                           r.host_flop_per_s;
+  cost.validation_s =
+      r.validation_s + k_validation_elements * 2.0 * static_cast<double>(c.k) / r.host_flop_per_s;
   return suite::case_seconds(cost, repetitions, r);
 }
 

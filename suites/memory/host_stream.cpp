@@ -211,8 +211,8 @@ std::vector<HostCaseOutline> host_case_outlines(Profile profile, int usable_cpus
 }
 
 void register_host_benchmarks(Profile profile) {
-  for_each_host_case(profile, usable_cpu_count(), [](HostCase hc, std::uint64_t bytes,
-                                                     int threads) {
+  for_each_host_case(
+      profile, usable_cpu_count(), [](HostCase hc, std::uint64_t bytes, int threads) {
         benchmark::RegisterBenchmark(host_benchmark_name(case_name(hc), bytes, threads).c_str(),
                                      [hc, bytes, threads](benchmark::State& state) {
                                        host_benchmark(state, hc, bytes, threads);
@@ -220,7 +220,7 @@ void register_host_benchmarks(Profile profile) {
             ->UseManualTime()
             ->Iterations(static_cast<benchmark::IterationCount>(host_passes_for(bytes)))
             ->Unit(benchmark::kMillisecond);
-  });
+      });
 }
 
 }  // namespace gpubench::suites::memory

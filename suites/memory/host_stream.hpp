@@ -38,7 +38,7 @@ struct HostCaseOutline {
   std::string name;
   std::uint64_t array_bytes = 0;
   int threads = 1;
-  int arrays_moved = 2;     // per pass, STREAM counting
+  int arrays_moved = 2;      // per pass, STREAM counting
   std::uint64_t passes = 0;  // timed passes per repetition
 };
 std::vector<HostCaseOutline> host_case_outlines(gpubench::suite::Profile profile, int usable_cpus);

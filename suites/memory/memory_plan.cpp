@@ -25,8 +25,7 @@ suite::SuitePlan plan_memory(const suite::PlanRequest& request) {
   suite::SuitePlan plan;
   plan.fixed_s = suite::startup_seconds(request.gpus, r);
   for (const HostCaseOutline& c : host_case_outlines(request.profile, cpus)) {
-    const double rate =
-        std::min(c.threads * r.host_thread_bytes_per_s, r.host_memory_bytes_per_s);
+    const double rate = std::min(c.threads * r.host_thread_bytes_per_s, r.host_memory_bytes_per_s);
     suite::CaseCost cost;
     // Three arrays allocated and initialised per repetition (first touch on the worker threads).
     cost.setup_s = suite::transfer_seconds(3.0 * static_cast<double>(c.array_bytes), rate);
@@ -45,14 +44,14 @@ suite::SuitePlan plan_memory(const suite::PlanRequest& request) {
         if (request.gpus > 0) {
           suite::CaseCost cost;
           const double passes = static_cast<double>(device_passes_per_sample(bytes));
-          cost.setup_s = 3 * r.per_allocation_s +
-                         suite::transfer_seconds(3.0 * static_cast<double>(bytes), r.hbm_bytes_per_s);
-          cost.sample_s =
-              passes * (suite::transfer_seconds(
-                            static_cast<double>(km::stream_bytes_per_pass(op, bytes)),
-                            r.hbm_bytes_per_s) +
-                        r.kernel_launch_s) +
-              r.sync_s;
+          cost.setup_s =
+              3 * r.per_allocation_s +
+              suite::transfer_seconds(3.0 * static_cast<double>(bytes), r.hbm_bytes_per_s);
+          cost.sample_s = passes * (suite::transfer_seconds(
+                                        static_cast<double>(km::stream_bytes_per_pass(op, bytes)),
+                                        r.hbm_bytes_per_s) +
+                                    r.kernel_launch_s) +
+                          r.sync_s;
           cost.warmup_s = cost.sample_s;
           cost.samples = k_device_samples;
           cost.validation_s = r.validation_s;

@@ -12,8 +12,7 @@ double link_rate(const TransferCase& c, const suite::ModelRates& r) {
     case Dir::h2d:
     case Dir::d2h:
     case Dir::bidir:
-      return c.memory == Memory::pageable ? r.pcie_pageable_bytes_per_s
-                                          : r.pcie_pinned_bytes_per_s;
+      return c.memory == Memory::pageable ? r.pcie_pageable_bytes_per_s : r.pcie_pinned_bytes_per_s;
     case Dir::d2d:
       return r.hbm_bytes_per_s / 2;  // a device-local copy reads and writes HBM
     case Dir::p2p:

@@ -111,7 +111,7 @@ TEST(TransferCases, QuickCaseListCoversEveryDirectionAndMemoryKind) {
   for (const auto& c : cases) EXPECT_TRUE(names.insert(case_name(c)).second) << case_name(c);
 }
 
-TEST(TransferCases, P2PCoversEveryOrderedPairWithAndWithoutPeerAccess) {
+TEST(TransferCases, P2PCoversEveryOrderedPairWithPeerAccessAndTheRingWithout) {
   const auto cases = all_cases(Profile::quick, NumaRequest::local, {0, 1, 2});
   std::set<std::string> seen;
   for (const auto& c : cases) {
@@ -121,7 +121,17 @@ TEST(TransferCases, P2PCoversEveryOrderedPairWithAndWithoutPeerAccess) {
     seen.insert(std::to_string(c.src) + ">" + std::to_string(c.dst) + to_string(c.peer) +
                 (c.bidirectional ? "bi" : "uni"));
   }
-  EXPECT_EQ(seen.size(), 6u * 2 * 2);  // 3 x 2 ordered pairs, peer on/off, uni/bi
+  // 3 x 2 ordered pairs with peer access, uni/bi; staged (peer access off) on the ring 0>1>2>0.
+  EXPECT_EQ(seen.size(), 6u * 2 + 3u * 2);
+  EXPECT_TRUE(seen.count("2>0offbi"));
+  EXPECT_FALSE(seen.count("0>2offuni"));
+  std::set<std::string> full_staged;
+  for (const auto& c : all_cases(Profile::full, NumaRequest::local, {0, 1, 2})) {
+    if (c.dir == Dir::p2p && c.peer == PeerAccess::off) {
+      full_staged.insert(std::to_string(c.src) + ">" + std::to_string(c.dst));
+    }
+  }
+  EXPECT_EQ(full_staged.size(), 6u);  // full: every ordered pair staged too
 }
 
 TEST(TransferCases, SmPeerCasesOnlyWithPeerAccessAndOutsideQuick) {
