@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "gpubench_version.hpp"
+#include "harness/bundle_info.hpp"
 #include "harness/command.hpp"
 #include "util/error.hpp"
 
@@ -16,6 +17,7 @@ std::string version_text() {
   std::string v = std::string("gpubench ") + build_info::k_version + " (git " +
                   std::string(build_info::k_git_sha).substr(0, 12);
   if (std::string(build_info::k_git_dirty) == "true") v += ", dirty";
+  if (const auto bundle = running_bundle_name()) v += ", bundle " + *bundle;
   return v + ")";
 }
 

@@ -1,18 +1,30 @@
 #include "util/uuid.hpp"
 
+#include <sys/random.h>
+
 #include <cctype>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
-#include <random>
+#include <cstring>
+#include <stdexcept>
 
 namespace gpubench {
 
 std::string make_uuid_v4() {
-  std::random_device rd;  // /dev/urandom on Linux
+  // getrandom(2) (glibc 2.25), not std::random_device: GCC 12's libstdc++ implements that with
+  // arc4random, which needs GLIBC_2.36 and would keep the static bundle (ci/bundle) off older
+  // systems; and getrandom needs no /dev/urandom (the bundle test's chroot has none).
   uint8_t b[16];
-  for (int i = 0; i < 16; i += 4) {
-    uint32_t v = rd();
-    for (int j = 0; j < 4; ++j) b[i + j] = static_cast<uint8_t>(v >> (8 * j));
+  size_t filled = 0;
+  while (filled < sizeof b) {
+    const ssize_t got = getrandom(b + filled, sizeof b - filled, 0);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      throw std::runtime_error(std::string("getrandom failed (") + std::strerror(errno) +
+                               "; the kernel is older than 3.17?)");
+    }
+    filled += static_cast<size_t>(got);
   }
   b[6] = static_cast<uint8_t>((b[6] & 0x0f) | 0x40);
   b[8] = static_cast<uint8_t>((b[8] & 0x3f) | 0x80);
