@@ -4,7 +4,7 @@
 #    -static-libgcc): the target's libstdc++ may be older than the compiler's (RHEL 9: GCC 11), and
 #    Debian 12's own libstdc++.so.6 needs GLIBC_2.36, so it cannot be bundled for an older glibc.
 #  - SQLite and liburing from Debian's static archives (libsqlite3.a, liburing.a).
-#  - Google Benchmark built from third_party/benchmark (Debian ships no static archive of it).
+#  - Google Benchmark built from Debian's source package (cmake/BenchmarkStatic.cmake).
 # OFF links the shared Debian libraries as before (find_package(benchmark), libsqlite3.so).
 option(GPUBENCH_STATIC_RUNTIME
        "Link libstdc++/libgcc, SQLite, liburing and Google Benchmark statically (relocatable bundle)" ON)

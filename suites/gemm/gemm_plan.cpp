@@ -6,11 +6,10 @@
 namespace gpubench::gemm {
 
 namespace {
-// As gemm_runner.cpp: candidates requested from the heuristic, timed batches per candidate, and
-// the batch targets (search ~1 ms at most 32 calls; hot samples ~5 ms at most 200 calls).
-constexpr int k_search_candidates = 16;
-constexpr int k_search_batches = 5;
-constexpr double k_search_batch_s = 1e-3;
+// The search constants are gemm_cases.hpp's (the runner uses the same); as gemm_runner.cpp, the
+// batch caps (search at most 32 calls; hot samples ~5 ms at most 200 calls).
+constexpr int k_search_batches = k_search_samples_per_candidate;
+constexpr double k_search_batch_s = k_search_batch_ms * 1e-3;
 constexpr int k_search_max_calls = 32;
 constexpr double k_hot_batch_s = 5e-3;
 constexpr int k_hot_max_calls = 200;

@@ -38,6 +38,12 @@ GPUBENCH_NCCL(ncclCommInitRank, (ncclComm_t * comm, int nranks, ncclUniqueId com
               (comm, nranks, commId, rank))
 GPUBENCH_NCCL(ncclCommInitAll, (ncclComm_t * comm, int ndev, const int* devlist),
               (comm, ndev, devlist))
+GPUBENCH_NCCL(ncclCommInitRankConfig,
+              (ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t* config),
+              (comm, nranks, commId, rank, config))
+GPUBENCH_NCCL(ncclCommFinalize, (ncclComm_t comm), (comm))
+GPUBENCH_NCCL(ncclCommGetAsyncError, (ncclComm_t comm, ncclResult_t* asyncError),
+              (comm, asyncError))
 GPUBENCH_NCCL(ncclCommDestroy, (ncclComm_t comm), (comm))
 GPUBENCH_NCCL(ncclCommAbort, (ncclComm_t comm), (comm))
 GPUBENCH_NCCL(ncclGroupStart, (), ())
