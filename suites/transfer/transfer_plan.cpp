@@ -42,7 +42,10 @@ double planned_case_seconds(const TransferCase& c, int gpus, int repetitions, in
   const double per_copy_s =
       suite::transfer_seconds(bytes * ways, link_rate(c, r)) + r.kernel_launch_s * ways;
   suite::CaseCost cost;
-  cost.sample_s = copies * per_copy_s + r.sync_s;
+  // Every sample is refilled with its own pattern before and checked after (transfer_cases.hpp
+  // sampled_pattern): two small strided copies per buffer pair and a synchronisation, untimed.
+  const double refill_check_s = (both_ways ? 4 : 2) * r.kernel_launch_s + r.sync_s;
+  cost.sample_s = copies * per_copy_s + r.sync_s + refill_check_s;
   cost.samples = samples;
   cost.warmup_s = cost.sample_s;
   const int host = host_buffers(c);
