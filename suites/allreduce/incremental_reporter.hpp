@@ -7,9 +7,11 @@
 //
 // Cost: each run is formatted once (kept as text); a rewrite copies the text so far. After a
 // rewrite that took d seconds the next one waits until `cost_factor` x d has passed (20 by
-// default: rewriting takes at most ~5% of the run), except after a failed or skipped run, and once
-// more at the end. A small file is rewritten after every case; a kill loses at most the cases of
-// the last 20 rewrite-durations (milliseconds for the thousand-case quick sweep).
+// default: rewriting takes at most ~5% of the run), except after a failed or skipped run, when a
+// series ends (the first case of a new series: a case name without its bytes:<n> component), and
+// once more at the end. A kill loses at most the cases of the series under way, and of those only
+// the last 20 rewrite-durations (milliseconds for the thousand-case quick sweep; longer on a
+// loaded machine, where a rewrite is slow, but never a finished series).
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -44,9 +46,15 @@ class IncrementalJsonReporter : public benchmark::BenchmarkReporter {
   std::optional<Context> m_context;
   std::vector<std::string> m_run_texts;  // each ReportRuns batch, formatted once
   double m_next_write_s = -1e300;
+  std::string m_series;  // the series of the last batch
   bool m_dirty = false;
   int m_writes = 0;
 };
+
+// The series a case belongs to: its name without the bytes:<n> component
+// ("allreduce/allreduce/dtype:fp32/mode:in_place/bytes:2048/ranks:2" ->
+// "allreduce/allreduce/dtype:fp32/mode:in_place/ranks:2"); "" for a name without a size.
+std::string series_of_case(const std::string& name);
 
 // The value of --benchmark_out=<path> in argv, or "" when absent.
 std::string benchmark_out_path(int argc, char** argv);

@@ -97,6 +97,33 @@ TEST(IncrementalReporter, RewritesAreThrottledByTheirCostExceptForFailures) {
   EXPECT_EQ(read_json(f.path)["benchmarks"].size(), 5u);
 }
 
+TEST(IncrementalReporter, AFinishedSeriesIsWrittenWhateverTheThrottle) {
+  TempFile f;
+  double now = 0;
+  IncrementalJsonReporter rep(f.path.string(), {}, 20.0, [&] { return now += 0.01; });
+  benchmark::BenchmarkReporter::Context ctx;
+  rep.ReportContext(ctx);
+  const std::string oop = "allreduce/allreduce/dtype:fp32/mode:out_of_place/bytes:";
+  const std::string inp = "allreduce/allreduce/dtype:fp32/mode:in_place/bytes:";
+  rep.ReportRuns({make_run(oop + "8/ranks:2/device:host", false)});  // first: written
+  rep.ReportRuns({make_run(oop + "32/ranks:2/device:host", false)});
+  rep.ReportRuns({make_run(oop + "128/ranks:2/device:host", false)});
+  EXPECT_EQ(rep.writes(), 1);  // throttled inside the series
+  rep.ReportRuns({make_run(inp + "8/ranks:2/device:host", false)});  // a new series: written
+  EXPECT_EQ(rep.writes(), 2);
+  EXPECT_EQ(read_json(f.path)["benchmarks"].size(), 4u);
+  rep.ReportRuns({make_run(inp + "32/ranks:2/device:host", false)});
+  EXPECT_EQ(rep.writes(), 2);
+}
+
+TEST(IncrementalReporter, TheSeriesOfACaseDropsItsSize) {
+  EXPECT_EQ(series_of_case("allreduce/allreduce/dtype:fp32/mode:in_place/bytes:2048/ranks:2"),
+            "allreduce/allreduce/dtype:fp32/mode:in_place/ranks:2");
+  EXPECT_EQ(series_of_case("allreduce/broadcast/dtype:fp32/mode:in_place/bytes:8"),
+            "allreduce/broadcast/dtype:fp32/mode:in_place");
+  EXPECT_EQ(series_of_case("no_size_here"), "");
+}
+
 TEST(IncrementalReporter, FindsTheOutputPathInArgv) {
   char a0[] = "suite", a1[] = "--benchmark_filter=x", a2[] = "--benchmark_out=/x/y.json";
   char* argv[] = {a0, a1, a2, nullptr};
