@@ -108,7 +108,7 @@ TEST(IncrementalReporter, AFinishedSeriesIsWrittenWhateverTheThrottle) {
   rep.ReportRuns({make_run(oop + "8/ranks:2/device:host", false)});  // first: written
   rep.ReportRuns({make_run(oop + "32/ranks:2/device:host", false)});
   rep.ReportRuns({make_run(oop + "128/ranks:2/device:host", false)});
-  EXPECT_EQ(rep.writes(), 1);  // throttled inside the series
+  EXPECT_EQ(rep.writes(), 1);                                        // throttled inside the series
   rep.ReportRuns({make_run(inp + "8/ranks:2/device:host", false)});  // a new series: written
   EXPECT_EQ(rep.writes(), 2);
   EXPECT_EQ(read_json(f.path)["benchmarks"].size(), 4u);
