@@ -103,6 +103,18 @@ RunInfo run_info(const json& doc) {
   return info;
 }
 
+// A value of an exported row that is not a number is refused (exit 2), never skipped: a skipped
+// sample would import a run that silently differs from the one exported.
+[[noreturn]] void not_a_value(const std::string& benchmark, const std::string& metric,
+                              const std::string& field, const json& value) {
+  std::string shown = value.dump();
+  if (shown.size() > 60) shown = shown.substr(0, 57) + "...";
+  throw bad_input("cannot import the run",
+                  "result '" + benchmark + "' (metric '" + metric + "'): " + field + " is " +
+                      shown + " (" + value.type_name() + "), not a number",
+                  "fix the value or export the run again; nothing was imported");
+}
+
 // Writes the rows of `results` into the temporary store's suite runs.
 class RowWriter {
  public:
@@ -141,8 +153,11 @@ class RowWriter {
         "repetition, kind, value, throttled) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
     const json values = r.value("values", json::array());
     const json throttled = r.value("throttled", json::array());
+    if (!values.is_array()) not_a_value(name, metric, "values", values);
     for (std::size_t i = 0; i < values.size(); ++i) {
-      if (!values[i].is_number()) continue;
+      if (!values[i].is_number()) {
+        not_a_value(name, metric, "values[" + std::to_string(i) + "]", values[i]);
+      }
       std::optional<int64_t> t;
       if (i < throttled.size() && throttled[i].is_number_integer() &&
           throttled[i].get<int>() >= 0) {
@@ -220,7 +235,7 @@ MergeSummary import_run_json(Store& store, const json& doc, const std::string& s
   }
   std::optional<RunStatus> status = run_status_from_string(text(doc["run"], "status", ""));
   if (!status) bad_export(source, "run.status is not running, complete, interrupted or failed");
-  TempDir tmp("gpubench-import");
+  TempDir tmp("gpubench-import", TempDirLock::held);  // a killed import's is swept next time
   const std::filesystem::path staged = tmp.path() / "run.db";
   {
     Store t = Store::open(staged, OpenMode::read_write_create);
