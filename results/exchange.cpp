@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "results/aggregates.hpp"
 #include "results/schema.hpp"
 #include "results/series_medians.hpp"
 #include "results/sqlite.hpp"
@@ -188,6 +189,7 @@ MergeSummary merge_database(Store& store, const std::filesystem::path& other) {
                  {"gpu_device_id", gpu_map}},
                 "WHERE s.suite_run_id = ?1", {old_sr, sr});
       detail::refresh_series_medians(db, sr);
+      mark_aggregate_only(db, sr);  // a source older than schema v4 has no outcome kind
       Statement n = db.prepare("SELECT count(*) FROM src.samples WHERE suite_run_id = ?1");
       n.bind(1, old_sr);
       if (n.step()) summary.samples += n.column_int64(0);
