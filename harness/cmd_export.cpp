@@ -11,6 +11,7 @@
 #include "harness/command.hpp"
 #include "harness/export_openmetrics.hpp"
 #include "harness/run_json.hpp"
+#include "results/exchange.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/json_writer.hpp"
@@ -68,10 +69,12 @@ void do_export(const ExportArgs& args, Context& ctx) {
   if (args.format == "openmetrics") {
     write_openmetrics_export(store, id, args.against, out);
   } else if (args.format == "json") {
-    // Everything `gpubench import` needs to rebuild the run elsewhere: telemetry per suite run.
+    // Everything `gpubench import` needs to rebuild the run elsewhere: every table's rows of
+    // the run ("tables", results/exchange_tables.hpp), telemetry per suite run for other tools.
     JsonWriter w(out);
     write_run_json(w, detail, rows_of(store, id), false,
-                   {{"telemetry", [&](JsonWriter& tw) {
+                   {{"tables", [&](JsonWriter& tw) { results::write_run_tables(store, id, tw); }},
+                    {"telemetry", [&](JsonWriter& tw) {
                        tw.begin_array();
                        for (int64_t sr : detail.suite_run_ids) {
                          for (const results::TelemetrySample& t : store.get_telemetry(id, sr)) {

@@ -33,6 +33,7 @@ struct ImportArgs {
   std::string suite;
   std::vector<std::string> tags;
   std::string note;
+  bool with_baselines = false;
 };
 
 // Google Benchmark's context "date" ("2026-12-02T16:29:34+01:00") as UTC ISO 8601; empty when
@@ -105,6 +106,14 @@ void print_summary(const std::string& file, const results::MergeSummary& sum, Co
   *ctx.out << "imported " << file << ": " << sum.added.size() << " run(s) added, "
            << sum.skipped.size() << " already present (same UUID), " << sum.samples << " samples\n";
   for (const std::string& uuid : sum.added) *ctx.out << "  added " << uuid << '\n';
+  for (const std::string& uuid : sum.running) {
+    *ctx.out << "  left out " << uuid << ": still running in " << file
+             << "; import it again once the run has finished\n";
+  }
+  for (const std::string& name : sum.baselines_added) *ctx.out << "  baseline " << name << '\n';
+  for (const std::string& name : sum.baselines_kept) {
+    *ctx.out << "  baseline not changed: " << name << '\n';
+  }
 }
 
 // The run's facts from a Google Benchmark context (host, date, profile, suite, GPUs).
@@ -275,7 +284,8 @@ void do_import(const ImportArgs& args, Context& ctx) {
   resolve_db_path(ctx);
   if (is_sqlite_file(args.file)) {
     results::Store store = open_store(ctx, results::OpenMode::read_write_create);
-    print_summary(args.file, results::merge_database(store, args.file), ctx);
+    print_summary(args.file,
+                  results::merge_database(store, args.file, {args.with_baselines}), ctx);
     return;
   }
   // One pass over the file (Google Benchmark's NaN tolerated); its entries are stored as they
@@ -305,7 +315,8 @@ void do_import(const ImportArgs& args, Context& ctx) {
   }
   if (results::is_run_export(doc)) {
     results::Store store = open_store(ctx, results::OpenMode::read_write_create);
-    print_summary(args.file, results::import_run_json(store, doc, args.file), ctx);
+    print_summary(args.file,
+                  results::import_run_json(store, doc, args.file, {args.with_baselines}), ctx);
     return;
   }
   if (!doc.is_object() || !doc.contains("benchmarks") || !doc["benchmarks"].is_array()) {
@@ -362,6 +373,9 @@ void add_import_command(CLI::App& app, Context& ctx) {
                   "gpubench.suite, else 'imported')");
   cmd->add_option("--tag", args->tags, "k=v label stored with the run (repeatable)");
   cmd->add_option("--note", args->note, "free text stored with the run");
+  cmd->add_flag("--with-baselines", args->with_baselines,
+                "another database or an export: also copy its baselines of the runs merged (a "
+                "name this database already uses is left as it is)");
   cmd->callback([args, &ctx] { do_import(*args, ctx); });
 }
 

@@ -79,10 +79,14 @@ const std::string k_metric_map =
     "(SELECT m.id FROM main.metrics m JOIN src.metrics o ON o.name = m.name AND o.unit = m.unit "
     "WHERE o.id = s.metric_id)";
 
+// The source attached read-only (mode=ro): SQLite takes no write lock on it, even inside the
+// merge's BEGIN IMMEDIATE (a read-only attachment gets a read transaction), and reads its WAL,
+// so a source that a `gpubench run` is writing keeps being written meanwhile. The merge's reads
+// of it share one read transaction: one consistent snapshot.
 struct Attachment {
   explicit Attachment(Database& db, const std::filesystem::path& path) : m_db(db) {
     Statement at = db.prepare("ATTACH DATABASE ?1 AS src");
-    at.bind(1, path.string());
+    at.bind(1, "file:" + uri_path(std::filesystem::absolute(path).string()) + "?mode=ro");
     at.run();
   }
   ~Attachment() {
@@ -96,21 +100,31 @@ struct Attachment {
   Database& m_db;
 };
 
-}  // namespace
+// What is wrong with the source file when it cannot be read whole: SQLite's quick_check on a
+// connection of its own (read-only), so an error met while merging is told apart from one of
+// the target. Empty when the source is sound.
+std::string source_damage(const std::filesystem::path& other) {
+  try {
+    Database src = Database::open(other, Access::read_only, 1000);
+    Statement st = src.prepare("PRAGMA quick_check(3)");
+    std::vector<std::string> problems;
+    while (st.step()) {
+      if (std::string t = st.column_text(0); t != "ok") problems.push_back(t);
+    }
+    return join(problems, "; ");
+  } catch (const Error& e) {
+    return e.what();
+  }
+}
 
-MergeSummary merge_database(Store& store, const std::filesystem::path& other) {
-  Database& db = store.database();
-  const std::string name = other.string();
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(other, ec)) {
-    throw bad_input("cannot merge '" + name + "'", "there is no such file",
-                    "give the path of another gpubench database");
-  }
-  if (std::filesystem::equivalent(other, db.path(), ec)) {
-    throw bad_input("cannot merge '" + name + "' into itself", "it is the database given with --db",
-                    "merge another server's database");
-  }
-  Attachment attach(db, other);
+[[noreturn]] void corrupt_source(const std::string& name, const std::string& target,
+                                 const std::string& damage) {
+  throw bad_input("cannot merge '" + name + "'", "it is corrupt: " + damage,
+                  "merge an intact copy of it (or one rebuilt with `sqlite3 " + name +
+                      " .recover`); the database '" + target + "' was not changed");
+}
+
+int source_version(Database& db, const std::string& name) {
   int version = 0;
   try {
     Statement st = db.prepare("SELECT value FROM src.meta WHERE key = 'schema_version'");
@@ -121,16 +135,36 @@ MergeSummary merge_database(Store& store, const std::filesystem::path& other) {
                     "give a file written by `gpubench run` or `gpubench import`; the database "
                     "was not changed");
   }
-  if (version < 1) {
-    throw bad_input("cannot merge '" + name + "'", "it has no gpubench schema version",
-                    "give a file written by `gpubench run`; the database was not changed");
+  return version;
+}
+
+void copy_baselines(Database& db, MergeSummary& summary) {
+  Statement st = db.prepare(
+      "SELECT s.name, (SELECT m.id FROM main.runs m WHERE m.uuid = o.uuid), "
+      "(SELECT b.run_id FROM main.baselines b WHERE b.name = s.name) "
+      "FROM src.baselines s JOIN src.runs o ON o.id = s.run_id ORDER BY s.name");
+  Statement ins = db.prepare(
+      "INSERT INTO main.baselines(name, run_id, created_at, note) "
+      "SELECT name, ?2, created_at, note FROM src.baselines WHERE name = ?1");
+  while (st.step()) {
+    const std::string baseline = st.column_text(0);
+    const std::optional<int64_t> run = st.column_optional_int64(1);
+    const std::optional<int64_t> existing = st.column_optional_int64(2);
+    if (!run) {
+      summary.baselines_kept.push_back(baseline + " (its run was not merged: still running)");
+    } else if (existing) {
+      summary.baselines_kept.push_back(
+          baseline + (*existing == *run ? " (already here)"
+                                        : " (this database's '" + baseline +
+                                              "' names run " + std::to_string(*existing) + ")"));
+    } else {
+      ins.bind(1, baseline).bind(2, *run).run();
+      summary.baselines_added.push_back(baseline);
+    }
   }
-  if (version > schema::k_version) {
-    throw bad_input("cannot merge '" + name + "'",
-                    "it was written by a newer gpubench (schema " + std::to_string(version) +
-                        ", this build reads up to " + std::to_string(schema::k_version) + ")",
-                    "upgrade gpubench; the database was not changed");
-  }
+}
+
+MergeSummary merge_attached(Database& db, const MergeOptions& options) {
   MergeSummary summary;
   Transaction tx(db);
   Copier copy(db);
@@ -143,32 +177,40 @@ MergeSummary merge_database(Store& store, const std::filesystem::path& other) {
   copy.copy("benchmark_params", {{"benchmark_id", map_by("benchmarks", "name", "benchmark_id")}},
             "", {}, "INSERT OR IGNORE");
   copy.copy("metrics", {}, "", {}, "INSERT OR IGNORE");  // by (name, unit)
+  // Tables a source of an older schema may lack.
   const bool roles = has_table(db, "src", "suite_run_metric_roles");
+  const bool invalid = has_table(db, "src", "invalid_samples");
+  const bool doctor = has_table(db, "src", "doctor_checks");
 
   std::vector<std::pair<int64_t, std::string>> runs;
   {
     Statement st = db.prepare(
-        "SELECT s.id, s.uuid, EXISTS (SELECT 1 FROM main.runs m WHERE m.uuid = s.uuid) "
-        "FROM src.runs s ORDER BY s.id");
+        "SELECT s.id, s.uuid, EXISTS (SELECT 1 FROM main.runs m WHERE m.uuid = s.uuid), "
+        "s.status = 'running' FROM src.runs s ORDER BY s.id");
     while (st.step()) {
       if (st.column_int64(2)) {
         summary.skipped.push_back(st.column_text(1));
+      } else if (st.column_int64(3)) {
+        summary.running.push_back(st.column_text(1));  // merged whole once it has finished
       } else {
         runs.emplace_back(st.column_int64(0), st.column_text(1));
       }
     }
   }
   const std::string gpu_map = map_by("gpu_devices", "fingerprint", "gpu_device_id");
+  const std::string bench = map_by("benchmarks", "name", "benchmark_id");
+  const std::string config_map = map_by("configurations", "fingerprint", "configuration_id");
   for (const auto& [old_run, uuid] : runs) {
     copy.copy("runs",
               {{"host_id", map_by("hosts", "fingerprint", "host_id")},
                {"software_env_id", map_by("software_envs", "fingerprint", "software_env_id")},
-               {"configuration_id", map_by("configurations", "fingerprint", "configuration_id")}},
+               {"configuration_id", config_map}},
               "WHERE s.id = ?1", {old_run});
     const int64_t run = db.last_insert_rowid();
     copy.copy("run_tags", {{"run_id", "?2"}}, "WHERE s.run_id = ?1", {old_run, run});
     copy.copy("run_gpus", {{"run_id", "?2"}, {"gpu_device_id", gpu_map}}, "WHERE s.run_id = ?1",
               {old_run, run});
+    if (doctor) copy.copy("doctor_checks", {{"run_id", "?2"}}, "WHERE s.run_id = ?1", {old_run, run});
     std::vector<int64_t> suite_runs;
     {
       Statement st = db.prepare("SELECT id FROM src.suite_runs WHERE run_id = ?1 ORDER BY id");
@@ -178,7 +220,6 @@ MergeSummary merge_database(Store& store, const std::filesystem::path& other) {
     for (int64_t old_sr : suite_runs) {
       copy.copy("suite_runs", {{"run_id", "?2"}}, "WHERE s.id = ?1", {old_sr, run});
       const int64_t sr = db.last_insert_rowid();
-      const std::string bench = map_by("benchmarks", "name", "benchmark_id");
       copy.copy("benchmark_outcomes", {{"suite_run_id", "?2"}, {"benchmark_id", bench}},
                 "WHERE s.suite_run_id = ?1", {old_sr, sr});
       copy.copy("samples",
@@ -187,10 +228,12 @@ MergeSummary merge_database(Store& store, const std::filesystem::path& other) {
                  {"metric_id", k_metric_map},
                  {"gpu_device_id", gpu_map}},
                 "WHERE s.suite_run_id = ?1", {old_sr, sr});
+      summary.samples += db.changes();
       detail::refresh_series_medians(db, sr);
-      Statement n = db.prepare("SELECT count(*) FROM src.samples WHERE suite_run_id = ?1");
-      n.bind(1, old_sr);
-      if (n.step()) summary.samples += n.column_int64(0);
+      if (invalid) {
+        copy.copy("invalid_samples", {{"suite_run_id", "?2"}, {"benchmark_id", bench}},
+                  "WHERE s.suite_run_id = ?1", {old_sr, sr});
+      }
       if (roles) {
         copy.copy("suite_run_metric_roles", {{"suite_run_id", "?2"}}, "WHERE s.suite_run_id = ?1",
                   {old_sr, sr});
@@ -200,10 +243,66 @@ MergeSummary merge_database(Store& store, const std::filesystem::path& other) {
     }
     copy.copy("telemetry", {{"run_id", "?2"}, {"suite_run_id", "NULL"}, {"gpu_device_id", gpu_map}},
               "WHERE s.run_id = ?1 AND s.suite_run_id IS NULL", {old_run, run});
+    copy.copy("annotations",
+              {{"run_id", "?2"},
+               {"benchmark_id", bench},
+               {"metric_id", k_metric_map},
+               {"configuration_id", config_map}},
+              "WHERE s.run_id = ?1", {old_run, run});
     summary.added.push_back(uuid);
   }
+  // Series annotations (no run): once, however often the same source is merged.
+  copy.copy("annotations",
+            {{"run_id", "NULL"},
+             {"benchmark_id", bench},
+             {"metric_id", k_metric_map},
+             {"configuration_id", config_map}},
+            "WHERE s.run_id IS NULL AND NOT EXISTS (SELECT 1 FROM main.annotations m WHERE "
+            "m.run_id IS NULL AND m.text = s.text AND m.created_at = s.created_at AND "
+            "m.hardware_class IS s.hardware_class)");
+  if (options.with_baselines) copy_baselines(db, summary);
   tx.commit();
   return summary;
+}
+
+}  // namespace
+
+MergeSummary merge_database(Store& store, const std::filesystem::path& other,
+                            const MergeOptions& options) {
+  Database& db = store.database();
+  const std::string name = other.string();
+  const std::string target = db.path().string();
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(other, ec)) {
+    throw bad_input("cannot merge '" + name + "'", "there is no such file",
+                    "give the path of another gpubench database");
+  }
+  if (std::filesystem::equivalent(other, db.path(), ec)) {
+    throw bad_input("cannot merge '" + name + "' into itself", "it is the database given with --db",
+                    "merge another server's database");
+  }
+  try {
+    Attachment attach(db, other);
+    const int version = source_version(db, name);
+    if (version < 1) {
+      throw bad_input("cannot merge '" + name + "'", "it has no gpubench schema version",
+                      "give a file written by `gpubench run`; the database was not changed");
+    }
+    if (version > schema::k_version) {
+      throw bad_input("cannot merge '" + name + "'",
+                      "it was written by a newer gpubench (schema " + std::to_string(version) +
+                          ", this build reads up to " + std::to_string(schema::k_version) + ")",
+                      "upgrade gpubench; the database was not changed");
+    }
+    return merge_attached(db, options);
+  } catch (const Error& e) {
+    // SQLite names the connection's main file in its errors; one that comes from the source is
+    // the source's fault, and said so.
+    if (const std::string damage = source_damage(other); !damage.empty()) {
+      corrupt_source(name, target, damage);
+    }
+    throw;
+  }
 }
 
 }  // namespace gpubench::results

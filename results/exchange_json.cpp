@@ -1,13 +1,21 @@
-// import_run_json (exchange.hpp): an exported run is written into a fresh temporary database with
-// the store's own writers, then merged like any other database, so both paths share one
-// idempotent, all-or-nothing copy.
+// import_run_json and write_run_tables (exchange.hpp): an exported run is written into a fresh
+// temporary database, then merged like any other database, so both paths share one idempotent,
+// all-or-nothing copy. An export with "tables" is rebuilt row for row (its rows keep their ids:
+// the temporary database is empty); an older one from its "results", with the store's writers.
+#include <sqlite3.h>
+
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "results/exchange.hpp"
+#include "results/exchange_tables.hpp"
 #include "results/sqlite.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
+#include "util/json_writer.hpp"
+#include "util/strings.hpp"
 
 namespace gpubench::results {
 namespace {
@@ -201,7 +209,118 @@ class RowWriter {
   std::map<std::pair<int64_t, int64_t>, std::size_t> m_positions;
 };
 
+// Rebuilds the exported rows of doc["tables"] in the empty database `db`, table by table in
+// dependency order. Columns this build does not know are left out (an export of a newer
+// gpubench), columns the export lacks get their defaults (an older one).
+void insert_exported_tables(Database& db, const json& tables, const std::string& source) {
+  if (!tables.is_object()) bad_export(source, "\"tables\" is not an object");
+  const json* runs = tables.contains("runs") ? &tables["runs"] : nullptr;
+  if (runs == nullptr || !runs->is_object() || !runs->contains("rows") ||
+      !(*runs)["rows"].is_array() || (*runs)["rows"].size() != 1) {
+    bad_export(source, "tables.runs does not hold exactly one run");
+  }
+  Transaction tx(db);
+  for (const ExchangedTable& table : exchanged_tables()) {
+    if (table.rows_of_run.empty() || !tables.contains(table.name)) continue;
+    const json& t = tables[table.name];
+    const std::string where = "tables." + table.name;
+    if (!t.is_object() || !t.contains("columns") || !t["columns"].is_array() ||
+        !t.contains("rows") || !t["rows"].is_array()) {
+      bad_export(source, where + " needs \"columns\" and \"rows\" arrays");
+    }
+    std::set<std::string> known;
+    {
+      Statement st = db.prepare("SELECT name FROM pragma_table_info(?1)");
+      st.bind(1, table.name);
+      while (st.step()) known.insert(st.column_text(0));
+    }
+    std::vector<std::size_t> take;  // positions in each row of the columns inserted
+    std::vector<std::string> names, params;
+    for (std::size_t i = 0; i < t["columns"].size(); ++i) {
+      const json& c = t["columns"][i];
+      if (!c.is_string()) bad_export(source, where + ".columns has a name that is not text");
+      if (!known.count(c.get<std::string>())) continue;
+      take.push_back(i);
+      names.push_back(c.get<std::string>());
+      params.push_back("?" + std::to_string(names.size()));
+    }
+    if (names.empty()) continue;
+    Statement ins = db.prepare("INSERT INTO " + table.name + "(" + join(names, ", ") +
+                               ") VALUES (" + join(params, ", ") + ")");
+    std::size_t row_index = 0;
+    for (const json& row : t["rows"]) {
+      const std::string at = where + ".rows[" + std::to_string(row_index++) + "]";
+      if (!row.is_array() || row.size() != t["columns"].size()) {
+        bad_export(source, at + " does not have one value per column");
+      }
+      for (std::size_t k = 0; k < take.size(); ++k) {
+        const json& v = row[take[k]];
+        const int index = static_cast<int>(k + 1);
+        if (v.is_null()) {
+          ins.bind_null(index);
+        } else if (v.is_number_integer()) {
+          ins.bind(index, v.get<int64_t>());
+        } else if (v.is_number()) {
+          ins.bind(index, v.get<double>());
+        } else if (v.is_string()) {
+          ins.bind(index, v.get<std::string>());
+        } else {
+          bad_export(source, at + ": " + names[k] + " is " + v.dump() + ", not a value");
+        }
+      }
+      try {
+        ins.run();
+      } catch (const Error&) {
+        bad_export(source, at + " does not fit the other rows (SQLite: " + db.last_error() + ")");
+      }
+    }
+  }
+  tx.commit();
+}
+
 }  // namespace
+
+void write_run_tables(Store& store, int64_t run_id, JsonWriter& w) {
+  Database& db = store.database();
+  std::vector<const ExchangedTable*> tables;
+  for (const ExchangedTable& t : exchanged_tables()) {
+    if (!t.rows_of_run.empty() && db.table_exists(t.name)) tables.push_back(&t);
+  }
+  // Keys sorted, as every object this document holds.
+  std::sort(tables.begin(), tables.end(),
+            [](const ExchangedTable* a, const ExchangedTable* b) { return a->name < b->name; });
+  w.begin_object();
+  for (const ExchangedTable* t : tables) {
+    Statement st = db.prepare(t->rows_of_run);
+    st.bind(1, run_id);
+    w.key(t->name).begin_object().key("columns").begin_array();
+    const int columns = st.column_count();
+    for (int c = 0; c < columns; ++c) w.string(st.column_name(c));
+    w.end_array().key("rows").begin_array();
+    while (st.step()) {
+      w.begin_array();
+      for (int c = 0; c < columns; ++c) {
+        switch (st.column_type(c)) {
+          case SQLITE_INTEGER:
+            w.integer(st.column_int64(c));
+            break;
+          case SQLITE_FLOAT:
+            w.number(st.column_double(c));
+            break;
+          case SQLITE_NULL:
+            w.null();
+            break;
+          default:
+            w.string(st.column_view(c));
+            break;
+        }
+      }
+      w.end_array();
+    }
+    w.end_array().end_object();
+  }
+  w.end_object();
+}
 
 bool is_run_export(const json& doc) {
   return doc.is_object() && doc.contains("run") && doc["run"].is_object() &&
@@ -209,19 +328,33 @@ bool is_run_export(const json& doc) {
          doc.contains("environment");
 }
 
-MergeSummary import_run_json(Store& store, const json& doc, const std::string& source) {
+MergeSummary import_run_json(Store& store, const json& doc, const std::string& source,
+                             const MergeOptions& options) {
   if (!is_run_export(doc)) bad_export(source, "it has no run, environment and results");
   const RunInfo info = run_info(doc);
   if (info.uuid.empty()) bad_export(source, "run.uuid is empty");
   {
     Statement st = store.database().prepare("SELECT 1 FROM runs WHERE uuid = ?1");
     st.bind(1, info.uuid);
-    if (st.step()) return MergeSummary{{}, {info.uuid}, 0};  // idempotent: already here
+    if (st.step()) {
+      MergeSummary here;  // idempotent: already here
+      here.skipped.push_back(info.uuid);
+      return here;
+    }
   }
   std::optional<RunStatus> status = run_status_from_string(text(doc["run"], "status", ""));
-  if (!status) bad_export(source, "run.status is not running, complete, interrupted or failed");
+  if (!status) {
+    bad_export(source, "run.status is not running, complete, interrupted, failed or abandoned");
+  }
   TempDir tmp("gpubench-import");
   const std::filesystem::path staged = tmp.path() / "run.db";
+  if (doc.contains("tables")) {
+    {
+      Store t = Store::open(staged, OpenMode::read_write_create);
+      insert_exported_tables(t.database(), doc["tables"], source);
+    }
+    return merge_database(store, staged, options);
+  }
   {
     Store t = Store::open(staged, OpenMode::read_write_create);
     const int64_t run_id = t.begin_run(info);
@@ -309,7 +442,7 @@ MergeSummary import_run_json(Store& store, const json& doc, const std::string& s
     }
     fin.bind(3, run_id).run();
   }
-  return merge_database(store, staged);
+  return merge_database(store, staged, options);
 }
 
 }  // namespace gpubench::results

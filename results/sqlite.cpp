@@ -25,7 +25,8 @@ double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// "%" -> "%25" etc.: a path as the path part of a file: URI.
+}  // namespace
+
 std::string uri_path(const std::string& path) {
   std::string out;
   for (unsigned char c : path) {
@@ -39,8 +40,6 @@ std::string uri_path(const std::string& path) {
   }
   return out;
 }
-
-}  // namespace
 
 void set_busy_interrupt_counter(int (*count)()) {
   g_interrupt_counter.store(count);
@@ -102,6 +101,10 @@ Database Database::open(const std::filesystem::path& path, Access access, int bu
   if (immutable && access == Access::read_only) {
     flags |= SQLITE_OPEN_URI;
     name = "file:" + uri_path(std::filesystem::absolute(path).string()) + "?immutable=1";
+  } else if (name.rfind("file:", 0) != 0) {
+    // URIs allowed for what this connection ATTACHes (a merge's read-only source, mode=ro);
+    // a plain path means what it meant without the flag, a `file:` name keeps its old meaning.
+    flags |= SQLITE_OPEN_URI;
   }
   const int rc = sqlite3_open_v2(name.c_str(), &raw, flags, nullptr);
   Database db(raw, path, access);  // owns raw even on failure (sqlite3_close it)
@@ -320,6 +323,19 @@ std::optional<int64_t> Statement::column_optional_int64(int column) const {
 std::optional<double> Statement::column_optional_double(int column) const {
   if (is_null(column)) return std::nullopt;
   return column_double(column);
+}
+
+int Statement::column_count() const {
+  return sqlite3_column_count(m_stmt);
+}
+
+std::string Statement::column_name(int column) const {
+  const char* name = sqlite3_column_name(m_stmt, column);
+  return name != nullptr ? name : "";
+}
+
+int Statement::column_type(int column) const {
+  return sqlite3_column_type(m_stmt, column);
 }
 
 // --- Transaction ---------------------------------------------------------------------------

@@ -26,6 +26,9 @@ class Statement;
 // stops that too). Null: waits are not interruptible. Process-wide; set by the harness.
 void set_busy_interrupt_counter(int (*count)());
 
+// "%" -> "%25" etc.: an (absolute) path as the path part of a `file:` URI.
+std::string uri_path(const std::string& path);
+
 enum class Access {
   read_only,          // SQLITE_OPEN_READONLY: never writes the file
   read_write,         // the file must exist
@@ -116,6 +119,12 @@ class Statement {
   std::string_view column_view(int column) const;  // NULL -> ""
   std::optional<int64_t> column_optional_int64(int column) const;
   std::optional<double> column_optional_double(int column) const;
+  // Result columns of the statement and their names (for copying rows of any table).
+  int column_count() const;
+  std::string column_name(int column) const;
+  // The value's storage class: SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_BLOB or
+  // SQLITE_NULL (sqlite3.h's numbers).
+  int column_type(int column) const;
 
  private:
   Database* m_db;

@@ -2,6 +2,7 @@
 // here). Other reads are in store_read.cpp, Google Benchmark ingest in ingest.cpp.
 #include "results/store.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
@@ -16,6 +17,7 @@
 #include "results/store_detail.hpp"
 #include "util/clock.hpp"
 #include "util/error.hpp"
+#include "util/fs.hpp"
 #include "util/uuid.hpp"
 
 namespace gpubench::results {
@@ -72,6 +74,31 @@ void check_file(const fs::path& path, OpenMode mode) {
                          "not a gpubench database (file is not SQLite)",
                          "check the path given to --db or GPUBENCH_DB");
   }
+}
+
+// True when `path`-wal holds more than its 32-byte header: changes not yet in the file itself.
+bool wal_has_frames(const fs::path& path) {
+  std::error_code ec;
+  const auto bytes = fs::file_size(path.string() + "-wal", ec);
+  return !ec && bytes > 32;
+}
+
+// A copy of the database and its WAL in a temporary directory that lives until the process
+// ends (read-only commands are short-lived), so SQLite can build the WAL index there.
+fs::path snapshot_with_wal(const fs::path& path) {
+  static std::vector<std::unique_ptr<TempDir>> snapshots;  // removed at exit
+  snapshots.push_back(std::make_unique<TempDir>("gpubench-snapshot"));
+  const fs::path copy = snapshots.back()->path() / path.filename();
+  std::error_code ec;
+  fs::copy_file(path, copy, ec);
+  if (!ec) fs::copy_file(path.string() + "-wal", copy.string() + "-wal", ec);
+  if (ec) {
+    throw infrastructure("cannot read database " + quoted(path),
+                         "its -wal file holds changes that a read-only open here cannot see, and "
+                         "copying the two failed: " + ec.message(),
+                         "free space in the temporary directory, or open it where it is writable");
+  }
+  return copy;
 }
 
 // Tables other than SQLite's own.
@@ -210,11 +237,20 @@ Store Store::open(const fs::path& path, OpenMode mode, int busy_timeout_ms) {
   // Read-only media or a directory this user cannot write: SQLite could neither take its locks
   // nor create the WAL index, so the file is opened immutable (nobody can be writing it there).
   bool immutable = false;
+  fs::path open_path = path;
   if (mode == OpenMode::read_only) {
     const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
     immutable = ::access(dir.c_str(), W_OK) != 0 || ::access(path.c_str(), W_OK) != 0;
+    // Immutable mode ignores a WAL: the runs only in it (a copied or mounted snapshot taken
+    // while a run wrote) would vanish and `latest` point at an older run. Such a file is read
+    // through a copy of it and its WAL in a directory of our own, WAL included.
+    if (immutable && wal_has_frames(path)) {
+      open_path = snapshot_with_wal(path);
+      immutable = false;
+    }
   }
-  auto db = std::make_unique<Database>(Database::open(path, access, busy_timeout_ms, immutable));
+  auto db =
+      std::make_unique<Database>(Database::open(open_path, access, busy_timeout_ms, immutable));
 
   // Everything up to the version check only reads, so a refused file is left byte-identical.
   const schema::Versions v = schema::read_versions(*db);
@@ -262,7 +298,48 @@ Store Store::open(const fs::path& path, OpenMode mode, int busy_timeout_ms) {
     // Best effort: a database busy past the timeout is marked by the next writer instead.
     if (e.code() != ExitCode::infrastructure) throw;
   }
-  return Store(std::move(db));
+  Store store(std::move(db));
+  if (struct stat st{}; ::stat(path.c_str(), &st) == 0) {
+    store.m_file_id.emplace(static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino));
+  }
+  return store;
+}
+
+void Store::check_database_file(int64_t run_id) {
+  if (!m_file_id) return;
+  const fs::path& path = m_db->path();
+  const std::string db = quoted(path);
+  const std::string run = "run " + std::to_string(run_id);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    const int err = errno;
+    if (err != ENOENT) {
+      throw infrastructure("cannot check database " + db + " while " + run + " writes it",
+                           errno_text(err), "check the disk and the file system, then run again");
+    }
+    throw infrastructure("database " + db + " was deleted while " + run + " was writing it",
+                         "what the run stored went to the deleted file and is lost",
+                         "keep the database in place while a run writes it (copy it with "
+                         "`gpubench import`), then run again");
+  }
+  if (static_cast<uint64_t>(st.st_dev) != m_file_id->first ||
+      static_cast<uint64_t>(st.st_ino) != m_file_id->second) {
+    throw infrastructure("database " + db + " was replaced by another file while " + run +
+                             " was writing it",
+                         "what the run stored went to the file that was there before; the file "
+                         "there now was not written",
+                         "keep the database in place while a run writes it (copy it with "
+                         "`gpubench import`), then run again");
+  }
+  // A run this Store began (not an id a caller made up: that stays bad input) must be there.
+  if (!m_run_locks.count(run_id)) return;
+  Statement row = m_db->prepare("SELECT 1 FROM runs WHERE id = ?1");
+  row.bind(1, run_id);
+  if (!row.step()) {
+    throw infrastructure(run + " is no longer in database " + db,
+                         "its row was deleted while the run was going",
+                         "keep the database unchanged while a run writes it, then run again");
+  }
 }
 
 namespace {
@@ -370,6 +447,7 @@ int64_t detail::insert_suite_run(Database& db, int64_t run_id, const SuiteRunInf
 
 int64_t Store::add_suite_run(int64_t run_id, const SuiteRunInfo& s) {
   Database& db = *m_db;
+  check_database_file(run_id);
   Transaction tx(db);
   const int64_t id = detail::insert_suite_run(db, run_id, s);
   tx.commit();
@@ -378,6 +456,7 @@ int64_t Store::add_suite_run(int64_t run_id, const SuiteRunInfo& s) {
 
 void Store::finish_run(int64_t run_id, RunStatus status) {
   Database& db = *m_db;
+  check_database_file(run_id);
   Transaction tx(db);
   detail::update_run_status(db, run_id, status);
   tx.commit();

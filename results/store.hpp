@@ -251,9 +251,17 @@ class Store {
 
   Database& database();  // for modules that add their own tables (compare, telemetry)
 
+  // Throws Error(infrastructure) saying what happened when the database file is no longer the
+  // one this Store opened (deleted, or replaced by another file: device and inode differ) or
+  // run `run_id` is no longer in it. Writes of a run check this first (store_suite,
+  // finish_run), so a run whose database vanished under it never reports success.
+  void check_database_file(int64_t run_id);
+
  private:
   explicit Store(std::unique_ptr<Database> db);
   std::unique_ptr<Database> m_db;
+  // Device and inode of the file a writing open opened; none for read-only and memory ones.
+  std::optional<std::pair<uint64_t, uint64_t>> m_file_id;
   // Liveness locks of the runs this Store began and has not finished (results/liveness.hpp).
   std::map<int64_t, std::unique_ptr<RunLock>> m_run_locks;
 };

@@ -77,6 +77,7 @@ StoredSuite Store::store_suite(int64_t run_id, const SuiteRunInfo& suite, const 
                                const std::string& default_suite,
                                const std::vector<TelemetrySample>& telemetry) {
   Database& db = *m_db;
+  check_database_file(run_id);
   Transaction tx(db);
   StoredSuite out;
   out.suite_run_id = detail::insert_suite_run(db, run_id, suite);

@@ -1,0 +1,298 @@
+// Issue 23, "Data lost in exchange" and "The database file is watched", through the real CLI:
+//  - merge and export -> import carry every table of the schema row for row (compared table by
+//    table, ids replaced by what they name), baselines with --with-baselines;
+//  - a merge of a database a `gpubench run` is writing: both succeed, the running run is left
+//    out and named, and the next merge adds it whole (no duplicates);
+//  - a merge takes no write lock on its source; a corrupt source exits 2 naming the source;
+//  - a database deleted or replaced mid-run: exit 3 saying so.
+// Numbers in the fixture rows are made up and labelled FIXTURE.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "e2e_faults_support.hpp"
+#include "results/exchange_tables.hpp"
+#include "util/strings.hpp"
+
+namespace gpubench::e2e {
+namespace {
+
+using nlohmann::json;
+
+// Every row of every table, as text, with ids replaced by what they name, so two databases that
+// hold the same data under other ids compare equal. Tables exchange does not carry are left out.
+std::map<std::string, std::vector<std::string>> canonical_tables(const fs::path& db) {
+  static const std::map<std::string, std::string> k_refs = {
+      {"run_id", "(SELECT uuid FROM runs WHERE id = t.run_id)"},
+      {"suite_run_id",
+       "(SELECT r.uuid || '/' || sr.suite || '/' || sr.started_at || '/' || (SELECT count(*) "
+       "FROM suite_runs x WHERE x.run_id = sr.run_id AND x.id <= sr.id) FROM suite_runs sr JOIN "
+       "runs r ON r.id = sr.run_id WHERE sr.id = t.suite_run_id)"},
+      {"benchmark_id", "(SELECT name FROM benchmarks WHERE id = t.benchmark_id)"},
+      {"metric_id", "(SELECT name || '|' || unit FROM metrics WHERE id = t.metric_id)"},
+      {"gpu_device_id", "(SELECT fingerprint FROM gpu_devices WHERE id = t.gpu_device_id)"},
+      {"host_id", "(SELECT fingerprint FROM hosts WHERE id = t.host_id)"},
+      {"software_env_id", "(SELECT fingerprint FROM software_envs WHERE id = t.software_env_id)"},
+      {"configuration_id",
+       "(SELECT fingerprint FROM configurations WHERE id = t.configuration_id)"},
+  };
+  sqlite3* raw = nullptr;
+  EXPECT_EQ(sqlite3_open_v2(("file:" + db.string() + "?mode=ro").c_str(), &raw,
+                            SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr),
+            SQLITE_OK);
+  auto rows = [&](const std::string& sql) {
+    std::vector<std::string> out;
+    sqlite3_stmt* st = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(raw, sql.c_str(), -1, &st, nullptr), SQLITE_OK)
+        << sql << ": " << sqlite3_errmsg(raw);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      const unsigned char* t = sqlite3_column_text(st, 0);
+      out.push_back(t ? reinterpret_cast<const char*>(t) : "NULL");
+    }
+    sqlite3_finalize(st);
+    return out;
+  };
+  std::map<std::string, std::vector<std::string>> out;
+  for (const std::string& table : rows(
+           "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")) {
+    const results::ExchangedTable* how = results::find_exchanged_table(table);
+    EXPECT_NE(how, nullptr) << table << " is not in results/exchange_tables.cpp";
+    if (how == nullptr || how->how == results::Carried::not_carried) continue;
+    std::vector<std::string> parts;
+    for (const std::string& c : rows("SELECT name FROM pragma_table_info('" + table + "')")) {
+      if (c == "id") continue;
+      const auto ref = k_refs.find(c);
+      parts.push_back("'" + c + "=' || " + (ref != k_refs.end() ? "quote(" + ref->second + ")"
+                                                               : "quote(t." + c + ")"));
+    }
+    std::vector<std::string> r = rows("SELECT " + join(parts, " || '|' || ") + " FROM " +
+                                      table + " t");
+    std::sort(r.begin(), r.end());
+    out[table] = r;
+  }
+  sqlite3_close(raw);
+  return out;
+}
+
+void expect_same_tables(const fs::path& a, const fs::path& b) {
+  const auto ta = canonical_tables(a);
+  const auto tb = canonical_tables(b);
+  ASSERT_EQ(ta.size(), tb.size());
+  for (const auto& [table, rows] : ta) {
+    SCOPED_TRACE(table);
+    const auto it = tb.find(table);
+    ASSERT_NE(it, tb.end());
+    EXPECT_EQ(rows, it->second);
+  }
+}
+
+int64_t scalar_int(const fs::path& db, const std::string& sql) {
+  FaultDb raw(db);
+  return count_of(raw, sql);
+}
+
+// A FIXTURE Google Benchmark file with NaN, infinite and negative times (invalid samples).
+fs::path invalid_values_json(const Workspace& ws) {
+  const fs::path file = ws.root() / "invalid.json";
+  std::string doc = fixture_doc({fixture_row("fixture_fake/case", 0, 100),
+                                 fixture_row("fixture_fake/case", 1, -5),
+                                 fixture_row("fixture_fake/case", 2, 120)});
+  // Google Benchmark's bare tokens, which JSON itself cannot hold.
+  const std::string needle = "\"real_time\": 120.0";
+  if (const auto at = doc.find(needle); at != std::string::npos) {
+    doc.replace(at, needle.size(), "\"real_time\": NaN");
+  }
+  write_file_atomic(file, doc);
+  return file;
+}
+
+// A source database with something in every table exchange carries: complete runs with doctor
+// checks, a failed suite with its stdout tail, invalid samples, an abandoned run with its
+// reason, FIXTURE telemetry and annotations, and a baseline.
+void fill_source(const Workspace& ws) {
+  {  // abandoned: gpubench killed mid-run; the next writing command marks it so, with a reason
+    const fs::path pidfile = ws.root() / "suite.pid";
+    Background run(ws, {"run", "--suite", "fixture_fake", ws.db_arg()},
+                   {{"FAKE_PIDFILE", pidfile.string()},
+                    {"FAKE_WAIT_FILE", (ws.root() / "never").string()}},
+                   ws.root() / "killed.err");
+    ASSERT_TRUE(wait_for([&] { return fs::exists(pidfile) && !read_file(pidfile).empty(); }));
+    kill(run.pid(), SIGKILL);
+    run.wait();
+    kill(std::atoi(read_file(pidfile).c_str()), SIGKILL);
+  }
+  ASSERT_EQ(ws.run({"run", "--suite", "fixture_ok", ws.db_arg()}).exit_code, 0);
+  const CliResult failed = ws.run({"run", "--suite", "fixture_ok,fixture_fake", ws.db_arg()},
+                                  {{"FAKE_STDOUT", "fixture_fake: FIXTURE stdout before failing"},
+                                   {"FAKE_EXIT", "1"}});
+  ASSERT_EQ(failed.exit_code, 3) << failed.err;
+  const CliResult invalid = ws.run({"run", "--suite", "fixture_fake", ws.db_arg()},
+                                   {{"FAKE_JSON", invalid_values_json(ws).string()}});
+  ASSERT_EQ(invalid.exit_code, 0) << invalid.err;
+  ASSERT_EQ(ws.run({"baseline", "set", "gold", "2", ws.db_arg()}).exit_code, 0);
+  FaultDb raw(ws.db());
+  raw.exec(
+      "INSERT INTO telemetry(run_id, suite_run_id, device_index, t_s, sm_clock_mhz, power_w) "
+      "SELECT 2, id, 0, 0.5, 1980, 650.5 FROM suite_runs WHERE run_id = 2;"  // FIXTURE values
+      "INSERT INTO annotations(run_id, benchmark_id, metric_id, hardware_class, text, "
+      "created_at) VALUES (2, 1, 1, 'FIXTURE GPU', 'FIXTURE: driver update', "
+      "'2026-12-02T16:00:00Z');"
+      "INSERT INTO annotations(run_id, benchmark_id, metric_id, hardware_class, text, "
+      "created_at) VALUES (NULL, 1, 1, 'FIXTURE GPU', 'FIXTURE: series note', "
+      "'2026-12-02T16:00:01Z')");
+  // Every table exchange carries has rows (series_medians and the baseline included).
+  for (const results::ExchangedTable& t : results::exchanged_tables()) {
+    if (t.how == results::Carried::not_carried || t.name == "run_gpus" ||
+        t.name == "gpu_devices" || t.name == "run_tags" || t.name == "benchmark_params") {
+      continue;  // no GPU on the fixture host; runs without tags; names without parameters
+    }
+    EXPECT_GT(count_of(raw, "SELECT count(*) FROM " + t.name), 0) << t.name;
+  }
+  EXPECT_EQ(raw.scalar("SELECT status FROM runs WHERE id = 1"), "abandoned");
+  EXPECT_NE(raw.scalar("SELECT status_reason FROM runs WHERE id = 1"), "");
+  EXPECT_TRUE(contains(raw.scalar("SELECT group_concat(stdout_tail) FROM suite_runs"),
+                       "FIXTURE stdout before failing"));
+}
+
+TEST(E2eExchange, MergeCarriesEveryTableRowForRow) {
+  Workspace ws;
+  fill_source(ws);
+  const fs::path target = ws.root() / "target.db";
+  const CliResult merge =
+      ws.run({"import", ws.db().string(), "--with-baselines", "--db", target.string()});
+  ASSERT_EQ(merge.exit_code, 0) << merge.out << merge.err;
+  EXPECT_TRUE(contains(merge.out, "4 run(s) added")) << merge.out;
+  EXPECT_TRUE(contains(merge.out, "baseline gold")) << merge.out;
+  expect_same_tables(ws.db(), target);
+  // Twice: nothing added, nothing doubled (series annotations included).
+  const CliResult again =
+      ws.run({"import", ws.db().string(), "--with-baselines", "--db", target.string()});
+  EXPECT_TRUE(contains(again.out, "0 run(s) added, 4 already present")) << again.out;
+  EXPECT_TRUE(contains(again.out, "baseline not changed: gold (already here)")) << again.out;
+  expect_same_tables(ws.db(), target);
+  // Without --with-baselines the target's baselines are its own.
+  const fs::path plain = ws.root() / "plain.db";
+  ASSERT_EQ(ws.run({"import", ws.db().string(), "--db", plain.string()}).exit_code, 0);
+  EXPECT_EQ(scalar_int(plain, "SELECT count(*) FROM baselines"), 0);
+}
+
+TEST(E2eExchange, ExportImportCarriesEveryTableRowForRow) {
+  Workspace ws;
+  fill_source(ws);
+  const fs::path target = ws.root() / "target.db";
+  for (int run = 1; run <= 4; ++run) {
+    SCOPED_TRACE(run);
+    const fs::path file = ws.root() / ("run" + std::to_string(run) + ".json");
+    const CliResult exp = ws.run({"export", std::to_string(run), "--format", "json", "-o",
+                                  file.string(), ws.db_arg()});
+    ASSERT_EQ(exp.exit_code, 0) << exp.err;
+    const CliResult imp =
+        ws.run({"import", file.string(), "--with-baselines", "--db", target.string()});
+    ASSERT_EQ(imp.exit_code, 0) << imp.out << imp.err;
+    EXPECT_TRUE(contains(imp.out, "1 run(s) added")) << imp.out;
+  }
+  // The series annotation (no run) belongs to no export: everything else is carried.
+  FaultDb(ws.db()).exec("DELETE FROM annotations WHERE run_id IS NULL");
+  expect_same_tables(ws.db(), target);
+
+  // An export written before "tables" existed still imports, from its results.
+  json old = json::parse(read_file(ws.root() / "run2.json"));
+  old.erase("tables");
+  const fs::path old_file = ws.root() / "old.json";
+  write_file_atomic(old_file, old.dump(1));
+  const fs::path older = ws.root() / "older.db";
+  const CliResult imp = ws.run({"import", old_file.string(), "--db", older.string()});
+  ASSERT_EQ(imp.exit_code, 0) << imp.out << imp.err;
+  EXPECT_EQ(scalar_int(older, "SELECT count(*) FROM samples"),
+            scalar_int(ws.db(), "SELECT count(*) FROM samples s JOIN suite_runs sr ON "
+                                "sr.id = s.suite_run_id WHERE sr.run_id = 2"));
+}
+
+// Item 9 and 10: the source machine keeps running while it is merged.
+TEST(E2eExchange, MergeOfALiveDatabaseLeavesTheRunningRunForLater) {
+  Workspace ws;
+  const fs::path go = ws.root() / "go";
+  const fs::path rows = ws.root() / "rows.json";
+  write_file_atomic(rows, fixture_doc({fixture_row("fixture_fake/case", 0, 100)}));
+  Background run(ws, {"run", "--suite", "fixture_ok,fixture_fake", ws.db_arg()},
+                 {{"FAKE_WAIT_FILE", go.string()}, {"FAKE_JSON", rows.string()}},
+                 ws.root() / "run.err");
+  // The first suite is stored; the second waits for `go`.
+  ASSERT_TRUE(wait_for([&] {
+    return fs::exists(ws.db()) && scalar_int(ws.db(), "SELECT count(*) FROM suite_runs") == 1;
+  }));
+  const fs::path target = ws.root() / "target.db";
+  const CliResult first = ws.run({"import", ws.db().string(), "--db", target.string()});
+  ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
+  EXPECT_TRUE(contains(first.out, "0 run(s) added")) << first.out;
+  EXPECT_TRUE(contains(first.out, "still running in " + ws.db().string())) << first.out;
+  {
+    // A writer holds the source's write lock (as the run does while it stores a suite): the
+    // merge only reads, so it does not wait for it.
+    FaultDb writer(ws.db());
+    writer.exec("BEGIN IMMEDIATE");
+    const CliResult locked = ws.run({"import", ws.db().string(), "--db", target.string()},
+                                    {{"GPUBENCH_BUSY_TIMEOUT_MS", "200"}});
+    EXPECT_EQ(locked.exit_code, 0) << locked.out << locked.err;
+    writer.exec("ROLLBACK");
+  }
+  write_file_atomic(go, "");
+  EXPECT_EQ(run.wait(), 0) << run.err();
+  const CliResult second = ws.run({"import", ws.db().string(), "--db", target.string()});
+  ASSERT_EQ(second.exit_code, 0) << second.out << second.err;
+  EXPECT_TRUE(contains(second.out, "1 run(s) added")) << second.out;
+  EXPECT_EQ(scalar_int(target, "SELECT count(*) FROM suite_runs"), 2);
+  EXPECT_EQ(scalar_int(target, "SELECT count(*) FROM runs WHERE status = 'complete'"), 1);
+  const CliResult third = ws.run({"import", ws.db().string(), "--db", target.string()});
+  EXPECT_TRUE(contains(third.out, "0 run(s) added, 1 already present")) << third.out;
+  EXPECT_EQ(scalar_int(target, "SELECT count(*) FROM runs"), 1);
+}
+
+// Item 11: a corrupt source is the source's fault (exit 2), the healthy target is not named.
+TEST(E2eExchange, CorruptMergeSourceExits2NamingTheSource) {
+  Workspace ws;
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(ws.run({"run", "--suite", "fixture_ok", ws.db_arg()}).exit_code, 0);
+  }
+  const fs::path target = ws.root() / "target.db";
+  ASSERT_EQ(ws.run({"run", "--suite", "fixture_ok", "--db", target.string()}).exit_code, 0);
+  // Every page after the first four overwritten: SQLite's header and schema stay readable.
+  std::string bytes = read_file(ws.db());
+  ASSERT_GT(bytes.size(), 4u * 4096u);
+  for (std::size_t i = 4 * 4096; i < bytes.size(); ++i) bytes[i] = static_cast<char>(0xA5);
+  write_file_atomic(ws.db(), bytes);
+  const CliResult r = ws.run({"import", ws.db().string(), "--db", target.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_TRUE(contains(r.err, "cannot merge '" + ws.db().string() + "'")) << r.err;
+  EXPECT_TRUE(contains(r.err, "corrupt")) << r.err;
+  EXPECT_FALSE(contains(r.err, "database '" + target.string() + "' is corrupt")) << r.err;
+  EXPECT_EQ(scalar_int(target, "SELECT count(*) FROM runs"), 1);
+}
+
+// Item 13: the database deleted or replaced while a run writes it.
+TEST(E2eExchange, DatabaseDeletedOrReplacedMidRunExits3) {
+  for (const bool replace : {false, true}) {
+    SCOPED_TRACE(replace ? "replaced" : "deleted");
+    Workspace ws;
+    const fs::path other = ws.root() / "other.db";
+    ASSERT_EQ(ws.run({"run", "--suite", "fixture_ok", "--db", other.string()}).exit_code, 0);
+    const fs::path go = ws.root() / "go";
+    Background run(ws, {"run", "--suite", "fixture_ok,fixture_fake", ws.db_arg()},
+                   {{"FAKE_WAIT_FILE", go.string()}}, ws.root() / "run.err");
+    ASSERT_TRUE(wait_for([&] {
+      return fs::exists(ws.db()) && scalar_int(ws.db(), "SELECT count(*) FROM suite_runs") == 1;
+    }));
+    if (replace) {
+      fs::rename(other, ws.db());
+    } else {
+      fs::remove(ws.db());
+    }
+    write_file_atomic(go, "");
+    EXPECT_EQ(run.wait(), 3) << run.err();
+    EXPECT_TRUE(contains(run.err(), replace ? "was replaced by another file" : "was deleted"))
+        << run.err();
+  }
+}
+
+}  // namespace
+}  // namespace gpubench::e2e
