@@ -134,6 +134,8 @@ void fill_source(const Workspace& ws) {
   raw.exec(
       "INSERT INTO telemetry(run_id, suite_run_id, device_index, t_s, sm_clock_mhz, power_w) "
       "SELECT 2, id, 0, 0.5, 1980, 650.5 FROM suite_runs WHERE run_id = 2;"  // FIXTURE values
+      "INSERT INTO suite_run_metric_roles(suite_run_id, metric, role) "
+      "SELECT id, 'items_per_s', 'primary' FROM suite_runs WHERE run_id = 2;"
       "INSERT INTO annotations(run_id, benchmark_id, metric_id, hardware_class, text, "
       "created_at) VALUES (2, 1, 1, 'FIXTURE GPU', 'FIXTURE: driver update', "
       "'2026-12-02T16:00:00Z');"

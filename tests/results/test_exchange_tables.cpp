@@ -51,7 +51,9 @@ TEST(ExchangeTables, ListIsInDependencyOrder) {
     st.bind(1, t.name);
     while (st.step()) {
       const std::string parent = st.column_text(0);
-      if (parent != t.name) EXPECT_TRUE(seen.count(parent)) << t.name << " before " << parent;
+      if (parent != t.name) {
+        EXPECT_TRUE(seen.count(parent)) << t.name << " before " << parent;
+      }
     }
     seen.insert(t.name);
   }
