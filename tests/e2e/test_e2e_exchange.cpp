@@ -296,5 +296,36 @@ TEST(E2eExchange, DatabaseDeletedOrReplacedMidRunExits3) {
   }
 }
 
+
+// Item 12: a read-only copy of a database with its -wal (a snapshot taken while runs were only in
+// the WAL) shows those runs, and `latest` is the newest. Run as another user when this is root
+// (root may write any file, so the copy would not be read-only to it).
+TEST(E2eExchange, ReadOnlyCopyWithItsWalShowsTheWalRuns) {
+  Workspace ws;
+  const bool root = geteuid() == 0;
+  if (root && !fs::exists("/usr/bin/setpriv")) GTEST_SKIP() << "needs setpriv to drop root";
+  ASSERT_EQ(ws.run({"run", "--suite", "fixture_ok", ws.db_arg()}).exit_code, 0);
+  FaultDb holder(ws.db());  // an open connection: the WAL is not folded in when gpubench exits
+  EXPECT_EQ(holder.scalar("SELECT count(*) FROM runs"), "1");
+  ASSERT_EQ(ws.run({"run", "--suite", "fixture_ok", ws.db_arg()}).exit_code, 0);
+  const std::string newest = holder.scalar("SELECT uuid FROM runs WHERE id = 2");
+  const fs::path ro = ws.root() / "ro";
+  fs::create_directories(ro);
+  fs::copy_file(ws.db(), ro / "w.db");
+  fs::copy_file(ws.db().string() + "-wal", ro / "w.db-wal");
+  chmod((ro / "w.db").c_str(), 0444);
+  chmod((ro / "w.db-wal").c_str(), 0444);
+  chmod(ro.c_str(), 0555);
+  chmod(ws.root().c_str(), 0755);
+  const fs::path out = ws.root() / "latest.txt";
+  const std::string cmd = std::string(root ? "/usr/bin/setpriv --reuid=65534 --regid=65534 "
+                                             "--clear-groups "
+                                           : "") +
+                          gpubench_binary().string() + " runs --db " + (ro / "w.db").string() +
+                          " > " + out.string() + " 2>&1";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << read_file(out);
+  EXPECT_TRUE(contains(read_file(out), newest.substr(0, 8))) << read_file(out);
+}
+
 }  // namespace
 }  // namespace gpubench::e2e
