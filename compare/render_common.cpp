@@ -203,6 +203,11 @@ void check_output_path(const std::string& path) {
     throw bad_input("cannot write output '" + path + "'", "it is a directory",
                     "give a file name with -o");
   }
+  // A device, pipe or link is written in place (util/fs.hpp): its directory need not be ours.
+  if (std::filesystem::is_symlink(p, ec) ||
+      (std::filesystem::exists(p, ec) && !std::filesystem::is_regular_file(p, ec))) {
+    return;
+  }
   if (!std::filesystem::is_directory(dir, ec)) {
     throw bad_input("cannot write output '" + path + "'",
                     "directory '" + dir.string() + "' does not exist",

@@ -69,15 +69,23 @@ std::vector<int64_t> resolve_selection(results::Store& store, const std::string&
   std::vector<int64_t> ids;
   std::string what;
   if (starts_with(sel, "tag:")) {
+    // Spaces around K and V are not part of a tag (cli::parse_tag trims them when storing):
+    // trimmed here and in the stored rows (tags kept by older versions), so any spelling selects.
     std::string kv = sel.substr(4);
     std::size_t eq = kv.find('=');
+    if (eq != std::string::npos) {
+      kv = std::string(trim(kv.substr(0, eq))) + "=" + std::string(trim(kv.substr(eq + 1)));
+    } else {
+      kv = std::string(trim(kv));
+    }
+    eq = kv.find('=');
     Statement st = db.prepare(
         eq == std::string::npos
             ? "SELECT DISTINCT r.id, r.started_at FROM runs r JOIN run_tags t ON t.run_id = r.id "
-              "WHERE r.status = 'complete' AND t.key = ?1 ORDER BY r.started_at DESC, r.id DESC "
-              "LIMIT ?2 OFFSET ?4"
+              "WHERE r.status = 'complete' AND trim(t.key) = ?1 "
+              "ORDER BY r.started_at DESC, r.id DESC LIMIT ?2 OFFSET ?4"
             : "SELECT DISTINCT r.id, r.started_at FROM runs r JOIN run_tags t ON t.run_id = r.id "
-              "WHERE r.status = 'complete' AND t.key = ?1 AND t.value = ?3 "
+              "WHERE r.status = 'complete' AND trim(t.key) = ?1 AND trim(t.value) = ?3 "
               "ORDER BY r.started_at DESC, r.id DESC LIMIT ?2 OFFSET ?4");
     st.bind(1, kv.substr(0, eq));
     st.bind(2, static_cast<int64_t>(last));

@@ -49,13 +49,37 @@ std::string run_status_text(const results::RunRow& run) {
   return results::to_string(run.status);
 }
 
+namespace {
+// "4 KiB" and the first bytes of an over-long text, so the error stays readable.
+std::string too_long_text(const std::string& text) {
+  return std::to_string(text.size()) + " bytes, starting '" + text.substr(0, 40) + "…'";
+}
+}  // namespace
+
 std::pair<std::string, std::string> parse_tag(const std::string& text) {
+  if (text.size() > k_max_label_bytes) {
+    throw bad_input("tag too long (" + too_long_text(text) + ")",
+                    "a tag is at most " + std::to_string(k_max_label_bytes) +
+                        " bytes: it is printed in every 'runs' row and selected by exact match",
+                    "shorten it, or put long text in a file and tag the file's name");
+  }
   const auto eq = text.find('=');
-  if (eq == std::string::npos || eq == 0) {
+  // Spaces around the key and the value are dropped, here and in tag: selections, so what is
+  // stored is what `compare tag:K=V` finds.
+  const std::string key(eq == std::string::npos ? std::string_view{} : trim(text.substr(0, eq)));
+  if (eq == std::string::npos || key.empty()) {
     throw bad_input("bad tag '" + text + "'", "a tag is key=value with a non-empty key",
                     "write it as --tag key=value, e.g. --tag driver=560");
   }
-  return {text.substr(0, eq), text.substr(eq + 1)};
+  return {key, std::string(trim(std::string_view(text).substr(eq + 1)))};
+}
+
+void check_note(const std::string& note) {
+  if (note.size() <= k_max_label_bytes) return;
+  throw bad_input("--note too long (" + too_long_text(note) + ")",
+                  "a note is at most " + std::to_string(k_max_label_bytes) +
+                      " bytes: it is printed with the run in 'show' and 'runs'",
+                  "shorten it, or keep long text in a file and note the file's name");
 }
 
 std::vector<std::string> split_list(const std::vector<std::string>& values) {

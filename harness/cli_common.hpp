@@ -21,8 +21,13 @@ results::Store open_store(const Context& ctx, results::OpenMode mode);
 // commands do not write; the next writing command marks it abandoned).
 std::string run_status_text(const results::RunRow& run);
 
-// "k=v" -> (k, v). Throws Error(bad_input) without '=' or with an empty key.
+// Most bytes a tag (key=value) or a note may have: they are shown in every listing.
+inline constexpr std::size_t k_max_label_bytes = 4096;
+// "k=v" -> (k, v), spaces around k and v trimmed. Throws Error(bad_input) without '=', with an
+// empty key or over k_max_label_bytes.
 std::pair<std::string, std::string> parse_tag(const std::string& text);
+// Throws Error(bad_input) for a note over k_max_label_bytes.
+void check_note(const std::string& note);
 // "a,b" and repeated options -> ["a", "b"], empty parts dropped.
 std::vector<std::string> split_list(const std::vector<std::string>& values);
 

@@ -18,6 +18,7 @@ struct BaselineArgs {
 };
 
 void do_set(const BaselineArgs& args, Context& ctx) {
+  check_note(args.note);
   results::Store store = open_store(ctx, results::OpenMode::read_write);
   int64_t run_id = store.resolve_run(args.run);
   int64_t previous = compare::set_baseline(store, args.name, run_id, args.note);

@@ -38,8 +38,8 @@ void add_doctor_command(CLI::App& app, Context& ctx) {
       "doctor", "check this server's readiness (CPU, memory, storage, driver, limits, GPUs)");
   cmd->add_option("--format", args->format, "text or json")->capture_default_str();
   cmd->add_option("--data-dir", args->data_dir,
-                  "dataset directory to check (default: $GPUBENCH_DATA_DIR, else gpubench-data "
-                  "in the system temp dir)");
+                  "dataset directory to check (default: the dataloader's: $GPUBENCH_DATA_DIR, "
+                  "else $XDG_CACHE_HOME/gpubench, else ~/.cache/gpubench)");
   cmd->footer("Exit codes: 0 no check failed, 1 a check failed, 2 bad command line.");
   cmd->callback([args, &ctx] { do_doctor(*args, ctx); });
 }

@@ -241,9 +241,11 @@ class StreamingImport : public results::EntrySink {
   void entry(const results::StreamedEntry& e, std::size_t index,
              results::EntryWork* work) override {
     guarded([&] { m_import->add(e, index, work); });
+    ++m_entries;
   }
 
   bool started() const { return m_import != nullptr; }
+  std::size_t entries() const { return m_entries; }
   // True when the error being handled came from storing (not from reading the file).
   bool failed_storing() const { return m_failed_storing; }
   std::pair<int64_t, results::StoredSuite> finish() {
@@ -267,10 +269,20 @@ class StreamingImport : public results::EntrySink {
   const ImportArgs& m_args;
   Context& m_ctx;
   bool m_failed_storing = false;
+  std::size_t m_entries = 0;
   std::unique_ptr<CreatedDatabase> m_created;  // destroyed last: after the store is closed
   std::unique_ptr<results::Store> m_store;
   std::unique_ptr<results::Store::RunImport> m_import;
 };
+
+// An empty "benchmarks" array would become a complete run of no samples that `latest` then
+// points at: a benchmark binary that ran nothing is refused, never stored.
+[[noreturn]] void nothing_to_import(const ImportArgs& args) {
+  throw bad_input("cannot import '" + args.file + "'",
+                  "its \"benchmarks\" array is empty: nothing to import",
+                  "check that the benchmark binary ran something (a --benchmark_filter that "
+                  "matches nothing writes an empty list); the database was not changed");
+}
 
 [[noreturn]] void storing_failed(const ImportArgs& args, const Error& e) {
   if (e.code() != ExitCode::bad_input) throw;  // called inside a catch: rethrows as it is
@@ -281,6 +293,7 @@ class StreamingImport : public results::EntrySink {
 void do_import(const ImportArgs& args, Context& ctx) {
   // Bad arguments before any reading: their own errors, not the file's.
   for (const std::string& t : args.tags) parse_tag(t);
+  check_note(args.note);
   resolve_db_path(ctx);
   if (is_sqlite_file(args.file)) {
     results::Store store = open_store(ctx, results::OpenMode::read_write_create);
@@ -305,6 +318,7 @@ void do_import(const ImportArgs& args, Context& ctx) {
                     "--benchmark_out_format=json; the database was not changed");
   }
   if (streaming.started()) {
+    if (streaming.entries() == 0) nothing_to_import(args);  // rolls back, as any error does
     try {
       const auto [run_id, stored] = streaming.finish();
       print_ingest(args, ctx, run_id, stored.summary);
@@ -338,6 +352,7 @@ void do_import(const ImportArgs& args, Context& ctx) {
   }
   // Google Benchmark output whose context did not come first: the whole document, one
   // transaction (bad content exits 2 and the database is unchanged).
+  if (doc["benchmarks"].empty()) nothing_to_import(args);
   std::string suite;
   const auto c = doc.find("context");
   const results::RunInfo info =

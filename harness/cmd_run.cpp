@@ -25,7 +25,8 @@ struct RunArgs {
   std::vector<std::string> suites;
   std::string filter;
   std::string profile = "standard";
-  int repetitions = -1;  // -1: not given, the profile's default
+  int repetitions = 0;  // when given; else the profile's default
+  bool repetitions_given = false;
   std::vector<std::string> tags;
   std::string note;
   double timeout_per_suite_s = 1800;
@@ -125,13 +126,18 @@ void check_filter(const std::string& filter) {
 void do_run(const RunArgs& args, Context& ctx) {
   // Everything the user typed is checked before the database is touched.
   const harness::ProfileDefaults defaults = harness::profile_defaults(args.profile);
-  if (args.repetitions != -1 && args.repetitions < 1) {
+  if (args.repetitions_given && args.repetitions < 1) {
     throw bad_input("--repetitions must be at least 1", "got " + std::to_string(args.repetitions),
                     "omit it to use the profile's default");
   }
-  for (const auto& name : args.suites) {
-    if (std::string(trim(name)).empty()) {
-      throw bad_input("--suite is empty", "an empty --suite would silently mean every suite",
+  // Every comma-separated part must name a suite: "--suite ," or "--suite memory," would
+  // otherwise drop the empty part and run every suite (or fewer than meant) without a word.
+  for (const auto& list : args.suites) {
+    for (const auto& name : split(list, ',')) {
+      if (!std::string(trim(name)).empty()) continue;
+      throw bad_input("--suite '" + list + "' has an empty suite name",
+                      "an empty name would silently be dropped (and an empty list mean every "
+                      "suite)",
                       "name suites (--suite memory,gemm) or leave --suite out to run all");
     }
   }
@@ -153,6 +159,7 @@ void do_run(const RunArgs& args, Context& ctx) {
   }
   harness::RunOptions options;
   for (const auto& t : args.tags) options.tags.push_back(parse_tag(t));
+  check_note(args.note);
   const auto found = harness::discover_suites();
   if (found.empty()) {
     throw infrastructure("no suite executables found",
@@ -161,7 +168,7 @@ void do_run(const RunArgs& args, Context& ctx) {
   }
   options.suites = harness::select_suites(found, split_list(args.suites));
   if (args.plan) {
-    do_plan(args, options.suites, args.repetitions > 0 ? args.repetitions : defaults.repetitions,
+    do_plan(args, options.suites, args.repetitions_given ? args.repetitions : defaults.repetitions,
             ctx);
     return;
   }
@@ -169,7 +176,7 @@ void do_run(const RunArgs& args, Context& ctx) {
   options.argv = ctx.argv;
   auto& so = options.suite_options;
   so.profile = args.profile;
-  so.repetitions = args.repetitions > 0 ? args.repetitions : defaults.repetitions;
+  so.repetitions = args.repetitions_given ? args.repetitions : defaults.repetitions;
   so.min_time_s = defaults.min_time_s;
   so.filter = args.filter;
   so.timeout_s = args.timeout_per_suite_s;
@@ -249,7 +256,8 @@ void add_run_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--profile", args->profile, "quick (3 reps), standard (5), full (10)")
       ->capture_default_str();
   cmd->add_option("--repetitions", args->repetitions,
-                  "samples per benchmark (overrides the profile)");
+                  "samples per benchmark (overrides the profile)")
+      ->each([args](const std::string&) { args->repetitions_given = true; });
   cmd->add_option("--tag", args->tags, "k=v label stored with the run (repeatable)");
   cmd->add_option("--note", args->note, "free text stored with the run");
   cmd->add_option("--timeout-per-suite", args->timeout_per_suite_s,

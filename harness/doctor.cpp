@@ -80,11 +80,7 @@ const char* status_word(CheckStatus s) {
 }  // namespace
 
 fs::path default_data_dir() {
-  if (const char* dir = std::getenv("GPUBENCH_DATA_DIR"); dir && *dir) return dir;
-  std::error_code ec;
-  fs::path tmp = fs::temp_directory_path(ec);
-  if (ec) tmp = "/tmp";
-  return tmp / "gpubench-data";
+  return gpubench::default_data_dir();  // the dataloader's own rule (util/fs.hpp)
 }
 
 std::vector<DoctorCheck> run_doctor(const DoctorOptions& options) {

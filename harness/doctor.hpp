@@ -54,6 +54,7 @@ DoctorCheck check_governor(const std::optional<std::string>& governor, const std
 struct StorageFacts {
   std::string path;                // the dataset directory as given
   std::string probed_path;         // the existing directory actually inspected (path or its parent)
+  bool missing = false;            // path does not exist yet: probed_path is its nearest parent
   std::string fs_type;             // "ext4", "overlay", "tmpfs", ... ("" when unknown)
   std::string block_device;        // "nvme0n1", "sda" (whole disk); "" when not on a block device
   std::optional<bool> rotational;  // /sys/block/<dev>/queue/rotational
@@ -263,7 +264,7 @@ DriverFacts probe_driver_facts(const Nvml& nvml);
 struct DoctorOptions {
   std::filesystem::path data_dir;  // empty: default_data_dir()
 };
-// $GPUBENCH_DATA_DIR, else "gpubench-data" in the system temp dir (the dataloader suite's default).
+// The dataloader suite's data directory (gpubench::default_data_dir, util/fs.hpp): one rule.
 std::filesystem::path default_data_dir();
 
 // Every check, in a fixed order (areas as listed in the issue). Never throws for a missing fact.

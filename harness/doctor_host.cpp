@@ -130,8 +130,12 @@ DoctorCheck check_free_space(const StorageFacts& f) {
   const CheckStatus status = free < k_gib        ? CheckStatus::fail
                              : free < 10 * k_gib ? CheckStatus::warn
                                                  : CheckStatus::pass;
-  return make_check(name, k_area_storage, status,
-                    bytes_text(free) + " free at '" + f.probed_path + "'", expected, fix);
+  // A directory not created yet is judged by the file system it will be created on.
+  const std::string where = !f.missing ? "'" + f.probed_path + "'"
+                                       : "'" + f.probed_path + "' (nearest existing parent of '" +
+                                             f.path + "', the data directory)";
+  return make_check(name, k_area_storage, status, bytes_text(free) + " free at " + where, expected,
+                    fix);
 }
 
 namespace {
@@ -184,6 +188,7 @@ StorageFacts probe_storage(const fs::path& dir) {
   std::error_code ec;
   fs::path probe = fs::absolute(dir, ec);
   if (ec) probe = dir;
+  f.missing = !fs::exists(probe, ec);
   while (!fs::exists(probe, ec) && probe.has_parent_path() && probe != probe.parent_path()) {
     probe = probe.parent_path();
   }

@@ -4,6 +4,8 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -131,6 +133,75 @@ std::vector<std::string> build_environment(
   _exit(127);
 }
 
+// PR_SET_PDEATHSIG ends the suite with gpubench, kill -9 included, but not what the suite
+// started (MPI ranks under a launcher, a script's background jobs): re-parented to init, they
+// would run on. So a watchdog process waits on a pipe whose write end only gpubench holds:
+// a byte on it means the suite was reaped (nothing to do); end-of-file without one means
+// gpubench died, and the suite's process group is killed.
+struct Watchdog {
+  pid_t pid = -1;
+  int done_fd = -1;  // write end: a byte, then close, then reap
+};
+
+// Runs in the forked watchdog: async-signal-safe calls only.
+[[noreturn]] void watch_group(int read_fd, pid_t group) {
+  // Interrupts reach gpubench's process group (a terminal's Ctrl-C): they are gpubench's to
+  // handle, and the watchdog must outlive gpubench to do its one job.
+  struct sigaction ign {};
+  ign.sa_handler = SIG_IGN;
+  sigemptyset(&ign.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT}) sigaction(sig, &ign, nullptr);
+  // Nothing of gpubench's stays open here (its output pipes, the database, lock files, other
+  // watchdogs' pipes): only the pipe read end, moved to fd 3.
+  if (read_fd != 3) {
+    dup2(read_fd, 3);
+    read_fd = 3;
+  }
+  for (int fd = 0; fd < 3; ++fd) close(fd);
+#ifdef SYS_close_range
+  if (syscall(SYS_close_range, 4U, ~0U, 0U) != 0)
+#endif
+  {
+    struct rlimit lim {};
+    const rlim_t max = getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY
+                           ? std::min<rlim_t>(lim.rlim_cur, 1 << 16)
+                           : 1 << 16;
+    for (rlim_t fd = 4; fd < max; ++fd) close(static_cast<int>(fd));
+  }
+  char byte = 0;
+  ssize_t n;
+  do {
+    n = read(read_fd, &byte, 1);
+  } while (n < 0 && errno == EINTR);
+  if (n != 1) kill(-group, SIGKILL);
+  _exit(0);
+}
+
+// Best effort: without a watchdog (no pipe, no fork) the suite still dies with gpubench.
+Watchdog start_watchdog(pid_t group) {
+  int p[2];
+  if (pipe2(p, O_CLOEXEC) != 0) return {};
+  const pid_t pid = fork();
+  if (pid == 0) watch_group(p[0], group);
+  close(p[0]);
+  if (pid < 0) {
+    close(p[1]);
+    return {};
+  }
+  return {pid, p[1]};
+}
+
+// The suite was reaped and its group killed: the watchdog exits without killing anything.
+void stop_watchdog(Watchdog& w) {
+  if (w.pid < 0) return;
+  const char done = 1;
+  [[maybe_unused]] ssize_t n = write(w.done_fd, &done, 1);
+  close(w.done_fd);
+  while (waitpid(w.pid, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  w = {};
+}
+
 }  // namespace
 
 std::string signal_name(int sig) {
@@ -253,6 +324,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
     exec_child(argv.data(), envp.data(), out_fd.get(), err_write.get(), exec_write.get(), parent);
   }
   setpgid(pid, pid);  // also done in the child; whichever runs first wins the race
+  Watchdog watchdog = start_watchdog(pid);
   err_write.reset();
   exec_write.reset();
   out_fd.reset();
@@ -336,6 +408,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
   }
   // The group may outlive its leader (a suite's helper processes): they go with it.
   kill(-pid, SIGKILL);
+  stop_watchdog(watchdog);
 
   tail.trim();
   result.stderr_tail = std::move(tail.text());

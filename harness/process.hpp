@@ -5,7 +5,8 @@
 // the last `stderr_tail_bytes` are kept. SIGINT/SIGTERM/SIGHUP received by gpubench while an
 // InterruptGuard is alive are forwarded to the child's group and reported as `interrupted`.
 // The child also gets PR_SET_PDEATHSIG(SIGKILL): if gpubench itself is killed, the suite dies
-// with it instead of running on as an orphan.
+// with it instead of running on as an orphan; and a watchdog process kills the suite's whole
+// process group then (what the suite started: MPI ranks, helpers), kill -9 of gpubench included.
 #pragma once
 
 #include <cstddef>

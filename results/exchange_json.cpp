@@ -111,6 +111,18 @@ RunInfo run_info(const json& doc) {
   return info;
 }
 
+// A value of an exported row that is not a number is refused (exit 2), never skipped: a skipped
+// sample would import a run that silently differs from the one exported.
+[[noreturn]] void not_a_value(const std::string& benchmark, const std::string& metric,
+                              const std::string& field, const json& value) {
+  std::string shown = value.dump();
+  if (shown.size() > 60) shown = shown.substr(0, 57) + "...";
+  throw bad_input("cannot import the run",
+                  "result '" + benchmark + "' (metric '" + metric + "'): " + field + " is " +
+                      shown + " (" + value.type_name() + "), not a number",
+                  "fix the value or export the run again; nothing was imported");
+}
+
 // Writes the rows of `results` into the temporary store's suite runs.
 class RowWriter {
  public:
@@ -149,8 +161,11 @@ class RowWriter {
         "repetition, kind, value, throttled) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
     const json values = r.value("values", json::array());
     const json throttled = r.value("throttled", json::array());
+    if (!values.is_array()) not_a_value(name, metric, "values", values);
     for (std::size_t i = 0; i < values.size(); ++i) {
-      if (!values[i].is_number()) continue;
+      if (!values[i].is_number()) {
+        not_a_value(name, metric, "values[" + std::to_string(i) + "]", values[i]);
+      }
       std::optional<int64_t> t;
       if (i < throttled.size() && throttled[i].is_number_integer() &&
           throttled[i].get<int>() >= 0) {
@@ -228,11 +243,15 @@ void insert_exported_tables(Database& db, const json& tables, const std::string&
         !t.contains("rows") || !t["rows"].is_array()) {
       bad_export(source, where + " needs \"columns\" and \"rows\" arrays");
     }
-    std::set<std::string> known;
+    std::set<std::string> known, numeric;  // numeric: declared INTEGER or REAL
     {
-      Statement st = db.prepare("SELECT name FROM pragma_table_info(?1)");
+      Statement st = db.prepare("SELECT name, upper(type) FROM pragma_table_info(?1)");
       st.bind(1, table.name);
-      while (st.step()) known.insert(st.column_text(0));
+      while (st.step()) {
+        known.insert(st.column_text(0));
+        const std::string type = st.column_text(1);
+        if (type == "INTEGER" || type == "REAL") numeric.insert(st.column_text(0));
+      }
     }
     std::vector<std::size_t> take;  // positions in each row of the columns inserted
     std::vector<std::string> names, params;
@@ -262,10 +281,13 @@ void insert_exported_tables(Database& db, const json& tables, const std::string&
           ins.bind(index, v.get<int64_t>());
         } else if (v.is_number()) {
           ins.bind(index, v.get<double>());
-        } else if (v.is_string()) {
+        } else if (v.is_string() && !numeric.count(names[k])) {
           ins.bind(index, v.get<std::string>());
         } else {
-          bad_export(source, at + ": " + names[k] + " is " + v.dump() + ", not a value");
+          // A text where SQLite keeps a number would be stored as text and skipped by every
+          // statistic later: refused like a malformed value of the results form.
+          bad_export(source, at + ": " + names[k] + " is " + v.dump() + ", not " +
+                                 (numeric.count(names[k]) ? "a number" : "a value"));
         }
       }
       try {
@@ -346,7 +368,7 @@ MergeSummary import_run_json(Store& store, const json& doc, const std::string& s
   if (!status) {
     bad_export(source, "run.status is not running, complete, interrupted, failed or abandoned");
   }
-  TempDir tmp("gpubench-import");
+  TempDir tmp("gpubench-import", TempDirLock::held);  // a killed import's is swept next time
   const std::filesystem::path staged = tmp.path() / "run.db";
   if (doc.contains("tables")) {
     {

@@ -191,6 +191,21 @@ std::vector<std::pair<std::string, MetricDecl>> declared_metrics(const json& con
   return out;
 }
 
+// A member that is not a meta key is a counter, and a counter is a number (or Google Benchmark's
+// "NaN"/"inf" strings, kept as invalid values). Anything else ([[1]], "fast", null, true) is
+// refused: dropping it would store the benchmark as if the counter had never been reported.
+[[noreturn]] void not_a_counter(size_t entry, std::string_view benchmark, std::string_view key,
+                                const json& value) {
+  std::string shown = value.dump();
+  if (shown.size() > 60) shown = shown.substr(0, 57) + "...";
+  throw bad_input("cannot ingest the JSON",
+                  "benchmarks[" + std::to_string(entry) + "] ('" + std::string(benchmark) +
+                      "'): counter '" + std::string(key) + "' is " + shown + " (" +
+                      value.type_name() + "), not a number",
+                  "fix the value or remove the counter from the file; gpubench refuses a value "
+                  "rather than drop it");
+}
+
 double time_unit_to_ns(const std::string& unit, size_t entry) {
   if (unit == "ns") return 1.0;
   if (unit == "us") return 1e3;
@@ -734,7 +749,7 @@ void detail::DocumentIngest::State::read(const EntryFields& f, size_t i, Prepare
     const json& value = *value_ptr;
     const std::optional<double> non_finite =
         value.is_string() ? non_finite_value(value) : std::nullopt;
-    if (!value.is_number() && !non_finite) continue;
+    if (!value.is_number() && !non_finite) not_a_counter(i, identity, key, value);
     const double v = non_finite ? *non_finite : value.get<double>();
     if (const auto field = sample_state::field_of(key); gpubench_file && field) {
       using sample_state::Field;

@@ -1,11 +1,13 @@
 #include "util/fs.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 #include <system_error>
@@ -60,11 +62,40 @@ int make_temp_beside(const std::filesystem::path& path, std::string& temp) {
   return fd;
 }
 
+// True when `path` must be written where it is instead of replaced by a rename: a device, a
+// pipe or a socket (/dev/full, /dev/null, a FIFO), or a symlink (/dev/stdout -> /proc/self/fd/1;
+// a rename would replace the link, or as root the device node, with a plain file).
+bool write_in_place(const std::filesystem::path& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return false;  // absent: a new file, atomically
+  return S_ISLNK(st.st_mode) || !S_ISREG(st.st_mode);
+}
+
+// Opens `path` for writing in place: truncated when it is (or leads to) a regular file.
+int open_in_place(const std::filesystem::path& path) {
+  struct stat st {};
+  const bool regular = ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | (regular ? O_TRUNC : 0));
+  if (fd < 0) {
+    throw bad_input("cannot write '" + path.string() + "'", errno_text(errno),
+                    "choose a writable output path");
+  }
+  return fd;
+}
+
+// The data did not reach the disk (full, I/O error): the machine's problem, not the command
+// line's, so exit 3 as for the database (README "Exit codes").
+[[noreturn]] void write_failed(const std::filesystem::path& path, int e) {
+  throw infrastructure("cannot write '" + path.string() + "'", errno_text(e),
+                       "check free disk space and the device the output goes to");
+}
+
 }  // namespace
 
 void write_file_atomic(const std::filesystem::path& path, std::string_view content) {
+  const bool in_place = write_in_place(path);
   std::string temp;
-  const int fd = make_temp_beside(path, temp);
+  const int fd = in_place ? open_in_place(path) : make_temp_beside(path, temp);
   const char* p = content.data();
   size_t left = content.size();
   while (left > 0) {
@@ -73,18 +104,23 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view conte
       if (errno == EINTR) continue;
       int e = errno;
       ::close(fd);
-      ::unlink(temp.c_str());
-      throw bad_input("cannot write '" + path.string() + "'", errno_text(e),
-                      "check free disk space and permissions");
+      if (!in_place) ::unlink(temp.c_str());
+      write_failed(path, e);
     }
     p += n;
     left -= static_cast<size_t>(n);
   }
+  if (in_place) {
+    // fsync of a pipe or a terminal fails with EINVAL: nothing to flush there.
+    int e = ::fsync(fd) != 0 && errno != EINVAL && errno != EROFS ? errno : 0;
+    if (::close(fd) != 0 && e == 0) e = errno;
+    if (e != 0) write_failed(path, e);
+    return;
+  }
   if (::fsync(fd) != 0 || ::close(fd) != 0) {
     int e = errno;
     ::unlink(temp.c_str());
-    throw bad_input("cannot write '" + path.string() + "'", errno_text(e),
-                    "check free disk space and permissions");
+    write_failed(path, e);
   }
   if (::rename(temp.c_str(), path.c_str()) != 0) {
     int e = errno;
@@ -95,6 +131,16 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view conte
 }
 
 AtomicFileWriter::AtomicFileWriter(const std::filesystem::path& path) : m_path(path) {
+  if (write_in_place(path)) {
+    ::close(open_in_place(path));  // its errors, named, before the stream hides them
+    m_out.open(path, std::ios::binary);
+    if (!m_out) {
+      throw bad_input("cannot write '" + path.string() + "'", errno_text(errno),
+                      "choose a writable output path");
+    }
+    m_in_place = true;
+    return;
+  }
   const int fd = make_temp_beside(path, m_temp);
   ::close(fd);
   m_out.open(m_temp, std::ios::binary | std::ios::trunc);
@@ -108,25 +154,27 @@ AtomicFileWriter::AtomicFileWriter(const std::filesystem::path& path) : m_path(p
 }
 
 AtomicFileWriter::~AtomicFileWriter() {
-  if (m_temp.empty()) return;
+  if (m_in_place || m_temp.empty()) return;
   m_out.close();
   ::unlink(m_temp.c_str());
 }
 
 void AtomicFileWriter::commit() {
+  errno = 0;
   m_out.flush();
   const bool written = static_cast<bool>(m_out);
   m_out.close();
   int e = written && m_out ? 0 : (errno != 0 ? errno : EIO);
+  if (m_in_place) {
+    if (e != 0) write_failed(m_path, e);
+    return;
+  }
   if (e == 0) {
     const int fd = ::open(m_temp.c_str(), O_WRONLY);
     if (fd < 0 || ::fsync(fd) != 0) e = errno;
     if (fd >= 0 && ::close(fd) != 0 && e == 0) e = errno;
   }
-  if (e != 0) {
-    throw bad_input("cannot write '" + m_path.string() + "'", errno_text(e),
-                    "check free disk space and permissions");
-  }
+  if (e != 0) write_failed(m_path, e);
   if (::rename(m_temp.c_str(), m_path.c_str()) != 0) {
     throw bad_input("cannot write '" + m_path.string() + "'", errno_text(errno),
                     "choose a writable output path");
@@ -134,9 +182,55 @@ void AtomicFileWriter::commit() {
   m_temp.clear();
 }
 
-TempDir::TempDir(std::string_view prefix) {
+std::filesystem::path default_data_dir() {
+  if (const char* env = std::getenv("GPUBENCH_DATA_DIR"); env && *env) return env;
+  // The user's cache (XDG), not a shared /tmp path other users' runs could also write.
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg == '/') {
+    return std::filesystem::path(xdg) / "gpubench";
+  }
+  if (const char* home = std::getenv("HOME"); home && *home == '/') {
+    return std::filesystem::path(home) / ".cache" / "gpubench";
+  }
+  std::error_code ec;
+  std::filesystem::path tmp = std::filesystem::temp_directory_path(ec);
+  if (ec) tmp = "/tmp";
+  return tmp / ("gpubench-data-" + std::to_string(::getuid()));
+}
+
+namespace {
+// Each TempDir holds an flock on this file for as long as it lives; the kernel drops the lock
+// when the process dies, however it dies (kill -9 included).
+constexpr const char* k_temp_lock = ".gpubench-lock";
+
+// Removes this user's "<prefix>.XXXXXX" directories in `root` left by processes that died: their
+// lock file exists and nobody holds its lock. One without the file (its owner is between mkdtemp
+// and the lock, or was a gpubench before locks) is removed only once it is a day old.
+void remove_dead_temp_dirs(const std::filesystem::path& root, std::string_view prefix) {
+  std::error_code ec;
+  const std::string start = std::string(prefix) + ".";
+  for (std::filesystem::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() != start.size() + 6 || name.rfind(start, 0) != 0) continue;
+    struct stat st {};
+    if (::lstat(it->path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid()) {
+      continue;
+    }
+    const int fd = ::open((it->path() / k_temp_lock).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    const bool dead =
+        fd >= 0 ? ::flock(fd, LOCK_EX | LOCK_NB) == 0 : ::time(nullptr) - st.st_mtime > 24 * 3600;
+    if (dead) {
+      std::error_code ignored;
+      std::filesystem::remove_all(it->path(), ignored);  // unlocked when fd closes below
+    }
+    if (fd >= 0) ::close(fd);
+  }
+}
+}  // namespace
+
+TempDir::TempDir(std::string_view prefix, TempDirLock lock) {
   const char* base = std::getenv("TMPDIR");
   std::filesystem::path root = (base && *base) ? base : "/tmp";
+  if (lock == TempDirLock::held) remove_dead_temp_dirs(root, prefix);
   std::string tmpl = (root / (std::string(prefix) + ".XXXXXX")).string();
   std::vector<char> name(tmpl.begin(), tmpl.end());
   name.push_back('\0');
@@ -145,27 +239,45 @@ TempDir::TempDir(std::string_view prefix) {
                          errno_text(errno), "set TMPDIR to a writable directory");
   }
   m_path = name.data();
-}
-
-TempDir::~TempDir() {
-  if (!m_path.empty()) {
-    std::error_code ec;
-    std::filesystem::remove_all(m_path, ec);
+  if (lock != TempDirLock::held) return;
+  // Locked under another name, then renamed: a sweeper never sees the lock file unlocked.
+  // Best effort: without the lock the directory is only never swept by a later TempDir.
+  const std::filesystem::path staged = m_path / ".gpubench-lock.new";
+  m_lock_fd = ::open(staged.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (m_lock_fd >= 0 && (::flock(m_lock_fd, LOCK_EX | LOCK_NB) != 0 ||
+                         ::rename(staged.c_str(), (m_path / k_temp_lock).c_str()) != 0)) {
+    ::close(m_lock_fd);
+    m_lock_fd = -1;
   }
 }
 
-TempDir::TempDir(TempDir&& other) noexcept : m_path(std::move(other.m_path)) {
+void TempDir::release() noexcept {
+  if (!m_path.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(m_path, ec);
+    m_path.clear();
+  }
+  if (m_lock_fd >= 0) ::close(m_lock_fd);
+  m_lock_fd = -1;
+}
+
+TempDir::~TempDir() {
+  release();
+}
+
+TempDir::TempDir(TempDir&& other) noexcept
+    : m_path(std::move(other.m_path)), m_lock_fd(other.m_lock_fd) {
   other.m_path.clear();
+  other.m_lock_fd = -1;
 }
 
 TempDir& TempDir::operator=(TempDir&& other) noexcept {
   if (this != &other) {
-    if (!m_path.empty()) {
-      std::error_code ec;
-      std::filesystem::remove_all(m_path, ec);
-    }
+    release();
     m_path = std::move(other.m_path);
+    m_lock_fd = other.m_lock_fd;
     other.m_path.clear();
+    other.m_lock_fd = -1;
   }
   return *this;
 }

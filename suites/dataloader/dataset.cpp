@@ -404,15 +404,8 @@ fs::path resolve_data_dir() {
     check_data_dir(dir);
     return dir;
   }
-  // The user's cache (XDG), not a shared /tmp path other users' runs could also write.
-  fs::path dir;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg == '/') {
-    dir = fs::path(xdg) / "gpubench";
-  } else if (const char* home = std::getenv("HOME"); home && *home == '/') {
-    dir = fs::path(home) / ".cache" / "gpubench";
-  } else {
-    dir = fs::temp_directory_path() / ("gpubench-data-" + std::to_string(::getuid()));
-  }
+  // One rule with `gpubench doctor` (util/fs.hpp), so doctor checks the disk used here.
+  const fs::path dir = gpubench::default_data_dir();
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) {

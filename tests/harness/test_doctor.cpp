@@ -2,7 +2,11 @@
 // its reason. Facts here are hand-written values (fixtures), not readings of this machine.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+
 #include "harness/doctor.hpp"
+#include "util/fs.hpp"
 
 namespace gpubench::harness {
 namespace {
@@ -82,6 +86,50 @@ TEST(Doctor, FreeSpace) {
   EXPECT_EQ(check_free_space(f).status, CheckStatus::pass);
   f.free_bytes.reset();
   EXPECT_EQ(check_free_space(f).status, CheckStatus::unknown);
+}
+
+// Issue 23 item 19: a data directory not created yet is judged by its nearest existing parent,
+// and the value says so (the dataloader creates it there).
+TEST(Doctor, FreeSpaceOfADirectoryNotYetCreatedNamesItsParent) {
+  StorageFacts f;
+  f.path = "/data/cache/gpubench";
+  f.probed_path = "/data";
+  f.missing = true;
+  f.free_bytes = 20 * k_gib;
+  const DoctorCheck c = check_free_space(f);
+  EXPECT_EQ(c.status, CheckStatus::pass);
+  EXPECT_TRUE(contains(c.value, "at '/data' (nearest existing parent of '/data/cache/gpubench'"))
+      << c.value;
+}
+
+TEST(Doctor, ProbesTheNearestExistingParentOfAMissingDirectory) {
+  TempDir tmp("gpubench-test-doctor");
+  const StorageFacts f = probe_storage(tmp.path() / "not" / "yet");
+  EXPECT_TRUE(f.missing);
+  EXPECT_EQ(f.probed_path, std::filesystem::canonical(tmp.path()).string());
+  EXPECT_TRUE(f.free_bytes.has_value());
+  EXPECT_FALSE(probe_storage(tmp.path()).missing);
+}
+
+// One rule with the dataloader suite: $GPUBENCH_DATA_DIR, else $XDG_CACHE_HOME/gpubench.
+TEST(Doctor, DefaultDataDirIsTheDataloadersCache) {
+  const char* old_data = std::getenv("GPUBENCH_DATA_DIR");
+  const char* old_xdg = std::getenv("XDG_CACHE_HOME");
+  const std::string saved_data = old_data ? old_data : "", saved_xdg = old_xdg ? old_xdg : "";
+  ::unsetenv("GPUBENCH_DATA_DIR");
+  ::setenv("XDG_CACHE_HOME", "/cache-fixture", 1);
+  EXPECT_EQ(default_data_dir(), std::filesystem::path("/cache-fixture/gpubench"));
+  ::setenv("GPUBENCH_DATA_DIR", "/data-fixture", 1);
+  EXPECT_EQ(default_data_dir(), std::filesystem::path("/data-fixture"));
+  auto restore = [](const char* name, const char* old, const std::string& saved) {
+    if (old) {
+      ::setenv(name, saved.c_str(), 1);
+    } else {
+      ::unsetenv(name);
+    }
+  };
+  restore("GPUBENCH_DATA_DIR", old_data, saved_data);
+  restore("XDG_CACHE_HOME", old_xdg, saved_xdg);
 }
 
 TEST(Doctor, Limits) {

@@ -171,6 +171,29 @@ TEST_F(IngestTest, NonFiniteAndNegativeValuesAreKeptAsInvalid) {
   EXPECT_EQ(count("SELECT count(*) FROM samples WHERE value < 0"), 0);
 }
 
+// Issue 23 item 15: a counter that is not a number (nor "NaN"/"inf") is refused naming the
+// benchmark, the counter and the value; nothing of the document is stored.
+TEST_F(IngestTest, ACounterThatIsNotANumberIsRefusedNotDropped) {
+  for (const char* value : {"[[1]]", "\"fast\"", "null", "false", "{}"}) {
+    const std::string text = std::string(R"({"benchmarks": [
+      {"name": "x/ok", "run_type": "iteration", "iterations": 1, "real_time": 1, "c": 2},
+      {"name": "x/bad", "run_type": "iteration", "iterations": 1, "real_time": 1, "GB_per_s": )") +
+                             value + "}]}";
+    try {
+      m_store.ingest_benchmark_json(m_suite_run, parse_benchmark_json(text, "test"), "x");
+      FAIL() << value << " was accepted";
+    } catch (const gpubench::Error& e) {
+      EXPECT_EQ(e.code(), gpubench::ExitCode::bad_input);
+      const std::string what = e.what();
+      EXPECT_NE(what.find("benchmarks[1] ('x/bad'): counter 'GB_per_s' is " +
+                          nlohmann::json::parse(value).dump()),
+                std::string::npos)
+          << what;
+    }
+    EXPECT_EQ(count("SELECT count(*) FROM samples"), 0) << value;
+  }
+}
+
 // Values that cannot be converted are errors naming the field, never silently dropped.
 TEST_F(IngestTest, OutOfRangeValuesAreErrors) {
   for (const char* text :

@@ -1,8 +1,13 @@
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "util/error.hpp"
 #include "util/fs.hpp"
@@ -56,6 +61,84 @@ TEST(Fs, ReadMissingFileNamesIt) {
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("file.json"), std::string::npos);
+  }
+}
+
+// Issue 23 item 18: a device or a link is written where it is; a rename would replace the node.
+TEST(Fs, ALinkToAFullDeviceIsWrittenInPlaceAndFailsAsInfrastructure) {
+  TempDir dir("gpubench-test");
+  const auto link = dir.path() / "out";
+  std::filesystem::create_symlink("/dev/full", link);
+  for (int writer = 0; writer < 2; ++writer) {
+    try {
+      if (writer == 0) {
+        write_file_atomic(link, "x");
+      } else {
+        AtomicFileWriter f(link);
+        f.stream() << std::string(1 << 16, 'x');
+        f.commit();
+      }
+      FAIL() << "expected an error";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::infrastructure) << writer;
+      EXPECT_NE(std::string(e.what()).find("No space left"), std::string::npos) << e.what();
+    }
+    EXPECT_TRUE(std::filesystem::is_symlink(link));
+  }
+  int entries = 0;
+  for ([[maybe_unused]] auto& e : std::filesystem::directory_iterator(dir.path())) ++entries;
+  EXPECT_EQ(entries, 1);  // no temp file beside it
+}
+
+TEST(Fs, ALinkToAFileIsWrittenThroughAndKept) {
+  TempDir dir("gpubench-test");
+  const auto target = dir.path() / "target.txt";
+  const auto link = dir.path() / "link.txt";
+  write_file_atomic(target, "old and longer");
+  std::filesystem::create_symlink(target, link);
+  write_file_atomic(link, "new");
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  EXPECT_EQ(read_file(target), "new");
+}
+
+// Issue 23 item 20: a killed process's locked temp dir is swept; a live one's is not.
+TEST(Fs, ALockedTempDirSweepsDeadOnesOfItsPrefixOnly) {
+  TempDir root("gpubench-test");
+  const char* old = std::getenv("TMPDIR");
+  const std::string saved = old ? old : "";
+  ::setenv("TMPDIR", root.path().c_str(), 1);
+  auto make = [&](const char* name) {
+    const auto d = root.path() / name;
+    std::filesystem::create_directories(d);
+    std::ofstream(d / ".gpubench-lock") << "";
+    return d;
+  };
+  const auto dead = make("gpubench-sweep.AAAAAA");
+  const auto live = make("gpubench-sweep.BBBBBB");
+  const auto other = make("gpubench-other.CCCCCC");
+  const int held = ::open((live / ".gpubench-lock").c_str(), O_RDONLY);
+  ASSERT_EQ(::flock(held, LOCK_EX | LOCK_NB), 0);
+  {
+    TempDir unlocked("gpubench-sweep");  // TempDirLock::none never sweeps
+    EXPECT_TRUE(std::filesystem::exists(dead));
+  }
+  std::filesystem::path mine;
+  {
+    TempDir locked("gpubench-sweep", TempDirLock::held);
+    mine = locked.path();
+    EXPECT_FALSE(std::filesystem::exists(dead));
+    EXPECT_TRUE(std::filesystem::exists(live));
+    EXPECT_TRUE(std::filesystem::exists(other));
+    // Its own lock is held: another sweep leaves it.
+    TempDir second("gpubench-sweep", TempDirLock::held);
+    EXPECT_TRUE(std::filesystem::exists(mine));
+  }
+  EXPECT_FALSE(std::filesystem::exists(mine));
+  ::close(held);
+  if (old) {
+    ::setenv("TMPDIR", saved.c_str(), 1);
+  } else {
+    ::unsetenv("TMPDIR");
   }
 }
 
