@@ -136,8 +136,8 @@ void do_run(const RunArgs& args, Context& ctx) {
     for (const auto& name : split(list, ',')) {
       if (!std::string(trim(name)).empty()) continue;
       throw bad_input("--suite '" + list + "' has an empty suite name",
-                      "an empty name would silently be dropped (and an empty list mean every "
-                      "suite)",
+                      "an empty name would be dropped silently, and an empty list would mean "
+                      "every suite",
                       "name suites (--suite memory,gemm) or leave --suite out to run all");
     }
   }

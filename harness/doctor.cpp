@@ -17,6 +17,7 @@
 #include "harness/environment.hpp"
 #include "harness/nvml.hpp"
 #include "util/error.hpp"
+#include "util/fs.hpp"
 #include "util/strings.hpp"
 
 namespace gpubench::harness {

@@ -105,12 +105,22 @@ std::vector<std::string> build_environment(
 
 // Runs in the child between fork and exec: async-signal-safe calls only.
 [[noreturn]] void exec_child(char* const* argv, char* const* envp, int stdout_fd, int stderr_fd,
-                             int error_fd, pid_t parent) {
+                             int error_fd, int go_read_fd, int go_write_fd, pid_t parent) {
   setpgid(0, 0);
   // The suite dies with gpubench, however gpubench dies (SIGKILL included); if gpubench is
   // already gone, do not start at all. The flag survives exec.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(127);
+  // Nothing starts before the watchdog watches: a suite quick to start children could otherwise
+  // do so in the moment between this fork and the watchdog's, and a kill -9 then would orphan
+  // them. End-of-file (gpubench died first) means do not start.
+  close(go_write_fd);
+  char go = 0;
+  ssize_t got;
+  do {
+    got = read(go_read_fd, &go, 1);
+  } while (got < 0 && errno == EINTR);
+  if (got != 1) _exit(127);
   // Default dispositions and an empty mask: a parent that ignored SIGINT (nohup, `&`) must not
   // make the suite unkillable.
   struct sigaction dfl {};
@@ -312,6 +322,12 @@ ProcessResult run_process(const ProcessSpec& spec) {
   }
   Fd exec_read(exec_pipe[0]);
   Fd exec_write(exec_pipe[1]);
+  int go_pipe[2];
+  if (pipe2(go_pipe, O_CLOEXEC) != 0) {
+    throw infrastructure("cannot create a pipe", errno_text(errno), "raise the open-file limit");
+  }
+  Fd go_read(go_pipe[0]);
+  Fd go_write(go_pipe[1]);
 
   const double start = monotonic_seconds();
   const pid_t parent = getpid();
@@ -321,10 +337,20 @@ ProcessResult run_process(const ProcessSpec& spec) {
                          "free memory or raise the process limit");
   }
   if (pid == 0) {
-    exec_child(argv.data(), envp.data(), out_fd.get(), err_write.get(), exec_write.get(), parent);
+    exec_child(argv.data(), envp.data(), out_fd.get(), err_write.get(), exec_write.get(),
+               go_read.get(), go_write.get(), parent);
   }
   setpgid(pid, pid);  // also done in the child; whichever runs first wins the race
   Watchdog watchdog = start_watchdog(pid);
+  {
+    const char go = 1;  // the child may exec now (see exec_child)
+    ssize_t n;
+    do {
+      n = write(go_write.get(), &go, 1);
+    } while (n < 0 && errno == EINTR);
+  }
+  go_write.reset();
+  go_read.reset();
   err_write.reset();
   exec_write.reset();
   out_fd.reset();

@@ -66,7 +66,7 @@ TEST(E2eRefuse, AnEmptyNameInASuiteListIsRefusedInsteadOfRunningEverySuite) {
 TEST(E2eRefuse, ACounterThatIsNotANumberIsRefusedNamingBenchmarkFieldAndValue) {
   Workspace ws;
   const fs::path file = ws.root() / "gb.json";
-  for (const char* counter : {"[[1]]", "\"fast\"", "null", "true", "{\"a\": 1}"}) {
+  for (const char* counter : {"[[1]]", "\"fast\"", "\"NaN\"", "null", "true", "{\"a\": 1}"}) {
     write_text(file, gb_file_with_counter(counter));
     const CliResult r = ws.run({"import", file.string()});
     EXPECT_EQ(r.exit_code, 2) << counter << ": " << r.err;
@@ -74,8 +74,8 @@ TEST(E2eRefuse, ACounterThatIsNotANumberIsRefusedNamingBenchmarkFieldAndValue) {
     EXPECT_TRUE(contains(r.err, "counter 'GB_per_s' is " + json::parse(counter).dump())) << r.err;
     EXPECT_FALSE(fs::exists(ws.db())) << counter;
   }
-  // Google Benchmark's own spellings of non-finite values stay importable (kept as invalid).
-  write_text(file, gb_file_with_counter("\"NaN\""));
+  // Google Benchmark's own non-finite tokens (bare NaN) stay importable, kept as invalid values.
+  write_text(file, gb_file_with_counter("NaN"));
   const CliResult nan = ws.run({"import", file.string()});
   EXPECT_EQ(nan.exit_code, 0) << nan.err;
   EXPECT_TRUE(contains(nan.out, "1 invalid values kept aside")) << nan.out;
@@ -177,7 +177,7 @@ TEST(E2eRefuse, OutputToAFullDeviceExitsThreeForEveryCommandAndLeavesTheNodeAlon
     args.insert(args.end(), {"-o", full.string()});
     const CliResult r = ws.run(args);
     EXPECT_EQ(r.exit_code, 3) << args[0] << " " << args[3] << ": " << r.err;
-    EXPECT_TRUE(contains(r.err, "No space left on device")) << r.err;
+    EXPECT_TRUE(contains(r.err, "cannot write '" + full.string() + "'")) << r.err;
     EXPECT_TRUE(fs::is_symlink(full)) << args[0];
   }
   struct stat st {};
@@ -190,7 +190,7 @@ TEST(E2eRefuse, OutputToAFullDeviceExitsThreeForEveryCommandAndLeavesTheNodeAlon
   fs::create_symlink(target, link);
   ASSERT_EQ(ws.run({"export", "1", "--format", "json", "-o", link.string()}).exit_code, 0);
   EXPECT_TRUE(fs::is_symlink(link));
-  EXPECT_NO_THROW((void)json::parse(read_file(target)));
+  EXPECT_TRUE(json::accept(read_file(target)));
 }
 
 // ---- 19: doctor looks at the dataloader's directory ------------------------------------------
@@ -213,12 +213,13 @@ TEST(E2eRefuse, DoctorChecksTheDataloadersCacheDirectoryThroughItsNearestParent)
 
 // ---- 20: nothing outlives a killed gpubench ---------------------------------------------------
 
-// A state of /proc/PID/stat other than zombie: the process still runs.
-bool running(pid_t pid) {
+// The fixture's `sleep` still runs: its /proc/PID/stat names it and is not a zombie (a PID
+// reused by another program does not count).
+bool sleep_running(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
   std::string id, comm, state;
   if (!(in >> id >> comm >> state)) return false;
-  return state != "Z";
+  return comm == "(sleep)" && state != "Z";
 }
 
 TEST(E2eRefuse, ASuitesChildProcessesDieWhenGpubenchIsKilled) {
@@ -257,12 +258,17 @@ wait
   ASSERT_EQ(r.exit_code, 0) << r.stderr_tail;
   ASSERT_TRUE(fs::exists(pid_file));
   const pid_t child = std::stoi(read_file(pid_file));
-  for (int i = 0; i < 100 && running(child); ++i) {
+  for (int i = 0; i < 100 && sleep_running(child); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  const bool survived = running(child);
-  if (survived) ::kill(child, SIGKILL);
-  EXPECT_FALSE(survived) << "the suite's child " << child << " outlived gpubench's kill -9";
+  const bool survived = sleep_running(child);
+  std::string stat;
+  if (survived) {
+    std::getline(std::ifstream("/proc/" + std::to_string(child) + "/stat"), stat);
+    ::kill(child, SIGKILL);
+  }
+  EXPECT_FALSE(survived) << "the suite's child outlived gpubench's kill -9: " << stat << "\n"
+                         << r.stderr_tail;
 }
 
 TEST(E2eRefuse, AKilledImportsTempDirIsRemovedByTheNextImport) {
