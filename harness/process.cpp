@@ -155,6 +155,9 @@ struct Watchdog {
 
 // Runs in the forked watchdog: async-signal-safe calls only.
 [[noreturn]] void watch_group(int read_fd, pid_t group) {
+  // A group of its own: a kill of gpubench's whole process group (a supervisor's, a test's,
+  // `kill -9 -PGID`) must not take the watchdog with it before it has killed the suite's.
+  setpgid(0, 0);
   // Interrupts reach gpubench's process group (a terminal's Ctrl-C): they are gpubench's to
   // handle, and the watchdog must outlive gpubench to do its one job.
   struct sigaction ign {};
@@ -193,6 +196,7 @@ Watchdog start_watchdog(pid_t group) {
   if (pipe2(p, O_CLOEXEC) != 0) return {};
   const pid_t pid = fork();
   if (pid == 0) watch_group(p[0], group);
+  if (pid > 0) setpgid(pid, pid);  // also done in the watchdog; whichever runs first
   close(p[0]);
   if (pid < 0) {
     close(p[1]);
