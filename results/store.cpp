@@ -87,7 +87,7 @@ bool wal_has_frames(const fs::path& path) {
 // ends (read-only commands are short-lived), so SQLite can build the WAL index there.
 fs::path snapshot_with_wal(const fs::path& path) {
   static std::vector<std::unique_ptr<TempDir>> snapshots;  // removed at exit
-  snapshots.push_back(std::make_unique<TempDir>("gpubench-snapshot"));
+  snapshots.push_back(std::make_unique<TempDir>("gpubench-snapshot", TempDirLock::held));
   const fs::path copy = snapshots.back()->path() / path.filename();
   std::error_code ec;
   fs::copy_file(path, copy, ec);
