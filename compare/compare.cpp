@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "compare/accept.hpp"
+#include "compare/aggregates.hpp"
 #include "compare/stats.hpp"
 #include "compare/verdict.hpp"
 #include "util/error.hpp"
@@ -232,6 +233,19 @@ const results::ResultRow* find_status(const Pool& pool, results::BenchmarkStatus
   return nullptr;
 }
 
+// Aggregates only on a side (compare/aggregates.hpp); found without allocating for usual series.
+std::optional<AggregateReading> aggregates_of(const Pool& b, const Pool& c) {
+  auto bare = [](const KeyedRow& k) { return k.row->values.empty() && !k.row->aggregates.empty(); };
+  if (std::none_of(b.rows.begin(), b.rows.end(), bare) &&
+      std::none_of(c.rows.begin(), c.rows.end(), bare)) {
+    return std::nullopt;
+  }
+  std::vector<const results::ResultRow*> rb, rc;
+  for (const KeyedRow& k : b.rows) rb.push_back(k.row);
+  for (const KeyedRow& k : c.rows) rc.push_back(k.row);
+  return read_aggregates(rb, rc);
+}
+
 // What one matched pair of pools gives: an entry, or a skipped series.
 struct Judged {
   std::vector<Entry> entries;
@@ -260,6 +274,11 @@ void judge(const Pool& bpool, const Pool& cpool, const Options& options, Judged&
     const results::ResultRow* s = skip_b ? skip_b : skip_c;
     out.skipped.push_back(
         {key, std::string(skip_b ? "base" : "candidate") + " skipped: " + s->message});
+    return;
+  }
+  const std::optional<AggregateReading> aggregates = aggregates_of(bpool, cpool);
+  if (aggregates && aggregates->complexity_fit) {
+    out.skipped.push_back({key, aggregates->reason});
     return;
   }
   Entry e;
@@ -293,6 +312,10 @@ void judge(const Pool& bpool, const Pool& cpool, const Options& options, Judged&
     e.verdict = Verdict::invalid;
     e.reason = std::to_string(e.base.throttled + e.candidate.throttled) +
                " sample(s) ran under a thermal or hardware slowdown (NVML)";
+  } else if (aggregates) {
+    e.ratio = aggregates->ratio;
+    e.verdict = Verdict::inconclusive;
+    e.reason = aggregates->reason;
   } else if (e.base.n == 0 || e.candidate.n == 0) {
     e.verdict = Verdict::missing;
     e.reason = std::string(e.base.n == 0 && e.candidate.n == 0 ? "both sides have"

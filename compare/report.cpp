@@ -14,6 +14,7 @@
 #include "compare/report_detail.hpp"
 #include "compare/stats.hpp"
 #include "compare/svg.hpp"
+#include "results/aggregates.hpp"
 #include "util/strings.hpp"
 
 namespace gpubench::compare {
@@ -261,6 +262,8 @@ RunReport build_report(const results::RunDetail& run, const std::vector<results:
     if (row.status != results::BenchmarkStatus::ok) {
       r.status = row.status;
       r.message = row.message;
+    } else if (r.message.empty()) {
+      r.message = results::aggregates_note(row);  // aggregates only: said, not shown as n = 0
     }
     r.stats.values.insert(r.stats.values.end(), row.values.begin(), row.values.end());
     for (int t : row.throttled) r.stats.throttled += t == 1 ? 1 : 0;

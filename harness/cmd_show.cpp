@@ -14,6 +14,7 @@
 #include "harness/p2p_matrix.hpp"
 #include "harness/run_json.hpp"
 #include "harness/runner.hpp"
+#include "results/aggregates.hpp"
 #include "util/json_writer.hpp"
 #include "util/strings.hpp"
 
@@ -309,8 +310,10 @@ void do_show(const ShowArgs& args, Context& ctx) {
     if (power > 0) marks.push_back("power-limited " + std::to_string(power) + of);
     if (clock > 0) marks.push_back("clock below expected " + std::to_string(clock) + of);
     const std::string mark = join(marks, ", ");
-    if (st.n == 0) {
-      result_rows.push_back({r.benchmark, r.metric, r.unit, "", "", "", "", "0", t_mark(r), mark});
+    if (st.n == 0) {  // aggregates only or a complexity fit (results/aggregates.hpp)
+      const std::string note = results::aggregates_note(r);
+      result_rows.push_back({r.benchmark, r.metric, r.unit, "", "", "", "", "0", t_mark(r),
+                             note.empty() ? mark : note});
       return;
     }
     result_rows.push_back({r.benchmark, r.metric, r.unit, format_significant(st.median, 4),

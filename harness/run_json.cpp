@@ -158,6 +158,9 @@ nlohmann::json run_to_json(const results::RunDetail& detail,
     item["clock_below_expected"] = row.clock_below_expected;
     item["cuda_ordinal"] = opt(row.device_index);
     item["gpu_pci_bus_id"] = row.gpu_pci_bus_id;
+    // Aggregates only (results/aggregates.hpp): its statistics are not repetitions.
+    item["kind"] = row.aggregate_only ? "aggregate" : "repetitions";
+    if (!row.complexity.empty()) item["complexity"] = row.complexity;
     if (st.n > 0) {
       item["median"] = st.median;
       item["min"] = st.min;
@@ -203,12 +206,14 @@ void write_result(JsonWriter& w, const results::ResultRow& row, bool telemetry_f
   w.key("benchmark").string(row.benchmark);
   w.key("case").string(row.case_name);
   w.key("clock_below_expected").integer_array(row.clock_below_expected);
+  if (!row.complexity.empty()) w.key("complexity").string(row.complexity);
   w.key("cuda_ordinal").optional_integer(row.device_index);
   if (st.n > 0) w.key("cv").number(st.cv);
   w.key("device_index").optional_integer(row.device_index);
   w.key("direction").string(results::to_string(row.direction));
   w.key("gpu_pci_bus_id").string(row.gpu_pci_bus_id);
   w.key("gpu_uuid").string(row.gpu_uuid);
+  w.key("kind").string(row.aggregate_only ? "aggregate" : "repetitions");
   if (st.n > 0) w.key("max").number(st.max);
   if (st.n > 0) w.key("median").number(st.median);
   w.key("message").string(row.message);

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "results/aggregates.hpp"
 #include "results/schema.hpp"
 #include "results/series_medians.hpp"
 #include "results/sqlite.hpp"
@@ -234,6 +235,7 @@ MergeSummary merge_attached(Database& db, const MergeOptions& options) {
         copy.copy("invalid_samples", {{"suite_run_id", "?2"}, {"benchmark_id", bench}},
                   "WHERE s.suite_run_id = ?1", {old_sr, sr});
       }
+      mark_aggregate_only(db, sr);  // a source older than schema v4 has no outcome kind
       if (roles) {
         copy.copy("suite_run_metric_roles", {{"suite_run_id", "?2"}}, "WHERE s.suite_run_id = ?1",
                   {old_sr, sr});

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "results/aggregates.hpp"
 #include "results/exchange.hpp"
 #include "results/exchange_tables.hpp"
 #include "results/sqlite.hpp"
@@ -181,6 +182,9 @@ class RowWriter {
         ins.bind(1, suite_run_id).bind(2, bench).bind(3, metric_id).bind(4, device).bind(5, gpu);
         ins.bind_null(6).bind(7, kind).bind(8, v.get<double>()).bind_null(9).run();
       }
+    }
+    if (const std::string big_o = text(r, "complexity", ""); !big_o.empty()) {
+      record_complexity(m_db, suite_run_id, bench, big_o);
     }
   }
 

@@ -2,7 +2,8 @@
 //
 // One benchmark entry becomes one sample per metric: real_time and cpu_time (converted to ns),
 // then every user counter. Iteration rows are samples with kind 'iteration' and their
-// repetition index; aggregate rows are samples with kind = aggregate_name. Errors and skips are
+// repetition index; aggregate rows are samples with kind = aggregate_name, and a benchmark with
+// only aggregate rows is stored as such (results/aggregates.hpp). Errors and skips are
 // outcomes, not samples. Everything happens in one transaction with statements prepared once
 // and benchmark/metric ids cached, so a million samples take a few seconds.
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "results/aggregates.hpp"
 #include "results/ingest.hpp"
 #include "results/ingest_gpu.hpp"
 #include "results/ingest_stream.hpp"
@@ -604,8 +606,7 @@ struct Outcome {
   int64_t position = 0;
   BenchmarkStatus status = BenchmarkStatus::ok;
   std::string message;
-  bool has_iterations = false;  // at least one repetition row
-  bool has_aggregates = false;
+  std::string complexity;  // big_o of its BigO row (results/aggregates.hpp)
   int64_t next_repetition = 0;   // for files that do not number them
   std::optional<int64_t> device;  // the device of its rows
 };
@@ -635,6 +636,7 @@ struct PreparedEntry final : EntryWork {
   BenchmarkStatus status = BenchmarkStatus::ok;
   std::string message;
   std::string gpu_uuid;  // a UUID the entry names
+  std::string big_o;     // the complexity a BigO row names ("N", "NlgN")
   // Everything but the benchmark, GPU and counted repetition, which need the database or the
   // entries before this one.
   Ingester::SampleState state;
@@ -807,6 +809,13 @@ void detail::DocumentIngest::State::read(const EntryFields& f, size_t i, Prepare
       string_field(f[k_aggregate_unit], "aggregate_unit", i) == "percentage";
   const std::string unit(string_field(f[k_time_unit], "time_unit", i));
   const double scale = percentage ? 1.0 : time_unit_to_ns(unit.empty() ? "ns" : unit, i);
+  if (s.kind == "BigO") {
+    // A complexity fit's coefficients are times in time_unit, stored in ns like every time.
+    p.big_o = string_field(f[k_big_o], "big_o", i);
+    for (auto& [key, v] : counters) {
+      if (key == "real_coefficient" || key == "cpu_coefficient") v *= scale;
+    }
+  }
   for (const Meta time : {k_real_time, k_cpu_time}) {
     const std::string key(k_meta_keys[time]);
     const json* t = f[time];
@@ -887,32 +896,10 @@ void detail::DocumentIngest::State::add(PreparedEntry& p) {
       in.insert_invalid(s, v.metric, v.raw, v.reason);
     }
   }
-  if (p.aggregate) {
-    o.has_aggregates = true;
-  } else {
-    o.has_iterations = true;
-  }
+  if (!p.big_o.empty()) o.complexity = p.big_o;
 }
 
 IngestSummary detail::DocumentIngest::State::finish() {
-  // Aggregates-only output (--benchmark_report_aggregates_only): refused. Its mean/median rows
-  // are not repetitions, and statistics over them would claim n = 0 or a precision nobody
-  // measured; rerun with every repetition reported instead (documented in results/README.md).
-  for (int64_t bench : order) {
-    const Outcome& o = outcomes[bench];
-    if (o.status == BenchmarkStatus::ok && o.has_aggregates && !o.has_iterations) {
-      Statement st = db.prepare("SELECT name FROM benchmarks WHERE id = ?1");
-      st.bind(1, bench);
-      st.step();
-      throw bad_input("cannot ingest the JSON",
-                      "benchmark '" + st.column_text(0) +
-                          "' has only aggregate rows (mean, median, stddev), no repetitions; "
-                          "gpubench keeps and compares every repetition",
-                      "rerun it without --benchmark_report_aggregates_only=true (and without "
-                      "ReportAggregatesOnly() in the benchmark's code)");
-    }
-  }
-
   in.finish();
   IngestSummary summary;
   // k_outcome_batch rows per statement (each benchmark once, so no two rows of one statement
@@ -946,6 +933,12 @@ IngestSummary detail::DocumentIngest::State::finish() {
       st.run();
       done += n;
     }
+  }
+  // Benchmarks with only aggregate rows are kept as such, never refused (issue 23).
+  mark_aggregate_only(db, suite_run_id);
+  for (int64_t bench : order) {
+    const Outcome& o = outcomes[bench];
+    if (!o.complexity.empty()) record_complexity(db, suite_run_id, bench, o.complexity);
   }
   summary.benchmarks = static_cast<int64_t>(order.size());
   summary.samples = in.samples();

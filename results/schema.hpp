@@ -12,7 +12,7 @@ class Database;
 namespace schema {
 
 // What this build writes into meta.schema_version.
-inline constexpr int k_version = 3;
+inline constexpr int k_version = 4;
 // Written into meta.compatible_version: the oldest gpubench schema that can read and write a
 // database of k_version. Raise it only when older code would corrupt the new layout.
 inline constexpr int k_compatible_version = 3;
@@ -27,6 +27,8 @@ struct Migration {
 void apply_v2(Database& db);
 // The v2 -> v3 step (results/schema_v3.cpp).
 void apply_v3(Database& db);
+// The v3 -> v4 step (results/schema_v4.cpp).
+void apply_v4(Database& db);
 
 // migrations()[i] migrates version i to i + 1; version 0 is an empty database.
 const std::vector<Migration>& migrations();

@@ -119,6 +119,10 @@ struct ResultRow {
   std::vector<int> power_limited;            // per value: 1 the power cap held the clock, 0, -1
   std::vector<int> clock_below_expected;     // per value: 1 below the expected SM clock, 0, -1
   std::map<std::string, double> aggregates;  // Google Benchmark aggregates ("mean", "median", ...)
+  // The benchmark has only aggregate rows in this suite run (results/aggregates.hpp); complexity:
+  // the big_o of its complexity fit ("N"), empty when it has none.
+  bool aggregate_only = false;
+  std::string complexity;
   // What the harness's NVML telemetry saw during this row's suite run, on the row's device (or on
   // any GPU when the row has no device): true = a thermal/HW slowdown reason was set in at
   // least one sample, false = samples with readable reasons and none set, nullopt = no telemetry.

@@ -31,6 +31,8 @@ struct OutcomeRecord {
   int64_t benchmark_id = 0;
   BenchmarkStatus status = BenchmarkStatus::ok;
   std::string message;
+  bool aggregate_only = false;
+  std::string complexity;
   const BenchmarkRecord* benchmark = nullptr;
 };
 
@@ -78,7 +80,8 @@ RunIndex read_run_index(Database& db, int64_t run_id) {
   }
   {
     Statement st = db.prepare(R"sql(
-SELECT o.suite_run_id, o.benchmark_id, o.status, o.message, b.suite, b.name, b.case_name
+SELECT o.suite_run_id, o.benchmark_id, o.status, o.message, b.suite, b.name, b.case_name,
+       o.kind = 'aggregate', o.complexity
 FROM suite_runs sr CROSS JOIN benchmark_outcomes o JOIN benchmarks b ON b.id = o.benchmark_id
 WHERE sr.run_id = ?1 AND o.suite_run_id = sr.id ORDER BY sr.id, o.position, o.rowid)sql");
     st.bind(1, run_id);
@@ -88,6 +91,8 @@ WHERE sr.run_id = ?1 AND o.suite_run_id = sr.id ORDER BY sr.id, o.position, o.ro
       o.benchmark_id = st.column_int64(1);
       o.status = outcome_status(st.column_view(2));
       o.message = st.column_text(3);
+      o.aggregate_only = st.column_int64(7) != 0;
+      o.complexity = st.is_null(8) ? std::string() : st.column_text(8);
       auto [it, fresh] = x.benchmarks.try_emplace(o.benchmark_id);
       if (fresh) {
         it->second.suite = st.column_text(4);
@@ -161,6 +166,8 @@ void fill_benchmark(ResultRow& r, const OutcomeRecord& o) {
   r.params = o.benchmark->params;
   r.status = o.status;
   r.message = o.message;
+  r.aggregate_only = o.aggregate_only;
+  r.complexity = o.complexity;
 }
 
 // The parts of a row that depend on its suite run and metric: role and telemetry flag.

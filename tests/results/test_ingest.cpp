@@ -133,20 +133,43 @@ TEST_F(IngestTest, ForeignFileWithRepetitionsErrorsSkipsThreadsAndCounters) {
             1);
 }
 
-// Aggregates-only output is refused (issue 10): its statistics would claim n = 0 and compare
-// as 1.000 [1.000, 1.000]. The error names the benchmark and the flag; nothing is stored.
-TEST_F(IngestTest, AggregatesOnlyIsRefused) {
-  try {
-    m_store.ingest_benchmark_json(m_suite_run, load_fixture("gb171_aggregates_only.json"),
-                                  "memory");
-    FAIL() << "aggregates-only output was accepted";
-  } catch (const gpubench::Error& e) {
-    EXPECT_EQ(e.code(), gpubench::ExitCode::bad_input);
-    EXPECT_NE(std::string(e.what()).find("only aggregate rows"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("benchmark_report_aggregates_only"), std::string::npos);
-  }
-  EXPECT_EQ(count("SELECT count(*) FROM samples"), 0);
-  EXPECT_EQ(count("SELECT count(*) FROM benchmark_outcomes"), 0);
+// Aggregates-only output is stored as such (issue 23; issue 10 refused it, which locked whole
+// files out): every statistic a sample named by its kind, every benchmark's outcome kind
+// 'aggregate', no repetition and no series median made up from them.
+TEST_F(IngestTest, AggregatesOnlyIsStoredAsAggregates) {
+  m_store.ingest_benchmark_json(m_suite_run, load_fixture("gb171_aggregates_only.json"), "memory");
+  EXPECT_EQ(count("SELECT count(*) FROM samples WHERE kind = 'iteration'"), 0);
+  EXPECT_GT(count("SELECT count(*) FROM samples WHERE kind = 'mean'"), 0);
+  EXPECT_GT(count("SELECT count(*) FROM samples WHERE kind = 'cv'"), 0);
+  EXPECT_GT(count("SELECT count(*) FROM benchmark_outcomes"), 0);
+  EXPECT_EQ(count("SELECT count(*) FROM benchmark_outcomes WHERE kind <> 'aggregate'"), 0);
+  EXPECT_EQ(count("SELECT count(*) FROM series_medians"), 0);
+}
+
+// A complexity fit (google/benchmark's tools/gbench/Inputs/test1_run1.json): its BigO row's
+// coefficients in ns and its complexity kept, beside the benchmarks that have repetitions.
+TEST_F(IngestTest, ComplexityFitIsStoredWithItsComplexity) {
+  const nlohmann::json doc = nlohmann::json::parse(R"({"benchmarks": [
+    {"name": "BM_Small", "iterations": 10, "real_time": 5, "cpu_time": 5, "time_unit": "us"},
+    {"name": "MyComplexityTest_BigO", "run_name": "MyComplexityTest", "run_type": "aggregate",
+     "aggregate_name": "BigO", "cpu_coefficient": 4.25, "real_coefficient": 6.5, "big_o": "N",
+     "time_unit": "us"},
+    {"name": "MyComplexityTest_RMS", "run_name": "MyComplexityTest", "run_type": "aggregate",
+     "aggregate_name": "RMS", "rms": 0.0045}]})");
+  m_store.ingest_benchmark_json(m_suite_run, doc, "imported");
+  EXPECT_EQ(count("SELECT count(*) FROM benchmark_outcomes o JOIN benchmarks b ON "
+                  "b.id = o.benchmark_id WHERE b.name = 'MyComplexityTest' AND o.kind = "
+                  "'aggregate' AND o.complexity = 'N'"),
+            1);
+  EXPECT_EQ(count("SELECT count(*) FROM benchmark_outcomes o JOIN benchmarks b ON "
+                  "b.id = o.benchmark_id WHERE b.name = 'BM_Small' AND o.kind = 'repetitions'"),
+            1);
+  EXPECT_EQ(count("SELECT count(*) FROM samples s JOIN metrics m ON m.id = s.metric_id "
+                  "WHERE m.name = 'real_coefficient' AND s.kind = 'BigO' AND s.value = 6500"),
+            1);
+  EXPECT_EQ(count("SELECT count(*) FROM samples s JOIN metrics m ON m.id = s.metric_id "
+                  "WHERE m.name = 'rms' AND s.kind = 'RMS'"),
+            1);
 }
 
 // NaN / Infinity (Google Benchmark's bare tokens) and negative times become invalid samples
