@@ -106,7 +106,8 @@ TEST(E2eAggregates, AggregatesOnlyFileIsStoredShownAndInconclusive) {
   const CliResult exported = ws.run({"show", "latest", "--format", "json", ws.db_arg()});
   ASSERT_EQ(exported.exit_code, 0) << exported.err;
   bool aggregate_kind = false;
-  for (const json& r : json::parse(exported.out)["results"]) {
+  const json run = json::parse(exported.out);
+  for (const json& r : run["results"]) {
     if (r["benchmark"] == "BM_Copy/4096") aggregate_kind = r["kind"] == "aggregate";
   }
   EXPECT_TRUE(aggregate_kind) << exported.out;
