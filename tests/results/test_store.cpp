@@ -220,6 +220,45 @@ TEST_F(StoreTest, NotSqliteIsRefusedUnchanged) {
   EXPECT_EQ(read_file(db_path()), garbage);
 }
 
+// A v3 database written before issue 10's refusal may hold benchmarks with only aggregate rows:
+// the v4 step marks them 'aggregate' from their samples, the others 'repetitions'.
+TEST_F(StoreTest, VersionThreeDatabaseGetsItsAggregateOnlyBenchmarksMarked) {
+  {
+    Store store = Store::open(db_path(), OpenMode::read_write_create);
+    const int64_t run = store.begin_run(sample_run_info());
+    store.ingest_benchmark_json(store.add_suite_run(run, sample_suite_run()),
+                                load_fixture("gb171_aggregates_only.json"), "memory");
+    store.ingest_benchmark_json(store.add_suite_run(run, sample_suite_run()),
+                                load_fixture("gb171_repetitions.json"), "memory");
+  }
+  {
+    // Back to the v3 layout: the two v4 columns dropped, versions 3/3.
+    Database raw = Database::open(db_path(), Access::read_write, 1000);
+    raw.exec("ALTER TABLE benchmark_outcomes DROP COLUMN complexity");
+    raw.exec("ALTER TABLE benchmark_outcomes DROP COLUMN kind");
+    raw.exec("UPDATE meta SET value = '3' WHERE key IN ('schema_version', 'compatible_version')");
+  }
+  Store store = Store::open(db_path(), OpenMode::read_write);
+  EXPECT_EQ(schema::read_versions(store.database()).schema_version, schema::k_version);
+  auto count = [&](const std::string& sql) {
+    Statement st = store.database().prepare(sql);
+    st.step();
+    return st.column_int64(0);
+  };
+  EXPECT_GT(count("SELECT count(*) FROM benchmark_outcomes WHERE suite_run_id = 1 AND kind = "
+                  "'aggregate'"),
+            0);
+  EXPECT_EQ(count("SELECT count(*) FROM benchmark_outcomes WHERE suite_run_id = 1 AND kind <> "
+                  "'aggregate'"),
+            0);
+  EXPECT_GT(count("SELECT count(*) FROM benchmark_outcomes WHERE suite_run_id = 2 AND kind = "
+                  "'repetitions'"),
+            0);
+  EXPECT_EQ(count("SELECT count(*) FROM benchmark_outcomes WHERE suite_run_id = 2 AND kind <> "
+                  "'repetitions'"),
+            0);
+}
+
 TEST_F(StoreTest, VersionOneDatabaseMigratesForwardKeepingItsRows) {
   {
     // A v1 database as the first release wrote it: the v1 step only, versions 1/1, one host.
