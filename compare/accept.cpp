@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "compare/hardware.hpp"
 #include "compare/render.hpp"
 #include "compare/stats.hpp"
 #include "compare/thresholds.hpp"
@@ -152,14 +153,32 @@ std::string marginal_advice(const AcceptCheck& c) {
          " repetitions a side (--repetitions) would decide it";
 }
 
+// The GPU a row ran on, as the run recorded it (nullptr when not recorded).
+const results::GpuInfo* gpu_of(const Side& run, const results::ResultRow& row) {
+  if (row.gpu_uuid.empty() || run.runs.empty()) return nullptr;
+  for (const results::GpuInfo& g : run.runs.front().info.gpus) {
+    if (g.uuid == row.gpu_uuid) return &g;
+  }
+  return nullptr;
+}
+
+// Each GPU's median against the median of its siblings: the same benchmark with `device:N`
+// removed, on the other GPUs of the same model in the run. Worse by more than the larger of the
+// sibling tolerance, 3x the GPU's own CV and 3x the siblings' robust spread (1.4826 MAD / median)
+// makes it an outlier.
 void sibling_check(const Side& run, const std::map<Key, Pooled>& pooled,
                    const AcceptOptions& options, AcceptResult& result) {
-  std::map<std::tuple<std::string, std::string, std::string>,
+  std::map<std::tuple<std::string, std::string, std::string, std::string>,
            std::vector<const std::pair<const Key, Pooled>*>>
       groups;
   for (const auto& entry : pooled) {
     if (entry.first.device == "host" || entry.second.values.empty() || entry.second.error) continue;
-    groups[{entry.first.suite, entry.first.benchmark, entry.first.metric}].push_back(&entry);
+    // One verdict per benchmark: its primary metric(s), as the checks (real_time says it again).
+    if (entry.second.first->role == results::MetricRole::secondary) continue;
+    const results::GpuInfo* g = gpu_of(run, *entry.second.first);
+    const std::string model = g ? g->name : std::string(results::k_unknown);
+    groups[{entry.first.suite, without_device(entry.first.benchmark), entry.first.metric, model}]
+        .push_back(&entry);
   }
   for (const auto& [id, members] : groups) {
     if (members.size() < 3) continue;  // with two GPUs neither is "the" outlier
@@ -168,17 +187,33 @@ void sibling_check(const Side& run, const std::map<Key, Pooled>& pooled,
       for (const auto* o : members) {
         if (o != m) others.push_back(median(o->second.values));
       }
-      double sib = median(others);
-      double mine = median(m->second.values);
+      const double sib = median(others);
+      std::vector<double> deviations;
+      for (double v : others) deviations.push_back(std::fabs(v - sib));
+      const double mad = median(deviations);
+      const double mine = median(m->second.values);
       results::Direction dir = m->second.first->direction;
       if (dir == results::Direction::unknown || !(sib > 0)) continue;
       double shortfall = dir == results::Direction::higher ? 1.0 - mine / sib : mine / sib - 1.0;
       double cv = coefficient_of_variation(m->second.values);
-      double margin = std::max(options.sibling_tolerance, std::isnan(cv) ? 0.0 : 3.0 * cv);
+      double margin = std::max({options.sibling_tolerance, std::isnan(cv) ? 0.0 : 3.0 * cv,
+                                3.0 * 1.4826 * mad / sib});
       if (shortfall > margin) {
         AcceptCheck c;
         fill_device(c, run, *m->second.first);
-        result.outliers.push_back({m->first, c.gpu_uuid, c.pci_bus_id, mine, sib, shortfall});
+        SiblingOutlier o;
+        o.key = m->first;
+        o.gpu_uuid = c.gpu_uuid;
+        o.pci_bus_id = c.pci_bus_id;
+        const results::GpuInfo* g = gpu_of(run, *m->second.first);
+        o.index = g ? g->nvml_index : m->second.first->device_index.value_or(-1);
+        o.gpu_model = std::get<3>(id);
+        o.siblings = others.size();
+        o.median = mine;
+        o.siblings_median = sib;
+        o.siblings_mad = mad;
+        o.shortfall = shortfall;
+        result.outliers.push_back(std::move(o));
       }
     }
   }
@@ -192,7 +227,7 @@ std::size_t AcceptResult::count(CheckOutcome outcome) const {
 }
 
 bool AcceptResult::passed() const {
-  if (!outliers.empty() || !missing.empty()) return false;
+  if (!outliers.empty() || !missing.empty() || !hardware.empty()) return false;
   if (!problems.empty() && !options.allow_failed) return false;
   if (count(CheckOutcome::fail) > 0) return false;
   return !options.strict || count(CheckOutcome::marginal) == 0;
@@ -223,9 +258,16 @@ AcceptResult accept_against_reference(const Side& run, const Side& reference,
   std::map<Key, Pooled> mine = pool(run);
   // Reference values pooled over its devices: the reference is the class, not a GPU.
   std::map<Key, Pooled> ref;
+  // GPUs each benchmark was measured on, in the reference and in the run: a GPU fewer in the run
+  // is a GPU's results lost, whatever the others measured.
+  std::map<Key, std::set<std::string>> ref_gpus, run_gpus;
+  for (const auto& [key, p] : mine) {
+    if (key.device != "host" && !p.values.empty()) run_gpus[{key.suite, key.benchmark, key.metric, "gpu"}].insert(key.device);
+  }
   for (auto& [key, p] : pool(reference)) {
     Key k = key;
     k.device = key.device == "host" ? "host" : "gpu";
+    if (key.device != "host" && !p.values.empty()) ref_gpus[k].insert(key.device);
     Pooled& dst = ref[k];
     if (!dst.first) {
       dst = p;
@@ -312,6 +354,17 @@ AcceptResult accept_against_reference(const Side& run, const Side& reference,
     fill_device(c, run, *gone->second.second->first);
     usable(c, *gone->second.second);
     result.checks.push_back(std::move(c));
+  }
+  for (const auto& [key, devices] : ref_gpus) {
+    auto it = run_gpus.find(key);
+    const std::size_t here = it == run_gpus.end() ? 0 : it->second.size();
+    const std::size_t wanted =
+        options.expect_gpus ? std::min(devices.size(), static_cast<std::size_t>(*options.expect_gpus))
+                            : devices.size();
+    if (here == 0 || here >= wanted || !is_primary(*ref[key].first)) continue;
+    result.missing.push_back({key, "measured on " + std::to_string(devices.size()) +
+                                       " GPUs in the reference, on " + std::to_string(here) +
+                                       " in the run"});
   }
   sibling_check(run, mine, options, result);
   remap_failure_checks(run, result);

@@ -46,6 +46,9 @@ struct AcceptOptions {
   double confidence = 0.99;  // interval level
   // Sibling outlier: worse than the siblings' median by more than this (and beyond 3x CV).
   double sibling_tolerance = 0.05;
+  // --expect-gpus N: against a reference, a benchmark measured on fewer than min(N, the
+  // reference's GPUs) GPUs is missing; unset: fewer than the reference's.
+  std::optional<int> expect_gpus;
   bool strict = false;        // MARGINAL fails too
   bool allow_failed = false;  // a failed/interrupted/running run or failed suite does not fail
 };
@@ -74,13 +77,19 @@ struct AcceptCheck {
   std::string reason;
 };
 
+// One GPU worse than its siblings: the same benchmark (its name without `device:N`) on the other
+// GPUs of the same model in the run (compare/hardware.hpp without_device).
 struct SiblingOutlier {
   Key key;
   std::string gpu_uuid;
   std::string pci_bus_id;
+  int index = -1;         // the GPU's NVML index in the run (else the CUDA ordinal); -1 unknown
+  std::string gpu_model;  // NVML name ("unknown" when the run did not record it)
+  std::size_t siblings = 0;  // other GPUs of the group
   double median = 0;
   double siblings_median = 0;
-  double shortfall = 0;  // fraction worse than the siblings
+  double siblings_mad = 0;  // median absolute deviation of the siblings' medians (unit of median)
+  double shortfall = 0;     // fraction worse than the siblings
 };
 
 struct AcceptResult {
@@ -88,12 +97,15 @@ struct AcceptResult {
   std::string reference;  // "baseline:x", "run 3" or "spec FILE"
   AcceptOptions options;
   std::vector<std::string> problems;  // failed/interrupted/running run, failed suites
+  // Fewer GPUs than expected, a wrong model, a GPU benchmark skipped for want of a GPU
+  // (compare/hardware.hpp): always fails, --allow-failed or not.
+  std::vector<std::string> hardware;
   std::vector<AcceptCheck> checks;
   std::vector<SiblingOutlier> outliers;
   std::vector<Unmatched> missing;  // in the reference/spec but never measured in the run
   std::size_t count(CheckOutcome outcome) const;
-  // No FAIL (nor MARGINAL with strict), no sibling outlier, nothing missing, and no run problem
-  // unless allow_failed.
+  // No FAIL (nor MARGINAL with strict), no sibling outlier, nothing missing, no hardware
+  // problem, and no run problem unless allow_failed.
   bool passed() const;
 };
 

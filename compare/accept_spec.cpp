@@ -2,6 +2,7 @@
 #include <cctype>
 
 #include "compare/accept.hpp"
+#include "compare/hardware.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
@@ -18,7 +19,10 @@ const char* const k_spec_example =
     "gemm/*/dtype:bf16/*          TFLOP_per_s  >= 70% of 989 TFLOP/s\n"
     "# <glob> <metric> >= <pct>% of peak   (the suite's computed peak: its pct_of_peak metric)\n"
     "gemm/*                       TFLOP_per_s  >= 50% of peak\n"
-    "calibration/*                ms_per_call  <= 1000 ms\n";
+    "calibration/*                ms_per_call  <= 1000 ms\n"
+    "# the server's GPUs: fewer (or another model) fail, naming the GPU that went missing\n"
+    "expect_gpus 8\n"
+    "expect_gpu_model \"H200\"\n";
 
 namespace {
 
@@ -36,6 +40,7 @@ namespace {
 
 std::vector<SpecRule> parse_spec(std::string_view text, const std::string& origin) {
   std::vector<SpecRule> rules;
+  bool hardware_lines = false;
   int line_no = 0;
   for (const std::string& raw : split(text, '\n')) {
     ++line_no;
@@ -49,6 +54,10 @@ std::vector<SpecRule> parse_spec(std::string_view text, const std::string& origi
       if (i > start) tokens.emplace_back(line.substr(start, i - start), start + 1);
     }
     if (tokens.empty()) continue;
+    if (is_spec_hardware_line(tokens[0].first)) {  // parse_spec_hardware's (compare/hardware.hpp)
+      hardware_lines = true;
+      continue;
+    }
     auto col_after = [&](std::size_t k) { return tokens[k].second + tokens[k].first.size(); };
     if (tokens.size() < 5) {
       spec_error(origin, line_no, col_after(tokens.size() - 1),
@@ -108,7 +117,7 @@ std::vector<SpecRule> parse_spec(std::string_view text, const std::string& origi
     r.unit = tokens[unit_at].first;
     rules.push_back(std::move(r));
   }
-  if (rules.empty()) {
+  if (rules.empty() && !hardware_lines) {
     throw bad_input("spec file " + origin + " has no rules", "every line is empty or a comment",
                     "add lines like 'memory/triad/* GB_per_s >= 3000 GB/s' "
                     "(`gpubench accept --help` shows a complete spec)");

@@ -10,6 +10,7 @@
 
 #include "compare/accept.hpp"
 #include "compare/aggregates.hpp"
+#include "compare/hardware.hpp"
 #include "compare/stats.hpp"
 #include "compare/verdict.hpp"
 #include "util/error.hpp"
@@ -102,7 +103,11 @@ std::size_t Comparison::compared() const {
 std::size_t Comparison::failing(FailOn fail_on) const {
   return static_cast<std::size_t>(std::count_if(
       entries.begin(), entries.end(),
-      [&](const Entry& e) { return e.primary && fails(e.verdict, fail_on); }));
+      [&](const Entry& e) { return e.primary && entry_fails(e, fail_on); }));
+}
+
+bool entry_fails(const Entry& entry, FailOn fail_on) {
+  return fails(entry.verdict, fail_on) || (entry.lost_hardware && fail_on != FailOn::never);
 }
 
 int Comparison::exit_code(FailOn fail_on) const {
@@ -431,6 +436,7 @@ Comparison compare_sides(const Side& base, const Side& candidate, const Options&
   Judged judged = judge_all(matched, options);
   cmp.entries = std::move(judged.entries);
   cmp.skipped = std::move(judged.skipped);
+  count_lost_hardware(base, candidate, cmp);  // a GPU's series lost with it: missing, not removed
   if (cmp.entries.empty() && cmp.skipped.empty()) {
     throw bad_input(
         "nothing to compare between '" + base.selection + "' and '" + candidate.selection + "'",

@@ -45,6 +45,10 @@ std::optional<FailOn> fail_on_from_string(const std::string& text);
 // True when an entry with this verdict fails the comparison under `fail_on`.
 bool fails(Verdict verdict, FailOn fail_on);
 
+struct Entry;
+// fails(verdict) or, for a series lost with its GPU (Entry::lost_hardware), any fail_on but never.
+bool entry_fails(const Entry& entry, FailOn fail_on);
+
 // Identity of a series inside a comparison.
 struct Key {
   std::string suite;
@@ -125,6 +129,9 @@ struct Entry {
   std::string noise_source;
   double mde = 0;  // smallest change the interval can flag (fraction), NaN when unknown
   Verdict verdict = Verdict::inconclusive;
+  // `missing` because the candidate lost the GPU that measured it on base (compare/hardware.hpp):
+  // fails under every --fail-on but never.
+  bool lost_hardware = false;
   std::string reason;  // why this verdict, for people
   // Ratio oriented so > 1 is better (1/ratio for lower-is-better); nullopt for unknown direction.
   std::optional<double> speedup() const;

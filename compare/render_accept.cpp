@@ -31,7 +31,9 @@ std::string verdict_line(const AcceptResult& r) {
       " pass, " + std::to_string(r.count(CheckOutcome::marginal)) + " marginal, " +
       std::to_string(r.count(CheckOutcome::fail)) + " fail of " + std::to_string(r.checks.size()) +
       " checks; " + std::to_string(r.outliers.size()) + " sibling outlier(s), " +
-      std::to_string(r.missing.size()) + " missing)";
+      std::to_string(r.missing.size()) + " missing" +
+      (r.hardware.empty() ? "" : ", " + std::to_string(r.hardware.size()) + " hardware problem(s)") +
+      ")";
   if (!r.problems.empty()) {
     line += r.options.allow_failed ? " [run problems allowed by --allow-failed]"
                                    : " [the run did not complete cleanly]";
@@ -43,9 +45,21 @@ std::string verdict_line(const AcceptResult& r) {
   return line;
 }
 
+// "gpu3 (GPU-..., bus 0000:9B:00.0, index 3, NVIDIA H200)": every way to find the GPU.
+std::string outlier_text(const SiblingOutlier& o) {
+  std::string s = device_text(o.key, o.gpu_uuid, o.pci_bus_id);
+  if (!s.empty() && s.back() == ')') {
+    s.pop_back();
+    s += ", index " + (o.index >= 0 ? std::to_string(o.index) : std::string("unknown")) + ", " +
+         o.gpu_model + ")";
+  }
+  return s;
+}
+
 }  // namespace
 
 void render_accept_text(const AcceptResult& r, std::ostream& out) {
+  for (const auto& h : r.hardware) out << "HARDWARE " << h << '\n';
   for (const auto& p : r.problems) out << "PROBLEM " << p << '\n';
   out << verdict_line(r) << '\n';
   // Skipped benchmarks are grouped by reason: 83 identical lines say less than one.
@@ -65,10 +79,10 @@ void render_accept_text(const AcceptResult& r, std::ostream& out) {
     }
   }
   for (const auto& o : r.outliers) {
-    out << "  OUTLIER " << device_text(o.key, o.gpu_uuid, o.pci_bus_id) << " on " << o.key.benchmark
-        << " " << o.key.metric << ": " << format_value(o.median) << " vs "
-        << format_value(o.siblings_median) << " for its siblings ("
-        << format_value(o.shortfall * 100.0) << "% worse)\n";
+    out << "  OUTLIER " << outlier_text(o) << " on " << o.key.benchmark << " " << o.key.metric
+        << ": " << format_value(o.median) << " vs " << format_value(o.siblings_median)
+        << " (MAD " << format_value(o.siblings_mad) << ") for its " << o.siblings
+        << " siblings of the same model (" << format_value(o.shortfall * 100.0) << "% worse)\n";
   }
   for (const auto& m : r.missing) {
     out << "  MISSING " << m.key.benchmark << " " << m.key.metric << ": " << m.reason << '\n';
@@ -88,6 +102,7 @@ nlohmann::json accept_json(const AcceptResult& r) {
   doc["reference"] = r.reference;
   doc["passed"] = r.passed();
   doc["problems"] = r.problems;
+  doc["hardware"] = r.hardware;
   doc["strict"] = r.options.strict;
   doc["allow_failed"] = r.options.allow_failed;
   doc["tolerance"] = r.options.tolerance;
@@ -123,8 +138,12 @@ nlohmann::json accept_json(const AcceptResult& r) {
                         {"device", o.key.device},
                         {"gpu_uuid", o.gpu_uuid},
                         {"pci_bus_id", o.pci_bus_id},
+                        {"index", o.index},
+                        {"gpu_model", o.gpu_model},
+                        {"siblings", o.siblings},
                         {"median", number(o.median)},
                         {"siblings_median", number(o.siblings_median)},
+                        {"siblings_mad", number(o.siblings_mad)},
                         {"shortfall", number(o.shortfall)}});
   }
   doc["sibling_outliers"] = outliers;
@@ -170,6 +189,7 @@ void render_accept_json(const AcceptResult& r, std::ostream& out) {
   w.key("counts").value({{"pass", r.count(CheckOutcome::pass)},
                          {"marginal", r.count(CheckOutcome::marginal)},
                          {"fail", r.count(CheckOutcome::fail)}});
+  w.key("hardware").value(r.hardware);
   w.key("missing").begin_array();
   for (const auto& m : r.missing) {
     w.begin_object();
@@ -188,11 +208,15 @@ void render_accept_json(const AcceptResult& r, std::ostream& out) {
     w.begin_object();
     w.key("benchmark").string(o.key.benchmark);
     w.key("device").string(o.key.device);
+    w.key("gpu_model").string(o.gpu_model);
     w.key("gpu_uuid").string(o.gpu_uuid);
+    w.key("index").value(o.index);
     w.key("median").number(o.median);
     w.key("metric").string(o.key.metric);
     w.key("pci_bus_id").string(o.pci_bus_id);
     w.key("shortfall").number(o.shortfall);
+    w.key("siblings").unsigned_integer(o.siblings);
+    w.key("siblings_mad").number(o.siblings_mad);
     w.key("siblings_median").number(o.siblings_median);
     w.end_object();
   }
@@ -206,7 +230,8 @@ void render_accept_json(const AcceptResult& r, std::ostream& out) {
 
 void render_accept_junit(const AcceptResult& r, std::ostream& out) {
   bool problems_fail = !r.problems.empty() && !r.options.allow_failed;
-  std::size_t failures = r.outliers.size() + r.missing.size() + r.problems.size();
+  std::size_t failures =
+      r.outliers.size() + r.missing.size() + r.problems.size() + r.hardware.size();
   for (const auto& c : r.checks) {
     failures +=
         c.outcome == CheckOutcome::fail || (r.options.strict && c.outcome == CheckOutcome::marginal)
@@ -216,8 +241,13 @@ void render_accept_junit(const AcceptResult& r, std::ostream& out) {
   if (!problems_fail) failures -= r.problems.size();
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"gpubench accept "
       << html_escape(r.run_selection) << "\" tests=\""
-      << r.checks.size() + r.outliers.size() + r.missing.size() + r.problems.size()
+      << r.checks.size() + r.outliers.size() + r.missing.size() + r.problems.size() +
+             r.hardware.size()
       << "\" failures=\"" << failures << "\">\n";
+  for (const auto& h : r.hardware) {
+    out << "  <testcase classname=\"hardware\" name=\"" << html_escape(h)
+        << "\"><failure message=\"hardware\">" << html_escape(h) << "</failure></testcase>\n";
+  }
   for (const auto& p : r.problems) {
     out << "  <testcase classname=\"run\" name=\"" << html_escape(p) << "\">";
     if (problems_fail) {
@@ -244,7 +274,7 @@ void render_accept_junit(const AcceptResult& r, std::ostream& out) {
   }
   for (const auto& o : r.outliers) {
     out << "  <testcase classname=\"siblings\" name=\""
-        << html_escape(o.key.benchmark + " " + device_text(o.key, o.gpu_uuid, o.pci_bus_id))
+        << html_escape(o.key.benchmark + " " + outlier_text(o))
         << "\"><failure message=\"sibling outlier\">" << format_value(o.shortfall * 100.0)
         << "% worse than its siblings</failure></testcase>\n";
   }

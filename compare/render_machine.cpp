@@ -157,7 +157,7 @@ nlohmann::json comparison_json(const Comparison& cmp) {
          {"history_variance", estimated ? number(e.history_variance) : nlohmann::json()},
          {"min_detectable_effect", number(e.mde)},
          {"verdict", to_string(e.verdict)},
-         {"fails", fails(e.verdict, o.fail_on)},
+         {"fails", entry_fails(e, o.fail_on)},
          {"reason", e.reason}});
   }
   doc["results"] = entries;
@@ -204,7 +204,7 @@ void write_entry(JsonWriter& w, const Entry& e, FailOn fail_on,
   w.key("df");
   number_or_null(estimated, e.df);
   w.key("direction").string(direction_text(e.direction));
-  w.key("fails").boolean(fails(e.verdict, fail_on));
+  w.key("fails").boolean(entry_fails(e, fail_on));
   w.key("history_log_sd");
   number_or_null(e.history.has_value(), e.history ? e.history->log_sd : 0.0);
   w.key("history_runs").unsigned_integer(e.history ? e.history->runs : 0);
@@ -271,7 +271,7 @@ void render_json(const Comparison& cmp, std::ostream& out) {
 void render_junit(const Comparison& cmp, std::ostream& out) {
   FailOn policy = cmp.options.fail_on;
   auto is_failure = [&](const Entry& e) {
-    return e.verdict != Verdict::invalid && fails(e.verdict, policy);
+    return e.verdict != Verdict::invalid && entry_fails(e, policy);
   };
   auto is_skipped = [&](const Entry& e) { return e.verdict == Verdict::missing && !is_failure(e); };
   // Primary metrics only (one test case per benchmark), so the counts match every other format.
@@ -352,7 +352,7 @@ void render_csv(const Comparison& cmp, std::ostream& out) {
         << num(e.ci_high) << ',' << num(e.p_value) << ',' << num(e.q_value) << ','
         << (std::isfinite(e.ci_low) ? num(e.df) : std::string()) << ',' << num(e.delta) << ','
         << (e.history ? e.history->runs : 0) << ',' << to_string(e.verdict) << ','
-        << (fails(e.verdict, cmp.options.fail_on) ? "true" : "false") << ',' << csv_field(e.reason)
+        << (entry_fails(e, cmp.options.fail_on) ? "true" : "false") << ',' << csv_field(e.reason)
         << '\n';
   }
 }

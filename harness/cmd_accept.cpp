@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "compare/accept.hpp"
+#include "compare/hardware.hpp"
 #include "compare/render.hpp"
 #include "compare/selection.hpp"
 #include "compare/thresholds.hpp"
@@ -26,6 +27,7 @@ struct AcceptArgs {
   std::string output;
   bool strict = false;
   bool allow_failed = false;
+  std::optional<int> expect_gpus;  // --expect-gpus N
 };
 
 void do_accept(const AcceptArgs& args, Context& ctx) {
@@ -44,24 +46,45 @@ void do_accept(const AcceptArgs& args, Context& ctx) {
                     "expected a percentage below 100%, like 5%");
   }
   compare::check_output_path(args.output);
+  if (args.expect_gpus) compare::check_expect_gpus(*args.expect_gpus, "--expect-gpus");
   std::vector<compare::SpecRule> spec;
-  if (!args.spec.empty()) spec = compare::load_spec(args.spec);
+  compare::ExpectedHardware expected;
+  if (!args.spec.empty()) {
+    const std::string text = read_file(args.spec);
+    spec = compare::parse_spec(text, args.spec);
+    expected = compare::parse_spec_hardware(text, args.spec);
+  }
 
   results::Store store = open_store(ctx, results::OpenMode::read_only);
   compare::AcceptOptions options;
   options.tolerance = *tolerance;
   options.strict = args.strict;
   options.allow_failed = args.allow_failed;
+  if (args.expect_gpus.has_value()) options.expect_gpus = *args.expect_gpus;
   compare::AcceptResult result;
+  compare::Side run;
   if (args.spec.empty()) {  // the run and its reference read at once (compare::load_sides)
-    auto [run, reference] =
+    auto [candidate, reference] =
         compare::load_sides(store, args.run, args.against, 1, compare::accept_counts);
+    run = std::move(candidate);
     result = compare::accept_against_reference(run, reference, options);
+    // A baseline remembers what its run saw (issue 23): its GPU count unless told otherwise.
+    expected = compare::expected_from_reference(reference);
   } else {
-    result =
-        compare::accept_against_spec(compare::load_side(store, args.run, 1, compare::accept_counts), spec, args.spec, options);
+    run = compare::load_side(store, args.run, 1, compare::accept_counts);
+    result = compare::accept_against_spec(run, spec, args.spec, options);
   }
-  if (result.checks.empty() && result.outliers.empty() && result.problems.empty()) {
+  if (args.expect_gpus.has_value()) {
+    expected.gpus = *args.expect_gpus;
+    expected.source = "--expect-gpus";
+  }
+  for (const results::RunDetail& r : run.runs) {
+    for (std::string& h : compare::run_hardware_problems(store, r, run.results, expected)) {
+      result.hardware.push_back(std::move(h));
+    }
+  }
+  if (result.checks.empty() && result.outliers.empty() && result.problems.empty() &&
+      result.hardware.empty()) {
     throw bad_input("nothing to accept in '" + args.run + "'",
                     "no benchmark of the run is in the reference or matches the spec",
                     "check the run with `gpubench show " + args.run + "`");
@@ -100,6 +123,9 @@ void add_accept_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--tolerance", args->tolerance,
                   "how far below the reference still passes (interval bound)")
       ->capture_default_str();
+  cmd->add_option("--expect-gpus", args->expect_gpus,
+                  "GPUs the server must have (default: as many as the reference run saw; a spec "
+                  "may say expect_gpus N): fewer fail, naming the missing GPU's UUID");
   cmd->add_flag("--strict", args->strict,
                 "MARGINAL checks (interval straddles the requirement) fail too");
   cmd->add_flag("--allow-failed", args->allow_failed,

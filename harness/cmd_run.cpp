@@ -6,9 +6,11 @@
 #include <regex>
 #include <tuple>
 
+#include "compare/hardware.hpp"
 #include "harness/cli_common.hpp"
 #include "harness/command.hpp"
 #include "harness/doctor.hpp"
+#include "harness/environment.hpp"
 #include "harness/launcher.hpp"
 #include "harness/process.hpp"
 #include "harness/run_plan.hpp"
@@ -38,7 +40,30 @@ struct RunArgs {
   bool plan = false;  // --plan: print the run plan (harness/run_plan.hpp), run nothing
   int gpus = -1;      // --plan --gpus N: plan for N GPUs; -1: this machine's (NVML)
   std::string format = "text";
+  std::optional<int> expect_gpus;  // --expect-gpus N
 };
+
+compare::ExpectedHardware expected_of(const RunArgs& args) {
+  compare::ExpectedHardware expected;
+  if (args.expect_gpus.has_value()) {
+    expected.gpus = *args.expect_gpus;
+    expected.source = "--expect-gpus";
+  }
+  return expected;
+}
+
+// --expect-gpus after the run: what the run recorded (its GPUs, its benchmarks skipped for want
+// of a GPU) against N, missing GPUs named from the store's earlier runs on this host.
+std::vector<std::string> run_shortfall(const RunArgs& args, results::Store& store, int64_t run_id) {
+  const compare::ExpectedHardware expected = expected_of(args);
+  if (!expected.any()) return {};
+  const results::RunDetail run = store.get_run(run_id);
+  std::vector<results::ResultRow> not_ok;
+  store.for_each_result(
+      run_id, [&](results::ResultRow& row) { not_ok.push_back(std::move(row)); },
+      [](const results::ResultRow& row) { return row.status != results::BenchmarkStatus::ok; });
+  return compare::run_hardware_problems(store, run, not_ok, expected);
+}
 
 // --plan: asks each selected suite for its plan and prints it. No GPU work, no database.
 void do_plan(const RunArgs& args, const std::vector<harness::SuiteExecutable>& suites,
@@ -148,6 +173,7 @@ void do_run(const RunArgs& args, Context& ctx) {
                     "give the limit in seconds, e.g. --timeout-per-suite 600");
   }
   check_format(args.format, {"text", "json"});
+  if (args.expect_gpus) compare::check_expect_gpus(*args.expect_gpus, "--expect-gpus");
   if (!args.plan && (args.gpus >= 0 || args.format != "text")) {
     throw bad_input(args.gpus >= 0 ? "--gpus needs --plan" : "--format needs --plan",
                     "a run measures the GPUs it finds and prints its summary as text",
@@ -193,6 +219,12 @@ void do_run(const RunArgs& args, Context& ctx) {
 
   // Readiness (gpubench doctor): one line before the run starts, stored with the run.
   options.doctor = harness::run_doctor({});
+  if (args.expect_gpus.has_value()) {  // also a readiness check, so --require-ready refuses early
+    results::SoftwareEnv software;
+    const std::vector<results::GpuInfo> gpus = harness::probe_gpus(software);
+    options.doctor.push_back(compare::expected_gpus_check(
+        expected_of(args), gpus.size(), compare::hardware_problems(expected_of(args), gpus, {})));
+  }
   *ctx.out << harness::readiness_line(options.doctor) << '\n' << std::flush;
   if (args.require_ready && results::count_checks(options.doctor).fail > 0) {
     throw infrastructure(
@@ -231,6 +263,12 @@ void do_run(const RunArgs& args, Context& ctx) {
                     "the run is recorded failed; check the database (a "
                     "long-held lock, a full disk) and run again");
     *ctx.err << "\n";
+    ctx.exit_code = static_cast<int>(ExitCode::infrastructure);
+  } else if (const auto shortfall = run_shortfall(args, *store, outcome.run_id);
+             !shortfall.empty()) {
+    // Lost hardware fails the run (issue 23): its results are stored, but they are not the
+    // server's; `accept`/`compare` against its baseline say the same.
+    for (const std::string& p : shortfall) *ctx.err << "gpubench: error: " << p << '\n';
     ctx.exit_code = static_cast<int>(ExitCode::infrastructure);
   } else if (outcome.status != results::RunStatus::complete) {
     *ctx.err << "gpubench: error: "
@@ -279,6 +317,9 @@ void add_run_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--base-last", args->until_decided.base_last,
                   "--until-decided: pool the newest N runs of a tag:/host:/gpu: BASE")
       ->capture_default_str();
+  cmd->add_option("--expect-gpus", args->expect_gpus,
+                  "GPUs this server must have: fewer, or a GPU benchmark skipped for want of a "
+                  "GPU, fail the run (exit 3) naming the missing GPU's UUID");
   cmd->add_flag("--plan", args->plan,
                 "print each suite's cases and estimated time (a time model at reference rates), "
                 "then stop: nothing runs, nothing is stored, no database is opened");
