@@ -196,8 +196,8 @@ void sibling_check(const Side& run, const std::map<Key, Pooled>& pooled,
       if (dir == results::Direction::unknown || !(sib > 0)) continue;
       double shortfall = dir == results::Direction::higher ? 1.0 - mine / sib : mine / sib - 1.0;
       double cv = coefficient_of_variation(m->second.values);
-      double margin = std::max({options.sibling_tolerance, std::isnan(cv) ? 0.0 : 3.0 * cv,
-                                3.0 * 1.4826 * mad / sib});
+      double margin = std::max(
+          {options.sibling_tolerance, std::isnan(cv) ? 0.0 : 3.0 * cv, 3.0 * 1.4826 * mad / sib});
       if (shortfall > margin) {
         AcceptCheck c;
         fill_device(c, run, *m->second.first);
@@ -262,7 +262,8 @@ AcceptResult accept_against_reference(const Side& run, const Side& reference,
   // is a GPU's results lost, whatever the others measured.
   std::map<Key, std::set<std::string>> ref_gpus, run_gpus;
   for (const auto& [key, p] : mine) {
-    if (key.device != "host" && !p.values.empty()) run_gpus[{key.suite, key.benchmark, key.metric, "gpu"}].insert(key.device);
+    if (key.device != "host" && !p.values.empty())
+      run_gpus[{key.suite, key.benchmark, key.metric, "gpu"}].insert(key.device);
   }
   for (auto& [key, p] : pool(reference)) {
     Key k = key;
@@ -359,8 +360,9 @@ AcceptResult accept_against_reference(const Side& run, const Side& reference,
     auto it = run_gpus.find(key);
     const std::size_t here = it == run_gpus.end() ? 0 : it->second.size();
     const std::size_t wanted =
-        options.expect_gpus ? std::min(devices.size(), static_cast<std::size_t>(*options.expect_gpus))
-                            : devices.size();
+        options.expect_gpus
+            ? std::min(devices.size(), static_cast<std::size_t>(*options.expect_gpus))
+            : devices.size();
     if (here == 0 || here >= wanted || !is_primary(*ref[key].first)) continue;
     result.missing.push_back({key, "measured on " + std::to_string(devices.size()) +
                                        " GPUs in the reference, on " + std::to_string(here) +

@@ -83,8 +83,8 @@ struct SiblingOutlier {
   Key key;
   std::string gpu_uuid;
   std::string pci_bus_id;
-  int index = -1;         // the GPU's NVML index in the run (else the CUDA ordinal); -1 unknown
-  std::string gpu_model;  // NVML name ("unknown" when the run did not record it)
+  int index = -1;            // the GPU's NVML index in the run (else the CUDA ordinal); -1 unknown
+  std::string gpu_model;     // NVML name ("unknown" when the run did not record it)
   std::size_t siblings = 0;  // other GPUs of the group
   double median = 0;
   double siblings_median = 0;

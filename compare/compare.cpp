@@ -101,9 +101,9 @@ std::size_t Comparison::compared() const {
 }
 
 std::size_t Comparison::failing(FailOn fail_on) const {
-  return static_cast<std::size_t>(std::count_if(
-      entries.begin(), entries.end(),
-      [&](const Entry& e) { return e.primary && entry_fails(e, fail_on); }));
+  return static_cast<std::size_t>(
+      std::count_if(entries.begin(), entries.end(),
+                    [&](const Entry& e) { return e.primary && entry_fails(e, fail_on); }));
 }
 
 bool entry_fails(const Entry& entry, FailOn fail_on) {

@@ -6,8 +6,8 @@
 #include <set>
 
 #include "compare/compare.hpp"
-#include "results/sqlite.hpp"
 #include "results/model.hpp"
+#include "results/sqlite.hpp"
 #include "results/store.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
@@ -84,8 +84,7 @@ ExpectedHardware expected_from_reference(const Side& reference) {
   return out;
 }
 
-std::vector<std::string> run_hardware_problems(results::Store& store,
-                                               const results::RunDetail& run,
+std::vector<std::string> run_hardware_problems(results::Store& store, const results::RunDetail& run,
                                                const std::vector<results::ResultRow>& rows,
                                                const ExpectedHardware& expected) {
   std::vector<std::string> out;
@@ -148,8 +147,8 @@ std::vector<std::string> hardware_problems(const ExpectedHardware& expected,
   }
   if (expected.gpus && static_cast<int>(usable.size()) < *expected.gpus) {
     // Another model's GPUs are named on their own lines above; here they are not counted.
-    std::string line = "incomplete: expected " + std::to_string(*expected.gpus) +
-                       " GPUs, found " + std::to_string(usable.size());
+    std::string line = "incomplete: expected " + std::to_string(*expected.gpus) + " GPUs, found " +
+                       std::to_string(usable.size());
     const std::size_t short_by = static_cast<std::size_t>(*expected.gpus) - usable.size();
     std::vector<std::string> named;
     for (std::size_t i = 0; i < missing.size() && i < short_by; ++i) {
@@ -171,11 +170,12 @@ results::DoctorCheck expected_gpus_check(const ExpectedHardware& expected, std::
   c.status = problems.empty() ? results::CheckStatus::pass : results::CheckStatus::fail;
   c.value = problems.empty() ? std::to_string(found) + " GPU(s)" : problems.front();
   c.expected = (expected.gpus ? std::to_string(*expected.gpus) : std::string("any number of")) +
-               (expected.gpu_model.empty() ? "" : " \"" + expected.gpu_model + "\"") +
-               " GPU(s) (" + expected.source + ")";
+               (expected.gpu_model.empty() ? "" : " \"" + expected.gpu_model + "\"") + " GPU(s) (" +
+               expected.source + ")";
   if (!problems.empty()) {
-    c.fix = "reseat or replace the missing GPU, or reload the driver (nvidia-smi lists what it "
-            "sees); until then this server's results are incomplete";
+    c.fix =
+        "reseat or replace the missing GPU, or reload the driver (nvidia-smi lists what it "
+        "sees); until then this server's results are incomplete";
   }
   return c;
 }
@@ -217,9 +217,10 @@ namespace {
 
 // What the candidate shows of its GPUs and its no-device skips.
 struct CandidateView {
-  std::set<std::string> uuids;                // GPUs of its runs
-  std::set<std::string> suites;               // suites with any row
-  std::map<std::string, std::string> lost;    // suite -> a no-device skip message
+  std::set<std::string> uuids;   // GPUs of its runs
+  std::set<std::string> suites;  // suites with any row
+  // (suite, benchmark without device:N) -> a no-device skip message
+  std::map<std::pair<std::string, std::string>, std::string> lost;
 };
 
 CandidateView view_of(const Side& candidate) {
@@ -230,7 +231,7 @@ CandidateView view_of(const Side& candidate) {
   for (const results::ResultRow& row : candidate.results) {
     v.suites.insert(row.suite);
     if (row.status != results::BenchmarkStatus::ok && no_device_reason(row.message)) {
-      v.lost.try_emplace(row.suite, row.message);
+      v.lost.try_emplace(std::pair{row.suite, without_device(row.benchmark)}, row.message);
     }
   }
   return v;
@@ -247,7 +248,8 @@ void count_lost_hardware(const Side& base, const Side& candidate, Comparison& cm
   for (const Unmatched& u : cmp.removed) {
     removed.insert(u.key);
     if (u.key.device == "host" || !view.suites.count(u.key.suite)) continue;
-    if (auto it = view.lost.find(u.key.suite); it != view.lost.end()) {
+    if (auto it = view.lost.find({u.key.suite, without_device(u.key.benchmark)});
+        it != view.lost.end()) {
       lost[u.key] = "lost with its GPU: the candidate skipped it (" + it->second + ")";
     }
   }

@@ -71,8 +71,7 @@ std::vector<std::string> hardware_problems(const ExpectedHardware& expected,
 
 // hardware_problems of `run` (its GPUs, missing ones named from the store's runs on its host)
 // and, when a GPU is expected, lost_device_skips of its rows.
-std::vector<std::string> run_hardware_problems(results::Store& store,
-                                               const results::RunDetail& run,
+std::vector<std::string> run_hardware_problems(results::Store& store, const results::RunDetail& run,
                                                const std::vector<results::ResultRow>& rows,
                                                const ExpectedHardware& expected);
 
@@ -95,10 +94,10 @@ std::optional<std::string> lost_device_skips(const std::vector<results::ResultRo
 std::string without_device(std::string_view benchmark);
 
 // Moves series measured on base and lost with their GPU on the candidate from `removed` to
-// entries with verdict `missing` and lost_hardware set: the candidate skipped them for
-// no_device_reason, or ran their suite without the GPU that measured them on base (its UUID
-// absent from the candidate's runs). Their candidate-only skip rows leave `added`. Keeps
-// cmp.entries sorted by key.
+// entries with verdict `missing` and lost_hardware set: the candidate skipped the same benchmark
+// (on any GPU) for no_device_reason, or ran their suite without the GPU that measured them on
+// base (its UUID absent from the candidate's runs). Their candidate-only skip rows leave `added`.
+// Keeps cmp.entries sorted by key.
 void count_lost_hardware(const Side& base, const Side& candidate, Comparison& cmp);
 
 }  // namespace gpubench::compare

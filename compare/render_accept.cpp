@@ -32,7 +32,8 @@ std::string verdict_line(const AcceptResult& r) {
       std::to_string(r.count(CheckOutcome::fail)) + " fail of " + std::to_string(r.checks.size()) +
       " checks; " + std::to_string(r.outliers.size()) + " sibling outlier(s), " +
       std::to_string(r.missing.size()) + " missing" +
-      (r.hardware.empty() ? "" : ", " + std::to_string(r.hardware.size()) + " hardware problem(s)") +
+      (r.hardware.empty() ? ""
+                          : ", " + std::to_string(r.hardware.size()) + " hardware problem(s)") +
       ")";
   if (!r.problems.empty()) {
     line += r.options.allow_failed ? " [run problems allowed by --allow-failed]"
@@ -80,8 +81,8 @@ void render_accept_text(const AcceptResult& r, std::ostream& out) {
   }
   for (const auto& o : r.outliers) {
     out << "  OUTLIER " << outlier_text(o) << " on " << o.key.benchmark << " " << o.key.metric
-        << ": " << format_value(o.median) << " vs " << format_value(o.siblings_median)
-        << " (MAD " << format_value(o.siblings_mad) << ") for its " << o.siblings
+        << ": " << format_value(o.median) << " vs " << format_value(o.siblings_median) << " (MAD "
+        << format_value(o.siblings_mad) << ") for its " << o.siblings
         << " siblings of the same model (" << format_value(o.shortfall * 100.0) << "% worse)\n";
   }
   for (const auto& m : r.missing) {

@@ -3,15 +3,15 @@
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <memory>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 
+#include "compare/hardware.hpp"
 #include "harness/cli_common.hpp"
 #include "harness/command.hpp"
 #include "harness/doctor.hpp"
 #include "harness/environment.hpp"
-#include "compare/hardware.hpp"
 #include "results/store.hpp"
 #include "util/error.hpp"
 

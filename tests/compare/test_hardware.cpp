@@ -37,11 +37,10 @@ Side server(int64_t run_id, const std::vector<GpuInfo>& gpus, const std::vector<
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     d.info.gpus.push_back(gpus[i]);
     const int ordinal = static_cast<int>(i);
-    s.results.push_back(row("memory/triad/bytes:1/device:" + std::to_string(ordinal) +
-                                "/manual_time",
-                            "GB_per_s", "GB/s", Direction::higher,
-                            normal_samples(mean[i], 0.003, 8, 7u + static_cast<unsigned>(i)),
-                            ordinal));
+    s.results.push_back(
+        row("memory/triad/bytes:1/device:" + std::to_string(ordinal) + "/manual_time", "GB_per_s",
+            "GB/s", Direction::higher,
+            normal_samples(mean[i], 0.003, 8, 7u + static_cast<unsigned>(i)), ordinal));
     s.results.back().gpu_uuid = gpus[i].uuid;
   }
   s.runs.push_back(d);
@@ -99,8 +98,8 @@ TEST(Hardware, SpecHardwareLines) {
   EXPECT_EQ(e.gpus, 8);
   EXPECT_EQ(e.gpu_model, "H200");
   EXPECT_EQ(parse_spec("expect_gpus 8\n", "only.spec").size(), 0u) << "hardware alone is a spec";
-  for (const char* bad : {"expect_gpus 0\n", "expect_gpus eight\n", "expect_gpu_model \"\"\n",
-                          "expect_gpu 8\n"}) {
+  for (const char* bad :
+       {"expect_gpus 0\n", "expect_gpus eight\n", "expect_gpu_model \"\"\n", "expect_gpu 8\n"}) {
     try {
       parse_spec_hardware(bad, "bad.spec");
       ADD_FAILURE() << "accepted: " << bad;
@@ -122,9 +121,9 @@ TEST(Hardware, ReferenceRemembersItsGpus) {
 TEST(Hardware, SiblingsAreTheSameBenchmarkOnOtherGpusOfTheModel) {
   std::vector<double> mean(8, 400.0);
   mean[5] = 400 * 0.85;
-  const AcceptResult r = accept_against_spec(server(1, gpus(8), mean),
-                                             parse_spec("memory/* GB_per_s >= 1 GB/s\n", "s"),
-                                             "s", AcceptOptions{});
+  const AcceptResult r =
+      accept_against_spec(server(1, gpus(8), mean),
+                          parse_spec("memory/* GB_per_s >= 1 GB/s\n", "s"), "s", AcceptOptions{});
   ASSERT_EQ(r.outliers.size(), 1u);
   EXPECT_EQ(r.outliers[0].gpu_uuid, "GPU-fixture-5");
   EXPECT_EQ(r.outliers[0].pci_bus_id, "0000:15:00.0");

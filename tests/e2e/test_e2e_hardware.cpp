@@ -119,8 +119,8 @@ TEST(E2eHardware, AServerThatLostAGpuFailsCompareAndAcceptNamingIt) {
   }
   EXPECT_EQ(ws.run({"compare", "1", "2", "--fail-on", "never", ws.db_arg()}).exit_code, 0);
 
-  const std::string lost = "incomplete: expected 8 GPUs, found 7 (missing " + uuid_of(7) +
-                           ", last seen run 1)";
+  const std::string lost =
+      "incomplete: expected 8 GPUs, found 7 (missing " + uuid_of(7) + ", last seen run 1)";
   // Against the baseline run: it remembers its 8 GPUs.
   const CliResult acc = ws.run({"accept", "2", "--against", "1", ws.db_arg()});
   EXPECT_EQ(acc.exit_code, 1) << acc.out << acc.err;
@@ -142,9 +142,9 @@ TEST(E2eHardware, AServerThatLostAGpuFailsCompareAndAcceptNamingIt) {
                                  "--format", "junit", ws.db_arg()});
   EXPECT_EQ(more.exit_code, 1) << more.out;
   EXPECT_TRUE(contains(more.out, "incomplete: expected 9 GPUs, found 8")) << more.out;
-  EXPECT_EQ(ws.run({"accept", "1", "--spec", spec.string(), "--expect-gpus", "0", ws.db_arg()})
-                .exit_code,
-            2);
+  EXPECT_EQ(
+      ws.run({"accept", "1", "--spec", spec.string(), "--expect-gpus", "0", ws.db_arg()}).exit_code,
+      2);
 }
 
 TEST(E2eHardware, GpuBenchmarksSkippedForNoDeviceAreMissingNotRemoved) {
@@ -176,8 +176,8 @@ TEST(E2eHardware, RunAndDoctorWithExpectGpusFailNamingGpusLastSeenOnThisHost) {
   EXPECT_EQ(run.exit_code, 3) << run.out << run.err;
   EXPECT_TRUE(contains(run.err, "gpubench: error: " + expected)) << run.err;
   EXPECT_TRUE(contains(run.err, uuid_of(7) + ", last seen run 1")) << run.err;
-  EXPECT_TRUE(contains(run.out, "fail: gpu.expected_count")) << "a readiness check too: "
-                                                             << run.out;
+  EXPECT_TRUE(contains(run.out, "fail: gpu.expected_count"))
+      << "a readiness check too: " << run.out;
 
   const CliResult doctor = ws.run({"doctor", "--expect-gpus", "64", ws.db_arg()}, env);
   EXPECT_EQ(doctor.exit_code, 3) << doctor.out << doctor.err;
