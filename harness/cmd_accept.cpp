@@ -1,6 +1,7 @@
 // gpubench accept RUN --against baseline:NAME|RUN | --spec FILE [--tolerance 5%] [--strict]
-// [--allow-failed]: per GPU and benchmark acceptance (PASS / MARGINAL / FAIL, compare/accept.hpp)
-// plus a sibling-outlier check. Exit 1 when anything fails, 2 on bad input.
+// [--allow-failed] [--expect-gpus N]: per GPU and benchmark acceptance (PASS / MARGINAL / FAIL,
+// compare/accept.hpp), a sibling-outlier check and the expected hardware (compare/hardware.hpp).
+// Exit 1 when anything fails, 2 on bad input.
 #include <CLI/CLI.hpp>
 #include <memory>
 #include <optional>

@@ -1,5 +1,6 @@
-// gpubench doctor [--format text|json] [--data-dir DIR]: readiness checks of this server
-// (harness/doctor.hpp). Exit 0 when no check fails, 1 when one does.
+// gpubench doctor [--format text|json] [--data-dir DIR] [--expect-gpus N]: readiness checks of
+// this server (harness/doctor.hpp). Exit 0 when no check fails, 1 when one does, 3 when the
+// server has fewer GPUs than --expect-gpus.
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <memory>
