@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -143,6 +144,45 @@ std::string pct(double fraction) {
 // "+4.1%" / "-2.0%": a signed change.
 std::string signed_pct(double fraction) {
   return (fraction >= 0 ? "+" : "") + format_significant(fraction * 100.0, 3) + "%";
+}
+
+// The series' run-to-run noise: the exact series of the reference's history, else the largest of
+// the same benchmark and metric on another device of the class (the reference is pooled over its
+// GPUs, so any of them may be the one this GPU is held to). Null without usable history.
+const SeriesNoise* series_noise(const HistoryNoise* history, const Key& key) {
+  if (!history) return nullptr;
+  auto usable_noise = [](const SeriesNoise& n) {
+    return n.runs >= 3 && std::isfinite(n.log_sd) && n.log_sd > 0;
+  };
+  auto exact = history->find(key);
+  if (exact != history->end() && usable_noise(exact->second)) return &exact->second;
+  const SeriesNoise* best = nullptr;
+  for (auto it = history->lower_bound(Key{key.suite, key.benchmark, key.metric, ""});
+       it != history->end() && it->first.suite == key.suite &&
+       it->first.benchmark == key.benchmark && it->first.metric == key.metric;
+       ++it) {
+    if (usable_noise(it->second) && (!best || it->second.log_sd > best->log_sd)) best = &it->second;
+  }
+  return best;
+}
+
+// What the interval holds, for the reason: the history it learned run-to-run noise from, or why
+// it holds within-run noise only.
+std::string noise_note(const AcceptOptions& options, const Key& key, const SeriesNoise* noise) {
+  if (noise) {
+    return "; interval includes run-to-run noise from " + std::to_string(noise->runs) +
+           " runs of history";
+  }
+  if (!options.history || options.history_window == 0) {
+    return "; interval holds within-run noise only (--history 0)";
+  }
+  auto found = options.history->suite_runs.find(key.suite);
+  const std::size_t runs = found == options.history->suite_runs.end() ? 0 : found->second;
+  if (runs > 0 && runs < 3) {
+    return "; interval holds within-run noise only (" + std::to_string(runs) +
+           " run(s) of history, fewer than the 3 needed for run-to-run noise)";
+  }
+  return "; interval holds within-run noise only (no history of this series)";
 }
 
 std::string marginal_advice(const AcceptCheck& c) {
@@ -314,7 +354,14 @@ AcceptResult accept_against_reference(const Side& run, const Side& reference,
     c.required =
         higher ? c.reference * (1.0 - options.tolerance) : c.reference / (1.0 - options.tolerance);
     if (usable(c, p)) {
-      RatioEstimate r = ratio_of_medians(rp.values, p.values, options.confidence);
+      // Run-to-run noise: the run and the reference are one run each, so the history's variance
+      // of one run's median counts once a side (as compare's estimate()).
+      const SeriesNoise* noise = series_noise(options.history, key);
+      const double extra = noise ? 2.0 * noise->log_sd * noise->log_sd : 0.0;
+      RatioEstimate r =
+          ratio_of_medians(rp.values, p.values, options.confidence, extra,
+                           noise ? static_cast<double>(noise->runs) - 1.0
+                                 : std::numeric_limits<double>::infinity());
       if (!r.valid) {
         c.outcome = CheckOutcome::fail;
         c.reason = "no interval (the reference has < 2 samples or values are not positive)";
@@ -333,7 +380,7 @@ AcceptResult accept_against_reference(const Side& run, const Side& reference,
                    signed_pct(g_high - 1.0) + " with " +
                    format_significant(options.confidence * 100.0, 2) + "%" +
                    " confidence; required: no worse than -" + pct(options.tolerance) +
-                   marginal_advice(c);
+                   marginal_advice(c) + noise_note(options, key, noise);
       }
     }
     result.checks.push_back(std::move(c));
@@ -415,7 +462,10 @@ AcceptResult accept_against_spec(const Side& run, const std::vector<SpecRule>& s
       } else {
         std::vector<double> logs;
         for (double v : p.values) logs.push_back(std::log(v));
-        double se = stddev(logs) / std::sqrt(static_cast<double>(logs.size()));
+        // Tied samples hold the spread at the data's resolution (log_resolution), never 0.
+        const double resolution = log_resolution(p.values, {});
+        const double variance = std::max(std::pow(stddev(logs), 2), resolution * resolution / 12);
+        double se = std::sqrt(variance / static_cast<double>(logs.size()));
         double q = se == 0 ? 0
                            : student_t_quantile(0.5 + options.confidence / 2.0,
                                                 static_cast<double>(logs.size() - 1));

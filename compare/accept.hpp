@@ -51,6 +51,10 @@ struct AcceptOptions {
   std::optional<int> expect_gpus;
   bool strict = false;        // MARGINAL fails too
   bool allow_failed = false;  // a failed/interrupted/running run or failed suite does not fail
+  // Run-to-run noise of the reference's series (compare/history.hpp, as compare uses it), added
+  // to each check's interval against a run; null or no entry: within-run noise only (said so).
+  const HistoryNoise* history = nullptr;
+  int history_window = 0;  // --history N, for the reason
 };
 
 // PASS: the interval lies wholly on the good side of the requirement; FAIL: wholly on the bad

@@ -1,5 +1,6 @@
 // Acceptance spec files (syntax in accept.hpp) and what is wrong with a run as a whole.
 #include <cctype>
+#include <cmath>
 
 #include "compare/accept.hpp"
 #include "compare/hardware.hpp"
@@ -78,8 +79,9 @@ std::vector<SpecRule> parse_spec(std::string_view text, const std::string& origi
     const bool pct_form = !value.empty() && value.back() == '%' && tokens[4].first == "of";
     if (pct_form && tokens.size() >= 6 && tokens[5].first == "peak") {
       std::optional<double> pct = parse_double(value.substr(0, value.size() - 1));
-      if (!pct || *pct <= 0)
-        spec_error(origin, line_no, tokens[3].second, "'" + value + "' is not a percentage");
+      if (!pct || !std::isfinite(*pct) || *pct <= 0)  // NaN would pass every check
+        spec_error(origin, line_no, tokens[3].second,
+                   "'" + value + "' is not a percentage (a finite number above 0)");
       r.of_peak = true;
       r.limit = *pct;
       r.unit = "%";
@@ -93,9 +95,10 @@ std::vector<SpecRule> parse_spec(std::string_view text, const std::string& origi
     if (pct_form && tokens.size() >= 7) {
       std::optional<double> pct = parse_double(value.substr(0, value.size() - 1));
       std::optional<double> peak = parse_double(tokens[5].first);
-      if (!pct)
-        spec_error(origin, line_no, tokens[3].second, "'" + value + "' is not a percentage");
-      if (!peak || *peak <= 0) {
+      if (!pct || !std::isfinite(*pct) || *pct <= 0)
+        spec_error(origin, line_no, tokens[3].second,
+                   "'" + value + "' is not a percentage (a finite number above 0)");
+      if (!peak || !std::isfinite(*peak) || *peak <= 0) {
         spec_error(origin, line_no, tokens[5].second,
                    "'" + tokens[5].first + "' is not a peak figure (a number, or the word peak)");
       }
@@ -103,7 +106,10 @@ std::vector<SpecRule> parse_spec(std::string_view text, const std::string& origi
       unit_at = 6;
     } else {
       std::optional<double> v = parse_double(value);
-      if (!v) spec_error(origin, line_no, tokens[3].second, "'" + value + "' is not a number");
+      if (!v || !std::isfinite(*v)) {  // a NaN limit would pass or fail everything unseen
+        spec_error(origin, line_no, tokens[3].second,
+                   "'" + value + "' is not a number (finite: not nan or inf)");
+      }
       r.limit = *v;
     }
     if (tokens.size() != unit_at + 1) {

@@ -306,6 +306,8 @@ void judge(const Pool& bpool, const Pool& cpool, const Options& options, Judged&
     if (h != options.history->end() && h->second.runs >= 2 && std::isfinite(h->second.log_sd)) {
       e.history = h->second;
     }
+    auto found = options.history->suite_runs.find(e.key.suite);
+    if (found != options.history->suite_runs.end()) e.history_runs_found = found->second;
   }
   const results::ResultRow* err_b = find_status(bpool, results::BenchmarkStatus::error);
   const results::ResultRow* err_c = find_status(cpool, results::BenchmarkStatus::error);

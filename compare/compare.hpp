@@ -65,7 +65,11 @@ struct SeriesNoise {
   double log_sd = 0;     // sd of log(per-run median); ~ the run-to-run CV as a fraction
   std::size_t runs = 0;  // per-run medians it was computed from (its df is runs - 1)
 };
-using HistoryNoise = std::map<Key, SeriesNoise>;
+// The noise of each series with enough history, and per suite how many history runs were found
+// (also when fewer than the 3 needed, so a verdict can say why its interval has no history).
+struct HistoryNoise : std::map<Key, SeriesNoise> {
+  std::map<std::string, std::size_t> suite_runs;
+};
 
 struct Options {
   double threshold = 0.02;   // practical threshold delta (fraction); never widened by noise
@@ -124,6 +128,7 @@ struct Entry {
   double delta = 0;      // practical threshold (fraction): --threshold or the thresholds file
   double sample_cv = 0;  // robust CV of the tested samples, noisier side (fraction), for people
   std::optional<SeriesNoise> history;  // the series' run-to-run noise, when known
+  std::size_t history_runs_found = 0;  // history runs of its suite, also when too few to use
   // What the interval's variance holds: "within run", "per-run medians", "within run + history
   // (N runs)", "per-run medians + history (N runs)".
   std::string noise_source;

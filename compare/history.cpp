@@ -8,8 +8,10 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "compare/selection.hpp"
 #include "compare/stats.hpp"
 #include "results/sqlite.hpp"
+#include "util/error.hpp"
 
 namespace gpubench::compare {
 namespace {
@@ -37,7 +39,7 @@ std::string id_array(const std::vector<int64_t>& ids) {
   return nlohmann::json(ids).dump();
 }
 
-// Runs that started no later than `newest` and are complete or on the base side, newest first.
+// Complete runs that started no later than `newest`, and the base side's runs, newest first.
 std::vector<RunFacts> load_runs(results::Database& db, const std::string& newest,
                                 const std::vector<int64_t>& base_ids) {
   std::vector<RunFacts> runs;
@@ -45,8 +47,8 @@ std::vector<RunFacts> load_runs(results::Database& db, const std::string& newest
   Statement st = db.prepare(
       "SELECT r.id, r.status, r.configuration_id, h.cpu_model, sr.id, sr.suite, sr.status "
       "FROM runs r JOIN hosts h ON h.id = r.host_id LEFT JOIN suite_runs sr ON sr.run_id = r.id "
-      "WHERE r.started_at <= ?1 AND (r.status = 'complete' OR r.id IN "
-      "(SELECT value FROM json_each(?2))) ORDER BY r.started_at DESC, r.id DESC, sr.id");
+      "WHERE (r.started_at <= ?1 AND r.status = 'complete') OR r.id IN "
+      "(SELECT value FROM json_each(?2)) ORDER BY r.started_at DESC, r.id DESC, sr.id");
   st.bind(1, newest).bind(2, id_array(base_ids));
   while (st.step()) {
     int64_t id = st.column_int64(0);
@@ -65,9 +67,9 @@ std::vector<RunFacts> load_runs(results::Database& db, const std::string& newest
   }
   Statement gpus = db.prepare(
       "SELECT rg.run_id, g.name FROM run_gpus rg JOIN gpu_devices g ON g.id = rg.gpu_device_id "
-      "JOIN runs r ON r.id = rg.run_id WHERE r.started_at <= ?1 "
-      "ORDER BY rg.run_id, rg.device_index");
-  gpus.bind(1, newest);
+      "JOIN runs r ON r.id = rg.run_id WHERE r.started_at <= ?1 OR r.id IN "
+      "(SELECT value FROM json_each(?2)) ORDER BY rg.run_id, rg.device_index");
+  gpus.bind(1, newest).bind(2, id_array(base_ids));
   while (gpus.step()) {
     auto it = index.find(gpus.column_int64(0));
     if (it == index.end()) continue;
@@ -122,20 +124,40 @@ std::string metric_ids(results::Database& db, const std::optional<std::string>& 
 
 }  // namespace
 
+void check_history_window(int window) {
+  if (window == 0 || window >= static_cast<int>(k_min_history_runs)) return;
+  throw bad_input("invalid --history " + std::to_string(window),
+                  window < 0 ? "it must be 0 (off) or a number of runs"
+                             : "run-to-run noise needs at least " +
+                                   std::to_string(k_min_history_runs) +
+                                   " runs of history; fewer would silently mean none",
+                  "use --history 0 for no history, or " + std::to_string(k_min_history_runs) +
+                      " or more (default " + std::to_string(k_default_history_window) + ")");
+}
+
 HistoryNoise load_history_noise(results::Store& store, const Side& base, const Side& candidate,
                                 int window, const std::optional<std::string>& metric) {
   HistoryNoise noise;
   if (window <= 0 || base.runs.empty()) return noise;
+  // History ends with the candidate: runs after it were made with the change in place.
   std::string newest;
   std::vector<int64_t> base_ids;
   std::set<int64_t> candidate_ids;
-  for (const results::RunDetail& r : base.runs) {
-    base_ids.push_back(r.run.id);
-    newest = std::max(newest, r.run.started_at);
-  }
+  for (const results::RunDetail& r : base.runs) base_ids.push_back(r.run.id);
   for (const results::RunDetail& r : candidate.runs) {
     candidate_ids.insert(r.run.id);
     newest = std::max(newest, r.run.started_at);
+  }
+  if (candidate.runs.empty()) {
+    for (const results::RunDetail& r : base.runs) newest = std::max(newest, r.run.started_at);
+  }
+  // Runs the candidate's selector matches but the base's does not carry the change too, also
+  // those --last left out of the candidate side.
+  const std::vector<int64_t> base_group = selector_group(store, base.selection);
+  for (int64_t id : selector_group(store, candidate.selection)) {
+    if (std::find(base_group.begin(), base_group.end(), id) == base_group.end()) {
+      candidate_ids.insert(id);
+    }
   }
   results::Database& db = store.database();
   std::vector<RunFacts> runs = load_runs(db, newest, base_ids);
@@ -163,6 +185,9 @@ HistoryNoise load_history_noise(results::Store& store, const Side& base, const S
       suite_runs_of[suite].push_back(suite_run_id);
       run_of[suite_run_id] = f.id;
     }
+  }
+  for (const std::string& suite : suites) {
+    noise.suite_runs[suite] = static_cast<std::size_t>(taken[suite]);
   }
   std::vector<int64_t> suite_runs;  // of suites with enough runs; the others cost no read
   for (const auto& [suite, ids] : suite_runs_of) {

@@ -1,6 +1,7 @@
 #include "compare/selection.hpp"
 
 #include <exception>
+#include <limits>
 #include <thread>
 
 #include "results/sqlite.hpp"
@@ -125,6 +126,23 @@ std::vector<int64_t> resolve_selection(results::Store& store, const std::string&
         "list runs with `gpubench runs`");
   }
   return ids;
+}
+
+std::vector<int64_t> selector_group(results::Store& store, const std::string& selection) {
+  std::string sel(trim(selection));
+  if (!starts_with(sel, "tag:") && !starts_with(sel, "host:") && !starts_with(sel, "gpu:")) {
+    return {};
+  }
+  std::size_t tilde = sel.rfind('~');
+  if (tilde != std::string::npos && tilde + 1 < sel.size() &&
+      sel.find_first_not_of("0123456789", tilde + 1) == std::string::npos) {
+    sel.resize(tilde);
+  }
+  try {
+    return resolve_selection(store, sel, std::numeric_limits<int>::max());
+  } catch (const Error&) {
+    return {};  // matches nothing: nothing to keep out
+  }
 }
 
 namespace {

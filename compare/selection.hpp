@@ -25,6 +25,10 @@ namespace gpubench::compare {
 
 std::vector<int64_t> resolve_selection(results::Store& store, const std::string& selection,
                                        int last = 1);
+// Every complete run a group selector (tag:, host:, gpu:) matches, whatever --last and ~K pick
+// from them; empty for a selector of one run (an id, latest~N, baseline:NAME). History uses it to
+// keep the candidate's group out of the base's noise.
+std::vector<int64_t> selector_group(results::Store& store, const std::string& selection);
 // Resolves and loads runs (environment + results) into a comparison side; `keep` (when set)
 // drops the rows it rejects as they are read.
 using RowFilter = std::function<bool(const results::ResultRow&)>;

@@ -39,7 +39,41 @@ std::vector<double> logs_of(std::span<const double> values, bool& ok) {
   return out;
 }
 
+// The last decimal place `v` is written to, relative to v: 20 -> 1/20, 1.25 -> 0.01/1.25.
+double decimal_resolution(double v) {
+  if (!(v > 0) || !std::isfinite(v)) return 0;
+  double scale = 1;
+  for (int k = 0; k <= 15; ++k, scale *= 10) {
+    const double x = v * scale;
+    if (std::fabs(x - std::round(x)) <= 1e-9 * x) return 1.0 / (scale * v);
+  }
+  return 0;
+}
+
+// Per-sample variance floor on the log scale from the data's resolution (uniform rounding).
+double resolution_floor(std::span<const double> log_base, std::span<const double> log_cand,
+                        std::span<const double> raw) {
+  std::vector<double> all(log_base.begin(), log_base.end());
+  all.insert(all.end(), log_cand.begin(), log_cand.end());
+  std::sort(all.begin(), all.end());
+  double gap = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 1; i < all.size(); ++i) {
+    if (all[i] > all[i - 1]) gap = std::min(gap, all[i] - all[i - 1]);
+  }
+  if (!std::isfinite(gap)) gap = raw.empty() ? 0 : std::log1p(decimal_resolution(raw.front()));
+  return gap * gap / 12.0;
+}
+
 }  // namespace
+
+double log_resolution(std::span<const double> a, std::span<const double> b) {
+  bool ok_a = false;
+  bool ok_b = false;
+  std::vector<double> la = logs_of(a, ok_a);
+  std::vector<double> lb = logs_of(b, ok_b);
+  if (!ok_a || !ok_b) return 0;
+  return std::sqrt(12.0 * resolution_floor(la, lb, a.empty() ? b : a));
+}
 
 double median(std::span<const double> values) {
   if (values.empty()) return k_nan;
@@ -172,7 +206,7 @@ WelchResult welch_t_test(std::span<const double> x, std::span<const double> y) {
 }
 
 RatioEstimate ratio_of_medians(std::span<const double> base, std::span<const double> candidate,
-                               double confidence) {
+                               double confidence, double extra_variance, double extra_df) {
   RatioEstimate r;
   bool ok_base = false;
   bool ok_cand = false;
@@ -181,6 +215,23 @@ RatioEstimate ratio_of_medians(std::span<const double> base, std::span<const dou
   if (!ok_base || !ok_cand || lb.empty() || lc.empty()) return r;
   r.ratio = median(candidate) / median(base);
   WelchResult w = welch_t_test(lb, lc);
+  if (w.valid) {
+    // The resolution floor (log_resolution): tied samples must not claim certainty.
+    const double floor = resolution_floor(lb, lc, base);
+    const double nb = static_cast<double>(lb.size());
+    const double nc = static_cast<double>(lc.size());
+    const double vb = std::max(std::pow(stddev(lb), 2), floor) / nb;
+    const double vc = std::max(std::pow(stddev(lc), 2), floor) / nc;
+    const double ve = std::isfinite(extra_variance) && extra_variance > 0 ? extra_variance : 0.0;
+    w.std_error = std::sqrt(vb + vc + ve);
+    if (w.std_error > 0) {
+      double denom = vb * vb / (nb - 1) + vc * vc / (nc - 1);
+      if (ve > 0 && std::isfinite(extra_df) && extra_df > 0) denom += ve * ve / extra_df;
+      w.df = denom > 0 ? (vb + vc + ve) * (vb + vc + ve) / denom : nb + nc - 2;
+      w.t = w.diff / w.std_error;
+      w.p_value = student_t_two_sided_p(w.t, w.df);
+    }
+  }
   if (!w.valid) {
     r.ci_low = r.ci_high = r.ratio;
     return r;
@@ -333,6 +384,14 @@ LogRatioEstimate log_ratio_estimate(std::span<const double> base, std::span<cons
   TrimmedSummary sb = trimmed_summary(lb, trim_of(lb.size()));
   TrimmedSummary sc = trimmed_summary(lc, trim_of(lc.size()));
   if (sb.df < 1 || sc.df < 1) return r;
+  // The resolution floor (log_resolution) on each side's per-sample variance, scaled as the
+  // trimmed mean's variance is: (n - 1) s^2 / (h (h - 1)).
+  const double floor = resolution_floor(lb, lc, base);
+  for (TrimmedSummary* t : {&sb, &sc}) {
+    const double h = static_cast<double>(t->n - 2 * t->trimmed);
+    const double floor_of_mean = static_cast<double>(t->n - 1) * floor / (h * (h - 1));
+    t->variance_of_mean = std::max(t->variance_of_mean, floor_of_mean);
+  }
   double extra = std::isfinite(options.extra_variance) && options.extra_variance > 0
                      ? options.extra_variance
                      : 0.0;

@@ -58,10 +58,19 @@ struct TrimmedSummary {
 };
 TrimmedSummary trimmed_summary(std::span<const double> values, double trim = 0.2);
 
+// The resolution of the data on the log scale (compare/README.md "Ties and coarse values"): the
+// smallest nonzero gap between distinct log values of `a` and `b` pooled; when every value is the
+// same, the last decimal place the value is written to (20 -> 1, 1.25 -> 0.01), relative to it.
+// 0 when neither gives one (non-positive values). The estimators hold each side's per-sample
+// variance of the logs at least resolution^2 / 12 (the variance of a uniform rounding error), so
+// tied or coarsely rounded samples never give a zero-width interval or p = 0.
+double log_resolution(std::span<const double> a, std::span<const double> b);
+
 // THE estimator of compare (compare/README.md "Method" has the simulation evidence): Yuen's
 // trimmed-mean difference on log values. One statistic gives the point, the interval and p:
 //   log_ratio = trimmed_mean(log candidate) - trimmed_mean(log base)
-//   se^2 = var_base + var_candidate + extra_variance   (extra: run-to-run noise from history)
+//   se^2 = var_base + var_candidate + extra_variance   (extra: run-to-run noise from history;
+//          each side's per-sample variance at least log_resolution^2 / 12)
 //   df   = Welch-Satterthwaite over the three components
 //   interval = exp(log_ratio +- t_{(1+confidence)/2, df} se),  p = 2 P(T_df > |log_ratio / se|)
 // so p < 1 - confidence exactly when the interval excludes 1. Trimming 20% a side keeps one or
@@ -105,8 +114,11 @@ struct RatioEstimate {
   double df = 0;
   bool valid = false;  // false when a side has < 2 samples or a non-positive value
 };
+// `extra_variance` (log scale, with `extra_df` degrees of freedom) is added to se^2 as in
+// log_ratio_estimate: run-to-run noise from history.
 RatioEstimate ratio_of_medians(std::span<const double> base, std::span<const double> candidate,
-                               double confidence = 0.99);
+                               double confidence = 0.99, double extra_variance = 0,
+                               double extra_df = std::numeric_limits<double>::infinity());
 
 // Mann-Whitney U (two-sided) with tie correction, normal approximation with continuity
 // correction, as scipy.stats.mannwhitneyu(method="asymptotic", use_continuity=True).

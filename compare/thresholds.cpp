@@ -1,6 +1,8 @@
 #include "compare/thresholds.hpp"
 
 #include <cctype>
+#include <cmath>
+#include <cstdio>
 
 #include "util/error.hpp"
 #include "util/fs.hpp"
@@ -32,7 +34,7 @@ bool glob_match(std::string_view pattern, std::string_view text) {
   return p == pattern.size();
 }
 
-std::optional<double> parse_percent(std::string_view text) {
+std::optional<double> percent_fraction(std::string_view text, std::string& why) {
   std::string_view s = trim(text);
   bool percent = false;
   if (!s.empty() && s.back() == '%') {
@@ -40,8 +42,34 @@ std::optional<double> parse_percent(std::string_view text) {
     s = trim(s.substr(0, s.size() - 1));
   }
   std::optional<double> v = parse_double(s);
-  if (!v || *v < 0) return std::nullopt;
-  return percent ? *v / 100.0 : *v;
+  if (!v) {
+    why = "not a number";
+  } else if (!std::isfinite(*v)) {
+    why = "a percentage must be a finite number";
+  } else if (*v < 0) {
+    why = "a percentage cannot be negative";
+  } else if (*v >= 100) {
+    why = "it must be below 100%";
+  } else if (!percent && *v > 0 && *v < 1) {
+    // Both readings are plausible, and the wrong one is off by 100x: ask instead of guessing.
+    char times_100[32];
+    std::snprintf(times_100, sizeof times_100, "%.12g", *v * 100.0);
+    why = "a bare number is read as percent: did you mean " + std::string(s) + "% or " +
+          times_100 + "%?";
+  } else {
+    return *v / 100.0;
+  }
+  return std::nullopt;
+}
+
+double read_percent(std::string_view text, const std::string& option) {
+  std::string why;
+  std::optional<double> v = percent_fraction(text, why);
+  if (!v) {
+    throw bad_input("invalid " + option + " '" + std::string(text) + "'", why,
+                    "give a percentage from 0 to below 100, like 5% (or 5, also read as 5%)");
+  }
+  return *v;
 }
 
 namespace {
@@ -87,14 +115,13 @@ Thresholds Thresholds::parse(std::string_view text, const std::string& origin) {
     if (to_lower(tokens[1].first) == "ignore") {
       rule.ignore = true;
     } else {
-      std::optional<double> v = parse_percent(tokens[1].first);
+      // The same reading as --threshold: "3%" and "3" are three percent.
+      std::string why;
+      std::optional<double> v = percent_fraction(tokens[1].first, why);
       if (!v) {
         syntax_error(origin, line_no, tokens[1].second,
-                     "'" + tokens[1].first + "' is not a threshold like 3% or a word 'ignore'");
-      }
-      if (*v >= 1) {  // the same limit as --threshold
-        syntax_error(origin, line_no, tokens[1].second,
-                     "'" + tokens[1].first + "' is not below 100% (as --threshold requires)");
+                     "'" + tokens[1].first + "' is not a threshold like 3% or the word 'ignore' (" +
+                         why + ")");
       }
       rule.threshold = *v;
     }

@@ -20,8 +20,14 @@ namespace gpubench::compare {
 // Glob match on the whole text: '*' matches any run (also '/'), '?' one character.
 bool glob_match(std::string_view pattern, std::string_view text);
 
-// "2%", "2.5 %", "0.02" (a fraction) -> fraction. nullopt when not a number or negative.
-std::optional<double> parse_percent(std::string_view text);
+// The one reading of a percentage (--threshold, --tolerance, the thresholds file): "5%", "5 %"
+// and "5" all mean five percent; the result is a fraction (0.05). Refused, with `why` set to the
+// reason for people: not a number, NaN or infinite (a NaN limit would turn a check off), negative,
+// 100% or more, and a bare number between 0 and 1 ("0.05" reads as 0.05% to some and 5% to
+// others, so the '%' must say which). nullopt when refused.
+std::optional<double> percent_fraction(std::string_view text, std::string& why);
+// percent_fraction for an option: throws Error(bad_input) naming `option` and the text.
+double read_percent(std::string_view text, const std::string& option);
 
 struct ThresholdRule {
   std::string glob;

@@ -112,9 +112,16 @@ void decide(Entry& e, const Options& options, std::size_t tested) {
   char change[32];
   std::snprintf(change, sizeof change, "%+.2f%%", (e.ratio - 1.0) * 100.0);
   std::string figures = std::string(change) + " " + interval_text(e);
-  std::string noise = e.history_variance > 0 || (e.base.per_run && e.candidate.per_run)
-                          ? ""
-                          : "; interval holds within-run noise only (no history of this series)";
+  std::string noise;
+  if (e.history_variance <= 0 && !(e.base.per_run && e.candidate.per_run)) {
+    // Say how much history there was: 1 or 2 runs are too few (k_min_history_runs), and a reader
+    // must not take the narrow interval for one that holds run-to-run noise.
+    const std::size_t found = e.history_runs_found;
+    noise = found > 0 && found < 3
+                ? "; interval holds within-run noise only (" + std::to_string(found) +
+                      " run(s) of history, fewer than the 3 needed for run-to-run noise)"
+                : "; interval holds within-run noise only (no history of this series)";
+  }
   if (excludes_one && beyond) {
     if (e.q_value >= options.alpha) {
       e.verdict = Verdict::inconclusive;

@@ -44,15 +44,8 @@ void do_compare(const CompareArgs& args, Context& ctx) {
     throw bad_input("unknown --fail-on '" + args.fail_on + "'",
                     "expected regression, changed, inconclusive or never");
   }
-  std::optional<double> threshold = compare::parse_percent(args.threshold);
-  if (!threshold || *threshold >= 1) {
-    throw bad_input("invalid --threshold '" + args.threshold + "'",
-                    "expected a percentage below 100%, like 2% or 0.5%");
-  }
-  if (args.history < 0) {
-    throw bad_input("invalid --history " + std::to_string(args.history),
-                    "it must be 0 (off) or a number of runs");
-  }
+  const double threshold = compare::read_percent(args.threshold, "--threshold");
+  compare::check_history_window(args.history);
   if (!(args.alpha > 0 && args.alpha < 1)) {
     throw bad_input("invalid --alpha " + std::to_string(args.alpha), "it must be in (0, 1)");
   }
@@ -79,7 +72,7 @@ void do_compare(const CompareArgs& args, Context& ctx) {
       });
   compare::check_disjoint(base, candidate);
   compare::Options options;
-  options.threshold = *threshold;
+  options.threshold = threshold;
   options.alpha = args.alpha;
   if (!args.metric.empty()) options.metric = args.metric;
   options.thresholds = thresholds ? &*thresholds : nullptr;

@@ -161,3 +161,52 @@ TEST(Stats, MinimumDetectableEffect) {
   EXPECT_NEAR(gc::minimum_detectable_effect(3, 3, 1.0, 0.01), 3.759227720724147, 1e-9);
   EXPECT_TRUE(std::isnan(gc::minimum_detectable_effect(1, 5, 0.01)));
 }
+
+// Issue 23: tied, coarsely rounded samples (whole units). Trimming leaves all 20s against all 21s,
+// whose variance is 0; the estimate used to report +5.00% with the interval [+5.00%, +5.00%] and
+// p = 0. The data's resolution (1 unit: a log gap of log(21/20)) floors each side's spread.
+TEST(Stats, TiedSamplesNeverGiveAZeroWidthInterval) {
+  std::vector<double> base(8, 20.0);
+  base.insert(base.end(), 2, 21.0);
+  std::vector<double> cand(1, 20.0);
+  cand.insert(cand.end(), 9, 21.0);
+  EXPECT_NEAR(gc::log_resolution(base, cand), std::log(21.0 / 20.0), 1e-12);
+  gc::LogRatioEstimate r = gc::log_ratio_estimate(base, cand);
+  ASSERT_TRUE(r.valid);
+  EXPECT_NEAR(r.ratio, 1.05, 1e-12);
+  EXPECT_LT(r.ci_low, 1.05 - 0.005);
+  EXPECT_GT(r.ci_high, 1.05 + 0.005);
+  EXPECT_GT(r.p_value, 0.0);
+  // The floor: each side's 6 trimmed values carry (n - 1) (r^2 / 12) / (h (h - 1)).
+  const double floor = std::pow(std::log(1.05), 2) / 12.0 * 9.0 / 30.0;
+  EXPECT_NEAR(r.var_base, floor, 1e-15);
+  EXPECT_NEAR(r.var_candidate, floor, 1e-15);
+  // The same rule in accept's estimator.
+  gc::RatioEstimate m = gc::ratio_of_medians(base, cand);
+  ASSERT_TRUE(m.valid);
+  EXPECT_LT(m.ci_low, m.ci_high);
+  EXPECT_GT(m.p_value, 0.0);
+}
+
+TEST(Stats, IdenticalConstantsGetTheWidthOfTheirLastDecimalPlace) {
+  // Every value 20 on both sides: no gap, so the resolution is the last written place (1 unit).
+  const std::vector<double> same(10, 20.0);
+  EXPECT_NEAR(gc::log_resolution(same, same), std::log1p(1.0 / 20.0), 1e-12);
+  gc::LogRatioEstimate r = gc::log_ratio_estimate(same, same);
+  ASSERT_TRUE(r.valid);
+  EXPECT_DOUBLE_EQ(r.ratio, 1.0);
+  EXPECT_LT(r.ci_low, 1.0);
+  EXPECT_GT(r.ci_high, 1.0);
+  EXPECT_NEAR(gc::log_resolution(std::vector<double>(4, 1.25), {}), std::log1p(0.01 / 1.25), 1e-12);
+}
+
+TEST(Stats, ContinuousSamplesAreNotWidenedByTheResolutionFloor) {
+  const std::vector<double> x = {10.1, 10.3, 9.9, 10.0, 10.2, 10.4};
+  const std::vector<double> y = {10.9, 11.2, 10.8, 11.0, 11.3, 10.7, 11.1};
+  gc::LogRatioEstimate r = gc::log_ratio_estimate(x, y);
+  std::vector<double> lx, ly;
+  for (double v : x) lx.push_back(std::log(v));
+  for (double v : y) ly.push_back(std::log(v));
+  EXPECT_NEAR(r.var_base, std::pow(gc::stddev(lx), 2) / 6.0, 1e-15);
+  EXPECT_NEAR(r.var_candidate, std::pow(gc::stddev(ly), 2) / 7.0, 1e-15);
+}
