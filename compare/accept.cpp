@@ -7,6 +7,7 @@
 #include <set>
 
 #include "compare/hardware.hpp"
+#include "compare/history.hpp"
 #include "compare/render.hpp"
 #include "compare/stats.hpp"
 #include "compare/thresholds.hpp"
@@ -152,7 +153,7 @@ std::string signed_pct(double fraction) {
 const SeriesNoise* series_noise(const HistoryNoise* history, const Key& key) {
   if (!history) return nullptr;
   auto usable_noise = [](const SeriesNoise& n) {
-    return n.runs >= 3 && std::isfinite(n.log_sd) && n.log_sd > 0;
+    return n.runs >= k_min_history_runs && std::isfinite(n.log_sd) && n.log_sd > 0;
   };
   auto exact = history->find(key);
   if (exact != history->end() && usable_noise(exact->second)) return &exact->second;
@@ -178,9 +179,10 @@ std::string noise_note(const AcceptOptions& options, const Key& key, const Serie
   }
   auto found = options.history->suite_runs.find(key.suite);
   const std::size_t runs = found == options.history->suite_runs.end() ? 0 : found->second;
-  if (runs > 0 && runs < 3) {
+  if (runs > 0 && runs < k_min_history_runs) {
     return "; interval holds within-run noise only (" + std::to_string(runs) +
-           " run(s) of history, fewer than the 3 needed for run-to-run noise)";
+           " run(s) of history, fewer than the " + std::to_string(k_min_history_runs) +
+           " needed for run-to-run noise)";
   }
   return "; interval holds within-run noise only (no history of this series)";
 }
@@ -358,10 +360,9 @@ AcceptResult accept_against_reference(const Side& run, const Side& reference,
       // of one run's median counts once a side (as compare's estimate()).
       const SeriesNoise* noise = series_noise(options.history, key);
       const double extra = noise ? 2.0 * noise->log_sd * noise->log_sd : 0.0;
-      RatioEstimate r =
-          ratio_of_medians(rp.values, p.values, options.confidence, extra,
-                           noise ? static_cast<double>(noise->runs) - 1.0
-                                 : std::numeric_limits<double>::infinity());
+      RatioEstimate r = ratio_of_medians(
+          rp.values, p.values, options.confidence, extra,
+          noise ? static_cast<double>(noise->runs) - 1.0 : std::numeric_limits<double>::infinity());
       if (!r.valid) {
         c.outcome = CheckOutcome::fail;
         c.reason = "no interval (the reference has < 2 samples or values are not positive)";

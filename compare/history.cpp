@@ -127,10 +127,10 @@ std::string metric_ids(results::Database& db, const std::optional<std::string>& 
 void check_history_window(int window) {
   if (window == 0 || window >= static_cast<int>(k_min_history_runs)) return;
   throw bad_input("invalid --history " + std::to_string(window),
-                  window < 0 ? "it must be 0 (off) or a number of runs"
-                             : "run-to-run noise needs at least " +
-                                   std::to_string(k_min_history_runs) +
-                                   " runs of history; fewer would silently mean none",
+                  window < 0
+                      ? "it must be 0 (off) or a number of runs"
+                      : "run-to-run noise needs at least " + std::to_string(k_min_history_runs) +
+                            " runs of history; fewer would silently mean none",
                   "use --history 0 for no history, or " + std::to_string(k_min_history_runs) +
                       " or more (default " + std::to_string(k_default_history_window) + ")");
 }
@@ -153,11 +153,10 @@ HistoryNoise load_history_noise(results::Store& store, const Side& base, const S
   }
   // Runs the candidate's selector matches but the base's does not carry the change too, also
   // those --last left out of the candidate side.
-  const std::vector<int64_t> base_group = selector_group(store, base.selection);
+  const std::vector<int64_t> base_list = selector_group(store, base.selection);
+  const std::set<int64_t> base_group(base_list.begin(), base_list.end());
   for (int64_t id : selector_group(store, candidate.selection)) {
-    if (std::find(base_group.begin(), base_group.end(), id) == base_group.end()) {
-      candidate_ids.insert(id);
-    }
+    if (!base_group.count(id)) candidate_ids.insert(id);
   }
   results::Database& db = store.database();
   std::vector<RunFacts> runs = load_runs(db, newest, base_ids);

@@ -54,8 +54,8 @@ std::optional<double> percent_fraction(std::string_view text, std::string& why) 
     // Both readings are plausible, and the wrong one is off by 100x: ask instead of guessing.
     char times_100[32];
     std::snprintf(times_100, sizeof times_100, "%.12g", *v * 100.0);
-    why = "a bare number is read as percent: did you mean " + std::string(s) + "% or " +
-          times_100 + "%?";
+    why = "a bare number is read as percent: did you mean " + std::string(s) + "% or " + times_100 +
+          "%?";
   } else {
     return *v / 100.0;
   }

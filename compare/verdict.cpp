@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "compare/history.hpp"
 #include "compare/stats.hpp"
 #include "util/strings.hpp"
 
@@ -117,9 +118,10 @@ void decide(Entry& e, const Options& options, std::size_t tested) {
     // Say how much history there was: 1 or 2 runs are too few (k_min_history_runs), and a reader
     // must not take the narrow interval for one that holds run-to-run noise.
     const std::size_t found = e.history_runs_found;
-    noise = found > 0 && found < 3
+    noise = found > 0 && found < k_min_history_runs
                 ? "; interval holds within-run noise only (" + std::to_string(found) +
-                      " run(s) of history, fewer than the 3 needed for run-to-run noise)"
+                      " run(s) of history, fewer than the " + std::to_string(k_min_history_runs) +
+                      " needed for run-to-run noise)"
                 : "; interval holds within-run noise only (no history of this series)";
   }
   if (excludes_one && beyond) {

@@ -121,7 +121,7 @@ class AcceptExchange : public ::testing::Test {
 // Memory runs are single-threaded here: on the 2-core CI machine the 2-thread cases share both
 // cores with everything else, and whole runs of them were measured 28-43% apart with nothing
 // else of ours running. That is a real difference between two runs, which acceptance rightly
-// fails; acceptance intervals do not (yet) hold run-to-run noise from history.
+// fails; acceptance intervals hold run-to-run noise from history only once 3 runs of it exist.
 const std::vector<std::string> k_memory_run = {"run",       "--suite",  "memory",
                                                "--profile", "quick",    "--repetitions",
                                                "3",         "--filter", "threads:1/"};
@@ -138,7 +138,8 @@ TEST_F(AcceptExchange, IdenticalRunsAndReruns) {
     EXPECT_NE(self.out.find(" 0 fail "), std::string::npos) << self.out;
   }
   ASSERT_EQ(gb({"baseline", "set", "golden", "1"}).exit_code, 0);
-  // A rerun's interval holds only its own repetitions' noise. On this shared 2-core VM another
+  // A rerun's interval holds only its own repetitions' noise (one run of history here, fewer than
+  // the 3 that run-to-run noise needs). On this shared 2-core VM another
   // tenant can slow a whole run by 30% (measured: host_add threads:2 at -40%..-17% during a full
   // ctest run), which acceptance rightly calls FAIL; so, like the compare e2e test, a rerun that
   // fails is measured again (at most 3 attempts) and the assertions apply to the last one.

@@ -90,7 +90,8 @@ TEST_F(Numbers, ToleranceAndThresholdReadFiveAsFivePercentAndRefuseABareHalf) {
   import_run("10:00", {{"memory/triad", around(100)}});
   import_run("10:10", {{"memory/triad", around(97)}});  // 3% below the reference
 
-  const CliResult five = gb({"accept", "2", "--against", "1", "--tolerance", "5", "--history", "0"});
+  const CliResult five =
+      gb({"accept", "2", "--against", "1", "--tolerance", "5", "--history", "0"});
   EXPECT_EQ(five.exit_code, 0) << five.out << five.err;
   EXPECT_TRUE(contains(five.out, "required: no worse than -5.00%")) << five.out;
   const CliResult two = gb({"accept", "2", "--against", "1", "--tolerance", "2", "--history", "0"});
@@ -195,12 +196,11 @@ TEST_F(Numbers, AcceptSuiteAndFilterLeaveOutWhatWasNotRerun) {
   EXPECT_EQ(all.exit_code, 1) << all.out << all.err;
   EXPECT_FALSE(nlohmann::json::parse(all.out)["missing"].empty()) << all.out;
 
-  for (const std::vector<std::string>& pick :
-       {std::vector<std::string>{"--suite", "fixture_ok"},
-        {"--filter", "constant"},
-        {"--filter", "-fixture_fake"}}) {
-    std::vector<std::string> args = {"accept", "2", "--against", "1", "--history", "0",
-                                     "--format", "json"};
+  for (const std::vector<std::string>& pick : {std::vector<std::string>{"--suite", "fixture_ok"},
+                                               {"--filter", "constant"},
+                                               {"--filter", "-fixture_fake"}}) {
+    std::vector<std::string> args = {"accept",    "2", "--against", "1",
+                                     "--history", "0", "--format",  "json"};
     args.insert(args.end(), pick.begin(), pick.end());
     const CliResult r = gb(args);
     EXPECT_EQ(r.exit_code, 0) << pick[0] << " " << pick[1] << ": " << r.out << r.err;
