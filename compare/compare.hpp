@@ -133,6 +133,9 @@ struct Entry {
   // (N runs)", "per-run medians + history (N runs)".
   std::string noise_source;
   double mde = 0;  // smallest change the interval can flag (fraction), NaN when unknown
+  // Set when the suite's run-to-run allowance (compare/allowance.hpp, fraction) held a verdict
+  // back as inconclusive: no history yet to tell a change from two runs' differences.
+  std::optional<double> held_by_allowance;
   Verdict verdict = Verdict::inconclusive;
   // `missing` because the candidate lost the GPU that measured it on base (compare/hardware.hpp):
   // fails under every --fail-on but never.

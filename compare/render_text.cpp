@@ -8,6 +8,7 @@
 #include <tuple>
 #include <vector>
 
+#include "compare/allowance.hpp"
 #include "compare/render.hpp"
 #include "compare/render_large.hpp"
 #include "compare/svg.hpp"
@@ -152,6 +153,11 @@ std::string plain_why(const Entry& e, double confidence) {
       text = "no change beyond the " + margin + ": " + range + " with " + conf;
       break;
     case Verdict::inconclusive:
+      if (e.held_by_allowance) {  // compare/allowance.hpp
+        text = signed_words(point, known) + ", " + range + " with " + conf + ", but " +
+               allowance_clause(e);
+        break;
+      }
       text = signed_words(point, known) + ", but " + range + " with " + conf +
              ": the interval crosses the " + margin + "; more repetitions or runs would decide it";
       break;

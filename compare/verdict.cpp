@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "compare/history.hpp"
+#include "compare/allowance.hpp"
 #include "compare/stats.hpp"
 #include "util/strings.hpp"
 
@@ -132,6 +133,9 @@ void decide(Entry& e, const Options& options, std::size_t tested) {
                  what_would_decide(e, options.confidence) + noise;
       return;
     }
+    // Beyond the within-run interval but inside the suite's run-to-run allowance, and no
+    // history to say whether runs differ this much: not an alarm (compare/allowance.hpp).
+    if (hold_within_run_to_run_allowance(e, figures)) return;
     if (e.direction == results::Direction::unknown) {
       e.verdict = Verdict::changed;
       e.reason = "changed by " + figures + "; direction unknown, so no good/bad call" + noise;

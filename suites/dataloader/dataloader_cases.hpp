@@ -24,7 +24,7 @@ constexpr std::size_t k_small_record_bytes = 4096;
 struct SuiteConfig {
   suite::Profile profile = suite::Profile::standard;
   std::filesystem::path data_dir;
-  std::vector<int> workers;         // worker sweep: 1, 2, 4, ... up to 2 x cores
+  std::vector<int> workers;         // worker sweep: default_worker_sweep, or the override
   std::uint64_t dataset_bytes = 0;  // sample bytes per binary dataset (text formats use 1/4)
   std::vector<std::size_t> record_sizes;
   int iterations = 3;  // epochs per benchmark run
@@ -32,6 +32,11 @@ struct SuiteConfig {
 
 // Throws Error(bad_input) for an unusable data directory or malformed overrides.
 SuiteConfig load_suite_config(suite::Profile profile);
+// The default worker sweep: 1, 2, 4, ... below `usable_cpus` and `usable_cpus` itself
+// (util/cpu_budget.hpp). Never more workers than CPUs: warm reads are memcpy out of the page
+// cache, so extra workers time-slice the same cores and measure the scheduler (issue 23 item 21).
+// GPUBENCH_DATALOADER_WORKERS still asks for more, e.g. to overlap cold reads' disk waits.
+std::vector<int> default_worker_sweep(int usable_cpus);
 // "1,2,4" -> {1,2,4}; throws Error(bad_input) on 0, > k_max_workers or junk.
 std::vector<int> parse_worker_list(const std::string& text);
 // The datasets the configured cases read.

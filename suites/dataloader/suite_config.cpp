@@ -2,10 +2,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
-#include <thread>
 
 #include "suites/dataloader/dataloader_cases.hpp"
 #include "suites/dataloader/pipeline.hpp"
+#include "util/cpu_budget.hpp"
 #include "util/error.hpp"
 
 namespace gpubench::dataloader {
@@ -27,6 +27,14 @@ std::uint64_t env_u64(const char* name, std::uint64_t fallback, std::uint64_t ma
 }
 
 }  // namespace
+
+std::vector<int> default_worker_sweep(int usable_cpus) {
+  const int cpus = std::max(usable_cpus, 1);
+  std::vector<int> out;
+  for (int w = 1; w < cpus; w *= 2) out.push_back(w);
+  out.push_back(cpus);
+  return out;
+}
 
 std::vector<int> parse_worker_list(const std::string& text) {
   std::vector<int> out;
@@ -58,12 +66,10 @@ SuiteConfig load_suite_config(Profile profile) {
   SuiteConfig c;
   c.profile = profile;
   c.data_dir = resolve_data_dir();
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (const char* list = std::getenv("GPUBENCH_DATALOADER_WORKERS"); list && *list) {
     c.workers = parse_worker_list(list);
   } else {
-    for (int w = 1; w <= 2 * cores; w *= 2) c.workers.push_back(w);
-    if (c.workers.back() != 2 * cores) c.workers.push_back(2 * cores);
+    c.workers = default_worker_sweep(usable_cpu_count());
   }
   // Sized so a standard run (the default of `gpubench run`) stays within minutes on a small
   // machine: every case reads the whole dataset `iterations` times per repetition.

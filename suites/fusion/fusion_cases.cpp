@@ -1,6 +1,7 @@
 #include "suites/fusion/fusion_cases.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "kernels/bias_gelu/bias_gelu.hpp"
 #include "kernels/layernorm/layernorm.hpp"
@@ -379,6 +380,14 @@ int host_iterations(std::uint64_t tokens, std::uint64_t hidden) {
   const std::uint64_t elements = std::max<std::uint64_t>(tokens * hidden, 1);
   const std::uint64_t calls = (std::uint64_t{1} << 21) / elements;
   return static_cast<int>(std::clamp<std::uint64_t>(calls, 2, 32));
+}
+
+int host_calls_per_iteration(double call_s, int iterations, double min_repetition_s) {
+  constexpr double k_max_calls = 1e6;
+  if (!(call_s > 0.0) || !(min_repetition_s > 0.0)) return 1;
+  const double per_iteration_s = min_repetition_s / std::max(iterations, 1);
+  const double calls = std::ceil(per_iteration_s / call_s);
+  return static_cast<int>(std::clamp(calls, 1.0, k_max_calls));
 }
 
 int device_calls_per_batch(double call_ms, double target_ms, int launches, int max_launches) {

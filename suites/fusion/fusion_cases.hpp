@@ -90,10 +90,24 @@ std::vector<FusionCase> device_cases(suite::Profile profile, const std::vector<i
 // Every host case: fp32, thread counts {1, usable_cpus} (standard/full: 1, 2, 4, ... all).
 std::vector<FusionCase> host_cases(suite::Profile profile, int usable_cpus);
 
-// Host cases: timed calls per repetition, so each lasts tens of milliseconds (about 2M elements of
-// work per repetition, at least 2 and at most 32 calls). Depends on the shape only, so names are
-// the same in every profile.
+// Host cases: Google Benchmark iterations per repetition (about 2M elements of work, at least 2
+// and at most 32). Depends on the shape only, so names are the same in every profile and on every
+// machine; each iteration times host_calls_per_iteration() calls.
 int host_iterations(std::uint64_t tokens, std::uint64_t hidden);
+
+// Host cases: the shortest time the timed calls of one repetition take together (seconds). A
+// repetition of 2 calls of 1.5 ms measured the scheduler, not the kernel: two identical quick runs
+// on an idle 2-core machine differed by 31-48% (issue 23 item 21). 50 ms holds tens of calls, whose
+// median (the reported time per call) a preempted call or two no longer moves.
+inline constexpr double k_host_min_repetition_s = 0.05;
+
+// Host cases: calls per Google Benchmark iteration so that `iterations` iterations of calls of
+// `call_s` seconds last at least `min_repetition_s`: 1 when they already do (or call_s is not a
+// positive time), at most 1,000,000. The iteration count, and so the benchmark's name
+// (".../iterations:N"), stays host_iterations(): names, and their history, are the same on every
+// machine; only the number of calls timed inside each iteration follows the machine's speed.
+int host_calls_per_iteration(double call_s, int iterations,
+                             double min_repetition_s = k_host_min_repetition_s);
 
 // Device cases: samples (Google Benchmark iterations) per repetition.
 inline constexpr int k_device_samples = 10;

@@ -23,8 +23,9 @@ double planned_case_seconds(const FusionCase& c, int gpus, int repetitions,
   if (c.on_host()) {
     const double rate = std::min(c.threads * r.host_thread_bytes_per_s, r.host_memory_bytes_per_s);
     cost.sample_s = suite::transfer_seconds(bytes, rate);
-    cost.samples = host_iterations(c.tokens, c.hidden);
-    cost.warmup_s = cost.sample_s;
+    const int iterations = host_iterations(c.tokens, c.hidden);
+    cost.samples = iterations * host_calls_per_iteration(cost.sample_s, iterations);
+    cost.warmup_s = 4 * cost.sample_s;  // the validated call and the 3-call probe
     return suite::case_seconds(cost, repetitions, r);
   }
   if (gpus <= 0) return suite::skipped_case_seconds(repetitions, r);

@@ -197,8 +197,8 @@ RowCheck validate(const FusionCase& c, HostData& d, ThreadPool& pool) {
   return check;
 }
 
-// Per-call times (ms) of `calls` untimed-by-Google-Benchmark calls: the baseline when v1 did not
-// run in this process.
+// Per-call times (ms) of `calls` calls timed outside Google Benchmark: the probe that sizes the
+// timed iterations, and the baseline when v1 did not run in this process.
 std::vector<double> time_calls(const FusionCase& c, HostData& d, ThreadPool& pool, int calls) {
   std::vector<double> out;
   for (int i = 0; i < calls; ++i) {
@@ -208,6 +208,11 @@ std::vector<double> time_calls(const FusionCase& c, HostData& d, ThreadPool& poo
     out.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
   }
   return out;
+}
+
+// Calls of at least k_host_min_repetition_s in all, at the probed time per call (ms).
+int calls_for_min_time(double call_ms) {
+  return host_calls_per_iteration(call_ms * 1e-3, 1);
 }
 
 }  // namespace
@@ -227,16 +232,27 @@ void run_host_case(benchmark::State& state, const FusionCase& c) {
     return;
   }
 
+  // Each iteration times enough calls that the repetition lasts k_host_min_repetition_s; the
+  // probe's median of 3 calls sizes them (the fastest shapes would otherwise be timed in ~3 ms).
+  const double probe_ms = median(time_calls(c, d, pool, 3));
+  const int calls =
+      host_calls_per_iteration(probe_ms * 1e-3, static_cast<int>(state.max_iterations));
   std::vector<double> per_call_ms;
+  per_call_ms.reserve(static_cast<std::size_t>(calls) *
+                      static_cast<std::size_t>(state.max_iterations));
   for (auto _ : state) {
-    const auto t0 = std::chrono::steady_clock::now();
-    host_call(c, d, pool);
-    const auto t1 = std::chrono::steady_clock::now();
-    const double s = std::chrono::duration<double>(t1 - t0).count();
-    state.SetIterationTime(s);
-    per_call_ms.push_back(s * 1e3);
+    double iteration_s = 0;
+    for (int i = 0; i < calls; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      host_call(c, d, pool);
+      const auto t1 = std::chrono::steady_clock::now();
+      const double s = std::chrono::duration<double>(t1 - t0).count();
+      iteration_s += s;
+      per_call_ms.push_back(s * 1e3);
+    }
+    state.SetIterationTime(iteration_s / calls);  // Google Benchmark's time: the mean per call
   }
-  const double call_ms = median(per_call_ms);
+  const double call_ms = median(per_call_ms);  // the counters: the median per call
   const std::string key = baseline_key(c);
   const std::size_t repetition = baselines().next_repetition(benchmark_name(c));
   if (c.variant == Variant::v1) {
@@ -244,7 +260,8 @@ void run_host_case(benchmark::State& state, const FusionCase& c) {
   } else if (!baselines().for_repetition(key, repetition)) {
     FusionCase v1 = c;
     v1.variant = Variant::v1;
-    baselines().record(key, median(time_calls(v1, d, pool, 3)));
+    const double v1_probe_ms = median(time_calls(v1, d, pool, 3));
+    baselines().record(key, median(time_calls(v1, d, pool, calls_for_min_time(v1_probe_ms))));
   }
   const double bytes = static_cast<double>(fused_bytes(c));
   state.counters["time_per_call_us"] = call_ms * 1e3;
@@ -252,7 +269,8 @@ void run_host_case(benchmark::State& state, const FusionCase& c) {
   if (const auto base = baselines().for_repetition(key, repetition); base && call_ms > 0)
     state.counters["speedup_over_v1"] = c.variant == Variant::v1 ? 1.0 : *base / call_ms;
   state.counters["passes_per_call"] = passes_per_call(c);
-  state.SetLabel("fp32 on " + std::to_string(c.threads) + " thread(s); perfect-fusion bytes " +
+  state.SetLabel("fp32 on " + std::to_string(c.threads) + " thread(s), median of " +
+                 std::to_string(per_call_ms.size()) + " calls; perfect-fusion bytes " +
                  std::to_string(fused_bytes(c)) + ", this variant moves " +
                  std::to_string(variant_bytes(c)) + "; validated: " + check.summary());
 }

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "util/cpu_budget.hpp"
+
 namespace gpubench::suites::memory {
 namespace {
 
@@ -31,10 +33,7 @@ void pin_to(std::thread::native_handle_type handle, int cpu) {
 }  // namespace
 
 int usable_cpu_count() {
-  const auto cpus = allowed_cpus();
-  if (!cpus.empty()) return static_cast<int>(cpus.size());
-  const unsigned hw = std::thread::hardware_concurrency();
-  return hw > 0 ? static_cast<int>(hw) : 1;
+  return gpubench::usable_cpu_count();
 }
 
 std::vector<int> thread_sweep(int max_threads) {

@@ -18,8 +18,8 @@
 
 namespace gpubench::suites::memory {
 
-// CPUs this process may run on (the affinity mask; all online CPUs unless restricted by taskset
-// or a cgroup cpuset). At least 1.
+// CPUs this process may keep busy (util/cpu_budget.hpp: the affinity mask, capped by a cgroup
+// CPU quota). At least 1.
 int usable_cpu_count();
 
 // Thread counts swept: 1, 2, 4, ... below `max_threads`, and always `max_threads` itself.

@@ -294,3 +294,26 @@ TEST(FusionSpeedup, PairsRepetitionsWithV1s) {
 
 }  // namespace
 }  // namespace gpubench::fusion
+
+// Issue 23 item 21: a host repetition of 2 calls of 1.5 ms measured the scheduler. Each iteration
+// now times enough calls that the repetition lasts k_host_min_repetition_s (50 ms).
+TEST(FusionCases, HostRepetitionsLastAtLeastTheMinimumTime) {
+  // The issue's case: 256x4096 (2 iterations) at 1.5 ms a call: 17 calls an iteration, 51 ms.
+  EXPECT_EQ(host_calls_per_iteration(1.5e-3, host_iterations(256, 4096)), 17);
+  for (double call_s : {1e-6, 2.5e-4, 1.5e-3, 7e-3, 0.02}) {
+    for (int iterations : {2, 5, 32}) {
+      const int calls = host_calls_per_iteration(call_s, iterations);
+      EXPECT_GE(calls * iterations * call_s, k_host_min_repetition_s * (1 - 1e-12))
+          << call_s << " s x " << iterations;
+      // No more than one call an iteration beyond what the minimum needs.
+      EXPECT_LE((calls - 1) * iterations * call_s, k_host_min_repetition_s * (1 + 1e-9)) << call_s;
+    }
+  }
+  // A call longer than the minimum: one call an iteration, as before.
+  EXPECT_EQ(host_calls_per_iteration(0.2, 2), 1);
+  // No usable probe (0, negative, NaN): one call, never a division by zero.
+  EXPECT_EQ(host_calls_per_iteration(0.0, 2), 1);
+  EXPECT_EQ(host_calls_per_iteration(-1.0, 2), 1);
+  EXPECT_EQ(host_calls_per_iteration(std::nan(""), 2), 1);
+  EXPECT_EQ(host_calls_per_iteration(1e-12, 1), 1000000);  // capped
+}
