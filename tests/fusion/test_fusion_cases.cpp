@@ -292,9 +292,6 @@ TEST(FusionSpeedup, PairsRepetitionsWithV1s) {
   EXPECT_EQ(median({4.0, 1.0, 2.0, 3.0}), 2.5);
 }
 
-}  // namespace
-}  // namespace gpubench::fusion
-
 // Issue 23 item 21: a host repetition of 2 calls of 1.5 ms measured the scheduler. Each iteration
 // now times enough calls that the repetition lasts k_host_min_repetition_s (50 ms).
 TEST(FusionCases, HostRepetitionsLastAtLeastTheMinimumTime) {
@@ -317,3 +314,6 @@ TEST(FusionCases, HostRepetitionsLastAtLeastTheMinimumTime) {
   EXPECT_EQ(host_calls_per_iteration(std::nan(""), 2), 1);
   EXPECT_EQ(host_calls_per_iteration(1e-12, 1), 1000000);  // capped
 }
+
+}  // namespace
+}  // namespace gpubench::fusion
