@@ -11,6 +11,8 @@
 #include <regex>
 #include <string>
 
+#include "util/fs.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -32,10 +34,12 @@ std::string output_of(const std::string& cmd, int& exit_code) {
 // suite or taskset is missing.
 int widest_case_on_one_cpu(const std::string& suite, std::string& listing) {
   const fs::path bin = fs::path(GPUBENCH_BIN_DIR) / ("gpubench-" + suite);
-  if (!fs::exists(bin) || !fs::exists("/usr/bin/taskset")) return -1;
   int exit_code = -1;
-  listing = output_of("GPUBENCH_PROFILE=quick GPUBENCH_DATA_DIR=\"${TMPDIR:-/tmp}\" taskset -c "
-                      "\"$(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//')\" '" +
+  output_of("command -v taskset >/dev/null", exit_code);
+  if (!fs::exists(bin) || exit_code != 0) return -1;
+  const gpubench::TempDir data("gpubench-e2e-host-threads");  // the dataloader's data directory
+  listing = output_of("GPUBENCH_PROFILE=quick GPUBENCH_DATA_DIR='" + data.path().string() +
+                          "' taskset -c \"$(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//')\" '" +
                           bin.string() + "' --benchmark_list_tests 2>&1",
                       exit_code);
   EXPECT_EQ(exit_code, 0) << listing;
