@@ -132,12 +132,12 @@ void do_accept(const AcceptArgs& args, Context& ctx) {
   }
   if (result.checks.empty() && result.outliers.empty() && result.problems.empty() &&
       result.hardware.empty()) {
-    throw bad_input("nothing to accept in '" + args.run + "'",
-                    "no benchmark of the run is in the reference or matches the spec" +
-                        std::string(args.suites.empty() && args.filter.empty()
-                                        ? ""
-                                        : " (after --suite/--filter)"),
-                    "check the run with `gpubench show " + args.run + "`");
+    throw bad_input(
+        "nothing to accept in '" + args.run + "'",
+        "no benchmark of the run is in the reference or matches the spec" +
+            std::string(args.suites.empty() && args.filter.empty() ? ""
+                                                                   : " (after --suite/--filter)"),
+        "check the run with `gpubench show " + args.run + "`");
   }
   // Written as it is produced (issue 16): to stdout, or to a temp file renamed over -o.
   std::optional<AtomicFileWriter> file;

@@ -13,6 +13,7 @@
 #include "harness/command.hpp"
 #include "harness/doctor.hpp"
 #include "harness/environment.hpp"
+#include "harness/runner.hpp"
 #include "results/store.hpp"
 #include "util/error.hpp"
 
@@ -22,7 +23,8 @@ namespace {
 struct DoctorArgs {
   std::string format = "text";
   std::string data_dir;
-  std::optional<int> expect_gpus;  // --expect-gpus N
+  std::string profile = "standard";  // whose datasets the free space must hold
+  std::optional<int> expect_gpus;    // --expect-gpus N
 };
 
 // --expect-gpus: the GPUs NVML lists against N; a missing one is named from the store's runs on
@@ -52,6 +54,8 @@ void do_doctor(const DoctorArgs& args, Context& ctx) {
   if (args.expect_gpus) compare::check_expect_gpus(*args.expect_gpus, "--expect-gpus");
   harness::DoctorOptions options;
   options.data_dir = args.data_dir;
+  harness::profile_defaults(args.profile);  // an unknown profile: exit 2 naming the known ones
+  options.profile = args.profile;
   std::vector<results::DoctorCheck> checks = harness::run_doctor(options);
   std::vector<std::string> shortfall;
   if (args.expect_gpus.has_value()) {
@@ -83,6 +87,10 @@ void add_doctor_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--data-dir", args->data_dir,
                   "dataset directory to check (default: the dataloader's: $GPUBENCH_DATA_DIR, "
                   "else $XDG_CACHE_HOME/gpubench, else ~/.cache/gpubench)");
+  cmd->add_option("--profile", args->profile,
+                  "the run profile whose dataloader datasets the data directory's free space must "
+                  "hold (quick, standard, full)")
+      ->capture_default_str();
   cmd->add_option("--expect-gpus", args->expect_gpus,
                   "GPUs this server must have: fewer fail (exit 3), naming the missing GPU's UUID "
                   "and the last run that saw it");

@@ -218,7 +218,13 @@ void do_run(const RunArgs& args, Context& ctx) {
   }
 
   // Readiness (gpubench doctor): one line before the run starts, stored with the run.
-  options.doctor = harness::run_doctor({});
+  // Free space is held to what the dataloader will write, when it runs (issue 23 item 19).
+  harness::DoctorOptions doctor_options;
+  doctor_options.profile.clear();
+  for (const auto& s : options.suites) {
+    if (s.name == "dataloader") doctor_options.profile = args.profile;
+  }
+  options.doctor = harness::run_doctor(doctor_options);
   if (args.expect_gpus.has_value()) {  // also a readiness check, so --require-ready refuses early
     results::SoftwareEnv software;
     const std::vector<results::GpuInfo> gpus = harness::probe_gpus(software);

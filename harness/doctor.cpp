@@ -8,14 +8,17 @@
 #include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <set>
 #include <system_error>
 
+#include "harness/discovery.hpp"
 #include "harness/doctor.hpp"
 #include "harness/doctor_detail.hpp"
 #include "harness/environment.hpp"
 #include "harness/nvml.hpp"
+#include "harness/run_plan.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
@@ -84,6 +87,32 @@ fs::path default_data_dir() {
   return gpubench::default_data_dir();  // the dataloader's own rule (util/fs.hpp)
 }
 
+DiskNeed dataloader_disk_need(const std::string& profile, const fs::path& data_dir) {
+  DiskNeed need;
+  need.profile = profile;
+  try {
+    for (const SuiteExecutable& s : discover_suites()) {
+      if (s.name != "dataloader") continue;
+      // Always a directory that exists, so that asking creates nothing: a data directory not
+      // created yet caches nothing, as an empty one does.
+      std::error_code ec;
+      std::optional<TempDir> empty;
+      fs::path asked = data_dir;
+      if (!fs::is_directory(data_dir, ec)) {
+        empty.emplace("gpubench-doctor-data");
+        asked = empty->path();
+      }
+      need.bytes = ask_suite_plan(s, profile, 0, 1, "", 30, {{"GPUBENCH_DATA_DIR", asked.string()}})
+                       .disk_bytes;
+      return need;
+    }
+    need.why = "no gpubench-dataloader found to say what the " + profile + " profile needs";
+  } catch (const Error& e) {
+    need.why = "gpubench-dataloader gave no plan (" + std::string(e.what()) + ")";
+  }
+  return need;
+}
+
 std::vector<DoctorCheck> run_doctor(const DoctorOptions& options) {
   std::vector<DoctorCheck> out;
   const Nvml nvml;
@@ -113,10 +142,12 @@ std::vector<DoctorCheck> run_doctor(const DoctorOptions& options) {
                                "cpufreq driver: a VM, or frequency managed by firmware)"));
 
   // Data storage.
-  const StorageFacts storage =
-      probe_storage(options.data_dir.empty() ? default_data_dir() : options.data_dir);
+  const fs::path data_dir = options.data_dir.empty() ? default_data_dir() : options.data_dir;
+  const StorageFacts storage = probe_storage(data_dir);
   out.push_back(check_storage_device(storage));
-  out.push_back(check_free_space(storage));
+  out.push_back(check_free_space(storage, options.profile.empty()
+                                              ? DiskNeed{}
+                                              : dataloader_disk_need(options.profile, data_dir)));
 
   // Driver and runtime.
   out.push_back(check_driver_cuda(driver, count));

@@ -63,9 +63,18 @@ struct StorageFacts {
 };
 // NVMe passes; another non-rotational device warns (SATA/SAS SSD); rotational warns (HDD).
 DoctorCheck check_storage_device(const StorageFacts& facts);
-// Free space of the dataset directory's file system: at least 10 GiB passes (the dataloader's
-// full-profile datasets), less warns; under 1 GiB fails (not even the quick profile fits).
-DoctorCheck check_free_space(const StorageFacts& facts);
+// What the selected profile's dataloader writes into the data directory before its cases (its
+// datasets not cached yet), from `gpubench-dataloader --gpubench_plan`; bytes unknown when no
+// dataloader suite answered (`why` says so).
+struct DiskNeed {
+  std::string profile;
+  std::optional<uint64_t> bytes;
+  std::string why;
+};
+// Free space of the dataset directory's file system. Against a known need: less than the need
+// fails, less than the need plus 1 GiB of headroom warns, else passes. Without one: at least
+// 10 GiB passes (the full profile's datasets), less warns, under 1 GiB fails.
+DoctorCheck check_free_space(const StorageFacts& facts, const DiskNeed& need = {});
 
 // Soft limits from getrlimit; nullopt = unlimited (RLIM_INFINITY).
 struct Limit {
@@ -263,7 +272,13 @@ DriverFacts probe_driver_facts(const Nvml& nvml);
 // ---- the whole doctor (doctor.cpp) --------------------------------------------------------------
 struct DoctorOptions {
   std::filesystem::path data_dir;  // empty: default_data_dir()
+  // The profile whose datasets the free space must hold (quick, standard, full); empty: do not
+  // ask the dataloader suite, judge the free space by fixed thresholds.
+  std::string profile = "standard";
 };
+// Asks the dataloader suite found next to gpubench (or on GPUBENCH_SUITE_PATH) what `profile`
+// writes into `data_dir`; never throws.
+DiskNeed dataloader_disk_need(const std::string& profile, const std::filesystem::path& data_dir);
 // The dataloader suite's data directory (gpubench::default_data_dir, util/fs.hpp): one rule.
 std::filesystem::path default_data_dir();
 

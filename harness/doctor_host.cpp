@@ -116,26 +116,45 @@ DoctorCheck check_storage_device(const StorageFacts& f) {
   return make_check(name, k_area_storage, status, value, expected, fix);
 }
 
-DoctorCheck check_free_space(const StorageFacts& f) {
+DoctorCheck check_free_space(const StorageFacts& f, const DiskNeed& need) {
   const std::string name = "storage.free_space";
-  const std::string expected =
+  const std::string fix = "free space there or point --data-dir / GPUBENCH_DATA_DIR elsewhere";
+  std::string expected =
       "at least 10 GiB free for the dataloader's datasets (full profile: 1 GiB per binary "
       "format, more for text; under 1 GiB not even the quick profile fits)";
-  const std::string fix = "free space there or point --data-dir / GPUBENCH_DATA_DIR elsewhere";
+  if (need.bytes) {
+    expected = "room for what the " + need.profile +
+               " profile's dataloader writes there (its datasets not cached yet: " +
+               bytes_text(static_cast<double>(*need.bytes)) + ") plus 1 GiB";
+  } else if (!need.why.empty()) {
+    expected += "; " + need.why;
+  }
   if (!f.free_bytes) {
     return unknown_check(name, k_area_storage, "statvfs('" + f.probed_path + "') failed", expected,
                          fix);
   }
   const double free = static_cast<double>(*f.free_bytes);
-  const CheckStatus status = free < k_gib        ? CheckStatus::fail
-                             : free < 10 * k_gib ? CheckStatus::warn
-                                                 : CheckStatus::pass;
+  CheckStatus status;
+  if (need.bytes) {
+    const double needed = static_cast<double>(*need.bytes);
+    status = free < needed           ? CheckStatus::fail
+             : free < needed + k_gib ? CheckStatus::warn
+                                     : CheckStatus::pass;
+  } else {
+    status = free < k_gib        ? CheckStatus::fail
+             : free < 10 * k_gib ? CheckStatus::warn
+                                 : CheckStatus::pass;
+  }
   // A directory not created yet is judged by the file system it will be created on.
   const std::string where = !f.missing ? "'" + f.probed_path + "'"
                                        : "'" + f.probed_path + "' (nearest existing parent of '" +
                                              f.path + "', the data directory)";
-  return make_check(name, k_area_storage, status, bytes_text(free) + " free at " + where, expected,
-                    fix);
+  std::string value = bytes_text(free) + " free at " + where;
+  if (need.bytes) {
+    value += "; the " + need.profile + " profile's datasets not cached yet need " +
+             bytes_text(static_cast<double>(*need.bytes));
+  }
+  return make_check(name, k_area_storage, status, value, expected, fix);
 }
 
 namespace {

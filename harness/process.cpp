@@ -11,7 +11,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <map>
 
@@ -143,6 +146,102 @@ std::vector<std::string> build_environment(
   _exit(127);
 }
 
+// Processes that left the suite's process group (setsid, a daemonizing double fork: MPI
+// launchers' daemons do) are out of reach of kill(-group). They still carry the suite's
+// environment, so every run_process gives its child a variable of its own,
+// GPUBENCH_TAG_<gpubench pid>_<n>=1, that descendants inherit (nested suites add theirs), and the
+// leftovers are found by it in /proc/<pid>/environ. A process that execs with a cleared
+// environment escapes this too; nothing short of a cgroup catches that.
+struct ProcessTag {
+  char entry[64] = {};  // "GPUBENCH_TAG_<pid>_<n>" (without '=')
+  std::size_t length = 0;
+};
+
+ProcessTag next_process_tag() {
+  static std::atomic<unsigned long> counter{0};
+  ProcessTag tag;
+  const int n = std::snprintf(tag.entry, sizeof tag.entry, "GPUBENCH_TAG_%ld_%lu",
+                              static_cast<long>(getpid()), ++counter);
+  tag.length = n > 0 ? static_cast<std::size_t>(n) : 0;
+  return tag;
+}
+
+// Whether the NUL-separated environment read from `fd` holds "<tag>=" as an entry. Async-signal-
+// safe (read only). The pattern starts with the NUL that ends the previous entry (the first
+// entry is preceded by a virtual one); NUL occurs nowhere else in it, so a mismatch restarts at
+// 0, or at 1 on a NUL, without missing a match.
+bool environ_has_tag(int fd, const ProcessTag& tag) {
+  char buf[4096];
+  std::size_t matched = 1;                   // the virtual NUL before the first entry
+  const std::size_t total = tag.length + 2;  // NUL + tag + '='
+  auto pattern_at = [&](std::size_t i) {
+    return i == 0 ? '\0' : i <= tag.length ? tag.entry[i - 1] : '=';
+  };
+  for (;;) {
+    const ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    for (ssize_t k = 0; k < n; ++k) {
+      const char c = buf[k];
+      if (c == pattern_at(matched)) {
+        if (++matched == total) return true;
+      } else {
+        matched = c == '\0' ? 1 : 0;
+      }
+    }
+  }
+}
+
+// Sends SIGKILL to every process (but this one) whose environment carries `tag`; returns how
+// many. Async-signal-safe: raw getdents64 on /proc, open/read/close, no allocation. A process
+// forked during a pass is caught by the next; passes stop when one finds nothing.
+int kill_tagged(const ProcessTag& tag) {
+  if (tag.length == 0) return 0;
+  int killed = 0;
+  const pid_t self = getpid();
+  for (int pass = 0; pass < 8; ++pass) {
+    int found = 0;
+    const int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0) return killed;
+    alignas(8) char entries[8192];
+    for (;;) {
+      const long n = syscall(SYS_getdents64, dir, entries, sizeof entries);
+      if (n <= 0) break;
+      for (long off = 0; off < n;) {
+        struct Dirent64 {
+          std::uint64_t ino;
+          std::int64_t off;
+          unsigned short reclen;
+          unsigned char type;
+          char name[1];
+        };
+        const auto* d = reinterpret_cast<const Dirent64*>(entries + off);
+        off += d->reclen;
+        long pid = 0;
+        bool digits = d->name[0] != '\0';
+        for (const char* c = d->name; *c && digits; ++c) {
+          digits = *c >= '0' && *c <= '9';
+          pid = pid * 10 + (*c - '0');
+        }
+        if (!digits || pid == self) continue;
+        char path[48] = "/proc/";
+        std::size_t len = 6;
+        for (const char* c = d->name; *c && len < sizeof path - 9; ++c) path[len++] = *c;
+        std::memcpy(path + len, "/environ", 9);
+        const int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) continue;  // gone, or another user's
+        const bool tagged = environ_has_tag(fd, tag);
+        close(fd);
+        if (tagged && kill(static_cast<pid_t>(pid), SIGKILL) == 0) ++found;
+      }
+    }
+    close(dir);
+    killed += found;
+    if (found == 0) break;
+  }
+  return killed;
+}
+
 // PR_SET_PDEATHSIG ends the suite with gpubench, kill -9 included, but not what the suite
 // started (MPI ranks under a launcher, a script's background jobs): re-parented to init, they
 // would run on. So a watchdog process waits on a pipe whose write end only gpubench holds:
@@ -154,7 +253,7 @@ struct Watchdog {
 };
 
 // Runs in the forked watchdog: async-signal-safe calls only.
-[[noreturn]] void watch_group(int read_fd, pid_t group) {
+[[noreturn]] void watch_group(int read_fd, pid_t group, const ProcessTag& tag) {
   // A group of its own: a kill of gpubench's whole process group (a supervisor's, a test's,
   // `kill -9 -PGID`) must not take the watchdog with it before it has killed the suite's.
   setpgid(0, 0);
@@ -186,16 +285,19 @@ struct Watchdog {
   do {
     n = read(read_fd, &byte, 1);
   } while (n < 0 && errno == EINTR);
-  if (n != 1) kill(-group, SIGKILL);
+  if (n != 1) {
+    kill(-group, SIGKILL);
+    kill_tagged(tag);  // what left the group (setsid)
+  }
   _exit(0);
 }
 
 // Best effort: without a watchdog (no pipe, no fork) the suite still dies with gpubench.
-Watchdog start_watchdog(pid_t group) {
+Watchdog start_watchdog(pid_t group, const ProcessTag& tag) {
   int p[2];
   if (pipe2(p, O_CLOEXEC) != 0) return {};
   const pid_t pid = fork();
-  if (pid == 0) watch_group(p[0], group);
+  if (pid == 0) watch_group(p[0], group, tag);
   if (pid > 0) setpgid(pid, pid);  // also done in the watchdog; whichever runs first
   close(p[0]);
   if (pid < 0) {
@@ -299,7 +401,10 @@ ProcessResult run_process(const ProcessSpec& spec) {
   ProcessResult result;
 
   // Everything the child needs is prepared before fork: no allocation after it.
-  std::vector<std::string> env_strings = build_environment(spec.env);
+  const ProcessTag tag = next_process_tag();
+  std::vector<std::pair<std::string, std::string>> env = spec.env;
+  env.emplace_back(std::string(tag.entry, tag.length), "1");
+  std::vector<std::string> env_strings = build_environment(env);
   std::vector<char*> envp;
   for (auto& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);
@@ -345,7 +450,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
                go_read.get(), go_write.get(), parent);
   }
   setpgid(pid, pid);  // also done in the child; whichever runs first wins the race
-  Watchdog watchdog = start_watchdog(pid);
+  Watchdog watchdog = start_watchdog(pid, tag);
   {
     const char go = 1;  // the child may exec now (see exec_child)
     ssize_t n;
@@ -438,6 +543,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
   }
   // The group may outlive its leader (a suite's helper processes): they go with it.
   kill(-pid, SIGKILL);
+  kill_tagged(tag);  // and what left it (setsid, a daemon's double fork)
   stop_watchdog(watchdog);
 
   tail.trim();

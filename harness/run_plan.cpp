@@ -66,6 +66,9 @@ PlannedSuite parse_suite_plan(const std::string& json_text, const std::string& f
   PlannedSuite s;
   s.suite = j.value("suite", "");
   s.assumptions = j.value("assumptions", "");
+  if (j.contains("disk_bytes") && j["disk_bytes"].is_number_unsigned()) {
+    s.disk_bytes = j["disk_bytes"].get<std::uint64_t>();
+  }
   double cases_s = 0;
   for (const auto& c : j["cases"]) {
     const std::string name = c.value("name", "");
@@ -80,13 +83,15 @@ PlannedSuite parse_suite_plan(const std::string& json_text, const std::string& f
 }
 
 PlannedSuite ask_suite_plan(const SuiteExecutable& suite, const std::string& profile, int gpus,
-                            int repetitions, const std::string& filter, double timeout_s) {
+                            int repetitions, const std::string& filter, double timeout_s,
+                            const std::vector<std::pair<std::string, std::string>>& env) {
   TempDir tmp("gpubench-plan");
   ProcessSpec spec;
   spec.argv = {suite.path.string(), "--gpubench_plan",
                "--gpubench_plan_gpus=" + std::to_string(gpus),
                "--gpubench_plan_repetitions=" + std::to_string(repetitions)};
   spec.env = {{"GPUBENCH_PROFILE", profile}};
+  spec.env.insert(spec.env.end(), env.begin(), env.end());
   spec.stdout_path = tmp.path() / "plan.json";
   spec.timeout_s = timeout_s;
   spec.kill_grace_s = 2;

@@ -4,9 +4,11 @@
 // runs on a GPU, nothing is stored, no database is opened.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/discovery.hpp"
@@ -18,6 +20,7 @@ struct PlannedSuite {
   std::vector<std::string> case_names;  // after --filter
   std::vector<double> case_seconds;     // parallel to case_names
   double fixed_s = 0;                   // the suite's estimate outside its cases (process start)
+  std::uint64_t disk_bytes = 0;         // written before its cases (datasets not cached yet)
   std::string assumptions;
   int cases() const { return static_cast<int>(case_names.size()); }
   double estimated_s() const;
@@ -40,9 +43,11 @@ struct RunPlan {
 // text is not a plan.
 PlannedSuite parse_suite_plan(const std::string& json_text, const std::string& filter);
 
-// Asks one suite for its plan. Throws Error(infrastructure) when it does not answer.
+// Asks one suite for its plan (`env` added to the suite's environment). Throws
+// Error(infrastructure) when it does not answer.
 PlannedSuite ask_suite_plan(const SuiteExecutable& suite, const std::string& profile, int gpus,
-                            int repetitions, const std::string& filter, double timeout_s = 60);
+                            int repetitions, const std::string& filter, double timeout_s = 60,
+                            const std::vector<std::pair<std::string, std::string>>& env = {});
 
 // The GPU count of this machine from NVML, with a note saying how it was found (0 when NVML is
 // missing or sees no GPU).

@@ -156,8 +156,8 @@ void copy_baselines(Database& db, MergeSummary& summary) {
     } else if (existing) {
       summary.baselines_kept.push_back(
           baseline + (*existing == *run ? " (already here)"
-                                        : " (this database's '" + baseline +
-                                              "' names run " + std::to_string(*existing) + ")"));
+                                        : " (this database's '" + baseline + "' names run " +
+                                              std::to_string(*existing) + ")"));
     } else {
       ins.bind(1, baseline).bind(2, *run).run();
       summary.baselines_added.push_back(baseline);
@@ -211,7 +211,8 @@ MergeSummary merge_attached(Database& db, const MergeOptions& options) {
     copy.copy("run_tags", {{"run_id", "?2"}}, "WHERE s.run_id = ?1", {old_run, run});
     copy.copy("run_gpus", {{"run_id", "?2"}, {"gpu_device_id", gpu_map}}, "WHERE s.run_id = ?1",
               {old_run, run});
-    if (doctor) copy.copy("doctor_checks", {{"run_id", "?2"}}, "WHERE s.run_id = ?1", {old_run, run});
+    if (doctor)
+      copy.copy("doctor_checks", {{"run_id", "?2"}}, "WHERE s.run_id = ?1", {old_run, run});
     std::vector<int64_t> suite_runs;
     {
       Statement st = db.prepare("SELECT id FROM src.suite_runs WHERE run_id = ?1 ORDER BY id");

@@ -247,14 +247,18 @@ void insert_exported_tables(Database& db, const json& tables, const std::string&
         !t.contains("rows") || !t["rows"].is_array()) {
       bad_export(source, where + " needs \"columns\" and \"rows\" arrays");
     }
-    std::set<std::string> known, numeric;  // numeric: declared INTEGER or REAL
+    // numeric: declared INTEGER or REAL; required: NOT NULL without a default
+    std::set<std::string> known, numeric, required;
     {
-      Statement st = db.prepare("SELECT name, upper(type) FROM pragma_table_info(?1)");
+      Statement st = db.prepare(
+          "SELECT name, upper(type), \"notnull\", dflt_value IS NULL FROM "
+          "pragma_table_info(?1)");
       st.bind(1, table.name);
       while (st.step()) {
         known.insert(st.column_text(0));
         const std::string type = st.column_text(1);
         if (type == "INTEGER" || type == "REAL") numeric.insert(st.column_text(0));
+        if (st.column_int64(2) != 0 && st.column_int64(3) != 0) required.insert(st.column_text(0));
       }
     }
     std::vector<std::size_t> take;  // positions in each row of the columns inserted
@@ -279,7 +283,7 @@ void insert_exported_tables(Database& db, const json& tables, const std::string&
       for (std::size_t k = 0; k < take.size(); ++k) {
         const json& v = row[take[k]];
         const int index = static_cast<int>(k + 1);
-        if (v.is_null()) {
+        if (v.is_null() && !required.count(names[k])) {
           ins.bind_null(index);
         } else if (v.is_number_integer()) {
           ins.bind(index, v.get<int64_t>());

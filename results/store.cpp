@@ -95,7 +95,8 @@ fs::path snapshot_with_wal(const fs::path& path) {
   if (ec) {
     throw infrastructure("cannot read database " + quoted(path),
                          "its -wal file holds changes that a read-only open here cannot see, and "
-                         "copying the two failed: " + ec.message(),
+                         "copying the two failed: " +
+                             ec.message(),
                          "free space in the temporary directory, or open it where it is writable");
   }
   return copy;
@@ -324,12 +325,12 @@ void Store::check_database_file(int64_t run_id) {
   }
   if (static_cast<uint64_t>(st.st_dev) != m_file_id->first ||
       static_cast<uint64_t>(st.st_ino) != m_file_id->second) {
-    throw infrastructure("database " + db + " was replaced by another file while " + run +
-                             " was writing it",
-                         "what the run stored went to the file that was there before; the file "
-                         "there now was not written",
-                         "keep the database in place while a run writes it (copy it with "
-                         "`gpubench import`), then run again");
+    throw infrastructure(
+        "database " + db + " was replaced by another file while " + run + " was writing it",
+        "what the run stored went to the file that was there before; the file "
+        "there now was not written",
+        "keep the database in place while a run writes it (copy it with "
+        "`gpubench import`), then run again");
   }
   // A run this Store began (not an id a caller made up: that stays bad input) must be there.
   if (!m_run_locks.count(run_id)) return;

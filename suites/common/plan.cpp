@@ -85,6 +85,7 @@ std::string plan_json(const SuitePlan& plan) {
                               {"gpus", plan.gpus},
                               {"cases", cases},
                               {"estimated_s", plan.estimated_s()},
+                              {"disk_bytes", plan.disk_bytes},
                               {"assumptions", plan.assumptions}};
   return out.dump();
 }

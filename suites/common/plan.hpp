@@ -110,6 +110,9 @@ struct SuitePlan {
   int gpus = 0;
   std::vector<PlannedCase> cases;
   double fixed_s = 0;  // process start and per-GPU initialisation, outside any case
+  // Bytes the suite writes to disk before its cases (the dataloader's datasets not cached yet):
+  // `gpubench doctor` holds the data directory's free space to it.
+  std::uint64_t disk_bytes = 0;
   std::string assumptions;
   double estimated_s() const;  // fixed_s + every case
 };
@@ -118,7 +121,7 @@ struct SuitePlan {
 double startup_seconds(int gpus, const ModelRates& rates);
 
 // {"suite":..., "gpus":N, "cases":[{"name":...,"estimated_s":...}], "estimated_s": total,
-//  "assumptions": "..."} (one line).
+//  "disk_bytes": N, "assumptions": "..."} (one line).
 std::string plan_json(const SuitePlan& plan);
 
 // The value of --<name>=N in argv, when present (N >= 0): --gpubench_plan_gpus=N,

@@ -58,6 +58,7 @@ suite::SuitePlan plan_dataloader(const suite::PlanRequest& request, const SuiteC
     }
   }
   plan.fixed_s += suite::transfer_seconds(static_cast<double>(to_generate), r.generate_bytes_per_s);
+  plan.disk_bytes = to_generate;
   for (const CaseOutline& c : case_outlines(config)) {
     plan.cases.push_back({c.name, planned_case_seconds(c, repetitions, r)});
   }

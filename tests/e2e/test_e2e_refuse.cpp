@@ -92,17 +92,37 @@ TEST(E2eRefuse, AnExportedValueThatIsNotANumberIsRefusedNotSkipped) {
   ASSERT_LT(row, original["results"].size());
   const std::string benchmark = original["results"][row]["benchmark"];
   const fs::path other_db = ws.root() / "other.db";
+  // The table form (what export writes since issue 23): the samples table's value column.
+  ASSERT_TRUE(original.contains("tables")) << "export writes the run's tables";
+  const json& samples = original["tables"]["samples"];
+  std::size_t value_column = 0;
+  while (value_column < samples["columns"].size() && samples["columns"][value_column] != "value") {
+    ++value_column;
+  }
+  ASSERT_LT(value_column, samples["columns"].size());
+  ASSERT_GE(samples["rows"].size(), 2U);
   for (const json& bad : {json("12.5"), json(nullptr), json::array({1})}) {
-    json doc = original;
-    doc["results"][row]["values"][1] = bad;
-    const fs::path file = ws.root() / "bad.json";
-    write_text(file, doc.dump());
-    const CliResult r = ws.run({"import", file.string(), "--db=" + other_db.string()});
-    EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
-    EXPECT_TRUE(contains(r.err, benchmark)) << r.err;
-    EXPECT_TRUE(contains(r.err, "values[1] is " + bad.dump())) << r.err;
-    EXPECT_EQ(ws.run({"runs", "--format", "json", "--db=" + other_db.string()}).out.find("uuid"),
-              std::string::npos);
+    json results_form = original;  // as an export written before "tables" existed
+    results_form.erase("tables");
+    results_form["results"][row]["values"][1] = bad;
+    json tables_form = original;
+    tables_form["tables"]["samples"]["rows"][1][value_column] = bad;
+    for (const json& doc : {results_form, tables_form}) {
+      const fs::path file = ws.root() / "bad.json";
+      write_text(file, doc.dump());
+      const CliResult r = ws.run({"import", file.string(), "--db=" + other_db.string()});
+      EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
+      if (doc.contains("tables")) {
+        EXPECT_TRUE(
+            contains(r.err, "tables.samples.rows[1]: value is " + bad.dump() + ", not a number"))
+            << r.err;
+      } else {
+        EXPECT_TRUE(contains(r.err, benchmark)) << r.err;
+        EXPECT_TRUE(contains(r.err, "values[1] is " + bad.dump())) << r.err;
+      }
+      EXPECT_EQ(ws.run({"runs", "--format", "json", "--db=" + other_db.string()}).out.find("uuid"),
+                std::string::npos);
+    }
   }
 }
 
@@ -211,6 +231,56 @@ TEST(E2eRefuse, DoctorChecksTheDataloadersCacheDirectoryThroughItsNearestParent)
   EXPECT_TRUE(contains(value, fs::canonical(ws.root()).string())) << value;
 }
 
+TEST(E2eRefuse, DoctorHoldsTheFreeSpaceToWhatTheProfilesDataloaderWrites) {
+  Workspace ws;
+  const fs::path data = ws.root() / "data";  // empty: every dataset is still to be generated
+  const CliResult r = ws.run({"doctor", "--profile", "quick", "--format", "json"},
+                             {{"GPUBENCH_DATA_DIR", data.string()}});
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
+  const json doc = json::parse(r.out);
+  std::string value;
+  for (const json& c : doc["checks"]) {
+    if (c["name"] == "storage.free_space") value = c["value"];
+  }
+  EXPECT_TRUE(contains(value, "the quick profile's datasets not cached yet need")) << value;
+  EXPECT_FALSE(contains(value, "need 0 B")) << value;
+  const CliResult bad = ws.run({"doctor", "--profile", "huge"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_TRUE(contains(bad.err, "unknown profile 'huge'")) << bad.err;
+}
+
+TEST(E2eRefuse, DoctorFailsWhenTheDataloaderNeedsMoreThanTheDiskHolds) {
+  Workspace ws;
+  // FIXTURE dataloader (found first on GPUBENCH_SUITE_PATH): its plan says it writes 1 EiB.
+  const fs::path suite = ws.suites() / "gpubench-dataloader";
+  fs::remove(suite);
+  write_text(suite, R"(#!/bin/sh
+for a in "$@"; do
+  case "$a" in
+    --gpubench_plan)
+      echo '{"suite":"dataloader","gpus":0,"cases":[],"estimated_s":1,"disk_bytes":1152921504606846976,"assumptions":"FIXTURE"}'
+      exit 0 ;;
+  esac
+done
+exit 1
+)");
+  ::chmod(suite.c_str(), 0755);
+  const CliResult r = ws.run({"doctor", "--profile", "full", "--format", "json"},
+                             {{"GPUBENCH_DATA_DIR", (ws.root() / "data").string()}});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const json doc = json::parse(r.out);
+  int seen = 0;
+  for (const json& c : doc["checks"]) {
+    if (c["name"] != "storage.free_space") continue;
+    ++seen;
+    EXPECT_EQ(c["status"], "fail") << c.dump();
+    EXPECT_TRUE(contains(c["value"].get<std::string>(),
+                         "the full profile's datasets not cached yet need 1024 PiB"))
+        << c.dump();
+  }
+  EXPECT_EQ(seen, 1) << r.out;
+}
+
 // ---- 20: nothing outlives a killed gpubench ---------------------------------------------------
 
 // The fixture's `sleep` still runs: its /proc/PID/stat names it and is not a zombie (a PID
@@ -269,6 +339,74 @@ wait
   }
   EXPECT_FALSE(survived) << "the suite's child outlived gpubench's kill -9: " << stat << "\n"
                          << r.stderr_tail;
+}
+
+// FIXTURE suite (written by the tests below): its child leaves the process group with setsid,
+// as an MPI launcher's daemon does, writes its PID, and runs `sleep 300`; the suite then waits
+// for it (`wait`) or exits at once (`exit`).
+fs::path write_setsid_suite(const Workspace& ws, const std::string& then) {
+  const fs::path suite = ws.suites() / "gpubench-fixture_setsid";
+  write_text(suite, R"(#!/bin/sh
+for a in "$@"; do
+  case "$a" in
+    --gpubench_info)
+      echo '{"suite":"fixture_setsid","description":"FIXTURE: a child in a session of its own","metrics":[],"runnable":true,"reason":"","notes":[]}'
+      exit 0 ;;
+    --benchmark_list_tests=true) echo "fixture_setsid/forever"; exit 0 ;;
+  esac
+done
+setsid sh -c 'echo $$ > "$FIXTURE_SPAWN_PID.tmp"; mv "$FIXTURE_SPAWN_PID.tmp" "$FIXTURE_SPAWN_PID"; exec sleep 300' &
+while [ ! -s "$FIXTURE_SPAWN_PID" ]; do sleep 0.05; done
+)" + then + "\n");
+  ::chmod(suite.c_str(), 0755);
+  return suite;
+}
+
+// Waits up to 5 s for the fixture's sleep to end; kills it when it did not (no leftover).
+bool survives(pid_t pid, std::string& stat) {
+  for (int i = 0; i < 100 && sleep_running(pid); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  if (!sleep_running(pid)) return false;
+  std::getline(std::ifstream("/proc/" + std::to_string(pid) + "/stat"), stat);
+  ::kill(pid, SIGKILL);
+  return true;
+}
+
+TEST(E2eRefuse, AChildThatLeftTheSuitesProcessGroupDiesWhenGpubenchIsKilled) {
+  Workspace ws;
+  write_setsid_suite(ws, "wait");
+  const fs::path pid_file = ws.root() / "child.pid";
+  harness::ProcessSpec spec;
+  spec.argv = {"/bin/sh", "-c",
+               "\"$GB\" run --suite fixture_setsid & gb=$!; n=0; "
+               "while [ ! -s \"$FIXTURE_SPAWN_PID\" ] && [ $n -lt 300 ]; do sleep 0.05; "
+               "n=$((n+1)); done; kill -9 $gb; wait $gb; exit 0"};
+  spec.env = {{"GB", gpubench_binary().string()},
+              {"FIXTURE_SPAWN_PID", pid_file.string()},
+              {"GPUBENCH_SUITE_PATH", ws.suites().string()},
+              {"GPUBENCH_DB", ws.db().string()},
+              {"CI", "1"}};
+  spec.timeout_s = 60;
+  const harness::ProcessResult r = harness::run_process(spec);
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_tail;
+  ASSERT_TRUE(fs::exists(pid_file)) << r.stderr_tail;
+  std::string stat;
+  EXPECT_FALSE(survives(std::stoi(read_file(pid_file)), stat))
+      << "a child in a session of its own outlived gpubench's kill -9: " << stat;
+}
+
+TEST(E2eRefuse, AChildThatLeftTheSuitesProcessGroupDiesWhenTheSuiteEnds) {
+  Workspace ws;
+  write_setsid_suite(ws, "exit 1");
+  const fs::path pid_file = ws.root() / "child.pid";
+  const CliResult r = ws.run({"run", "--suite", "fixture_setsid", ws.db_arg()},
+                             {{"FIXTURE_SPAWN_PID", pid_file.string()}});
+  EXPECT_EQ(r.exit_code, 3) << r.err;  // the suite failed (exit 1): stored as failed
+  ASSERT_TRUE(fs::exists(pid_file)) << r.err;
+  std::string stat;
+  EXPECT_FALSE(survives(std::stoi(read_file(pid_file)), stat))
+      << "a child in a session of its own outlived its suite's end: " << stat;
 }
 
 TEST(E2eRefuse, AKilledImportsTempDirIsRemovedByTheNextImport) {

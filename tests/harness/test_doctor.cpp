@@ -88,6 +88,31 @@ TEST(Doctor, FreeSpace) {
   EXPECT_EQ(check_free_space(f).status, CheckStatus::unknown);
 }
 
+// Issue 23 item 19: against what the profile's dataloader writes, not fixed thresholds: short of
+// the need fails, within 1 GiB of it warns, and 5 GiB is plenty for a quick profile's 300 MiB.
+TEST(Doctor, FreeSpaceAgainstTheProfilesNeed) {
+  StorageFacts f;
+  f.probed_path = "/data";
+  DiskNeed need;
+  need.profile = "quick";
+  need.bytes = static_cast<uint64_t>(300.0 * 1024 * 1024);
+  f.free_bytes = 200 * 1024 * 1024;
+  DoctorCheck c = check_free_space(f, need);
+  EXPECT_EQ(c.status, CheckStatus::fail);
+  EXPECT_TRUE(contains(c.value, "the quick profile's datasets not cached yet need 300 MiB"))
+      << c.value;
+  f.free_bytes = 1024 * 1024 * 1024;
+  EXPECT_EQ(check_free_space(f, need).status, CheckStatus::warn);
+  f.free_bytes = 5 * k_gib;  // warned under fixed thresholds (< 10 GiB)
+  EXPECT_EQ(check_free_space(f, need).status, CheckStatus::pass);
+  EXPECT_EQ(check_free_space(f).status, CheckStatus::warn);
+  need.bytes.reset();
+  need.why = "no gpubench-dataloader found to say what the quick profile needs";
+  c = check_free_space(f, need);
+  EXPECT_EQ(c.status, CheckStatus::warn);
+  EXPECT_TRUE(contains(c.expected, need.why)) << c.expected;
+}
+
 // Issue 23 item 19: a data directory not created yet is judged by its nearest existing parent,
 // and the value says so (the dataloader creates it there).
 TEST(Doctor, FreeSpaceOfADirectoryNotYetCreatedNamesItsParent) {
