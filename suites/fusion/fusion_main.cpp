@@ -4,6 +4,7 @@
 // measured on the CPU. See suites/fusion/README.md for names, byte counts and sweeps.
 //
 // Flags besides Google Benchmark's: --device N | all (or GPUBENCH_DEVICE), --gpubench_info.
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -88,8 +89,9 @@ int fusion_main(int argc, char** argv) {
   info.metrics = metrics();
   info.availability = [&] {
     suite::Availability a;
-    a.notes.push_back("host cases: " + std::to_string(suites::memory::usable_cpu_count()) +
-                      " usable CPUs");
+    const int cpus = suites::memory::usable_cpu_count();
+    a.notes.push_back("host cases: " + std::to_string(cpus) + " usable CPUs, threads up to " +
+                      std::to_string(std::max(cpus - 1, 1)) + " (one left to the harness)");
 #if GPUBENCH_FUSION_DEVICE
     a.notes.push_back(device_reason.empty() ? "device cases: available"
                                             : "device cases: skipped: " + device_reason);
