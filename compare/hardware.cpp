@@ -253,18 +253,34 @@ void count_lost_hardware(const Side& base, const Side& candidate, Comparison& cm
       lost[u.key] = "lost with its GPU: the candidate skipped it (" + it->second + ")";
     }
   }
+  // Per suite, a GPU that measured it on base and is gone from the candidate's runs. CUDA numbers
+  // the remaining GPUs from 0, so losing GPU 3 of 8 removes the series of `device:7`, whose own
+  // GPU is still there (as device 6): the suite's removed GPU series are lost all the same.
+  std::map<std::string, std::string> gone_by_suite;
+  for (const results::ResultRow& row : base.results) {
+    if (!row.device_index || row.gpu_uuid.empty() || row.gpu_uuid == results::k_unknown ||
+        view.uuids.count(row.gpu_uuid) || !view.suites.count(row.suite)) {
+      continue;
+    }
+    gone_by_suite.try_emplace(row.suite, row.gpu_uuid);
+  }
   std::map<Key, Entry> made;
   for (const results::ResultRow& row : base.results) {
     const Key key{row.suite, row.benchmark, row.metric,
                   row.device_index ? "gpu" + std::to_string(*row.device_index) : "host"};
     if (!removed.count(key) || key.device == "host" || !view.suites.count(key.suite)) continue;
     if (!lost.count(key)) {
-      if (row.gpu_uuid.empty() || row.gpu_uuid == results::k_unknown ||
-          view.uuids.count(row.gpu_uuid)) {
+      const bool own_gpu_known = !row.gpu_uuid.empty() && row.gpu_uuid != results::k_unknown;
+      if (own_gpu_known && !view.uuids.count(row.gpu_uuid)) {
+        lost[key] = "lost with its GPU: " + row.gpu_uuid + " measured it on base and is not in " +
+                    "the candidate's run";
+      } else if (auto gone = gone_by_suite.find(key.suite); gone != gone_by_suite.end()) {
+        lost[key] = "lost with a GPU: " + gone->second + " measured this suite on base and is " +
+                    "not in the candidate's run (CUDA numbered the remaining GPUs from 0, so " +
+                    "this device number is gone)";
+      } else {
         continue;
       }
-      lost[key] = "lost with its GPU: " + row.gpu_uuid + " measured it on base and is not in " +
-                  "the candidate's run";
     }
     Entry& e = made[key];
     if (e.key.suite.empty()) {

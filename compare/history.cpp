@@ -23,6 +23,7 @@ struct RunClass {
   std::string cpu_model;
   std::string gpus;  // GPU model names in device order, '\n'-separated; "" without GPUs
   int64_t configuration_id = 0;
+  int64_t host_id = 0;  // 0 unless history must come from the base side's host
   auto operator<=>(const RunClass&) const = default;
 };
 
@@ -41,11 +42,12 @@ std::string id_array(const std::vector<int64_t>& ids) {
 
 // Complete runs that started no later than `newest`, and the base side's runs, newest first.
 std::vector<RunFacts> load_runs(results::Database& db, const std::string& newest,
-                                const std::vector<int64_t>& base_ids) {
+                                const std::vector<int64_t>& base_ids, bool same_host) {
   std::vector<RunFacts> runs;
   std::unordered_map<int64_t, std::size_t> index;
   Statement st = db.prepare(
-      "SELECT r.id, r.status, r.configuration_id, h.cpu_model, sr.id, sr.suite, sr.status "
+      "SELECT r.id, r.status, r.configuration_id, h.cpu_model, sr.id, sr.suite, sr.status, "
+      "r.host_id "
       "FROM runs r JOIN hosts h ON h.id = r.host_id LEFT JOIN suite_runs sr ON sr.run_id = r.id "
       "WHERE (r.started_at <= ?1 AND r.status = 'complete') OR r.id IN "
       "(SELECT value FROM json_each(?2)) ORDER BY r.started_at DESC, r.id DESC, sr.id");
@@ -59,6 +61,7 @@ std::vector<RunFacts> load_runs(results::Database& db, const std::string& newest
       f.complete = st.column_text(1) == "complete";
       f.cls.configuration_id = st.column_int64(2);
       f.cls.cpu_model = st.column_text(3);
+      if (same_host) f.cls.host_id = st.column_int64(7);
       runs.push_back(std::move(f));
     }
     if (!st.is_null(4) && st.column_text(6) == "ok") {
@@ -136,7 +139,8 @@ void check_history_window(int window) {
 }
 
 HistoryNoise load_history_noise(results::Store& store, const Side& base, const Side& candidate,
-                                int window, const std::optional<std::string>& metric) {
+                                int window, const std::optional<std::string>& metric,
+                                bool same_host) {
   HistoryNoise noise;
   if (window <= 0 || base.runs.empty()) return noise;
   // History ends with the candidate: runs after it were made with the change in place.
@@ -159,7 +163,7 @@ HistoryNoise load_history_noise(results::Store& store, const Side& base, const S
     if (!base_group.count(id)) candidate_ids.insert(id);
   }
   results::Database& db = store.database();
-  std::vector<RunFacts> runs = load_runs(db, newest, base_ids);
+  std::vector<RunFacts> runs = load_runs(db, newest, base_ids, same_host);
 
   std::set<RunClass> classes;
   for (const RunFacts& f : runs) {

@@ -38,9 +38,12 @@ void check_history_window(int window);
 // Two queries for the runs plus two for the samples, whatever the number of series. Per-run
 // medians are Google Benchmark's `median` aggregates where the suite run recorded them, else the
 // median of the run's unthrottled repetitions. `window` 0 returns an empty map. `metric`: as
-// Options::metric (only that metric; default all but cpu_time).
+// Options::metric (only that metric; default all but cpu_time). `same_host`: history runs also
+// share the base side's host (accept: the reference machine's own run-to-run noise, not the
+// spread between the servers of a merged fleet database).
 HistoryNoise load_history_noise(results::Store& store, const Side& base, const Side& candidate,
                                 int window = k_default_history_window,
-                                const std::optional<std::string>& metric = std::nullopt);
+                                const std::optional<std::string>& metric = std::nullopt,
+                                bool same_host = false);
 
 }  // namespace gpubench::compare

@@ -108,9 +108,12 @@ void do_accept(const AcceptArgs& args, Context& ctx) {
     auto [candidate, reference] = compare::load_sides(store, args.run, args.against, 1, keep);
     run = std::move(candidate);
     // Run-to-run noise from the reference's history, as compare draws it (the reference is the
-    // base side): the same machine minutes later must not fail on noise a single run hides.
+    // base side), on the reference's own host: the same machine minutes later must not fail on
+    // noise a single run hides, and the spread between the servers of a merged fleet database
+    // is not noise to forgive.
     const compare::HistoryNoise history =
-        compare::load_history_noise(store, reference, run, args.history);
+        compare::load_history_noise(store, reference, run, args.history, std::nullopt,
+                                    /*same_host=*/true);
     options.history = &history;
     options.history_window = args.history;
     result = compare::accept_against_reference(run, reference, options);

@@ -106,9 +106,16 @@ void print_summary(const std::string& file, const results::MergeSummary& sum, Co
   *ctx.out << "imported " << file << ": " << sum.added.size() << " run(s) added, "
            << sum.skipped.size() << " already present (same UUID), " << sum.samples << " samples\n";
   for (const std::string& uuid : sum.added) *ctx.out << "  added " << uuid << '\n';
+  // A database is merged again later; an export is a snapshot of a run that was still going.
+  const bool database = is_sqlite_file(file);
   for (const std::string& uuid : sum.running) {
-    *ctx.out << "  left out " << uuid << ": still running in " << file
-             << "; import it again once the run has finished\n";
+    if (database) {
+      *ctx.out << "  left out " << uuid << ": still running in " << file
+               << "; import it again once the run has finished\n";
+    } else {
+      *ctx.out << "  left out " << uuid << ": it was still running when " << file
+               << " was exported; export it again once the run has finished\n";
+    }
   }
   for (const std::string& name : sum.baselines_added) *ctx.out << "  baseline " << name << '\n';
   for (const std::string& name : sum.baselines_kept) {
@@ -226,8 +233,8 @@ class StreamingImport : public results::EntrySink {
       std::string suite;
       const results::RunInfo info = run_info_from(m_args, m_ctx, *c, suite);
       m_created = std::make_unique<CreatedDatabase>(m_ctx);
-      m_store = std::make_unique<results::Store>(
-          open_store(m_ctx, results::OpenMode::read_write_create));
+      m_store =
+          std::make_unique<results::Store>(open_store(m_ctx, results::OpenMode::read_write_create));
       m_import = m_store->begin_import(info, suite_run_of(m_args, info, suite), *c, suite);
     });
     return true;
@@ -297,8 +304,7 @@ void do_import(const ImportArgs& args, Context& ctx) {
   resolve_db_path(ctx);
   if (is_sqlite_file(args.file)) {
     results::Store store = open_store(ctx, results::OpenMode::read_write_create);
-    print_summary(args.file,
-                  results::merge_database(store, args.file, {args.with_baselines}), ctx);
+    print_summary(args.file, results::merge_database(store, args.file, {args.with_baselines}), ctx);
     return;
   }
   // One pass over the file (Google Benchmark's NaN tolerated); its entries are stored as they
@@ -329,8 +335,8 @@ void do_import(const ImportArgs& args, Context& ctx) {
   }
   if (results::is_run_export(doc)) {
     results::Store store = open_store(ctx, results::OpenMode::read_write_create);
-    print_summary(args.file,
-                  results::import_run_json(store, doc, args.file, {args.with_baselines}), ctx);
+    print_summary(args.file, results::import_run_json(store, doc, args.file, {args.with_baselines}),
+                  ctx);
     return;
   }
   if (!doc.is_object() || !doc.contains("benchmarks") || !doc["benchmarks"].is_array()) {

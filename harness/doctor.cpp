@@ -104,10 +104,15 @@ DiskNeed dataloader_disk_need(const std::string& profile, const fs::path& data_d
       }
       need.bytes = ask_suite_plan(s, profile, 0, 1, "", 30, {{"GPUBENCH_DATA_DIR", asked.string()}})
                        .disk_bytes;
+      if (!need.bytes) {
+        need.why =
+            "gpubench-dataloader's plan does not say what it writes (rebuild the suites "
+            "with this gpubench)";
+      }
       return need;
     }
     need.why = "no gpubench-dataloader found to say what the " + profile + " profile needs";
-  } catch (const Error& e) {
+  } catch (const std::exception& e) {  // gpubench::Error, or a plan of the wrong JSON types
     need.why = "gpubench-dataloader gave no plan (" + std::string(e.what()) + ")";
   }
   return need;

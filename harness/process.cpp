@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <random>
 
 #include "results/sqlite.hpp"
 #include "util/clock.hpp"
@@ -149,19 +150,25 @@ std::vector<std::string> build_environment(
 // Processes that left the suite's process group (setsid, a daemonizing double fork: MPI
 // launchers' daemons do) are out of reach of kill(-group). They still carry the suite's
 // environment, so every run_process gives its child a variable of its own,
-// GPUBENCH_TAG_<gpubench pid>_<n>=1, that descendants inherit (nested suites add theirs), and the
-// leftovers are found by it in /proc/<pid>/environ. A process that execs with a cleared
+// GPUBENCH_TAG_<gpubench pid>_<nonce>_<n>=1, that descendants inherit (nested suites add theirs),
+// and the leftovers are found by it in /proc/<pid>/environ. A process that execs with a cleared
 // environment escapes this too; nothing short of a cgroup catches that.
 struct ProcessTag {
-  char entry[64] = {};  // "GPUBENCH_TAG_<pid>_<n>" (without '=')
+  char entry[80] = {};  // "GPUBENCH_TAG_<pid>_<nonce>_<n>" (without '=')
   std::size_t length = 0;
 };
 
 ProcessTag next_process_tag() {
   static std::atomic<unsigned long> counter{0};
+  // The pid alone is not unique across PID namespaces (a container's gpubench, seen from the
+  // host as root): a random part per gpubench process makes another one's tag unguessable.
+  static const unsigned long nonce = [] {
+    std::random_device rd;
+    return (static_cast<unsigned long>(rd()) << 32) ^ rd();
+  }();
   ProcessTag tag;
-  const int n = std::snprintf(tag.entry, sizeof tag.entry, "GPUBENCH_TAG_%ld_%lu",
-                              static_cast<long>(getpid()), ++counter);
+  const int n = std::snprintf(tag.entry, sizeof tag.entry, "GPUBENCH_TAG_%ld_%lx_%lu",
+                              static_cast<long>(getpid()), nonce, ++counter);
   tag.length = n > 0 ? static_cast<std::size_t>(n) : 0;
   return tag;
 }

@@ -20,7 +20,9 @@ struct PlannedSuite {
   std::vector<std::string> case_names;  // after --filter
   std::vector<double> case_seconds;     // parallel to case_names
   double fixed_s = 0;                   // the suite's estimate outside its cases (process start)
-  std::uint64_t disk_bytes = 0;         // written before its cases (datasets not cached yet)
+  // Written before its cases (datasets not cached yet); nullopt from a suite whose plan does not
+  // say (one built by an older gpubench).
+  std::optional<std::uint64_t> disk_bytes;
   std::string assumptions;
   int cases() const { return static_cast<int>(case_names.size()); }
   double estimated_s() const;

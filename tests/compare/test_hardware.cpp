@@ -163,3 +163,22 @@ TEST(Hardware, AGpuLostFromTheCandidateIsMissingAndFailsByDefault) {
   EXPECT_EQ(partial.removed.size(), 8u);
   EXPECT_EQ(partial.count(Verdict::missing), 0u);
 }
+
+// CUDA numbers the GPUs that are left from 0: GPU 3 of 8 lost, the candidate's device:3..6 are
+// GPUs 4..7 and the series that disappears is device:7, whose own GPU is still in the run. It is
+// lost all the same (a review of the merged issue 23 found the first version let this pass).
+TEST(Hardware, AGpuLostFromTheMiddleIsMissingThoughTheGpusWereRenumbered) {
+  const Side base = server(1, gpus(8), std::vector(8, 400.0));
+  std::vector<GpuInfo> left = gpus(8);
+  left.erase(left.begin() + 3);
+  const Side candidate = server(2, left, std::vector(7, 400.0));
+  const Comparison cmp = compare_sides(base, candidate, Options{});
+  EXPECT_TRUE(cmp.removed.empty());
+  ASSERT_EQ(cmp.count(Verdict::missing), 1u);
+  for (const Entry& e : cmp.entries) {
+    if (e.verdict != Verdict::missing) continue;
+    EXPECT_TRUE(e.lost_hardware);
+    EXPECT_NE(e.reason.find("GPU-fixture-3"), std::string::npos) << e.reason;
+  }
+  EXPECT_EQ(cmp.exit_code(FailOn::regression), 1);
+}

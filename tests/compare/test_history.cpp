@@ -62,9 +62,10 @@ class History : public ::testing::Test {
 
   // Adds a complete run; returns its id. Runs get increasing start times.
   int64_t add_run(double level, double cv = 0.002, const std::string& profile = "quick",
-                  const std::string& cpu = "Fixture CPU", bool median_row = false) {
+                  const std::string& cpu = "Fixture CPU", bool median_row = false,
+                  const std::string& host = "fixture-host") {
     results::RunInfo info;
-    info.host.hostname = "fixture-host";
+    info.host.hostname = host;
     info.host.cpu_model = cpu;
     info.config.profile = profile;
     char started[40];
@@ -174,6 +175,27 @@ TEST_F(History, CandidateRunsAndOtherClassesAreExcluded) {
   EXPECT_EQ(h2.count(key()), 0u);  // 2 runs: too few
   Entry e = compare_runs(base, cand, 10);
   EXPECT_EQ(e.verdict, Verdict::regression) << e.reason;
+}
+
+// accept draws the reference's noise from its own host (same_host): in a merged fleet database
+// the spread between servers of one class is not run-to-run noise.
+TEST_F(History, SameHostLeavesOtherServersOfTheClassOut) {
+  for (double level : {1.0, 1.001, 0.998, 1.002}) add_run(level);
+  for (double level : {0.90, 1.10, 0.95}) {
+    add_run(level, 0.002, "quick", "Fixture CPU", false, "other-server");
+  }
+  int64_t base = add_run(0.999);
+  int64_t cand = add_run(1.0);
+  Side b = load_side(m_store, std::to_string(base));
+  Side c = load_side(m_store, std::to_string(cand));
+  HistoryNoise fleet = load_history_noise(m_store, b, c, 10);
+  ASSERT_EQ(fleet.count(key()), 1u);
+  EXPECT_EQ(fleet[key()].runs, 8u);
+  EXPECT_GT(fleet[key()].log_sd, 0.03);
+  HistoryNoise own = load_history_noise(m_store, b, c, 10, std::nullopt, /*same_host=*/true);
+  ASSERT_EQ(own.count(key()), 1u);
+  EXPECT_EQ(own[key()].runs, 5u);  // runs 1-4 and base
+  EXPECT_LT(own[key()].log_sd, 0.005);
 }
 
 TEST_F(History, RunMediansOfTheRepetitionsAreUsedNotAggregates) {

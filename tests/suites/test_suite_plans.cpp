@@ -133,3 +133,14 @@ TEST(SuitePlans, PlanForThisMachineListsTheRegisteredBenchmarks) {
 
 }  // namespace
 }  // namespace gpubench
+
+// disk_bytes (issue 23 item 19): the dataloader says what it writes before its cases; a plan
+// without the key (a suite built by an older gpubench) says nothing, which is not "0 bytes".
+TEST(SuitePlans, DiskBytesIsReadWhenGivenAndUnknownWhenNot) {
+  using gpubench::harness::parse_suite_plan;
+  EXPECT_FALSE(parse_suite_plan(R"({"suite":"x","cases":[],"estimated_s":1})", "").disk_bytes);
+  const auto given =
+      parse_suite_plan(R"({"suite":"x","cases":[],"estimated_s":1,"disk_bytes":5})", "");
+  ASSERT_TRUE(given.disk_bytes);
+  EXPECT_EQ(*given.disk_bytes, 5u);
+}
