@@ -292,6 +292,34 @@ bool sleep_running(pid_t pid) {
   return comm == "(sleep)" && state != "Z";
 }
 
+// Waits up to 5 s for the fixture's sleep to end; kills it when it did not (no leftover).
+bool survives(pid_t pid, std::string& stat) {
+  for (int i = 0; i < 100 && sleep_running(pid); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  if (!sleep_running(pid)) return false;
+  std::getline(std::ifstream("/proc/" + std::to_string(pid) + "/stat"), stat);
+  ::kill(pid, SIGKILL);
+  return true;
+}
+
+// `gpubench run --suite <suite>` in the background, killed with SIGKILL once the fixture suite's
+// child has written its PID to `pid_file`.
+harness::ProcessResult run_and_kill_once_child_is_up(const Workspace& ws, const std::string& suite,
+                                                     const fs::path& pid_file) {
+  harness::ProcessSpec spec;
+  spec.argv = {"/bin/sh", "-c",
+               "\"$GB\" run --suite \"$SUITE\" & gb=$!; n=0; "
+               "while [ ! -s \"$FIXTURE_SPAWN_PID\" ] && [ $n -lt 300 ]; do sleep 0.05; "
+               "n=$((n+1)); done; kill -9 $gb; wait $gb; exit 0"};
+  spec.env = {
+      {"GB", gpubench_binary().string()},       {"SUITE", suite},
+      {"FIXTURE_SPAWN_PID", pid_file.string()}, {"GPUBENCH_SUITE_PATH", ws.suites().string()},
+      {"GPUBENCH_DB", ws.db().string()},        {"CI", "1"}};
+  spec.timeout_s = 60;
+  return harness::run_process(spec);
+}
+
 TEST(E2eRefuse, ASuitesChildProcessesDieWhenGpubenchIsKilled) {
   Workspace ws;
   // FIXTURE suite (written by this test): starts a background child, as a launcher starts ranks,
@@ -312,33 +340,13 @@ wait
 )");
   ::chmod(suite.c_str(), 0755);
   const fs::path pid_file = ws.root() / "child.pid";
-  // gpubench in the background, killed with SIGKILL once the suite's child is up.
-  harness::ProcessSpec spec;
-  spec.argv = {"/bin/sh", "-c",
-               "\"$GB\" run --suite fixture_spawn & gb=$!; n=0; "
-               "while [ ! -s \"$FIXTURE_SPAWN_PID\" ] && [ $n -lt 300 ]; do sleep 0.05; "
-               "n=$((n+1)); done; kill -9 $gb; wait $gb; exit 0"};
-  spec.env = {{"GB", gpubench_binary().string()},
-              {"FIXTURE_SPAWN_PID", pid_file.string()},
-              {"GPUBENCH_SUITE_PATH", ws.suites().string()},
-              {"GPUBENCH_DB", ws.db().string()},
-              {"CI", "1"}};
-  spec.timeout_s = 60;
-  const harness::ProcessResult r = harness::run_process(spec);
+  const harness::ProcessResult r = run_and_kill_once_child_is_up(ws, "fixture_spawn", pid_file);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_tail;
   ASSERT_TRUE(fs::exists(pid_file));
-  const pid_t child = std::stoi(read_file(pid_file));
-  for (int i = 0; i < 100 && sleep_running(child); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  const bool survived = sleep_running(child);
   std::string stat;
-  if (survived) {
-    std::getline(std::ifstream("/proc/" + std::to_string(child) + "/stat"), stat);
-    ::kill(child, SIGKILL);
-  }
-  EXPECT_FALSE(survived) << "the suite's child outlived gpubench's kill -9: " << stat << "\n"
-                         << r.stderr_tail;
+  EXPECT_FALSE(survives(std::stoi(read_file(pid_file)), stat))
+      << "the suite's child outlived gpubench's kill -9: " << stat << "\n"
+      << r.stderr_tail;
 }
 
 // FIXTURE suite (written by the tests below): its child leaves the process group with setsid,
@@ -362,33 +370,11 @@ while [ ! -s "$FIXTURE_SPAWN_PID" ]; do sleep 0.05; done
   return suite;
 }
 
-// Waits up to 5 s for the fixture's sleep to end; kills it when it did not (no leftover).
-bool survives(pid_t pid, std::string& stat) {
-  for (int i = 0; i < 100 && sleep_running(pid); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  if (!sleep_running(pid)) return false;
-  std::getline(std::ifstream("/proc/" + std::to_string(pid) + "/stat"), stat);
-  ::kill(pid, SIGKILL);
-  return true;
-}
-
 TEST(E2eRefuse, AChildThatLeftTheSuitesProcessGroupDiesWhenGpubenchIsKilled) {
   Workspace ws;
   write_setsid_suite(ws, "wait");
   const fs::path pid_file = ws.root() / "child.pid";
-  harness::ProcessSpec spec;
-  spec.argv = {"/bin/sh", "-c",
-               "\"$GB\" run --suite fixture_setsid & gb=$!; n=0; "
-               "while [ ! -s \"$FIXTURE_SPAWN_PID\" ] && [ $n -lt 300 ]; do sleep 0.05; "
-               "n=$((n+1)); done; kill -9 $gb; wait $gb; exit 0"};
-  spec.env = {{"GB", gpubench_binary().string()},
-              {"FIXTURE_SPAWN_PID", pid_file.string()},
-              {"GPUBENCH_SUITE_PATH", ws.suites().string()},
-              {"GPUBENCH_DB", ws.db().string()},
-              {"CI", "1"}};
-  spec.timeout_s = 60;
-  const harness::ProcessResult r = harness::run_process(spec);
+  const harness::ProcessResult r = run_and_kill_once_child_is_up(ws, "fixture_setsid", pid_file);
   ASSERT_EQ(r.exit_code, 0) << r.stderr_tail;
   ASSERT_TRUE(fs::exists(pid_file)) << r.stderr_tail;
   std::string stat;
