@@ -162,6 +162,24 @@ double permutation_p(std::span<const double> values, const std::vector<Interval>
   return (1.0 + static_cast<double>(extreme)) / total;
 }
 
+Interval interval_of(const std::vector<Interval>& intervals, std::size_t index) {
+  for (const Interval& iv : intervals) {
+    if (iv.begin < index && index < iv.end) return iv;
+  }
+  return {};
+}
+
+// C(size, side) < 2 / max_pvalue, without overflow.
+bool too_short_to_permute(std::size_t size, std::size_t side, const ChangePointOptions& options) {
+  const double needed = 2.0 / options.max_pvalue;
+  double arrangements = 1;
+  for (std::size_t i = 0; i < side; ++i) {
+    arrangements *= static_cast<double>(size - i) / static_cast<double>(i + 1);
+    if (arrangements >= needed) return false;
+  }
+  return arrangements < needed;
+}
+
 void insert_sorted(std::vector<ChangePoint>& points, ChangePoint point) {
   auto at = std::lower_bound(points.begin(), points.end(), point.index,
                              [](const ChangePoint& p, std::size_t i) { return p.index < i; });
@@ -184,7 +202,15 @@ std::vector<ChangePoint> divisive(std::span<const double> values, const ChangePo
     point.qhat = c.qhat;
     point.stats = stats_at(values, c.index, intervals);
     if (options.significance == Significance::permutation) {
-      point.stats.p_value = permutation_p(values, intervals, c.qhat, options, rng);
+      const Interval iv = interval_of(intervals, c.index);
+      const std::size_t smaller = std::min(c.index - iv.begin, iv.end - c.index);
+      if (options.short_interval_ttest && too_short_to_permute(iv.size(), smaller, options)) {
+        const double splits = static_cast<double>(iv.size() - 2 * options.min_segment + 1);
+        point.stats.p_value = std::min(1.0, point.stats.p_value * splits);
+      } else {
+        point.stats.p_value = permutation_p(values, intervals, c.qhat, options, rng);
+        point.by_permutation = true;
+      }
     }
     point.magnitude = magnitude_of(point.stats, scale);
     if (!(point.stats.p_value <= options.max_pvalue)) break;

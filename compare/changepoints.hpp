@@ -39,6 +39,9 @@ struct ChangePoint {
   double qhat = 0;        // the E-divisive statistic of its split
   ChangePointStats stats;
   double magnitude = 0;  // relative change, max of forward and backward (fraction)
+  // Which test decided: false when a permutation test was asked for but the interval was too
+  // short for one (ChangePointOptions::short_interval_ttest).
+  bool by_permutation = false;
 };
 
 enum class Significance { permutation, ttest };
@@ -69,6 +72,12 @@ struct ChangePointOptions {
   std::size_t min_segment = 3;     // values per side, >= 1
   double min_magnitude = 0.02;     // delta, fraction; 0 keeps every significant point
   ValueScale scale = ValueScale::log;
+  // A permutation test of a split of L values into k and L - k (k the smaller side) cannot give
+  // p below about 2 / C(L, k) (so few distinct ways to put k values on one side): 6 runs then 6
+  // others can never reach p <= 0.001. Where C(L, k) < 2 / max_pvalue, the t-test decides instead,
+  // its p multiplied by the number of split positions tried (Bonferroni: the chosen split is the
+  // best of them, so an unadjusted p would be optimistic).
+  bool short_interval_ttest = true;
 };
 std::vector<ChangePoint> detect_change_points(std::span<const double> values,
                                               const ChangePointOptions& options = {});

@@ -46,7 +46,10 @@ TEST(OtavaParity, DivisivePermutation) {
   o.min_segment = 1;
   o.min_magnitude = 0;
   o.scale = ValueScale::linear;
-  EXPECT_EQ(indexes(detect_change_points(k_otava_sequence, o)), (std::vector<std::size_t>{5, 8}));
+  o.short_interval_ttest = false;  // the permutation test itself, however short
+  const auto points = detect_change_points(k_otava_sequence, o);
+  EXPECT_EQ(indexes(points), (std::vector<std::size_t>{5, 8}));
+  for (const ChangePoint& p : points) EXPECT_TRUE(p.by_permutation);
   // Otava's test_single_series_original asks p <= 0.0001 of 100 permutations (its p can be 0);
   // ours needs 9999 permutations to reach that level.
   o.max_pvalue = 0.0001;
@@ -135,6 +138,24 @@ TEST(ChangePoints, AAWithoutMagnitudeFloorStillControlled) {
   std::size_t total = 0;
   for (uint64_t seed = 1000; seed < 1100; ++seed) {
     total += detect_change_points(fixture_log_medians(seed, 60, 0.01), o).size();
+  }
+  EXPECT_LE(total, 1u);
+}
+
+TEST(ChangePoints, ShortSeriesUseTheCorrectedTTest) {
+  // 6 runs then 6 at x1.3 with 3% noise: no permutation of 12 values reaches p <= 0.001; the
+  // Bonferroni-corrected t-test finds the change at the 7th run.
+  const auto series = fixture_log_medians(5, 12, 0.03, 6, 1.3);
+  const auto points = detect_change_points(series);
+  ASSERT_EQ(indexes(points), (std::vector<std::size_t>{6}));
+  EXPECT_FALSE(points[0].by_permutation);
+  ChangePointOptions o;
+  o.short_interval_ttest = false;
+  EXPECT_TRUE(detect_change_points(series, o).empty());
+  // ... and keeps A/A series of 12 runs quiet: 100 seeded series, 3% noise, at most 1 in total.
+  std::size_t total = 0;
+  for (uint64_t seed = 2000; seed < 2100; ++seed) {
+    total += detect_change_points(fixture_log_medians(seed, 12, 0.03)).size();
   }
   EXPECT_LE(total, 1u);
 }

@@ -1,0 +1,338 @@
+#include "compare/series_history.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <unordered_map>
+
+#include "compare/selection.hpp"
+#include "compare/stats.hpp"
+#include "results/annotations.hpp"
+#include "results/sqlite.hpp"
+#include "util/error.hpp"
+#include "util/strings.hpp"
+
+namespace gpubench::compare {
+namespace {
+
+using results::Statement;
+
+std::string id_array(const std::vector<int64_t>& ids) {
+  return nlohmann::json(ids).dump();
+}
+
+std::string group_of(const results::RunDetail& d) {
+  std::vector<std::string> models;
+  for (const auto& g : d.info.gpus) models.push_back(g.name);
+  return d.info.host.hostname + " [" + (models.empty() ? "no GPU" : join(models, ",")) + "]";
+}
+
+std::vector<int64_t> selected_runs(results::Store& store, const std::string& selector) {
+  std::vector<int64_t> ids;
+  if (selector == "all") {
+    Statement st = store.database().prepare("SELECT id FROM runs WHERE status = 'complete'");
+    while (st.step()) ids.push_back(st.column_int64(0));
+    if (ids.empty()) {
+      throw bad_input("no complete runs in the database", "history needs runs",
+                      "'gpubench run' makes one; 'gpubench runs' lists what is stored");
+    }
+    return ids;
+  }
+  ids = selector_group(store, selector);
+  if (ids.empty()) ids = resolve_selection(store, selector, 1);
+  return ids;
+}
+
+// Order-statistic interval of the median at 99%: the k-th smallest and largest values with
+// P(Binomial(n, 1/2) < k) <= 0.005 each side; nullopt below 8 values (no k reaches it).
+bool median_interval(std::vector<double>& v, double& low, double& high) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  if (n == 0) return false;
+  double cdf = 0;  // P(B < k)
+  double pmf = std::pow(0.5, static_cast<double>(n));
+  std::size_t k = 0;
+  for (std::size_t j = 0; j < n; ++j) {
+    if (cdf + pmf > 0.005) break;
+    cdf += pmf;
+    pmf *= static_cast<double>(n - j) / static_cast<double>(j + 1);
+    k = j + 1;
+  }
+  if (k == 0) {
+    low = v.front();
+    high = v.back();
+    return false;
+  }
+  low = v[k - 1];
+  high = v[n - k];
+  return true;
+}
+
+struct SeriesId {
+  std::string group;
+  int64_t benchmark, metric, device;
+  auto operator<=>(const SeriesId&) const = default;
+};
+
+std::vector<EnvDifference> differences(const HistoryRun& before, const HistoryRun& after) {
+  std::vector<EnvDifference> out = environment_differences({before.detail}, {after.detail});
+  append_doctor_differences({before.detail}, {after.detail}, out);
+  std::map<std::string, std::pair<std::string, std::string>> tags;
+  for (const auto& [k, v] : before.detail.run.tags) tags[k].first = v;
+  for (const auto& [k, v] : after.detail.run.tags) tags[k].second = v;
+  for (const auto& [k, v] : tags) {
+    if (v.first != v.second) {
+      out.push_back({"tag " + k, v.first.empty() ? "(unset)" : v.first,
+                     v.second.empty() ? "(unset)" : v.second});
+    }
+  }
+  return out;
+}
+
+std::vector<double> segment(const std::vector<RunPoint>& points, std::size_t from, std::size_t to) {
+  std::vector<double> out;
+  for (std::size_t i = from; i < to; ++i) out.push_back(points[i].median);
+  return out;
+}
+
+void find_changes(const History& h, SeriesHistory& s,
+                  std::map<std::pair<std::size_t, std::size_t>, std::vector<EnvDifference>>& memo) {
+  std::vector<double> logs;
+  for (const RunPoint& p : s.points) {
+    if (!(p.median > 0)) return;  // log medians need positive values
+    logs.push_back(std::log(p.median));
+  }
+  const std::vector<ChangePoint> points = detect_change_points(logs, h.options.detection);
+  for (std::size_t c = 0; c < points.size(); ++c) {
+    const std::size_t from = c == 0 ? 0 : points[c - 1].index;
+    const std::size_t to = c + 1 < points.size() ? points[c + 1].index : s.points.size();
+    const std::vector<double> before = segment(s.points, from, points[c].index);
+    const std::vector<double> after = segment(s.points, points[c].index, to);
+    SeriesChange change;
+    change.point = points[c].index;
+    change.median_before = median(before);
+    change.median_after = median(after);
+    change.p_value = points[c].stats.p_value;
+    const LogRatioEstimate e = log_ratio_estimate(before, after);
+    change.ratio = e.valid ? e.ratio : change.median_after / change.median_before;
+    change.ci_low = e.valid ? e.ci_low : std::nan("");
+    change.ci_high = e.valid ? e.ci_high : std::nan("");
+    const std::pair<std::size_t, std::size_t> runs{s.points[change.point - 1].run,
+                                                   s.points[change.point].run};
+    auto it = memo.find(runs);
+    if (it == memo.end()) {
+      it = memo.emplace(runs, differences(h.runs[runs.first], h.runs[runs.second])).first;
+    }
+    for (const EnvDifference& d : it->second) change.differences.push_back({d, 0, 0});
+    s.changes.push_back(std::move(change));
+  }
+}
+
+// Ranks every change's differences: by the series that changed at the same run with that field
+// differing, then by how rarely the field differs between consecutive runs of a group.
+void rank_differences(History& h) {
+  std::map<std::string, std::map<std::string, std::size_t>> flips;  // group -> field -> count
+  std::map<std::string, std::size_t> last_of_group;
+  for (std::size_t i = 0; i < h.runs.size(); ++i) {
+    auto it = last_of_group.find(h.runs[i].group);
+    if (it != last_of_group.end()) {
+      for (const EnvDifference& d : differences(h.runs[it->second], h.runs[i])) {
+        ++flips[h.runs[i].group][d.field];
+      }
+    }
+    last_of_group[h.runs[i].group] = i;
+  }
+  std::map<std::pair<std::size_t, std::string>, std::size_t> at_run;  // (run, field) -> series
+  for (const SeriesHistory& s : h.series) {
+    for (const SeriesChange& c : s.changes) {
+      for (const RankedDifference& d : c.differences)
+        ++at_run[{s.points[c.point].run, d.difference.field}];
+    }
+  }
+  for (SeriesHistory& s : h.series) {
+    for (SeriesChange& c : s.changes) {
+      const std::size_t run = s.points[c.point].run;
+      for (RankedDifference& d : c.differences) {
+        d.series = at_run[{run, d.difference.field}];
+        d.flips = flips[s.group][d.difference.field];
+      }
+      std::stable_sort(c.differences.begin(), c.differences.end(),
+                       [](const RankedDifference& a, const RankedDifference& b) {
+                         if (a.series != b.series) return a.series > b.series;
+                         return a.flips < b.flips;
+                       });
+    }
+  }
+}
+
+}  // namespace
+
+History load_history(results::Store& store, const HistoryOptions& options) {
+  History h;
+  h.options = options;
+  if (options.last < 0) {
+    throw bad_input("--last must be 0 (every run) or more", "got " + std::to_string(options.last),
+                    "e.g. --last 30");
+  }
+  std::optional<std::regex> pattern;
+  if (options.benchmark) {
+    try {
+      pattern.emplace(*options.benchmark, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      throw bad_input("--benchmark is not a valid regular expression",
+                      "'" + *options.benchmark + "': " + e.what(), "e.g. --benchmark 'spin/.*'");
+    }
+  }
+  for (int64_t id : selected_runs(store, options.selector)) {
+    HistoryRun r;
+    r.id = id;
+    r.detail = store.get_run(id);
+    r.uuid = r.detail.run.uuid;
+    r.started_at = r.detail.run.started_at;
+    r.group = group_of(r.detail);
+    h.runs.push_back(std::move(r));
+  }
+  std::sort(h.runs.begin(), h.runs.end(), [](const HistoryRun& a, const HistoryRun& b) {
+    return std::tie(a.started_at, a.id) < std::tie(b.started_at, b.id);
+  });
+  if (options.last > 0 && h.runs.size() > static_cast<std::size_t>(options.last)) {
+    h.runs.erase(h.runs.begin(), h.runs.end() - options.last);
+  }
+  std::vector<int64_t> run_ids;
+  std::unordered_map<int64_t, std::size_t> run_index;
+  for (std::size_t i = 0; i < h.runs.size(); ++i) {
+    run_ids.push_back(h.runs[i].id);
+    run_index[h.runs[i].id] = i;
+  }
+  for (const results::Annotation& a : results::list_annotations(store.database(), run_ids)) {
+    h.runs[run_index.at(a.run_id)].annotations.push_back(a.text);
+  }
+
+  results::Database& db = store.database();
+  std::unordered_map<int64_t, std::size_t> suite_run_to_run;
+  std::vector<int64_t> suite_runs;
+  Statement sr = db.prepare(
+      "SELECT id, run_id FROM suite_runs WHERE status = 'ok' AND run_id IN "
+      "(SELECT value FROM json_each(?1))");
+  sr.bind(1, id_array(run_ids));
+  while (sr.step()) {
+    suite_runs.push_back(sr.column_int64(0));
+    suite_run_to_run[sr.column_int64(0)] = run_index.at(sr.column_int64(1));
+  }
+  struct Name {
+    std::string name, suite;
+    bool keep = true;
+  };
+  std::unordered_map<int64_t, Name> benchmarks;
+  Statement b = db.prepare("SELECT id, name, suite FROM benchmarks");
+  while (b.step()) {
+    Name n{b.column_text(1), b.column_text(2)};
+    n.keep = !pattern || std::regex_search(n.name, *pattern);
+    benchmarks.emplace(b.column_int64(0), std::move(n));
+  }
+  struct Metric {
+    std::string name, unit;
+    results::Direction direction;
+    bool keep;
+  };
+  std::unordered_map<int64_t, Metric> metrics;
+  Statement m = db.prepare("SELECT id, name, unit, direction FROM metrics");
+  while (m.step()) {
+    Metric x{m.column_text(1), m.column_text(2),
+             results::direction_from_string(m.column_text(3)).value_or(results::Direction::unknown),
+             false};
+    x.keep = compared_metric(x.name, options.metric);
+    metrics.emplace(m.column_int64(0), std::move(x));
+  }
+  // The repetitions of every kept series, per run, for the per-run intervals.
+  std::map<SeriesId, std::map<std::size_t, std::vector<double>>> values;
+  Statement s = db.prepare(
+      "SELECT suite_run_id, benchmark_id, metric_id, COALESCE(device_index, -1), value "
+      "FROM samples WHERE suite_run_id IN (SELECT value FROM json_each(?1)) AND kind = "
+      "'iteration' AND (throttled IS NULL OR throttled = 0)");
+  s.bind(1, id_array(suite_runs));
+  while (s.step()) {
+    const auto bench = benchmarks.find(s.column_int64(1));
+    const auto metric = metrics.find(s.column_int64(2));
+    if (bench == benchmarks.end() || !bench->second.keep) continue;
+    if (metric == metrics.end() || !metric->second.keep) continue;
+    const std::size_t run = suite_run_to_run.at(s.column_int64(0));
+    values[{h.runs[run].group, s.column_int64(1), s.column_int64(2), s.column_int64(3)}][run]
+        .push_back(s.column_double(4));
+  }
+  std::map<std::pair<std::size_t, std::size_t>, std::vector<EnvDifference>> memo;
+  for (auto& [id, by_run] : values) {
+    SeriesHistory series;
+    series.group = id.group;
+    const Name& bench = benchmarks.at(id.benchmark);
+    const Metric& metric = metrics.at(id.metric);
+    series.key = Key{bench.suite, bench.name, metric.name,
+                     device_label(id.device < 0 ? std::nullopt
+                                                : std::optional<int>(static_cast<int>(id.device)))};
+    series.unit = metric.unit;
+    series.direction = metric.direction;
+    for (auto& [run, v] : by_run) {  // std::map: runs in time order
+      RunPoint p;
+      p.run = run;
+      p.n = v.size();
+      p.median = median(v);
+      p.interval_is_range = !median_interval(v, p.low, p.high);
+      series.points.push_back(p);
+    }
+    h.series.push_back(std::move(series));
+  }
+  if (h.series.empty()) {
+    throw bad_input("no series to show",
+                    "the selected runs hold no repetitions" +
+                        std::string(pattern ? " of benchmarks matching --benchmark" : ""),
+                    "check the selector with 'gpubench runs' and the names with 'gpubench show'");
+  }
+  for (SeriesHistory& series : h.series) find_changes(h, series, memo);
+  rank_differences(h);
+  return h;
+}
+
+std::vector<RunChanges> changes_by_run(const History& history) {
+  std::map<std::size_t, RunChanges> by_run;
+  std::map<std::size_t, std::vector<double>> ratios;
+  for (std::size_t si = 0; si < history.series.size(); ++si) {
+    const SeriesHistory& s = history.series[si];
+    for (std::size_t ci = 0; ci < s.changes.size(); ++ci) {
+      const SeriesChange& c = s.changes[ci];
+      const std::size_t run = s.points[c.point].run;
+      RunChanges& rc = by_run[run];
+      rc.run = run;
+      ++rc.series;
+      rc.changes.emplace_back(si, ci);
+      ratios[run].push_back(c.ratio);
+      for (const RankedDifference& d : c.differences) {
+        auto same = std::find_if(rc.differences.begin(), rc.differences.end(), [&](const auto& x) {
+          return x.difference.field == d.difference.field;
+        });
+        if (same == rc.differences.end()) rc.differences.push_back(d);
+      }
+    }
+  }
+  std::vector<RunChanges> out;
+  for (auto& [run, rc] : by_run) {
+    const auto& r = ratios[run];
+    if (r.size() == 1) {
+      const SeriesChange& c = history.series[rc.changes[0].first].changes[rc.changes[0].second];
+      rc.geomean = geometric_mean_ratio(r, 0.99, c.ci_low, c.ci_high);
+    } else {
+      rc.geomean = geometric_mean_ratio(r, 0.99);
+    }
+    std::stable_sort(rc.differences.begin(), rc.differences.end(),
+                     [](const RankedDifference& a, const RankedDifference& b) {
+                       if (a.series != b.series) return a.series > b.series;
+                       return a.flips < b.flips;
+                     });
+    out.push_back(std::move(rc));
+  }
+  return out;
+}
+
+}  // namespace gpubench::compare

@@ -1,0 +1,102 @@
+// The history of series over runs (issue 25, `gpubench history`): per run the median of each
+// series with an interval, change points found in the per-run log medians
+// (compare/changepoints.hpp), and for each change the environment differences between the runs
+// either side, ranked across the series that changed at the same run.
+//
+// A series here is suite + benchmark + metric + device on one group of runs: when the selection
+// spans several hosts or GPU models, each host/GPU-model list is a group of its own (a change of
+// machine is not a change point). Runs are ordered by start time.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compare/changepoints.hpp"
+#include "compare/compare.hpp"
+#include "compare/stats.hpp"
+#include "results/store.hpp"
+
+namespace gpubench::compare {
+
+struct HistoryRun {
+  int64_t id = 0;
+  std::string uuid;
+  std::string started_at;
+  std::string group;  // "host [GPU models]"
+  results::RunDetail detail;
+  std::vector<std::string> annotations;  // `gpubench annotate`, oldest first
+};
+
+// One run's value of a series: the median of its valid repetitions, with a distribution-free
+// interval of that median (order statistics at 99% when the run has >= 8 repetitions, else the
+// range of its repetitions: `interval_is_range`).
+struct RunPoint {
+  std::size_t run = 0;  // index into History::runs
+  double median = 0;
+  double low = 0;
+  double high = 0;
+  std::size_t n = 0;  // valid repetitions
+  bool interval_is_range = false;
+};
+
+// An environment difference at a change, with how many series changed at that run while this
+// field differed (the ranking), and how often the field differs between consecutive runs of the
+// window at all (a field that differs every night explains nothing).
+struct RankedDifference {
+  EnvDifference difference;
+  std::size_t series = 0;
+  std::size_t flips = 0;
+};
+
+struct SeriesChange {
+  std::size_t point = 0;     // index into SeriesHistory::points: the first run of the new level
+  double median_before = 0;  // median of the per-run medians since the previous change
+  double median_after = 0;   // ... until the next one
+  double ratio = 1;          // after / before (trimmed geometric means, compare's estimator)
+  double ci_low = 1;         // 99% interval of the ratio
+  double ci_high = 1;
+  double p_value = 1;                         // of the change point test
+  std::vector<RankedDifference> differences;  // ranked, most likely cause first
+};
+
+struct SeriesHistory {
+  std::string group;
+  Key key;
+  std::string unit;
+  results::Direction direction = results::Direction::unknown;
+  std::vector<RunPoint> points;  // oldest first
+  std::vector<SeriesChange> changes;
+};
+
+struct HistoryOptions {
+  std::string selector;                  // as compare's, or "all"
+  std::optional<std::string> benchmark;  // regular expression (ECMAScript, searched)
+  std::optional<std::string> metric;     // only this one; default all but cpu_time
+  int last = 0;                          // newest N runs (0: all the selector matches)
+  ChangePointOptions detection;          // stored with the result: a report can be repeated
+};
+
+struct History {
+  HistoryOptions options;
+  std::vector<HistoryRun> runs;  // oldest first
+  std::vector<SeriesHistory> series;
+};
+
+// Throws Error(bad_input) for an unknown selector, an invalid regular expression, or when no
+// series matches.
+History load_history(results::Store& store, const HistoryOptions& options);
+
+// The change points of every series, grouped by the run where they happened.
+struct RunChanges {
+  std::size_t run = 0;  // index into History::runs
+  std::size_t series = 0;
+  GeoMean geomean;  // of after/before ratios (99% interval)
+  std::vector<RankedDifference> differences;
+  std::vector<std::pair<std::size_t, std::size_t>> changes;  // (series index, change index)
+};
+std::vector<RunChanges> changes_by_run(const History& history);
+
+}  // namespace gpubench::compare

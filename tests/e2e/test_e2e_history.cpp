@@ -1,0 +1,183 @@
+// End-to-end (issue 25): `gpubench history`, `history --changes` and `annotate` through the real
+// binary on a real SQLite file. The runs are FIXTURES written through the store: 60 nightly runs
+// of two benchmarks with 1% run-to-run noise (seeded), a -6% step from run 41 where the driver
+// changes, and a tag that differs every night (so the ranking has to tell the driver first).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <numbers>
+#include <random>
+
+#include "e2e_support.hpp"
+#include "results/store.hpp"
+
+namespace gpubench::e2e {
+namespace {
+
+using nlohmann::json;
+
+const char* const k_benchmarks[] = {"calibration/spin/work:1", "calibration/spin/work:4"};
+
+// FIXTURE: a suite run of 10 repetitions per benchmark around `level` x 1000 ns, CV 0.2%.
+json fixture_doc(double level, std::mt19937_64& rng) {
+  std::normal_distribution<double> within(0.0, 0.002);
+  json list = json::array();
+  for (const char* bench : k_benchmarks) {
+    for (int r = 0; r < 10; ++r) {
+      const double v = 1000.0 * level * (1.0 + within(rng));
+      list.push_back({{"name", bench},
+                      {"run_name", bench},
+                      {"run_type", "iteration"},
+                      {"repetitions", 10},
+                      {"repetition_index", r},
+                      {"threads", 1},
+                      {"iterations", 100},
+                      {"real_time", v},
+                      {"cpu_time", v},
+                      {"time_unit", "ns"}});
+    }
+  }
+  return {{"benchmarks", list}};
+}
+
+// FIXTURE database: `runs` nightly runs; from run `step_at` (1-based) the level is x `step` and
+// the driver is 575.51 (570.86 before). Each run's level has 1% run-to-run noise.
+void make_fixture_db(const fs::path& db, int runs, int step_at, double step, uint64_t seed) {
+  results::Store store = results::Store::open(db, results::OpenMode::read_write_create);
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> between(0.0, 0.01);
+  for (int i = 1; i <= runs; ++i) {
+    results::RunInfo info;
+    info.host.hostname = "fixture-node";
+    info.host.cpu_model = "Fixture CPU";
+    info.software.driver_version = i >= step_at && step_at > 0 ? "575.51" : "570.86";
+    info.software.git_sha = "abc1234";
+    info.tags = {{"ci", "nightly"}, {"night", std::to_string(i)}};
+    char started[40];
+    std::snprintf(started, sizeof started, "2026-%02d-%02dT02:00:00.000Z", 1 + (i - 1) / 28,
+                  1 + (i - 1) % 28);
+    info.started_at = started;
+    const int64_t run = store.begin_run(info);
+    results::SuiteRunInfo suite;
+    suite.suite = "calibration";
+    suite.executable = "gpubench-calibration";
+    const int64_t sr = store.add_suite_run(run, suite);
+    const double level = std::exp(between(rng)) * (i >= step_at && step_at > 0 ? step : 1.0);
+    store.ingest_benchmark_json(sr, fixture_doc(level, rng), "calibration");
+    store.finish_run(run, results::RunStatus::complete);
+  }
+}
+
+std::size_t count_of(const std::string& text, const std::string& part) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
+TEST(E2eHistory, ChangesFindsTheStepAtRun41WithTheDriverFirst) {
+  Workspace ws;
+  make_fixture_db(ws.db(), 60, 41, 0.94, 7);
+  const CliResult r = ws.run({"history", "tag:ci=nightly", "--changes"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "run 41 (2026-02-13, driver 570.86 → 575.51): 2 series, geomean -6."))
+      << r.out;
+  EXPECT_EQ(count_of(r.out, "\nrun "), 1u) << r.out;  // exactly one change point run
+
+  const CliResult j = ws.run({"history", "tag:ci=nightly", "--format", "json"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  const json doc = json::parse(j.out);
+  ASSERT_EQ(doc["changes_by_run"].size(), 1u);
+  const json& change = doc["changes_by_run"][0];
+  EXPECT_EQ(change["run"], 41);
+  EXPECT_EQ(change["series"], 2);
+  EXPECT_EQ(change["differences"][0]["field"], "driver");
+  EXPECT_EQ(change["differences"][1]["field"], "tag night");  // differs every night: ranked after
+  EXPECT_LT(change["geomean_high"].get<double>(), 0.96);
+  EXPECT_EQ(doc["parameters"]["significance"], "permutation");
+  EXPECT_EQ(doc["series"].size(), 2u);
+  EXPECT_EQ(doc["series"][0]["points"].size(), 60u);
+  EXPECT_EQ(doc["series"][0]["changes"][0]["previous_run"], 40);
+}
+
+TEST(E2eHistory, AARunsHaveNoChangePoint) {
+  Workspace ws;
+  make_fixture_db(ws.db(), 60, 0, 1.0, 11);
+  const CliResult r = ws.run({"history", "tag:ci=nightly", "--changes"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "no change points")) << r.out;
+}
+
+TEST(E2eHistory, TextHasASparklinePerSeriesAndLastLimitsTheRuns) {
+  Workspace ws;
+  make_fixture_db(ws.db(), 60, 41, 0.94, 7);
+  const CliResult r = ws.run({"history", "all", "--benchmark", "work:4$", "--last", "30"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "history of all: 30 runs")) << r.out;
+  EXPECT_TRUE(contains(r.out, "calibration/spin/work:4 real_time host")) << r.out;
+  EXPECT_FALSE(contains(r.out, "work:1")) << r.out;
+  EXPECT_TRUE(contains(r.out, "▁")) << r.out;
+  EXPECT_TRUE(contains(r.out, "█")) << r.out;
+  EXPECT_TRUE(contains(r.out, "change at run 41")) << r.out;
+}
+
+TEST(E2eHistory, FailOnChangeOnlyForANewChangePoint) {
+  // 60 runs: the change at run 41 is 20 runs old, not new: exit 0.
+  Workspace old_change;
+  make_fixture_db(old_change.db(), 60, 41, 0.94, 7);
+  EXPECT_EQ(old_change.run({"history", "all", "--changes", "--fail-on-change"}).exit_code, 0);
+  // 43 runs: the change at run 41 became visible with run 43 (3 runs after it): exit 1.
+  Workspace new_change;
+  make_fixture_db(new_change.db(), 43, 41, 0.94, 7);
+  const CliResult r = new_change.run({"history", "all", "--changes", "--fail-on-change"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_TRUE(contains(r.err, "change point at run 41")) << r.err;
+}
+
+TEST(E2eHistory, BadInputIsExit2) {
+  Workspace ws;
+  make_fixture_db(ws.db(), 5, 0, 1.0, 1);
+  const CliResult bad_regex = ws.run({"history", "all", "--benchmark", "("});
+  EXPECT_EQ(bad_regex.exit_code, 2);
+  EXPECT_TRUE(contains(bad_regex.err, "--benchmark is not a valid regular expression"))
+      << bad_regex.err;
+  EXPECT_EQ(ws.run({"history", "tag:nope=1"}).exit_code, 2);
+  EXPECT_EQ(ws.run({"history", "all", "--significance", "magic"}).exit_code, 2);
+  EXPECT_EQ(ws.run({"history", "all", "--format", "pdf"}).exit_code, 2);
+  EXPECT_EQ(ws.run({"annotate", "99", "BIOS"}).exit_code, 2);
+  EXPECT_EQ(ws.run({"annotate", "1", "  "}).exit_code, 2);
+}
+
+TEST(E2eHistory, AnnotationsAreShownExportedAndMerged) {
+  Workspace ws;
+  make_fixture_db(ws.db(), 60, 41, 0.94, 7);
+  const CliResult a = ws.run({"annotate", "41", "driver upgrade"});
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_TRUE(contains(a.out, "run 41: annotated \"driver upgrade\"")) << a.out;
+  const CliResult h = ws.run({"history", "all", "--changes"});
+  EXPECT_TRUE(contains(h.out, "run 41 (2026-02-13, driver 570.86 → 575.51, \"driver upgrade\")"))
+      << h.out;
+  EXPECT_TRUE(contains(h.out, "annotated: driver upgrade")) << h.out;
+
+  // Merged into another database with its run.
+  const fs::path merged = ws.root() / "merged.db";
+  const CliResult m = ws.run({"--db", merged.string(), "import", ws.db().string()});
+  ASSERT_EQ(m.exit_code, 0) << m.out << m.err;
+  const CliResult hm = ws.run({"--db", merged.string(), "history", "all", "--format", "json"});
+  ASSERT_EQ(hm.exit_code, 0) << hm.err;
+  const json merged_doc = json::parse(hm.out);
+  EXPECT_EQ(merged_doc["runs"][40]["annotations"], json::array({"driver upgrade"}));
+  // Exported with its run and imported.
+  const fs::path exported = ws.root() / "run41.json";
+  ASSERT_EQ(ws.run({"export", "41", "--format", "json", "-o", exported.string()}).exit_code, 0);
+  const fs::path other = ws.root() / "other.db";
+  const CliResult imp = ws.run({"--db", other.string(), "import", exported.string()});
+  ASSERT_EQ(imp.exit_code, 0) << imp.out << imp.err;
+  const CliResult ho = ws.run({"--db", other.string(), "history", "all", "--format", "json"});
+  ASSERT_EQ(ho.exit_code, 0) << ho.err;
+  EXPECT_EQ(json::parse(ho.out)["runs"][0]["annotations"], json::array({"driver upgrade"}));
+}
+
+}  // namespace
+}  // namespace gpubench::e2e
