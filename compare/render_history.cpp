@@ -129,6 +129,7 @@ void render_json(const History& h, std::ostream& out) {
                       {"device", s.key.device},
                       {"unit", s.unit},
                       {"direction", to_string(s.direction)},
+                      {"primary", s.primary},
                       {"points", std::move(points)},
                       {"changes", std::move(changes)}});
   }

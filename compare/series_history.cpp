@@ -247,6 +247,17 @@ History load_history(results::Store& store, const HistoryOptions& options) {
     x.keep = compared_metric(x.name, options.metric);
     metrics.emplace(m.column_int64(0), std::move(x));
   }
+  // Metric roles as the suites declared them: (suite, metric) -> role.
+  std::map<std::pair<std::string, std::string>, std::string> roles;
+  Statement ro = db.prepare(
+      "SELECT sr.suite, r.metric, r.role FROM suite_run_metric_roles r JOIN suite_runs sr ON "
+      "sr.id = r.suite_run_id WHERE r.suite_run_id IN (SELECT value FROM json_each(?1))");
+  ro.bind(1, id_array(suite_runs));
+  while (ro.step()) roles[{ro.column_text(0), ro.column_text(1)}] = ro.column_text(2);
+  auto role_of = [&](const std::string& suite, const std::string& metric) {
+    auto it = roles.find({suite, metric});
+    return it == roles.end() ? std::string("primary") : it->second;
+  };
   // The repetitions of every kept series, per run, for the per-run intervals.
   std::map<SeriesId, std::map<std::size_t, std::vector<double>>> values;
   Statement s = db.prepare(
@@ -259,6 +270,7 @@ History load_history(results::Store& store, const HistoryOptions& options) {
     const auto metric = metrics.find(s.column_int64(2));
     if (bench == benchmarks.end() || !bench->second.keep) continue;
     if (metric == metrics.end() || !metric->second.keep) continue;
+    if (role_of(bench->second.suite, metric->second.name) == "parameter") continue;
     const std::size_t run = suite_run_to_run.at(s.column_int64(0));
     values[{h.runs[run].group, s.column_int64(1), s.column_int64(2), s.column_int64(3)}][run]
         .push_back(s.column_double(4));
@@ -274,6 +286,7 @@ History load_history(results::Store& store, const HistoryOptions& options) {
                                                 : std::optional<int>(static_cast<int>(id.device)))};
     series.unit = metric.unit;
     series.direction = metric.direction;
+    series.primary = role_of(bench.suite, metric.name) == "primary";
     for (auto& [run, v] : by_run) {  // std::map: runs in time order
       RunPoint p;
       p.run = run;

@@ -67,6 +67,9 @@ struct SeriesHistory {
   Key key;
   std::string unit;
   results::Direction direction = results::Direction::unknown;
+  // A primary metric of its suite (results/metric_roles.hpp; unknown roles count as primary).
+  // Metrics whose role is `parameter` (they describe the case) have no history.
+  bool primary = true;
   std::vector<RunPoint> points;  // oldest first
   std::vector<SeriesChange> changes;
 };

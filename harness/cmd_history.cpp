@@ -3,6 +3,7 @@
 // run where they happened. --fail-on-change: exit 1 when a change point falls in the newest
 // --new-runs runs (nightly CI: a change found once --min-segment runs follow it is new).
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <memory>
 #include <ostream>
 #include <sstream>
@@ -93,7 +94,9 @@ void do_history(const HistoryArgs& args, Context& ctx) {
                       "e.g. --new-runs 4");
     }
     for (const compare::RunChanges& rc : compare::changes_by_run(h)) {
-      if (rc.run + static_cast<std::size_t>(args.new_runs) >= h.runs.size()) {
+      const bool primary = std::any_of(rc.changes.begin(), rc.changes.end(),
+                                       [&](const auto& c) { return h.series[c.first].primary; });
+      if (primary && rc.run + static_cast<std::size_t>(args.new_runs) >= h.runs.size()) {
         *ctx.err << "gpubench: a new change point at run " << h.runs[rc.run].id << " (" << rc.series
                  << " series, one of the newest " << args.new_runs
                  << " runs); --fail-on-change makes that exit 1\n";
@@ -130,7 +133,8 @@ void add_history_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--delta", args->delta, "smallest change that counts (fraction, 0.02 = 2%)")
       ->capture_default_str();
   cmd->add_flag("--fail-on-change", args->fail_on_change,
-                "exit 1 when a change point is at one of the newest --new-runs runs (nightly CI)");
+                "exit 1 when a primary metric has a change point at one of the newest --new-runs "
+                "runs (nightly CI)");
   cmd->add_option("--new-runs", args->new_runs,
                   "what --fail-on-change calls new: the newest N runs (a change is found once "
                   "--min-segment runs follow it)")

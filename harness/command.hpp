@@ -54,5 +54,6 @@ void add_doctor_command(CLI::App& app, Context& ctx);
 // Issue 25: history with change points, annotations of runs.
 void add_history_command(CLI::App& app, Context& ctx);
 void add_annotate_command(CLI::App& app, Context& ctx);
+void add_site_command(CLI::App& app, Context& ctx);
 
 }  // namespace gpubench::cli

@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
       add_import_command,   add_export_command, add_compare_command, add_accept_command,
       add_baseline_command, add_report_command,
       add_doctor_command,
-      add_history_command,  add_annotate_command,  // issue 25
+      add_history_command,  add_annotate_command, add_site_command,  // issue 25
   };
   const int rc = run_cli(argc, argv, k_adders);
   // The last buffered bytes are written here: a full disk or /dev/full shows up now. close()

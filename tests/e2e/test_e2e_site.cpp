@@ -1,0 +1,101 @@
+// End-to-end (issue 25): `gpubench site -o DIR` on FIXTURE runs (history_fixture.hpp: 60 runs, a
+// -6% step at run 41 with a driver change, annotated), then the index and a series page opened in
+// headless Chromium: the chart is laid out with one point per run, the change marked, the
+// annotation shown. A second `site` writes nothing that did not change.
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "e2e_support.hpp"
+#include "history_fixture.hpp"
+#include "util/fs.hpp"
+
+namespace gpubench::e2e {
+namespace {
+
+std::string find_chromium() {
+  for (const char* p :
+       {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"}) {
+    if (fs::exists(p)) return p;
+  }
+  return "";
+}
+
+// Adds a check script to a copy of `page` (the site itself has none), loads it from file:// in
+// headless Chromium and returns what the script wrote.
+std::string chromium_check(const std::string& chromium, const fs::path& page,
+                           const std::string& check) {
+  std::string html = read_file(page);
+  html.insert(html.rfind("</body>"), "<script>const out=[];" + check +
+                                         "const pre=document.createElement('pre');pre.id='check';"
+                                         "pre.textContent=out.join(' ');"
+                                         "document.body.appendChild(pre);</script>");
+  const fs::path copy = page.parent_path() / ("check_" + page.filename().string());
+  write_file_atomic(copy, html);
+  harness::ProcessSpec spec;
+  spec.argv = {chromium,        "--headless", "--no-sandbox",
+               "--disable-gpu", "--dump-dom", "file://" + copy.string()};
+  spec.stdout_path = page.parent_path() / "dom.html";
+  spec.timeout_s = 120;
+  harness::run_process(spec);
+  fs::remove(copy);
+  const std::string dom = read_file(spec.stdout_path);
+  const std::string marker = "<pre id=\"check\">";
+  const std::size_t at = dom.find(marker);
+  if (at == std::string::npos) return "no check result";
+  const std::size_t from = at + marker.size();
+  return dom.substr(from, dom.find('<', from) - from);
+}
+
+TEST(E2eSite, IndexAndSeriesPageRenderWithTheChangeMarked) {
+  Workspace ws;
+  make_fixture_db(ws.db(), 60, 41, 0.94, 7);
+  ASSERT_EQ(ws.run({"annotate", "41", "driver upgrade"}).exit_code, 0);
+  const fs::path site = ws.root() / "site";
+  const CliResult r = ws.run({"site", "-o", site.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "60 runs, 2 series")) << r.out;
+  ASSERT_TRUE(fs::exists(site / "index.html"));
+  ASSERT_TRUE(fs::exists(site / "history.json"));
+  ASSERT_TRUE(fs::exists(site / "run-41.html"));
+  const std::string index = read_file(site / "index.html");
+  EXPECT_TRUE(
+      contains(index, "run 41 (2026-02-13, driver 570.86 → 575.51, &quot;driver upgrade&quot;)"))
+      << index.substr(0, 2000);
+  EXPECT_FALSE(contains(index, "<script"));
+  const std::string run41 = read_file(site / "run-41.html");
+  EXPECT_TRUE(contains(run41, "<td>driver</td><td>570.86</td><td>575.51</td>")) << run41;
+  // The series page the index's suite page links first.
+  const std::string suite = read_file(site / "suite-calibration.html");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(suite, m, std::regex("href=\"(series/[0-9a-f]+\\.html)\"")));
+  const fs::path series = site / m[1].str();
+  ASSERT_TRUE(fs::exists(series));
+
+  // Regenerated with nothing new: nothing written.
+  const CliResult again = ws.run({"site", "-o", site.string()});
+  EXPECT_TRUE(contains(again.out, "0 pages written")) << again.out;
+
+  const std::string chromium = find_chromium();
+  if (chromium.empty()) GTEST_SKIP() << "no Chromium to render the site";
+  EXPECT_EQ(
+      chromium_check(chromium, site / "index.html",
+                     "out.push('runs='+(document.querySelectorAll('table.runs tr').length-1));"
+                     "out.push('changes='+document.querySelectorAll('ul.changes li a').length);"),
+      "runs=60 changes=1");
+  EXPECT_EQ(
+      chromium_check(chromium, series,
+                     "const svg=document.querySelector('svg.history');"
+                     "out.push('points='+svg.querySelectorAll('circle').length);"
+                     "const cp=svg.querySelectorAll('g.change-point line');"
+                     "out.push('changes='+cp.length);"
+                     "const b=cp[0].getBBox();out.push(b.height>100?'marked':'flat '+b.height);"
+                     "out.push('annotations='+svg.querySelectorAll('g.annotation').length);"
+                     "const w=svg.viewBox.baseVal.width;let clipped=0;"
+                     "svg.querySelectorAll('text').forEach(t=>{const r=t.getBBox();"
+                     "if(r.x<0||r.x+r.width>w+0.5)clipped++;});out.push('clipped='+clipped);"),
+      "points=60 changes=1 marked annotations=1 clipped=0");
+}
+
+}  // namespace
+}  // namespace gpubench::e2e
