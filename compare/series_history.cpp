@@ -11,6 +11,7 @@
 #include "compare/selection.hpp"
 #include "compare/stats.hpp"
 #include "results/annotations.hpp"
+#include "results/change_points.hpp"
 #include "results/sqlite.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
@@ -281,6 +282,8 @@ History load_history(results::Store& store, const HistoryOptions& options) {
     series.group = id.group;
     const Name& bench = benchmarks.at(id.benchmark);
     const Metric& metric = metrics.at(id.metric);
+    series.benchmark_id = id.benchmark;
+    series.metric_id = id.metric;
     series.key = Key{bench.suite, bench.name, metric.name,
                      device_label(id.device < 0 ? std::nullopt
                                                 : std::optional<int>(static_cast<int>(id.device)))};
@@ -346,6 +349,53 @@ std::vector<RunChanges> changes_by_run(const History& history) {
     out.push_back(std::move(rc));
   }
   return out;
+}
+
+}  // namespace gpubench::compare
+
+namespace gpubench::compare {
+
+std::size_t record_change_points(results::Store& store, const History& history) {
+  const ChangePointOptions& o = history.options.detection;
+  const nlohmann::json parameters = {
+      {"method", "e-divisive-means"},
+      {"significance", o.significance == Significance::permutation ? "permutation" : "ttest"},
+      {"max_pvalue", o.max_pvalue},
+      {"permutations", o.permutations},
+      {"seed", o.seed},
+      {"min_segment", o.min_segment},
+      {"min_magnitude", o.min_magnitude},
+      {"short_interval_ttest", o.short_interval_ttest},
+      {"selector", history.options.selector},
+      {"last", history.options.last}};
+  std::vector<results::SeriesOfChangePoints> series;
+  std::vector<results::StoredChangePoint> rows;
+  for (const SeriesHistory& s : history.series) {
+    series.push_back({s.benchmark_id, s.metric_id, s.group});
+    for (const SeriesChange& c : s.changes) {
+      nlohmann::json diffs = nlohmann::json::array();
+      for (const RankedDifference& d : c.differences) {
+        diffs.push_back({{"field", d.difference.field},
+                         {"before", d.difference.base},
+                         {"after", d.difference.candidate}});
+      }
+      const nlohmann::json detail = {
+          {"parameters", parameters},
+          {"device", s.key.device},
+          {"previous_run", history.runs[s.points[c.point - 1].run].id},
+          {"first_run", history.runs[s.points.front().run].id},
+          {"last_run", history.runs[s.points.back().run].id},
+          {"median_before", c.median_before},
+          {"median_after", c.median_after},
+          {"ci_low", std::isfinite(c.ci_low) ? nlohmann::json(c.ci_low) : nlohmann::json()},
+          {"ci_high", std::isfinite(c.ci_high) ? nlohmann::json(c.ci_high) : nlohmann::json()},
+          {"differences", std::move(diffs)}};
+      rows.push_back({s.benchmark_id, s.metric_id, s.group, history.runs[s.points[c.point].run].id,
+                      c.ratio, c.p_value, detail.dump(), ""});
+    }
+  }
+  results::replace_change_points(store.database(), series, rows);
+  return rows.size();
 }
 
 }  // namespace gpubench::compare

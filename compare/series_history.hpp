@@ -65,6 +65,8 @@ struct SeriesChange {
 struct SeriesHistory {
   std::string group;
   Key key;
+  int64_t benchmark_id = 0;  // store ids (history --record)
+  int64_t metric_id = 0;
   std::string unit;
   results::Direction direction = results::Direction::unknown;
   // A primary metric of its suite (results/metric_roles.hpp; unknown roles count as primary).
@@ -101,5 +103,11 @@ struct RunChanges {
   std::vector<std::pair<std::size_t, std::size_t>> changes;  // (series index, change index)
 };
 std::vector<RunChanges> changes_by_run(const History& history);
+
+// `history --record`: stores every series' change points in table `change_points`
+// (results/change_points.hpp), replacing what was stored for those series, each row's detail
+// holding the parameters that found it (so the report can be repeated) and the change's figures.
+// Returns the number of rows written.
+std::size_t record_change_points(results::Store& store, const History& history);
 
 }  // namespace gpubench::compare

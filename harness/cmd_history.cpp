@@ -34,6 +34,7 @@ struct HistoryArgs {
   double delta = 0.02;
   bool fail_on_change = false;
   int new_runs = 4;
+  bool record = false;
 };
 
 compare::HistoryFormat format_of(const std::string& text) {
@@ -83,8 +84,14 @@ void do_history(const HistoryArgs& args, Context& ctx) {
   if (!args.metric.empty()) options.metric = args.metric;
   options.last = args.last;
   options.detection = detection_of(args);
-  results::Store store = open_store(ctx, results::OpenMode::read_only);
+  results::Store store =
+      open_store(ctx, args.record ? results::OpenMode::read_write : results::OpenMode::read_only);
   const compare::History h = compare::load_history(store, options);
+  if (args.record) {
+    const std::size_t rows = compare::record_change_points(store, h);
+    *ctx.err << "gpubench: recorded " << rows << " change point" << (rows == 1 ? "" : "s") << " of "
+             << h.series.size() << " series with their parameters\n";
+  }
   std::ostringstream text;
   compare::render_history(h, format_of(args.format), args.changes, text);
   compare::write_output(args.output, text.str(), *ctx.out);
@@ -139,6 +146,8 @@ void add_history_command(CLI::App& app, Context& ctx) {
                   "what --fail-on-change calls new: the newest N runs (a change is found once "
                   "--min-segment runs follow it)")
       ->capture_default_str();
+  cmd->add_flag("--record", args->record,
+                "store the change points found, with these parameters, in the database");
   cmd->callback([args, &ctx] { do_history(*args, ctx); });
 }
 

@@ -8,6 +8,7 @@
 
 #include "e2e_support.hpp"
 #include "history_fixture.hpp"
+#include "results/change_points.hpp"
 
 namespace gpubench::e2e {
 namespace {
@@ -43,6 +44,28 @@ TEST(E2eHistory, ChangesFindsTheStepAtRun41WithTheDriverFirst) {
   EXPECT_EQ(doc["series"].size(), 2u);
   EXPECT_EQ(doc["series"][0]["points"].size(), 60u);
   EXPECT_EQ(doc["series"][0]["changes"][0]["previous_run"], 40);
+}
+
+TEST(E2eHistory, RecordStoresTheChangePointsWithTheirParameters) {
+  Workspace ws;
+  make_fixture_db(ws.db(), 60, 41, 0.94, 7);
+  const CliResult r = ws.run({"history", "all", "--record", "--seed", "5"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(contains(r.err, "recorded 2 change points of 2 series")) << r.err;
+  // Recorded again: replaced, not doubled.
+  ASSERT_EQ(ws.run({"history", "all", "--record", "--seed", "5"}).exit_code, 0);
+  results::Store store = results::Store::open(ws.db(), results::OpenMode::read_only);
+  const auto rows = results::list_change_points(store.database());
+  ASSERT_EQ(rows.size(), 2u);
+  for (const auto& row : rows) {
+    EXPECT_EQ(row.run_id, 41);
+    EXPECT_NEAR(row.magnitude, 0.94, 0.01);
+    const json detail = json::parse(row.detail);
+    EXPECT_EQ(detail["parameters"]["seed"], 5);
+    EXPECT_EQ(detail["parameters"]["significance"], "permutation");
+    EXPECT_EQ(detail["previous_run"], 40);
+    EXPECT_EQ(detail["differences"][0]["field"], "driver");
+  }
 }
 
 TEST(E2eHistory, AARunsHaveNoChangePoint) {
