@@ -313,7 +313,6 @@ History load_history(results::Store& store, const HistoryOptions& options) {
 
 std::vector<RunChanges> changes_by_run(const History& history) {
   std::map<std::size_t, RunChanges> by_run;
-  std::map<std::size_t, std::vector<double>> ratios;
   for (std::size_t si = 0; si < history.series.size(); ++si) {
     const SeriesHistory& s = history.series[si];
     for (std::size_t ci = 0; ci < s.changes.size(); ++ci) {
@@ -323,7 +322,6 @@ std::vector<RunChanges> changes_by_run(const History& history) {
       rc.run = run;
       ++rc.series;
       rc.changes.emplace_back(si, ci);
-      ratios[run].push_back(c.ratio);
       for (const RankedDifference& d : c.differences) {
         auto same = std::find_if(rc.differences.begin(), rc.differences.end(), [&](const auto& x) {
           return x.difference.field == d.difference.field;
@@ -334,12 +332,28 @@ std::vector<RunChanges> changes_by_run(const History& history) {
   }
   std::vector<RunChanges> out;
   for (auto& [run, rc] : by_run) {
-    const auto& r = ratios[run];
-    if (r.size() == 1) {
-      const SeriesChange& c = history.series[rc.changes[0].first].changes[rc.changes[0].second];
-      rc.geomean = geometric_mean_ratio(r, 0.99, c.ci_low, c.ci_high);
+    // The geometric mean of the changes, with the mean of their 99% log intervals: the series
+    // share their runs, so their errors are not independent and a t interval over the series
+    // (n - 1 df) would treat two series as two independent witnesses.
+    double log_sum = 0, half_sum = 0;
+    std::size_t with_interval = 0;
+    for (const auto& [si, ci] : rc.changes) {
+      const SeriesChange& c = history.series[si].changes[ci];
+      log_sum += std::log(c.ratio);
+      if (std::isfinite(c.ci_low) && std::isfinite(c.ci_high) && c.ci_low > 0) {
+        half_sum += (std::log(c.ci_high) - std::log(c.ci_low)) / 2;
+        ++with_interval;
+      }
+    }
+    const double centre = log_sum / static_cast<double>(rc.changes.size());
+    rc.geomean.count = rc.changes.size();
+    rc.geomean.value = std::exp(centre);
+    if (with_interval > 0) {
+      const double half = half_sum / static_cast<double>(with_interval);
+      rc.geomean.ci_low = std::exp(centre - half);
+      rc.geomean.ci_high = std::exp(centre + half);
     } else {
-      rc.geomean = geometric_mean_ratio(r, 0.99);
+      rc.geomean.ci_low = rc.geomean.ci_high = std::nan("");
     }
     std::stable_sort(rc.differences.begin(), rc.differences.end(),
                      [](const RankedDifference& a, const RankedDifference& b) {

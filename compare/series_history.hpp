@@ -98,7 +98,9 @@ History load_history(results::Store& store, const HistoryOptions& options);
 struct RunChanges {
   std::size_t run = 0;  // index into History::runs
   std::size_t series = 0;
-  GeoMean geomean;  // of after/before ratios (99% interval)
+  // Geometric mean of the after/before ratios, its interval the mean of their 99% log intervals
+  // (the series share their runs: their errors are not independent).
+  GeoMean geomean;
   std::vector<RankedDifference> differences;
   std::vector<std::pair<std::size_t, std::size_t>> changes;  // (series index, change index)
 };
