@@ -10,6 +10,7 @@
 #include "e2e_support.hpp"
 #include "history_fixture.hpp"
 #include "results/change_points.hpp"
+#include "util/fs.hpp"
 
 namespace gpubench::e2e {
 namespace {
@@ -90,6 +91,25 @@ TEST(E2eHistory, TextHasASparklinePerSeriesAndLastLimitsTheRuns) {
   EXPECT_TRUE(contains(r.out, "▁")) << r.out;
   EXPECT_TRUE(contains(r.out, "█")) << r.out;
   EXPECT_TRUE(contains(r.out, "change at run 41")) << r.out;
+}
+
+TEST(E2eHistory, MarkdownHtmlAndCsv) {
+  Workspace ws;
+  make_fixture_db(ws.db(), 60, 41, 0.94, 7);
+  const CliResult md = ws.run({"history", "all", "--format", "md"});
+  ASSERT_EQ(md.exit_code, 0) << md.err;
+  EXPECT_TRUE(contains(md.out, "## history of all: 60 runs")) << md.out;
+  EXPECT_TRUE(contains(md.out, "- change at run 41")) << md.out;
+  const fs::path html = ws.root() / "history.html";
+  ASSERT_EQ(ws.run({"history", "all", "--format", "html", "-o", html.string()}).exit_code, 0);
+  const std::string page = read_file(html);
+  EXPECT_EQ(count_of(page, "<svg class=\"history\""), 2u);
+  EXPECT_EQ(count_of(page, "<g class=\"change-point\">"), 2u);
+  EXPECT_FALSE(contains(page, "<script"));
+  const CliResult csv = ws.run({"history", "all", "--format", "csv"});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_EQ(count_of(csv.out, "\n"), 121u);  // header + 2 series x 60 runs
+  EXPECT_EQ(count_of(csv.out, ",1\n"), 2u);  // one change point row per series
 }
 
 TEST(E2eHistory, FailOnChangeOnlyForANewChangePoint) {
