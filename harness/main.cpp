@@ -15,8 +15,8 @@ int main(int argc, char** argv) {
   static constexpr Adder k_adders[] = {
       add_run_command,      add_suites_command, add_runs_command,    add_show_command,
       add_import_command,   add_export_command, add_compare_command, add_accept_command,
-      add_baseline_command, add_report_command,
-      add_doctor_command,
+      add_baseline_command, add_report_command, add_doctor_command,  add_models_command,
+      add_fleet_command,
   };
   const int rc = run_cli(argc, argv, k_adders);
   // The last buffered bytes are written here: a full disk or /dev/full shows up now. close()
