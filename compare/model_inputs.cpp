@@ -154,27 +154,22 @@ std::vector<PriceEntry> parse_prices(std::string_view text, const std::string& f
                           " fields, expected model,price,currency[,power_w]",
                       example);
     }
-    PriceEntry p;
-    p.model = f[0];
-    p.currency = f[2];
-    p.line = number;
-    if (p.model.empty()) throw bad_input("bad prices line " + where, "the model is empty", example);
+    if (f[0].empty()) throw bad_input("bad prices line " + where, "the model is empty", example);
     const auto price = positive(f[1]);
     if (!price) {
       throw bad_input("bad prices line " + where, "price '" + f[1] + "' is not a number > 0",
                       example);
     }
-    p.price = *price;
-    if (p.currency.empty()) {
-      throw bad_input("bad prices line " + where, "the currency is empty", example);
-    }
+    if (f[2].empty()) throw bad_input("bad prices line " + where, "the currency is empty", example);
+    std::optional<double> power_w;
     if (f.size() == 4 && !f[3].empty()) {
-      p.power_w = positive(f[3]);
-      if (!p.power_w) {
+      power_w = positive(f[3]);
+      if (!power_w) {
         throw bad_input("bad prices line " + where, "power_w '" + f[3] + "' is not watts > 0",
                         example);
       }
     }
+    const PriceEntry p{f[0], *price, f[2], power_w, number};
     for (const PriceEntry& other : out) {
       if (to_lower(other.model) == to_lower(p.model)) {
         throw bad_input("bad prices line " + where,

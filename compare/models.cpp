@@ -93,8 +93,15 @@ Figure mean_of(const SeriesMap& series, const std::function<bool(const Series&)>
   return f;
 }
 
-Ratio make_ratio(const LogEstimate& model, const LogEstimate& reference, double confidence) {
+Ratio make_ratio(const LogEstimate& model, const LogEstimate& reference, double confidence,
+                 bool self) {
   Ratio r;
+  if (self) {  // the reference against itself: exactly 1
+    r.estimate.mean_log = 0;
+    r.estimate.n = model.n;
+    r.wording = "reference";
+    return r;
+  }
   r.estimate = weighted_sum({{1.0, model}, {-1.0, reference}});
   r.wording = ratio_wording(r.estimate, confidence);
   return r;
@@ -274,10 +281,11 @@ ModelsTable build_models(const Observations& obs, const ModelsOptions& options) 
   for (auto& [key, g] : groups) {
     if (reference) {
       const ModelRow& ref = reference->row;
+      const bool self = &g == reference;
       for (std::size_t i = 0; i < g.row.headline.size(); ++i) {
         HeadlineFigure& h = g.row.headline[i];
         if (h.value.estimate.valid() && ref.headline[i].value.estimate.valid()) {
-          h.ratio = make_ratio(h.value.estimate, ref.headline[i].value.estimate, conf);
+          h.ratio = make_ratio(h.value.estimate, ref.headline[i].value.estimate, conf, self);
         }
       }
       for (SuiteFigure& sf : g.row.suites) {
@@ -292,13 +300,13 @@ ModelsTable build_models(const Observations& obs, const ModelsOptions& options) 
         const Figure mine = mean_of(g.series, common, true);
         const Figure theirs = mean_of(reference->series, common_ref, true);
         if (mine.estimate.valid() && theirs.estimate.valid()) {
-          sf.ratio = make_ratio(mine.estimate, theirs.estimate, conf);
+          sf.ratio = make_ratio(mine.estimate, theirs.estimate, conf, self);
         }
       }
       if (g.row.composite && ref.composite && g.row.composite->estimate.valid() &&
           ref.composite->estimate.valid()) {
         g.row.composite_ratio =
-            make_ratio(g.row.composite->estimate, ref.composite->estimate, conf);
+            make_ratio(g.row.composite->estimate, ref.composite->estimate, conf, self);
       }
     }
   }

@@ -94,9 +94,10 @@ void fleet_text(std::ostream& out, const Fleet& fleet, const Observations& obs,
                 const FleetOptions& options) {
   std::map<std::string, int> per_model;
   for (const GpuFacts& g : obs.gpus) per_model[g.info.name]++;
-  out << "Fleet: " << obs.runs.size() << " run(s); outlier = worse than the model's median by > "
-      << num(100 * options.rule.min_effect) << "% and |robust z| > "
-      << num(options.rule.z_threshold) << "\n";
+  char rule[128];
+  std::snprintf(rule, sizeof rule, "worse than the model's median by > %g%% and |robust z| > %g",
+                100 * options.rule.min_effect, options.rule.z_threshold);
+  out << "Fleet: " << obs.runs.size() << " run(s); outlier = " << rule << "\n";
   for (const auto& [model, n] : per_model) {
     out << '\n' << model << ": " << n << " GPU(s)\n";
     std::vector<std::vector<std::string>> rows = {
@@ -116,11 +117,12 @@ void fleet_text(std::ostream& out, const Fleet& fleet, const Observations& obs,
       for (std::size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
     }
     for (const auto& r : rows) {
-      out << ' ';
+      std::string line = " ";
       for (std::size_t c = 0; c < r.size(); ++c) {
-        out << ' ' << r[c] << std::string(width[c] - r[c].size(), ' ');
+        line += ' ' + r[c] + std::string(width[c] - r[c].size(), ' ');
       }
-      out << '\n';
+      line.erase(line.find_last_not_of(' ') + 1);
+      out << line << '\n';
     }
     for (const FleetOutlier& o : fleet.outliers) {
       if (o.gpu_model == model) out << "  " << outlier_line(o) << '\n';

@@ -127,6 +127,7 @@ std::string figure_text(const Figure& f, double conf) {
 
 std::string ratio_text(const std::optional<Ratio>& r, double conf) {
   if (!r) return "—";
+  if (r->wording == "reference") return "reference";
   return r->wording + " [" + num(r->estimate.low(conf)) + ", " + num(r->estimate.high(conf)) + "]";
 }
 
@@ -146,19 +147,26 @@ std::string row_title(const ModelRow& r) {
          r.interconnect + ")";
 }
 
+// Characters, not bytes: "—" takes one column.
+std::size_t columns(const std::string& s) {
+  return static_cast<std::size_t>(std::count_if(
+      s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
 void text_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows,
                 const std::string& indent) {
   std::vector<std::size_t> width;
   for (const auto& r : rows) {
     width.resize(std::max(width.size(), r.size()));
-    for (std::size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
+    for (std::size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], columns(r[c]));
   }
   for (const auto& r : rows) {
     std::string line = indent;
     for (std::size_t c = 0; c < r.size(); ++c) {
       line += r[c];
-      if (c + 1 < r.size()) line += std::string(width[c] - r[c].size() + 2, ' ');
+      if (c + 1 < r.size()) line += std::string(width[c] - columns(r[c]) + 2, ' ');
     }
+    line.erase(line.find_last_not_of(' ') + 1);
     out << line << '\n';
   }
 }

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "chromium_labels.hpp"
@@ -156,7 +157,7 @@ double median5(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-class Models : public ::testing::Test {
+class E2eModels : public ::testing::Test {
  protected:
   void SetUp() override {
     import(export_doc(k_h100, 0), "h100.json");
@@ -166,9 +167,14 @@ class Models : public ::testing::Test {
                       "# FIXTURE prices\nmodel,price,currency,power_w\nH100,25000,USD\n"
                       "H200,32000,USD\n");
   }
+  // GPUBENCH_FIXTURE_OUT=DIR keeps a copy of each fixture file there (the README's example
+  // imports them).
   void import(const json& doc, const std::string& file) {
     const fs::path path = m_ws.root() / file;
     write_file_atomic(path, doc.dump());
+    if (const char* keep = std::getenv("GPUBENCH_FIXTURE_OUT")) {
+      write_file_atomic(fs::path(keep) / file, doc.dump(1));
+    }
     const CliResult r = m_ws.run({"import", path.string(), m_ws.db_arg()});
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   }
@@ -206,7 +212,7 @@ std::vector<double> bf16_units(const FixtureModel& m, int runs, bool per_watt) {
   return units;
 }
 
-TEST_F(Models, OneRowPerModelWithPerWattPerPriceAndTheSlowGpuExcludedAndNamed) {
+TEST_F(E2eModels, OneRowPerModelWithPerWattPerPriceAndTheSlowGpuExcludedAndNamed) {
   const CliResult r =
       gb({"models", "--prices", prices().string(), "--reference", "H100", "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
@@ -254,6 +260,7 @@ TEST_F(Models, OneRowPerModelWithPerWattPerPriceAndTheSlowGpuExcludedAndNamed) {
   EXPECT_TRUE(contains(ratio.at("wording").get<std::string>(), "faster")) << ratio;
   EXPECT_TRUE(model(doc, k_h100.name).at("reference").get<bool>());
   EXPECT_NEAR(headline(h100, "bf16_tflops").at("ratio").at("value").get<double>(), 1.0, 1e-12);
+  EXPECT_EQ(headline(h100, "bf16_tflops").at("ratio").at("wording"), "reference");
   // Whole-node figure: allreduce busbw at 8 GPUs, no per-watt or per-price.
   const json& busbw = headline(h200, "allreduce_busbw_8");
   EXPECT_FALSE(busbw.at("per_gpu").get<bool>());
@@ -276,7 +283,7 @@ TEST_F(Models, OneRowPerModelWithPerWattPerPriceAndTheSlowGpuExcludedAndNamed) {
   EXPECT_FALSE(contains(to_lower(text.out), "regression")) << text.out;
 }
 
-TEST_F(Models, TdpPowerUsesThePowerLimitOrThePricesFile) {
+TEST_F(E2eModels, TdpPowerUsesThePowerLimitOrThePricesFile) {
   const CliResult r = gb({"models", "--power", "tdp", "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json h100 = model(json::parse(r.out), k_h100.name);
@@ -293,7 +300,7 @@ TEST_F(Models, TdpPowerUsesThePowerLimitOrThePricesFile) {
               1e-9);
 }
 
-TEST_F(Models, BadInputNamesTheFileAndLine) {
+TEST_F(E2eModels, BadInputNamesTheFileAndLine) {
   write_file_atomic(prices(), "model,price,currency\nH100,25000,USD\nH200,lots,USD\n");
   CliResult r = gb({"models", "--prices", prices().string()});
   EXPECT_EQ(r.exit_code, 2);
@@ -318,7 +325,7 @@ TEST_F(Models, BadInputNamesTheFileAndLine) {
   EXPECT_TRUE(contains(r.err, "w.txt:2")) << r.err;
 }
 
-TEST_F(Models, WeightsGiveOneCompositeWithItsInterval) {
+TEST_F(E2eModels, WeightsGiveOneCompositeWithItsInterval) {
   const fs::path weights = m_ws.root() / "w.txt";
   write_file_atomic(weights,
                     "# FIXTURE workload\ngemm/*/dtype:bf16/m:8192/* 70\nallreduce 20\n"
@@ -344,7 +351,7 @@ TEST_F(Models, WeightsGiveOneCompositeWithItsInterval) {
   EXPECT_LT(ratio.at("low").get<double>(), ratio.at("value").get<double>());
 }
 
-TEST_F(Models, FleetNamesTheSlowGpuAndExitsOne) {
+TEST_F(E2eModels, FleetNamesTheSlowGpuAndExitsOne) {
   const CliResult r = gb({"fleet"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_TRUE(
@@ -367,7 +374,7 @@ TEST_F(Models, FleetNamesTheSlowGpuAndExitsOne) {
   EXPECT_EQ(gb({"fleet", "--suite", "nonesuch"}).exit_code, 2);
 }
 
-TEST_F(Models, ShowListsEachGpusMemoryPowerLimitAndClocks) {
+TEST_F(E2eModels, ShowListsEachGpusMemoryPowerLimitAndClocks) {
   const CliResult r = gb({"show", "2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(contains(r.out, "gpu 3: " + k_h200.name + " " + uuid(k_h200, 3) +
@@ -377,7 +384,7 @@ TEST_F(Models, ShowListsEachGpusMemoryPowerLimitAndClocks) {
       << r.out;
 }
 
-TEST_F(Models, MarkdownCsvAndHtmlCarryTheFigures) {
+TEST_F(E2eModels, MarkdownCsvAndHtmlCarryTheFigures) {
   const CliResult md = gb({"models", "--format", "md", "--reference", "H100"});
   ASSERT_EQ(md.exit_code, 0) << md.err;
   EXPECT_TRUE(contains(md.out, "## " + k_h200.name)) << md.out;
