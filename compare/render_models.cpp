@@ -324,7 +324,8 @@ void bar_chart(std::ostream& out, const std::string& title, const std::string& u
   }
   top = top > 0 ? top * 1.1 : 1;
   auto tx = [&](double v) { return label_w + std::clamp(v, 0.0, top) / top * k_plot_w; };
-  const std::string heading = title + " (" + unit + ")";
+  const std::string heading =
+      unit.empty() || title.find(unit) != std::string::npos ? title : title + " (" + unit + ")";
   const double height = k_top + k_row_h * static_cast<double>(rows.size()) + 30;
   const double width =
       std::max(label_w + k_plot_w + 80, 8.0 * static_cast<double>(heading.size()) + 10);
