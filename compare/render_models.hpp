@@ -1,6 +1,6 @@
 // Rendering of `gpubench models` and `gpubench fleet` (issue 24): text, Markdown (a purchase
 // memo), JSON, CSV and self-contained HTML (one bar chart per headline figure, models side by
-// side by side, intervals drawn). JSON: compare/SCHEMA.md (gpubench.models/1, gpubench.fleet/1).
+// side, intervals drawn). JSON: compare/SCHEMA.md (gpubench.models/1, gpubench.fleet/1).
 #pragma once
 
 #include <ostream>
