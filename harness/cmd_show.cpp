@@ -53,9 +53,15 @@ void print_environment(std::ostream& out, const results::RunDetail& d) {
       << " RAM, " << h.os << ", kernel " << h.kernel << ", governor " << h.governor << '\n';
   if (info.gpus.empty()) out << "  gpus: none\n";
   for (const auto& g : info.gpus) {
-    out << "  gpu " << g.nvml_index << ": " << g.name << " " << g.uuid << ", "
-        << opt_text(g.sm_count) << " SMs, cc " << g.compute_capability << ", max SM clock "
-        << opt_text(g.max_sm_clock_mhz, " MHz") << ", power limit "
+    // Memory size, power limit and clocks (issue 24): what a buyer and a fleet check compare.
+    out << "  gpu " << g.nvml_index << ": " << g.name << " " << g.uuid << ", memory "
+        << (g.memory_bytes ? format_bytes_binary(static_cast<double>(*g.memory_bytes))
+                           : std::string(results::k_unknown))
+        << ", " << opt_text(g.sm_count) << " SMs, cc " << g.compute_capability << ", SM clock max "
+        << opt_text(g.max_sm_clock_mhz, " MHz") << " / application "
+        << opt_text(g.app_sm_clock_mhz, " MHz") << " / default "
+        << opt_text(g.default_sm_clock_mhz, " MHz") << ", memory clock max "
+        << opt_text(g.max_mem_clock_mhz, " MHz") << ", power limit "
         << (g.power_limit_w ? format_significant(*g.power_limit_w) + " W"
                             : std::string(results::k_unknown))
         << ", ECC " << g.ecc << ", PCIe gen " << opt_text(g.pcie_gen) << " x"

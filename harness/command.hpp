@@ -26,8 +26,8 @@ struct Context {
   int exit_code = 0;
   // True when stdout is a terminal and CI is not set: progress and colour allowed.
   bool interactive = false;
-  std::ostream* out = nullptr;  // stdout unless a test redirects it
-  std::ostream* err = nullptr;  // stderr
+  std::ostream* out = nullptr;    // stdout unless a test redirects it
+  std::ostream* err = nullptr;    // stderr
   std::vector<std::string> argv;  // the command line as given (recorded with runs)
 };
 
@@ -55,5 +55,7 @@ void add_doctor_command(CLI::App& app, Context& ctx);
 void add_history_command(CLI::App& app, Context& ctx);
 void add_annotate_command(CLI::App& app, Context& ctx);
 void add_site_command(CLI::App& app, Context& ctx);
+void add_models_command(CLI::App& app, Context& ctx);
+void add_fleet_command(CLI::App& app, Context& ctx);
 
 }  // namespace gpubench::cli

@@ -83,6 +83,7 @@ RunInfo run_info(const json& doc) {
     gpu.max_sm_clock_mhz = number<int>(g, "max_sm_clock_mhz");
     gpu.max_mem_clock_mhz = number<int>(g, "max_mem_clock_mhz");
     gpu.default_sm_clock_mhz = number<int>(g, "default_sm_clock_mhz");
+    gpu.app_sm_clock_mhz = number<int>(g, "app_sm_clock_mhz");  // dropped before issue 24
     gpu.power_limit_w = number<double>(g, "power_limit_w");
     gpu.ecc = text(g, "ecc");
     gpu.pcie_gen = number<int>(g, "pcie_gen");

@@ -1,0 +1,149 @@
+// Issue 24: the pure parts of `gpubench models` and `gpubench fleet` (compare/models.hpp,
+// compare/fleet.hpp): pooled figures and their intervals, log-scale sums, the prices and weights
+// files, robust-z outliers. FIXTURE numbers only; reference values from scipy where quoted.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "compare/fleet.hpp"
+#include "compare/models.hpp"
+#include "util/error.hpp"
+
+namespace gpubench::compare {
+namespace {
+
+TEST(Models, PooledEstimateIsTheGeometricMeanWithAtIntervalOnTheLogs) {
+  const std::vector<double> units = {100, 110, 121};
+  const LogEstimate e = pooled_estimate(units);
+  EXPECT_NEAR(e.value(), 110, 1e-9);  // geometric mean of 100, 110, 121
+  EXPECT_EQ(e.n, 3u);
+  EXPECT_DOUBLE_EQ(e.df, 2);
+  // logs step by log(1.1): sd = log(1.1), se = log(1.1)/sqrt(3); t_{0.995,2} = 9.924843
+  // (scipy.stats.t.ppf(0.995, 2)).
+  const double half = 9.924843 * std::log(1.1) / std::sqrt(3.0);
+  EXPECT_NEAR(e.low(0.99), 110 * std::exp(-half), 1e-3);
+  EXPECT_NEAR(e.high(0.99), 110 * std::exp(half), 1e-3);
+  EXPECT_FALSE(e.within_run_only);
+}
+
+TEST(Models, OneUnitTakesItsRepetitionsAndSaysSo) {
+  const LogEstimate e = pooled_estimate({200}, {198, 200, 202});
+  EXPECT_NEAR(e.value(), 200, 1e-9);
+  EXPECT_TRUE(e.within_run_only);
+  EXPECT_LT(e.low(0.99), 200);
+  EXPECT_GT(e.high(0.99), 200);
+  EXPECT_TRUE(std::isnan(pooled_estimate({200}).low(0.99))) << "no spread: no interval";
+  // Tied units: the resolution floor keeps the interval from collapsing.
+  const LogEstimate tied = pooled_estimate({20, 20, 20, 20});
+  EXPECT_GT(tied.high(0.99), tied.low(0.99));
+}
+
+TEST(Models, WeightedSumAddsMeansAndVariances) {
+  const LogEstimate a = pooled_estimate({100, 110, 121});
+  const LogEstimate b = pooled_estimate({50, 55, 60, 65});
+  const LogEstimate s = weighted_sum({{0.7, a}, {0.3, b}});
+  EXPECT_NEAR(s.mean_log, 0.7 * a.mean_log + 0.3 * b.mean_log, 1e-12);
+  EXPECT_NEAR(s.var, 0.49 * a.var + 0.09 * b.var, 1e-15);
+  EXPECT_GT(s.df, std::min(a.df, b.df));  // Welch-Satterthwaite lies between min and sum
+  EXPECT_LT(s.df, a.df + b.df);
+  const LogEstimate ratio = weighted_sum({{1, a}, {-1, a}});
+  EXPECT_NEAR(ratio.value(), 1, 1e-12);
+  EXPECT_FALSE(weighted_sum({{1, a}, {1, LogEstimate{}}}).valid()) << "an unknown term";
+}
+
+TEST(Models, RatioWordingIsNeutral) {
+  LogEstimate r;
+  r.mean_log = std::log(1.2);
+  r.var = 0.0001;
+  r.df = 10;
+  EXPECT_EQ(ratio_wording(r, 0.99), "1.20x faster");
+  r.mean_log = std::log(0.8);
+  EXPECT_EQ(ratio_wording(r, 0.99), "0.80x (slower)");
+  r.mean_log = 0;
+  EXPECT_EQ(ratio_wording(r, 0.99), "1.00x (no clear difference)");
+}
+
+TEST(Models, PricesFile) {
+  const auto prices = parse_prices(
+      "# FIXTURE\nmodel,price,currency,power_w\nH100,25000,USD\nH100 NVL, 28000 ,USD,400\n",
+      "p.csv");
+  ASSERT_EQ(prices.size(), 2u);
+  EXPECT_EQ(prices[1].line, 4);
+  EXPECT_EQ(prices[1].power_w, 400);
+  EXPECT_EQ(find_price(prices, "NVIDIA H100 NVL")->model, "H100 NVL") << "the longest match";
+  EXPECT_EQ(find_price(prices, "NVIDIA H100 80GB HBM3")->price, 25000);
+  EXPECT_EQ(find_price(prices, "NVIDIA A100"), nullptr);
+  for (const char* bad : {"H100,25000\n", "H100,-1,USD\n", "H100,1,\n", "H100,1,USD,hot\n",
+                          "H100,1,USD\nh100,2,USD\n", "# nothing\n"}) {
+    try {
+      parse_prices(bad, "p.csv");
+      ADD_FAILURE() << "accepted: " << bad;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::bad_input);
+      EXPECT_NE(std::string(e.what()).find("p.csv"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Models, WeightsFileIsNormalised) {
+  const auto w =
+      parse_weights("gemm/*/dtype:bf16/m:8192/* 70\nallreduce 20 # nodes\nmemory 10\n", "w.txt");
+  ASSERT_EQ(w.size(), 3u);
+  EXPECT_EQ(w[0].pattern, "gemm/*/dtype:bf16/m:8192/*");
+  EXPECT_NEAR(w[0].weight, 0.7, 1e-12);
+  EXPECT_NEAR(w[2].weight, 0.1, 1e-12);
+  EXPECT_THROW(parse_weights("gemm\n", "w.txt"), Error);
+  EXPECT_THROW(parse_weights("gemm 0\n", "w.txt"), Error);
+}
+
+Observation gpu_row(const std::string& uuid, double value) {
+  Observation o;
+  o.run_id = 1;
+  o.host = "FIXTURE";
+  o.gpu_model = "GPU-MODEL-FIXTURE";
+  o.gpu_uuid = uuid;
+  o.suite = "memory";
+  o.benchmark = "memory/device_triad/array_bytes:1024";
+  o.metric = "GB_per_s";
+  o.direction = results::Direction::higher;
+  o.values = {value};
+  o.median = value;
+  return o;
+}
+
+TEST(Fleet, RobustZNamesTheSlowGpuOnly) {
+  Observations obs;
+  for (int g = 0; g < 8; ++g) {
+    obs.rows.push_back(gpu_row("GPU-" + std::to_string(g), g == 5 ? 850 : 1000 + g));
+    GpuFacts f;
+    f.info.uuid = "GPU-" + std::to_string(g);
+    f.info.name = "GPU-MODEL-FIXTURE";
+    f.info.pcie_width = g == 5 ? 8 : 16;
+    f.info.pcie_gen = 5;
+    f.driver = "560.35.03";
+    obs.gpus.push_back(f);
+  }
+  const Fleet fleet = fleet_scores(obs);
+  ASSERT_EQ(fleet.series.size(), 1u);
+  EXPECT_DOUBLE_EQ(fleet.series[0].median, 1002.5);
+  ASSERT_EQ(fleet.outliers.size(), 1u);
+  EXPECT_EQ(fleet.outliers[0].uuid, "GPU-5");
+  EXPECT_NEAR(fleet.outliers[0].deviation, 850 / 1002.5 - 1, 1e-12);
+  ASSERT_EQ(fleet.outliers[0].differences.size(), 1u);
+  EXPECT_EQ(fleet.outliers[0].differences[0],
+            "PCIe link Gen5 x8 (most GPUs of the model: Gen5 x16)");
+  // A GPU faster than the rest is not an outlier; nor one slower by less than min_effect.
+  obs.rows[5] = gpu_row("GPU-5", 1200);
+  EXPECT_TRUE(fleet_scores(obs).outliers.empty());
+  obs.rows[5] = gpu_row("GPU-5", 970);
+  EXPECT_TRUE(fleet_scores(obs).outliers.empty()) << "3% slower: within the 5% floor";
+  OutlierRule strict;
+  strict.min_effect = 0.02;
+  EXPECT_EQ(fleet_scores(obs, strict).outliers.size(), 1u);
+  // Fewer than 3 GPUs: no series.
+  obs.rows.resize(2);
+  EXPECT_TRUE(fleet_scores(obs).series.empty());
+}
+
+}  // namespace
+}  // namespace gpubench::compare
