@@ -30,6 +30,7 @@ import urllib.parse
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 import check_openmetrics as om  # noqa: E402  (shares the database the checks build)
 from prometheus_client.openmetrics.parser import text_string_to_metric_families as parse_om  # noqa: E402
 from prometheus_client.parser import text_string_to_metric_families as parse_text  # noqa: E402
