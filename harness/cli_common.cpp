@@ -107,7 +107,11 @@ void print_table(std::ostream& out, const std::vector<std::string>& header,
     all[1].emplace_back(w, '-');
   }
   all.insert(all.end(), rows.begin(), rows.end());
-  for (const std::string& line : fit_table(all, output_width())) out << line << '\n';
+  // The first column (a name, a run id) stays whole and first: scripts grep these tables.
+  for (const std::string& line :
+       fit_table(all, output_width(), "", nullptr, FirstColumn::keep_whole)) {
+    out << line << '\n';
+  }
 }
 
 SampleStats summarize(const std::vector<double>& values) {

@@ -116,7 +116,7 @@ std::vector<std::string> wrap_words(const std::string& text, std::size_t width) 
 
 std::vector<std::string> fit_table(const std::vector<std::vector<std::string>>& rows,
                                    std::size_t width, const std::string& indent,
-                                   std::vector<std::size_t>* line_rows) {
+                                   std::vector<std::size_t>* line_rows, FirstColumn first_column) {
   std::vector<std::string> out;
   if (rows.empty()) return out;
   std::size_t columns = 0;
@@ -136,7 +136,7 @@ std::vector<std::string> fit_table(const std::vector<std::vector<std::string>>& 
   };
   // Too wide even with the last column wrapped: the first column (the name) goes on a line of its
   // own above the others, which are indented 4 more ("stacked").
-  const bool stacked = width > 0 && columns > 2 &&
+  const bool stacked = width > 0 && columns > 2 && first_column == FirstColumn::may_stack &&
                        sum(natural, 0, display_width(indent)) - natural[last] + keep_last > width;
   const std::size_t first = stacked ? 1 : 0;
   const std::string lead = stacked ? indent + "    " : indent;
@@ -147,7 +147,8 @@ std::vector<std::string> fit_table(const std::vector<std::vector<std::string>>& 
     // Still too wide: cut the widest other columns, one column at a time, down to 8.
     while (sum(w, first, display_width(lead)) > width) {
       std::size_t widest = columns;
-      for (std::size_t i = first; i + 1 < columns; ++i) {
+      const std::size_t from = first_column == FirstColumn::keep_whole ? 1 : first;
+      for (std::size_t i = from; i + 1 < columns; ++i) {
         if (w[i] > 8 && (widest == columns || w[i] > w[widest])) widest = i;
       }
       if (widest == columns) break;

@@ -32,9 +32,13 @@ std::vector<std::string> wrap_words(const std::string& text, std::size_t width);
 // the others (indented 4 more), and if they still do not fit, the widest are cut (elide_middle)
 // down to 8 columns each (a cell of only '-', a rule under a header, is cut, not elided).
 // `line_rows`, when given, receives for each line the row it belongs to.
+// FirstColumn::keep_whole: the first column is never moved or cut (tables scripts read, such as
+// `baseline list | grep "^nightly "`).
+enum class FirstColumn { may_stack, keep_whole };
 std::vector<std::string> fit_table(const std::vector<std::vector<std::string>>& rows,
                                    std::size_t width, const std::string& indent = "",
-                                   std::vector<std::size_t>* line_rows = nullptr);
+                                   std::vector<std::size_t>* line_rows = nullptr,
+                                   FirstColumn first_column = FirstColumn::may_stack);
 
 // Every line of `text` longer than `width` (0: no limit) wrapped at spaces, continuation lines
 // indented 4 more than the line's own indent.

@@ -43,6 +43,18 @@ TEST(TextWidth, FitTableWrapsTheLastColumnAndCutsTheWidest) {
   EXPECT_NE(all.find("…"), std::string::npos) << all;              // the long name was cut
 }
 
+// Tables scripts read keep their first column whole and first (`baseline list | grep "^nightly "`).
+TEST(TextWidth, KeepWholeNeverMovesOrCutsTheFirstColumn) {
+  const std::vector<std::vector<std::string>> rows = {{"nightly", std::string(60, 'u'),
+                                                       std::string(40, 'd'),
+                                                       "a note that is long enough to wrap"}};
+  const auto lines = fit_table(rows, 80, "", nullptr, FirstColumn::keep_whole);
+  EXPECT_EQ(lines.front().rfind("nightly  ", 0), 0u) << lines.front();
+  EXPECT_LE(longest(lines), 80u);
+  const auto stacked = fit_table(rows, 80);
+  EXPECT_EQ(stacked.front(), "nightly");  // the default may put it on a line of its own
+}
+
 TEST(TextWidth, WrapLinesIndentsContinuations) {
   const std::string text = "  FAIL " + std::string(30, 'x') + " " + std::string(30, 'y') + "\nok\n";
   const std::string wrapped = wrap_lines(text, 50);
