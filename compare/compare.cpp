@@ -90,9 +90,9 @@ std::optional<double> Entry::speedup() const {
 }
 
 std::size_t Comparison::count(Verdict verdict) const {
-  return static_cast<std::size_t>(std::count_if(
-      entries.begin(), entries.end(),
-      [&](const Entry& e) { return e.primary && e.verdict == verdict; }));
+  return static_cast<std::size_t>(
+      std::count_if(entries.begin(), entries.end(),
+                    [&](const Entry& e) { return e.primary && e.verdict == verdict; }));
 }
 
 std::size_t Comparison::compared() const {
@@ -260,7 +260,7 @@ struct Judged {
 // Judges one series present on both sides (appends to `out`). Throws Error(bad_input) when the
 // units differ.
 void judge(const Pool& bpool, const Pool& cpool, const Options& options, Judged& out) {
-    const Key key = key_of(bpool);
+  const Key key = key_of(bpool);
   if (bpool.first->unit != cpool.first->unit) {
     throw bad_input("cannot compare " + key.benchmark + " " + key.metric,
                     "the unit is '" + bpool.first->unit + "' in base and '" + cpool.first->unit +
@@ -313,8 +313,8 @@ void judge(const Pool& bpool, const Pool& cpool, const Options& options, Judged&
   const results::ResultRow* err_c = find_status(cpool, results::BenchmarkStatus::error);
   if (err_b || err_c) {
     e.verdict = Verdict::invalid;
-    e.reason = std::string(err_b ? "base" : "candidate") +
-               " failed: " + (err_b ? err_b : err_c)->message;
+    e.reason =
+        std::string(err_b ? "base" : "candidate") + " failed: " + (err_b ? err_b : err_c)->message;
   } else if (e.base.throttled + e.candidate.throttled > 0) {
     e.verdict = Verdict::invalid;
     e.reason = std::to_string(e.base.throttled + e.candidate.throttled) +
@@ -389,10 +389,18 @@ Comparison compare_sides(const Side& base, const Side& candidate, const Options&
   cmp.candidate_selection = candidate.selection;
   for (const auto& r : base.runs) cmp.base_runs.push_back(r.run.id);
   for (const auto& r : candidate.runs) cmp.candidate_runs.push_back(r.run.id);
+  for (const auto& [side, headers] :
+       {std::pair{&base, &cmp.base_headers}, std::pair{&candidate, &cmp.candidate_headers}}) {
+    for (const results::RunDetail& r : side->runs) {
+      headers->push_back(
+          {r.run.id, r.run.started_at, r.info.host.hostname, r.info.software.git_sha});
+    }
+  }
   cmp.options = options;
   cmp.options.thresholds = nullptr;  // not owned past this call
   cmp.env_differences = environment_differences(base.runs, candidate.runs);
-  for (const auto& [side, label] : {std::pair{&base, "base "}, std::pair{&candidate, "candidate "}}) {
+  for (const auto& [side, label] :
+       {std::pair{&base, "base "}, std::pair{&candidate, "candidate "}}) {
     for (const results::RunDetail& r : side->runs) {
       for (const std::string& p : run_problems(r)) cmp.problems.push_back(label + p);
     }

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "compare/thresholds.hpp"
@@ -170,11 +170,21 @@ struct EnvDifference {
   std::string candidate;
 };
 
+// One run of a side, for the heads of reports (Markdown job summaries name what was compared).
+struct RunHeader {
+  int64_t id = 0;
+  std::string started_at;  // ISO 8601 UTC
+  std::string host;
+  std::string git_sha;  // of the gpubench that ran it
+};
+
 struct Comparison {
   std::string base_selection;
   std::string candidate_selection;
   std::vector<int64_t> base_runs;  // run ids
   std::vector<int64_t> candidate_runs;
+  std::vector<RunHeader> base_headers;  // the same runs, in the same order
+  std::vector<RunHeader> candidate_headers;
   Options options;
   std::vector<EnvDifference> env_differences;
   std::vector<Entry> entries;      // sorted by key
@@ -204,8 +214,12 @@ bool compared_metric(std::string_view metric, const std::optional<std::string>& 
 Comparison compare_sides(const Side& base, const Side& candidate, const Options& options);
 
 // Environment differences between two groups of runs (each field: distinct values joined by ",").
+// Variables that say where things are, not what is measured (the CI templates' own
+// GPUBENCH_RUN_ARGS, GPUBENCH_OUT, ..., and the database and suite paths; is_location_variable) are
+// never listed.
 std::vector<EnvDifference> environment_differences(const std::vector<results::RunDetail>& base,
                                                    const std::vector<results::RunDetail>& cand);
+bool is_location_variable(const std::string& name);
 
 // Doctor checks (results/doctor.hpp) whose status differs between the sides, appended to `out` as
 // "doctor <check>" differences; nothing when either side recorded no checks.

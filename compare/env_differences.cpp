@@ -31,6 +31,16 @@ std::string gpu_models(const results::RunDetail& run) {
 
 }  // namespace
 
+bool is_location_variable(const std::string& name) {
+  // The CI templates' own variables (ci/templates; tests/ci/run_templates.py checks that every
+  // GPUBENCH_ name a template uses and gpubench does not read is here) and gpubench's paths.
+  static const std::set<std::string> k_names = {
+      "GPUBENCH_RUN_ARGS",   "GPUBENCH_BASELINE",       "GPUBENCH_OUT",          "GPUBENCH_BIN",
+      "GPUBENCH_SPEC",       "GPUBENCH_TEXTFILE_DIR",   "GPUBENCH_REFERENCE_DB", "GPUBENCH_DB",
+      "GPUBENCH_SUITE_PATH", "GPUBENCH_BUSY_TIMEOUT_MS"};
+  return k_names.count(name) > 0;
+}
+
 std::vector<EnvDifference> environment_differences(const std::vector<results::RunDetail>& base,
                                                    const std::vector<results::RunDetail>& cand) {
   using Getter = std::function<std::string(const results::RunDetail&)>;
@@ -60,7 +70,9 @@ std::vector<EnvDifference> environment_differences(const std::vector<results::Ru
   std::set<std::string> env_names;
   for (const auto* side : {&base, &cand}) {
     for (const results::RunDetail& run : *side) {
-      for (const auto& [k, v] : run.info.config.env) env_names.insert(k);
+      for (const auto& [k, v] : run.info.config.env) {
+        if (!is_location_variable(k)) env_names.insert(k);
+      }
     }
   }
   for (const std::string& name : env_names) {

@@ -21,6 +21,14 @@ svg .regression .pt,svg .regression .ci{fill:#c62828;stroke:#c62828}
 svg .improvement .pt,svg .improvement .ci{fill:#2e7d32;stroke:#2e7d32}
 svg .inconclusive .pt{fill:#b8860b}
 .note{color:#666;font-size:.9em}
+table.results td,table.results th{white-space:nowrap;vertical-align:top}
+table.results td.why{white-space:normal;min-width:20em;max-width:40em}
+table.results td.why summary{white-space:nowrap;overflow:hidden;text-overflow:ellipsis;
+display:block;cursor:pointer;max-width:40em}
+.legend .sw{display:inline-block;width:.9em;height:.9em;margin:0 .3em 0 .8em;
+border:1px solid #bbb;vertical-align:middle}
+.sw.regression{background:#fde2e2}.sw.improvement{background:#e2f5e2}
+.sw.inconclusive{background:#fff6dc}.sw.invalid{background:#efe2f5}.sw.unchanged{background:#fff}
 )css";
 
 }  // namespace gpubench::compare

@@ -1,12 +1,15 @@
 // One run as OpenMetrics text for node_exporter's textfile collector (Prometheus, Grafana).
 //
-// Families (all gauges, no timestamps: the textfile collector rejects them):
+// Families (all gauges, no timestamps: the textfile collector rejects them; the run's info family
+// is the gauge gpubench_run_info, not the OpenMetrics type "info", which the Prometheus text
+// parser of node_exporter and promtool rejects):
 //   gpubench_run_info{host, run_uuid, run_id, status, profile, driver, cuda_runtime, gpubench}  1
 //   gpubench_result_<unit>{host, gpu_uuid, gpu_model, device, suite, benchmark, metric}  median
 //     <unit>: seconds (ns/us/ms/s), bytes_per_second (B/s ... GB/s), flop_per_second (TFLOP/s...),
 //     hertz (MHz), ratio (%, fraction); other units in gpubench_result{..., unit="..."}
 //   gpubench_change_ratio{..., baseline} and gpubench_verdict{..., baseline, verdict}  1
-//     (only with a comparison: candidate median / baseline median, and the verdict)
+//     (only with a comparison: candidate median / baseline median, and the verdict of primary
+//     metrics only, so count() over it equals compare's counts; none when the baseline is the run)
 //   gpubench_telemetry_*{host, gpu_uuid, gpu_model, device}: samples, throttled samples, peaks
 //   gpubench_doctor_check{host, check, area, status}  1
 // Names and units follow Prometheus conventions (base units, _seconds, _bytes_per_second); label

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <iosfwd>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,6 +41,34 @@ void render_json(const Comparison& cmp, std::ostream& out);
 void render_junit(const Comparison& cmp, std::ostream& out);
 void render_csv(const Comparison& cmp, std::ostream& out);
 void render_html(const Comparison& cmp, std::ostream& out, const std::string& unchanged_csv = "");
+
+// The first line of every comparison (issue 26): "FAIL: 2 failing under --fail-on regression (2
+// regression, 38 unchanged of 40 compared)", "PASS: ...", or "NOT GATED (--fail-on never): ...".
+std::string verdict_headline(const Comparison& cmp);
+// The Markdown table of the compared runs: selection, run ids, start dates, hosts, git sha.
+void write_md_runs(const Comparison& cmp, std::ostream& out);
+
+// Benchmark names for text tables (issue 26): with a limited output width (util/text_width.hpp),
+// each name as the charts label it (svg::compact_labels: run-control segments such as
+// iterations:N and manual_time dropped, common leading segments dropped, large numbers short,
+// still unique); unchanged with --wide. Keyed by the full name.
+std::map<std::string, std::string> text_names(const std::vector<std::string>& names);
+// One name alone (a line of prose, not a table): run-control segments dropped, numbers short.
+std::string text_name(const std::string& name);
+
+// What a run measured, for the first line of `show` and `report` (issue 26): "run 7: 3 suites,
+// 165 benchmarks: 39 measured, 126 skipped (120 no CUDA device), 0 failed". add() once per result
+// row; a benchmark counts once (measured when any of its rows is ok, else failed, else skipped).
+class RunTally {
+ public:
+  void add(const std::string& benchmark, results::BenchmarkStatus status,
+           const std::string& message);
+  std::string line(int64_t run_id, std::size_t suites) const;
+
+ private:
+  std::map<std::string, int> m_state;  // benchmark -> 0 skipped, 1 failed, 2 measured
+  std::map<std::string, std::string> m_skip_reason;
+};
 
 // The "why" column in plain words, from the entry's figures: "4.1% worse, between 2.0% and 6.2%
 // worse with 99% confidence (margin 2.0%)"; secondary metrics say they are not counted.

@@ -70,29 +70,32 @@ void render_accept_text(const AcceptResult& r, std::ostream& out) {
   }
   for (const auto& [reason, checks] : skipped) {
     out << "  FAIL " << checks.size() << " benchmark(s) " << reason << ": "
-        << checks.front()->key.benchmark << (checks.size() > 1 ? " ..." : "") << '\n';
+        << text_name(checks.front()->key.benchmark) << (checks.size() > 1 ? " ..." : "") << '\n';
   }
   for (CheckOutcome want : {CheckOutcome::fail, CheckOutcome::marginal}) {
     for (const auto& c : r.checks) {
       if (c.outcome != want || c.skipped) continue;
-      out << "  " << to_string(c.outcome) << ' ' << c.key.benchmark << " " << c.key.metric << " on "
-          << device_text(c.key, c.gpu_uuid, c.pci_bus_id) << ": " << c.reason << '\n';
+      out << "  " << to_string(c.outcome) << ' ' << text_name(c.key.benchmark) << " "
+          << c.key.metric << " on " << device_text(c.key, c.gpu_uuid, c.pci_bus_id) << ": "
+          << c.reason << '\n';
     }
   }
   for (const auto& o : r.outliers) {
-    out << "  OUTLIER " << outlier_text(o) << " on " << o.key.benchmark << " " << o.key.metric
-        << ": " << format_value(o.median) << " vs " << format_value(o.siblings_median) << " (MAD "
-        << format_value(o.siblings_mad) << ") for its " << o.siblings
-        << " siblings of the same model (" << format_value(o.shortfall * 100.0) << "% worse)\n";
+    out << "  OUTLIER " << outlier_text(o) << " on " << text_name(o.key.benchmark) << " "
+        << o.key.metric << ": " << format_value(o.median) << " vs "
+        << format_value(o.siblings_median) << " (MAD " << format_value(o.siblings_mad)
+        << ") for its " << o.siblings << " siblings of the same model ("
+        << format_value(o.shortfall * 100.0) << "% worse)\n";
   }
   for (const auto& m : r.missing) {
-    out << "  MISSING " << m.key.benchmark << " " << m.key.metric << ": " << m.reason << '\n';
+    out << "  MISSING " << text_name(m.key.benchmark) << " " << m.key.metric << ": " << m.reason
+        << '\n';
   }
   std::size_t shown = 0;
   for (const auto& c : r.checks) {
     if (c.outcome != CheckOutcome::pass) continue;
     if (shown++ == 0) out << "passed:\n";
-    out << "  PASS " << c.key.benchmark << " " << c.key.metric << " on "
+    out << "  PASS " << text_name(c.key.benchmark) << " " << c.key.metric << " on "
         << device_text(c.key, c.gpu_uuid, c.pci_bus_id) << ": " << c.reason << '\n';
   }
 }

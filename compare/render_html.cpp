@@ -143,6 +143,12 @@ void write_head(const Comparison& cmp, std::ostream& out) {
         << "</span> ";
   }
   out << "</p>\n";
+  // What the colours mean (rows and chart points), once per page.
+  out << "<p class=\"legend\">Colours: <span class=\"sw regression\"></span>regression "
+         "<span class=\"sw improvement\"></span>improvement <span class=\"sw inconclusive\"></span>"
+         "inconclusive, changed or missing <span class=\"sw invalid\"></span>invalid "
+         "<span class=\"sw unchanged\"></span>unchanged or secondary metric. Charts: point = "
+         "speed-up (&gt;1 better), bar = its 99% interval, dashed line = no change.</p>\n";
 }
 
 // Environment differences and the suites table with its note.
@@ -167,7 +173,8 @@ void write_summary(const Comparison& cmp, std::ostream& out) {
     out << "<td class=\"num\">" << (s.geomean_count ? format_ratio(s.geomean) : "—") << "</td><td>"
         << (s.geomean_count ? format_ratio(s.geomean_low) + " – " + format_ratio(s.geomean_high)
                             : "—")
-        << "</td><td class=\"num\">" << s.geomean_count << " entries</td><td>" << html_escape(suite_note(s)) << "</td></tr>\n";
+        << "</td><td class=\"num\">" << s.geomean_count << " entries</td><td>"
+        << html_escape(suite_note(s)) << "</td></tr>\n";
   }
   out << "</table>\n<p class=\"note\">Counts, speed-ups and the exit code use each suite's "
          "primary metrics: one verdict per benchmark. Secondary metrics are in the table, marked, "
@@ -175,21 +182,26 @@ void write_summary(const Comparison& cmp, std::ostream& out) {
 }
 
 const char* k_results_header =
-    "<table><tr><th>benchmark</th><th>metric</th><th>device</th>"
+    "<table class=\"results\"><tr><th>benchmark</th><th>metric</th><th>device</th>"
     "<th>base</th><th>candidate</th><th>unit</th><th>change</th><th>99% interval</th>"
     "<th>n</th><th>verdict</th><th>why</th></tr>\n";
 
+// One line per row (issue 26: one wrapped cell made rows 120-150 px tall): cells do not wrap and
+// the why is a closed <details> whose summary is one line (cut with an ellipsis) and whose body
+// holds the whole text.
 void write_result_row(const Entry& e, double confidence, std::ostream& out) {
+  const std::string why = html_escape(plain_why(e, confidence));
   out << "<tr class=\"" << (e.primary ? to_string(e.verdict) : "secondary") << "\"><td>"
       << html_escape(e.key.benchmark) << "</td><td>" << html_escape(e.key.metric)
       << (e.primary ? "" : " (secondary)") << "</td><td>" << e.key.device
       << "</td><td class=\"num\">" << format_value(e.base.median) << "</td><td class=\"num\">"
       << format_value(e.candidate.median) << "</td><td>" << html_escape(e.unit)
       << "</td><td class=\"num\">" << change_pct(e.ratio) << "</td><td>"
-      << (std::isfinite(e.ci_low) ? "[" + change_pct(e.ci_low) + ", " + change_pct(e.ci_high) + "]" : "—")
+      << (std::isfinite(e.ci_low) ? "[" + change_pct(e.ci_low) + ", " + change_pct(e.ci_high) + "]"
+                                  : "—")
       << "</td><td class=\"num\">" << e.base.n << '/' << e.candidate.n << "</td><td>"
-      << to_string(e.verdict) << "</td><td>" << html_escape(plain_why(e, confidence))
-      << "</td></tr>\n";
+      << to_string(e.verdict) << "</td><td class=\"why\"><details><summary>" << why << "</summary>"
+      << why << "</details></td></tr>\n";
 }
 
 // A list longer than k_large_report_entries goes in a closed <details> (large layout).

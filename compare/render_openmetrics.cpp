@@ -17,7 +17,7 @@ using Labels = std::vector<std::pair<std::string, std::string>>;
 
 struct Family {
   std::string name;  // without type suffixes; gauges' samples carry this name
-  std::string type;  // "gauge" or "info"
+  std::string type;  // "gauge" (info families too: see info())
   std::string unit;  // "" or the suffix the name ends with
   std::string help;
   std::vector<std::string> samples;  // rendered lines
@@ -62,8 +62,12 @@ class Writer {
     add(f, name, labels, value);
   }
 
+  // An info family written as the gauge `<name>_info` with value 1: the Prometheus text-format
+  // parser (node_exporter's textfile collector, promtool) rejects the OpenMetrics type "info"
+  // ('unknown metric type "info"', node_textfile_scrape_error 1), and OpenMetrics parsers accept
+  // a gauge of that name; PromQL queries see the same series either way.
   void info(const std::string& name, const std::string& help, const Labels& labels) {
-    Family& f = family(name, "info", "", help);
+    Family& f = family(name + "_info", "gauge", "", help);
     add(f, name + "_info", labels, 1);
   }
 
@@ -146,15 +150,18 @@ void write_comparison(Writer& w, const OpenMetricsInput& in, const std::string& 
   if (!in.comparison) return;
   for (const Entry& e : in.comparison->entries) {
     Labels labels = series_labels(host, gpu_of(in.run, e.candidate.gpu_uuid), e.candidate.gpu_uuid,
-                                  e.key.device,
-                                  e.key.suite, e.key.benchmark, e.key.metric);
+                                  e.key.device, e.key.suite, e.key.benchmark, e.key.metric);
     labels.emplace_back("baseline", in.baseline);
     w.gauge("gpubench_change_ratio", "ratio",
             "This run's median divided by the baseline's (direction not applied)", labels, e.ratio);
+    // Verdicts of primary metrics only, as `compare` counts them (Comparison::count): a secondary
+    // metric (real_time next to a suite's own primary metric) would count one regression two or
+    // three times in a dashboard's count().
+    if (!e.primary) continue;
     labels.emplace_back("verdict", to_string(e.verdict));
     w.gauge("gpubench_verdict", "",
-            "1 for the verdict of this run against the baseline (regression, improvement, "
-            "unchanged, inconclusive, invalid, changed)",
+            "1 for the verdict of this run's primary metric against the baseline (regression, "
+            "improvement, unchanged, inconclusive, invalid, changed, missing)",
             labels, 1);
   }
 }

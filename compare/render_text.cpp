@@ -2,6 +2,7 @@
 // Markdown for PR comments and e-mail.
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <ostream>
 #include <sstream>
 #include <string>
@@ -13,6 +14,7 @@
 #include "compare/render_large.hpp"
 #include "compare/svg.hpp"
 #include "util/strings.hpp"
+#include "util/text_width.hpp"
 
 namespace gpubench::compare {
 namespace {
@@ -75,22 +77,17 @@ std::vector<std::string> suite_cells(const SuiteSummary& s) {
   return c;
 }
 
-// Prints rows with each column padded to its widest cell; the last column is not padded.
+// Prints rows with each column padded to its widest cell, fitted to the output width (issue 26:
+// the last column wraps, the widest others are cut); the last column is not padded.
 void print_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows,
                  const std::vector<std::string>& prefixes = {}) {
   if (rows.empty()) return;
-  std::vector<std::size_t> width(rows[0].size(), 0);
-  for (const auto& row : rows) {
-    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
-  }
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    std::string line = "  ";
-    for (std::size_t i = 0; i < rows[r].size(); ++i) {
-      line += rows[r][i];
-      if (i + 1 < rows[r].size()) line += std::string(width[i] - rows[r][i].size() + 2, ' ');
-    }
+  std::vector<std::size_t> line_rows;
+  const std::vector<std::string> lines = fit_table(rows, output_width(), "  ", &line_rows);
+  for (std::size_t l = 0; l < lines.size(); ++l) {
+    const std::size_t r = line_rows[l];
     bool coloured = r < prefixes.size() && !prefixes[r].empty();
-    out << (coloured ? prefixes[r] : "") << line << (coloured ? "\033[0m" : "") << '\n';
+    out << (coloured ? prefixes[r] : "") << lines[l] << (coloured ? "\033[0m" : "") << '\n';
   }
 }
 
@@ -177,13 +174,15 @@ std::string suite_note(const SuiteSummary& s) {
   if (s.geomean_low > 1.0 && s.count(Verdict::improvement) == 0) {
     return "faster on average, but no single benchmark beyond its own margin";
   }
-  if (s.geomean_low <= 1.0 && s.geomean_high >= 1.0 && s.count(Verdict::regression) + s.count(Verdict::improvement) > 0) {
+  if (s.geomean_low <= 1.0 && s.geomean_high >= 1.0 &&
+      s.count(Verdict::regression) + s.count(Verdict::improvement) > 0) {
     return "the average hides changes in both directions or a few large ones";
   }
   return "";
 }
 
 void render_text(const Comparison& cmp, std::ostream& out, bool colour) {
+  out << verdict_headline(cmp) << '\n';  // the first line says it all (issue 26)
   for (const std::string& p : cmp.problems) out << "PROBLEM " << p << '\n';
   out << "base:      " << cmp.base_selection << " (" << runs_text(cmp.base_runs) << ")\n";
   out << "candidate: " << cmp.candidate_selection << " (" << runs_text(cmp.candidate_runs) << ")\n";
@@ -197,8 +196,22 @@ void render_text(const Comparison& cmp, std::ostream& out, bool colour) {
 
   out << "\nsuites (geometric mean of speed-ups, >1 is better, 99% interval):\n";
   std::vector<std::vector<std::string>> suites = {suite_header()};
+  const bool narrow = output_width() != 0;
+  if (narrow) {  // 13 columns: short headers, said once below (issue 26)
+    static const std::map<std::string, std::string> k_short = {
+        {"compared", "n"},     {"regression", "regr"},      {"improvement", "impr"},
+        {"unchanged", "unch"}, {"inconclusive", "inconcl"}, {"changed", "chg"},
+        {"invalid", "inv"},    {"missing", "miss"},         {"geomean of", "of"}};
+    for (std::string& h : suites[0]) {
+      if (const auto it = k_short.find(h); it != k_short.end()) h = it->second;
+    }
+  }
   for (const auto& s : cmp.suites) suites.push_back(suite_cells(s));
   print_table(out, suites);
+  if (narrow) {
+    out << "  (n compared; regr regression, impr improvement, unch unchanged, inconcl "
+           "inconclusive, chg changed, inv invalid, miss missing; --wide: whole words)\n";
+  }
   out << "  (primary metrics only: one verdict per benchmark; secondary metrics are listed below "
          "but not counted)\n";
 
@@ -207,11 +220,14 @@ void render_text(const Comparison& cmp, std::ostream& out, bool colour) {
                                                  "candidate", "unit", "change", "99% interval", "n",
                                                  "verdict", "why"}};
   std::vector<std::string> prefixes = {""};
+  std::vector<std::string> names;
+  for (const Entry& e : cmp.entries) names.push_back(e.key.benchmark);
+  const std::map<std::string, std::string> name = text_names(names);
   for (const Entry* ep : entries_in_order(cmp)) {
     const Entry& e = *ep;
-    rows.push_back({e.key.benchmark, e.key.metric + (e.primary ? "" : " (secondary)"), e.key.device,
-                    format_value(e.base.median), format_value(e.candidate.median), e.unit,
-                    change_pct(e.ratio), interval(e),
+    rows.push_back({name.at(e.key.benchmark), e.key.metric + (e.primary ? "" : " (secondary)"),
+                    e.key.device, format_value(e.base.median), format_value(e.candidate.median),
+                    e.unit, change_pct(e.ratio), interval(e),
                     std::to_string(e.base.n) + "/" + std::to_string(e.candidate.n),
                     to_string(e.verdict), plain_why(e, cmp.options.confidence)});
     prefixes.push_back(colour && e.primary ? colour_of(e.verdict) : "");
@@ -221,8 +237,8 @@ void render_text(const Comparison& cmp, std::ostream& out, bool colour) {
     if (items.empty()) return;
     out << '\n' << title << " (" << items.size() << "):\n";
     for (const auto& u : items) {
-      out << "  " << u.key.benchmark << " " << u.key.metric << " " << u.key.device << ": "
-          << u.reason << '\n';
+      out << "  " << text_name(u.key.benchmark) << " " << u.key.metric << " " << u.key.device
+          << ": " << u.reason << '\n';
     }
   };
   list("added", cmp.added);
@@ -286,9 +302,12 @@ void write_md_unmatched(const Comparison& cmp, std::ostream& out) {
 
 void write_md_head(const Comparison& cmp, std::ostream& out) {
   // No code spans: escapes are literal inside them, and selections come from the user.
-  out << "## gpubench compare: " << markdown_escape(cmp.base_selection) << " → "
+  // The verdict first: a CI job summary is read from its first line (issue 26).
+  out << "## " << markdown_escape(verdict_headline(cmp)) << "\n\n";
+  out << "gpubench compare: " << markdown_escape(cmp.base_selection) << " → "
       << markdown_escape(cmp.candidate_selection) << "\n\n";
   for (const std::string& p : cmp.problems) out << "**Problem:** " << markdown_escape(p) << "\n\n";
+  write_md_runs(cmp, out);
   out << "**" << markdown_escape(counts_line(cmp)) << "**\n\n";
 }
 

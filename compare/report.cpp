@@ -16,6 +16,7 @@
 #include "compare/svg.hpp"
 #include "results/aggregates.hpp"
 #include "util/strings.hpp"
+#include "util/text_width.hpp"
 
 namespace gpubench::compare {
 namespace report_detail {
@@ -181,16 +182,27 @@ void render_html_report(const RunReport& r, std::ostream& out, const std::string
     return;
   }
   write_html_head(r, out);
+  // What was measured, and what the colours mean (issue 26).
+  RunTally tally;
+  for (const ReportRow& row : r.rows) tally.add(row.key.benchmark, row.status, row.message);
+  out << "<p class=\"counts\">" << html_escape(tally.line(r.run.run.id, r.run.suites.size()))
+      << "</p>\n<p class=\"legend\">Colours: <span class=\"sw invalid\"></span>failed "
+         "(error) <span class=\"sw unchanged\"></span>measured or skipped.</p>\n";
   out << "<h2>Sweeps</h2>\n";
   write_html_sweeps(r, out);
-  out << "<h2>Results</h2>\n<table><tr>";
+  // One line per row: cells do not wrap; the status (a skip or error reason can be a paragraph)
+  // is a closed <details> whose one-line summary opens onto the whole text.
+  out << "<h2>Results</h2>\n<table class=\"results\"><tr>";
   for (const auto& h : k_header) out << "<th>" << h << "</th>";
   out << "</tr>\n";
   for (const ReportRow& row : r.rows) {
     out << "<tr" << (row.status == results::BenchmarkStatus::error ? " class=\"invalid\"" : "")
         << ">";
-    for (const auto& c : cells(row)) out << "<td>" << html_escape(c) << "</td>";
-    out << "</tr>\n";
+    const std::vector<std::string> c = cells(row);
+    for (std::size_t i = 0; i + 1 < c.size(); ++i) out << "<td>" << html_escape(c[i]) << "</td>";
+    const std::string last = html_escape(c.back());
+    out << "<td class=\"why\"><details><summary>" << last << "</summary>" << last
+        << "</details></td></tr>\n";
   }
   out << "</table>\n</body>\n</html>\n";
 }
@@ -346,27 +358,31 @@ void render_report(const RunReport& r, Format format, std::ostream& out, bool co
       }
       return;
     case Format::text: {
+      // What was measured first (issue 26), then the run's problems.
+      RunTally tally;
+      for (const ReportRow& row : r.rows) tally.add(row.key.benchmark, row.status, row.message);
+      out << tally.line(r.run.run.id, r.run.suites.size()) << '\n';
       for (const std::string& p : r.problems) out << "PROBLEM " << p << '\n';
       out << title_of(r) << '\n';
       for (const auto& [k, v] : environment(r)) out << "  " << k << ": " << v << '\n';
       out << "  suites:\n";
       for (const auto& [k, v] : suite_lines(r)) out << "    " << k << ": " << v << '\n';
+      std::vector<std::string> names;
+      for (const ReportRow& row : r.rows) names.push_back(row.key.benchmark);
+      const std::map<std::string, std::string> name = text_names(names);
       std::vector<std::vector<std::string>> rows = {k_header};
-      for (const ReportRow& row : r.rows) rows.push_back(cells(row));
-      std::vector<std::size_t> width(k_header.size(), 0);
-      for (const auto& row : rows) {
-        for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+      for (const ReportRow& row : r.rows) {
+        rows.push_back(cells(row));
+        rows.back()[0] = name.at(row.key.benchmark);
       }
       out << '\n';
-      for (std::size_t k = 0; k < rows.size(); ++k) {
+      std::vector<std::size_t> line_rows;
+      const std::vector<std::string> lines = fit_table(rows, output_width(), "", &line_rows);
+      for (std::size_t l = 0; l < lines.size(); ++l) {
+        const std::size_t k = line_rows[l];
         bool err = k > 0 && r.rows[k - 1].status == results::BenchmarkStatus::error;
-        if (colour && err) out << "\033[31m";
-        for (std::size_t i = 0; i < rows[k].size(); ++i) {
-          out << rows[k][i];
-          if (i + 1 < rows[k].size()) out << std::string(width[i] - rows[k][i].size() + 2, ' ');
-        }
-        if (colour && err) out << "\033[0m";
-        out << '\n';
+        out << (colour && err ? "\033[31m" : "") << lines[l] << (colour && err ? "\033[0m" : "")
+            << '\n';
       }
       return;
     }

@@ -8,6 +8,7 @@
 #include "util/clock.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
+#include "util/suggest.hpp"
 
 namespace gpubench::compare {
 namespace {
@@ -40,9 +41,11 @@ int64_t baseline_run(results::Store& store, const std::string& name) {
   if (st.step()) return st.column_int64(0);
   std::vector<std::string> names;
   for (const BaselineRow& b : list_baselines(store)) names.push_back(b.name);
+  const std::string hint = did_you_mean(name, names, "baseline:");
   throw bad_input("unknown baseline '" + name + "'",
                   names.empty() ? "there are no baselines yet" : "known: " + join(names, ", "),
-                  "create one with `gpubench baseline set " + name + " RUN`");
+                  (hint.empty() ? std::string() : hint + " or ") +
+                      "create one with `gpubench baseline set " + name + " RUN`");
 }
 
 std::vector<int64_t> resolve_selection(results::Store& store, const std::string& selection,
@@ -56,6 +59,15 @@ std::vector<int64_t> resolve_selection(results::Store& store, const std::string&
                     "give a run id, 'latest', baseline:NAME, tag:K=V, host:NAME or gpu:MODEL");
   }
   if (starts_with(sel, "baseline:")) return {baseline_run(store, sel.substr(9))};
+  // "tga:nightly": a mistyped selector kind (issue 26), before it is read as a run.
+  if (const std::size_t colon = sel.find(':'); colon != std::string::npos) {
+    const std::string kind = sel.substr(0, colon);
+    if (const auto near = closest_match(kind, {"baseline", "tag", "host", "gpu"})) {
+      throw bad_input("unknown selection '" + selection + "'",
+                      "'" + kind + ":' is not a kind of selection (baseline:, tag:, host:, gpu:)",
+                      "did you mean '" + *near + sel.substr(colon) + "'?");
+    }
+  }
   results::Database& db = store.database();
   // "tag:nightly~2": two runs further back than the newest.
   int64_t offset = 0;

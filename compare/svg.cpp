@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 
 #include "compare/render.hpp"
 #include "util/strings.hpp"
@@ -114,6 +115,39 @@ void line_chart(std::ostream& out, const std::string& title, const std::string& 
   out << "</svg>\n";
 }
 
+std::string ratio_tick_text(double ratio) {
+  return format_significant(ratio, 3) + "×";
+}
+
+std::vector<double> ratio_ticks(double lo, double hi, const std::function<double(double)>& x,
+                                double min_x, double max_x) {
+  // Candidates by priority: no change, the ends, then round ratios (1/2/5 per decade and the
+  // common small changes).
+  std::vector<double> candidates = {1.0, lo, hi};
+  for (double m : {0.5, 0.8, 0.9, 0.95, 0.98, 1.02, 1.05, 1.1, 1.25, 1.5, 2.0}) {
+    candidates.push_back(m);
+  }
+  for (int k = -3; k <= 3; ++k) {
+    for (double m : {1.0, 2.0, 5.0}) candidates.push_back(m * std::pow(10.0, k));
+  }
+  std::vector<std::pair<double, double>> taken;  // label extents, px
+  std::vector<double> ticks;
+  for (double t : candidates) {
+    if (!(t >= lo && t <= hi)) continue;
+    if (std::find(ticks.begin(), ticks.end(), t) != ticks.end()) continue;
+    const double half = k_tick_char_w * static_cast<double>(utf8_length(ratio_tick_text(t))) / 2;
+    const double a = x(t) - half - k_tick_gap / 2, b = x(t) + half + k_tick_gap / 2;
+    if (a < min_x || b > max_x) continue;
+    const bool clear = std::none_of(taken.begin(), taken.end(),
+                                    [&](const auto& e) { return a < e.second && e.first < b; });
+    if (!clear) continue;
+    taken.emplace_back(a, b);
+    ticks.push_back(t);
+  }
+  std::sort(ticks.begin(), ticks.end());
+  return ticks;
+}
+
 void interval_chart(std::ostream& out, const std::string& title,
                     const std::vector<IntervalRow>& rows) {
   // Labels in monospace at 11px: ~6.9 px a character measured in Chromium (DejaVu Sans Mono);
@@ -143,9 +177,9 @@ void interval_chart(std::ostream& out, const std::string& title,
   double bottom = height - 26;
   out << "<line x1=\"" << fixed(tx(1)) << "\" y1=\"" << k_top - 6 << "\" x2=\"" << fixed(tx(1))
       << "\" y2=\"" << bottom << "\" class=\"ref\"/>\n";
-  for (double t : {lo, (lo + 1) / 2, 1.0, (hi + 1) / 2, hi}) {
+  for (double t : ratio_ticks(lo, hi, tx, 4, width)) {  // below the row labels: the whole width
     out << "<text x=\"" << fixed(tx(t)) << "\" y=\"" << bottom + 16
-        << "\" text-anchor=\"middle\" class=\"tick\">" << format_ratio(t) << "×</text>";
+        << "\" text-anchor=\"middle\" class=\"tick\">" << ratio_tick_text(t) << "</text>";
   }
   out << '\n';
   for (std::size_t i = 0; i < rows.size(); ++i) {

@@ -1,6 +1,7 @@
 // Small inline-SVG chart helpers for the HTML reports (no scripts, no external resources).
 #pragma once
 
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -30,6 +31,18 @@ struct IntervalRow {
 // The label column is as wide as the longest label (monospace), so no label is ever cut.
 void interval_chart(std::ostream& out, const std::string& title,
                     const std::vector<IntervalRow>& rows);
+
+// Tick labels of the ratio axis are 11px text; k_tick_char_w is a character's width measured in
+// headless Chromium (DejaVu Sans digits, 6.4 px) with room to spare, k_tick_gap the least space
+// between two labels (issue 26: "1.000×1.050×1.100×" ran together on a wide axis).
+inline constexpr double k_tick_char_w = 7.0;
+inline constexpr double k_tick_gap = 8.0;
+std::string ratio_tick_text(double ratio);  // "1.05×"
+// Ticks for a ratio axis from lo to hi drawn at x(value) px: 1, the ends and round ratios, each
+// kept only when its label (k_tick_char_w a character) stays within [min_x, max_x] and clears
+// every label already kept by k_tick_gap; ascending.
+std::vector<double> ratio_ticks(double lo, double hi, const std::function<double(double)>& x,
+                                double min_x, double max_x);
 
 // A histogram: bar i counts the values in [edges[i], edges[i + 1]) (edges ascending, one more
 // than counts). The first and last bars also hold the values beyond the range (their tick labels

@@ -7,8 +7,10 @@
 
 #include "gpubench_version.hpp"
 #include "harness/bundle_info.hpp"
+#include "harness/cli_suggest.hpp"
 #include "harness/command.hpp"
 #include "util/error.hpp"
+#include "util/text_width.hpp"
 
 namespace gpubench::cli {
 
@@ -36,6 +38,8 @@ int run_cli(int argc, const char* const* argv, std::span<const Adder> adders, st
   const char* ci = std::getenv("CI");
   for (int i = 0; i < argc; ++i) ctx.argv.emplace_back(argv[i]);
   ctx.interactive = isatty(STDOUT_FILENO) == 1 && !(ci && *ci);
+  // Text output fits COLUMNS / the terminal / 100 columns; --wide lifts the limit (issue 26).
+  set_output_width(width_from_environment(false));
 
   CLI::App app{"gpubench: measures what a GPU server can do, keeps every result, says what changed",
                "gpubench"};
@@ -50,6 +54,11 @@ int run_cli(int argc, const char* const* argv, std::span<const Adder> adders, st
          },
          "results database (default: $GPUBENCH_DB, else gpubench.db in the working "
          "directory)")
+      ->trigger_on_parse();
+  app.add_flag_callback(
+         "--wide", [] { set_output_width(0); },
+         "text output at full width: every name and reason whole, no wrapping (default: "
+         "$COLUMNS, else the terminal's width, else 100 columns)")
       ->trigger_on_parse();
   app.footer(
       "Exit codes: 0 ok, 1 regression or acceptance failure, 2 usage or bad input, "
@@ -81,9 +90,12 @@ int parse_and_run(CLI::App& app, int argc, const char* const* argv, Context& ctx
   } catch (const CLI::Success& e) {  // --help, --version
     return app.exit(e, *ctx.out, *ctx.err);
   } catch (const CLI::ParseError& e) {
+    // A typo gets the nearest registered command or option (issue 26).
+    const std::string suggestion = command_line_suggestion(app, ctx.argv);
     print_error(*ctx.err,
                 format_error_message("bad command line", e.what(),
-                                     "see 'gpubench --help' or 'gpubench <command> --help'"));
+                                     (suggestion.empty() ? std::string() : suggestion + " ") +
+                                         "see 'gpubench --help' or 'gpubench <command> --help'"));
     return static_cast<int>(ExitCode::bad_input);
   } catch (const Error& e) {
     print_error(*ctx.err, e.what());

@@ -8,6 +8,7 @@
 
 #include "util/error.hpp"
 #include "util/strings.hpp"
+#include "util/text_width.hpp"
 
 namespace gpubench::cli {
 
@@ -95,28 +96,22 @@ std::vector<std::string> split_list(const std::vector<std::string>& values) {
 
 void print_table(std::ostream& out, const std::vector<std::string>& header,
                  const std::vector<std::vector<std::string>>& rows) {
-  std::vector<std::size_t> width(header.size(), 0);
-  for (std::size_t i = 0; i < header.size(); ++i) width[i] = header[i].size();
-  for (const auto& row : rows) {
-    for (std::size_t i = 0; i < row.size() && i < width.size(); ++i) {
-      width[i] = std::max(width[i], row[i].size());
+  // Fitted to the output width (issue 26): the last column wraps, the widest others are cut.
+  std::vector<std::vector<std::string>> all = {header, {}};
+  for (const std::string& h : header) {
+    std::size_t w = display_width(h);
+    for (const auto& row : rows) {
+      const std::size_t i = all[1].size();
+      if (i < row.size()) w = std::max(w, display_width(row[i]));
     }
+    all[1].emplace_back(w, '-');
   }
-  auto line = [&](const std::vector<std::string>& cells) {
-    std::string text;
-    for (std::size_t i = 0; i < width.size(); ++i) {
-      const std::string cell = i < cells.size() ? cells[i] : "";
-      text += cell;
-      if (i + 1 < width.size()) text += std::string(width[i] - cell.size() + 2, ' ');
-    }
-    while (!text.empty() && text.back() == ' ') text.pop_back();
-    out << text << '\n';
-  };
-  line(header);
-  std::vector<std::string> dashes;
-  for (std::size_t w : width) dashes.emplace_back(w, '-');
-  line(dashes);
-  for (const auto& row : rows) line(row);
+  all.insert(all.end(), rows.begin(), rows.end());
+  // The first column (a name, a run id) stays whole and first: scripts grep these tables.
+  for (const std::string& line :
+       fit_table(all, output_width(), "", nullptr, FirstColumn::keep_whole)) {
+    out << line << '\n';
+  }
 }
 
 SampleStats summarize(const std::vector<double>& values) {

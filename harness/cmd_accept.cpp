@@ -7,6 +7,7 @@
 #include <optional>
 #include <regex>
 #include <set>
+#include <sstream>
 
 #include "compare/accept.hpp"
 #include "compare/hardware.hpp"
@@ -19,6 +20,7 @@
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
+#include "util/text_width.hpp"
 
 namespace gpubench::cli {
 namespace {
@@ -151,7 +153,10 @@ void do_accept(const AcceptArgs& args, Context& ctx) {
   } else if (args.format == "junit") {
     compare::render_accept_junit(result, out);
   } else {
-    compare::render_accept_text(result, out);
+    // Fitted to the output width (issue 26; --wide: no limit).
+    std::ostringstream text;
+    compare::render_accept_text(result, text);
+    out << wrap_lines(text.str(), output_width());
   }
   if (file) {
     file->commit();

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <memory>
+#include <sstream>
 
 #include "compare/compare.hpp"
 #include "compare/history.hpp"
@@ -15,6 +16,7 @@
 #include "harness/command.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
+#include "util/text_width.hpp"
 
 namespace gpubench::cli {
 namespace {
@@ -90,7 +92,12 @@ void do_compare(const CompareArgs& args, Context& ctx) {
   bool colour = ctx.interactive && args.output.empty() && *format == compare::Format::text;
   // A large Markdown/HTML comparison puts its unchanged entries in a CSV beside -o FILE.
   const std::string unchanged_csv = compare::sidecar_path(args.output, ".unchanged.csv");
-  if (args.output.empty() || args.output == "-") {
+  if (*format == compare::Format::text) {
+    // Text is small (no streaming needed) and fits the output width (issue 26; --wide: no limit).
+    std::ostringstream text;
+    compare::render_comparison(cmp, *format, text, colour, unchanged_csv);
+    compare::write_output(args.output, wrap_lines(text.str(), output_width()), *ctx.out);
+  } else if (args.output.empty() || args.output == "-") {
     compare::render_comparison(cmp, *format, *ctx.out, colour, unchanged_csv);
     ctx.out->flush();
   } else {

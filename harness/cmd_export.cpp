@@ -67,7 +67,7 @@ void do_export(const ExportArgs& args, Context& ctx) {
   if (!args.output.empty() && args.output != "-") file.emplace(args.output);
   std::ostream& out = file ? file->stream() : *ctx.out;
   if (args.format == "openmetrics") {
-    write_openmetrics_export(store, id, args.against, out);
+    write_openmetrics_export(store, id, args.against, out, *ctx.err);
   } else if (args.format == "json") {
     // Everything `gpubench import` needs to rebuild the run elsewhere: every table's rows of
     // the run ("tables", results/exchange_tables.hpp), telemetry per suite run for other tools.

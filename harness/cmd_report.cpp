@@ -10,6 +10,7 @@
 #include "harness/cli_common.hpp"
 #include "harness/command.hpp"
 #include "util/error.hpp"
+#include "util/text_width.hpp"
 
 namespace gpubench::cli {
 namespace {
@@ -35,7 +36,11 @@ void do_report(const ReportArgs& args, Context& ctx) {
       report, *format, text,
       ctx.interactive && args.output.empty() && *format == compare::Format::text,
       compare::sidecar_path(args.output, ".results.csv"));  // a large md/html report's ok rows
-  compare::write_output(args.output, text.str(), *ctx.out);
+  // Text fits the output width (issue 26; --wide: no limit).
+  compare::write_output(
+      args.output,
+      *format == compare::Format::text ? wrap_lines(text.str(), output_width()) : text.str(),
+      *ctx.out);
 }
 
 }  // namespace

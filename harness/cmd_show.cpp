@@ -5,8 +5,10 @@
 #include <memory>
 #include <ostream>
 #include <set>
+#include <sstream>
 
 #include "compare/accept.hpp"
+#include "compare/render.hpp"
 #include "harness/cli_common.hpp"
 #include "harness/command.hpp"
 #include "harness/doctor.hpp"
@@ -17,6 +19,7 @@
 #include "results/aggregates.hpp"
 #include "util/json_writer.hpp"
 #include "util/strings.hpp"
+#include "util/text_width.hpp"
 
 namespace gpubench::cli {
 
@@ -206,7 +209,10 @@ void do_show(const ShowArgs& args, Context& ctx) {
   const int64_t id = store.resolve_run(args.run);
   const results::RunDetail detail = store.get_run(id);
   const std::vector<results::TelemetrySummary> telemetry = store.get_telemetry_summary(id);
-  std::ostream& out = *ctx.out;
+  // Text is rendered whole (issue 26): its first line then says what was measured, and lines
+  // longer than the output width wrap.
+  std::ostringstream text;
+  std::ostream& out = args.format == "json" ? *ctx.out : text;
   if (args.format == "json") {
     // Written as the results are read (issue 16); the same document run_to_json would give,
     // with each result's telemetry flag and the members below.
@@ -260,7 +266,20 @@ void do_show(const ShowArgs& args, Context& ctx) {
       if (s.stdout_tail.back() != '\n') out << '\n';
     }
   }
-  const std::vector<results::InvalidSample> invalid = store.get_invalid_samples(id);
+  // Values kept aside as invalid. NaN in Google Benchmark's own aggregate rows (the cv of a
+  // counter that is 0 in every repetition is 0/0) are expected and never used (statistics come
+  // from the repetitions): one line at the end, not a table at the top (issue 26).
+  std::vector<results::InvalidSample> invalid;
+  std::map<std::string, std::set<std::string>> expected_nan;  // aggregate kind -> metrics
+  std::size_t expected_count = 0;
+  for (results::InvalidSample& v : store.get_invalid_samples(id)) {
+    if (v.kind != "iteration" && v.raw == "NaN") {
+      expected_nan[v.kind].insert(v.metric);
+      ++expected_count;
+    } else {
+      invalid.push_back(std::move(v));
+    }
+  }
   if (!invalid.empty()) {
     out << "\n"
         << invalid.size() << " reported value" << (invalid.size() == 1 ? "" : "s")
@@ -292,8 +311,10 @@ void do_show(const ShowArgs& args, Context& ctx) {
   // Identical skips are one line each ("83 cases skipped: no NVIDIA driver ..."), not 83 rows.
   std::map<std::string, std::set<std::string>> skips;  // why -> benchmark names
   P2pRows p2p;
+  compare::RunTally tally;
   store.for_each_result(id, [&](const results::ResultRow& r) {
     p2p.add(r);
+    tally.add(r.benchmark, r.status, r.message);
     if (r.status == results::BenchmarkStatus::skipped) {
       std::string why = r.message.rfind("skipped: ", 0) == 0 ? r.message.substr(9) : r.message;
       skips[why].insert(r.benchmark);
@@ -330,6 +351,10 @@ void do_show(const ShowArgs& args, Context& ctx) {
   if (result_rows.empty() && skips.empty()) {
     out << "no results stored for this run\n";
   } else if (!result_rows.empty()) {
+    std::vector<std::string> names;
+    for (const auto& row : result_rows) names.push_back(row[0]);
+    const std::map<std::string, std::string> name = compare::text_names(names);
+    for (auto& row : result_rows) row[0] = name.at(row[0]);
     print_table(out,
                 {"benchmark", "metric", "unit", "median", "min", "max", "cv%", "n", "T", "note"},
                 result_rows);
@@ -342,9 +367,21 @@ void do_show(const ShowArgs& args, Context& ctx) {
   for (const auto& [why, names] : skips) {
     out << (result_rows.empty() ? "" : "\n") << names.size()
         << (names.size() == 1 ? " case" : " cases") << " skipped: " << why << " (e.g. "
-        << *names.begin() << ")\n";
+        << compare::text_name(*names.begin()) << ")\n";
   }
   harness::print_p2p_matrices(out, p2p.build());
+  if (expected_count > 0) {
+    std::vector<std::string> where;
+    for (const auto& [kind, metrics] : expected_nan) {
+      where.push_back(kind + " of " +
+                      join(std::vector<std::string>(metrics.begin(), metrics.end()), ", "));
+    }
+    out << "\nnote: " << expected_count << " NaN in Google Benchmark's own aggregate rows ("
+        << join(where, "; ")
+        << "): expected where a counter is 0 in every repetition (its cv is 0/0); not used, "
+           "statistics come from the repetitions\n";
+  }
+  *ctx.out << wrap_lines(tally.line(id, detail.suites.size()) + "\n" + text.str(), output_width());
 }
 }  // namespace
 

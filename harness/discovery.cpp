@@ -11,6 +11,7 @@
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
+#include "util/suggest.hpp"
 
 namespace fs = std::filesystem;
 
@@ -77,11 +78,13 @@ std::vector<SuiteExecutable> select_suites(const std::vector<SuiteExecutable>& f
     if (it == found.end()) {
       std::vector<std::string> known;
       for (const auto& s : found) known.push_back(s.name);
+      const std::string hint = did_you_mean(name, known, "--suite ");  // issue 26
       throw bad_input("unknown suite '" + name + "'",
                       known.empty() ? "no suite executables (gpubench-<suite>) were found"
                                     : "known suites: " + join(known, ", "),
-                      "pick one of those with --suite, or add the directory holding "
-                      "gpubench-" +
+                      (hint.empty() ? std::string() : hint + " ") +
+                          "pick one of those with --suite, or add the directory holding "
+                          "gpubench-" +
                           name + " to GPUBENCH_SUITE_PATH");
     }
     if (std::none_of(out.begin(), out.end(), [&](const auto& s) { return s.name == name; })) {

@@ -15,7 +15,7 @@
 namespace gpubench::cli {
 
 void write_openmetrics_export(results::Store& store, int64_t run_id, const std::string& against,
-                              std::ostream& out) {
+                              std::ostream& out, std::ostream& err) {
   compare::OpenMetricsInput input;
   input.run = store.get_run(run_id);
   // Rows stream from the store into the families; only the text of each sample is kept.
@@ -53,6 +53,16 @@ void write_openmetrics_export(results::Store& store, int64_t run_id, const std::
     }
     compare::Side& base = sides.first;
     compare::Side& candidate = sides.second;
+    for (const results::RunDetail& r : base.runs) {
+      if (r.run.id != run_id) continue;
+      // `compare` refuses this pair (check_disjoint); a verdict of a run against itself would be
+      // 35 "inconclusive" series on a dashboard.
+      err << "gpubench: note: --against '" << against << "' is run " << run_id
+          << " itself: no change ratios or verdicts written (set the baseline to an earlier run, "
+             "or export the next run against it)\n";
+      compare::render_openmetrics(input, out);
+      return;
+    }
     compare::Options options;
     const compare::HistoryNoise history = compare::load_history_noise(
         store, base, candidate, compare::k_default_history_window, options.metric);

@@ -71,6 +71,57 @@ std::string benchmark_filter_for(const std::vector<std::string>& names) {
   return "^(" + join(escaped, "|") + ")(/.*)?$";
 }
 
+std::vector<std::string> what_limits(const compare::Comparison& cmp,
+                                     const UntilDecidedOptions& options) {
+  std::size_t inconclusive = 0, base_bound = 0, no_history = 0;
+  std::size_t base_n = 0, base_runs = 0, cand_n = 0, history_found = 0;
+  for (const compare::Entry& e : cmp.entries) {
+    if (!e.primary || e.verdict != compare::Verdict::inconclusive) continue;
+    ++inconclusive;
+    // The interval's variance is the base's part plus the candidate's: once the candidate holds
+    // twice the base's samples, more candidate runs shrink it little.
+    if (e.base.n > 0 && e.base.n * 2 <= e.candidate.n) {
+      ++base_bound;
+      base_n = std::max(base_n, e.base.n);
+      base_runs = std::max(base_runs, e.base.runs);
+      cand_n = std::max(cand_n, e.candidate.n);
+    }
+    if (e.held_by_allowance) {
+      ++no_history;
+      history_found = std::max(history_found, e.history_runs_found);
+    }
+  }
+  std::vector<std::string> lines;
+  if (inconclusive == 0) return lines;
+  if (base_bound > 0) {
+    lines.push_back(
+        "until-decided: " + std::to_string(base_bound) + " of " + std::to_string(inconclusive) +
+        " inconclusive series are limited by the base: " + std::to_string(base_n) +
+        " sample(s) from " + std::to_string(base_runs) + " run(s) against the candidate's " +
+        std::to_string(cand_n) +
+        "; more candidate runs cannot outweigh the base's own noise. Fix: measure the base again "
+        "(tag its runs, e.g. --tag role=base) and give --until-decided tag:role=base --base-last "
+        "3" +
+        (options.base_last > 1 ? " or more (now " + std::to_string(options.base_last) + ")" : ""));
+  }
+  if (no_history > 0) {
+    lines.push_back("until-decided: " + std::to_string(no_history) + " of " +
+                    std::to_string(inconclusive) + " inconclusive series have no history (" +
+                    std::to_string(history_found) + " earlier run(s) of their suite, " +
+                    std::to_string(compare::k_min_history_runs) +
+                    " needed): the suite's run-to-run allowance holds small changes back. Fix: "
+                    "store a few more runs of the base configuration (nightly runs do), then "
+                    "compare again");
+  }
+  if (lines.empty()) {
+    lines.push_back(
+        "until-decided: the changes are close to the threshold; give "
+        "--max-extra-runs more than " +
+        std::to_string(options.max_extra_runs));
+  }
+  return lines;
+}
+
 UntilDecidedOutcome run_until_decided(results::Store& store, const RunOptions& run_options,
                                       const RunOutcome& first, const UntilDecidedOptions& options,
                                       std::ostream& out, std::ostream* progress) {
@@ -96,6 +147,7 @@ UntilDecidedOutcome run_until_decided(results::Store& store, const RunOptions& r
     if (extra >= options.max_extra_runs) {
       out << "until-decided: " << names.size() << " benchmark(s) still inconclusive after " << extra
           << " extra run(s) (the budget, --max-extra-runs " << options.max_extra_runs << ")\n";
+      for (const std::string& line : what_limits(cmp, options)) out << line << '\n';
       break;
     }
     RunOptions again = run_options;

@@ -32,6 +32,13 @@ void check_until_decided(results::Store& store, const UntilDecidedOptions& optio
 // (and any name they prefix as a path: "a/b" also selects "a/b/x"). Exposed for tests.
 std::string benchmark_filter_for(const std::vector<std::string>& names);
 
+// Why series are still inconclusive when the reruns are spent, and what would decide them (issue
+// 26): lines "until-decided: ..." naming the limit (a base side of few samples that more
+// candidate runs cannot outweigh; no history of the series, so the suite's run-to-run allowance
+// holds the verdict back) with the fix. Empty when nothing is inconclusive. Exposed for tests.
+std::vector<std::string> what_limits(const compare::Comparison& cmp,
+                                     const UntilDecidedOptions& options);
+
 struct UntilDecidedOutcome {
   std::vector<int64_t> runs;  // candidate runs: the first, then each extra run
   int exit_code = 0;          // of the final comparison (or 3 when a rerun failed)

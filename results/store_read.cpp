@@ -10,6 +10,7 @@
 #include "results/store_detail.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
+#include "util/suggest.hpp"
 
 namespace gpubench::results {
 
@@ -128,9 +129,12 @@ std::optional<T> opt_int(const Statement& st, int col) {
 }
 
 [[noreturn]] void unknown_run(const Database& db, const std::string& spec, const std::string& why) {
+  // "lates~1" -> "did you mean 'latest'?" (issue 26).
+  const std::string hint = did_you_mean(spec.substr(0, spec.find('~')), {"latest"});
   throw bad_input("unknown run '" + spec + "'", why + " in database '" + db.path().string() + "'",
-                  "list runs with `gpubench runs`; a run is 'latest', 'latest~N', an id, or a "
-                  "UUID (or its first 8+ characters)");
+                  (hint.empty() ? std::string() : hint + " ") +
+                      "list runs with `gpubench runs`; a run is 'latest', 'latest~N', an id, or a "
+                      "UUID (or its first 8+ characters)");
 }
 
 bool all_digits(const std::string& s) {

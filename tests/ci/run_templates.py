@@ -66,16 +66,48 @@ def check_outputs(out, name, regression):
     check(len(doctor.get("checks", [])) >= 20, f"{name}: doctor.json lists the checks")
     prom = open(os.path.join(out, "gpubench.prom")).read()
     check(prom.endswith("# EOF\n"), f"{name}: OpenMetrics file ends with # EOF")
+    md = open(summary).read()
+    first = md.splitlines()[0] if md else ""
     if regression:
-        text = open(summary).read().lower()
+        text = md.lower()
         check("regression" in text, f"{name}: summary names the regression")
+        # Issue 26: headed by the verdict under the gate, then what was compared.
+        check(first.startswith("## FAIL: ") and "regression" in first,
+              f"{name}: summary's first line is the FAIL verdict ({first!r})")
+        for row in ("| runs |", "| started (UTC) |", "| host |", "| gpubench git sha |"):
+            check(row in md, f"{name}: summary has the runs table row {row}")
+        # The templates' own variables (night 2 sets GPUBENCH_TEXTFILE_DIR) are no difference;
+        # the variable that changes the measurement is.
+        check("GPUBENCH_TEXTFILE_DIR" not in md, f"{name}: template variables not listed as differences")
+        check("GPUBENCH_CALIBRATION_SCALE" in md, f"{name}: GPUBENCH_CALIBRATION_SCALE listed as a difference")
         junit = open(os.path.join(out, "junit.xml")).read()
         check("<failure" in junit, f"{name}: JUnit file has a failure")
         check(os.path.getsize(os.path.join(out, "report.html")) > 1000,
               f"{name}: HTML report written")
         check('verdict="regression"' in prom, f"{name}: OpenMetrics carries the verdict")
     else:
-        check("no baseline" in open(summary).read().lower(), f"{name}: first night sets the baseline")
+        check("no baseline" in md.lower(), f"{name}: first night sets the baseline")
+        check(first.startswith("## PASS"), f"{name}: first night's summary starts with PASS ({first!r})")
+        check("gpubench_verdict" not in prom, f"{name}: first night exports no verdicts (run vs itself)")
+
+
+def template_variables(args):
+    """Every GPUBENCH_ name a template uses that gpubench does not read itself must be in the
+    list compare keeps out of environment differences (compare/env_differences.cpp)."""
+    import glob
+    import re
+    names = set()
+    for path in glob.glob(os.path.join(args.source, "ci/templates/*")):
+        names |= set(re.findall(r"GPUBENCH_[A-Z_]+", open(path).read()))
+    code = ""
+    for folder in ("harness", "results", "compare", "util", "suites"):
+        for path in glob.glob(os.path.join(args.source, folder, "**", "*.[ch]pp"), recursive=True):
+            if not path.endswith("env_differences.cpp"):
+                code += open(path).read()
+    listed = open(os.path.join(args.source, "compare/env_differences.cpp")).read()
+    for n in sorted(names):
+        if f'"{n}"' not in code:
+            check(f'"{n}"' in listed, f"template variable {n} is kept out of environment differences")
 
 
 def github(args, work):
@@ -94,6 +126,7 @@ def github(args, work):
         env["GITHUB_SHA"] = "0" * 40
         if scale:
             env["GPUBENCH_CALIBRATION_SCALE"] = scale
+            env["GPUBENCH_TEXTFILE_DIR"] = ws  # a template variable that differs between nights
         open(env["GITHUB_ENV"], "w").close()
         failed_step = None
         uploads = []
@@ -141,6 +174,7 @@ def gitlab(args, work):
         env["CI_COMMIT_SHA"] = "0" * 40
         if scale:
             env["GPUBENCH_CALIBRATION_SCALE"] = scale
+            env["GPUBENCH_TEXTFILE_DIR"] = ws  # a template variable that differs between nights
         # GitLab runs the script lines in one shell and after_script in another, always.
         rc = bash("\n".join(job["script"]), env, ws)
         after = bash("\n".join(job["after_script"]), env, ws)
@@ -213,6 +247,7 @@ def main():
         failures.clear()
         shutil.rmtree(args.work, ignore_errors=True)
         os.makedirs(args.work)
+        template_variables(args)
         reference = github(args, args.work)
         gitlab(args, args.work)
         slurm(args, args.work, reference)

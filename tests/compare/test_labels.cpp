@@ -2,6 +2,8 @@
 // plain words; one verdict per benchmark (primary metrics) in counts and suite summaries.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "compare/render.hpp"
@@ -134,4 +136,27 @@ TEST(PrimaryMetrics, ProblemsComeFirstInEveryFormat) {
     EXPECT_NE(out.str().find("candidate run 100 was interrupted"), std::string::npos)
         << to_string(f);
   }
+}
+
+// Issue 26: on an axis from 0.019x to 1.1x the old ticks (lo, its midpoint with 1, 1, 1.05, hi)
+// drew "1.000×1.050×1.100×" on top of each other. Every kept label clears its neighbours.
+TEST(RatioTicks, LabelsNeverOverlapOnAWideAxis) {
+  for (const auto& [lo, hi] : std::vector<std::pair<double, double>>{
+           {0.019, 1.1}, {0.9, 1.1}, {0.5, 60.0}, {0.001, 1000.0}}) {
+    SCOPED_TRACE(std::to_string(lo) + " " + std::to_string(hi));
+    const double left = 100, plot = 420;
+    auto x = [&](double v) { return left + std::log(v / lo) / std::log(hi / lo) * plot; };
+    const std::vector<double> ticks = svg::ratio_ticks(lo, hi, x, left - 8, left + plot + 30);
+    ASSERT_GE(ticks.size(), 2u);
+    EXPECT_NE(std::find(ticks.begin(), ticks.end(), 1.0), ticks.end());  // no change is marked
+    for (std::size_t i = 1; i < ticks.size(); ++i) {
+      const double half_a = svg::k_tick_char_w * 0.5 *
+                            static_cast<double>(svg::ratio_tick_text(ticks[i - 1]).size() - 1);
+      const double half_b =
+          svg::k_tick_char_w * 0.5 * static_cast<double>(svg::ratio_tick_text(ticks[i]).size() - 1);
+      EXPECT_GE(x(ticks[i]) - x(ticks[i - 1]), half_a + half_b + svg::k_tick_gap - 1e-9)
+          << svg::ratio_tick_text(ticks[i - 1]) << " " << svg::ratio_tick_text(ticks[i]);
+    }
+  }
+  EXPECT_EQ(svg::ratio_tick_text(1.05), "1.05×");
 }

@@ -89,6 +89,47 @@ TEST(OpenMetrics, RendersFamiliesOnceWithBaseUnitsAndEof) {
   EXPECT_EQ(types, 1u);
 }
 
+// node_exporter's textfile collector and promtool parse the Prometheus text format, which has no
+// type "info" (issue 26: 'unknown metric type "info"', node_textfile_scrape_error 1).
+TEST(OpenMetrics, RunInfoIsAGaugeBothParsersAccept) {
+  OpenMetricsInput in;
+  in.run.run.id = 3;
+  std::ostringstream out;
+  render_openmetrics(in, out);
+  EXPECT_TRUE(contains(out.str(), "# TYPE gpubench_run_info gauge\n")) << out.str();
+  EXPECT_FALSE(contains(out.str(), " info\n")) << out.str();
+}
+
+// Verdicts of primary metrics only: count() over gpubench_verdict equals compare's counts (a
+// secondary real_time regression next to its primary metric is not a second regression).
+TEST(OpenMetrics, VerdictsOnlyForPrimaryMetrics) {
+  Comparison cmp;
+  for (const char* metric : {"calls_per_s", "real_time"}) {
+    Entry e;
+    e.key.suite = "calibration";
+    e.key.benchmark = "calibration/x";
+    e.key.metric = metric;
+    e.key.device = "host";
+    e.primary = std::string(metric) == "calls_per_s";
+    e.ratio = 2;
+    e.verdict = Verdict::regression;
+    cmp.entries.push_back(e);
+  }
+  OpenMetricsInput in;
+  in.comparison = &cmp;
+  in.baseline = "nightly";
+  std::ostringstream out;
+  render_openmetrics(in, out);
+  const std::string text = out.str();
+  EXPECT_TRUE(
+      contains(text, "metric=\"calls_per_s\",baseline=\"nightly\",verdict=\"regression\"} 1"))
+      << text;
+  EXPECT_FALSE(contains(text, "metric=\"real_time\",baseline=\"nightly\",verdict=")) << text;
+  // The secondary metric keeps its change ratio.
+  EXPECT_TRUE(contains(text, "metric=\"real_time\",baseline=\"nightly\"} 2\n")) << text;
+  EXPECT_EQ(cmp.count(Verdict::regression), 1u);
+}
+
 TEST(DoctorDifferences, StatusChangesAreListedOnlyWhenBothSidesHaveChecks) {
   auto run_with = [](results::CheckStatus status, const std::string& value) {
     results::RunDetail d;

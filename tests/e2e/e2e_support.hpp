@@ -3,6 +3,7 @@
 // GPUBENCH_SUITE_PATH.
 #pragma once
 
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -60,6 +61,11 @@ class Workspace {
     spec.env = {
         {"GPUBENCH_SUITE_PATH", suites().string()}, {"CI", "1"}, {"GPUBENCH_DB", db().string()}};
     spec.env.insert(spec.env.end(), env.begin(), env.end());
+    // Text output fits $COLUMNS (issue 26); these tests match whole names and reasons in it, so
+    // they run at 1000 columns unless a test sets COLUMNS itself (test_e2e_reports.cpp).
+    if (std::none_of(env.begin(), env.end(), [](const auto& kv) { return kv.first == "COLUMNS"; })) {
+      spec.env.emplace_back("COLUMNS", "1000");
+    }
     spec.stdout_path = m_dir.path() / "stdout.txt";
     spec.stderr_tail_bytes = 1 << 20;
     spec.timeout_s = timeout_s;

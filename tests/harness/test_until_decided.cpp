@@ -1,0 +1,61 @@
+// What limits --until-decided when its reruns are spent (issue 26): the base side's few samples,
+// or no history. Comparisons are in-memory FIXTURES (no run).
+#include <gtest/gtest.h>
+
+#include "harness/until_decided.hpp"
+
+namespace gpubench::harness {
+namespace {
+
+compare::Entry inconclusive(std::size_t base_n, std::size_t cand_n) {
+  compare::Entry e;
+  e.key = {"calibration", "calibration/x", "calls_per_s", "host"};
+  e.verdict = compare::Verdict::inconclusive;
+  e.base.n = base_n;
+  e.base.runs = 1;
+  e.candidate.n = cand_n;
+  e.candidate.runs = cand_n / 3;
+  return e;
+}
+
+bool any_contains(const std::vector<std::string>& lines, const std::string& part) {
+  for (const auto& l : lines) {
+    if (l.find(part) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(UntilDecided, NamesTheBaseWhenItsSamplesAreTheBottleneck) {
+  compare::Comparison cmp;
+  cmp.entries.push_back(inconclusive(3, 12));  // 1 base run of 3 repetitions vs 4 candidate runs
+  UntilDecidedOptions options;
+  const auto lines = what_limits(cmp, options);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_TRUE(any_contains(lines, "limited by the base: 3 sample(s) from 1 run(s)")) << lines[0];
+  EXPECT_TRUE(any_contains(lines, "--base-last")) << lines[0];
+}
+
+TEST(UntilDecided, NamesMissingHistory) {
+  compare::Comparison cmp;
+  compare::Entry e = inconclusive(9, 9);  // base not the bottleneck
+  e.held_by_allowance = 0.08;
+  e.history_runs_found = 1;
+  cmp.entries.push_back(e);
+  const auto lines = what_limits(cmp, UntilDecidedOptions{});
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_TRUE(any_contains(lines, "no history (1 earlier run(s) of their suite, 3 needed)"))
+      << lines[0];
+  EXPECT_FALSE(any_contains(lines, "limited by the base"));
+}
+
+TEST(UntilDecided, NothingToSayWhenDecidedAndBudgetOtherwise) {
+  compare::Comparison cmp;
+  EXPECT_TRUE(what_limits(cmp, UntilDecidedOptions{}).empty());
+  cmp.entries.push_back(inconclusive(9, 9));
+  const auto lines = what_limits(cmp, UntilDecidedOptions{});
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_TRUE(any_contains(lines, "--max-extra-runs more than 3")) << lines[0];
+}
+
+}  // namespace
+}  // namespace gpubench::harness
