@@ -35,9 +35,9 @@ bool is_location_variable(const std::string& name) {
   // The CI templates' own variables (ci/templates; tests/ci/run_templates.py checks that every
   // GPUBENCH_ name a template uses and gpubench does not read is here) and gpubench's paths.
   static const std::set<std::string> k_names = {
-      "GPUBENCH_RUN_ARGS",   "GPUBENCH_BASELINE",       "GPUBENCH_OUT",          "GPUBENCH_BIN",
-      "GPUBENCH_SPEC",       "GPUBENCH_TEXTFILE_DIR",   "GPUBENCH_REFERENCE_DB", "GPUBENCH_DB",
-      "GPUBENCH_SUITE_PATH", "GPUBENCH_BUSY_TIMEOUT_MS"};
+      "GPUBENCH_RUN_ARGS",   "GPUBENCH_BASELINE",        "GPUBENCH_OUT",           "GPUBENCH_BIN",
+      "GPUBENCH_SPEC",       "GPUBENCH_TEXTFILE_DIR",    "GPUBENCH_REFERENCE_DB",  "GPUBENCH_DB",
+      "GPUBENCH_SUITE_PATH", "GPUBENCH_BUSY_TIMEOUT_MS", "GPUBENCH_FAIL_ON_CHANGE"};
   return k_names.count(name) > 0;
 }
 
