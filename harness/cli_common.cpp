@@ -95,7 +95,7 @@ std::vector<std::string> split_list(const std::vector<std::string>& values) {
 }
 
 void print_table(std::ostream& out, const std::vector<std::string>& header,
-                 const std::vector<std::vector<std::string>>& rows) {
+                 const std::vector<std::vector<std::string>>& rows, FirstColumn first_column) {
   // Fitted to the output width (issue 26): the last column wraps, the widest others are cut.
   std::vector<std::vector<std::string>> all = {header, {}};
   for (const std::string& h : header) {
@@ -107,9 +107,8 @@ void print_table(std::ostream& out, const std::vector<std::string>& header,
     all[1].emplace_back(w, '-');
   }
   all.insert(all.end(), rows.begin(), rows.end());
-  // The first column (a name, a run id) stays whole and first: scripts grep these tables.
-  for (const std::string& line :
-       fit_table(all, output_width(), "", nullptr, FirstColumn::keep_whole)) {
+  // By default the first column (a name, a run id) stays whole and first: scripts grep tables.
+  for (const std::string& line : fit_table(all, output_width(), "", nullptr, first_column)) {
     out << line << '\n';
   }
 }

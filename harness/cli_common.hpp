@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 #include <vector>
+#include "util/text_width.hpp"
 
 #include "harness/command.hpp"
 #include "results/store.hpp"
@@ -33,7 +34,8 @@ std::vector<std::string> split_list(const std::vector<std::string>& values);
 
 // Left-aligned columns separated by two spaces; header underlined with dashes.
 void print_table(std::ostream& out, const std::vector<std::string>& header,
-                 const std::vector<std::vector<std::string>>& rows);
+                 const std::vector<std::vector<std::string>>& rows,
+                 FirstColumn first_column = FirstColumn::keep_whole);
 
 // Median and spread of repetition samples.
 struct SampleStats {

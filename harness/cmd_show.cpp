@@ -289,7 +289,8 @@ void do_show(const ShowArgs& args, Context& ctx) {
       inv_rows.push_back({v.benchmark, v.metric, v.kind,
                           v.repetition ? std::to_string(*v.repetition) : "-", v.raw, v.reason});
     }
-    print_table(out, {"benchmark", "metric", "kind", "rep", "value", "reason"}, inv_rows);
+    print_table(out, {"benchmark", "metric", "kind", "rep", "value", "reason"}, inv_rows,
+                FirstColumn::may_stack);
   }
   out << '\n';
   // Multi-rank suites (--launcher): every node and rank they ran on, and their sweep summary.
@@ -357,7 +358,7 @@ void do_show(const ShowArgs& args, Context& ctx) {
     for (auto& row : result_rows) row[0] = name.at(row[0]);
     print_table(out,
                 {"benchmark", "metric", "unit", "median", "min", "max", "cv%", "n", "T", "note"},
-                result_rows);
+                result_rows, FirstColumn::may_stack);
     if (any_t) {
       out << "\nT: NVML telemetry saw thermal/HW slowdown on this result's GPU (any GPU "
              "for host results) while its suite ran.\n   Telemetry is matched per suite run, not "

@@ -169,7 +169,10 @@ std::vector<std::string> fit_table(const std::vector<std::vector<std::string>>& 
     for (std::size_t i = first; i < columns; ++i) {
       std::string cell = i < r.size() ? r[i] : "";
       if (i == last) {
-        if (width > 0 && display_width(cell) > w[i]) {
+        const bool rule = !cell.empty() && cell.find_first_not_of('-') == std::string::npos;
+        if (rule && width > 0) {
+          cell = cell.substr(0, w[i]);
+        } else if (width > 0 && display_width(cell) > w[i]) {
           tail = wrap_words(cell, w[i]);
           cell = tail.front();
           tail.erase(tail.begin());
