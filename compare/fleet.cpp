@@ -84,8 +84,7 @@ Observations load_observations(results::Store& store, const std::vector<int64_t>
         out.gpus[it->second] = facts;
       }
     }
-    out.run_config.push_back(
-        {id, {per_model.empty() ? 0 : per_model.begin()->second, tag(run, "interconnect")}});
+    out.interconnect.emplace_back(id, tag(run, "interconnect"));
     // Median measured power per (suite run, GPU UUID).
     std::map<std::pair<int64_t, std::string>, double> power;
     for (int64_t sr : run.suite_run_ids) {
@@ -113,9 +112,11 @@ Observations load_observations(results::Store& store, const std::vector<int64_t>
       o.host = host;
       o.gpu_uuid = r.gpu_uuid;
       o.gpu_model = model;
+      o.node_gpus = static_cast<int>(run.info.gpus.size());
       if (!r.gpu_uuid.empty()) {
         auto g = info_of.find(r.gpu_uuid);
         o.gpu_model = g != info_of.end() ? g->second->name : results::k_unknown;
+        o.node_gpus = per_model[o.gpu_model];
         o.pci_bus_id = r.gpu_pci_bus_id;
         o.index = r.device_index.value_or(-1);
         if (auto p = power.find({r.suite_run_id, r.gpu_uuid}); p != power.end()) {

@@ -37,6 +37,7 @@ struct Observation {
   std::vector<double> values;     // valid repetitions (thermal/HW slowdown samples left out)
   double median = 0;              // of values
   std::optional<double> power_w;  // median NVML board power of this GPU while its suite ran
+  int node_gpus = 0;  // GPUs of gpu_model in the run (a host series: all the run's GPUs)
 };
 
 // What the runs say about the GPUs they used: per UUID, the newest run's GpuInfo and software.
@@ -52,9 +53,9 @@ struct Observations {
   std::vector<Observation> rows;
   std::vector<GpuFacts> gpus;  // one per UUID seen
   std::vector<int64_t> runs;
-  // GPUs per node and interconnect per run (interconnect: the run's tag `interconnect`, else
-  // "unknown": the store keeps no link topology of a run).
-  std::vector<std::pair<int64_t, std::pair<int, std::string>>> run_config;
+  // Interconnect per run: the run's tag `interconnect`, else "unknown" (the store keeps no link
+  // topology of a run).
+  std::vector<std::pair<int64_t, std::string>> interconnect;
   const GpuFacts* gpu(const std::string& uuid) const;
 };
 

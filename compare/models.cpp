@@ -122,13 +122,16 @@ ModelsTable build_models(const Observations& obs, const ModelsOptions& options) 
   const Fleet fleet = fleet_scores(obs, options.outliers);
   std::map<std::string, const FleetOutlier*> excluded;
   for (const FleetOutlier& o : fleet.outliers) excluded[o.uuid] = &o;
-  std::map<int64_t, std::pair<int, std::string>> config(obs.run_config.begin(),
-                                                        obs.run_config.end());
+  const std::map<int64_t, std::string> interconnect_of(obs.interconnect.begin(),
+                                                       obs.interconnect.end());
   // (model, GPUs per node, interconnect) -> group
   std::map<std::tuple<std::string, int, std::string>, Group> groups;
   for (const Observation& o : obs.rows) {
     if (o.gpu_model == "none" || o.gpu_model == "mixed") continue;
-    const auto& [per_node, interconnect] = config[o.run_id];
+    const int per_node = o.node_gpus;
+    const auto found = interconnect_of.find(o.run_id);
+    const std::string interconnect =
+        found != interconnect_of.end() ? found->second : std::string(results::k_unknown);
     Group& g = groups[{o.gpu_model, per_node, interconnect}];
     g.row.gpu_model = o.gpu_model;
     g.row.gpus_per_node = per_node;

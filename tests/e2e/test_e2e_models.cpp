@@ -137,7 +137,8 @@ json export_doc(const FixtureModel& m, int run) {
            {{"uuid", "fixture-" + m.host + "-" + std::to_string(run)},
             {"started_at", "2026-12-0" + std::to_string(1 + run) + "T07:00:00Z"},
             {"finished_at", "2026-12-0" + std::to_string(1 + run) + "T08:00:00Z"},
-            {"status", "complete"}}},
+            {"status", "complete"},
+            {"tags", m.slow_gpu < 0 ? json{{"interconnect", "NVLink-FIXTURE"}} : json::object()}}},
           {"environment",
            {{"host", {{"hostname", m.host}}},
             {"gpus", gpus},
@@ -221,6 +222,8 @@ TEST_F(E2eModels, OneRowPerModelWithPerWattPerPriceAndTheSlowGpuExcludedAndNamed
   const json& h100 = model(doc, k_h100.name);
   const json& h200 = model(doc, k_h200.name);
   EXPECT_EQ(h100.at("gpus_pooled"), 8);
+  EXPECT_EQ(h100.at("interconnect"), "NVLink-FIXTURE") << "from the run's tag";
+  EXPECT_EQ(h200.at("interconnect"), "unknown");
   EXPECT_TRUE(h100.at("excluded").empty());
   EXPECT_EQ(h200.at("gpus_pooled"), 7) << "the 85% GPU is left out";
   ASSERT_EQ(h200.at("excluded").size(), 1u) << h200.dump(1);
