@@ -66,6 +66,12 @@ def check_outputs(out, name, regression):
     check(len(doctor.get("checks", [])) >= 20, f"{name}: doctor.json lists the checks")
     prom = open(os.path.join(out, "gpubench.prom")).read()
     check(prom.endswith("# EOF\n"), f"{name}: OpenMetrics file ends with # EOF")
+    # Issue 25: the change points of the nightly runs and the static results site, every night.
+    if "gitlab" in name or "github" in name:
+        changes = open(os.path.join(out, "changes.txt")).read()
+        check(changes.startswith("change points in "), f"{name}: history --changes written")
+        check(os.path.isfile(os.path.join(out, "site", "index.html")),
+              f"{name}: results site written")
     if regression:
         text = open(summary).read().lower()
         check("regression" in text, f"{name}: summary names the regression")
