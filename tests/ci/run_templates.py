@@ -68,6 +68,12 @@ def check_outputs(out, name, regression):
     check(prom.endswith("# EOF\n"), f"{name}: OpenMetrics file ends with # EOF")
     md = open(summary).read()
     first = md.splitlines()[0] if md else ""
+    # Issue 25: the change points of the nightly runs and the static results site, every night.
+    if "gitlab" in name or "github" in name:
+        changes = open(os.path.join(out, "changes.txt")).read()
+        check(changes.startswith("change points in "), f"{name}: history --changes written")
+        check(os.path.isfile(os.path.join(out, "site", "index.html")),
+              f"{name}: results site written")
     if regression:
         text = md.lower()
         check("regression" in text, f"{name}: summary names the regression")
