@@ -56,14 +56,16 @@ std::map<std::string, std::string> text_names(const std::vector<std::string>& na
 // One name alone (a line of prose, not a table): run-control segments dropped, numbers short.
 std::string text_name(const std::string& name);
 
-// What a run measured, for the first line of `show` and `report` (issue 26): "run 7: 3 suites,
-// 165 benchmarks: 39 measured, 126 skipped (120 no CUDA device), 0 failed". add() once per result
-// row; a benchmark counts once (measured when any of its rows is ok, else failed, else skipped).
+// What a run measured, for the first line of `show` and `report` after their PROBLEM lines
+// (issue 26): "run 7: 3 suites (1 failed), 165 benchmarks: 39 measured, 126 skipped (120 no CUDA
+// device), 0 failed". add() once per result row; a benchmark counts once (measured when any of its
+// rows is ok, else failed, else skipped); a suite that did not end ok (failed, crashed, timed out,
+// interrupted) is counted as failed.
 class RunTally {
  public:
   void add(const std::string& benchmark, results::BenchmarkStatus status,
            const std::string& message);
-  std::string line(int64_t run_id, std::size_t suites) const;
+  std::string line(int64_t run_id, const std::vector<results::SuiteRunInfo>& suites) const;
 
  private:
   std::map<std::string, int> m_state;  // benchmark -> 0 skipped, 1 failed, 2 measured

@@ -103,7 +103,13 @@ void RunTally::add(const std::string& benchmark, results::BenchmarkStatus status
   }
 }
 
-std::string RunTally::line(int64_t run_id, std::size_t suites) const {
+std::string RunTally::line(int64_t run_id,
+                           const std::vector<results::SuiteRunInfo>& suite_runs) const {
+  const std::size_t suites = suite_runs.size();
+  const auto suites_failed = static_cast<std::size_t>(
+      std::count_if(suite_runs.begin(), suite_runs.end(), [](const results::SuiteRunInfo& s) {
+        return s.status != results::SuiteStatus::ok && s.status != results::SuiteStatus::skipped;
+      }));
   std::size_t counts[3] = {};
   std::map<std::string, std::size_t> reasons;
   for (const auto& [benchmark, state] : m_state) {
@@ -123,9 +129,11 @@ std::string RunTally::line(int64_t run_id, std::size_t suites) const {
                (top->first.empty() ? std::string("no reason given") : top->first) + ")";
   }
   return "run " + std::to_string(run_id) + ": " + std::to_string(suites) + " suite" +
-         (suites == 1 ? "" : "s") + ", " + std::to_string(m_state.size()) + " benchmark" +
-         (m_state.size() == 1 ? "" : "s") + ": " + std::to_string(counts[2]) + " measured, " +
-         skipped + ", " + std::to_string(counts[1]) + " failed";
+         (suites == 1 ? "" : "s") +
+         (suites_failed == 0 ? std::string() : " (" + std::to_string(suites_failed) + " failed)") +
+         ", " + std::to_string(m_state.size()) + " benchmark" + (m_state.size() == 1 ? "" : "s") +
+         ": " + std::to_string(counts[2]) + " measured, " + skipped + ", " +
+         std::to_string(counts[1]) + " failed";
 }
 
 }  // namespace gpubench::compare

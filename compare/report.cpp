@@ -185,7 +185,7 @@ void render_html_report(const RunReport& r, std::ostream& out, const std::string
   // What was measured, and what the colours mean (issue 26).
   RunTally tally;
   for (const ReportRow& row : r.rows) tally.add(row.key.benchmark, row.status, row.message);
-  out << "<p class=\"counts\">" << html_escape(tally.line(r.run.run.id, r.run.suites.size()))
+  out << "<p class=\"counts\">" << html_escape(tally.line(r.run.run.id, r.run.suites))
       << "</p>\n<p class=\"legend\">Colours: <span class=\"sw invalid\"></span>failed "
          "(error) <span class=\"sw unchanged\"></span>measured or skipped.</p>\n";
   out << "<h2>Sweeps</h2>\n";
@@ -358,11 +358,12 @@ void render_report(const RunReport& r, Format format, std::ostream& out, bool co
       }
       return;
     case Format::text: {
-      // What was measured first (issue 26), then the run's problems.
+      // The run's problems first (scripts and people read the first line), then what was
+      // measured (issue 26).
       RunTally tally;
       for (const ReportRow& row : r.rows) tally.add(row.key.benchmark, row.status, row.message);
-      out << tally.line(r.run.run.id, r.run.suites.size()) << '\n';
       for (const std::string& p : r.problems) out << "PROBLEM " << p << '\n';
+      out << tally.line(r.run.run.id, r.run.suites) << '\n';
       out << title_of(r) << '\n';
       for (const auto& [k, v] : environment(r)) out << "  " << k << ": " << v << '\n';
       out << "  suites:\n";

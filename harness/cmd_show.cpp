@@ -382,7 +382,16 @@ void do_show(const ShowArgs& args, Context& ctx) {
         << "): expected where a counter is 0 in every repetition (its cv is 0/0); not used, "
            "statistics come from the repetitions\n";
   }
-  *ctx.out << wrap_lines(tally.line(id, detail.suites.size()) + "\n" + text.str(), output_width());
+  // PROBLEM lines stay first (a script reads the first line), then what was measured.
+  const std::string body = text.str();
+  std::size_t problems_end = 0;
+  while (body.compare(problems_end, 8, "PROBLEM ") == 0) {
+    const std::size_t eol = body.find('\n', problems_end);
+    problems_end = eol == std::string::npos ? body.size() : eol + 1;
+  }
+  *ctx.out << wrap_lines(body.substr(0, problems_end) + tally.line(id, detail.suites) + "\n" +
+                             body.substr(problems_end),
+                         output_width());
 }
 }  // namespace
 
