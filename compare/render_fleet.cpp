@@ -62,20 +62,7 @@ json fleet_json(const Fleet& fleet, const Observations& obs, const FleetOptions&
   }
   json outliers = json::array();
   for (const FleetOutlier& o : fleet.outliers) {
-    outliers.push_back({{"gpu_model", o.gpu_model},
-                        {"host", o.host},
-                        {"uuid", o.uuid},
-                        {"pci_bus_id", o.pci_bus_id},
-                        {"nvml_index", o.nvml_index},
-                        {"suite", o.suite},
-                        {"benchmark", o.benchmark},
-                        {"metric", o.metric},
-                        {"value", o.value},
-                        {"model_median", o.model_median},
-                        {"deviation", o.deviation},
-                        {"robust_z", number(o.z)},
-                        {"series", o.series},
-                        {"differences", o.differences}});
+    outliers.push_back(fleet_outlier_json(o));
   }
   std::map<std::string, int> per_model;
   for (const GpuFacts& g : obs.gpus) per_model[g.info.name]++;

@@ -58,15 +58,9 @@ std::string parameters_text(const History& h) {
 }
 
 json parameters_json(const History& h) {
-  const ChangePointOptions& o = h.options.detection;
-  return {{"method", "e-divisive-means"},
-          {"significance", o.significance == Significance::permutation ? "permutation" : "ttest"},
-          {"max_pvalue", o.max_pvalue},
-          {"permutations", o.permutations},
-          {"seed", o.seed},
-          {"min_segment", o.min_segment},
-          {"min_magnitude", o.min_magnitude},
-          {"values", "log per-run medians"}};
+  json j = detection_parameters_json(h.options.detection);
+  j["values"] = "log per-run medians";
+  return j;
 }
 
 json number(double v) {

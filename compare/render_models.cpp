@@ -41,23 +41,6 @@ json ratio_json(const std::optional<Ratio>& r, double conf) {
           {"wording", r->wording}};
 }
 
-json outlier_json(const FleetOutlier& o) {
-  return {{"gpu_model", o.gpu_model},
-          {"host", o.host},
-          {"uuid", o.uuid},
-          {"pci_bus_id", o.pci_bus_id},
-          {"nvml_index", o.nvml_index},
-          {"suite", o.suite},
-          {"benchmark", o.benchmark},
-          {"metric", o.metric},
-          {"value", number(o.value)},
-          {"model_median", number(o.model_median)},
-          {"deviation", number(o.deviation)},
-          {"robust_z", std::isfinite(o.z) ? json(o.z) : json(o.z < 0 ? "-inf" : "inf")},
-          {"series", o.series},
-          {"differences", o.differences}};
-}
-
 json models_json(const ModelsTable& t) {
   const double conf = t.options.confidence;
   json models = json::array();
@@ -76,7 +59,7 @@ json models_json(const ModelsTable& t) {
     m["price"] =
         r.price ? json{{"value", r.price->price}, {"currency", r.price->currency}} : json(nullptr);
     m["excluded"] = json::array();
-    for (const FleetOutlier& o : r.excluded) m["excluded"].push_back(outlier_json(o));
+    for (const FleetOutlier& o : r.excluded) m["excluded"].push_back(fleet_outlier_json(o));
     m["suites"] = json::array();
     for (const SuiteFigure& s : r.suites) {
       m["suites"].push_back({{"suite", s.suite},
@@ -296,6 +279,23 @@ void render_html(std::ostream& out, const ModelsTable& t) {
 }
 
 }  // namespace
+
+json fleet_outlier_json(const FleetOutlier& o) {
+  return {{"gpu_model", o.gpu_model},
+          {"host", o.host},
+          {"uuid", o.uuid},
+          {"pci_bus_id", o.pci_bus_id},
+          {"nvml_index", o.nvml_index},
+          {"suite", o.suite},
+          {"benchmark", o.benchmark},
+          {"metric", o.metric},
+          {"value", number(o.value)},
+          {"model_median", number(o.model_median)},
+          {"deviation", number(o.deviation)},
+          {"robust_z", std::isfinite(o.z) ? json(o.z) : json(o.z < 0 ? "-inf" : "inf")},
+          {"series", o.series},
+          {"differences", o.differences}};
+}
 
 void render_models(std::ostream& out, const ModelsTable& table, const std::string& format) {
   if (format == "json") {

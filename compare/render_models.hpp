@@ -6,6 +6,8 @@
 #include <ostream>
 #include <string>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "compare/fleet.hpp"
 #include "compare/models.hpp"
 
@@ -22,6 +24,10 @@ struct FleetOptions {
 // format: text, json, html. Lists every series' median and MAD and each GPU's robust z.
 void render_fleet(std::ostream& out, const Fleet& fleet, const Observations& obs,
                   const FleetOptions& options, const std::string& format);
+
+// An outlier GPU as `models` (its "excluded") and `fleet` (its "outliers") write it: a value
+// that is not finite is null, a robust z that is not finite "inf"/"-inf".
+nlohmann::json fleet_outlier_json(const FleetOutlier& o);
 
 // A horizontal bar chart: one bar per row from 0 to value, its interval as a whisker. Labels in
 // the left column (class "lab"), as wide as the longest.

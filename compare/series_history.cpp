@@ -369,19 +369,21 @@ std::vector<RunChanges> changes_by_run(const History& history) {
 
 namespace gpubench::compare {
 
+nlohmann::json detection_parameters_json(const ChangePointOptions& o) {
+  return {{"method", "e-divisive-means"},
+          {"significance", o.significance == Significance::permutation ? "permutation" : "ttest"},
+          {"max_pvalue", o.max_pvalue},
+          {"permutations", o.permutations},
+          {"seed", o.seed},
+          {"min_segment", o.min_segment},
+          {"min_magnitude", o.min_magnitude},
+          {"short_interval_ttest", o.short_interval_ttest}};
+}
+
 std::size_t record_change_points(results::Store& store, const History& history) {
-  const ChangePointOptions& o = history.options.detection;
-  const nlohmann::json parameters = {
-      {"method", "e-divisive-means"},
-      {"significance", o.significance == Significance::permutation ? "permutation" : "ttest"},
-      {"max_pvalue", o.max_pvalue},
-      {"permutations", o.permutations},
-      {"seed", o.seed},
-      {"min_segment", o.min_segment},
-      {"min_magnitude", o.min_magnitude},
-      {"short_interval_ttest", o.short_interval_ttest},
-      {"selector", history.options.selector},
-      {"last", history.options.last}};
+  nlohmann::json parameters = detection_parameters_json(history.options.detection);
+  parameters["selector"] = history.options.selector;
+  parameters["last"] = history.options.last;
   std::vector<results::SeriesOfChangePoints> series;
   std::vector<results::StoredChangePoint> rows;
   for (const SeriesHistory& s : history.series) {

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "compare/changepoints.hpp"
 #include "compare/compare.hpp"
 #include "compare/stats.hpp"
@@ -111,5 +113,7 @@ std::vector<RunChanges> changes_by_run(const History& history);
 // holding the parameters that found it (so the report can be repeated) and the change's figures.
 // Returns the number of rows written.
 std::size_t record_change_points(results::Store& store, const History& history);
+// The detector's parameters as history's JSON and the stored change points carry them.
+nlohmann::json detection_parameters_json(const ChangePointOptions& options);
 
 }  // namespace gpubench::compare
