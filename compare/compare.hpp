@@ -176,6 +176,7 @@ struct RunHeader {
   std::string started_at;  // ISO 8601 UTC
   std::string host;
   std::string git_sha;  // of the gpubench that ran it
+  std::vector<std::string> annotations;  // `gpubench annotate` (issue 25), oldest first
 };
 
 struct Comparison {

@@ -29,6 +29,10 @@ display:block;cursor:pointer;max-width:40em}
 border:1px solid #bbb;vertical-align:middle}
 .sw.regression{background:#fde2e2}.sw.improvement{background:#e2f5e2}
 .sw.inconclusive{background:#fff6dc}.sw.invalid{background:#efe2f5}.sw.unchanged{background:#fff}
+svg.strip{display:block}svg.strip rect{stroke:#999;stroke-width:.5;fill:#fff}
+svg.strip rect.regression{fill:#c62828}svg.strip rect.improvement{fill:#2e7d32}
+svg.strip rect.inconclusive,svg.strip rect.changed,svg.strip rect.missing{fill:#e0b000}
+svg.strip rect.invalid{fill:#8e44ad}
 )css";
 
 }  // namespace gpubench::compare

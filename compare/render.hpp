@@ -47,6 +47,9 @@ void render_html(const Comparison& cmp, std::ostream& out, const std::string& un
 std::string verdict_headline(const Comparison& cmp);
 // The Markdown table of the compared runs: selection, run ids, start dates, hosts, git sha.
 void write_md_runs(const Comparison& cmp, std::ostream& out);
+// The compared runs' annotations (`gpubench annotate`, issue 25), one line each, base first:
+// "base run 7: BIOS 2.1 -> 2.3". Empty when no run is annotated.
+std::vector<std::string> annotation_lines(const Comparison& cmp);
 
 // Benchmark names for text tables (issue 26): with a limited output width (util/text_width.hpp),
 // each name as the charts label it (svg::compact_labels: run-control segments such as

@@ -10,6 +10,7 @@
 #include "compare/render_models.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
+#include "util/text_width.hpp"
 
 namespace gpubench::compare {
 namespace {
@@ -77,8 +78,10 @@ json fleet_json(const Fleet& fleet, const Observations& obs, const FleetOptions&
           {"outliers", outliers}};
 }
 
+// `width`: the text's columns (0: no limit): names shortened as charts label them when the
+// table would not fit, the table fitted and long lines wrapped (issue 26).
 void fleet_text(std::ostream& out, const Fleet& fleet, const Observations& obs,
-                const FleetOptions& options) {
+                const FleetOptions& options, std::size_t width) {
   std::map<std::string, int> per_model;
   for (const GpuFacts& g : obs.gpus) per_model[g.info.name]++;
   char rule[128];
@@ -89,28 +92,29 @@ void fleet_text(std::ostream& out, const Fleet& fleet, const Observations& obs,
     out << '\n' << model << ": " << n << " GPU(s)\n";
     std::vector<std::vector<std::string>> rows = {
         {"benchmark", "metric", "GPUs", "median", "MAD", "worst GPU", "robust z"}};
+    std::vector<std::string> names;
+    std::size_t longest = 0;
+    for (const FleetSeries& s : fleet.series) {
+      names.push_back(s.benchmark);
+      longest = std::max(longest, display_width(s.benchmark));
+    }
+    std::map<std::string, std::string> name;
+    if (width != 0 && longest + 70 > width) {
+      name = text_names(names);
+    } else {
+      for (const std::string& whole : names) name.emplace(whole, whole);
+    }
     for (const FleetSeries& s : fleet.series) {
       if (s.gpu_model != model) continue;
       const GpuScore* worst = nullptr;
       for (const GpuScore& g : s.gpus) {
         if (g.worse && (!worst || std::fabs(g.z) > std::fabs(worst->z))) worst = &g;
       }
-      rows.push_back({s.benchmark, s.metric, std::to_string(s.gpus.size()), num(s.median),
+      rows.push_back({name.at(s.benchmark), s.metric, std::to_string(s.gpus.size()), num(s.median),
                       num(s.mad), worst ? worst->uuid + (worst->outlier ? " OUTLIER" : "") : "—",
                       worst ? num(worst->z) : "—"});
     }
-    std::vector<std::size_t> width(rows[0].size(), 0);
-    for (const auto& r : rows) {
-      for (std::size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
-    }
-    for (const auto& r : rows) {
-      std::string line = " ";
-      for (std::size_t c = 0; c < r.size(); ++c) {
-        line += ' ' + r[c] + std::string(width[c] - r[c].size(), ' ');
-      }
-      line.erase(line.find_last_not_of(' ') + 1);
-      out << line << '\n';
-    }
+    for (const std::string& line : fit_table(rows, width, "  ")) out << line << '\n';
     for (const FleetOutlier& o : fleet.outliers) {
       if (o.gpu_model == model) out << "  " << outlier_line(o) << '\n';
     }
@@ -128,10 +132,12 @@ void render_fleet(std::ostream& out, const Fleet& fleet, const Observations& obs
   if (format == "json") {
     out << fleet_json(fleet, obs, options).dump(2) << '\n';
   } else if (format == "text") {
-    fleet_text(out, fleet, obs, options);
+    std::ostringstream text;
+    fleet_text(text, fleet, obs, options, output_width());
+    out << wrap_lines(text.str(), output_width());
   } else if (format == "html") {
     std::ostringstream text;
-    fleet_text(text, fleet, obs, options);
+    fleet_text(text, fleet, obs, options, 0);
     out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>GPU "
            "fleet</title>\n<style>"
         << k_html_style << "</style></head><body>\n<h1>GPU fleet</h1>\n<pre>"

@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <sstream>
 
 #include "compare/render.hpp"
 #include "compare/render_history_html.hpp"
 #include "util/strings.hpp"
+#include "util/text_width.hpp"
 
 namespace gpubench::compare {
 namespace {
@@ -42,19 +45,39 @@ std::string difference_text(const RankedDifference& d) {
   return d.difference.field + " " + d.difference.base + " → " + d.difference.candidate;
 }
 
+std::string series_title(const SeriesHistory& s, const std::string& name) {
+  return name + " " + s.key.metric + " " + s.key.device;
+}
+
 std::string series_title(const SeriesHistory& s) {
-  return s.key.benchmark + " " + s.key.metric + " " + s.key.device;
+  return series_title(s, s.key.benchmark);
+}
+
+// Text titles fit the terminal (issue 26): when the longest whole title is wider than the output
+// width, every name is shortened as charts label them (text_names); --wide keeps them whole.
+std::map<std::string, std::string> title_names(const History& h, bool md) {
+  std::vector<std::string> names;
+  std::size_t longest = 0;
+  for (const SeriesHistory& s : h.series) {
+    names.push_back(s.key.benchmark);
+    longest = std::max(longest, display_width(series_title(s)) + 30);  // + unit, direction
+  }
+  std::map<std::string, std::string> out;
+  if (md || output_width() == 0 || longest <= output_width()) {
+    for (const std::string& n : names) out.emplace(n, n);
+    return out;
+  }
+  return text_names(names);
 }
 
 std::string parameters_text(const History& h) {
   const ChangePointOptions& o = h.options.detection;
-  std::string test = o.significance == Significance::permutation
-                         ? "permutation test (" + std::to_string(o.permutations) +
-                               " permutations, seed " + std::to_string(o.seed) + ")"
-                         : "t-test";
+  std::string test =
+      o.significance == Significance::permutation
+          ? std::to_string(o.permutations) + " permutations (seed " + std::to_string(o.seed) + ")"
+          : "t-test";
   return "E-divisive means, " + test + ", p <= " + p_text(o.max_pvalue) + ", min segment " +
-         std::to_string(o.min_segment) + " runs, delta " +
-         format_significant(o.min_magnitude * 100) + "%";
+         std::to_string(o.min_segment) + ", delta " + p_text(o.min_magnitude * 100) + "%";
 }
 
 json parameters_json(const History& h) {
@@ -180,9 +203,10 @@ void text_change(const History& h, const SeriesHistory& s, const SeriesChange& c
 
 void render_changes(const History& h, bool md, std::ostream& out) {
   const std::vector<RunChanges> all = changes_by_run(h);
+  const std::map<std::string, std::string> name = title_names(h, md);
   out << (md ? "## " : "") << "change points in " << h.runs.size() << " runs of "
-      << h.options.selector << " (" << h.series.size() << " series; " << parameters_text(h)
-      << ")\n";
+      << h.options.selector << " (" << h.series.size() << " series)";
+  out << (md ? " (" : "\n  method: ") << parameters_text(h) << (md ? ")\n" : "\n");
   if (md) out << '\n';
   if (all.empty()) {
     out << "no change points\n";
@@ -200,9 +224,9 @@ void render_changes(const History& h, bool md, std::ostream& out) {
     for (const auto& [si, ci] : rc.changes) {
       const SeriesHistory& s = h.series[si];
       const SeriesChange& c = s.changes[ci];
-      out << in << series_title(s) << ": " << format_value(c.median_before) << " → "
-          << format_value(c.median_after) << ' ' << s.unit << ", " << pct(c.ratio) << ' '
-          << interval(c.ci_low, c.ci_high) << '\n';
+      out << in << series_title(s, name.at(s.key.benchmark)) << ": "
+          << format_value(c.median_before) << " → " << format_value(c.median_after) << ' ' << s.unit
+          << ", " << pct(c.ratio) << ' ' << interval(c.ci_low, c.ci_high) << '\n';
     }
   }
 }
@@ -211,11 +235,12 @@ void render_series(const History& h, bool md, std::ostream& out) {
   out << (md ? "## " : "") << "history of " << h.options.selector << ": " << h.runs.size()
       << " runs";
   if (!h.runs.empty()) out << ", " << date_of(h.runs.front()) << " .. " << date_of(h.runs.back());
-  out << " (" << parameters_text(h) << ")\n";
+  out << (md ? " (" : "\n  method: ") << parameters_text(h) << (md ? ")\n" : "\n");
+  const std::map<std::string, std::string> name = title_names(h, md);
   for (const SeriesHistory& s : h.series) {
     out << '\n'
-        << (md ? "### " : "") << series_title(s) << " (" << s.unit << ", " << to_string(s.direction)
-        << " is better) on " << s.group << '\n';
+        << (md ? "### " : "") << series_title(s, name.at(s.key.benchmark)) << " (" << s.unit << ", "
+        << to_string(s.direction) << " is better) on " << s.group << '\n';
     if (md) out << '\n';
     std::vector<double> medians;
     for (const RunPoint& p : s.points) medians.push_back(p.median);
@@ -269,14 +294,23 @@ void render_history(const History& h, HistoryFormat format, bool changes_only, s
     case HistoryFormat::html:
       render_history_html(h, changes_only, out);
       return;
-    case HistoryFormat::text:
     case HistoryFormat::md:
       if (changes_only) {
-        render_changes(h, format == HistoryFormat::md, out);
+        render_changes(h, true, out);
       } else {
-        render_series(h, format == HistoryFormat::md, out);
+        render_series(h, true, out);
       }
       return;
+    case HistoryFormat::text: {
+      std::ostringstream text;
+      if (changes_only) {
+        render_changes(h, false, text);
+      } else {
+        render_series(h, false, text);
+      }
+      out << wrap_lines(text.str(), output_width());  // prose lines fit the terminal (issue 26)
+      return;
+    }
   }
 }
 

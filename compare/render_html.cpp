@@ -5,10 +5,13 @@
 #include <ostream>
 #include <sstream>
 
+#include "compare/hardware.hpp"
 #include "compare/html_style.hpp"
 #include "compare/render.hpp"
 #include "compare/render_large.hpp"
+#include "compare/stats.hpp"
 #include "compare/svg.hpp"
+#include "util/strings.hpp"
 
 namespace gpubench::compare {
 namespace {
@@ -128,6 +131,9 @@ void write_head(const Comparison& cmp, std::ostream& out) {
       << html_escape(cmp.candidate_selection) << "</title>\n<style>" << k_html_style
       << "</style>\n</head>\n<body>\n";
   out << "<h1>gpubench compare</h1>\n";
+  // The verdict first, as in text and Markdown (issue 26).
+  out << "<p class=\"verdict-line\"><strong>" << html_escape(verdict_headline(cmp))
+      << "</strong></p>\n";
   for (const std::string& p : cmp.problems) {
     out << "<p class=\"problem\"><strong>Problem:</strong> " << html_escape(p) << "</p>\n";
   }
@@ -137,7 +143,11 @@ void write_head(const Comparison& cmp, std::ostream& out) {
   out << ") → candidate <code>" << html_escape(cmp.candidate_selection) << "</code> ("
       << (cmp.candidate_runs.size() == 1 ? "run" : "runs");
   for (int64_t id : cmp.candidate_runs) out << ' ' << id;
-  out << ")</p>\n<p class=\"counts\">";
+  out << ")</p>\n";
+  for (const std::string& a : annotation_lines(cmp)) {
+    out << "<p class=\"annotation\">Annotated: " << html_escape(a) << "</p>\n";
+  }
+  out << "<p class=\"counts\">";
   for (Verdict v : k_all_verdicts) {
     out << "<span class=\"" << to_string(v) << "\">" << cmp.count(v) << ' ' << to_string(v)
         << "</span> ";
@@ -202,6 +212,112 @@ void write_result_row(const Entry& e, double confidence, std::ostream& out) {
       << "</td><td class=\"num\">" << e.base.n << '/' << e.candidate.n << "</td><td>"
       << to_string(e.verdict) << "</td><td class=\"why\"><details><summary>" << why << "</summary>"
       << why << "</details></td></tr>\n";
+}
+
+// Comparisons over many GPUs (issue 26: eight GPUs made 40 near-identical rows): at least this
+// many devices and the results table has one row per benchmark and metric, the GPUs a strip.
+constexpr std::size_t k_strip_min_devices = 4;
+
+std::size_t device_count(const Comparison& cmp) {
+  std::vector<std::string> devices;
+  for (const Entry& e : cmp.entries) {
+    if (std::find(devices.begin(), devices.end(), e.key.device) == devices.end()) {
+      devices.push_back(e.key.device);
+    }
+  }
+  return devices.size();
+}
+
+// Which verdict colours a grouped row: the one to act on first.
+int verdict_rank(Verdict v) {
+  switch (v) {
+    case Verdict::regression:
+      return 0;
+    case Verdict::invalid:
+      return 1;
+    case Verdict::improvement:
+      return 2;
+    case Verdict::changed:
+      return 3;
+    case Verdict::missing:
+      return 4;
+    case Verdict::inconclusive:
+      return 5;
+    case Verdict::unchanged:
+      return 6;
+  }
+  return 7;
+}
+
+// One row per (suite, benchmark without its device:N, metric): a strip of one square per GPU
+// coloured by its verdict (its change and interval in the square's tooltip), the median change over
+// the GPUs and their range, the verdict counts, and every GPU's line in a closed <details>.
+void write_strip_rows(const Comparison& cmp, std::ostream& out) {
+  std::vector<std::vector<const Entry*>> groups;
+  std::map<std::string, std::size_t> index;
+  for (const Entry* e : entries_in_order(cmp)) {
+    // One benchmark on each GPU is one row: the suites name it per GPU (".../device:3").
+    const std::string key =
+        e->key.suite + '\n' + without_device(e->key.benchmark) + '\n' + e->key.metric;
+    const auto [it, added] = index.emplace(key, groups.size());
+    if (added) groups.emplace_back();
+    groups[it->second].push_back(e);
+  }
+  out << "<p class=\"note\">" << device_count(cmp)
+      << " devices: one row per benchmark and metric; each square of the strip is one device "
+         "(colour: its verdict; hover: its change and 99% interval), the change is the median "
+         "over the devices with their range, and the last cell opens to every device.</p>\n"
+      << "<table class=\"results\"><tr><th>benchmark</th><th>metric</th><th>devices</th>"
+      << "<th>change (median)</th><th>range</th><th>unit</th><th>verdicts</th><th>per device</th>"
+      << "</tr>\n";
+  for (const std::vector<const Entry*>& g : groups) {
+    const Entry& first = *g.front();
+    const Entry* worst = first.primary ? &first : nullptr;
+    std::vector<double> changes;
+    std::map<int, std::pair<Verdict, std::size_t>> counts;
+    for (const Entry* e : g) {
+      if (std::isfinite(e->ratio) && e->ratio > 0) changes.push_back(e->ratio);
+      auto& c = counts[verdict_rank(e->verdict)];
+      c.first = e->verdict;
+      ++c.second;
+      if (worst != nullptr && verdict_rank(e->verdict) < verdict_rank(worst->verdict)) worst = e;
+    }
+    std::sort(changes.begin(), changes.end());
+    std::vector<std::string> tally;
+    for (const auto& [rank, c] : counts) {
+      tally.push_back(std::to_string(c.second) + " " + to_string(c.first));
+    }
+    const double mid = changes.empty() ? std::nan("") : median(changes);
+    out << "<tr class=\"" << (worst != nullptr ? to_string(worst->verdict) : "secondary")
+        << "\"><td>" << html_escape(without_device(first.key.benchmark)) << "</td><td>"
+        << html_escape(first.key.metric) << (first.primary ? "" : " (secondary)")
+        << "</td><td><svg class=\"strip\" width=\"" << 12 * g.size() + 2
+        << "\" height=\"14\" role=\"img\">";
+    for (std::size_t i = 0; i < g.size(); ++i) {
+      const Entry& e = *g[i];
+      const std::string interval =
+          std::isfinite(e.ci_low) ? " [" + change_pct(e.ci_low) + ", " + change_pct(e.ci_high) + "]"
+                                  : "";
+      out << "<rect x=\"" << 1 + 12 * i << "\" y=\"2\" width=\"10\" height=\"10\" class=\""
+          << to_string(e.verdict) << "\"><title>" << html_escape(e.key.device) << ": "
+          << change_pct(e.ratio) << interval << ", " << to_string(e.verdict) << "</title></rect>";
+    }
+    out << "</svg></td><td class=\"num\">" << (changes.empty() ? "—" : change_pct(mid))
+        << "</td><td>"
+        << (changes.empty() ? "—"
+                            : change_pct(changes.front()) + " … " + change_pct(changes.back()))
+        << "</td><td>" << html_escape(first.unit) << "</td><td>" << join(tally, ", ")
+        << "</td><td class=\"why\"><details><summary>" << g.size() << " device"
+        << (g.size() == 1 ? "" : "s") << "</summary>";
+    for (const Entry* e : g) {
+      out << html_escape(e->key.device) << ": " << format_value(e->base.median) << " → "
+          << format_value(e->candidate.median) << ' ' << html_escape(e->unit) << ", "
+          << change_pct(e->ratio) << ", " << to_string(e->verdict) << " ("
+          << html_escape(plain_why(*e, cmp.options.confidence)) << ")<br>";
+    }
+    out << "</details></td></tr>\n";
+  }
+  out << "</table>\n";
 }
 
 // A list longer than k_large_report_entries goes in a closed <details> (large layout).
@@ -323,9 +439,14 @@ void render_html(const Comparison& cmp, std::ostream& out, const std::string& un
   write_forest(cmp, out);
   out << "<h2>Sweeps</h2>\n";
   write_sweeps(cmp, out);
-  out << "<h2>Results</h2>\n" << k_results_header;
-  for (const Entry* e : entries_in_order(cmp)) write_result_row(*e, cmp.options.confidence, out);
-  out << "</table>\n";
+  out << "<h2>Results</h2>\n";
+  if (device_count(cmp) >= k_strip_min_devices) {
+    write_strip_rows(cmp, out);
+  } else {
+    out << k_results_header;
+    for (const Entry* e : entries_in_order(cmp)) write_result_row(*e, cmp.options.confidence, out);
+    out << "</table>\n";
+  }
   write_unmatched(cmp, out);
   out << "</body>\n</html>\n";
 }

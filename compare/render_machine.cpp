@@ -74,8 +74,19 @@ nlohmann::json comparison_json_head(const Comparison& cmp) {
   doc["units"] =
       "relative figures (threshold, delta, cv, min_detectable_effect) are fractions: "
       "0.02 = 2%; ratio, ci_low, ci_high and speedup are candidate/base ratios";
-  doc["base"] = {{"selection", cmp.base_selection}, {"runs", cmp.base_runs}};
-  doc["candidate"] = {{"selection", cmp.candidate_selection}, {"runs", cmp.candidate_runs}};
+  const auto annotations = [](const std::vector<RunHeader>& runs) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const RunHeader& r : runs) {
+      for (const std::string& a : r.annotations) out.push_back({{"run", r.id}, {"text", a}});
+    }
+    return out;
+  };
+  doc["base"] = {{"selection", cmp.base_selection},
+                 {"runs", cmp.base_runs},
+                 {"annotations", annotations(cmp.base_headers)}};
+  doc["candidate"] = {{"selection", cmp.candidate_selection},
+                      {"runs", cmp.candidate_runs},
+                      {"annotations", annotations(cmp.candidate_headers)}};
   const Options& o = cmp.options;
   doc["options"] = {
       {"threshold", o.threshold},
@@ -285,9 +296,10 @@ void render_junit(const Comparison& cmp, std::ostream& out) {
   auto invalid = [](const Entry& e) { return e.verdict == Verdict::invalid; };
   auto any = [](const Entry&) { return true; };
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out << "<testsuites name=\"gpubench compare\" tests=\"" << tally(nullptr, any) + cmp.skipped.size()
-      << "\" failures=\"" << tally(nullptr, is_failure) << "\" errors=\"" << tally(nullptr, invalid)
-      << "\" skipped=\"" << tally(nullptr, is_skipped) + cmp.skipped.size() << "\">\n";
+  out << "<testsuites name=\"gpubench compare\" tests=\""
+      << tally(nullptr, any) + cmp.skipped.size() << "\" failures=\"" << tally(nullptr, is_failure)
+      << "\" errors=\"" << tally(nullptr, invalid) << "\" skipped=\""
+      << tally(nullptr, is_skipped) + cmp.skipped.size() << "\">\n";
   if (!cmp.problems.empty()) {  // failed/interrupted runs and failed suites, first (issue 9)
     out << "  <testsuite name=\"run problems\" tests=\"" << cmp.problems.size() << "\">\n";
     for (const std::string& p : cmp.problems) {

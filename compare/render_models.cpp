@@ -8,8 +8,10 @@
 
 #include "compare/html_style.hpp"
 #include "compare/render.hpp"
+#include "compare/svg.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
+#include "util/text_width.hpp"
 
 namespace gpubench::compare {
 
@@ -131,27 +133,10 @@ std::string row_title(const ModelRow& r) {
 }
 
 // Characters, not bytes: "—" takes one column.
-std::size_t columns(const std::string& s) {
-  return static_cast<std::size_t>(std::count_if(
-      s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
-}
-
+// A table in lines of at most `width` columns (0: no limit; util/text_width.hpp fit_table).
 void text_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows,
-                const std::string& indent) {
-  std::vector<std::size_t> width;
-  for (const auto& r : rows) {
-    width.resize(std::max(width.size(), r.size()));
-    for (std::size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], columns(r[c]));
-  }
-  for (const auto& r : rows) {
-    std::string line = indent;
-    for (std::size_t c = 0; c < r.size(); ++c) {
-      line += r[c];
-      if (c + 1 < r.size()) line += std::string(width[c] - columns(r[c]) + 2, ' ');
-    }
-    line.erase(line.find_last_not_of(' ') + 1);
-    out << line << '\n';
-  }
+                const std::string& indent, std::size_t width) {
+  for (const std::string& line : fit_table(rows, width, indent)) out << line << '\n';
 }
 
 // The rows of one model's figure table (text and Markdown).
@@ -192,7 +177,8 @@ std::string facts_line(const ModelRow& r) {
   return s;
 }
 
-void render_text(std::ostream& out, const ModelsTable& t, bool markdown) {
+// `width`: the text's columns (0: no limit); Markdown is never fitted.
+void render_text(std::ostream& out, const ModelsTable& t, bool markdown, std::size_t width = 0) {
   const std::string power = t.options.power == PowerSource::tdp ? "TDP" : "measured power";
   out << (markdown ? "# GPU models\n\n" : "GPU models\n");
   out << "99% intervals over GPUs x runs; per W from " << power
@@ -221,7 +207,7 @@ void render_text(std::ostream& out, const ModelsTable& t, bool markdown) {
         if (i == 0) out << "|---|---:|---:|---:|---|\n";
       }
     } else {
-      text_table(out, rows, "  ");
+      text_table(out, rows, "  ", width);
     }
   }
 }
@@ -300,8 +286,12 @@ json fleet_outlier_json(const FleetOutlier& o) {
 void render_models(std::ostream& out, const ModelsTable& table, const std::string& format) {
   if (format == "json") {
     out << models_json(table).dump(2) << '\n';
-  } else if (format == "text" || format == "md") {
-    render_text(out, table, format == "md");
+  } else if (format == "md") {
+    render_text(out, table, true);
+  } else if (format == "text") {  // fits the terminal (issue 26)
+    std::ostringstream text;
+    render_text(text, table, false, output_width());
+    out << wrap_lines(text.str(), output_width());
   } else if (format == "csv") {
     render_csv(out, table);
   } else if (format == "html") {
@@ -339,7 +329,7 @@ void bar_chart(std::ostream& out, const std::string& title, const std::string& u
     std::snprintf(buf, sizeof buf,
                   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"tick\">", tx(v),
                   bottom + 16);
-    out << buf << html_escape(format_significant(v, 3)) << "</text>";
+    out << buf << html_escape(svg::tick_number(v)) << "</text>";
   }
   out << '\n';
   for (std::size_t i = 0; i < rows.size(); ++i) {

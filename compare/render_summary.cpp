@@ -64,13 +64,37 @@ void write_md_runs(const Comparison& cmp, std::ostream& out) {
       {"gpubench git sha", [](const RunHeader& r) { return r.git_sha.substr(0, 12); }},
   };
   out << "| | base | candidate |\n|---|---|---|\n";
+  const auto notes = [](const std::vector<RunHeader>& runs) {
+    std::vector<std::string> lines;
+    for (const RunHeader& r : runs) {
+      for (const std::string& a : r.annotations) lines.push_back(std::to_string(r.id) + ": " + a);
+    }
+    return lines.empty() ? std::string("—") : join(lines, "; ");
+  };
   out << "| selection | " << markdown_escape(cmp.base_selection) << " | "
       << markdown_escape(cmp.candidate_selection) << " |\n";
   for (const auto& [name, get] : rows) {
     out << "| " << name << " | " << markdown_escape(column(cmp.base_headers, get)) << " | "
         << markdown_escape(column(cmp.candidate_headers, get)) << " |\n";
   }
+  if (!annotation_lines(cmp).empty()) {
+    out << "| annotations | " << markdown_escape(notes(cmp.base_headers)) << " | "
+        << markdown_escape(notes(cmp.candidate_headers)) << " |\n";
+  }
   out << '\n';
+}
+
+std::vector<std::string> annotation_lines(const Comparison& cmp) {
+  std::vector<std::string> out;
+  for (const auto& [side, runs] :
+       {std::pair{"base", &cmp.base_headers}, std::pair{"candidate", &cmp.candidate_headers}}) {
+    for (const RunHeader& r : *runs) {
+      for (const std::string& a : r.annotations) {
+        out.push_back(std::string(side) + " run " + std::to_string(r.id) + ": " + a);
+      }
+    }
+  }
+  return out;
 }
 
 std::map<std::string, std::string> text_names(const std::vector<std::string>& names) {

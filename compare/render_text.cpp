@@ -186,6 +186,7 @@ void render_text(const Comparison& cmp, std::ostream& out, bool colour) {
   for (const std::string& p : cmp.problems) out << "PROBLEM " << p << '\n';
   out << "base:      " << cmp.base_selection << " (" << runs_text(cmp.base_runs) << ")\n";
   out << "candidate: " << cmp.candidate_selection << " (" << runs_text(cmp.candidate_runs) << ")\n";
+  for (const std::string& a : annotation_lines(cmp)) out << "annotated: " << a << '\n';
   out << "\nenvironment differences:";
   if (cmp.env_differences.empty()) out << " none";
   out << '\n';

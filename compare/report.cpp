@@ -80,17 +80,21 @@ std::vector<std::pair<std::string, std::string>> environment(const RunReport& r)
   for (const auto& g : i.gpus) gpus[g.name]++;
   std::vector<std::string> g;
   for (const auto& [name, n] : gpus) g.push_back(std::to_string(n) + "x " + name);
-  return {{"status", results::to_string(r.run.run.status)},
-          {"started", r.run.run.started_at},
-          {"host", i.host.hostname + " (" + i.host.cpu_model + ")"},
-          {"GPU", g.empty() ? "none" : join(g, ", ")},
-          {"driver", i.software.driver_version},
-          {"CUDA runtime", i.software.cuda_runtime_version},
-          {"cuBLAS", i.software.cublas_version},
-          {"NCCL", i.software.nccl_version},
-          {"kernel", i.host.kernel},
-          {"gpubench", i.software.gpubench_version + " (" + i.software.git_sha + ")"},
-          {"profile", i.config.profile}};
+  std::vector<std::pair<std::string, std::string>> out = {
+      {"status", results::to_string(r.run.run.status)},
+      {"started", r.run.run.started_at},
+      {"host", i.host.hostname + " (" + i.host.cpu_model + ")"},
+      {"GPU", g.empty() ? "none" : join(g, ", ")},
+      {"driver", i.software.driver_version},
+      {"CUDA runtime", i.software.cuda_runtime_version},
+      {"cuBLAS", i.software.cublas_version},
+      {"NCCL", i.software.nccl_version},
+      {"kernel", i.host.kernel},
+      {"gpubench", i.software.gpubench_version + " (" + i.software.git_sha + ")"},
+      {"profile", i.config.profile}};
+  // `gpubench annotate` (issue 25): what is known to have changed, next to the environment.
+  if (!r.run.annotations.empty()) out.emplace_back("annotations", join(r.run.annotations, "; "));
+  return out;
 }
 
 void write_rows_csv(const std::vector<ReportRow>& rows, std::ostream& out,

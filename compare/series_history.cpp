@@ -6,11 +6,12 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
+#include <span>
+#include <tuple>
 #include <unordered_map>
 
 #include "compare/selection.hpp"
 #include "compare/stats.hpp"
-#include "results/annotations.hpp"
 #include "results/change_points.hpp"
 #include "results/sqlite.hpp"
 #include "util/error.hpp"
@@ -25,10 +26,16 @@ std::string id_array(const std::vector<int64_t>& ids) {
   return nlohmann::json(ids).dump();
 }
 
+// "node-1 [8x NVIDIA H100]": the host and its GPU models with their counts, in device order.
 std::string group_of(const results::RunDetail& d) {
-  std::vector<std::string> models;
-  for (const auto& g : d.info.gpus) models.push_back(g.name);
-  return d.info.host.hostname + " [" + (models.empty() ? "no GPU" : join(models, ",")) + "]";
+  std::vector<std::pair<std::string, int>> models;
+  for (const auto& g : d.info.gpus) {
+    if (models.empty() || models.back().first != g.name) models.emplace_back(g.name, 0);
+    ++models.back().second;
+  }
+  std::vector<std::string> parts;
+  for (const auto& [name, n] : models) parts.push_back(std::to_string(n) + "x " + name);
+  return d.info.host.hostname + " [" + (parts.empty() ? "no GPU" : join(parts, ", ")) + "]";
 }
 
 std::vector<int64_t> selected_runs(results::Store& store, const std::string& selector) {
@@ -99,24 +106,76 @@ std::vector<double> segment(const std::vector<RunPoint>& points, std::size_t fro
   return out;
 }
 
+// The stored state of one series that incremental recording starts from.
+struct Prior {
+  std::vector<std::pair<std::size_t, double>> kept;  // (point index, p value), oldest first
+  std::size_t tail_from = 0;                         // detection runs on points [tail_from, n)
+  bool reuse_all = false;                            // no new run: nothing to detect
+};
+
+// The prior of a series from its stored scan and change points ((run id, p), any order), or none
+// when the scan no longer describes the start of this series (HistoryOptions::incremental).
+std::optional<Prior> prior_of(const History& h, const SeriesHistory& s,
+                              const results::ChangePointScan& scan,
+                              const std::vector<std::pair<int64_t, double>>& stored) {
+  if (s.points.empty() || scan.points < 1 ||
+      static_cast<std::size_t>(scan.points) > s.points.size()) {
+    return std::nullopt;
+  }
+  const auto last = static_cast<std::size_t>(scan.points - 1);
+  if (h.runs[s.points.front().run].id != scan.first_run_id ||
+      h.runs[s.points[last].run].id != scan.last_run_id) {
+    return std::nullopt;  // runs deleted, merged in or windowed away before the scan's end
+  }
+  std::unordered_map<int64_t, std::size_t> at;
+  for (std::size_t i = 0; i <= last; ++i) at.emplace(h.runs[s.points[i].run].id, i);
+  Prior prior;
+  for (const auto& [run, p] : stored) {
+    const auto it = at.find(run);
+    if (it == at.end() || it->second == 0) return std::nullopt;
+    prior.kept.emplace_back(it->second, p);
+  }
+  std::sort(prior.kept.begin(), prior.kept.end());
+  if (s.points.size() == static_cast<std::size_t>(scan.points)) {
+    prior.reuse_all = true;
+  } else if (!prior.kept.empty()) {
+    prior.tail_from = prior.kept.back().first;  // the tail from the last stored change point
+  }  // else no stored change point: the tail is the whole series (tail_from 0)
+  return prior;
+}
+
 void find_changes(const History& h, SeriesHistory& s,
-                  std::map<std::pair<std::size_t, std::size_t>, std::vector<EnvDifference>>& memo) {
+                  std::map<std::pair<std::size_t, std::size_t>, std::vector<EnvDifference>>& memo,
+                  const Prior* prior) {
   std::vector<double> logs;
   for (const RunPoint& p : s.points) {
     if (!(p.median > 0)) return;  // log medians need positive values
     logs.push_back(std::log(p.median));
   }
-  const std::vector<ChangePoint> points = detect_change_points(logs, h.options.detection);
+  std::vector<std::pair<std::size_t, double>> points;  // (index, p value)
+  if (prior != nullptr && prior->reuse_all) {
+    points = prior->kept;
+    s.scan = ScanKind::reused;
+  } else {
+    const std::size_t from = prior != nullptr ? prior->tail_from : 0;
+    if (prior != nullptr) points = prior->kept;
+    const std::span<const double> tail = std::span<const double>(logs).subspan(from);
+    for (const ChangePoint& p : detect_change_points(tail, h.options.detection)) {
+      points.emplace_back(p.index + from, p.stats.p_value);
+    }
+    s.scan = from > 0 ? ScanKind::tail : ScanKind::full;
+    s.scanned_from = from;
+  }
   for (std::size_t c = 0; c < points.size(); ++c) {
-    const std::size_t from = c == 0 ? 0 : points[c - 1].index;
-    const std::size_t to = c + 1 < points.size() ? points[c + 1].index : s.points.size();
-    const std::vector<double> before = segment(s.points, from, points[c].index);
-    const std::vector<double> after = segment(s.points, points[c].index, to);
+    const std::size_t from = c == 0 ? 0 : points[c - 1].first;
+    const std::size_t to = c + 1 < points.size() ? points[c + 1].first : s.points.size();
+    const std::vector<double> before = segment(s.points, from, points[c].first);
+    const std::vector<double> after = segment(s.points, points[c].first, to);
     SeriesChange change;
-    change.point = points[c].index;
+    change.point = points[c].first;
     change.median_before = median(before);
     change.median_after = median(after);
-    change.p_value = points[c].stats.p_value;
+    change.p_value = points[c].second;
     const LogRatioEstimate e = log_ratio_estimate(before, after);
     change.ratio = e.valid ? e.ratio : change.median_after / change.median_before;
     change.ci_low = e.valid ? e.ci_low : std::nan("");
@@ -208,9 +267,7 @@ History load_history(results::Store& store, const HistoryOptions& options) {
     run_ids.push_back(h.runs[i].id);
     run_index[h.runs[i].id] = i;
   }
-  for (const results::Annotation& a : results::list_annotations(store.database(), run_ids)) {
-    h.runs[run_index.at(a.run_id)].annotations.push_back(a.text);
-  }
+  for (HistoryRun& r : h.runs) r.annotations = r.detail.annotations;
 
   results::Database& db = store.database();
   std::unordered_map<int64_t, std::size_t> suite_run_to_run;
@@ -306,7 +363,36 @@ History load_history(results::Store& store, const HistoryOptions& options) {
                         std::string(pattern ? " of benchmarks matching --benchmark" : ""),
                     "check the selector with 'gpubench runs' and the names with 'gpubench show'");
   }
-  for (SeriesHistory& series : h.series) find_changes(h, series, memo);
+  // Incremental recording: the stored scans and change points, by series.
+  using SeriesKey = std::tuple<int64_t, int64_t, std::string, std::string>;
+  std::map<SeriesKey, results::ChangePointScan> scans;
+  std::map<SeriesKey, std::vector<std::pair<int64_t, double>>> stored;
+  if (options.incremental) {
+    const std::string parameters = scan_parameters_json(options).dump();
+    for (results::ChangePointScan& scan : results::list_change_point_scans(db)) {
+      if (scan.parameters != parameters) continue;
+      SeriesKey key{scan.benchmark_id, scan.metric_id, scan.hardware_class, scan.device};
+      scans.emplace(std::move(key), std::move(scan));
+    }
+    for (const results::StoredChangePoint& p : results::list_change_points(db)) {
+      const nlohmann::json detail = nlohmann::json::parse(p.detail, nullptr, false);
+      if (!detail.is_object() || !detail.contains("device") || !detail["device"].is_string()) {
+        continue;  // the scan's check then finds a change point missing: detected in full
+      }
+      stored[{p.benchmark_id, p.metric_id, p.hardware_class, detail["device"].get<std::string>()}]
+          .emplace_back(p.run_id, p.p_value);
+    }
+  }
+  for (SeriesHistory& series : h.series) {
+    std::optional<Prior> prior;
+    const SeriesKey key{series.benchmark_id, series.metric_id, series.group, series.key.device};
+    if (const auto scan = scans.find(key); scan != scans.end()) {
+      const auto it = stored.find(key);
+      prior = prior_of(h, series, scan->second,
+                       it == stored.end() ? std::vector<std::pair<int64_t, double>>{} : it->second);
+    }
+    find_changes(h, series, memo, prior ? &*prior : nullptr);
+  }
   rank_differences(h);
   return h;
 }
@@ -380,14 +466,41 @@ nlohmann::json detection_parameters_json(const ChangePointOptions& o) {
           {"short_interval_ttest", o.short_interval_ttest}};
 }
 
+nlohmann::json scan_parameters_json(const HistoryOptions& options) {
+  nlohmann::json parameters = detection_parameters_json(options.detection);
+  parameters["selector"] = options.selector;
+  parameters["last"] = options.last;
+  return parameters;
+}
+
+ScanCounts scan_counts(const History& history) {
+  ScanCounts counts;
+  for (const SeriesHistory& s : history.series) {
+    if (s.scan == ScanKind::reused) {
+      ++counts.reused;
+    } else if (s.scan == ScanKind::tail) {
+      ++counts.tail;
+      counts.tail_points += s.points.size() - s.scanned_from;
+    } else {
+      ++counts.full;
+    }
+  }
+  return counts;
+}
+
 std::size_t record_change_points(results::Store& store, const History& history) {
-  nlohmann::json parameters = detection_parameters_json(history.options.detection);
-  parameters["selector"] = history.options.selector;
-  parameters["last"] = history.options.last;
+  const nlohmann::json parameters = scan_parameters_json(history.options);
+  const std::string parameters_text = parameters.dump();
   std::vector<results::SeriesOfChangePoints> series;
   std::vector<results::StoredChangePoint> rows;
+  std::vector<results::ChangePointScan> scans;
   for (const SeriesHistory& s : history.series) {
     series.push_back({s.benchmark_id, s.metric_id, s.group});
+    if (!s.points.empty()) {
+      scans.push_back({s.benchmark_id, s.metric_id, s.group, s.key.device, parameters_text,
+                       history.runs[s.points.front().run].id, history.runs[s.points.back().run].id,
+                       static_cast<int64_t>(s.points.size())});
+    }
     for (const SeriesChange& c : s.changes) {
       nlohmann::json diffs = nlohmann::json::array();
       for (const RankedDifference& d : c.differences) {
@@ -410,7 +523,7 @@ std::size_t record_change_points(results::Store& store, const History& history) 
                       c.ratio, c.p_value, detail.dump(), ""});
     }
   }
-  results::replace_change_points(store.database(), series, rows);
+  results::replace_change_points(store.database(), series, rows, scans);
   return rows.size();
 }
 

@@ -64,6 +64,11 @@ struct SeriesChange {
   std::vector<RankedDifference> differences;  // ranked, most likely cause first
 };
 
+// How a series' change points were found: detection over the whole series; over its tail only
+// (incremental recording: the change points before the tail are the stored ones); or not at all
+// (no new run since the stored scan: the stored change points as they are).
+enum class ScanKind { full, tail, reused };
+
 struct SeriesHistory {
   std::string group;
   Key key;
@@ -76,6 +81,8 @@ struct SeriesHistory {
   bool primary = true;
   std::vector<RunPoint> points;  // oldest first
   std::vector<SeriesChange> changes;
+  ScanKind scan = ScanKind::full;
+  std::size_t scanned_from = 0;  // index into points where detection began (tail: > 0 or 0)
 };
 
 struct HistoryOptions {
@@ -84,6 +91,18 @@ struct HistoryOptions {
   std::optional<std::string> metric;     // only this one; default all but cpu_time
   int last = 0;                          // newest N runs (0: all the selector matches)
   ChangePointOptions detection;          // stored with the result: a report can be repeated
+  // Incremental recording (history --record): per series, the scan the last record stored
+  // (results/change_points.hpp) is reused when it was made with the same parameters and selection
+  // and the series has only gained runs after the scan's last run since. Then:
+  //  - no new run in the series: its stored change points stand, and nothing is detected;
+  //  - new runs: the stored change points stand, and detection runs on the tail from the last
+  //    of them (the whole series when there is none). E-divisive splits hierarchically: the tail
+  //    is the segment it would analyse after those splits, and only that segment gained runs.
+  //    (The permutation test then shuffles the tail only, not every segment: the p values of new
+  //    change points can differ slightly from a full recomputation's; --full gives that.)
+  // Any other case (no scan, other parameters, a run deleted or merged in before the scan's last
+  // run, a stored change point no longer in the series) is detected in full.
+  bool incremental = false;
 };
 
 struct History {
@@ -115,5 +134,14 @@ std::vector<RunChanges> changes_by_run(const History& history);
 std::size_t record_change_points(results::Store& store, const History& history);
 // The detector's parameters as history's JSON and the stored change points carry them.
 nlohmann::json detection_parameters_json(const ChangePointOptions& options);
+// What a stored scan must match to be reused: the detector's parameters, the selector and --last.
+nlohmann::json scan_parameters_json(const HistoryOptions& options);
+
+// How many series each way found their change points (history --record reports it).
+struct ScanCounts {
+  std::size_t full = 0, tail = 0, reused = 0;
+  std::size_t tail_points = 0;  // points the tails held in all
+};
+ScanCounts scan_counts(const History& history);
 
 }  // namespace gpubench::compare

@@ -25,10 +25,10 @@ std::size_t utf8_length(const std::string& s) {
 
 std::string tick_text(double v) {
   double a = std::fabs(v);
-  if (a >= 1e9) return format_significant(v / 1e9, 3) + "G";
-  if (a >= 1e6) return format_significant(v / 1e6, 3) + "M";
-  if (a >= 1e3) return format_significant(v / 1e3, 3) + "k";
-  return format_significant(v, 3);
+  if (a >= 1e9) return tick_number(v / 1e9) + "G";
+  if (a >= 1e6) return tick_number(v / 1e6) + "M";
+  if (a >= 1e3) return tick_number(v / 1e3) + "k";
+  return tick_number(v);
 }
 
 }  // namespace
@@ -115,8 +115,19 @@ void line_chart(std::ostream& out, const std::string& title, const std::string& 
   out << "</svg>\n";
 }
 
+// An axis label: 3 significant digits without trailing zeros ("1×", "1.05×", "2.5k", not
+// "1.00×"): the zeros claim a precision a tick does not have and widen every label (issue 26).
+std::string tick_number(double v) {
+  std::string s = format_significant(v, 3);
+  if (s.find('.') != std::string::npos && s.find_first_of("eE") == std::string::npos) {
+    s.erase(s.find_last_not_of('0') + 1);
+    if (s.back() == '.') s.pop_back();
+  }
+  return s;
+}
+
 std::string ratio_tick_text(double ratio) {
-  return format_significant(ratio, 3) + "×";
+  return tick_number(ratio) + "×";
 }
 
 std::vector<double> ratio_ticks(double lo, double hi, const std::function<double(double)>& x,
@@ -238,7 +249,7 @@ void histogram_chart(std::ostream& out, const std::string& title, const std::str
     std::size_t i = k * counts.size() / 4;
     out << "<text x=\"" << fixed(k_left + bar_w * static_cast<double>(i)) << "\" y=\""
         << k_h - k_bottom + 16 << "\" text-anchor=\"middle\" class=\"tick\">"
-        << format_significant(edges[i], 3) << "</text>";
+        << tick_number(edges[i]) << "</text>";
   }
   out << "\n<text x=\"" << (k_left + k_w - k_right) / 2 << "\" y=\"" << k_h - 8
       << "\" text-anchor=\"middle\" class=\"lbl\">" << html_escape(x_label) << "</text>\n</svg>\n";

@@ -38,6 +38,8 @@ void interval_chart(std::ostream& out, const std::string& title,
 inline constexpr double k_tick_char_w = 7.0;
 inline constexpr double k_tick_gap = 8.0;
 std::string ratio_tick_text(double ratio);  // "1.05×"
+// An axis number: 3 significant digits, no trailing zeros ("1", "1.05", "250").
+std::string tick_number(double v);
 // Ticks for a ratio axis from lo to hi drawn at x(value) px: 1, the ends and round ratios, each
 // kept only when its label (k_tick_char_w a character) stays within [min_x, max_x] and clears
 // every label already kept by k_tick_gap; ascending.

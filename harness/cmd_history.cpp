@@ -1,7 +1,9 @@
 // gpubench history SELECTOR: per series the per-run medians over time with change points
 // (compare/series_history.hpp); --changes lists the change points of every series grouped by the
-// run where they happened. --fail-on-change: exit 1 when a change point falls in the newest
-// --new-runs runs (nightly CI: a change found once --min-segment runs follow it is new).
+// run where they happened. --record stores them, recomputing incrementally (only the series a new
+// run touched, and there only their tails; --full: everything). --fail-on-change: exit 1 when a
+// change point falls in the newest --new-runs runs (nightly CI: a change found once --min-segment
+// runs follow it is new).
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <memory>
@@ -35,6 +37,7 @@ struct HistoryArgs {
   bool fail_on_change = false;
   int new_runs = 4;
   bool record = false;
+  bool full = false;
 };
 
 compare::HistoryFormat format_of(const std::string& text) {
@@ -84,13 +87,21 @@ void do_history(const HistoryArgs& args, Context& ctx) {
   if (!args.metric.empty()) options.metric = args.metric;
   options.last = args.last;
   options.detection = detection_of(args);
+  if (args.full && !args.record) {
+    throw bad_input("--full only applies to --record", "history without --record detects in full",
+                    "add --record, or drop --full");
+  }
+  options.incremental = args.record && !args.full;
   results::Store store =
       open_store(ctx, args.record ? results::OpenMode::read_write : results::OpenMode::read_only);
   const compare::History h = compare::load_history(store, options);
   if (args.record) {
     const std::size_t rows = compare::record_change_points(store, h);
+    const compare::ScanCounts scans = compare::scan_counts(h);
     *ctx.err << "gpubench: recorded " << rows << " change point" << (rows == 1 ? "" : "s") << " of "
-             << h.series.size() << " series with their parameters\n";
+             << h.series.size() << " series with their parameters (detected in full: " << scans.full
+             << "; on the tail only: " << scans.tail << ", " << scans.tail_points
+             << " runs in all; unchanged since the last --record: " << scans.reused << ")\n";
   }
   std::ostringstream text;
   compare::render_history(h, format_of(args.format), args.changes, text);
@@ -147,7 +158,10 @@ void add_history_command(CLI::App& app, Context& ctx) {
                   "--min-segment runs follow it)")
       ->capture_default_str();
   cmd->add_flag("--record", args->record,
-                "store the change points found, with these parameters, in the database");
+                "store the change points found, with these parameters, in the database; series "
+                "recorded before with the same parameters are recomputed only where new runs "
+                "can have changed them");
+  cmd->add_flag("--full", args->full, "with --record: detect every series in full");
   cmd->callback([args, &ctx] { do_history(*args, ctx); });
 }
 

@@ -6,7 +6,8 @@
 namespace gpubench::results {
 
 void replace_change_points(Database& db, const std::vector<SeriesOfChangePoints>& series,
-                           const std::vector<StoredChangePoint>& points) {
+                           const std::vector<StoredChangePoint>& points,
+                           const std::vector<ChangePointScan>& scans) {
   Transaction tx(db);
   Statement del = db.prepare(
       "DELETE FROM change_points WHERE benchmark_id = ?1 AND metric_id = ?2 AND "
@@ -31,7 +32,37 @@ void replace_change_points(Database& db, const std::vector<SeriesOfChangePoints>
         .run();
     ins.reset();
   }
+  Statement scan = db.prepare(
+      "INSERT OR REPLACE INTO change_point_scans(benchmark_id, metric_id, hardware_class, device, "
+      "parameters, first_run_id, last_run_id, points, scanned_at) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+  for (const ChangePointScan& s : scans) {
+    scan.bind(1, s.benchmark_id)
+        .bind(2, s.metric_id)
+        .bind(3, s.hardware_class)
+        .bind(4, s.device)
+        .bind(5, s.parameters)
+        .bind(6, s.first_run_id)
+        .bind(7, s.last_run_id)
+        .bind(8, s.points)
+        .bind(9, now)
+        .run();
+    scan.reset();
+  }
   tx.commit();
+}
+
+std::vector<ChangePointScan> list_change_point_scans(Database& db) {
+  std::vector<ChangePointScan> out;
+  Statement st = db.prepare(
+      "SELECT benchmark_id, metric_id, hardware_class, device, parameters, first_run_id, "
+      "last_run_id, points FROM change_point_scans ORDER BY benchmark_id, metric_id, "
+      "hardware_class, device");
+  while (st.step()) {
+    out.push_back({st.column_int64(0), st.column_int64(1), st.column_text(2), st.column_text(3),
+                   st.column_text(4), st.column_int64(5), st.column_int64(6), st.column_int64(7)});
+  }
+  return out;
 }
 
 std::vector<StoredChangePoint> list_change_points(Database& db) {

@@ -29,9 +29,27 @@ struct SeriesOfChangePoints {
   std::string hardware_class;
 };
 
-// Replaces the stored change points of every series in `series` with `points` (one transaction).
+// What one `history --record` looked at in one series (table change_point_scans, schema v5): the
+// next record recomputes only what a new run can have changed (compare/series_history.hpp).
+struct ChangePointScan {
+  int64_t benchmark_id = 0;
+  int64_t metric_id = 0;
+  std::string hardware_class;
+  std::string device;      // "all" or a device index
+  std::string parameters;  // JSON text, compared as text
+  int64_t first_run_id = 0;
+  int64_t last_run_id = 0;
+  int64_t points = 0;
+};
+
+// Replaces the stored change points of every series in `series` with `points`, and writes
+// `scans` over the scans of the same series (one transaction).
 void replace_change_points(Database& db, const std::vector<SeriesOfChangePoints>& series,
-                           const std::vector<StoredChangePoint>& points);
+                           const std::vector<StoredChangePoint>& points,
+                           const std::vector<ChangePointScan>& scans = {});
+
+// Every stored scan (empty on a database no v5 gpubench has recorded into).
+std::vector<ChangePointScan> list_change_point_scans(Database& db);
 
 // Every stored change point, oldest run first.
 std::vector<StoredChangePoint> list_change_points(Database& db);

@@ -82,6 +82,8 @@ const std::vector<ExchangedTable>& exchanged_tables() {
        "per-run series medians, rebuilt from the carried samples"},
       {"change_points", Carried::not_carried, "",
        "conclusions of this database's own history; found again over the merged history"},
+      {"change_point_scans", Carried::not_carried, "",
+       "what this database's last history --record looked at; a merge makes them stale"},
       {"run_liveness", Carried::not_carried, "",
        "the source machine's process locks; only finished runs are carried"},
   };

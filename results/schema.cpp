@@ -356,6 +356,7 @@ const std::vector<Migration>& migrations() {
       {2, "second round: run states, GPU identity, exchange, statistics", &apply_v2},
       {3, "fleet-size speed: per-run series medians, read-path indexes", &apply_v3},
       {4, "aggregate-only benchmarks and complexity fits", &apply_v4},
+      {5, "change-point scans: incremental history --record", &apply_v5},
   };
   return steps;
 }

@@ -12,7 +12,7 @@ class Database;
 namespace schema {
 
 // What this build writes into meta.schema_version.
-inline constexpr int k_version = 4;
+inline constexpr int k_version = 5;
 // Written into meta.compatible_version: the oldest gpubench schema that can read and write a
 // database of k_version. Raise it only when older code would corrupt the new layout.
 inline constexpr int k_compatible_version = 3;
@@ -29,6 +29,8 @@ void apply_v2(Database& db);
 void apply_v3(Database& db);
 // The v3 -> v4 step (results/schema_v4.cpp).
 void apply_v4(Database& db);
+// The v4 -> v5 step (results/schema_v5.cpp).
+void apply_v5(Database& db);
 
 // migrations()[i] migrates version i to i + 1; version 0 is an empty database.
 const std::vector<Migration>& migrations();

@@ -139,6 +139,7 @@ struct RunDetail {
   std::vector<int64_t> suite_run_ids;
   std::vector<DoctorCheck> doctor;    // readiness checks run before the run (may be empty)
   std::vector<TelemetrySummary> telemetry;  // per GPU, what NVML saw during the run
+  std::vector<std::string> annotations;     // `gpubench annotate` (issue 25), oldest first
 };
 
 class Store {

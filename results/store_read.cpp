@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "results/annotations.hpp"
 #include "results/liveness.hpp"
 #include "results/sqlite.hpp"
 #include "results/store.hpp"
@@ -319,6 +320,7 @@ FROM suite_runs WHERE run_id = ?1 ORDER BY id)sql");
   }
   d.doctor = get_doctor_checks(*this, run_id);  // readiness checks (issue 15)
   d.telemetry = get_telemetry_summary(run_id);
+  for (const Annotation& a : list_annotations(db, {run_id})) d.annotations.push_back(a.text);
   return d;
 }
 

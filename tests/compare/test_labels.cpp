@@ -159,4 +159,9 @@ TEST(RatioTicks, LabelsNeverOverlapOnAWideAxis) {
     }
   }
   EXPECT_EQ(svg::ratio_tick_text(1.05), "1.05×");
+  // No trailing zeros (issue 26): "1×", not "1.00×".
+  EXPECT_EQ(svg::ratio_tick_text(1.0), "1×");
+  EXPECT_EQ(svg::ratio_tick_text(1.1), "1.1×");
+  EXPECT_EQ(svg::ratio_tick_text(0.019), "0.019×");
+  EXPECT_EQ(svg::ratio_tick_text(60.0), "60×");
 }

@@ -107,7 +107,8 @@ TEST(LargeReport, SmallComparisonKeepsTheFullTable) {
   Comparison at = large_comparison(k_large_report_entries, 33);
   std::string html = render_html_text(at);
   EXPECT_NE(html.find("<h2>Results</h2>"), std::string::npos);
-  EXPECT_EQ(count_of(html, "<tr class="), k_large_report_entries);  // one row per entry
+  // Every entry in the table: its 8 GPUs make it a strip of one square per entry (issue 26).
+  EXPECT_EQ(count_of(html, "height=\"10\" class="), k_large_report_entries);
   EXPECT_EQ(html.find("more than 5000"), std::string::npos);
 
   Comparison over = large_comparison(k_large_report_entries + 1, 33);
@@ -292,9 +293,11 @@ TEST(LargeReport, CompactLineHasChangeIntervalSamplesAndIdentity) {
   e.base.n = e.candidate.n = 4;
   EXPECT_EQ(compact_line(e, Interval::shown),
             "-16.70% [-19.23, -14.10] 4/4   memory/triad/bytes:1024 GB_per_s gpu0");
-  EXPECT_EQ(compact_line(e, Interval::left_out), "-16.70% 4/4   memory/triad/bytes:1024 GB_per_s gpu0");
+  EXPECT_EQ(compact_line(e, Interval::left_out),
+            "-16.70% 4/4   memory/triad/bytes:1024 GB_per_s gpu0");
   e.ci_high = INFINITY;  // an unknown end: no interval, never a cut character
   e.primary = false;
   EXPECT_EQ(compact_line(e, Interval::shown),
-            "-16.70% —" + std::string(14, ' ') + "4/4   memory/triad/bytes:1024 GB_per_s (secondary) gpu0");
+            "-16.70% —" + std::string(14, ' ') +
+                "4/4   memory/triad/bytes:1024 GB_per_s (secondary) gpu0");
 }

@@ -3,9 +3,9 @@
 // GPUBENCH_SUITE_PATH.
 #pragma once
 
-#include <algorithm>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <algorithm>
 
 #include <filesystem>
 #include <string>
@@ -63,7 +63,8 @@ class Workspace {
     spec.env.insert(spec.env.end(), env.begin(), env.end());
     // Text output fits $COLUMNS (issue 26); these tests match whole names and reasons in it, so
     // they run at 1000 columns unless a test sets COLUMNS itself (test_e2e_reports.cpp).
-    if (std::none_of(env.begin(), env.end(), [](const auto& kv) { return kv.first == "COLUMNS"; })) {
+    if (std::none_of(env.begin(), env.end(),
+                     [](const auto& kv) { return kv.first == "COLUMNS"; })) {
       spec.env.emplace_back("COLUMNS", "1000");
     }
     spec.stdout_path = m_dir.path() / "stdout.txt";
@@ -83,6 +84,20 @@ class Workspace {
 
 inline bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
+}
+
+// The widest line of `text` in terminal columns (UTF-8 characters, not bytes).
+inline std::size_t longest_line(const std::string& text) {
+  std::size_t longest = 0, cols = 0;
+  for (char c : text) {
+    if (c == '\n') {
+      longest = std::max(longest, cols);
+      cols = 0;
+    } else if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) {
+      ++cols;
+    }
+  }
+  return std::max(longest, cols);
 }
 
 }  // namespace gpubench::e2e

@@ -40,6 +40,31 @@ inline json fixture_doc(double level, std::mt19937_64& rng) {
   return {{"benchmarks", list}};
 }
 
+// FIXTURE run: night `night` (1-based; its date follows from it unless `started_at` is given) at
+// `level` x 1000 ns with `driver`, appended to `store`.
+inline void add_fixture_run(results::Store& store, int night, double level,
+                            const std::string& driver, std::mt19937_64& rng,
+                            const std::string& hostname = "fixture-node",
+                            const std::string& started_at = "") {
+  results::RunInfo info;
+  info.host.hostname = hostname;
+  info.host.cpu_model = "Fixture CPU";
+  info.software.driver_version = driver;
+  info.software.git_sha = "abc1234";
+  info.tags = {{"ci", "nightly"}, {"night", std::to_string(night)}};
+  char started[40];
+  std::snprintf(started, sizeof started, "2026-%02d-%02dT02:00:00.000Z", 1 + (night - 1) / 28,
+                1 + (night - 1) % 28);
+  info.started_at = started_at.empty() ? std::string(started) : started_at;
+  const int64_t run = store.begin_run(info);
+  results::SuiteRunInfo suite;
+  suite.suite = "calibration";
+  suite.executable = "gpubench-calibration";
+  const int64_t sr = store.add_suite_run(run, suite);
+  store.ingest_benchmark_json(sr, fixture_doc(level, rng), "calibration");
+  store.finish_run(run, results::RunStatus::complete);
+}
+
 // FIXTURE database: `runs` nightly runs; from run `step_at` (1-based) the level is x `step` and
 // the driver is 575.51 (570.86 before). Each run's level has 1% run-to-run noise.
 inline void make_fixture_db(const std::filesystem::path& db, int runs, int step_at, double step,
@@ -48,24 +73,9 @@ inline void make_fixture_db(const std::filesystem::path& db, int runs, int step_
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> between(0.0, 0.01);
   for (int i = 1; i <= runs; ++i) {
-    results::RunInfo info;
-    info.host.hostname = "fixture-node";
-    info.host.cpu_model = "Fixture CPU";
-    info.software.driver_version = i >= step_at && step_at > 0 ? "575.51" : "570.86";
-    info.software.git_sha = "abc1234";
-    info.tags = {{"ci", "nightly"}, {"night", std::to_string(i)}};
-    char started[40];
-    std::snprintf(started, sizeof started, "2026-%02d-%02dT02:00:00.000Z", 1 + (i - 1) / 28,
-                  1 + (i - 1) % 28);
-    info.started_at = started;
-    const int64_t run = store.begin_run(info);
-    results::SuiteRunInfo suite;
-    suite.suite = "calibration";
-    suite.executable = "gpubench-calibration";
-    const int64_t sr = store.add_suite_run(run, suite);
-    const double level = std::exp(between(rng)) * (i >= step_at && step_at > 0 ? step : 1.0);
-    store.ingest_benchmark_json(sr, fixture_doc(level, rng), "calibration");
-    store.finish_run(run, results::RunStatus::complete);
+    const bool after = i >= step_at && step_at > 0;
+    const double level = std::exp(between(rng)) * (after ? step : 1.0);
+    add_fixture_run(store, i, level, after ? "575.51" : "570.86", rng);
   }
 }
 

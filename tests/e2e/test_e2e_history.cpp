@@ -4,7 +4,10 @@
 // changes, and a tag that differs every night (so the ranking has to tell the driver first).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <regex>
 
 #include "e2e_support.hpp"
@@ -167,6 +170,120 @@ TEST(E2eHistory, AnnotationsAreShownExportedAndMerged) {
   const CliResult ho = ws.run({"--db", other.string(), "history", "all", "--format", "json"});
   ASSERT_EQ(ho.exit_code, 0) << ho.err;
   EXPECT_EQ(json::parse(ho.out)["runs"][0]["annotations"], json::array({"driver upgrade"}));
+}
+
+TEST(E2eHistory, AnnotationsAreShownByCompareAndReport) {
+  Workspace ws;
+  make_fixture_db(ws.db(), 45, 41, 0.94, 7);
+  ASSERT_EQ(ws.run({"annotate", "41", "driver upgrade"}).exit_code, 0);
+  ASSERT_EQ(ws.run({"annotate", "40", "BIOS 2.1"}).exit_code, 0);
+  const CliResult text = ws.run({"compare", "40", "41"});
+  ASSERT_LE(text.exit_code, 1) << text.out << text.err;
+  EXPECT_TRUE(contains(text.out, "annotated: base run 40: BIOS 2.1\n")) << text.out;
+  EXPECT_TRUE(contains(text.out, "annotated: candidate run 41: driver upgrade\n")) << text.out;
+  const CliResult md = ws.run({"compare", "40", "41", "--format", "md"});
+  EXPECT_TRUE(contains(md.out, "| annotations | 40: BIOS 2.1 | 41: driver upgrade |")) << md.out;
+  const CliResult js = ws.run({"compare", "40", "41", "--format", "json"});
+  const json doc = json::parse(js.out);
+  EXPECT_EQ(doc["candidate"]["annotations"],
+            json::parse(R"([{"run": 41, "text": "driver upgrade"}])"));
+  EXPECT_EQ(doc["base"]["annotations"][0]["text"], "BIOS 2.1");
+  const CliResult html = ws.run({"compare", "40", "41", "--format", "html"});
+  EXPECT_TRUE(contains(html.out, "Annotated: candidate run 41: driver upgrade")) << html.out;
+  // The report of one run lists its annotations with its environment, in every format.
+  const CliResult report = ws.run({"report", "41"});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_TRUE(std::regex_search(report.out, std::regex("annotations: driver upgrade")))
+      << report.out;
+  const CliResult report_json = ws.run({"report", "41", "--format", "json"});
+  EXPECT_EQ(json::parse(report_json.out)["environment"]["annotations"], "driver upgrade");
+  // A run without annotations has no such line.
+  EXPECT_FALSE(contains(ws.run({"report", "42"}).out, "annotations"));
+  EXPECT_FALSE(contains(ws.run({"compare", "42", "43"}).out, "annotated:"));
+}
+
+// FIXTURE: two steps (x0.94 from night 16, x0.88 from night 36), 1% run-to-run noise.
+double two_steps(int night) {
+  return night >= 36 ? 0.88 : night >= 16 ? 0.94 : 1.0;
+}
+
+std::vector<int64_t> stored_runs(const fs::path& db) {
+  results::Store store = results::Store::open(db, results::OpenMode::read_only);
+  std::vector<int64_t> runs;
+  for (const auto& row : results::list_change_points(store.database())) runs.push_back(row.run_id);
+  std::sort(runs.begin(), runs.end());
+  return runs;
+}
+
+void add_nights(const fs::path& db, int first, int last, double (*level)(int), uint64_t seed) {
+  results::Store store = results::Store::open(db, results::OpenMode::read_write_create);
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> between(0.0, 0.01);
+  for (int night = first; night <= last; ++night) {
+    add_fixture_run(store, night, std::exp(between(rng)) * level(night), "570.86", rng);
+  }
+}
+
+TEST(E2eHistory, RecordRecomputesOnlyTheTailsANewRunTouched) {
+  Workspace ws;
+  add_nights(ws.db(), 1, 50, two_steps, 3);
+  const CliResult first = ws.run({"history", "all", "--record"});
+  ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
+  EXPECT_TRUE(contains(first.err,
+                       "(detected in full: 2; on the tail only: 0, 0 runs in all; "
+                       "unchanged since the last --record: 0)"))
+      << first.err;
+  EXPECT_EQ(stored_runs(ws.db()), (std::vector<int64_t>{16, 16, 36, 36}));
+
+  // No new run: nothing is detected again, and the stored change points stand.
+  const CliResult same = ws.run({"history", "all", "--record"});
+  EXPECT_TRUE(contains(same.err,
+                       "detected in full: 0; on the tail only: 0, 0 runs in all; "
+                       "unchanged since the last --record: 2"))
+      << same.err;
+  EXPECT_EQ(stored_runs(ws.db()), (std::vector<int64_t>{16, 16, 36, 36}));
+
+  // Ten new nights with a third step at night 55: only the tail from run 36 (the last change) is
+  // detected again, 25 runs of each series, and the new step is found.
+  add_nights(
+      ws.db(), 51, 60, [](int night) { return night >= 55 ? 0.82 : two_steps(night); }, 4);
+  const CliResult tail = ws.run({"history", "all", "--record"});
+  ASSERT_EQ(tail.exit_code, 0) << tail.err;
+  EXPECT_TRUE(contains(tail.err, "recorded 6 change points of 2 series")) << tail.err;
+  EXPECT_TRUE(contains(tail.err, "detected in full: 0; on the tail only: 2, 50 runs in all"))
+      << tail.err;
+  const std::vector<int64_t> expected = {16, 16, 36, 36, 55, 55};
+  EXPECT_EQ(stored_runs(ws.db()), expected);
+  // The same as a full recomputation.
+  const CliResult full = ws.run({"history", "all", "--record", "--full"});
+  EXPECT_TRUE(contains(full.err, "detected in full: 2;")) << full.err;
+  EXPECT_EQ(stored_runs(ws.db()), expected);
+
+  // A run of another host is a series of its own: the fixture node's series stand.
+  {
+    results::Store store = results::Store::open(ws.db(), results::OpenMode::read_write);
+    std::mt19937_64 rng(9);
+    add_fixture_run(store, 61, 1.0, "570.86", rng, "other-node");
+  }
+  const CliResult other = ws.run({"history", "all", "--record"});
+  EXPECT_TRUE(contains(other.err,
+                       "detected in full: 2; on the tail only: 0, 0 runs in all; "
+                       "unchanged since the last --record: 2"))
+      << other.err;
+  // Other parameters, or a run that now precedes the scanned ones: detected in full again.
+  EXPECT_TRUE(
+      contains(ws.run({"history", "all", "--record", "--seed", "2"}).err, "detected in full: 4;"));
+  {
+    results::Store store = results::Store::open(ws.db(), results::OpenMode::read_write);
+    std::mt19937_64 rng(10);
+    add_fixture_run(store, 0, 1.0, "570.86", rng, "fixture-node", "2025-12-31T02:00:00.000Z");
+  }
+  const CliResult merged = ws.run({"history", "all", "--record", "--seed", "2"});
+  EXPECT_TRUE(contains(merged.err,
+                       "detected in full: 2; on the tail only: 0, 0 runs in all; "
+                       "unchanged since the last --record: 2"))
+      << merged.err;
+  EXPECT_EQ(ws.run({"history", "all", "--full"}).exit_code, 2);  // --full needs --record
 }
 
 }  // namespace

@@ -377,6 +377,22 @@ TEST_F(E2eModels, FleetNamesTheSlowGpuAndExitsOne) {
   EXPECT_EQ(gb({"fleet", "--suite", "nonesuch"}).exit_code, 2);
 }
 
+// Issue 26: text fits the terminal. models, fleet and history at COLUMNS=120.
+TEST_F(E2eModels, TextFitsColumns120) {
+  const std::vector<std::pair<std::string, std::string>> columns = {{"COLUMNS", "120"}};
+  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
+           {"models", "--prices", prices().string(), "--reference", "H100"},
+           {"fleet"},
+           {"history", "all"}}) {
+    SCOPED_TRACE(args[0]);
+    args.push_back(m_ws.db_arg());
+    const CliResult r = m_ws.run(args, columns);
+    EXPECT_LE(r.exit_code, 1) << r.err;
+    EXPECT_FALSE(r.out.empty());
+    EXPECT_LE(longest_line(r.out), 120u) << r.out;
+  }
+}
+
 TEST_F(E2eModels, ShowListsEachGpusMemoryPowerLimitAndClocks) {
   const CliResult r = gb({"show", "2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

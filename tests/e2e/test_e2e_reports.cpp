@@ -115,19 +115,6 @@ std::string long_names_fixture(const std::vector<double>& scale) {
          rows + "]}";
 }
 
-std::size_t longest_line(const std::string& text) {
-  std::size_t longest = 0, cols = 0;
-  for (char c : text) {
-    if (c == '\n') {
-      longest = std::max(longest, cols);
-      cols = 0;
-    } else if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) {
-      ++cols;
-    }
-  }
-  return std::max(longest, cols);
-}
-
 // Two imports of the FIXTURE: the second 30% slower on bf16, 50 times slower on fp32 (a wide
 // ratio axis).
 void import_long_names(const Workspace& ws) {
@@ -240,6 +227,78 @@ TEST(E2eReports, HtmlTicksDoNotOverlapAndRowsStayLow) {
   const std::string result = chromium_layout_check(chromium, html, ws.root());
   EXPECT_NE(result.find(" rows="), std::string::npos) << result;
   EXPECT_EQ(result.find("rows=0 "), std::string::npos) << result;
+  EXPECT_NE(result.find(" OK"), std::string::npos) << result;
+}
+
+// FIXTURE Google Benchmark file of an 8-GPU server (made-up numbers): three GEMM cases on each
+// GPU (named ".../device:N", with a "device_index" counter), 3 repetitions; GPU `slow` takes
+// `factor` times as long on the bf16 case.
+std::string eight_gpu_fixture(int slow, double factor) {
+  std::string rows;
+  const char* names[] = {"gemm/cublaslt/dtype:bf16/m:8192/n:8192/k:8192",
+                         "gemm/cublaslt/dtype:fp16/m:8192/n:8192/k:8192",
+                         "gemm/cublaslt/dtype:tf32/m:8192/n:8192/k:8192"};
+  for (int gpu = 0; gpu < 8; ++gpu) {
+    for (std::size_t b = 0; b < 3; ++b) {
+      for (int rep = 0; rep < 3; ++rep) {
+        const double t = (1000 + 5 * rep + gpu) * (gpu == slow && b == 0 ? factor : 1.0);
+        // Named per GPU as the suites name them (gemm_cases.cpp: ".../device:N").
+        const std::string name =
+            std::string(names[b]) + "/device:" + std::to_string(gpu) + "/manual_time";
+        rows += std::string(rows.empty() ? "" : ",") + R"({"name": ")" + name +
+                R"(", "run_name": ")" + name +
+                R"(", "run_type": "iteration", "repetitions": 3, "repetition_index": )" +
+                std::to_string(rep) + R"(, "threads": 1, "iterations": 10, "real_time": )" +
+                std::to_string(t) + R"(, "cpu_time": 5, "time_unit": "us", "device_index": )" +
+                std::to_string(gpu) + "}";
+      }
+    }
+  }
+  return R"({"context": {"date": "2026-12-02T16:00:00+00:00", "host_name": "fixture-host",
+    "num_cpus": 2}, "benchmarks": [)" +
+         rows + "]}";
+}
+
+// Issue 26: a comparison of 8 GPUs was 8 near-identical rows per benchmark. From 4 devices on,
+// the HTML results are one row per benchmark and metric with the GPUs as a strip.
+TEST(E2eReports, ManyGpusAreOneRowPerBenchmarkWithAStrip) {
+  Workspace ws;
+  int i = 0;
+  for (double factor : {1.0, 1.25}) {
+    const fs::path file = ws.root() / ("eight_" + std::to_string(++i) + ".json");
+    std::ofstream(file) << eight_gpu_fixture(3, factor);
+    const CliResult imp = ws.run({"import", file.string(), "--suite", "gemm", ws.db_arg()});
+    ASSERT_EQ(imp.exit_code, 0) << imp.err;
+  }
+  const fs::path html = ws.root() / "eight.html";
+  const CliResult r =
+      ws.run({"compare", "1", "2", "--format", "html", "-o", html.string(), ws.db_arg()});
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;  // GPU 3's bf16 regression fails the comparison
+  const std::string page = read_file(html);
+  EXPECT_NE(page.find("<p class=\"verdict-line\"><strong>FAIL: 1 failing"), std::string::npos)
+      << page;
+  std::size_t strips = 0, squares = 0;
+  for (std::size_t at = page.find("<svg class=\"strip\""); at != std::string::npos;
+       at = page.find("<svg class=\"strip\"", at + 1)) {
+    ++strips;
+  }
+  for (std::size_t at = page.find("<rect x="); at != std::string::npos;
+       at = page.find("<rect x=", at + 1)) {
+    if (page.compare(at, 40, "<rect x=\"1\" y=\"2\" width=\"10\" height=\"10\"") == 0 ||
+        page.find("height=\"10\" class=", at) < page.find('>', at)) {
+      ++squares;
+    }
+  }
+  EXPECT_EQ(strips, 3u) << page;    // one row per benchmark (real_time)
+  EXPECT_EQ(squares, 24u) << page;  // 8 GPUs each
+  EXPECT_NE(page.find("1 regression, 7 unchanged"), std::string::npos) << page;
+  EXPECT_NE(page.find("<title>gpu3: +25"), std::string::npos) << page;
+  EXPECT_EQ(page.find("<th>device</th>"), std::string::npos);  // not one row per GPU
+
+  const std::string chromium = find_chromium();
+  if (chromium.empty()) GTEST_SKIP() << "no chromium (ci/setup installs it)";
+  const std::string result = chromium_layout_check(chromium, html, ws.root());
+  EXPECT_NE(result.find(" rows=4 "), std::string::npos) << result;  // header + 3 benchmarks
   EXPECT_NE(result.find(" OK"), std::string::npos) << result;
 }
 

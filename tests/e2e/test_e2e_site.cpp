@@ -97,5 +97,32 @@ TEST(E2eSite, IndexAndSeriesPageRenderWithTheChangeMarked) {
       "points=60 changes=1 marked annotations=1 clipped=0");
 }
 
+// `history --format html` (the same charts as the site's series pages, all on one page) in
+// headless Chromium: every series drawn, every change marked, no label outside its chart.
+TEST(E2eSite, HistoryHtmlRendersEveryChartWithTheChangeMarked) {
+  const std::string chromium = find_chromium();
+  if (chromium.empty()) GTEST_SKIP() << "no Chromium to render the page";
+  Workspace ws;
+  make_fixture_db(ws.db(), 60, 41, 0.94, 7);
+  ASSERT_EQ(ws.run({"annotate", "41", "driver upgrade"}).exit_code, 0);
+  const fs::path page = ws.root() / "history.html";
+  const CliResult r = ws.run({"history", "all", "--format", "html", "-o", page.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(chromium_check(chromium, page,
+                           "const svgs=document.querySelectorAll('svg.history');"
+                           "out.push('charts='+svgs.length);let points=0,marked=0,clipped=0,"
+                           "notes=0;svgs.forEach(svg=>{"
+                           "points+=svg.querySelectorAll('circle').length;"
+                           "svg.querySelectorAll('g.change-point line').forEach(l=>{"
+                           "if(l.getBBox().height>100)marked++;});"
+                           "notes+=svg.querySelectorAll('g.annotation').length;"
+                           "const w=svg.viewBox.baseVal.width;"
+                           "svg.querySelectorAll('text').forEach(t=>{const b=t.getBBox();"
+                           "if(b.x<0||b.x+b.width>w+0.5)clipped++;});});"
+                           "out.push('points='+points,'marked='+marked,'annotations='+notes,"
+                           "'clipped='+clipped);"),
+            "charts=2 points=120 marked=2 annotations=2 clipped=0");
+}
+
 }  // namespace
 }  // namespace gpubench::e2e

@@ -232,8 +232,9 @@ TEST_F(StoreTest, VersionThreeDatabaseGetsItsAggregateOnlyBenchmarksMarked) {
                                 load_fixture("gb171_repetitions.json"), "memory");
   }
   {
-    // Back to the v3 layout: the two v4 columns dropped, versions 3/3.
+    // Back to the v3 layout: the v5 table and the two v4 columns dropped, versions 3/3.
     Database raw = Database::open(db_path(), Access::read_write, 1000);
+    raw.exec("DROP TABLE change_point_scans");
     raw.exec("ALTER TABLE benchmark_outcomes DROP COLUMN complexity");
     raw.exec("ALTER TABLE benchmark_outcomes DROP COLUMN kind");
     raw.exec("UPDATE meta SET value = '3' WHERE key IN ('schema_version', 'compatible_version')");
