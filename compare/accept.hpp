@@ -128,8 +128,8 @@ AcceptResult accept_against_spec(const Side& run, const std::vector<SpecRule>& s
                                  const std::string& spec_name, const AcceptOptions& options);
 
 void render_accept_text(const AcceptResult& result, std::ostream& out);
-// Written check by check as it is produced: byte for byte accept_json(result).dump(2) and a
-// newline (accept_json: the one-document form, for small results and tests).
+// Written check by check as it is produced (the one writer of this layout), then a newline;
+// accept_json: the same document parsed back, for small results and tests.
 void render_accept_json(const AcceptResult& result, std::ostream& out);
 nlohmann::json accept_json(const AcceptResult& result);
 void render_accept_junit(const AcceptResult& result, std::ostream& out);

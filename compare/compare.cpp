@@ -2,11 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <exception>
 #include <map>
 #include <span>
 #include <string_view>
-#include <thread>
 
 #include "compare/accept.hpp"
 #include "compare/aggregates.hpp"
@@ -14,6 +12,7 @@
 #include "compare/stats.hpp"
 #include "compare/verdict.hpp"
 #include "util/error.hpp"
+#include "util/parallel.hpp"
 
 namespace gpubench::compare {
 
@@ -350,30 +349,18 @@ Judged judge_all(const std::vector<std::pair<const Pool*, const Pool*>>& matched
   Judged first, second;
   first.entries.reserve(half);
   second.entries.reserve(matched.size() - half);
-  std::exception_ptr second_error;
-  std::thread other;
-  if (half < matched.size()) {
-    other = std::thread([&] {
-      try {
+  run_both(
+      [&] {
+        for (std::size_t i = 0; i < half; ++i) {
+          judge(*matched[i].first, *matched[i].second, options, first);
+        }
+      },
+      [&] {
         for (std::size_t i = half; i < matched.size(); ++i) {
           judge(*matched[i].first, *matched[i].second, options, second);
         }
-      } catch (...) {
-        second_error = std::current_exception();
-      }
-    });
-  }
-  std::exception_ptr first_error;
-  try {
-    for (std::size_t i = 0; i < half; ++i) {
-      judge(*matched[i].first, *matched[i].second, options, first);
-    }
-  } catch (...) {
-    first_error = std::current_exception();
-  }
-  if (other.joinable()) other.join();
-  if (first_error) std::rethrow_exception(first_error);
-  if (second_error) std::rethrow_exception(second_error);
+      },
+      half < matched.size());
   first.entries.insert(first.entries.end(), std::make_move_iterator(second.entries.begin()),
                        std::make_move_iterator(second.entries.end()));
   first.skipped.insert(first.skipped.end(), std::make_move_iterator(second.skipped.begin()),
@@ -408,24 +395,9 @@ Comparison compare_sides(const Side& base, const Side& candidate, const Options&
 
   // Both sides sorted by key and merged: pools in key order, as the entries are kept.
   // The two sides are sorted at once, one on a second thread.
-  std::vector<KeyedRow> c_rows;
-  std::exception_ptr c_error;
-  std::thread c_sorter([&] {
-    try {
-      c_rows = keyed_rows(candidate, options);
-    } catch (...) {
-      c_error = std::current_exception();
-    }
-  });
-  std::vector<KeyedRow> b_rows;
-  try {
-    b_rows = keyed_rows(base, options);
-  } catch (...) {
-    c_sorter.join();
-    throw;
-  }
-  c_sorter.join();
-  if (c_error) std::rethrow_exception(c_error);
+  std::vector<KeyedRow> b_rows, c_rows;
+  run_both([&] { b_rows = keyed_rows(base, options); },
+           [&] { c_rows = keyed_rows(candidate, options); });
   const std::vector<Pool> b = pools_of(b_rows);
   const std::vector<Pool> c = pools_of(c_rows);
   std::vector<std::pair<const Pool*, const Pool*>> matched;
@@ -475,25 +447,8 @@ Comparison compare_sides(const Side& base, const Side& candidate, const Options&
     }
   };
   const std::size_t half = tested.size() < 2048 ? tested.size() : tested.size() / 2;
-  std::exception_ptr decide_error;
-  std::thread decider;
-  if (half < tested.size()) {
-    decider = std::thread([&] {
-      try {
-        decide_range(half, tested.size());
-      } catch (...) {
-        decide_error = std::current_exception();
-      }
-    });
-  }
-  try {
-    decide_range(0, half);
-  } catch (...) {
-    if (decider.joinable()) decider.join();
-    throw;
-  }
-  if (decider.joinable()) decider.join();
-  if (decide_error) std::rethrow_exception(decide_error);
+  run_both([&] { decide_range(0, half); }, [&] { decide_range(half, tested.size()); },
+           half < tested.size());
 
   // Per-suite summaries: counts by verdict (the same Verdict values as Comparison::count) and
   // the geometric mean over entries that have an interval and a known direction.

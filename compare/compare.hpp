@@ -175,7 +175,7 @@ struct RunHeader {
   int64_t id = 0;
   std::string started_at;  // ISO 8601 UTC
   std::string host;
-  std::string git_sha;  // of the gpubench that ran it
+  std::string git_sha;                   // of the gpubench that ran it
   std::vector<std::string> annotations;  // `gpubench annotate` (issue 25), oldest first
 };
 
@@ -222,8 +222,8 @@ std::vector<EnvDifference> environment_differences(const std::vector<results::Ru
                                                    const std::vector<results::RunDetail>& cand);
 bool is_location_variable(const std::string& name);
 
-// Doctor checks (results/doctor.hpp) whose status differs between the sides, appended to `out` as
-// "doctor <check>" differences; nothing when either side recorded no checks.
+// Doctor checks (results/doctor_store.hpp) whose status differs between the sides, appended to
+// `out` as "doctor <check>" differences; nothing when either side recorded no checks.
 void append_doctor_differences(const std::vector<results::RunDetail>& base,
                                const std::vector<results::RunDetail>& cand,
                                std::vector<EnvDifference>& out);

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "results/doctor.hpp"
+#include "results/doctor_store.hpp"
 #include "results/model.hpp"
 
 namespace gpubench::results {

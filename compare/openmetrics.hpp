@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "compare/compare.hpp"
-#include "results/doctor.hpp"
+#include "results/doctor_store.hpp"
 #include "results/store.hpp"
 
 namespace gpubench::compare {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <ostream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -18,10 +19,6 @@ std::string device_text(const Key& key, const std::string& uuid, const std::stri
   if (key.device == "host" || key.device.empty()) return "host";
   return key.device + " (" + (uuid.empty() ? "uuid unknown" : uuid) + ", bus " +
          (bus.empty() ? "unknown" : bus) + ")";
-}
-
-nlohmann::json number(double v) {
-  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
 }
 
 std::string verdict_line(const AcceptResult& r) {
@@ -100,68 +97,9 @@ void render_accept_text(const AcceptResult& r, std::ostream& out) {
   }
 }
 
-nlohmann::json accept_json(const AcceptResult& r) {
-  nlohmann::json doc;
-  doc["run"] = r.run_selection;
-  doc["reference"] = r.reference;
-  doc["passed"] = r.passed();
-  doc["problems"] = r.problems;
-  doc["hardware"] = r.hardware;
-  doc["strict"] = r.options.strict;
-  doc["allow_failed"] = r.options.allow_failed;
-  doc["tolerance"] = r.options.tolerance;
-  doc["counts"] = {{"pass", r.count(CheckOutcome::pass)},
-                   {"marginal", r.count(CheckOutcome::marginal)},
-                   {"fail", r.count(CheckOutcome::fail)}};
-  nlohmann::json checks = nlohmann::json::array();
-  for (const auto& c : r.checks) {
-    checks.push_back({{"suite", c.key.suite},
-                      {"benchmark", c.key.benchmark},
-                      {"metric", c.key.metric},
-                      {"device", c.key.device},
-                      {"gpu_uuid", c.gpu_uuid},
-                      {"pci_bus_id", c.pci_bus_id},
-                      {"unit", c.unit},
-                      {"direction", direction_text(c.direction)},
-                      {"n", c.n},
-                      {"median", number(c.median)},
-                      {"low", number(c.low)},
-                      {"high", number(c.high)},
-                      {"reference", number(c.reference)},
-                      {"required", number(c.required)},
-                      {"outcome", to_string(c.outcome)},
-                      {"pass", c.outcome == CheckOutcome::pass},
-                      {"repetitions_needed", c.repetitions_needed},
-                      {"reason", c.reason}});
-  }
-  doc["checks"] = checks;
-  nlohmann::json outliers = nlohmann::json::array();
-  for (const auto& o : r.outliers) {
-    outliers.push_back({{"benchmark", o.key.benchmark},
-                        {"metric", o.key.metric},
-                        {"device", o.key.device},
-                        {"gpu_uuid", o.gpu_uuid},
-                        {"pci_bus_id", o.pci_bus_id},
-                        {"index", o.index},
-                        {"gpu_model", o.gpu_model},
-                        {"siblings", o.siblings},
-                        {"median", number(o.median)},
-                        {"siblings_median", number(o.siblings_median)},
-                        {"siblings_mad", number(o.siblings_mad)},
-                        {"shortfall", number(o.shortfall)}});
-  }
-  doc["sibling_outliers"] = outliers;
-  nlohmann::json missing = nlohmann::json::array();
-  for (const auto& m : r.missing) {
-    missing.push_back(
-        {{"benchmark", m.key.benchmark}, {"metric", m.key.metric}, {"reason", m.reason}});
-  }
-  doc["missing"] = missing;
-  return doc;
-}
-
-// accept_json(r).dump(2), written check by check (issue 16: one check per GPU and benchmark of
-// a fleet's acceptance run), keys in the sorted order of a nlohmann object.
+// The one writer of the acceptance JSON (issue 27): check by check as it is produced (issue 16:
+// one check per GPU and benchmark of a fleet's acceptance run), keys in the sorted order of a
+// nlohmann object, so accept_json's dump(2) is the same bytes.
 void render_accept_json(const AcceptResult& r, std::ostream& out) {
   JsonWriter w(out);
   w.begin_object();
@@ -287,6 +225,12 @@ void render_accept_junit(const AcceptResult& r, std::ostream& out) {
         << "\"><failure message=\"missing\">" << html_escape(m.reason) << "</failure></testcase>\n";
   }
   out << "</testsuite>\n";
+}
+
+nlohmann::json accept_json(const AcceptResult& r) {
+  std::ostringstream text;
+  render_accept_json(r, text);
+  return nlohmann::json::parse(text.str());
 }
 
 }  // namespace gpubench::compare

@@ -1,12 +1,11 @@
 #include "compare/selection.hpp"
 
-#include <exception>
 #include <limits>
-#include <thread>
 
 #include "results/sqlite.hpp"
 #include "util/clock.hpp"
 #include "util/error.hpp"
+#include "util/parallel.hpp"
 #include "util/strings.hpp"
 #include "util/suggest.hpp"
 
@@ -187,25 +186,12 @@ std::pair<Side, Side> load_sides(results::Store& store, const std::string& base,
   sides.second.selection = candidate;
   const std::vector<int64_t> base_ids = resolve_selection(store, base, last);
   const std::vector<int64_t> candidate_ids = resolve_selection(store, candidate, last);
-  std::exception_ptr candidate_error;
-  std::thread reader([&] {
-    try {
-      results::Store second =
-          results::Store::open(store.database().path(), results::OpenMode::read_only);
-      load_runs(second, candidate_ids, sides.second, keep);
-    } catch (...) {
-      candidate_error = std::current_exception();
-    }
-  });
-  std::exception_ptr base_error;
-  try {
-    load_runs(store, base_ids, sides.first, keep);
-  } catch (...) {
-    base_error = std::current_exception();
-  }
-  reader.join();
-  if (base_error) std::rethrow_exception(base_error);
-  if (candidate_error) std::rethrow_exception(candidate_error);
+  run_both([&] { load_runs(store, base_ids, sides.first, keep); },
+           [&] {
+             results::Store second =
+                 results::Store::open(store.database().path(), results::OpenMode::read_only);
+             load_runs(second, candidate_ids, sides.second, keep);
+           });
   return sides;
 }
 

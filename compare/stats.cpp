@@ -9,6 +9,8 @@
 #include <boost/math/distributions/students_t.hpp>
 #include <boost/math/special_functions/beta.hpp>
 
+#include "util/median.hpp"
+
 namespace gpubench::compare {
 namespace {
 
@@ -78,12 +80,7 @@ double log_resolution(std::span<const double> a, std::span<const double> b) {
 double median(std::span<const double> values) {
   if (values.empty()) return k_nan;
   std::vector<double> v(values.begin(), values.end());
-  std::size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-  double upper = v[mid];
-  if (v.size() % 2 == 1) return upper;
-  double lower = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
-  return 0.5 * (lower + upper);
+  return median_in_place(v.data(), v.data() + v.size());  // as the store's series medians
 }
 
 double mean(std::span<const double> values) {

@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "util/error.hpp"
+#include "util/fs.hpp"
 #include "util/strings.hpp"
 #include "util/text_width.hpp"
 
@@ -147,6 +148,18 @@ void check_format(const std::string& format, const std::vector<std::string>& all
   if (std::find(allowed.begin(), allowed.end(), format) != allowed.end()) return;
   throw bad_input("unknown format '" + format + "'", "this command writes " + join(allowed, ", "),
                   "use --format " + join(allowed, "|"));
+}
+
+void stream_output(const std::string& path, std::ostream& stdout_stream,
+                   const std::function<void(std::ostream&)>& write) {
+  if (path.empty() || path == "-") {
+    write(stdout_stream);
+    stdout_stream.flush();
+    return;
+  }
+  AtomicFileWriter file(path);
+  write(file.stream());
+  file.commit();
 }
 
 }  // namespace gpubench::cli

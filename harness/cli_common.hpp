@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <utility>
@@ -50,5 +51,11 @@ std::string duration_text(double seconds);
 
 // Checks --format against the allowed values; Error(bad_input) naming them otherwise.
 void check_format(const std::string& format, const std::vector<std::string>& allowed);
+
+// Output written as it is produced (issue 16; one place for it, issue 27): `write` streams into
+// -o `path` through a temp file renamed into place once complete, or, for "" and "-", into
+// `stdout_stream`, flushed at the end.
+void stream_output(const std::string& path, std::ostream& stdout_stream,
+                   const std::function<void(std::ostream&)>& write);
 
 }  // namespace gpubench::cli

@@ -145,24 +145,18 @@ void do_accept(const AcceptArgs& args, Context& ctx) {
         "check the run with `gpubench show " + args.run + "`");
   }
   // Written as it is produced (issue 16): to stdout, or to a temp file renamed over -o.
-  std::optional<AtomicFileWriter> file;
-  if (!args.output.empty() && args.output != "-") file.emplace(args.output);
-  std::ostream& out = file ? file->stream() : *ctx.out;
-  if (args.format == "json") {
-    compare::render_accept_json(result, out);
-  } else if (args.format == "junit") {
-    compare::render_accept_junit(result, out);
-  } else {
-    // Fitted to the output width (issue 26; --wide: no limit).
-    std::ostringstream text;
-    compare::render_accept_text(result, text);
-    out << wrap_lines(text.str(), output_width());
-  }
-  if (file) {
-    file->commit();
-  } else {
-    out.flush();
-  }
+  stream_output(args.output, *ctx.out, [&](std::ostream& out) {
+    if (args.format == "json") {
+      compare::render_accept_json(result, out);
+    } else if (args.format == "junit") {
+      compare::render_accept_junit(result, out);
+    } else {
+      // Fitted to the output width (issue 26; --wide: no limit).
+      std::ostringstream text;
+      compare::render_accept_text(result, text);
+      out << wrap_lines(text.str(), output_width());
+    }
+  });
   ctx.exit_code = result.passed() ? 0 : 1;
 }
 

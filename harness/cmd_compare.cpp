@@ -97,13 +97,10 @@ void do_compare(const CompareArgs& args, Context& ctx) {
     std::ostringstream text;
     compare::render_comparison(cmp, *format, text, colour, unchanged_csv);
     compare::write_output(args.output, wrap_lines(text.str(), output_width()), *ctx.out);
-  } else if (args.output.empty() || args.output == "-") {
-    compare::render_comparison(cmp, *format, *ctx.out, colour, unchanged_csv);
-    ctx.out->flush();
   } else {
-    AtomicFileWriter file(args.output);
-    compare::render_comparison(cmp, *format, file.stream(), colour, unchanged_csv);
-    file.commit();
+    stream_output(args.output, *ctx.out, [&](std::ostream& out) {
+      compare::render_comparison(cmp, *format, out, colour, unchanged_csv);
+    });
   }
   ctx.exit_code = cmp.exit_code(*fail_on);
 }

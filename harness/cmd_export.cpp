@@ -63,36 +63,30 @@ void do_export(const ExportArgs& args, Context& ctx) {
   const int64_t id = store.resolve_run(args.run);
   const results::RunDetail detail = store.get_run(id);
   // Written as it is produced (issue 16): to the file's temp copy, renamed into place at the end.
-  std::optional<AtomicFileWriter> file;
-  if (!args.output.empty() && args.output != "-") file.emplace(args.output);
-  std::ostream& out = file ? file->stream() : *ctx.out;
-  if (args.format == "openmetrics") {
-    write_openmetrics_export(store, id, args.against, out, *ctx.err);
-  } else if (args.format == "json") {
-    // Everything `gpubench import` needs to rebuild the run elsewhere: every table's rows of
-    // the run ("tables", results/exchange_tables.hpp), telemetry per suite run for other tools.
-    JsonWriter w(out);
-    write_run_json(w, detail, rows_of(store, id), false,
-                   {{"tables", [&](JsonWriter& tw) { results::write_run_tables(store, id, tw); }},
-                    {"telemetry", [&](JsonWriter& tw) {
-                       tw.begin_array();
-                       for (int64_t sr : detail.suite_run_ids) {
-                         for (const results::TelemetrySample& t : store.get_telemetry(id, sr)) {
-                           tw.value(telemetry_json(t, sr));
+  stream_output(args.output, *ctx.out, [&](std::ostream& out) {
+    if (args.format == "openmetrics") {
+      write_openmetrics_export(store, id, args.against, out, *ctx.err);
+    } else if (args.format == "json") {
+      // Everything `gpubench import` needs to rebuild the run elsewhere: every table's rows of
+      // the run ("tables", results/exchange_tables.hpp), telemetry per suite run for other tools.
+      JsonWriter w(out);
+      write_run_json(w, detail, rows_of(store, id), false,
+                     {{"tables", [&](JsonWriter& tw) { results::write_run_tables(store, id, tw); }},
+                      {"telemetry", [&](JsonWriter& tw) {
+                         tw.begin_array();
+                         for (int64_t sr : detail.suite_run_ids) {
+                           for (const results::TelemetrySample& t : store.get_telemetry(id, sr)) {
+                             tw.value(telemetry_json(t, sr));
+                           }
                          }
-                       }
-                       tw.end_array();
-                     }}});
-    w.finish();
-    out << '\n';
-  } else {
-    write_run_csv(out, detail, rows_of(store, id));
-  }
-  if (file) {
-    file->commit();
-  } else {
-    out.flush();
-  }
+                         tw.end_array();
+                       }}});
+      w.finish();
+      out << '\n';
+    } else {
+      write_run_csv(out, detail, rows_of(store, id));
+    }
+  });
 }
 }  // namespace
 

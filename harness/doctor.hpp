@@ -1,9 +1,9 @@
 // `gpubench doctor`: readiness checks a person runs before trusting a server (issue 15).
 //
 // Each check reads facts from /proc, /sys, statvfs, getrlimit and NVML, then judges them against
-// an expectation (results/doctor.hpp). Probing and judging are separate: the probe_* functions
-// read the live system, the check_* functions are pure and take the facts, so tests feed them
-// values. A fact that cannot be read makes its check `unknown` with the reason, never a guess.
+// an expectation (results/doctor_store.hpp). Probing and judging are separate: the probe_*
+// functions read the live system, the check_* functions are pure and take the facts, so tests feed
+// them values. A fact that cannot be read makes its check `unknown` with the reason, never a guess.
 //
 // Files: doctor_host.cpp (CPU, memory, storage, limits, IOMMU, containers), doctor_gpu.cpp
 // (driver, GPU state, PCIe, clocks and power, NUMA, GPU visibility), doctor_nvml.cpp (the NVML
@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "results/doctor.hpp"
+#include "results/doctor_store.hpp"
 
 namespace gpubench::harness {
 

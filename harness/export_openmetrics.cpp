@@ -9,6 +9,7 @@
 #include "compare/history.hpp"
 #include "compare/openmetrics.hpp"
 #include "compare/selection.hpp"
+#include "harness/run_json.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
 
@@ -19,9 +20,7 @@ void write_openmetrics_export(results::Store& store, int64_t run_id, const std::
   compare::OpenMetricsInput input;
   input.run = store.get_run(run_id);
   // Rows stream from the store into the families; only the text of each sample is kept.
-  input.row_source = [&store, run_id](const std::function<void(const results::ResultRow&)>& fn) {
-    store.for_each_result(run_id, [&fn](results::ResultRow& row) { fn(row); });
-  };
+  input.row_source = rows_of(store, run_id);
   input.telemetry = store.get_telemetry_summary(run_id);
   input.doctor = results::get_doctor_checks(store, run_id);
   std::optional<compare::Comparison> cmp;

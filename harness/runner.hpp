@@ -20,7 +20,7 @@
 
 #include "harness/discovery.hpp"
 #include "harness/telemetry.hpp"
-#include "results/doctor.hpp"
+#include "results/doctor_store.hpp"
 #include "results/store.hpp"
 
 namespace gpubench::harness {

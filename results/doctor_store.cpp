@@ -1,7 +1,7 @@
 // Doctor checks stored with a run (table doctor_checks, created in schema_v2.cpp's v2_doctor).
 #include <utility>
 
-#include "results/doctor.hpp"
+#include "results/doctor_store.hpp"
 #include "results/sqlite.hpp"
 #include "results/store.hpp"
 #include "util/error.hpp"

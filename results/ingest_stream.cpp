@@ -1,27 +1,31 @@
 // parse_benchmark_file (ingest_stream.hpp): a chunked reader that rewrites Google Benchmark's
 // bare NaN / Infinity tokens on the fly, and a SAX handler that builds the document except for
 // the entries of "benchmarks", which it hands to the sink as each one completes. With a sink,
-// the parser runs on a thread of its own and hands entries over in batches, so parsing overlaps
-// with what the sink does (storing them); the sink is only ever called on the caller's thread.
+// the parser runs on a thread of its own and hands entries over in batches (Channel,
+// ingest_stream_channel.cpp), so parsing overlaps with what the sink does (storing them); the
+// sink is only ever called on the caller's thread.
 #include "results/ingest_stream.hpp"
 
 #include <cerrno>
-#include <condition_variable>
 #include <cstdio>
 #include <cstring>
-#include <deque>
 #include <exception>
 #include <iterator>
 #include <memory>
-#include <mutex>
 #include <string_view>
 #include <thread>
 #include <vector>
 
+#include "results/ingest_stream_channel.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
 
 namespace gpubench::results {
+
+using detail::Cancelled;
+using detail::Channel;
+using detail::Delivery;
+
 namespace {
 
 using nlohmann::json;
@@ -190,17 +194,6 @@ class FilteredFile {
   const char* m_end = nullptr;
 };
 
-// Where the handler sends the "benchmarks" array and its entries (the Channel to the thread that
-// calls the sink).
-class Delivery {
- public:
-  virtual ~Delivery() = default;
-  virtual bool begin_entries(const json& head) = 0;
-  // The slot the next element is read into, then entry_done() when it is complete.
-  virtual StreamedEntry& next_entry() = 0;
-  virtual void entry_done(std::size_t index) = 0;
-};
-
 // Builds the document like nlohmann's DOM parser, except that the elements of the top-level
 // "benchmarks" array go to the sink one by one when it asks for them: an object element is read
 // into a StreamedEntry (its members in a reused list, no document built for it), any other
@@ -317,7 +310,7 @@ class Handler {
   }
 
   Delivery* m_sink;
-  json m_entry_level;                // on the stack while an object element's members are read
+  json m_entry_level;               // on the stack while an object element's members are read
   StreamedEntry* m_flat = nullptr;  // that element
   json m_root;
   std::vector<json*> m_stack;
@@ -329,131 +322,6 @@ class Handler {
   std::size_t m_error_byte = 0;
   int m_error_id = 0;
   std::string m_error_what;
-};
-
-// Thrown on the parsing thread when the caller gave up (its sink threw): parsing stops.
-struct Cancelled {};
-
-// The hand-over between the parsing thread and the caller's thread: entries travel in batches
-// through a bounded queue (memory stays flat however big the file), each with what the sink's
-// prepare() made of it on the parsing thread; the question whether to stream "benchmarks" is
-// answered by the caller; spent batches come back to the parsing thread, which frees what it
-// allocated and reuses the batch.
-class Channel : public Delivery {
- public:
-  explicit Channel(EntrySink& sink) : m_sink(sink) {}
-
-  // --- parsing thread ---
-  bool begin_entries(const json& head) override {
-    std::unique_lock lock(m_mutex);
-    m_head = &head;
-    m_begin_asked = true;
-    m_caller_wakes.notify_one();
-    m_parser_wakes.wait(lock, [&] { return !m_begin_asked || m_cancelled; });
-    if (m_cancelled) throw Cancelled{};
-    return m_begin_answer;
-  }
-  StreamedEntry& next_entry() override {
-    if (m_filling.count == m_filling.entries.size()) m_filling.entries.emplace_back();
-    return m_filling.entries[m_filling.count];
-  }
-  void entry_done(std::size_t index) override {
-    if (m_filling.count == 0) m_filling.first = index;
-    m_filling.works.push_back(m_sink.prepare(m_filling.entries[m_filling.count], index));
-    if (++m_filling.count == k_batch) send();
-  }
-  // Hands over the entries not yet sent (at the end of the input, or before reporting an error,
-  // so that the sink sees every entry before it the way a direct parse shows them).
-  void send() {
-    if (m_filling.count == 0) return;
-    Batch next;
-    {
-      std::unique_lock lock(m_mutex);
-      m_parser_wakes.wait(lock, [&] { return m_full.size() < k_queued || m_cancelled; });
-      if (m_cancelled) throw Cancelled{};
-      m_full.push_back(std::move(m_filling));
-      if (!m_spent.empty()) {
-        next = std::move(m_spent.back());
-        m_spent.pop_back();
-      }
-    }
-    m_caller_wakes.notify_one();
-    // The spent batch's entries are read into again (their lists and strings keep their
-    // capacity); what prepare() made is freed on the thread that allocated it.
-    next.count = 0;
-    next.works.clear();
-    m_filling = std::move(next);
-  }
-  void close() {
-    {
-      std::lock_guard lock(m_mutex);
-      m_closed = true;
-    }
-    m_caller_wakes.notify_one();
-  }
-
-  // --- caller's thread ---
-  // Calls the sink for everything the parser hands over, until it closes the channel. An
-  // exception from the sink propagates (call cancel() then).
-  void serve() {
-    EntrySink& sink = m_sink;
-    std::unique_lock lock(m_mutex);
-    for (;;) {
-      m_caller_wakes.wait(lock, [&] { return m_begin_asked || !m_full.empty() || m_closed; });
-      if (m_begin_asked) {
-        const json* head = m_head;
-        lock.unlock();
-        const bool answer = sink.begin_entries(*head);
-        lock.lock();
-        m_begin_answer = answer;
-        m_begin_asked = false;
-        m_parser_wakes.notify_one();
-      } else if (!m_full.empty()) {
-        Batch batch = std::move(m_full.front());
-        m_full.pop_front();
-        m_parser_wakes.notify_one();
-        lock.unlock();
-        for (std::size_t k = 0; k < batch.count; ++k) {
-          sink.entry(batch.entries[k], batch.first + k, batch.works[k].get());
-        }
-        lock.lock();
-        m_spent.push_back(std::move(batch));
-      } else {
-        return;  // closed, and everything handed over
-      }
-    }
-  }
-  void cancel() {
-    {
-      std::lock_guard lock(m_mutex);
-      m_cancelled = true;
-    }
-    m_parser_wakes.notify_one();
-  }
-
- private:
-  static constexpr std::size_t k_batch = 256;  // entries per hand-over
-  static constexpr std::size_t k_queued = 4;   // batches waiting at most
-
-  struct Batch {
-    std::size_t first = 0;  // index of entries[0] in "benchmarks"
-    std::size_t count = 0;  // entries in use (the others are kept for reuse)
-    std::vector<StreamedEntry> entries;
-    std::vector<std::unique_ptr<EntryWork>> works;  // what prepare() made of each
-  };
-
-  EntrySink& m_sink;
-  std::mutex m_mutex;
-  std::condition_variable m_parser_wakes;
-  std::condition_variable m_caller_wakes;
-  Batch m_filling;  // parsing thread only
-  std::deque<Batch> m_full;
-  std::vector<Batch> m_spent;
-  const json* m_head = nullptr;
-  bool m_begin_asked = false;
-  bool m_begin_answer = false;
-  bool m_closed = false;
-  bool m_cancelled = false;
 };
 
 }  // namespace

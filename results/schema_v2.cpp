@@ -121,7 +121,7 @@ void v2_statistics(Database& db) {
 }
 
 // Readiness checks stored with each run (issue 15): one row per `gpubench doctor` check that
-// `gpubench run` ran before starting, in the order run (results/doctor.hpp).
+// `gpubench run` ran before starting, in the order run (results/doctor_store.hpp).
 void v2_doctor(Database& db) {
   db.exec(R"sql(
 CREATE TABLE doctor_checks (

@@ -4,22 +4,9 @@
 #include <string>
 
 #include "results/sqlite.hpp"
+#include "util/median.hpp"
 
 namespace gpubench::results::detail {
-namespace {
-
-// The median of [first, last) (reorders it); the range is not empty.
-double median_of(double* first, double* last) {
-  const std::ptrdiff_t n = last - first;
-  double* mid = first + n / 2;
-  std::nth_element(first, mid, last);
-  const double upper = *mid;
-  if (n % 2 == 1) return upper;
-  const double lower = *std::max_element(first, mid);
-  return lower + (upper - lower) / 2;
-}
-
-}  // namespace
 
 int32_t MedianAccumulator::slot_of(int64_t benchmark, int64_t metric, int64_t device) {
   if (benchmark != m_last_benchmark || m_last_first < 0) {
@@ -96,7 +83,7 @@ void MedianAccumulator::store(Database& db, int64_t suite_run_id) {
     double* first = sorted.data() + start[s];
     double* last = sorted.data() + start[s + 1];
     rows.push_back(Row{m_slots[s].benchmark, m_slots[s].metric, m_slots[s].device,
-                       static_cast<int64_t>(last - first), median_of(first, last)});
+                       static_cast<int64_t>(last - first), median_in_place(first, last)});
     if (rows.size() == k_batch) write(batch);
   }
   const std::vector<Row> rest = std::move(rows);

@@ -24,7 +24,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "results/doctor.hpp"
+#include "results/doctor_store.hpp"
 #include "results/model.hpp"
 
 namespace gpubench::results {

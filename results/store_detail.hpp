@@ -1,8 +1,10 @@
 // Internal to results/: the write steps of the store without their own transaction, so that
-// Store can combine them into one (a suite's row + samples + telemetry; a whole import).
+// Store can combine them into one (a suite's row + samples + telemetry; a whole import), and the
+// checks the store's files share.
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
@@ -17,6 +19,11 @@ namespace gpubench::results {
 class Database;
 
 namespace detail {
+
+// `path` in single quotes, as errors name a database (store.cpp).
+std::string quoted(const std::filesystem::path& path);
+// Throws Error(bad_input) when the database has no run `run_id` (store_runs.cpp).
+void require_run(Database& db, int64_t run_id);
 
 // Each of these runs inside a transaction the caller holds.
 // The run row (status running) with its host, environment, tags and GPUs; `lock` (nullable) is

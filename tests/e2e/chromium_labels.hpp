@@ -20,13 +20,44 @@ inline std::string find_chromium_binary() {
   return "";
 }
 
+// Loads a copy of `html` (in `dir`) in headless Chromium with `script` (JavaScript) added before
+// </body>; the script pushes its findings into the array `out`, which goes into a <pre> whose
+// text is returned ("chromium produced no check result" when there is none). The page itself has
+// no scripts. `window` ("1400,1000"): the window size, for checks of layout; "" the default.
+inline std::string chromium_script_result(const std::string& chromium,
+                                          const std::filesystem::path& html,
+                                          const std::filesystem::path& dir,
+                                          const std::string& script,
+                                          const std::string& window = "") {
+  std::string page = read_file(html);
+  page.insert(page.rfind("</body>"),
+              "<script>const out=[];" + script +
+                  "const pre=document.createElement('pre');pre.id='gpubench-check';"
+                  "pre.textContent=out.join(' ');document.body.appendChild(pre);</script>");
+  const std::filesystem::path copy = dir / ("check_" + html.filename().string());
+  write_file_atomic(copy, page);
+  harness::ProcessSpec spec;
+  spec.argv = {chromium, "--headless", "--no-sandbox", "--disable-gpu"};
+  if (!window.empty()) spec.argv.push_back("--window-size=" + window);
+  spec.argv.push_back("--dump-dom");
+  spec.argv.push_back("file://" + copy.string());
+  spec.stdout_path = dir / "chromium_dom.html";
+  spec.timeout_s = 120;
+  harness::run_process(spec);
+  std::filesystem::remove(copy);
+  const std::string dom = read_file(spec.stdout_path);
+  const std::string marker = "<pre id=\"gpubench-check\">";
+  const std::size_t at = dom.find(marker);
+  if (at == std::string::npos) return "chromium produced no check result";
+  const std::size_t from = at + marker.size();
+  return dom.substr(from, dom.find('<', from) - from);
+}
+
 inline std::string chromium_chart_check(const std::filesystem::path& html,
                                         const std::filesystem::path& dir) {
   const std::string chromium = find_chromium_binary();
   if (chromium.empty()) return "";
-  std::string page = read_file(html);
-  const std::string script = R"(<script>
-const out=[]; let labels=0;
+  return chromium_script_result(chromium, html, dir, R"(let labels=0;
 document.querySelectorAll('svg.chart').forEach((svg,i)=>{
   const w=svg.viewBox.baseVal.width, h=svg.viewBox.baseVal.height; const seen=new Set();
   const boxes=[];
@@ -38,25 +69,8 @@ document.querySelectorAll('svg.chart').forEach((svg,i)=>{
     if(t.classList.contains('lab')){ labels++;
       if(seen.has(t.textContent)) out.push('repeated in chart '+i+': '+t.textContent);
       seen.add(t.textContent);}});});
-const pre=document.createElement('pre'); pre.id='labelcheck';
-pre.textContent='labels='+labels+' '+(out.length?out.join(' | '):'OK');
-document.body.appendChild(pre);
-</script>)";
-  page.insert(page.rfind("</body>"), script);
-  const std::filesystem::path copy = dir / ("check_" + html.filename().string());
-  write_file_atomic(copy, page);
-  harness::ProcessSpec spec;
-  spec.argv = {chromium,        "--headless", "--no-sandbox",
-               "--disable-gpu", "--dump-dom", "file://" + copy.string()};
-  spec.stdout_path = dir / "chromium_dom.html";
-  spec.timeout_s = 120;
-  harness::run_process(spec);
-  const std::string dom = read_file(spec.stdout_path);
-  const std::string marker = "<pre id=\"labelcheck\">";
-  const std::size_t at = dom.find(marker);
-  if (at == std::string::npos) return "chromium produced no check result";
-  const std::size_t from = at + marker.size();
-  return dom.substr(from, dom.find('<', from) - from);
+const problems=out.splice(0); out.push('labels='+labels+' '+(problems.length?problems.join(' | '):'OK'));
+)");
 }
 
 }  // namespace gpubench::e2e

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "chromium_labels.hpp"
 #include "e2e_support.hpp"
 
 namespace gpubench::e2e {
@@ -58,22 +59,12 @@ std::vector<std::vector<std::string>> chart_labels(const std::string& html) {
   return charts;
 }
 
-std::string find_chromium() {
-  for (const char* p :
-       {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"}) {
-    if (fs::exists(p)) return p;
-  }
-  return "";
-}
-
 // Lays the page out in headless Chromium and measures every label: "OK" or what is clipped
 // (outside its SVG's view box) or repeated within a chart. The check script is added to a copy;
 // the report itself has no scripts.
 std::string chromium_label_check(const std::string& chromium, const fs::path& html,
                                  const fs::path& dir) {
-  std::string page = read_file(html);
-  const std::string script = R"(<script>
-const out=[];
+  return chromium_script_result(chromium, html, dir, R"(
 document.querySelectorAll('svg.chart').forEach((svg,i)=>{
   const w=svg.viewBox.baseVal.width; const seen=new Set();
   svg.querySelectorAll('text.lab').forEach(t=>{
@@ -81,25 +72,9 @@ document.querySelectorAll('svg.chart').forEach((svg,i)=>{
     if(b.x<0||b.x+b.width>w+0.5) out.push('clipped in chart '+i+': '+t.textContent);
     if(seen.has(t.textContent)) out.push('repeated in chart '+i+': '+t.textContent);
     seen.add(t.textContent);});});
-const pre=document.createElement('pre'); pre.id='labelcheck';
-pre.textContent='labels='+document.querySelectorAll('text.lab').length+' '+(out.length?out.join(' | '):'OK');
-document.body.appendChild(pre);
-</script>)";
-  page.insert(page.rfind("</body>"), script);
-  const fs::path copy = dir / ("check_" + html.filename().string());
-  write_file_atomic(copy, page);
-  harness::ProcessSpec spec;
-  spec.argv = {chromium,        "--headless", "--no-sandbox",
-               "--disable-gpu", "--dump-dom", "file://" + copy.string()};
-  spec.stdout_path = dir / "chromium_dom.html";
-  spec.timeout_s = 120;
-  harness::run_process(spec);
-  const std::string dom = read_file(spec.stdout_path);
-  const std::string marker = "<pre id=\"labelcheck\">";
-  const std::size_t at = dom.find(marker);
-  if (at == std::string::npos) return "chromium produced no check result";
-  const std::size_t from = at + marker.size();
-  return dom.substr(from, dom.find('<', from) - from);
+const problems=out.splice(0);
+out.push('labels='+document.querySelectorAll('text.lab').length+' '+(problems.length?problems.join(' | '):'OK'));
+)");
 }
 
 class AcceptExchange : public ::testing::Test {
@@ -326,7 +301,7 @@ TEST_F(AcceptExchange, HtmlLabelsAreWholeAndUniqueInChromium) {
   ASSERT_GT(total, 0u) << "no forest plot labels";
   EXPECT_LT(page.find("base_units:250k"), page.find("base_units:1M"));  // numeric, not string order
   // Rendered (when Chromium is installed; ci/setup installs it): no label clipped or repeated.
-  const std::string chromium = find_chromium();
+  const std::string chromium = find_chromium_binary();
   if (chromium.empty()) GTEST_SKIP() << "chromium not installed: layout check skipped";
   const std::string result = chromium_label_check(chromium, html, m_ws.root());
   EXPECT_EQ(result, "labels=" + std::to_string(total) + " OK");

@@ -2,6 +2,7 @@
 // `show` keeping expected NaN of Google Benchmark's aggregate rows out of the invalid-values table.
 #include <fstream>
 
+#include "chromium_labels.hpp"
 #include "e2e_support.hpp"
 
 namespace gpubench::e2e {
@@ -161,22 +162,12 @@ TEST(E2eReports, TextFitsColumns120) {
   EXPECT_EQ(c.out.rfind("FAIL: ", 0), 0u) << c.out;
 }
 
-std::string find_chromium() {
-  for (const char* p :
-       {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"}) {
-    if (fs::exists(p)) return p;
-  }
-  return "";
-}
-
 // Lays `html` out in headless Chromium (1400 px wide) and returns "OK" or what is wrong: tick
 // labels on one axis that overlap, result rows taller than 48 px. The check script goes into a
 // copy; the report itself has no scripts.
 std::string chromium_layout_check(const std::string& chromium, const fs::path& html,
                                   const fs::path& dir) {
-  std::string page = read_file(html);
-  const std::string script = R"(<script>
-const out=[]; let ticks=0, rows=0;
+  return chromium_script_result(chromium, html, dir, R"(let ticks=0, rows=0;
 document.querySelectorAll('svg.chart').forEach((svg,i)=>{
   const b=[...svg.querySelectorAll('text.tick')].map(t=>t.getBBox()); ticks+=b.length;
   for(let p=0;p<b.length;p++) for(let q=p+1;q<b.length;q++){
@@ -185,36 +176,16 @@ document.querySelectorAll('svg.chart').forEach((svg,i)=>{
                +' / '+svg.querySelectorAll('text.tick')[q].textContent);}});
 document.querySelectorAll('table.results tr').forEach((tr,i)=>{rows++;
   const h=tr.getBoundingClientRect().height; if(h>48) out.push('row '+i+' is '+Math.round(h)+' px');});
-const pre=document.createElement('pre'); pre.id='layoutcheck';
-pre.textContent='ticks='+ticks+' rows='+rows+' '+(out.length?out.join(' | '):'OK');
-document.body.appendChild(pre);
-</script>)";
-  page.insert(page.rfind("</body>"), script);
-  const fs::path copy = dir / ("check_" + html.filename().string());
-  std::ofstream(copy) << page;
-  harness::ProcessSpec spec;
-  spec.argv = {chromium,
-               "--headless",
-               "--no-sandbox",
-               "--disable-gpu",
-               "--window-size=1400,1000",
-               "--dump-dom",
-               "file://" + copy.string()};
-  spec.stdout_path = dir / "chromium_dom.html";
-  spec.timeout_s = 120;
-  harness::run_process(spec);
-  const std::string dom = read_file(spec.stdout_path);
-  const std::string marker = "<pre id=\"layoutcheck\">";
-  const std::size_t at = dom.find(marker);
-  if (at == std::string::npos) return "chromium produced no check result";
-  const std::size_t from = at + marker.size();
-  return dom.substr(from, dom.find('<', from) - from);
+const problems=out.splice(0);
+out.push('ticks='+ticks+' rows='+rows+' '+(problems.length?problems.join(' | '):'OK'));
+)",
+                                "1400,1000");
 }
 
 // Issue 26: axis labels ran together on a wide ratio axis and one long "why" made each row
 // 120-150 px tall. Fails on either, measured in the browser.
 TEST(E2eReports, HtmlTicksDoNotOverlapAndRowsStayLow) {
-  const std::string chromium = find_chromium();
+  const std::string chromium = find_chromium_binary();
   if (chromium.empty()) GTEST_SKIP() << "no chromium (ci/setup installs it)";
   Workspace ws;
   import_long_names(ws);
@@ -295,7 +266,7 @@ TEST(E2eReports, ManyGpusAreOneRowPerBenchmarkWithAStrip) {
   EXPECT_NE(page.find("<title>gpu3: +25"), std::string::npos) << page;
   EXPECT_EQ(page.find("<th>device</th>"), std::string::npos);  // not one row per GPU
 
-  const std::string chromium = find_chromium();
+  const std::string chromium = find_chromium_binary();
   if (chromium.empty()) GTEST_SKIP() << "no chromium (ci/setup installs it)";
   const std::string result = chromium_layout_check(chromium, html, ws.root());
   EXPECT_NE(result.find(" rows=4 "), std::string::npos) << result;  // header + 3 benchmarks

@@ -6,6 +6,7 @@
 
 #include <regex>
 
+#include "chromium_labels.hpp"
 #include "e2e_support.hpp"
 #include "history_fixture.hpp"
 #include "util/fs.hpp"
@@ -13,38 +14,10 @@
 namespace gpubench::e2e {
 namespace {
 
-std::string find_chromium() {
-  for (const char* p :
-       {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"}) {
-    if (fs::exists(p)) return p;
-  }
-  return "";
-}
-
-// Adds a check script to a copy of `page` (the site itself has none), loads it from file:// in
-// headless Chromium and returns what the script wrote.
+// Runs a check script on a copy of `page` (the site itself has none) in headless Chromium.
 std::string chromium_check(const std::string& chromium, const fs::path& page,
                            const std::string& check) {
-  std::string html = read_file(page);
-  html.insert(html.rfind("</body>"), "<script>const out=[];" + check +
-                                         "const pre=document.createElement('pre');pre.id='check';"
-                                         "pre.textContent=out.join(' ');"
-                                         "document.body.appendChild(pre);</script>");
-  const fs::path copy = page.parent_path() / ("check_" + page.filename().string());
-  write_file_atomic(copy, html);
-  harness::ProcessSpec spec;
-  spec.argv = {chromium,        "--headless", "--no-sandbox",
-               "--disable-gpu", "--dump-dom", "file://" + copy.string()};
-  spec.stdout_path = page.parent_path() / "dom.html";
-  spec.timeout_s = 120;
-  harness::run_process(spec);
-  fs::remove(copy);
-  const std::string dom = read_file(spec.stdout_path);
-  const std::string marker = "<pre id=\"check\">";
-  const std::size_t at = dom.find(marker);
-  if (at == std::string::npos) return "no check result";
-  const std::size_t from = at + marker.size();
-  return dom.substr(from, dom.find('<', from) - from);
+  return chromium_script_result(chromium, page, page.parent_path(), check);
 }
 
 TEST(E2eSite, IndexAndSeriesPageRenderWithTheChangeMarked) {
@@ -76,7 +49,7 @@ TEST(E2eSite, IndexAndSeriesPageRenderWithTheChangeMarked) {
   const CliResult again = ws.run({"site", "-o", site.string()});
   EXPECT_TRUE(contains(again.out, "0 pages written")) << again.out;
 
-  const std::string chromium = find_chromium();
+  const std::string chromium = find_chromium_binary();
   if (chromium.empty()) GTEST_SKIP() << "no Chromium to render the site";
   EXPECT_EQ(
       chromium_check(chromium, site / "index.html",
@@ -100,7 +73,7 @@ TEST(E2eSite, IndexAndSeriesPageRenderWithTheChangeMarked) {
 // `history --format html` (the same charts as the site's series pages, all on one page) in
 // headless Chromium: every series drawn, every change marked, no label outside its chart.
 TEST(E2eSite, HistoryHtmlRendersEveryChartWithTheChangeMarked) {
-  const std::string chromium = find_chromium();
+  const std::string chromium = find_chromium_binary();
   if (chromium.empty()) GTEST_SKIP() << "no Chromium to render the page";
   Workspace ws;
   make_fixture_db(ws.db(), 60, 41, 0.94, 7);

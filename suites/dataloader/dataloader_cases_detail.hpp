@@ -1,0 +1,44 @@
+// Internal to suites/dataloader/dataloader_*.cpp: what the benchmark bodies and registration
+// (dataloader_cases.cpp) share with the case sweep (dataloader_sweep.cpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "suites/dataloader/dataloader_cases.hpp"
+#include "suites/dataloader/dataset.hpp"
+#include "suites/dataloader/host_memory.hpp"
+#include "suites/dataloader/read_paths.hpp"
+
+namespace gpubench::dataloader::detail {
+
+constexpr std::size_t k_image_bytes = k_image_record_bytes;
+constexpr std::uint64_t k_seed = 42;
+
+struct ReadCase {
+  Format format = Format::raw;
+  ReadPath path = ReadPath::pread;
+  int workers = 2;
+  std::size_t record_bytes = k_image_bytes;
+  std::size_t batch = 16;
+  bool cold = false;
+  int step_us = 0;
+  bool h2d = false;
+  HostMemory memory = HostMemory::page_aligned;
+};
+
+struct Plan {
+  std::vector<std::pair<std::string, ReadCase>> reads;  // (kind, case)
+};
+
+// The dataset a case of `format` and `record_bytes` reads, sized by the profile.
+DatasetSpec spec_for(const SuiteConfig& config, Format format, std::size_t record_bytes);
+// The benchmark name of a read case of `kind` ("read", "train", "h2d").
+std::string read_name(const std::string& kind, const ReadCase& c);
+// The read cases the configuration sweeps, in registration order.
+Plan make_plan(const SuiteConfig& config);
+
+}  // namespace gpubench::dataloader::detail

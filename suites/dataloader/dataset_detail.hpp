@@ -1,0 +1,15 @@
+// Internal to suites/dataloader/dataset*.cpp: what the cache (dataset.cpp) and the writer
+// (dataset_writer.cpp) share.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+
+namespace gpubench::dataloader::detail {
+
+constexpr int k_layout_version = 1;  // bump when an on-disk layout changes
+
+// CRC32C of a whole file; throws Error(bad_input) naming it when it cannot be read.
+std::uint32_t file_crc32c(const std::filesystem::path& path);
+
+}  // namespace gpubench::dataloader::detail
