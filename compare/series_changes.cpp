@@ -75,6 +75,9 @@ std::optional<Prior> prior_of(const History& h, const SeriesHistory& s,
 void find_changes(const History& h, SeriesHistory& s,
                   std::map<std::pair<std::size_t, std::size_t>, std::vector<EnvDifference>>& memo,
                   const Prior* prior) {
+  // A series the stored scan still describes is reused, detectable or not (a series with a zero
+  // or negative median has no log medians and no change points either way).
+  if (prior != nullptr && prior->reuse_all) s.scan = ScanKind::reused;
   std::vector<double> logs;
   for (const RunPoint& p : s.points) {
     if (!(p.median > 0)) return;  // log medians need positive values

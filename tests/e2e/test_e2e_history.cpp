@@ -286,5 +286,33 @@ TEST(E2eHistory, RecordRecomputesOnlyTheTailsANewRunTouched) {
   EXPECT_EQ(ws.run({"history", "all", "--full"}).exit_code, 2);  // --full needs --record
 }
 
+// FIXTURE Google Benchmark file (made-up numbers): one benchmark with a time and a counter that
+// is 0 in every repetition (as the dataloader's resident_fraction of a cold read).
+constexpr const char* k_zero_counter = R"({"context": {"date": "2026-12-02T16:00:00+00:00",
+  "host_name": "fixture-host", "num_cpus": 2}, "benchmarks": [
+  {"name": "fx/read", "run_name": "fx/read", "run_type": "iteration", "repetitions": 2,
+   "repetition_index": 0, "threads": 1, "iterations": 1, "real_time": 100, "cpu_time": 90,
+   "time_unit": "ns", "resident_fraction": 0},
+  {"name": "fx/read", "run_name": "fx/read", "run_type": "iteration", "repetitions": 2,
+   "repetition_index": 1, "threads": 1, "iterations": 1, "real_time": 110, "cpu_time": 95,
+   "time_unit": "ns", "resident_fraction": 0}]})";
+
+// A series whose medians are 0 has no change points; a second record with nothing new reuses it
+// like any other series (it was counted as detected in full).
+TEST(E2eHistory, RecordReusesSeriesWithZeroMedians) {
+  Workspace ws;
+  const fs::path file = ws.root() / "zero.json";
+  write_file_atomic(file, k_zero_counter);
+  ASSERT_EQ(ws.run({"import", file.string(), "--suite", "fx"}).exit_code, 0);
+  const CliResult first = ws.run({"history", "all", "--record"});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_TRUE(contains(first.err, "of 2 series")) << first.err;
+  const CliResult again = ws.run({"history", "all", "--record"});
+  EXPECT_TRUE(contains(again.err,
+                       "detected in full: 0; on the tail only: 0, 0 runs in all; "
+                       "unchanged since the last --record: 2"))
+      << again.err;
+}
+
 }  // namespace
 }  // namespace gpubench::e2e
