@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "e2e_faults_support.hpp"
 #include "e2e_support.hpp"
 #include "results/ingest.hpp"
 
@@ -16,37 +17,9 @@ namespace {
 
 using nlohmann::json;
 
-// A raw SQLite connection for the tests that tamper with or lock the database.
-class RawDb {
- public:
-  explicit RawDb(const fs::path& path) {
-    if (sqlite3_open(path.c_str(), &m_db) != SQLITE_OK) ADD_FAILURE() << "cannot open " << path;
-  }
-  ~RawDb() { sqlite3_close(m_db); }
-  RawDb(const RawDb&) = delete;
-  RawDb& operator=(const RawDb&) = delete;
-  void exec(const std::string& sql) {
-    char* msg = nullptr;
-    if (sqlite3_exec(m_db, sql.c_str(), nullptr, nullptr, &msg) != SQLITE_OK) {
-      ADD_FAILURE() << sql << ": " << (msg ? msg : "?");
-      sqlite3_free(msg);
-    }
-  }
-  std::string scalar(const std::string& sql) {
-    sqlite3_stmt* st = nullptr;
-    std::string out;
-    if (sqlite3_prepare_v2(m_db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW) {
-      const unsigned char* t = sqlite3_column_text(st, 0);
-      out = t ? reinterpret_cast<const char*>(t) : "";
-    }
-    sqlite3_finalize(st);
-    return out;
-  }
-
- private:
-  sqlite3* m_db = nullptr;
-};
+// A raw SQLite connection for the tests that tamper with or lock the database (one class with
+// the fault tests: e2e_faults_support.hpp).
+using RawDb = FaultDb;
 
 std::size_t run_count(const Workspace& ws) {
   const CliResult r = ws.run({"runs", "--format", "json", ws.db_arg()});

@@ -14,6 +14,7 @@
 #include "suites/common/cuda/guard.hpp"
 #include "suites/fusion/device_runner.hpp"
 #include "suites/fusion/fusion_cases.hpp"
+#include "tests/gpu/require_device.hpp"
 
 namespace gpubench::kernels {
 void PrintTo(Precision p, std::ostream* os) {
@@ -28,13 +29,6 @@ void PrintTo(Family f, std::ostream* os) {
 
 namespace {
 
-#define REQUIRE_DEVICE()                                  \
-  do {                                                    \
-    const auto probe_ = suite::cuda::probe_devices();     \
-    if (probe_.count == 0) GTEST_SKIP() << probe_.reason; \
-    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);             \
-  } while (0)
-
 DeviceContext& context() {
   static auto* ctx = new DeviceContext(0);  // never destroyed: see suites/gemm/main.cpp
   return *ctx;
@@ -45,7 +39,7 @@ using Param = std::tuple<Family, Precision, std::uint64_t, std::uint64_t>;
 class EveryVersion : public ::testing::TestWithParam<Param> {};
 
 TEST_P(EveryVersion, ValidatesAgainstTheReference) {
-  REQUIRE_DEVICE();
+  GPUBENCH_REQUIRE_DEVICE();
   const auto [family, dtype, rows, cols] = GetParam();
   FusionCase c;
   c.family = family;
@@ -92,7 +86,7 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(GemmBiasGelu, EpilogueUnfusedAndGraphValidate) {
-  REQUIRE_DEVICE();
+  GPUBENCH_REQUIRE_DEVICE();
   for (Precision p : {Precision::bf16, Precision::fp16}) {
     FusionCase c;
     c.family = Family::gemm_bias_gelu;

@@ -13,18 +13,12 @@
 #include "suites/common/cuda/guard.hpp"
 #include "suites/common/cuda/timing.hpp"
 #include "suites/gemm/gemm_runner.hpp"
+#include "tests/gpu/require_device.hpp"
 
 namespace gpubench::gemm {
 namespace {
 
 using suite::cuda::CacheState;
-
-#define REQUIRE_DEVICE()                                  \
-  do {                                                    \
-    const auto probe_ = suite::cuda::probe_devices();     \
-    if (probe_.count == 0) GTEST_SKIP() << probe_.reason; \
-    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);             \
-  } while (0)
 
 DeviceContext& context() {
   static auto* ctx = new DeviceContext(0);  // never destroyed: see suites/gemm/main.cpp
@@ -39,7 +33,7 @@ double median(std::vector<double> v) {
 class GemmPerDtype : public ::testing::TestWithParam<std::tuple<DType, Api, Layout>> {};
 
 TEST_P(GemmPerDtype, ValidatesAndMeasuresThroughput) {
-  REQUIRE_DEVICE();
+  GPUBENCH_REQUIRE_DEVICE();
   const auto [dtype, api, layout] = GetParam();
   const GemmCase c{api, dtype, 512, 384, 256, layout, Cache::hot, 0};
   DeviceContext& dev = context();
@@ -83,7 +77,7 @@ INSTANTIATE_TEST_SUITE_P(AllTypes, GemmPerDtype,
                          });
 
 TEST(GemmGpu, ValidationCatchesAWrongResult) {
-  REQUIRE_DEVICE();
+  GPUBENCH_REQUIRE_DEVICE();
   const GemmCase c{Api::cublaslt, DType::bf16, 256, 256, 256, Layout::tn, Cache::hot, 0};
   PreparedGemm g(c, context());
   ASSERT_TRUE(g.validate().passed());
@@ -95,7 +89,7 @@ TEST(GemmGpu, ValidationCatchesAWrongResult) {
 }
 
 TEST(Timing, SpinGatedEmptyBatchIsShort) {
-  REQUIRE_DEVICE();
+  GPUBENCH_REQUIRE_DEVICE();
   DeviceContext& dev = context();
   std::vector<double> ms;
   for (int i = 0; i < 10; ++i)
@@ -105,7 +99,7 @@ TEST(Timing, SpinGatedEmptyBatchIsShort) {
 }
 
 TEST(Timing, BatchTimeScalesWithCallCount) {
-  REQUIRE_DEVICE();
+  GPUBENCH_REQUIRE_DEVICE();
   const GemmCase c{Api::cublaslt, DType::bf16, 2048, 2048, 2048, Layout::tn, Cache::hot, 0};
   DeviceContext& dev = context();
   PreparedGemm g(c, dev);
@@ -120,7 +114,7 @@ TEST(Timing, BatchTimeScalesWithCallCount) {
 }
 
 TEST(Timing, ClockProbeReadsAPlausibleClock) {
-  REQUIRE_DEVICE();
+  GPUBENCH_REQUIRE_DEVICE();
   DeviceContext& dev = context();
   const double mhz = dev.timer.probe_clock_mhz();
   EXPECT_GT(mhz, 100.0);
@@ -128,7 +122,7 @@ TEST(Timing, ClockProbeReadsAPlausibleClock) {
 }
 
 TEST(Timing, ColdSamplesFlushL2) {
-  REQUIRE_DEVICE();
+  GPUBENCH_REQUIRE_DEVICE();
   DeviceContext& dev = context();
   suite::cuda::L2Flusher flusher(static_cast<std::size_t>(dev.info.l2_bytes));
   EXPECT_GE(flusher.bytes(), static_cast<std::size_t>(dev.info.l2_bytes));
@@ -146,7 +140,7 @@ TEST(Timing, ColdSamplesFlushL2) {
 }
 
 TEST(Timing, SpinKernelGivesUpWhenTheHostNeverReleasesIt) {
-  REQUIRE_DEVICE();
+  GPUBENCH_REQUIRE_DEVICE();
   DeviceContext& dev = context();
   // A 20 ms timeout and a host that takes 200 ms to queue: the sample must be refused, not hang.
   suite::cuda::BatchTimer timer(dev.stream.get(), dev.info.clock_khz,
@@ -159,7 +153,7 @@ TEST(Timing, SpinKernelGivesUpWhenTheHostNeverReleasesIt) {
 }
 
 TEST(Guard, OutOfMemoryBecomesSkip) {
-  REQUIRE_DEVICE();
+  GPUBENCH_REQUIRE_DEVICE();
   const auto mem = suite::cuda::memory_info();
   try {
     suite::cuda::DeviceBuffer<unsigned char> huge(mem.total_bytes * 4);

@@ -16,10 +16,11 @@
 #include "suites/common/cuda/pair_timing.hpp"
 #include "suites/common/cuda/preload.hpp"
 #include "suites/common/cuda/resources.hpp"
-#include "suites/transfer/concurrent_pair_timer.hpp"
 #include "suites/common/cuda/timing.hpp"
 #include "suites/common/launch_ledger.hpp"
+#include "suites/transfer/concurrent_pair_timer.hpp"
 #include "suites/transfer/transfer_cuda.hpp"
+#include "tests/gpu/require_device.hpp"
 #include "util/fs.hpp"
 
 namespace gpubench::transfer {
@@ -28,18 +29,11 @@ namespace {
 namespace cu = suite::cuda;
 using json = nlohmann::json;
 
-#define REQUIRE_DEVICE()                                  \
-  do {                                                    \
-    const auto probe_ = cu::probe_devices();              \
-    if (probe_.count == 0) GTEST_SKIP() << probe_.reason; \
-    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);             \
-  } while (0)
-
 // The real timers and graph capture enter the ledger's scopes: a kernel never launched before
 // is refused inside a spin-gated batch (both timers) and inside capture, by name and without
 // being issued; after its preload the same batch runs. The SM copy preload loads both kernels.
 TEST(TransferGpu, FirstLaunchInsideABatchOrCaptureIsRefusedAfterPreloadItRuns) {
-  REQUIRE_DEVICE();
+  GPUBENCH_REQUIRE_DEVICE();
   const cu::DeviceInfo info = cu::query_device(0);
   cu::Stream stream = cu::Stream::create();
   cu::Stream second = cu::Stream::create();
@@ -72,7 +66,7 @@ TEST(TransferGpu, FirstLaunchInsideABatchOrCaptureIsRefusedAfterPreloadItRuns) {
 }
 
 TEST(TransferGpu, SmCopyKernelsCopyExactlyAndValidationSeesIt) {
-  REQUIRE_DEVICE();
+  GPUBENCH_REQUIRE_DEVICE();
   const std::size_t bytes = 3 << 20;
   const cu::DeviceInfo info = cu::query_device(0);
   cu::DeviceBuffer<unsigned char> src(bytes), dst(bytes);
@@ -100,7 +94,7 @@ TEST(TransferGpu, SmCopyKernelsCopyExactlyAndValidationSeesIt) {
 }
 
 TEST(TransferGpu, PairTimerTimesBothStreamsFromOneOrigin) {
-  REQUIRE_DEVICE();
+  GPUBENCH_REQUIRE_DEVICE();
   const std::size_t bytes = 64 << 20;
   cu::DeviceBuffer<unsigned char> a(bytes), b(bytes);
   cu::PinnedBuffer<unsigned char> h1(bytes, cu::HostMapping::unmapped);
@@ -121,7 +115,7 @@ TEST(TransferGpu, PairTimerTimesBothStreamsFromOneOrigin) {
 // finished on return; each direction's time covers its timed copies only. Two GPUs when the host
 // has them (each direction issued by its own GPU), else two streams of GPU 0.
 TEST(TransferGpu, ConcurrentPairTimerTimesEachDirectionOnItsOwnGpu) {
-  REQUIRE_DEVICE();
+  GPUBENCH_REQUIRE_DEVICE();
   int count = 0;
   ASSERT_EQ(cudaGetDeviceCount(&count), cudaSuccess);
   const int second = count > 1 ? 1 : 0;
@@ -181,7 +175,7 @@ bool explained(const std::string& message) {
 }
 
 TEST(TransferGpu, QuickCasesRunValidateAndPinnedBeatsPageable) {
-  REQUIRE_DEVICE();
+  GPUBENCH_REQUIRE_DEVICE();
   const json doc =
       run_suite("transfer", "(dir:h2d|dir:d2h|dir:bidir|dir:d2d).*bytes:(4096|67108864)/");
   std::map<std::string, double> gbps;
@@ -218,7 +212,7 @@ TEST(TransferGpu, QuickCasesRunValidateAndPinnedBeatsPageable) {
 }
 
 TEST(LaunchGpu, GraphBeatsOneByOneAtOneHundredKernelsAndLatenciesArePlausible) {
-  REQUIRE_DEVICE();
+  GPUBENCH_REQUIRE_DEVICE();
   const json doc = run_suite("launch", ".");
   bool chain = false, start = false;
   for (const auto& b : doc["benchmarks"]) {

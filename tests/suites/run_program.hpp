@@ -25,6 +25,20 @@ inline std::string shell_quote(const std::string& text) {
   return out + "'";
 }
 
+// Runs `command` through the shell: its exit code (128 + the signal when killed) and stdout
+// (with whatever the command redirects into it, e.g. "2>&1").
+inline ChildResult run_shell(const std::string& command) {
+  ChildResult result;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return result;
+  char buf[4096];
+  size_t got = 0;
+  while ((got = fread(buf, 1, sizeof buf, pipe)) > 0) result.out.append(buf, got);
+  const int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
 // Runs `program` from the build's bin directory with `env` (NAME=value) added to the environment.
 inline ChildResult run_program(const std::string& program, const std::vector<std::string>& args,
                                const std::vector<std::string>& env = {}) {
@@ -35,15 +49,8 @@ inline ChildResult run_program(const std::string& program, const std::vector<std
   cmd += " " + shell_quote((std::filesystem::path(GPUBENCH_BIN_DIR) / program).string());
   for (const auto& a : args) cmd += " " + shell_quote(a);
   cmd += " 2>" + shell_quote(err_path.string());
-  ChildResult result;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return result;
-  char buf[4096];
-  size_t got = 0;
-  while ((got = fread(buf, 1, sizeof buf, pipe)) > 0) result.out.append(buf, got);
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  result.err = read_file(err_path);
+  ChildResult result = run_shell(cmd);
+  if (std::filesystem::exists(err_path)) result.err = read_file(err_path);
   return result;
 }
 

@@ -13,26 +13,17 @@
 #include <set>
 #include <string>
 
+#include "tests/suites/run_program.hpp"
 #include "util/sample_state.hpp"
 
 namespace {
 
-struct Result {
-  int exit_code = -1;
-  std::string out;
-};
+using Result = gpubench::testing::ChildResult;
 
+// gpubench-gemm with `args` (shell words), stderr into the output.
 Result run(const std::string& args) {
-  const std::string cmd = std::string(GPUBENCH_BIN_DIR) + "/gpubench-gemm " + args + " 2>&1";
-  Result r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf{};
-  std::size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return gpubench::testing::run_shell(std::string(GPUBENCH_BIN_DIR) + "/gpubench-gemm " + args +
+                                      " 2>&1");
 }
 
 nlohmann::json info() {
@@ -69,7 +60,10 @@ TEST(GemmSuite, WithoutDeviceEveryCaseIsSkippedWithTheReason) {
     GTEST_SKIP() << "a CUDA device is present; tests/gpu cover the real run";
   const std::string reason = j["reason"];
   // The cause is named (issue 9): no driver, an old driver, or no visible device.
-  EXPECT_TRUE(std::regex_search(reason, std::regex("(no NVIDIA driver|no usable NVIDIA driver|NVIDIA driver older|no CUDA device)"))) << reason;
+  EXPECT_TRUE(std::regex_search(
+      reason,
+      std::regex("(no NVIDIA driver|no usable NVIDIA driver|NVIDIA driver older|no CUDA device)")))
+      << reason;
   const Result r = run("--benchmark_format=json --benchmark_out_format=json");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const auto doc = nlohmann::json::parse(r.out.substr(r.out.find('{')));

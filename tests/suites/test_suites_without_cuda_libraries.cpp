@@ -13,26 +13,16 @@
 #include <string>
 #include <vector>
 
+#include "tests/suites/run_program.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
 namespace {
 
-struct Result {
-  int exit_code = -1;
-  std::string out;
-};
+using Result = gpubench::testing::ChildResult;
 
 Result run(const std::string& cmd) {
-  Result r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf{};
-  std::size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return gpubench::testing::run_shell(cmd);
 }
 
 std::vector<std::string> suites() {
