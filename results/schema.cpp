@@ -255,10 +255,13 @@ CREATE TABLE change_points (
   detail           TEXT  -- JSON: runs and environment differences around the change
 );
 CREATE INDEX change_points_series ON change_points(benchmark_id, metric_id, hardware_class);
+)sql";
 
--- Public view: one row per sample with everything needed to read it.
-CREATE VIEW v_samples AS
-SELECT s.id              AS sample_id,
+}  // namespace
+
+// v_samples as v1 documented it: its columns and its joins up to the GPU (every later version
+// keeps them, adding its own; schema_v2.cpp recreates the view from these).
+const char* const k_v_samples_v1_columns = R"sql(s.id              AS sample_id,
        r.id              AS run_id,
        r.uuid            AS run_uuid,
        r.started_at      AS run_started_at,
@@ -282,17 +285,23 @@ SELECT s.id              AS sample_id,
        s.throttled       AS throttled,
        s.sm_clock_mhz    AS sm_clock_mhz,
        s.temperature_c   AS temperature_c,
-       s.power_w         AS power_w
-FROM samples s
+       s.power_w         AS power_w)sql";
+const char* const k_v_samples_joins = R"sql(FROM samples s
 JOIN suite_runs sr ON sr.id = s.suite_run_id
 JOIN runs r ON r.id = sr.run_id
 JOIN hosts h ON h.id = r.host_id
 JOIN benchmarks b ON b.id = s.benchmark_id
-JOIN metrics m ON m.id = s.metric_id
-LEFT JOIN run_gpus rg ON rg.run_id = r.id AND rg.device_index = s.device_index
-LEFT JOIN gpu_devices g ON g.id = COALESCE(s.gpu_device_id, rg.gpu_device_id);
+JOIN metrics m ON m.id = s.metric_id)sql";
 
--- Public view: one row per run with its environment.
+namespace {
+
+// v1's v_samples: the GPU from run_gpus by device index, or the sample's own GPU.
+constexpr const char* k_v_samples_v1_gpu_join = R"sql(
+LEFT JOIN run_gpus rg ON rg.run_id = r.id AND rg.device_index = s.device_index
+LEFT JOIN gpu_devices g ON g.id = COALESCE(s.gpu_device_id, rg.gpu_device_id);)sql";
+
+// Public view: one row per run with its environment.
+constexpr const char* k_v_runs_v1 = R"sql(
 CREATE VIEW v_runs AS
 SELECT r.id               AS run_id,
        r.uuid             AS run_uuid,
@@ -330,6 +339,10 @@ JOIN configurations c ON c.id = r.configuration_id;
 
 void create_v1(Database& db) {
   db.exec(k_schema_v1);
+  // Public view: one row per sample with everything needed to read it.
+  db.exec(std::string("CREATE VIEW v_samples AS\nSELECT ") + k_v_samples_v1_columns + "\n" +
+          k_v_samples_joins + "\n" + k_v_samples_v1_gpu_join);
+  db.exec(k_v_runs_v1);
 }
 
 void write_versions(Database& db, int version, int compatible) {

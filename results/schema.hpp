@@ -32,6 +32,11 @@ void apply_v4(Database& db);
 // The v4 -> v5 step (results/schema_v5.cpp).
 void apply_v5(Database& db);
 
+// v_samples as v1 documented it (schema.cpp): its column list and its joins up to the GPU. Every
+// version that recreates the view keeps them and adds its own (schema_v2.cpp).
+extern const char* const k_v_samples_v1_columns;
+extern const char* const k_v_samples_joins;
+
 // migrations()[i] migrates version i to i + 1; version 0 is an empty database.
 const std::vector<Migration>& migrations();
 

@@ -144,47 +144,14 @@ void v2_views(Database& db) {
   // v_samples: the GPU comes from the sample's own gpu_device_id (mapped by UUID at ingest), no
   // longer from run_gpus joined on an index (NVML and CUDA number GPUs differently). New
   // columns: cuda_ordinal, gpu_pci_bus_id and the three sample states.
-  db.exec(R"sql(
-DROP VIEW v_samples;
-CREATE VIEW v_samples AS
-SELECT s.id              AS sample_id,
-       r.id              AS run_id,
-       r.uuid            AS run_uuid,
-       r.started_at      AS run_started_at,
-       h.hostname        AS host,
-       g.name            AS gpu_name,
-       g.uuid            AS gpu_uuid,
-       s.device_index    AS device_index,
-       sr.id             AS suite_run_id,
-       b.suite           AS suite,
-       b.name            AS benchmark,
-       b.case_name       AS case_name,
-       b.params          AS params,
-       m.name            AS metric,
-       m.unit            AS unit,
-       m.direction       AS direction,
-       s.kind            AS kind,
-       s.repetition      AS repetition,
-       s.value           AS value,
-       s.iterations      AS iterations,
-       s.threads         AS threads,
-       s.throttled       AS throttled,
-       s.sm_clock_mhz    AS sm_clock_mhz,
-       s.temperature_c   AS temperature_c,
-       s.power_w         AS power_w,
-       s.device_index    AS cuda_ordinal,
+  db.exec("DROP VIEW v_samples");
+  db.exec(std::string("CREATE VIEW v_samples AS\nSELECT ") + k_v_samples_v1_columns + ",\n" +
+          R"sql(       s.device_index    AS cuda_ordinal,
        g.pci_bus_id      AS gpu_pci_bus_id,
        s.power_limited          AS power_limited,
        s.thermal_or_hw_slowdown AS thermal_or_hw_slowdown,
-       s.clock_below_expected   AS clock_below_expected
-FROM samples s
-JOIN suite_runs sr ON sr.id = s.suite_run_id
-JOIN runs r ON r.id = sr.run_id
-JOIN hosts h ON h.id = r.host_id
-JOIN benchmarks b ON b.id = s.benchmark_id
-JOIN metrics m ON m.id = s.metric_id
-LEFT JOIN gpu_devices g ON g.id = s.gpu_device_id;
-)sql");
+       s.clock_below_expected   AS clock_below_expected)sql" +
+          "\n" + k_v_samples_joins + "\nLEFT JOIN gpu_devices g ON g.id = s.gpu_device_id");
 }
 
 }  // namespace
