@@ -13,6 +13,7 @@
 
 #include "results/aggregates.hpp"
 #include "results/ingest_detail.hpp"
+#include "results/multi_row_insert.hpp"
 #include "results/sqlite.hpp"
 #include "results/store.hpp"
 #include "util/error.hpp"
@@ -186,16 +187,15 @@ void Ingester::insert_sample(int64_t metric, double value) {
 }
 
 void Ingester::flush() {
-  if (m_pending.size() == k_batch) {
-    // Every state in m_states belongs to a pending sample.
-    if (std::none_of(m_states.begin(), m_states.end(), has_state)) {
-      bind_rows(m_insert_narrow, k_narrow_columns, k_batch);
-    } else {
-      bind_rows(m_insert_batch, k_columns, k_batch);
-    }
-  } else {
-    for (size_t i = 0; i < m_pending.size(); ++i) bind_rows(m_insert_sample, k_columns, 1, i);
-  }
+  // A full buffer is one statement: the narrow one when no pending sample has a state (every
+  // state in m_states belongs to a pending sample). What finish() leaves goes row by row.
+  const bool narrow =
+      m_pending.size() == k_batch && std::none_of(m_states.begin(), m_states.end(), has_state);
+  Statement& many = narrow ? m_insert_narrow : m_insert_batch;
+  insert_rows(many, m_insert_sample, k_batch, m_pending.size(),
+              [&](Statement& st, size_t first, size_t rows) {
+                bind_rows(st, &st == &m_insert_narrow ? k_narrow_columns : k_columns, rows, first);
+              });
   m_pending.clear();
   // Only the current entry's state can be used by samples still to come.
   if (m_states.size() > 1) {
@@ -219,24 +219,18 @@ void Ingester::insert_invalid(const SampleState& s, const std::string& metric,
 }
 
 std::string Ingester::insert_samples_sql(size_t rows, int columns) {
-  std::string sql =
+  std::string head =
       "INSERT INTO samples(suite_run_id, benchmark_id, metric_id, device_index, "
       "gpu_device_id, repetition, kind, value, iterations, threads";
   if (columns == k_columns) {
-    sql +=
+    head +=
         ", throttled, sm_clock_mhz, temperature_c, power_w, throttle_reasons, "
         "power_limited, thermal_or_hw_slowdown, clock_below_expected, window_start_s, "
         "window_end_s";
   }
-  // ?1 is the suite run in every row, bound once (bindings outlive run()); each row's other
-  // columns take the next numbers.
-  sql += ") VALUES ";
-  for (size_t r = 0; r < rows; ++r) {
-    sql += r == 0 ? "(?1" : ", (?1";
-    for (int c = 1; c < columns; ++c) sql += ", ?";
-    sql += ")";
-  }
-  return sql;
+  // ?1 is the suite run in every row, bound once; each row's other columns take the next numbers.
+  head += ") VALUES ";
+  return multi_row_sql(head, rows, columns, {}, FirstValue::shared);
 }
 
 bool Ingester::has_state(const SampleState& s) {
@@ -249,7 +243,7 @@ void Ingester::bind_rows(Statement& st, int columns, size_t rows, size_t first) 
   for (size_t r = 0; r < rows; ++r) {
     const Row& row = m_pending[first + r];
     const SampleState& s = m_states[row.state];
-    const int b = static_cast<int>(r) * (columns - 1);
+    const int b = row_offset(r, columns, FirstValue::shared);
     st.bind(b + 2, s.benchmark).bind(b + 3, row.metric);
     st.bind(b + 4, s.device_index).bind(b + 5, s.gpu_device).bind(b + 6, s.repetition);
     st.bind_static(b + 7, s.kind).bind(b + 8, row.value).bind(b + 9, s.iterations);
@@ -261,7 +255,6 @@ void Ingester::bind_rows(Statement& st, int columns, size_t rows, size_t first) 
     st.bind(b + 18, s.clock_below_expected).bind(b + 19, s.window_start_s);
     st.bind(b + 20, s.window_end_s);
   }
-  st.run();
 }
 
 }  // namespace detail
@@ -320,37 +313,34 @@ void detail::DocumentIngest::State::add(PreparedEntry& p) {
 IngestSummary detail::DocumentIngest::State::finish() {
   in.finish();
   IngestSummary summary;
-  // k_outcome_batch rows per statement (each benchmark once, so no two rows of one statement
-  // conflict; a row already stored for this suite run is updated).
+  // 64 rows per statement (each benchmark once, so no two rows of one statement conflict; a row
+  // already stored for this suite run is updated).
   constexpr size_t k_outcome_batch = 64;
+  constexpr int k_outcome_columns = 5;
   auto outcome_sql = [](size_t rows) {
-    std::string sql =
+    return multi_row_sql(
         "INSERT INTO benchmark_outcomes(suite_run_id, benchmark_id, position, status, message) "
-        "VALUES ";
-    for (size_t r = 0; r < rows; ++r) sql += r == 0 ? "(?, ?, ?, ?, ?)" : ", (?, ?, ?, ?, ?)";
-    return sql +
-           " ON CONFLICT(suite_run_id, benchmark_id) DO UPDATE SET status = excluded.status, "
-           "message = excluded.message";
+        "VALUES ",
+        rows, k_outcome_columns,
+        " ON CONFLICT(suite_run_id, benchmark_id) DO UPDATE SET status = excluded.status, "
+        "message = excluded.message");
   };
   Statement batch = db.prepare(outcome_sql(k_outcome_batch));
   Statement one = db.prepare(outcome_sql(1));
-  for (size_t first = 0; first < order.size(); first += k_outcome_batch) {
-    const size_t rows = std::min(k_outcome_batch, order.size() - first);
-    for (size_t done = 0; done < rows;) {
-      Statement& st = rows == k_outcome_batch ? batch : one;
-      const size_t n = rows == k_outcome_batch ? rows : 1;
-      for (size_t r = 0; r < n; ++r) {
-        const int64_t bench = order[first + done + r];
-        const Outcome& o = outcomes[bench];
-        const int p = static_cast<int>(r) * 5;
-        st.bind(p + 1, suite_run_id).bind(p + 2, bench).bind(p + 3, o.position);
-        st.bind(p + 4, to_string(o.status)).bind(p + 5, o.message);
-        if (o.status == BenchmarkStatus::error) ++summary.errors;
-        if (o.status == BenchmarkStatus::skipped) ++summary.skipped;
-      }
-      st.run();
-      done += n;
-    }
+  insert_rows(batch, one, k_outcome_batch, order.size(),
+              [&](Statement& st, size_t first, size_t rows) {
+                for (size_t r = 0; r < rows; ++r) {
+                  const int64_t bench = order[first + r];
+                  const Outcome& o = outcomes[bench];
+                  const int p = row_offset(r, k_outcome_columns);
+                  st.bind(p + 1, suite_run_id).bind(p + 2, bench).bind(p + 3, o.position);
+                  st.bind(p + 4, to_string(o.status)).bind(p + 5, o.message);
+                }
+              });
+  for (int64_t bench : order) {
+    const BenchmarkStatus status = outcomes[bench].status;
+    if (status == BenchmarkStatus::error) ++summary.errors;
+    if (status == BenchmarkStatus::skipped) ++summary.skipped;
   }
   // Benchmarks with only aggregate rows are kept as such, never refused (issue 23).
   mark_aggregate_only(db, suite_run_id);

@@ -121,9 +121,9 @@ class Ingester {
   };
 
   // Binds `rows` pending rows from `first` into `st`, a statement of `columns` columns a row
-  // (k_columns, or the first k_narrow_columns when no row has a state), and runs it. The kinds
-  // are bound without a copy: m_states holds them until the statement has run.
-  void bind_rows(Statement& st, int columns, size_t rows, size_t first = 0);
+  // (k_columns, or the first k_narrow_columns when no row has a state). The kinds are bound
+  // without a copy: m_states holds them until the statement has run.
+  void bind_rows(Statement& st, int columns, size_t rows, size_t first);
 
   std::vector<Row> m_pending;
   std::vector<SampleState> m_states;  // of the pending samples, then the current entry's

@@ -1,8 +1,11 @@
+// The per-run series medians (series_medians.hpp): gathered while samples are ingested, then
+// stored in one pass.
 #include "results/series_medians.hpp"
 
 #include <algorithm>
 #include <string>
 
+#include "results/multi_row_insert.hpp"
 #include "results/sqlite.hpp"
 #include "util/median.hpp"
 
@@ -42,34 +45,6 @@ void MedianAccumulator::store(Database& db, int64_t suite_run_id) {
     Statement del = db.prepare("DELETE FROM series_medians WHERE suite_run_id = ?1");
     del.bind(1, suite_run_id).run();
   }
-  // Rows go in k_batch at a time (one multi-row INSERT costs about what one row does).
-  constexpr std::size_t k_batch = 64;
-  auto sql = [](std::size_t rows) {
-    std::string text =
-        "INSERT INTO series_medians(suite_run_id, benchmark_id, metric_id, device_index, n, "
-        "median) VALUES ";
-    for (std::size_t r = 0; r < rows; ++r)
-      text += r == 0 ? "(?, ?, ?, ?, ?, ?)" : ", (?, ?, ?, ?, ?, ?)";
-    return text;
-  };
-  Statement batch = db.prepare(sql(k_batch));
-  Statement one = db.prepare(sql(1));
-  struct Row {
-    int64_t benchmark, metric, device, n;
-    double median;
-  };
-  std::vector<Row> rows;
-  rows.reserve(k_batch);
-  auto write = [&](Statement& st) {
-    int p = 0;
-    for (const Row& r : rows) {
-      st.bind(p + 1, suite_run_id).bind(p + 2, r.benchmark).bind(p + 3, r.metric);
-      st.bind(p + 4, r.device).bind(p + 5, r.n).bind(p + 6, r.median);
-      p += 6;
-    }
-    st.run();
-    rows.clear();
-  };
   // The values by slot (a counting sort), then each slot's median, in slot order.
   std::vector<std::size_t> start(m_slots.size() + 1, 0);
   for (const auto& [slot, value] : m_values) ++start[static_cast<std::size_t>(slot) + 1];
@@ -79,19 +54,33 @@ void MedianAccumulator::store(Database& db, int64_t suite_run_id) {
     std::vector<std::size_t> at(start.begin(), start.end() - 1);
     for (const auto& [slot, value] : m_values) sorted[at[static_cast<std::size_t>(slot)]++] = value;
   }
+  std::vector<double> medians(m_slots.size());
   for (std::size_t s = 0; s < m_slots.size(); ++s) {
-    double* first = sorted.data() + start[s];
-    double* last = sorted.data() + start[s + 1];
-    rows.push_back(Row{m_slots[s].benchmark, m_slots[s].metric, m_slots[s].device,
-                       static_cast<int64_t>(last - first), median_in_place(first, last)});
-    if (rows.size() == k_batch) write(batch);
+    medians[s] = median_in_place(sorted.data() + start[s], sorted.data() + start[s + 1]);
   }
-  const std::vector<Row> rest = std::move(rows);
-  rows.clear();
-  for (const Row& r : rest) {
-    rows.push_back(r);
-    write(one);
-  }
+  // Rows go in k_batch at a time (one multi-row INSERT costs about what one row does).
+  constexpr std::size_t k_batch = 64;
+  constexpr int k_columns = 6;
+  auto sql = [](std::size_t rows) {
+    return multi_row_sql(
+        "INSERT INTO series_medians(suite_run_id, benchmark_id, metric_id, device_index, n, "
+        "median) VALUES ",
+        rows, k_columns);
+  };
+  Statement batch = db.prepare(sql(k_batch));
+  Statement one = db.prepare(sql(1));
+  insert_rows(batch, one, k_batch, m_slots.size(),
+              [&](Statement& st, std::size_t first, std::size_t rows) {
+                for (std::size_t r = 0; r < rows; ++r) {
+                  const std::size_t s = first + r;
+                  const Slot& slot = m_slots[s];
+                  const int p = row_offset(r, k_columns);
+                  st.bind(p + 1, suite_run_id).bind(p + 2, slot.benchmark).bind(p + 3, slot.metric);
+                  st.bind(p + 4, slot.device);
+                  st.bind(p + 5, static_cast<int64_t>(start[s + 1] - start[s]));
+                  st.bind(p + 6, medians[s]);
+                }
+              });
   m_first.clear();
   m_slots.clear();
   m_values.clear();
