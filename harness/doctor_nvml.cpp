@@ -15,6 +15,7 @@
 #include "harness/nvml.hpp"
 #include "harness/process.hpp"
 #include "util/fs.hpp"
+#include "util/nvml_abi.hpp"
 #include "util/strings.hpp"
 
 namespace gpubench::harness {
@@ -23,9 +24,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using nvmlReturn_t = int;  // NVML_SUCCESS = 0
-using nvmlDevice_t = void*;
-constexpr nvmlReturn_t k_success = 0;
+using nvml_abi::k_success;
+using nvml_abi::nvmlReturn_t;
+using nvmlDevice_t = void*;          // as Nvml::device_handle() gives it
 constexpr int k_aggregate_ecc = 1;   // nvmlEccCounterType_t NVML_AGGREGATE_ECC
 constexpr int k_clock_graphics = 0;  // nvmlClockType_t NVML_CLOCK_GRAPHICS
 constexpr int k_pstate_0 = 0;        // nvmlPstates_t NVML_PSTATE_0

@@ -6,29 +6,24 @@
 #include <map>
 #include <vector>
 
+#include "util/nvml_abi.hpp"
+
 namespace gpubench::harness {
 
 namespace {
 
-// The NVML ABI pieces gpubench uses, declared from the NVML API reference (no nvml.h needed).
-using nvmlReturn_t = int;  // NVML_SUCCESS = 0
-using nvmlDevice_t = struct nvmlDevice_st*;
-constexpr nvmlReturn_t k_success = 0;
+// The NVML ABI pieces gpubench uses, declared from the NVML API reference (no nvml.h needed):
+// the ones link_probe.cpp shares from util/nvml_abi.hpp, then this reader's own.
+using nvml_abi::k_success;
+using nvml_abi::nvmlDevice_t;
+using nvml_abi::nvmlPciInfo_t;
+using nvml_abi::nvmlReturn_t;
 constexpr nvmlReturn_t k_error_invalid_argument = 2;
 constexpr nvmlReturn_t k_error_insufficient_size = 7;
 constexpr int k_volatile_ecc = 0;  // nvmlEccCounterType_t NVML_VOLATILE_ECC
 // nvmlPageRetirementCause_t: multiple single-bit ECC errors = 0, a double-bit ECC error = 1.
 constexpr int k_retirement_causes[] = {0, 1};
 
-struct nvmlPciInfo_t {
-  char busIdLegacy[16];
-  unsigned int domain;
-  unsigned int bus;
-  unsigned int device;
-  unsigned int pciDeviceId;
-  unsigned int pciSubSystemId;
-  char busId[32];
-};
 struct nvmlMemory_t {
   unsigned long long total;
   unsigned long long free;

@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <utility>
 
 #include "kernels/common/precision.hpp"
 
@@ -117,6 +118,20 @@ cudaError_t dispatch(Precision p, F&& f) {
       return f(__nv_bfloat16{});
   }
   return cudaErrorInvalidValue;
+}
+
+// The row-wise families (layernorm, softmax) give each row a block, and gridDim.x is at most
+// 2^31 - 1.
+inline constexpr std::uint64_t k_max_rows = 0x7fffffffull;
+
+// Their launchers' checks before dispatch(precision, f): a version that does not support the
+// shape, or more rows than blocks, is invalid; no rows is nothing to do.
+template <class F>
+cudaError_t dispatch_rows(bool version_supported, Precision p, std::uint64_t rows, F&& f) {
+  if (!version_supported) return cudaErrorInvalidValue;
+  if (rows == 0) return cudaSuccess;
+  if (rows > k_max_rows) return cudaErrorInvalidValue;
+  return dispatch(p, std::forward<F>(f));
 }
 
 }  // namespace gpubench::kernels::device

@@ -172,10 +172,7 @@ __global__ void fused_register_kernel(const T* __restrict__ x, const T* __restri
 int launch(Version v, Precision precision, const void* x, const void* res, const void* gamma,
            const void* beta, void* s, void* y, std::uint64_t rows, std::uint64_t cols,
            CUstream_st* stream) {
-  if (!version_supports(v, precision, cols)) return cudaErrorInvalidValue;
-  if (rows == 0) return cudaSuccess;
-  if (rows > 0x7fffffffull) return cudaErrorInvalidValue;
-  return static_cast<int>(device::dispatch(precision, [&](auto tag) -> cudaError_t {
+  const auto launch_typed = [&](auto tag) -> cudaError_t {
     using T = decltype(tag);
     const T* xt = static_cast<const T*>(x);
     const T* rt = static_cast<const T*>(res);
@@ -223,7 +220,9 @@ int launch(Version v, Precision precision, const void* x, const void* res, const
       }
     }
     return cudaErrorInvalidValue;
-  }));
+  };
+  return static_cast<int>(
+      device::dispatch_rows(version_supports(v, precision, cols), precision, rows, launch_typed));
 }
 
 }  // namespace gpubench::kernels::layernorm

@@ -98,10 +98,7 @@ __global__ void online_kernel(const T* __restrict__ x, T* __restrict__ y, std::u
 
 int launch(Version v, Precision precision, const void* x, void* y, float* scratch,
            std::uint64_t rows, std::uint64_t cols, CUstream_st* stream) {
-  if (!version_supports(v, precision, cols)) return cudaErrorInvalidValue;
-  if (rows == 0) return cudaSuccess;
-  if (rows > 0x7fffffffull) return cudaErrorInvalidValue;
-  return static_cast<int>(device::dispatch(precision, [&](auto tag) -> cudaError_t {
+  const auto launch_typed = [&](auto tag) -> cudaError_t {
     using T = decltype(tag);
     const T* xt = static_cast<const T*>(x);
     T* yt = static_cast<T*>(y);
@@ -124,7 +121,9 @@ int launch(Version v, Precision precision, const void* x, void* y, float* scratc
         static_cast<unsigned int>((rows + k_warps_per_block - 1) / k_warps_per_block);
     online_kernel<T><<<blocks, threads, 0, stream>>>(xt, yt, rows, cols);
     return cudaGetLastError();
-  }));
+  };
+  return static_cast<int>(
+      device::dispatch_rows(version_supports(v, precision, cols), precision, rows, launch_typed));
 }
 
 }  // namespace gpubench::kernels::softmax

@@ -231,13 +231,6 @@ std::optional<double> scaling_efficiency(double busbw_n, double busbw_two) {
   return busbw_n / busbw_two;
 }
 
-double median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
 std::optional<SlowRank> find_slow_rank(const std::vector<RankTime>& ranks, double threshold) {
   if (ranks.size() < 2) return std::nullopt;
   std::vector<double> times;

@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "util/median.hpp"  // median(), for the sweep, the reports and their tests
+
 namespace gpubench::allreduce {
 
 enum class Collective { allreduce, allgather, reduce_scatter, broadcast };
@@ -119,9 +121,6 @@ struct SlowRank {
 std::optional<SlowRank> find_slow_rank(const std::vector<RankTime>& ranks, double threshold = 1.10);
 // "rank 3 (host node02, local rank 1, GPU GPU-...) took 1.42x the median rank's time"
 std::string describe(const SlowRank& slow);
-
-// Median of a non-empty vector (copied); 0 for an empty one.
-double median(std::vector<double> values);
 
 // `allreduce/<collective>/dtype:<dtype>/mode:<placement>/bytes:<n>/ranks:<n>[/scope:<scope>]
 // [/device:host]` (scope only when not world).

@@ -36,6 +36,7 @@
 #include "suites/common/cuda/device.hpp"
 #include "suites/common/cuda/guard.hpp"
 #include "suites/common/cuda/libraries.hpp"
+#include "suites/common/suite_support.hpp"
 
 namespace gpubench::allreduce {
 
@@ -476,11 +477,8 @@ void register_nccl_cases() {
               })->Iterations(1);
               continue;
             }
-            benchmark::RegisterBenchmark(c.name.c_str(),
-                                         [c](benchmark::State& state) { run_nccl_case(state, c); })
-                ->UseManualTime()
-                ->Iterations(1)
-                ->Unit(benchmark::kMicrosecond);
+            suite::register_timed(c.name, 1,
+                                  [c](benchmark::State& state) { run_nccl_case(state, c); });
           }
         }
       }

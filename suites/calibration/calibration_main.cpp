@@ -13,9 +13,8 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <cstdint>
-#include <cstring>
-#include <iostream>
 #include <string>
 
 #include "suites/calibration/calibration_plan.hpp"
@@ -70,20 +69,14 @@ int main(int argc, char** argv) {
   using namespace gpubench::suite;
   namespace cal = gpubench::suites::calibration;
 
-  bool info_only = false;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--gpubench_info") == 0) info_only = true;
-    if (std::strcmp(argv[i], "--gpubench_plan") == 0) info_only = true;
-  }
+  const bool info_only =
+      has_arg(argc, argv, "--gpubench_info") || has_arg(argc, argv, "--gpubench_plan");
   double scale = 1.0;
   std::string scale_error;
   try {
     scale = cal::calibration_scale_from_env();
   } catch (const gpubench::Error& e) {
-    if (!info_only) {
-      std::cerr << "gpubench-calibration: error: " << e.what() << "\n";
-      return static_cast<int>(e.code());
-    }
+    if (!info_only) return report_error("gpubench-calibration", e);
     scale_error = e.what();
   }
 
@@ -101,26 +94,17 @@ int main(int argc, char** argv) {
       {"work_units", "units", Direction::higher,
        "Work units per call after scaling: describes the case, not a measurement", Role::parameter},
   };
-  info.availability = [scale_error] {
-    Availability avail;
-    if (!scale_error.empty()) {
-      avail.runnable = false;
-      avail.reason = scale_error;
-    }
-    return avail;
-  };
+  info.availability = [scale_error] { return available_unless(scale_error); };
   info.plan = [scale](const PlanRequest& request) { return cal::plan_calibration(request, scale); };
   info.register_benchmarks = [scale] {
     for (const CalibrationCase& c : k_cases) {
       const std::string name = cal::case_name(c);
       const auto calls = static_cast<benchmark::IterationCount>(
           std::max<std::uint64_t>(1, k_units_per_repetition / c.base_units));
-      benchmark::RegisterBenchmark(
-          name.c_str(),
-          [c, scale](benchmark::State& state) { calibration_benchmark(state, c, scale); })
-          ->UseManualTime()
-          ->Iterations(calls)
-          ->Unit(benchmark::kMillisecond);
+      register_timed(
+          name, calls,
+          [c, scale](benchmark::State& state) { calibration_benchmark(state, c, scale); },
+          benchmark::kMillisecond);
     }
   };
   benchmark::AddCustomContext("gpubench.calibration_scale", gpubench::format_significant(scale, 6));

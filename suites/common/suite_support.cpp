@@ -1,3 +1,4 @@
+// suite_main() (--gpubench_info, --gpubench_plan, the run) and the helpers suite mains share.
 #include "suites/common/suite_support.hpp"
 
 #include <cstdlib>
@@ -68,6 +69,33 @@ void fail(benchmark::State& state, std::string_view reason) {
   state.SkipWithError(msg.c_str());
 }
 
+Availability available_unless(std::string reason) {
+  Availability avail;
+  if (!reason.empty()) {
+    avail.runnable = false;
+    avail.reason = std::move(reason);
+  }
+  return avail;
+}
+
+std::string device_cases_note(const std::string& unavailable_reason) {
+  return unavailable_reason.empty() ? "device cases: available"
+                                    : "device cases: skipped: " + unavailable_reason;
+}
+
+bool has_arg(int argc, char** argv, std::string_view flag) {
+  for (int i = 1; i < argc; ++i) {
+    if (argv[i] == flag) return true;
+  }
+  return false;
+}
+
+int report_error(std::string_view program, const Error& e) {
+  // e.what() is already format_error_message(what, why, fix).
+  std::cerr << program << ": error: " << e.what() << "\n";
+  return static_cast<int>(e.code());
+}
+
 namespace {
 // --gpubench_plan: the plan as one JSON line on stdout. Nothing is registered or run.
 int print_plan(int argc, char** argv, const SuiteInfo& info) {
@@ -77,8 +105,7 @@ int print_plan(int argc, char** argv, const SuiteInfo& info) {
     request.gpus = plan_count_from_args(argc, argv, "gpubench_plan_gpus").value_or(0);
     request.repetitions = plan_count_from_args(argc, argv, "gpubench_plan_repetitions").value_or(0);
   } catch (const Error& e) {
-    std::cerr << "gpubench-" << info.name << ": error: " << e.what() << "\n";
-    return static_cast<int>(e.code());
+    return report_error("gpubench-" + info.name, e);
   }
   SuitePlan plan;
   if (info.plan) {
@@ -94,22 +121,18 @@ int print_plan(int argc, char** argv, const SuiteInfo& info) {
 }  // namespace
 
 int suite_main(int argc, char** argv, const SuiteInfo& info) {
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--gpubench_plan") == 0) return print_plan(argc, argv, info);
-  }
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--gpubench_info") == 0) {
-      Availability avail = info.availability ? info.availability() : Availability{};
-      nlohmann::json out = {{"suite", info.name},
-                            {"description", info.description},
-                            {"metrics", metrics_array(info.metrics)},
-                            {"runnable", avail.runnable},
-                            {"reason", avail.reason},
-                            {"notes", avail.notes},
-                            {"gpubench_version", build_info::k_version}};
-      std::cout << out.dump() << std::endl;
-      return 0;
-    }
+  if (has_arg(argc, argv, "--gpubench_plan")) return print_plan(argc, argv, info);
+  if (has_arg(argc, argv, "--gpubench_info")) {
+    Availability avail = info.availability ? info.availability() : Availability{};
+    nlohmann::json out = {{"suite", info.name},
+                          {"description", info.description},
+                          {"metrics", metrics_array(info.metrics)},
+                          {"runnable", avail.runnable},
+                          {"reason", avail.reason},
+                          {"notes", avail.notes},
+                          {"gpubench_version", build_info::k_version}};
+    std::cout << out.dump() << std::endl;
+    return 0;
   }
   const Profile profile = profile_from_env();
   benchmark::AddCustomContext("gpubench.suite", info.name);

@@ -1,5 +1,5 @@
 // What every suite executable shares: how it declares its metrics, how it skips, which profile
-// it runs, and its main().
+// it runs, its main(), and the small steps every suite's own main() repeats around it.
 //
 // A suite is a standard Google Benchmark binary. On top of Google Benchmark's flags it accepts
 //   --gpubench_info   print one JSON object (suite, metrics, availability) to stdout and exit 0
@@ -17,7 +17,12 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
+
+namespace gpubench {
+class Error;
+}
 
 namespace gpubench::suite {
 
@@ -78,6 +83,40 @@ std::string metrics_json(const std::vector<MetricSpec>& metrics);
 void skip(benchmark::State& state, std::string_view reason);
 // Reports a failure (wrong result, API error): the run of this benchmark is an error.
 void fail(benchmark::State& state, std::string_view reason);
+
+// Registers a benchmark that times its own samples (State::SetIterationTime, e.g. CUDA events or
+// a thread's CPU clock): exactly `samples` iterations per repetition, so every repetition measures
+// the same amount of work, reported in `unit`. `run(state)` is the benchmark's body. Returns the
+// benchmark for further settings.
+template <class Run>
+benchmark::internal::Benchmark* register_timed(const std::string& name,
+                                               benchmark::IterationCount samples, Run run,
+                                               benchmark::TimeUnit unit = benchmark::kMicrosecond) {
+  return benchmark::RegisterBenchmark(name.c_str(), std::move(run))
+      ->UseManualTime()
+      ->Iterations(samples)
+      ->Unit(unit);
+}
+
+// Runnable unless `reason` (why no case can run: no device, a bad setting) is non-empty; then
+// every benchmark will be skipped and --gpubench_info says why.
+Availability available_unless(std::string reason);
+
+// The --gpubench_info note on a suite's device cases, for suites that also have host cases:
+// "device cases: available", or "device cases: skipped: <unavailable_reason>".
+std::string device_cases_note(const std::string& unavailable_reason);
+// The same note in a build without CUDA, where the device cases do not exist.
+inline constexpr const char* k_device_cases_not_built =
+    "device cases: not built (gpubench was built without CUDA)";
+
+// Whether argv (argv[0] aside) holds `flag` exactly, e.g. "--gpubench_info": mains look before
+// suite_main() does, to skip work that listing and planning do not need.
+bool has_arg(int argc, char** argv, std::string_view flag);
+
+// Prints `e` on stderr as "<program>: error: <what> (<why>; <fix>)", the CLI's format, and returns
+// the exit code it carries: what a suite's main returns for a bad flag or setting, before any
+// benchmark runs. `program` is e.g. "gpubench-launch".
+int report_error(std::string_view program, const Error& e);
 
 // The whole main() of a suite: handles --gpubench_info, declares metrics in the custom context,
 // registers benchmarks, runs them. Returns the process exit code.

@@ -296,46 +296,36 @@ void register_dataloader_benchmarks(const SuiteConfig& config) {
   stored = config;
   g_config = &stored;
   const int iters = config.iterations;
+  // Every case times its own samples (wall or CPU clocks around the work), in milliseconds.
+  constexpr benchmark::TimeUnit ms = benchmark::kMillisecond;
   for (int w : config.workers) {
-    benchmark::RegisterBenchmark(
-        ("dataloader/ceiling/kind:memcpy/threads:" + std::to_string(w)).c_str(), bm_memcpy_ceiling,
-        w)
-        ->Iterations(iters)
-        ->UseManualTime()
-        ->Unit(benchmark::kMillisecond);
+    suite::register_timed(
+        "dataloader/ceiling/kind:memcpy/threads:" + std::to_string(w), iters,
+        [w](benchmark::State& state) { bm_memcpy_ceiling(state, w); }, ms);
   }
   for (std::size_t rb : config.record_sizes) {
-    benchmark::RegisterBenchmark(
-        ("dataloader/ceiling/kind:seq_read/format:raw/record_bytes:" + std::to_string(rb)).c_str(),
-        bm_seq_read_ceiling, rb)
-        ->Iterations(iters)
-        ->UseManualTime()
-        ->Unit(benchmark::kMillisecond);
+    suite::register_timed(
+        "dataloader/ceiling/kind:seq_read/format:raw/record_bytes:" + std::to_string(rb), iters,
+        [rb](benchmark::State& state) { bm_seq_read_ceiling(state, rb); }, ms);
   }
   for (const auto& [kind, c] : make_plan(config).reads) {
-    benchmark::RegisterBenchmark(read_name(kind, c).c_str(), bm_pipeline, c)
-        ->Iterations(iters)
-        ->UseManualTime()
-        ->Unit(benchmark::kMillisecond);
+    suite::register_timed(
+        read_name(kind, c), iters,
+        [read_case = c](benchmark::State& state) { bm_pipeline(state, read_case); }, ms);
   }
   for (Format f : {Format::csv, Format::jsonl}) {
-    benchmark::RegisterBenchmark(("dataloader/parse/format:" + std::string(to_string(f)) +
-                                  "/record_bytes:" + std::to_string(k_image_bytes))
-                                     .c_str(),
-                                 bm_parse, f, k_image_bytes)
-        ->Iterations(5 * iters)
-        ->UseManualTime()
-        ->Unit(benchmark::kMillisecond);
+    suite::register_timed(
+        "dataloader/parse/format:" + std::string(to_string(f)) +
+            "/record_bytes:" + std::to_string(k_image_bytes),
+        5 * iters, [f](benchmark::State& state) { bm_parse(state, f, k_image_bytes); }, ms);
   }
   // The generator's write rate; 1 GiB only in the full profile (it writes and deletes 1 GiB).
   const std::uint64_t mib = config.profile == Profile::full       ? 1024
                             : config.profile == Profile::standard ? 256
                                                                   : 32;
-  benchmark::RegisterBenchmark(
-      ("dataloader/generate/format:raw/MiB:" + std::to_string(mib)).c_str(), bm_generate, mib)
-      ->Iterations(1)
-      ->UseManualTime()
-      ->Unit(benchmark::kMillisecond);
+  suite::register_timed(
+      "dataloader/generate/format:raw/MiB:" + std::to_string(mib), 1,
+      [mib](benchmark::State& state) { bm_generate(state, mib); }, ms);
 }
 
 std::vector<std::string> availability_notes() {

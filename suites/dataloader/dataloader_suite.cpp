@@ -1,9 +1,5 @@
 // gpubench-dataloader: how fast this machine can feed its GPUs. Thin main over dataloader_core.
-#include <cstdlib>
-#include <cstring>
-#include <iostream>
-
-#include "suites/common/device_selection.hpp"
+#include "suites/common/device_flag.hpp"
 #include "suites/common/suite_support.hpp"
 #include "suites/dataloader/dataloader_cases.hpp"
 #include "suites/dataloader/dataloader_plan.hpp"
@@ -64,24 +60,17 @@ int main(int argc, char** argv) {
     a.notes = gpubench::dataloader::availability_notes();
     return a;
   };
-  bool info_only = false;
-  bool plan_only = false;  // --gpubench_plan: the configuration, no preflight, nothing generated
-  for (int i = 1; i < argc; ++i) {
-    info_only = info_only || std::strcmp(argv[i], "--gpubench_info") == 0;
-    plan_only = plan_only || std::strcmp(argv[i], "--gpubench_plan") == 0;
-  }
+  const bool info_only = gpubench::suite::has_arg(argc, argv, "--gpubench_info");
+  // --gpubench_plan: the configuration, no preflight, nothing generated
+  const bool plan_only = gpubench::suite::has_arg(argc, argv, "--gpubench_plan");
   // --device N / GPUBENCH_DEVICE: the GPU the staging buffers (NUMA-local to it) and the H2D
   // copies are for. "all" or unset: device 0 (the pipeline feeds one GPU per process).
   try {
-    const auto request =
-        gpubench::suite::take_device_request(argc, argv, std::getenv("GPUBENCH_DEVICE"));
     const auto devices =
-        gpubench::suite::resolve_devices(request, gpubench::dataloader::cuda_device_count());
+        gpubench::suite::take_devices(argc, argv, gpubench::dataloader::cuda_device_count);
     gpubench::dataloader::set_staging_device(devices.empty() ? 0 : devices.front());
   } catch (const gpubench::Error& e) {
-    std::cerr << "gpubench: error: "
-              << gpubench::format_error_message(e.what_failed(), e.why(), e.fix()) << "\n";
-    return static_cast<int>(e.code());
+    return gpubench::suite::report_error("gpubench", e);
   }
   benchmark::AddCustomContext("gpubench.devices", gpubench::dataloader::staging_devices_json());
   gpubench::dataloader::SuiteConfig config;
@@ -91,9 +80,7 @@ int main(int argc, char** argv) {
       config = gpubench::dataloader::load_suite_config(gpubench::suite::profile_from_env());
       if (!plan_only) gpubench::dataloader::preflight(config);
     } catch (const gpubench::Error& e) {
-      std::cerr << "gpubench: error: "
-                << gpubench::format_error_message(e.what_failed(), e.why(), e.fix()) << "\n";
-      return static_cast<int>(e.code());
+      return gpubench::suite::report_error("gpubench", e);
     }
   }
   info.plan = [&config](const gpubench::suite::PlanRequest& request) {

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -247,24 +248,17 @@ void run_device_case(benchmark::State& state, const FusionCase& c, const std::st
     }
     const Timing t = time_variant(p, c, dev, 0, &state);
     const double call_ms = median(t.per_call_ms);
-    const std::string key = baseline_key(c);
-    const std::size_t repetition = baselines().next_repetition(benchmark_name(c));
-    if (c.variant == Variant::v1) {
-      baselines().record(key, call_ms);
-    } else if (!baselines().for_repetition(key, repetition)) {
-      FusionCase v1 = c;
-      v1.variant = Variant::v1;
+    const std::optional<double> speedup = speedup_over_v1(c, call_ms, [&](const FusionCase& v1) {
       p.prepare(Variant::v1);
-      baselines().record(key, median(time_variant(p, v1, dev, 5, nullptr).per_call_ms));
-    }
+      return median(time_variant(p, v1, dev, 5, nullptr).per_call_ms);
+    });
     const double gb_per_s =
         call_ms > 0 ? static_cast<double>(fused_bytes(c)) / (call_ms * 1e-3) / 1e9 : 0.0;
     state.counters["time_per_call_us"] = call_ms * 1e3;
     state.counters["GB_per_s"] = gb_per_s;
     if (dev.peak_gb_per_s > 0 && reports_dram_pct_of_peak(c))
       state.counters["pct_of_peak"] = 100.0 * gb_per_s / dev.peak_gb_per_s;
-    if (const auto base = baselines().for_repetition(key, repetition); base && call_ms > 0)
-      state.counters["speedup_over_v1"] = c.variant == Variant::v1 ? 1.0 : *base / call_ms;
+    if (speedup) state.counters["speedup_over_v1"] = *speedup;
     state.counters["launches_per_call"] = launches_per_call(c);
     if (c.family == Family::gemm_bias_gelu && call_ms > 0)
       state.counters["TFLOP_per_s"] = gemm_flops(c) / (call_ms * 1e-3) / 1e12;

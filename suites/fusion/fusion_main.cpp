@@ -5,8 +5,6 @@
 //
 // Flags besides Google Benchmark's: --device N | all (or GPUBENCH_DEVICE), --gpubench_info.
 #include <algorithm>
-#include <cstdlib>
-#include <iostream>
 #include <string>
 #include <vector>
 
@@ -19,7 +17,7 @@
 #if GPUBENCH_FUSION_DEVICE
 #include "suites/common/cuda/device.hpp"
 #include "suites/common/cuda/libraries.hpp"
-#include "suites/common/device_selection.hpp"
+#include "suites/common/device_flag.hpp"
 #include "suites/fusion/device_fusion.hpp"
 #endif
 
@@ -64,14 +62,13 @@ int fusion_main(int argc, char** argv) {
   std::vector<int> devices;
   std::string device_reason;
   try {
-    const auto request = suite::take_device_request(argc, argv, std::getenv("GPUBENCH_DEVICE"));
-    const auto probe = suite::cuda::probe_devices();
-    device_reason = probe.reason;
-    devices = suite::resolve_devices(request, probe.count);
+    devices = suite::take_devices(argc, argv, [&] {
+      const auto probe = suite::cuda::probe_devices();
+      device_reason = probe.reason;
+      return probe.count;
+    });
   } catch (const gpubench::Error& e) {
-    std::cerr << "gpubench-fusion: error: "
-              << format_error_message(e.what_failed(), e.why(), e.fix()) << "\n";
-    return static_cast<int>(e.code());
+    return suite::report_error("gpubench-fusion", e);
   }
   add_device_context(devices, device_reason);
   suite::cuda::add_libraries_context({suite::cuda::Library::cublasLt});
@@ -93,12 +90,11 @@ int fusion_main(int argc, char** argv) {
     a.notes.push_back("host cases: " + std::to_string(cpus) + " usable CPUs, threads up to " +
                       std::to_string(std::max(cpus - 1, 1)) + " (one left to the harness)");
 #if GPUBENCH_FUSION_DEVICE
-    a.notes.push_back(device_reason.empty() ? "device cases: available"
-                                            : "device cases: skipped: " + device_reason);
+    a.notes.push_back(suite::device_cases_note(device_reason));
     a.notes.push_back("gemm_bias_gelu cases: " +
                       suite::cuda::library_note(suite::cuda::Library::cublasLt));
 #else
-    a.notes.push_back("device cases: not built (gpubench was built without CUDA)");
+    a.notes.push_back(suite::k_device_cases_not_built);
 #endif
     return a;
   };

@@ -20,6 +20,7 @@
 #include "kernels/bias_gelu/bias_gelu_reference.hpp"
 #include "kernels/common/random_normal.hpp"
 #include "suites/common/cuda/check.hpp"
+#include "suites/common/cuda/cublaslt_handles.hpp"
 #include "suites/common/cuda/guard.hpp"
 #include "suites/common/dtype.hpp"
 #include "suites/common/validation.hpp"
@@ -32,18 +33,8 @@ namespace {
 
 namespace cu = suite::cuda;
 
-template <class Handle, cublasStatus_t (*Destroy)(Handle)>
-struct LtDestroy {
-  void operator()(Handle h) const noexcept { (void)Destroy(h); }
-};
-using MatmulDesc = cu::UniqueHandle<cublasLtMatmulDesc_t,
-                                    LtDestroy<cublasLtMatmulDesc_t, cublasLtMatmulDescDestroy>>;
-using MatrixLayout =
-    cu::UniqueHandle<cublasLtMatrixLayout_t,
-                     LtDestroy<cublasLtMatrixLayout_t, cublasLtMatrixLayoutDestroy>>;
-using Preference =
-    cu::UniqueHandle<cublasLtMatmulPreference_t,
-                     LtDestroy<cublasLtMatmulPreference_t, cublasLtMatmulPreferenceDestroy>>;
+using cu::MatmulDesc;
+using cu::MatrixLayout;
 
 constexpr std::uint64_t k_seed_w = 11;
 constexpr std::uint64_t k_seed_x = 12;
@@ -59,10 +50,7 @@ suite::ElementKind element_kind(Precision p) {
 }
 
 MatrixLayout make_layout(Precision p, std::uint64_t rows, std::uint64_t cols) {
-  cublasLtMatrixLayout_t layout = nullptr;
-  GPUBENCH_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&layout, cuda_type(p), rows, cols,
-                                                   static_cast<std::int64_t>(rows)));
-  return MatrixLayout(layout);
+  return cu::make_column_major_layout(cuda_type(p), rows, cols);
 }
 
 class GemmBiasGeluCase : public PreparedCase {
@@ -182,17 +170,12 @@ class GemmBiasGeluCase : public PreparedCase {
   }
 
   cublasLtMatmulAlgo_t choose(const MatmulDesc& desc, const char* what, std::string& text) {
-    cublasLtMatmulPreference_t raw = nullptr;
-    GPUBENCH_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&raw));
-    Preference pref(raw);
-    const std::uint64_t ws = m_workspace.bytes();
-    GPUBENCH_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
-        raw, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
+    const cu::MatmulPreference pref = cu::make_workspace_preference(m_workspace.bytes());
     cublasLtMatmulHeuristicResult_t result{};
     int returned = 0;
     const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(
         m_dev.cublaslt.get(), desc.get(), m_a_layout.get(), m_b_layout.get(), m_d_layout.get(),
-        m_d_layout.get(), raw, 1, &result, &returned);
+        m_d_layout.get(), pref.get(), 1, &result, &returned);
     if (status != CUBLAS_STATUS_SUCCESS || returned == 0) {
       throw suite::SkipCase(std::string("the cuBLASLt heuristic returned no algorithm (") + what +
                             ") for " + baseline_key(m_case) + " on " + m_dev.info.name + " (" +

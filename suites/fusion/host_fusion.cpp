@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "kernels/bias_gelu/bias_gelu_reference.hpp"
@@ -253,21 +254,14 @@ void run_host_case(benchmark::State& state, const FusionCase& c) {
     state.SetIterationTime(iteration_s / calls);  // Google Benchmark's time: the mean per call
   }
   const double call_ms = median(per_call_ms);  // the counters: the median per call
-  const std::string key = baseline_key(c);
-  const std::size_t repetition = baselines().next_repetition(benchmark_name(c));
-  if (c.variant == Variant::v1) {
-    baselines().record(key, call_ms);
-  } else if (!baselines().for_repetition(key, repetition)) {
-    FusionCase v1 = c;
-    v1.variant = Variant::v1;
+  const std::optional<double> speedup = speedup_over_v1(c, call_ms, [&](const FusionCase& v1) {
     const double v1_probe_ms = median(time_calls(v1, d, pool, 3));
-    baselines().record(key, median(time_calls(v1, d, pool, calls_for_min_time(v1_probe_ms))));
-  }
+    return median(time_calls(v1, d, pool, calls_for_min_time(v1_probe_ms)));
+  });
   const double bytes = static_cast<double>(fused_bytes(c));
   state.counters["time_per_call_us"] = call_ms * 1e3;
   state.counters["GB_per_s"] = call_ms > 0 ? bytes / (call_ms * 1e-3) / 1e9 : 0.0;
-  if (const auto base = baselines().for_repetition(key, repetition); base && call_ms > 0)
-    state.counters["speedup_over_v1"] = c.variant == Variant::v1 ? 1.0 : *base / call_ms;
+  if (speedup) state.counters["speedup_over_v1"] = *speedup;
   state.counters["passes_per_call"] = passes_per_call(c);
   state.SetLabel("fp32 on " + std::to_string(c.threads) + " thread(s), median of " +
                  std::to_string(per_call_ms.size()) + " calls; perfect-fusion bytes " +

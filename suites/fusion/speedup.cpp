@@ -23,11 +23,20 @@ Baselines& baselines() {
   return registry;
 }
 
-double median(std::vector<double> values) {
-  if (values.empty()) return 0.0;
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+std::optional<double> speedup_over_v1(const FusionCase& c, double call_ms,
+                                      const std::function<double(const FusionCase& v1)>& time_v1) {
+  const std::string key = baseline_key(c);
+  const std::size_t repetition = baselines().next_repetition(benchmark_name(c));
+  if (c.variant == Variant::v1) {
+    baselines().record(key, call_ms);
+  } else if (!baselines().for_repetition(key, repetition)) {
+    FusionCase v1 = c;
+    v1.variant = Variant::v1;
+    baselines().record(key, time_v1(v1));
+  }
+  if (const auto base = baselines().for_repetition(key, repetition); base && call_ms > 0)
+    return c.variant == Variant::v1 ? 1.0 : *base / call_ms;
+  return std::nullopt;
 }
 
 }  // namespace gpubench::fusion

@@ -7,10 +7,14 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "suites/fusion/fusion_cases.hpp"
+#include "util/median.hpp"  // median(), for the runners and their tests
 
 namespace gpubench::fusion {
 
@@ -31,7 +35,12 @@ class Baselines {
 // The process's registry (suites run one benchmark at a time; not thread-safe).
 Baselines& baselines();
 
-// Median of the values (0 for none).
-double median(std::vector<double> values);
+// One repetition of `c` (median per-call time `call_ms`) against the process's baselines, shared
+// by the host and device runners. v1 records call_ms. A variant whose v1 has no repetition this
+// far first records time_v1(v1), where v1 is `c` with variant v1 and time_v1 returns its median
+// per-call time in ms. Returns the speed-up over v1 (1 for v1 itself); empty without a baseline
+// or when call_ms is not positive.
+std::optional<double> speedup_over_v1(const FusionCase& c, double call_ms,
+                                      const std::function<double(const FusionCase& v1)>& time_v1);
 
 }  // namespace gpubench::fusion

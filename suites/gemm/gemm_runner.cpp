@@ -10,8 +10,10 @@
 
 #include "kernels/common/random_normal.hpp"
 #include "suites/common/cuda/check.hpp"
+#include "suites/common/cuda/cublaslt_handles.hpp"
 #include "suites/common/cuda/graph.hpp"
 #include "suites/common/cuda/guard.hpp"
+#include "util/median.hpp"
 
 namespace gpubench::gemm {
 
@@ -101,38 +103,17 @@ float input_stddev(DType dtype) {
   return dtype == DType::int8 ? 32.0f : 1.0f;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  if (n == 0) return 0.0;
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 std::string mib(std::size_t bytes) {
   return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB";
 }
 
-template <class Handle, cublasStatus_t (*Destroy)(Handle)>
-struct LtDestroy {
-  void operator()(Handle h) const noexcept { (void)Destroy(h); }
-};
-using MatmulDesc =
-    suite::cuda::UniqueHandle<cublasLtMatmulDesc_t,
-                              LtDestroy<cublasLtMatmulDesc_t, cublasLtMatmulDescDestroy>>;
-using MatrixLayout =
-    suite::cuda::UniqueHandle<cublasLtMatrixLayout_t,
-                              LtDestroy<cublasLtMatrixLayout_t, cublasLtMatrixLayoutDestroy>>;
-using Preference = suite::cuda::UniqueHandle<
-    cublasLtMatmulPreference_t,
-    LtDestroy<cublasLtMatmulPreference_t, cublasLtMatmulPreferenceDestroy>>;
+using suite::cuda::MatmulDesc;
+using suite::cuda::MatrixLayout;
 
+// Column-major, leading dimension = rows.
 MatrixLayout make_layout(ElementKind kind, std::int64_t rows, std::int64_t cols) {
-  cublasLtMatrixLayout_t layout = nullptr;
-  // Column-major, leading dimension = rows.
-  GPUBENCH_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&layout, cuda_type(kind),
-                                                   static_cast<std::uint64_t>(rows),
-                                                   static_cast<std::uint64_t>(cols), rows));
-  return MatrixLayout(layout);
+  return suite::cuda::make_column_major_layout(cuda_type(kind), static_cast<std::uint64_t>(rows),
+                                               static_cast<std::uint64_t>(cols));
 }
 
 template <class T>
@@ -255,17 +236,13 @@ void PreparedGemm::set_up_cublaslt() {
 
 void PreparedGemm::choose_algorithm() {
   const GemmCase& c = m_case;
-  cublasLtMatmulPreference_t pref_raw = nullptr;
-  GPUBENCH_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref_raw));
-  Preference pref(pref_raw);
-  const std::uint64_t ws = m_workspace.bytes();
-  GPUBENCH_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
-      pref_raw, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
+  const suite::cuda::MatmulPreference pref =
+      suite::cuda::make_workspace_preference(m_workspace.bytes());
   std::vector<cublasLtMatmulHeuristicResult_t> results(k_requested_algorithms);
   int returned = 0;
   const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(
       m_dev.cublaslt.get(), m_lt->desc.get(), m_lt->a.get(), m_lt->b.get(), m_lt->c.get(),
-      m_lt->c.get(), pref_raw, k_requested_algorithms, results.data(), &returned);
+      m_lt->c.get(), pref.get(), k_requested_algorithms, results.data(), &returned);
   const std::string what = std::string(suite::to_string(c.dtype)) + " m=" + std::to_string(c.m) +
                            " n=" + std::to_string(c.n) + " k=" + std::to_string(c.k) + " layout " +
                            to_string(c.layout);

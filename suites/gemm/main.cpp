@@ -16,7 +16,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <iostream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -27,7 +26,7 @@
 #include "suites/common/cuda/device.hpp"
 #include "suites/common/cuda/guard.hpp"
 #include "suites/common/cuda/libraries.hpp"
-#include "suites/common/device_selection.hpp"
+#include "suites/common/device_flag.hpp"
 #include "suites/common/peak.hpp"
 #include "suites/common/sample_state_counters.hpp"
 #include "suites/common/suite_support.hpp"
@@ -35,6 +34,7 @@
 #include "suites/gemm/gemm_plan.hpp"
 #include "suites/gemm/gemm_runner.hpp"
 #include "util/error.hpp"
+#include "util/median.hpp"
 
 namespace gpubench::gemm {
 namespace {
@@ -87,13 +87,6 @@ std::string describe_sizes(const GemmCase& c) {
   std::snprintf(text, sizeof text, "%.2f GiB of operands", gib);
   return "m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) + " k=" + std::to_string(c.k) +
          " " + suite::to_string(c.dtype) + ", " + text;
-}
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  if (n == 0) return 0.0;
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 void run_case(benchmark::State& state, const GemmCase& c, const std::string& name) {
@@ -153,7 +146,7 @@ void run_case(benchmark::State& state, const GemmCase& c, const std::string& nam
       suite::fail(state, "validation failed: " + report.summary());
       return;
     }
-    const double call_ms = median_of(per_call_ms);
+    const double call_ms = median(per_call_ms);
     const double tflops = gemm_flops(c.m, c.n, c.k) / (call_ms * 1e-3) / 1e12;
     state.counters["TFLOP_per_s"] = tflops;
     state.counters["time_per_call_us"] = call_ms * 1e3;
@@ -198,11 +191,8 @@ void register_all() {
   const int iterations = timed_iterations(s.profile);
   for (const GemmCase& c : gemm_cases(s.profile, s.devices)) {
     const std::string name = benchmark_name(c);
-    benchmark::RegisterBenchmark(name.c_str(),
-                                 [c, name](benchmark::State& st) { run_case(st, c, name); })
-        ->UseManualTime()
-        ->Iterations(iterations)
-        ->Unit(benchmark::kMicrosecond);
+    suite::register_timed(name, iterations,
+                          [c, name](benchmark::State& st) { run_case(st, c, name); });
   }
 }
 
@@ -218,12 +208,9 @@ int gemm_main(int argc, char** argv) {
   suite::cuda::add_libraries_context({Library::cublasLt, Library::cublas});
   s.profile = suite::profile_from_env();
   try {
-    const auto request = suite::take_device_request(argc, argv, std::getenv("GPUBENCH_DEVICE"));
-    s.devices = suite::resolve_devices(request, s.probe.count);
+    s.devices = suite::take_devices(argc, argv, [&s] { return s.probe.count; });
   } catch (const gpubench::Error& e) {
-    std::cerr << "gpubench-gemm: error: " << format_error_message(e.what_failed(), e.why(), e.fix())
-              << "\n";
-    return static_cast<int>(e.code());
+    return suite::report_error("gpubench-gemm", e);
   }
   std::vector<suite::cuda::DeviceInfo> infos;
   if (s.probe.count > 0) {
@@ -249,11 +236,7 @@ int gemm_main(int argc, char** argv) {
   info.description = "cuBLASLt/cuBLAS matrix multiply: FP64, FP32, TF32, FP16, BF16, FP8, INT8";
   info.metrics = metrics();
   info.availability = [&s] {
-    suite::Availability a;
-    if (!s.probe.reason.empty()) {
-      a.runnable = false;
-      a.reason = s.probe.reason;
-    }
+    suite::Availability a = suite::available_unless(s.probe.reason);
     a.notes.push_back(suite::cuda::library_note(Library::cublasLt));
     a.notes.push_back(suite::cuda::library_note(Library::cublas));
     return a;

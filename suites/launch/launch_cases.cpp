@@ -131,11 +131,4 @@ double graph_speedup(double us_per_kernel_stream, double us_per_kernel_graph) {
   return us_per_kernel_graph > 0 ? us_per_kernel_stream / us_per_kernel_graph : 0.0;
 }
 
-double median(std::vector<double> values) {
-  if (values.empty()) return 0.0;
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
 }  // namespace gpubench::launch

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "suites/common/suite_support.hpp"
+#include "util/median.hpp"  // median(), for the runners and their tests
 
 namespace gpubench::launch {
 
@@ -95,7 +96,5 @@ double launch_to_start_us(std::int64_t host_before_launch_ns, std::int64_t gpu_s
 
 // Graph speed-up: time per kernel launched one by one over time per kernel replayed from a graph.
 double graph_speedup(double us_per_kernel_stream, double us_per_kernel_graph);
-
-double median(std::vector<double> values);
 
 }  // namespace gpubench::launch

@@ -3,11 +3,9 @@
 // cases, launch_runner.cpp measures them).
 //
 // Flags besides Google Benchmark's: --device N | all (or GPUBENCH_DEVICE), --gpubench_info.
-#include <cstdlib>
-#include <iostream>
 #include <vector>
 
-#include "suites/common/device_selection.hpp"
+#include "suites/common/device_flag.hpp"
 #include "suites/common/suite_support.hpp"
 #include "suites/launch/launch_cases.hpp"
 #include "suites/launch/launch_plan.hpp"
@@ -19,12 +17,9 @@ int main(int argc, char** argv) {
   using namespace gpubench::launch;
   std::vector<int> devices;
   try {
-    const suite::DeviceRequest request =
-        suite::take_device_request(argc, argv, std::getenv("GPUBENCH_DEVICE"));
-    devices = suite::resolve_devices(request, device_count());
+    devices = suite::take_devices(argc, argv, device_count);
   } catch (const gpubench::Error& e) {
-    std::cerr << "gpubench-launch: error: " << e.what() << "\n";
-    return static_cast<int>(e.code());
+    return suite::report_error("gpubench-launch", e);
   }
   using suite::Direction;
   suite::SuiteInfo info;
@@ -50,22 +45,12 @@ int main(int argc, char** argv) {
       {"graph_speedup", "x", Direction::higher,
        "us_per_kernel_stream / us_per_kernel_graph (measured in the same samples)",
        suite::Role::secondary}};
-  info.availability = [] {
-    suite::Availability avail;
-    if (!device_unavailable_reason().empty()) {
-      avail.runnable = false;
-      avail.reason = device_unavailable_reason();
-    }
-    return avail;
-  };
+  info.availability = [] { return suite::available_unless(device_unavailable_reason()); };
   info.plan = plan_launch;
   info.register_benchmarks = [&] {
     for (const LaunchCase& c : all_cases(suite::profile_from_env(), devices)) {
-      benchmark::RegisterBenchmark(case_name(c).c_str(),
-                                   [c](benchmark::State& state) { run_case(state, c); })
-          ->UseManualTime()
-          ->Iterations(k_samples)
-          ->Unit(benchmark::kMicrosecond);
+      suite::register_timed(case_name(c), k_samples,
+                            [c](benchmark::State& state) { run_case(state, c); });
     }
   };
   return suite::suite_main(argc, argv, info);

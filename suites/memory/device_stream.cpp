@@ -17,6 +17,7 @@
 #include "suites/common/cuda/timing.hpp"
 #include "suites/common/launch_ledger.hpp"
 #include "suites/common/sample_state_counters.hpp"
+#include "suites/common/suite_support.hpp"
 
 namespace gpubench::suites::memory {
 namespace km = gpubench::kernels::memory;
@@ -183,13 +184,12 @@ void register_device_benchmarks(Profile profile, const std::vector<int>& devices
     for (km::StreamOp op : km::k_stream_ops) {
       for (std::uint64_t bytes : device_sweep(profile)) {
         const std::string name = device_benchmark_name(op, bytes, device);
-        benchmark::RegisterBenchmark(name.c_str(),
-                                     [op, bytes, device](benchmark::State& state) {
-                                       device_benchmark(state, op, bytes, device);
-                                     })
-            ->UseManualTime()
-            ->Iterations(k_samples)
-            ->Unit(benchmark::kMillisecond);
+        suite::register_timed(
+            name, k_samples,
+            [op, bytes, device](benchmark::State& state) {
+              device_benchmark(state, op, bytes, device);
+            },
+            benchmark::kMillisecond);
       }
     }
   }

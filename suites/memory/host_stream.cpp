@@ -9,6 +9,7 @@
 
 #include "kernels/memory/stream.hpp"
 #include "kernels/memory/stream_reference.hpp"
+#include "suites/common/suite_support.hpp"
 #include "suites/memory/thread_pool.hpp"
 
 namespace gpubench::suites::memory {
@@ -211,16 +212,16 @@ std::vector<HostCaseOutline> host_case_outlines(Profile profile, int usable_cpus
 }
 
 void register_host_benchmarks(Profile profile) {
-  for_each_host_case(
-      profile, usable_cpu_count(), [](HostCase hc, std::uint64_t bytes, int threads) {
-        benchmark::RegisterBenchmark(host_benchmark_name(case_name(hc), bytes, threads).c_str(),
-                                     [hc, bytes, threads](benchmark::State& state) {
-                                       host_benchmark(state, hc, bytes, threads);
-                                     })
-            ->UseManualTime()
-            ->Iterations(static_cast<benchmark::IterationCount>(host_passes_for(bytes)))
-            ->Unit(benchmark::kMillisecond);
-      });
+  for_each_host_case(profile, usable_cpu_count(),
+                     [](HostCase hc, std::uint64_t bytes, int threads) {
+                       suite::register_timed(
+                           host_benchmark_name(case_name(hc), bytes, threads),
+                           static_cast<benchmark::IterationCount>(host_passes_for(bytes)),
+                           [hc, bytes, threads](benchmark::State& state) {
+                             host_benchmark(state, hc, bytes, threads);
+                           },
+                           benchmark::kMillisecond);
+                     });
 }
 
 }  // namespace gpubench::suites::memory

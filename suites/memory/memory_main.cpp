@@ -7,12 +7,10 @@
 
 #if GPUBENCH_MEMORY_DEVICE
 #include "suites/common/cuda/device.hpp"
-#include "suites/common/device_selection.hpp"
+#include "suites/common/device_flag.hpp"
 #include "suites/memory/device_stream.hpp"
 #endif
 
-#include <cstdlib>
-#include <iostream>
 #include <string>
 #include <vector>
 
@@ -21,14 +19,12 @@
 int main(int argc, char** argv) {
   using namespace gpubench::suite;
 #if GPUBENCH_MEMORY_DEVICE
-  // --device N / GPUBENCH_DEVICE (device_selection.hpp): which GPUs the device cases run on.
+  // --device N / GPUBENCH_DEVICE (device_flag.hpp): which GPUs the device cases run on.
   std::vector<int> devices;
   try {
-    const DeviceRequest request = take_device_request(argc, argv, std::getenv("GPUBENCH_DEVICE"));
-    devices = resolve_devices(request, cuda::probe_devices().count);
+    devices = take_devices(argc, argv, [] { return cuda::probe_devices().count; });
   } catch (const gpubench::Error& e) {
-    std::cerr << "gpubench-memory: error: " << e.what() << "\n";
-    return static_cast<int>(e.code());
+    return report_error("gpubench-memory", e);
   }
 #endif
   SuiteInfo info;
@@ -50,11 +46,9 @@ int main(int argc, char** argv) {
         "host cases: " + std::to_string(gpubench::suites::memory::usable_cpu_count()) +
         " usable CPUs");
 #if GPUBENCH_MEMORY_DEVICE
-    const std::string device = gpubench::suites::memory::device_unavailable_reason();
-    avail.notes.push_back(device.empty() ? "device cases: available"
-                                         : "device cases: skipped: " + device);
+    avail.notes.push_back(device_cases_note(gpubench::suites::memory::device_unavailable_reason()));
 #else
-    avail.notes.push_back("device cases: not built (gpubench was built without CUDA)");
+    avail.notes.push_back(k_device_cases_not_built);
 #endif
     return avail;
   };

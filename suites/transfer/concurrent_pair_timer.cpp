@@ -1,25 +1,11 @@
 #include "suites/transfer/concurrent_pair_timer.hpp"
 
 #include <algorithm>
-#include <atomic>
-#include <stdexcept>
-#include <string>
 
 #include "kernels/common/spin.hpp"
 #include "suites/common/cuda/check.hpp"
 
 namespace gpubench::transfer {
-
-namespace {
-void store_flag(int* flag, int value) {
-  std::atomic_ref<int>(*flag).store(value, std::memory_order_seq_cst);
-}
-// Releases the spin kernel however the scope is left.
-struct Release {
-  int* flag;
-  ~Release() { store_flag(flag, 1); }
-};
-}  // namespace
 
 ScopedDevice::ScopedDevice(int device) {
   GPUBENCH_CUDA_CHECK(cudaGetDevice(&m_previous));
@@ -36,8 +22,7 @@ ConcurrentPairTimer::ConcurrentPairTimer(int first_device, cudaStream_t first, i
       m_second_device(second_device),
       m_first(first),
       m_second(second),
-      m_spin_timeout_ns(spin_timeout_ns),
-      m_flag(2, suite::cuda::HostMapping::mapped),
+      m_spin(spin_timeout_ns),
       m_gate(suite::cuda::Event::create()),
       m_start_first(suite::cuda::Event::create()),
       m_stop_first(suite::cuda::Event::create()) {
@@ -50,14 +35,12 @@ ConcurrentPairTimer::ConcurrentPairTimer(int first_device, cudaStream_t first, i
 suite::cuda::PairSample ConcurrentPairTimer::time_pair(
     const std::function<void()>& timed_first, const std::function<void()>& interfering_first,
     const std::function<void()>& timed_second, const std::function<void()>& interfering_second) {
-  int* flags = m_flag.data();
-  int* device_flags = m_flag.device_pointer();
-  store_flag(&flags[0], 0);
-  store_flag(&flags[1], 0);
-  GPUBENCH_CUDA_CHECK(
-      kernels::launch_spin_wait(&device_flags[0], m_spin_timeout_ns, &device_flags[1], m_first));
+  // Launched here, unnoted in the launch ledger (SpinHold::hold would note it).
+  m_spin.clear_flags();
+  GPUBENCH_CUDA_CHECK(kernels::launch_spin_wait(m_spin.device_release_flag(), m_spin.timeout_ns(),
+                                                m_spin.device_timed_out_flag(), m_first));
   {
-    Release release{&flags[0]};
+    const suite::cuda::SpinHold::ScopedRelease release(m_spin);
     m_gate.record(m_first);
     m_start_first.record(m_first);
     timed_first();
@@ -72,12 +55,9 @@ suite::cuda::PairSample ConcurrentPairTimer::time_pair(
   }
   GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(m_first));
   GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(m_second));
-  if (std::atomic_ref<int>(flags[1]).load() != 0) {
-    throw std::runtime_error(
-        "the spin kernel timed out after " + std::to_string(m_spin_timeout_ns / 1'000'000) +
-        " ms while two directions were being queued; the sample is not reported (queue fewer "
-        "copies per batch)");
-  }
+  m_spin.throw_if_timed_out(
+      "while two directions were being queued; the sample is not reported (queue fewer copies "
+      "per batch)");
   suite::cuda::PairSample sample;
   sample.first_ms = m_stop_first.elapsed_ms_since(m_start_first);
   {

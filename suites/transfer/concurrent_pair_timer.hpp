@@ -18,13 +18,14 @@
 
 #include "suites/common/cuda/pair_timing.hpp"
 #include "suites/common/cuda/resources.hpp"
+#include "suites/common/cuda/spin_hold.hpp"
 
 namespace gpubench::transfer {
 
 class ConcurrentPairTimer {
  public:
   ConcurrentPairTimer(int first_device, cudaStream_t first, int second_device, cudaStream_t second,
-                      unsigned long long spin_timeout_ns = 5'000'000'000ull);
+                      unsigned long long spin_timeout_ns = suite::cuda::k_default_spin_timeout_ns);
 
   // Each function only queues work on its stream (the second's with second_device current).
   // Returns after both streams finished everything, interfering copies included. Throws
@@ -39,8 +40,7 @@ class ConcurrentPairTimer {
   int m_second_device;
   cudaStream_t m_first;
   cudaStream_t m_second;
-  unsigned long long m_spin_timeout_ns;
-  suite::cuda::PinnedBuffer<int> m_flag;                   // [0] release, [1] timed out (mapped)
+  suite::cuda::SpinHold m_spin;
   suite::cuda::Event m_gate, m_start_first, m_stop_first;  // first_device
   suite::cuda::Event m_start_second, m_stop_second;        // second_device
 };

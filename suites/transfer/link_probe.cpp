@@ -4,26 +4,21 @@
 
 #include <optional>
 
+#include "util/nvml_abi.hpp"
+
 namespace gpubench::transfer {
 
 namespace {
-// The NVML ABI pieces used here, declared from the NVML API reference.
-using nvmlReturn_t = int;
-using nvmlDevice_t = struct nvmlDevice_st*;
-constexpr nvmlReturn_t k_success = 0;
+// The NVML ABI pieces used here, declared from the NVML API reference (util/nvml_abi.hpp holds
+// the ones harness/nvml.cpp uses too).
+using nvml_abi::k_success;
+using nvml_abi::nvmlDevice_t;
+using nvml_abi::nvmlPciInfo_t;
+using nvml_abi::nvmlReturn_t;
 constexpr unsigned k_max_nvlinks = 18;     // NVML_NVLINK_MAX_LINKS
 constexpr int k_enable_state_enabled = 1;  // NVML_FEATURE_ENABLED
 constexpr int k_nvlink_remote_gpu = 0;     // NVML_NVLINK_DEVICE_TYPE_GPU
 constexpr int k_nvlink_remote_switch = 2;  // NVML_NVLINK_DEVICE_TYPE_SWITCH
-struct nvmlPciInfo_t {
-  char busIdLegacy[16];
-  unsigned int domain;
-  unsigned int bus;
-  unsigned int device;
-  unsigned int pciDeviceId;
-  unsigned int pciSubSystemId;
-  char busId[32];
-};
 }  // namespace
 
 LinkProbe::LinkProbe(std::string sysfs_root) : m_sysfs_root(std::move(sysfs_root)) {

@@ -390,11 +390,4 @@ SampledWords sampled_pattern(const SamplePlan& plan, std::uint32_t seed) {
   return w;
 }
 
-double median(std::vector<double> values) {
-  if (values.empty()) return 0.0;
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
 }  // namespace gpubench::transfer

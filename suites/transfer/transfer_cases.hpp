@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "suites/common/suite_support.hpp"
+#include "util/median.hpp"  // median(), for the runners and their tests
 
 namespace gpubench::transfer {
 
@@ -173,8 +174,5 @@ struct SampledWords {
   std::vector<std::uint32_t> tail;
 };
 SampledWords sampled_pattern(const SamplePlan& plan, std::uint32_t seed);
-
-// The median of `values` (0 when empty).
-double median(std::vector<double> values);
 
 }  // namespace gpubench::transfer

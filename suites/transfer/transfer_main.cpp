@@ -130,8 +130,7 @@ int main(int argc, char** argv) {
     numa = take_numa_request(argc, argv, std::getenv("GPUBENCH_NUMA"), profile);
     devices = suite::resolve_devices(request, transfer_environment().device_count);
   } catch (const gpubench::Error& e) {
-    std::cerr << "gpubench-transfer: error: " << e.what() << "\n";
-    return static_cast<int>(e.code());
+    return suite::report_error("gpubench-transfer", e);
   }
   suite::SuiteInfo info;
   info.name = "transfer";
@@ -141,12 +140,8 @@ int main(int argc, char** argv) {
       "and remote, as % of the link's rate";
   info.metrics = metrics();
   info.availability = [] {
-    suite::Availability avail;
     const TransferEnvironment& env = transfer_environment();
-    if (!env.unavailable_reason.empty()) {
-      avail.runnable = false;
-      avail.reason = env.unavailable_reason;
-    }
+    suite::Availability avail = suite::available_unless(env.unavailable_reason);
     if (env.device_count == 1) {
       avail.notes.push_back(
           "peer-to-peer cases: skipped: peer-to-peer needs two GPUs; this host has 1");
@@ -162,11 +157,8 @@ int main(int argc, char** argv) {
     add_devices_context();
     const int device_count = transfer_environment().device_count;
     for (const TransferCase& c : all_cases(profile, numa, devices, device_count)) {
-      benchmark::RegisterBenchmark(case_name(c).c_str(),
-                                   [c](benchmark::State& state) { run_case(state, c); })
-          ->UseManualTime()
-          ->Iterations(k_samples)
-          ->Unit(benchmark::kMicrosecond);
+      suite::register_timed(case_name(c), k_samples,
+                            [c](benchmark::State& state) { run_case(state, c); });
     }
   };
   return suite::suite_main(argc, argv, info);

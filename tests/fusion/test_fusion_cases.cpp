@@ -310,6 +310,40 @@ TEST(FusionSpeedup, PairsRepetitionsWithV1s) {
   EXPECT_EQ(median({4.0, 1.0, 2.0, 3.0}), 2.5);
 }
 
+// speedup_over_v1 (shared by the host and device runners, issue 27): v1 records its repetition
+// and reports 1; a later variant divides v1's paired repetition by its own time; a variant whose
+// v1 has not run times v1 through the callback once, then reuses it. Shapes no other test uses,
+// since the baselines are process-wide.
+TEST(FusionSpeedup, SpeedupOverV1PairsRepetitionsAndTimesAMissingV1Once) {
+  FusionCase v1;
+  v1.family = Family::bias_gelu;
+  v1.tokens = 977;
+  v1.hidden = 331;
+  FusionCase v2 = v1;
+  v2.variant = Variant::v2;
+  int timed = 0;
+  auto never = [&](const FusionCase&) {
+    ++timed;
+    return 0.0;
+  };
+  EXPECT_EQ(speedup_over_v1(v1, 4.0, never), 1.0);
+  EXPECT_EQ(speedup_over_v1(v1, 6.0, never), 1.0);
+  EXPECT_EQ(speedup_over_v1(v2, 2.0, never), 2.0);  // repetition 0: 4 / 2
+  EXPECT_EQ(speedup_over_v1(v2, 2.0, never), 3.0);  // repetition 1: 6 / 2
+  EXPECT_EQ(timed, 0);
+  EXPECT_FALSE(speedup_over_v1(v2, 0.0, never).has_value());  // no time, no ratio
+
+  FusionCase lone = v2;
+  lone.tokens = 979;
+  std::vector<Variant> asked;
+  auto time_v1 = [&](const FusionCase& c) {
+    asked.push_back(c.variant);
+    return 9.0;
+  };
+  EXPECT_EQ(speedup_over_v1(lone, 3.0, time_v1), 3.0);
+  EXPECT_EQ(asked, (std::vector<Variant>{Variant::v1}));
+}
+
 // Issue 23 item 21: a host repetition of 2 calls of 1.5 ms measured the scheduler. Each iteration
 // now times enough calls that the repetition lasts k_host_min_repetition_s (50 ms).
 TEST(FusionCases, HostRepetitionsLastAtLeastTheMinimumTime) {

@@ -1,5 +1,6 @@
 // A program of the build (GPUBENCH_BIN_DIR) run as a real child process through the shell, for
-// the suite tests: its exit code, stdout and stderr. Shared by tests/suites and tests/fusion.
+// the suite tests: its exit code, stdout and stderr. Shared by tests/suites, tests/fusion and
+// tests/compare.
 #pragma once
 
 #include <sys/wait.h>

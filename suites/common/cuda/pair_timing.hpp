@@ -14,6 +14,7 @@
 #include <functional>
 
 #include "suites/common/cuda/resources.hpp"
+#include "suites/common/cuda/spin_hold.hpp"
 
 namespace gpubench::suite::cuda {
 
@@ -26,7 +27,7 @@ struct PairSample {
 class StreamPairTimer {
  public:
   StreamPairTimer(cudaStream_t first, cudaStream_t second,
-                  unsigned long long spin_timeout_ns = 5'000'000'000ull);
+                  unsigned long long spin_timeout_ns = k_default_spin_timeout_ns);
 
   // Each enqueue only queues work on its stream. Throws std::runtime_error when the spin kernel
   // timed out while queueing (the sample would include launch latency), CudaError on failures.
@@ -36,8 +37,7 @@ class StreamPairTimer {
  private:
   cudaStream_t m_first;
   cudaStream_t m_second;
-  unsigned long long m_spin_timeout_ns;
-  PinnedBuffer<int> m_flag;  // [0] release, [1] timed out (mapped)
+  SpinHold m_spin;
   Event m_gate;
   Event m_start_first, m_stop_first, m_start_second, m_stop_second;
 };

@@ -1,9 +1,6 @@
 #include "suites/common/cuda/timing.hpp"
 
 #include <algorithm>
-#include <atomic>
-#include <stdexcept>
-#include <string>
 
 #include "suites/common/cuda/preload.hpp"
 
@@ -24,26 +21,11 @@ BatchTimer::BatchTimer(cudaStream_t stream, int peak_clock_khz, std::size_t l2_b
                        unsigned long long spin_timeout_ns)
     : m_stream(stream),
       m_peak_clock_mhz(peak_clock_khz / 1000.0),
-      m_spin_timeout_ns(spin_timeout_ns),
       m_l2_bytes(l2_bytes),
-      m_flag(2, HostMapping::mapped),
+      m_spin(spin_timeout_ns),
       m_probe(1, HostMapping::mapped),
       m_start(Event::create()),
       m_stop(Event::create()) {}
-
-namespace {
-// The host side of the flag: an atomic store so the compiler neither delays nor drops it.
-void store_flag(int* flag, int value) {
-  std::atomic_ref<int>(*flag).store(value, std::memory_order_seq_cst);
-}
-
-// Releases the spin kernel however the scope is left, so an exception while queueing never leaves
-// the GPU spinning until the timeout.
-struct Release {
-  int* flag;
-  ~Release() { store_flag(flag, 1); }
-};
-}  // namespace
 
 double BatchTimer::probe_clock_mhz() {
   m_probe.data()->cycles = 0;
@@ -61,21 +43,14 @@ double BatchTimer::probe_clock_mhz() {
 }
 
 BatchSample BatchTimer::time_batch(const std::function<void()>& enqueue, CacheState cache) {
-  int* flags = m_flag.data();
-  int* device_flags = m_flag.device_pointer();
   if (cache == CacheState::cold) {
     if (!m_flusher) m_flusher.emplace(m_l2_bytes);
     m_flusher->flush(m_stream);
     GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(m_stream));
   }
-  store_flag(&flags[0], 0);
-  store_flag(&flags[1], 0);
-  launch_noted("common::spin_wait", [&] {
-    return static_cast<int>(
-        kernels::launch_spin_wait(&device_flags[0], m_spin_timeout_ns, &device_flags[1], m_stream));
-  });
+  m_spin.hold(m_stream);
   {
-    Release release{&flags[0]};
+    const SpinHold::ScopedRelease release(m_spin);
     // Nothing queued here runs before the flag is released: a kernel's first launch (a lazy
     // module load) must not happen here (launch_ledger.hpp).
     const ScopedLaunchScope gated(LaunchScope::gated);
@@ -86,12 +61,9 @@ BatchSample BatchTimer::time_batch(const std::function<void()>& enqueue, CacheSt
   m_stop.synchronize();
   BatchSample sample;
   sample.elapsed_ms = m_stop.elapsed_ms_since(m_start);
-  if (std::atomic_ref<int>(flags[1]).load() != 0) {
-    throw std::runtime_error(
-        "the spin kernel timed out after " + std::to_string(m_spin_timeout_ns / 1'000'000) +
-        " ms while the batch was being queued; the sample would include launch latency and "
-        "is not reported (queue fewer calls per batch)");
-  }
+  m_spin.throw_if_timed_out(
+      "while the batch was being queued; the sample would include launch latency and is not "
+      "reported (queue fewer calls per batch)");
   sample.sm_clock_mhz = probe_clock_mhz();
   return sample;
 }

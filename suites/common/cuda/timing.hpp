@@ -19,6 +19,7 @@
 
 #include "kernels/common/spin.hpp"
 #include "suites/common/cuda/resources.hpp"
+#include "suites/common/cuda/spin_hold.hpp"
 
 namespace gpubench::suite::cuda {
 
@@ -65,16 +66,12 @@ class BatchTimer {
   // Only the clock probe: the SM clock right now, in MHz.
   double probe_clock_mhz();
 
-  // The spin kernel gives up after this long (ns): a host-side bug never hangs the GPU.
-  static constexpr unsigned long long k_default_spin_timeout_ns = 5'000'000'000ull;
-
  private:
   cudaStream_t m_stream;
   double m_peak_clock_mhz;
-  unsigned long long m_spin_timeout_ns;
   std::size_t m_l2_bytes;
   std::optional<L2Flusher> m_flusher;  // allocated on the first cold sample
-  PinnedBuffer<int> m_flag;            // [0] release flag, [1] timed-out flag (mapped)
+  SpinHold m_spin;
   PinnedBuffer<kernels::ClockProbe> m_probe;
   Event m_start;
   Event m_stop;
