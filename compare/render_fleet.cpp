@@ -15,6 +15,13 @@
 namespace gpubench::compare {
 namespace {
 
+// GPUs seen per model name, in name order: the JSON's gpus_per_model and the text's sections.
+std::map<std::string, int> gpus_per_model(const Observations& obs) {
+  std::map<std::string, int> per_model;
+  for (const GpuFacts& g : obs.gpus) per_model[g.info.name]++;
+  return per_model;
+}
+
 using nlohmann::json;
 
 std::string num(double v) {
@@ -65,15 +72,13 @@ json fleet_json(const Fleet& fleet, const Observations& obs, const FleetOptions&
   for (const FleetOutlier& o : fleet.outliers) {
     outliers.push_back(fleet_outlier_json(o));
   }
-  std::map<std::string, int> per_model;
-  for (const GpuFacts& g : obs.gpus) per_model[g.info.name]++;
   return {{"schema", "gpubench.fleet/1"},
           {"z_threshold", options.rule.z_threshold},
           {"min_effect", options.rule.min_effect},
           {"suite", options.suite.empty() ? json(nullptr) : json(options.suite)},
           {"metric", options.metric.empty() ? json(nullptr) : json(options.metric)},
           {"runs", obs.runs},
-          {"gpus_per_model", per_model},
+          {"gpus_per_model", gpus_per_model(obs)},
           {"series", series},
           {"outliers", outliers}};
 }
@@ -82,28 +87,27 @@ json fleet_json(const Fleet& fleet, const Observations& obs, const FleetOptions&
 // table would not fit, the table fitted and long lines wrapped (issue 26).
 void fleet_text(std::ostream& out, const Fleet& fleet, const Observations& obs,
                 const FleetOptions& options, std::size_t width) {
-  std::map<std::string, int> per_model;
-  for (const GpuFacts& g : obs.gpus) per_model[g.info.name]++;
   char rule[128];
   std::snprintf(rule, sizeof rule, "worse than the model's median by > %g%% and |robust z| > %g",
                 100 * options.rule.min_effect, options.rule.z_threshold);
   out << "Fleet: " << obs.runs.size() << " run(s); outlier = " << rule << "\n";
-  for (const auto& [model, n] : per_model) {
+  // One set of shown names for every model's table: a benchmark reads the same in each.
+  std::vector<std::string> names;
+  std::size_t longest = 0;
+  for (const FleetSeries& s : fleet.series) {
+    names.push_back(s.benchmark);
+    longest = std::max(longest, display_width(s.benchmark));
+  }
+  std::map<std::string, std::string> name;
+  if (width != 0 && longest + 70 > width) {
+    name = text_names(names);
+  } else {
+    for (const std::string& whole : names) name.emplace(whole, whole);
+  }
+  for (const auto& [model, n] : gpus_per_model(obs)) {
     out << '\n' << model << ": " << n << " GPU(s)\n";
     std::vector<std::vector<std::string>> rows = {
         {"benchmark", "metric", "GPUs", "median", "MAD", "worst GPU", "robust z"}};
-    std::vector<std::string> names;
-    std::size_t longest = 0;
-    for (const FleetSeries& s : fleet.series) {
-      names.push_back(s.benchmark);
-      longest = std::max(longest, display_width(s.benchmark));
-    }
-    std::map<std::string, std::string> name;
-    if (width != 0 && longest + 70 > width) {
-      name = text_names(names);
-    } else {
-      for (const std::string& whole : names) name.emplace(whole, whole);
-    }
     for (const FleetSeries& s : fleet.series) {
       if (s.gpu_model != model) continue;
       const GpuScore* worst = nullptr;

@@ -99,15 +99,18 @@ SuiteDescription describe_suite(const SuiteExecutable& suite, const std::string&
   SuiteDescription d;
   d.suite = suite;
   TempDir tmp("gpubench-describe");
-  const std::vector<std::pair<std::string, std::string>> env = {{"GPUBENCH_PROFILE", profile}};
+  // Runs the suite with `flag` under the profile, its stdout into `file` in the temp directory.
+  auto ask = [&](const char* flag, const char* file) {
+    ProcessSpec spec;
+    spec.argv = {suite.path.string(), flag};
+    spec.env = {{"GPUBENCH_PROFILE", profile}};
+    spec.stdout_path = tmp.path() / file;
+    spec.timeout_s = timeout_s;
+    spec.kill_grace_s = 2;
+    return run_process(spec);
+  };
 
-  ProcessSpec info;
-  info.argv = {suite.path.string(), "--gpubench_info"};
-  info.env = env;
-  info.stdout_path = tmp.path() / "info.json";
-  info.timeout_s = timeout_s;
-  info.kill_grace_s = 2;
-  const ProcessResult r = run_process(info);
+  const ProcessResult r = ask("--gpubench_info", "info.json");
   if (!r.succeeded()) {
     d.reason =
         r.spawn_error.empty()
@@ -119,7 +122,7 @@ SuiteDescription describe_suite(const SuiteExecutable& suite, const std::string&
             : r.spawn_error;
   } else {
     try {
-      const auto j = nlohmann::json::parse(read_file(info.stdout_path));
+      const auto j = nlohmann::json::parse(read_file(tmp.path() / "info.json"));
       d.answered = true;
       d.description = j.value("description", "");
       d.runnable = j.value("runnable", false);
@@ -135,16 +138,10 @@ SuiteDescription describe_suite(const SuiteExecutable& suite, const std::string&
     }
   }
 
-  ProcessSpec list;
-  list.argv = {suite.path.string(), "--benchmark_list_tests=true"};
-  list.env = env;
-  list.stdout_path = tmp.path() / "list.txt";
-  list.timeout_s = timeout_s;
-  list.kill_grace_s = 2;
-  const ProcessResult lr = run_process(list);
+  const ProcessResult lr = ask("--benchmark_list_tests=true", "list.txt");
   if (lr.succeeded()) {
     try {
-      for (const std::string& line : split(read_file(list.stdout_path), '\n')) {
+      for (const std::string& line : split(read_file(tmp.path() / "list.txt"), '\n')) {
         const std::string name(trim(line));
         if (!name.empty()) d.benchmarks.push_back(name);
       }

@@ -5,15 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <regex>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 
 #include "html_check.hpp"
+#include "tests/suites/run_program.hpp"
 #include "util/fs.hpp"
 
 namespace fs = std::filesystem;
@@ -25,17 +24,6 @@ struct Result {
   std::string out;  // stdout and stderr
 };
 
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) {
-    if (c == '\'')
-      q += "'\\''";
-    else
-      q += c;
-  }
-  return q + "'";
-}
-
 class E2E : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -46,7 +34,8 @@ class E2E : public ::testing::Test {
     // run just before it, so slow drift of a shared machine's load stays out of the effect.
     // Runs 6-10: five more of A, so the A/A comparison (9 vs 10) has a history of A to learn
     // this machine's run-to-run drift from (whole runs here drift by up to ~8% on an idle VM).
-    for (const char* scale : {"1.0", "1.0", "1.1", "1.0", "0.9", "1.0", "1.0", "1.0", "1.0", "1.0"}) {
+    for (const char* scale :
+         {"1.0", "1.0", "1.1", "1.0", "0.9", "1.0", "1.0", "1.0", "1.0", "1.0"}) {
       Result r =
           gpubench(std::string("run --suite calibration --repetitions 12 --tag scale=") + scale,
                    std::string("GPUBENCH_CALIBRATION_SCALE=") + scale + " ");
@@ -66,17 +55,12 @@ class E2E : public ::testing::Test {
   }
 
   static Result gpubench(const std::string& args, const std::string& env = "") {
-    std::string cmd = env + quote(std::string(GPUBENCH_BIN_DIR) + "/gpubench") + " --db " +
-                      quote((s_dir->path() / "results.db").string()) + " " + args + " 2>&1";
-    Result r;
-    FILE* pipe = popen(cmd.c_str(), "r");
-    if (!pipe) return r;
-    std::array<char, 4096> buf{};
-    std::size_t n = 0;
-    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-    int status = pclose(pipe);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
+    std::string cmd =
+        env + gpubench::testing::shell_quote(std::string(GPUBENCH_BIN_DIR) + "/gpubench") +
+        " --db " + gpubench::testing::shell_quote((s_dir->path() / "results.db").string()) + " " +
+        args + " 2>&1";
+    gpubench::testing::ChildResult r = gpubench::testing::run_shell(cmd);
+    return Result{r.exit_code, std::move(r.out)};
   }
   // Compares a 10% effect. When this VM's drift made the measurement indecisive (a whole run can
   // drift by ~8%), the pair is measured again, a fresh A run then the effect, at most 5 attempts
@@ -189,9 +173,8 @@ TEST_F(E2E, SelectionsAndBaselines) {
   Result r =
       gpubench(std::string("compare baseline:nightly tag:scale=1.1 --format json") + k_margin);
   EXPECT_EQ(r.exit_code, 1) << r.out;
-  Result pooled =
-      gpubench(std::string("compare tag:scale=1.0 1 --last 2 --format json --fail-on never") +
-               k_margin);
+  Result pooled = gpubench(
+      std::string("compare tag:scale=1.0 1 --last 2 --format json --fail-on never") + k_margin);
   EXPECT_EQ(pooled.exit_code, 0) << pooled.out;
   EXPECT_EQ(nlohmann::json::parse(pooled.out)["base"]["runs"].size(), 2u);
   EXPECT_EQ(gpubench("baseline delete nightly").exit_code, 0);
@@ -214,11 +197,15 @@ TEST_F(E2E, BadInputExitsTwoAndLeavesTheDatabaseAlone) {
            {"compare host:no-such-host 1", "matches no run"},
            {"compare gpu:Z9000 1", "matches no run"},
            {"compare baseline:missing 1", "unknown baseline"},
-           {"compare 1 2 --thresholds " + quote(path("bad.thresholds").string()),
+           {"compare 1 2 --thresholds " +
+                gpubench::testing::shell_quote(path("bad.thresholds").string()),
             "bad.thresholds:2:16"},
-           {"compare 1 2 -o " + quote(path("no/such/dir/out.html").string()), "does not exist"},
+           {"compare 1 2 -o " +
+                gpubench::testing::shell_quote(path("no/such/dir/out.html").string()),
+            "does not exist"},
            {"compare 1 2 --metric no_such_metric", "nothing to compare"},
-           {"accept 1 --spec " + quote(path("bad.spec").string()), "bad.spec:1:27"},
+           {"accept 1 --spec " + gpubench::testing::shell_quote(path("bad.spec").string()),
+            "bad.spec:1:27"},
            {"baseline delete missing", "unknown baseline"},
            {"report 999", "999"},
        }) {
@@ -250,21 +237,27 @@ TEST_F(E2E, AcceptAgainstRunAndSpec) {
   EXPECT_NE(slow.out.find("FAIL"), std::string::npos);
   gpubench::write_file_atomic(path("ok.spec"),
                               "# fixture spec\ncalibration/* ms_per_call <= 1000 ms\n");
-  EXPECT_EQ(gpubench("accept 1 --spec " + quote(path("ok.spec").string())).exit_code, 0);
+  EXPECT_EQ(gpubench("accept 1 --spec " + gpubench::testing::shell_quote(path("ok.spec").string()))
+                .exit_code,
+            0);
   gpubench::write_file_atomic(path("fast.spec"),
                               "calibration/* calls_per_s >= 50% of 2e9 calls/s\n");
   Result fail =
-      gpubench("accept 1 --spec " + quote(path("fast.spec").string()) + " --format junit");
+      gpubench("accept 1 --spec " + gpubench::testing::shell_quote(path("fast.spec").string()) +
+               " --format junit");
   EXPECT_EQ(fail.exit_code, 1) << fail.out;
   EXPECT_NE(fail.out.find("<failure"), std::string::npos);
 }
 
 TEST_F(E2E, HtmlReportsAreSelfContained) {
-  ASSERT_EQ(
-      gpubench("compare 1 3 --format html --fail-on never -o " + quote(path("c.html").string()))
-          .exit_code,
-      0);
-  ASSERT_EQ(gpubench("report 1 --format html -o " + quote(path("r.html").string())).exit_code, 0);
+  ASSERT_EQ(gpubench("compare 1 3 --format html --fail-on never -o " +
+                     gpubench::testing::shell_quote(path("c.html").string()))
+                .exit_code,
+            0);
+  ASSERT_EQ(gpubench("report 1 --format html -o " +
+                     gpubench::testing::shell_quote(path("r.html").string()))
+                .exit_code,
+            0);
   for (const char* name : {"c.html", "r.html"}) {
     std::string html = gpubench::read_file(path(name));
     EXPECT_EQ(gpubench::compare::testing::check_markup(html, true), "") << name;
@@ -286,9 +279,12 @@ TEST_F(E2E, FailOnChangedThroughTheCli) {
   // Returns the run id `gpubench import` reports ("imported FILE as run N: ...").
   auto import_foreign = [&](const std::string& name, double items) -> std::string {
     nlohmann::json doc;
-    doc["context"] = {{"date", "2026-12-03T00:00:00+00:00"}, {"host_name", "fixture"},
-                      {"executable", "./fixture"},           {"num_cpus", 2},
-                      {"mhz_per_cpu", 1000},                 {"cpu_scaling_enabled", false},
+    doc["context"] = {{"date", "2026-12-03T00:00:00+00:00"},
+                      {"host_name", "fixture"},
+                      {"executable", "./fixture"},
+                      {"num_cpus", 2},
+                      {"mhz_per_cpu", 1000},
+                      {"cpu_scaling_enabled", false},
                       {"library_build_type", "release"}};
     doc["benchmarks"] = nlohmann::json::array();
     for (int i = 0; i < 6; ++i) {
@@ -307,7 +303,8 @@ TEST_F(E2E, FailOnChangedThroughTheCli) {
                                    {"items", items * (1.0 + 0.001 * i)}});
     }
     gpubench::write_file_atomic(path(name), doc.dump());
-    Result r = gpubench("import " + quote(path(name).string()) + " --suite foreign");
+    Result r = gpubench("import " + gpubench::testing::shell_quote(path(name).string()) +
+                        " --suite foreign");
     EXPECT_EQ(r.exit_code, 0) << r.out;
     std::smatch m;
     return std::regex_search(r.out, m, std::regex("as run ([0-9]+)")) ? m[1].str() : "?";
@@ -339,9 +336,10 @@ TEST_F(E2E, UntilDecidedRerunsOnlyTheInconclusiveAndPools) {
   Result before = gpubench("runs --format json");
   std::size_t runs_before = nlohmann::json::parse(before.out).size();
 
-  Result r = gpubench("run --suite calibration --repetitions 2 --until-decided 10 "
-                      "--max-extra-runs 2",
-                      "GPUBENCH_CALIBRATION_SCALE=1.1 ");
+  Result r = gpubench(
+      "run --suite calibration --repetitions 2 --until-decided 10 "
+      "--max-extra-runs 2",
+      "GPUBENCH_CALIBRATION_SCALE=1.1 ");
   ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.out;
   EXPECT_NE(r.out.find("until-decided: round 0"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("until-decided: round 1"), std::string::npos) << r.out;  // pooled again

@@ -5,17 +5,15 @@
 // named in the report; to stdout they are in a collapsed block (HTML) or not listed (Markdown).
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
+#include <utility>
 
 #include "html_check.hpp"
+#include "tests/suites/run_program.hpp"
 #include "util/fs.hpp"
 
 namespace fs = std::filesystem;
@@ -31,15 +29,8 @@ struct Result {
 };
 
 Result sh(const std::string& cmd) {
-  Result r;
-  FILE* pipe = popen((cmd + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return r;
-  std::array<char, 4096> buf{};
-  std::size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-  int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  gpubench::testing::ChildResult r = gpubench::testing::run_shell(cmd + " 2>&1");
+  return Result{r.exit_code, std::move(r.out)};
 }
 
 void write_gbench(const fs::path& path, unsigned seed, bool slower) {

@@ -4,13 +4,11 @@
 // unchanged entries; small reports keep the full table.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <array>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <unordered_set>
+#include <utility>
 
 #include "compare/render.hpp"
 #include "compare/render_large.hpp"
@@ -18,6 +16,7 @@
 #include "compare/svg.hpp"
 #include "html_check.hpp"
 #include "large_fixture.hpp"
+#include "tests/suites/run_program.hpp"
 #include "util/fs.hpp"
 
 using namespace gpubench::compare;
@@ -49,14 +48,8 @@ std::pair<int, std::string> parse_check(const fs::path& html, const fs::path& na
   std::string cmd = "python3 '" + std::string(GPUBENCH_SOURCE_DIR) +
                     "/tests/compare/html_parse_check.py' '" + html.string() + "' '" +
                     names.string() + "' --max-mb 20 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return {-1, "popen failed"};
-  std::string out;
-  std::array<char, 4096> buf{};
-  std::size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
-  int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+  gpubench::testing::ChildResult r = gpubench::testing::run_shell(cmd);
+  return {r.exit_code, std::move(r.out)};
 }
 
 bool have_python() {
