@@ -18,7 +18,6 @@ Both daemons are stopped at the end, also when a check fails.
 
 usage: check_node_exporter.py --bin BUILD/bin --work TEMP_DIR --source SOURCE_DIR
 """
-import argparse
 import json
 import os
 import shutil
@@ -196,23 +195,9 @@ def one_attempt(args):
 
 
 def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--bin", required=True)
-    p.add_argument("--work", required=True)
-    p.add_argument("--source", required=True)
-    args = p.parse_args()
-    # A busy machine can leave the 2x slowdown inconclusive in one attempt (see
-    # check_openmetrics.py); the panel-equals-CLI check holds either way, the regression check not.
-    for attempt in range(1, 4):
-        om.failures.clear()
-        one_attempt(args)
-        if not om.failures:
-            print("all node_exporter / Prometheus checks passed" +
-                  (f" (attempt {attempt})" if attempt > 1 else ""))
-            return 0
-        print(f"attempt {attempt}: {len(om.failures)} check(s) failed:\n  " +
-              "\n  ".join(om.failures), flush=True)
-    return 1
+    # The panel-equals-CLI check holds on any attempt, the regression check may need another
+    # (om.run_attempts).
+    return om.run_attempts(one_attempt, "node_exporter / Prometheus")
 
 
 if __name__ == "__main__":

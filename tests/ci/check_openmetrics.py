@@ -76,24 +76,30 @@ def run(gb, db, *args, env=None):
     return r
 
 
-def main():
+def run_attempts(one_attempt, what):
+    """Parses --bin, --work and --source, then runs one_attempt(args) until it records no failure,
+    at most 3 times; returns the exit code. The verdict checks compare two timed runs: one
+    repetition slowed by a busy machine can leave the 2x slowdown inconclusive, so a failed attempt
+    is run again from scratch; a fault in the export fails every attempt. `what` names the checks
+    in the summary lines."""
     p = argparse.ArgumentParser()
     p.add_argument("--bin", required=True)
     p.add_argument("--work", required=True)
     p.add_argument("--source", required=True)
     args = p.parse_args()
-    # The verdict checks compare two timed runs: one repetition slowed by a busy machine can leave
-    # the 2x slowdown inconclusive. A failed attempt is run again from scratch, at most 3 times; a
-    # fault in the export fails every attempt.
     for attempt in range(1, 4):
         failures.clear()
         one_attempt(args)
         if not failures:
-            print("all OpenMetrics checks passed" + (f" (attempt {attempt})" if attempt > 1 else ""))
+            print(f"all {what} checks passed" + (f" (attempt {attempt})" if attempt > 1 else ""))
             return 0
-        print(f"attempt {attempt}: {len(failures)} OpenMetrics check(s) failed:\n  " +
+        print(f"attempt {attempt}: {len(failures)} {what} check(s) failed:\n  " +
               "\n  ".join(failures), flush=True)
     return 1
+
+
+def main():
+    return run_attempts(one_attempt, "OpenMetrics")
 
 
 def build_database(bin_dir, work):

@@ -8,11 +8,11 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <random>
 #include <string>
 #include <utility>
 
 #include "html_check.hpp"
+#include "synthetic_memory_doc.hpp"
 #include "tests/suites/run_program.hpp"
 #include "util/fs.hpp"
 
@@ -34,32 +34,8 @@ Result sh(const std::string& cmd) {
 }
 
 void write_gbench(const fs::path& path, unsigned seed, bool slower) {
-  std::mt19937 gen(seed);
-  std::normal_distribution<double> noise(1.0, 0.002);
-  json doc;
-  doc["context"] = {
-      {"gpubench.suite", "memory"},
-      {"gpubench.metrics", R"([{"name":"GB_per_s","unit":"GB/s","direction":"higher"}])"}};
-  json& list = doc["benchmarks"] = json::array();
-  for (int b = 0; b < k_benchmarks; ++b) {
-    const std::string name = "memory/triad/bytes:" + std::to_string(1024 * (b / 4 + 1)) +
-                             "/threads:" + std::to_string(1 + b % 4);
-    const double scale = slower && b % 500 == 0 ? 1.2 : 1.0;
-    for (int r = 0; r < 3; ++r) {
-      const double t = 1000.0 * scale * noise(gen);
-      list.push_back({{"name", name},
-                      {"run_name", name},
-                      {"run_type", "iteration"},
-                      {"repetitions", 3},
-                      {"repetition_index", r},
-                      {"threads", 1},
-                      {"iterations", 100},
-                      {"real_time", t},
-                      {"cpu_time", t},
-                      {"time_unit", "ns"},
-                      {"GB_per_s", 12e3 / t}});
-    }
-  }
+  const json doc = gpubench::testing::synthetic_memory_doc(
+      k_benchmarks, 3, 0.002, seed, [slower](int b) { return slower && b % 500 == 0 ? 1.2 : 1.0; });
   std::ofstream(path) << doc.dump();
 }
 

@@ -144,10 +144,13 @@ inline std::string fixture_doc(const std::vector<nlohmann::json>& rows) {
 
 // One FIXTURE iteration row.
 inline nlohmann::json fixture_row(const std::string& name, int rep, double real_time_ns) {
-  return {{"name", name},     {"run_name", name},          {"run_type", "iteration"},
-          {"repetitions", 3}, {"repetition_index", rep},   {"threads", 1},
-          {"iterations", 10}, {"real_time", real_time_ns}, {"cpu_time", real_time_ns},
-          {"time_unit", "ns"}};
+  return testing::iteration_entry({.name = name,
+                                   .repetition = rep,
+                                   .repetitions = 3,
+                                   .iterations = 10,
+                                   .real_time = real_time_ns,
+                                   .cpu_time = real_time_ns,
+                                   .with_threads = true});
 }
 
 // FIXTURE rows under fixture_ok's benchmark name, so a run of the fake suite has results in

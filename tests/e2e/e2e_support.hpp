@@ -13,11 +13,13 @@
 #include <vector>
 
 #include "harness/process.hpp"
+#include "tests/e2e/gbench_fixture.hpp"
 #include "util/fs.hpp"
 
 namespace gpubench::e2e {
 
 namespace fs = std::filesystem;
+using testing::iteration_entry;
 
 struct CliResult {
   int exit_code = -1;

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "results/store.hpp"
+#include "tests/e2e/gbench_fixture.hpp"
 
 namespace gpubench::e2e {
 
@@ -25,16 +26,13 @@ inline json fixture_doc(double level, std::mt19937_64& rng) {
   for (const char* bench : k_benchmarks) {
     for (int r = 0; r < 10; ++r) {
       const double v = 1000.0 * level * (1.0 + within(rng));
-      list.push_back({{"name", bench},
-                      {"run_name", bench},
-                      {"run_type", "iteration"},
-                      {"repetitions", 10},
-                      {"repetition_index", r},
-                      {"threads", 1},
-                      {"iterations", 100},
-                      {"real_time", v},
-                      {"cpu_time", v},
-                      {"time_unit", "ns"}});
+      list.push_back(testing::iteration_entry({.name = bench,
+                                               .repetition = r,
+                                               .repetitions = 10,
+                                               .iterations = 100,
+                                               .real_time = v,
+                                               .cpu_time = v,
+                                               .with_threads = true}));
     }
   }
   return {{"benchmarks", list}};

@@ -1,7 +1,7 @@
 // Issue 23 item 21 through the real CLI: while a series has fewer than 3 runs of history, a change
-// beyond its within-run interval but inside its suite's run-to-run allowance (compare/allowance.hpp,
-// fusion host series: 10%) is inconclusive with that reason; beyond the allowance it is a
-// regression; with 3 or more runs of history the allowance no longer applies.
+// beyond its within-run interval but inside its suite's run-to-run allowance
+// (compare/allowance.hpp, fusion host series: 10%) is inconclusive with that reason; beyond the
+// allowance it is a regression; with 3 or more runs of history the allowance no longer applies.
 //
 // FIXTURE runs: Google Benchmark files written as the fusion suite would write them, imported with
 // `gpubench import`. The values are made up: ten repetitions a run, 0.2% apart within a run.
@@ -23,16 +23,13 @@ std::string fixture_run(double level, const std::string& date) {
   nlohmann::json benchmarks = nlohmann::json::array();
   for (int i = 0; i < 10; ++i) {
     const double value = level * (1.0 + 0.002 * ((i % 5) - 2) / 2.0);
-    benchmarks.push_back({{"name", k_series},
-                          {"run_name", k_series},
-                          {"run_type", "iteration"},
-                          {"repetitions", 10},
-                          {"repetition_index", i},
-                          {"iterations", 1},
-                          {"real_time", 1000.0 / value},
-                          {"cpu_time", 1000.0 / value},
-                          {"time_unit", "us"},
-                          {"GB_per_s", value}});
+    benchmarks.push_back(iteration_entry({.name = k_series,
+                                          .repetition = i,
+                                          .repetitions = 10,
+                                          .real_time = 1000.0 / value,
+                                          .cpu_time = 1000.0 / value,
+                                          .time_unit = "us"},
+                                         {{"GB_per_s", value}}));
   }
   nlohmann::json doc = {
       {"context",
@@ -59,8 +56,8 @@ class Allowance : public ::testing::Test {
   }
   // The one primary entry of `compare base cand --format json`, and the exit code.
   nlohmann::json compare(long long base, long long cand, int& exit_code) {
-    const CliResult r = m_ws.run(
-        {"compare", std::to_string(base), std::to_string(cand), "--format", "json"});
+    const CliResult r =
+        m_ws.run({"compare", std::to_string(base), std::to_string(cand), "--format", "json"});
     exit_code = r.exit_code;
     const nlohmann::json doc = nlohmann::json::parse(r.out);
     for (const auto& e : doc.at("results")) {

@@ -38,19 +38,18 @@ std::string gemm_file(double scale) {
         "gemm/bf16/m:4096/n:4096/k:4096/cache:hot/device:" + std::to_string(d) + "/manual_time";
     for (int rep = 0; rep < 5; ++rep) {
       const double tflops = (600.0 + 10 * d + rep * 0.5) * scale;
-      doc["benchmarks"].push_back({{"name", name},
-                                   {"run_name", name},
-                                   {"run_type", "iteration"},
-                                   {"repetitions", 5},
-                                   {"repetition_index", rep},
-                                   {"iterations", 20},
-                                   {"real_time", 229.0 / scale},
-                                   {"cpu_time", 10.0},
-                                   {"time_unit", "us"},
-                                   {"TFLOP_per_s", tflops},
-                                   {"time_per_call_us", 229.0 / scale},
-                                   // the clock differs a lot between the files: never a metric
-                                   {"sm_clock_MHz", scale > 1 ? 1980.0 - rep : 1410.0 + rep}});
+      doc["benchmarks"].push_back(
+          iteration_entry({.name = name,
+                           .repetition = rep,
+                           .repetitions = 5,
+                           .iterations = 20,
+                           .real_time = 229.0 / scale,
+                           .cpu_time = 10.0,
+                           .time_unit = "us"},
+                          {{"TFLOP_per_s", tflops},
+                           {"time_per_call_us", 229.0 / scale},
+                           // the clock differs a lot between the files: never a metric
+                           {"sm_clock_MHz", scale > 1 ? 1980.0 - rep : 1410.0 + rep}}));
     }
   }
   return doc.dump(1);

@@ -70,16 +70,14 @@ std::string memory_file(const std::vector<int>& gpus, const std::vector<double>&
     }
     for (int rep = 0; rep < 5; ++rep) {
       const double gb_per_s = (4000.0 + rep * 2.0 + static_cast<double>(i)) * scale[i];
-      doc["benchmarks"].push_back({{"name", name},
-                                   {"run_name", name},
-                                   {"run_type", "iteration"},
-                                   {"repetitions", 5},
-                                   {"repetition_index", rep},
-                                   {"iterations", 20},
-                                   {"real_time", 200.0 / scale[i]},
-                                   {"cpu_time", 10.0},
-                                   {"time_unit", "us"},
-                                   {"GB_per_s", gb_per_s}});
+      doc["benchmarks"].push_back(iteration_entry({.name = name,
+                                                   .repetition = rep,
+                                                   .repetitions = 5,
+                                                   .iterations = 20,
+                                                   .real_time = 200.0 / scale[i],
+                                                   .cpu_time = 10.0,
+                                                   .time_unit = "us"},
+                                                  {{"GB_per_s", gb_per_s}}));
     }
   }
   return doc.dump(1);

@@ -46,16 +46,15 @@ class Numbers : public ::testing::Test {
     for (const Series& s : series) {
       const bool gemm = s.name.rfind("gemm/", 0) == 0;
       for (std::size_t i = 0; i < s.values.size(); ++i) {
-        doc["benchmarks"].push_back({{"name", s.name},
-                                     {"run_name", s.name},
-                                     {"run_type", "iteration"},
-                                     {"repetitions", s.values.size()},
-                                     {"repetition_index", i},
-                                     {"iterations", 10},
-                                     {"real_time", 1.0},
-                                     {"cpu_time", 1.0},
-                                     {"time_unit", "ms"},
-                                     {gemm ? "TFLOP_per_s" : "GB_per_s", s.values[i]}});
+        doc["benchmarks"].push_back(
+            iteration_entry({.name = s.name,
+                             .repetition = static_cast<std::int64_t>(i),
+                             .repetitions = static_cast<std::int64_t>(s.values.size()),
+                             .iterations = 10,
+                             .real_time = 1.0,
+                             .cpu_time = 1.0,
+                             .time_unit = "ms"},
+                            {{gemm ? "TFLOP_per_s" : "GB_per_s", s.values[i]}}));
       }
     }
     const fs::path file = m_ws.root() / ("fixture-" + std::to_string(m_files++) + ".json");

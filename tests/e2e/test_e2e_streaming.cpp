@@ -30,26 +30,23 @@ std::string fixture_document(unsigned seed, bool slower) {
   std::mt19937 gen(seed);
   std::normal_distribution<double> noise(1.0, 0.01);
   json doc;
-  doc["context"] = {{"host_name", "fixture-host"},
-                    {"gpubench.suite", "memory"},
-                    {"gpubench.metrics",
-                     R"([{"name":"GB_per_s","unit":"GB/s","direction":"higher"}])"}};
+  doc["context"] = {
+      {"host_name", "fixture-host"},
+      {"gpubench.suite", "memory"},
+      {"gpubench.metrics", R"([{"name":"GB_per_s","unit":"GB/s","direction":"higher"}])"}};
   json& list = doc["benchmarks"] = json::array();
   for (int b = 0; b < k_benchmarks; ++b) {
     const double factor = slower && b % k_slow_every == 0 ? 1.2 : 1.0;
     for (int r = 0; r < k_repetitions; ++r) {
       const double t = 1000.0 * factor * noise(gen);
-      list.push_back({{"name", name_of(b)},
-                      {"run_name", name_of(b)},
-                      {"run_type", "iteration"},
-                      {"repetitions", k_repetitions},
-                      {"repetition_index", r},
-                      {"threads", 1},
-                      {"iterations", 1000},
-                      {"real_time", t},
-                      {"cpu_time", t * 1.001},
-                      {"time_unit", "ns"},
-                      {"GB_per_s", 12e3 / t}});
+      list.push_back(iteration_entry({.name = name_of(b),
+                                      .repetition = r,
+                                      .repetitions = k_repetitions,
+                                      .iterations = 1000,
+                                      .real_time = t,
+                                      .cpu_time = t * 1.001,
+                                      .with_threads = true},
+                                     {{"GB_per_s", 12e3 / t}}));
     }
   }
   return doc.dump();

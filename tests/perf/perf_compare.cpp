@@ -9,7 +9,6 @@
 #include <cstdlib>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <random>
 #include <sstream>
 #include <string>
 
@@ -18,6 +17,7 @@
 #include "compare/render.hpp"
 #include "compare/selection.hpp"
 #include "results/store.hpp"
+#include "tests/compare/synthetic_memory_doc.hpp"
 #include "util/fs.hpp"
 
 namespace {
@@ -35,37 +35,29 @@ int benchmark_count() {
   return std::max(10, static_cast<int>(10000 * v));
 }
 
-std::string name_of(int b) {
-  return "memory/triad/bytes:" + std::to_string(1024 * (b / 4 + 1)) +
-         "/threads:" + std::to_string(1 + b % 4);
+json synthetic_doc(int benchmarks, double slowdown, unsigned seed) {
+  return gpubench::testing::synthetic_memory_doc(
+      benchmarks, k_repetitions, 0.01, seed,
+      [slowdown](int b) { return b % 10 == 0 ? slowdown : 1.0; });
 }
 
-json synthetic_doc(int benchmarks, double slowdown, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::normal_distribution<double> noise(1.0, 0.01);
-  json doc;
-  doc["context"] = {
-      {"gpubench.metrics", R"([{"name":"GB_per_s","unit":"GB/s","direction":"higher"}])"}};
-  json& list = doc["benchmarks"] = json::array();
-  for (int b = 0; b < benchmarks; ++b) {
-    const std::string name = name_of(b);
-    const double factor = b % 10 == 0 ? slowdown : 1.0;
-    for (int r = 0; r < k_repetitions; ++r) {
-      const double t = 1000.0 * factor * noise(gen);
-      list.push_back({{"name", name},
-                      {"run_name", name},
-                      {"run_type", "iteration"},
-                      {"repetitions", k_repetitions},
-                      {"repetition_index", r},
-                      {"threads", 1},
-                      {"iterations", 100},
-                      {"real_time", t},
-                      {"cpu_time", t},
-                      {"time_unit", "ns"},
-                      {"GB_per_s", 12e3 / t}});
-    }
+// Stores `runs` complete runs of the synthetic memory suite on one host in a new `db`: run r
+// (0-based) slowed by slowdown(r) and seeded first_seed + r.
+template <class Slowdown>
+void store_runs(const std::filesystem::path& db, int runs, Slowdown slowdown, unsigned first_seed) {
+  results::Store store = results::Store::open(db, results::OpenMode::read_write_create);
+  const int n = benchmark_count();
+  for (int r = 0; r < runs; ++r) {
+    results::RunInfo info;
+    info.host.hostname = "perf-host";
+    const int64_t run = store.begin_run(info);
+    results::SuiteRunInfo suite;
+    suite.suite = "memory";
+    suite.executable = "gpubench-memory";
+    const int64_t sr = store.add_suite_run(run, suite);
+    store.ingest_benchmark_json(sr, synthetic_doc(n, slowdown(r), first_seed + r), "memory");
+    store.finish_run(run, results::RunStatus::complete);
   }
-  return doc;
 }
 
 // One store with two runs (base, candidate), built once for all benchmarks in this binary.
@@ -73,20 +65,8 @@ struct Fixture {
   gpubench::TempDir dir{"gpubench-perf-compare"};
   std::filesystem::path db = dir.path() / "perf.db";
   Fixture() {
-    results::Store store = results::Store::open(db, results::OpenMode::read_write_create);
-    const int n = benchmark_count();
-    for (int side = 0; side < 2; ++side) {
-      results::RunInfo info;
-      info.host.hostname = "perf-host";
-      const int64_t run = store.begin_run(info);
-      results::SuiteRunInfo suite;
-      suite.suite = "memory";
-      suite.executable = "gpubench-memory";
-      const int64_t sr = store.add_suite_run(run, suite);
-      store.ingest_benchmark_json(sr, synthetic_doc(n, side == 0 ? 1.0 : 1.03, 17u + side),
-                                  "memory");
-      store.finish_run(run, results::RunStatus::complete);
-    }
+    store_runs(
+        db, 2, [](int side) { return side == 0 ? 1.0 : 1.03; }, 17u);
   }
 };
 
@@ -133,19 +113,8 @@ struct HistoryFixture {
   gpubench::TempDir dir{"gpubench-perf-history"};
   std::filesystem::path db = dir.path() / "history.db";
   HistoryFixture() {
-    results::Store store = results::Store::open(db, results::OpenMode::read_write_create);
-    const int n = benchmark_count();
-    for (int r = 0; r < 10; ++r) {
-      results::RunInfo info;
-      info.host.hostname = "perf-host";
-      const int64_t run = store.begin_run(info);
-      results::SuiteRunInfo suite;
-      suite.suite = "memory";
-      suite.executable = "gpubench-memory";
-      const int64_t sr = store.add_suite_run(run, suite);
-      store.ingest_benchmark_json(sr, synthetic_doc(n, r == 9 ? 1.03 : 1.0, 31u + r), "memory");
-      store.finish_run(run, results::RunStatus::complete);
-    }
+    store_runs(
+        db, 10, [](int r) { return r == 9 ? 1.03 : 1.0; }, 31u);
   }
 };
 
