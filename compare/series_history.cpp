@@ -243,8 +243,15 @@ History load_history(results::Store& store, const HistoryOptions& options) {
       if (!detail.is_object() || !detail.contains("device") || !detail["device"].is_string()) {
         continue;  // the scan's check then finds a change point missing: detected in full
       }
-      stored[{p.benchmark_id, p.metric_id, p.hardware_class, detail["device"].get<std::string>()}]
-          .emplace_back(p.run_id, p.p_value);
+      const SeriesKey key{p.benchmark_id, p.metric_id, p.hardware_class,
+                          detail["device"].get<std::string>()};
+      // A change point recorded with other parameters (an older gpubench's --record replaces
+      // change points but knows no scans) is not the scan's: the series is detected in full.
+      if (!detail.contains("parameters") || detail["parameters"].dump() != parameters) {
+        scans.erase(key);
+        continue;
+      }
+      stored[key].emplace_back(p.run_id, p.p_value);
     }
   }
   for (SeriesHistory& series : h.series) {

@@ -1,5 +1,7 @@
 #include "results/change_points.hpp"
 
+#include <string>
+
 #include "results/sqlite.hpp"
 #include "util/clock.hpp"
 
@@ -9,12 +11,16 @@ void replace_change_points(Database& db, const std::vector<SeriesOfChangePoints>
                            const std::vector<StoredChangePoint>& points,
                            const std::vector<ChangePointScan>& scans) {
   Transaction tx(db);
-  Statement del = db.prepare(
-      "DELETE FROM change_points WHERE benchmark_id = ?1 AND metric_id = ?2 AND "
-      "hardware_class = ?3");
-  for (const SeriesOfChangePoints& s : series) {
-    del.bind(1, s.benchmark_id).bind(2, s.metric_id).bind(3, s.hardware_class).run();
-    del.reset();
+  // A group's change points and scans go together: a scan left behind would vouch for change
+  // points that are gone (a device series missing from this record).
+  for (const char* table : {"change_points", "change_point_scans"}) {
+    Statement del = db.prepare(std::string("DELETE FROM ") + table +
+                               " WHERE benchmark_id = ?1 AND metric_id = ?2 AND "
+                               "hardware_class = ?3");
+    for (const SeriesOfChangePoints& s : series) {
+      del.bind(1, s.benchmark_id).bind(2, s.metric_id).bind(3, s.hardware_class).run();
+      del.reset();
+    }
   }
   Statement ins = db.prepare(
       "INSERT INTO change_points(benchmark_id, metric_id, hardware_class, run_id, magnitude, "

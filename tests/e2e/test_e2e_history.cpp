@@ -13,6 +13,7 @@
 #include "e2e_support.hpp"
 #include "history_fixture.hpp"
 #include "results/change_points.hpp"
+#include "results/sqlite.hpp"
 #include "util/fs.hpp"
 
 namespace gpubench::e2e {
@@ -284,6 +285,47 @@ TEST(E2eHistory, RecordRecomputesOnlyTheTailsANewRunTouched) {
                        "unchanged since the last --record: 2"))
       << merged.err;
   EXPECT_EQ(ws.run({"history", "all", "--full"}).exit_code, 2);  // --full needs --record
+}
+
+// A scan vouches only for change points recorded with its parameters. An older gpubench's
+// --record replaces a group's change points (with its own parameters) and leaves the scans: here
+// its rows are simulated by rewriting the stored parameters. The next record detects in full.
+TEST(E2eHistory, RecordDetectsInFullWhenTheChangePointsHaveOtherParameters) {
+  Workspace ws;
+  add_nights(ws.db(), 1, 50, two_steps, 3);
+  ASSERT_EQ(ws.run({"history", "all", "--record"}).exit_code, 0);
+  {
+    results::Store store = results::Store::open(ws.db(), results::OpenMode::read_write);
+    store.database().exec(
+        "UPDATE change_points SET detail = json_set(detail, '$.parameters.seed', 7)");
+  }
+  const CliResult again = ws.run({"history", "all", "--record"});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_TRUE(contains(again.err,
+                       "detected in full: 2; on the tail only: 0, 0 runs in all; "
+                       "unchanged since the last --record: 0)"))
+      << again.err;
+  EXPECT_EQ(stored_runs(ws.db()), (std::vector<int64_t>{16, 16, 36, 36}));
+}
+
+// Replacing a group's change points drops the group's scans with them: a scan left behind would
+// vouch for change points that are gone.
+TEST(E2eHistory, ReplacingAGroupsChangePointsDropsItsScans) {
+  Workspace ws;
+  add_nights(ws.db(), 1, 50, two_steps, 3);
+  ASSERT_EQ(ws.run({"history", "all", "--record"}).exit_code, 0);
+  results::Store store = results::Store::open(ws.db(), results::OpenMode::read_write);
+  const std::vector<results::ChangePointScan> scans =
+      results::list_change_point_scans(store.database());
+  ASSERT_EQ(scans.size(), 2u);
+  const results::ChangePointScan& first = scans.front();
+  results::replace_change_points(
+      store.database(), {{first.benchmark_id, first.metric_id, first.hardware_class}}, {}, {});
+  const std::vector<results::ChangePointScan> left =
+      results::list_change_point_scans(store.database());
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_FALSE(left.front().benchmark_id == first.benchmark_id &&
+               left.front().metric_id == first.metric_id);
 }
 
 // FIXTURE Google Benchmark file (made-up numbers): one benchmark with a time and a counter that
