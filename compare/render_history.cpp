@@ -110,7 +110,7 @@ void render_json(const History& h, std::ostream& out) {
                     {"uuid", r.uuid},
                     {"started_at", r.started_at},
                     {"group", r.group},
-                    {"annotations", r.annotations}});
+                    {"annotations", r.detail.annotations}});
   }
   doc["runs"] = std::move(runs);
   json series = json::array();
@@ -161,7 +161,7 @@ void render_json(const History& h, std::ostream& out) {
                       {"geomean", number(rc.geomean.value)},
                       {"geomean_low", number(rc.geomean.ci_low)},
                       {"geomean_high", number(rc.geomean.ci_high)},
-                      {"annotations", h.runs[rc.run].annotations},
+                      {"annotations", h.runs[rc.run].detail.annotations},
                       {"differences", std::move(diffs)}});
   }
   doc["changes_by_run"] = std::move(by_run);
@@ -197,7 +197,7 @@ void text_change(const History& h, const SeriesHistory& s, const SeriesChange& c
   for (const RankedDifference& d : c.differences) diffs.push_back(difference_text(d));
   out << (md ? "  - " : "    ")
       << "differences: " << (diffs.empty() ? "none recorded" : join(diffs, "; ")) << '\n';
-  for (const std::string& a : run.annotations)
+  for (const std::string& a : run.detail.annotations)
     out << (md ? "  - " : "    ") << "annotated: " << a << '\n';
 }
 
@@ -220,7 +220,8 @@ void render_changes(const History& h, bool md, std::ostream& out) {
       out << in << "differs: " << difference_text(d) << " (" << d.series << " series changed; "
           << d.flips << " of " << (h.runs.size() - 1) << " consecutive runs differ)\n";
     }
-    for (const std::string& a : h.runs[rc.run].annotations) out << in << "annotated: " << a << '\n';
+    for (const std::string& a : h.runs[rc.run].detail.annotations)
+      out << in << "annotated: " << a << '\n';
     for (const auto& [si, ci] : rc.changes) {
       const SeriesHistory& s = h.series[si];
       const SeriesChange& c = s.changes[ci];
@@ -279,7 +280,7 @@ std::string run_headline(const History& h, const RunChanges& changes) {
   const HistoryRun& run = h.runs[changes.run];
   std::string text = "run " + std::to_string(run.id) + " (" + date_of(run);
   if (!changes.differences.empty()) text += ", " + difference_text(changes.differences.front());
-  if (!run.annotations.empty()) text += ", \"" + run.annotations.front() + "\"";
+  if (!run.detail.annotations.empty()) text += ", \"" + run.detail.annotations.front() + "\"";
   return text + ")";
 }
 

@@ -75,8 +75,8 @@ void history_chart_svg(std::ostream& out, const History& h, const SeriesHistory&
         << "</title><line x1=\"" << fixed(x(i)) << "\" x2=\"" << fixed(x(i)) << "\" y1=\""
         << fixed(y(p.low)) << "\" y2=\"" << fixed(y(p.high)) << "\" stroke=\"#89a\"/><circle cx=\""
         << fixed(x(i)) << "\" cy=\"" << fixed(y(p.median)) << "\" r=\"2.5\" fill=\"#246\"/></g>\n";
-    if (!run.annotations.empty()) {
-      out << "<g class=\"annotation\"><title>" << html_escape(join(run.annotations, "; "))
+    if (!run.detail.annotations.empty()) {
+      out << "<g class=\"annotation\"><title>" << html_escape(join(run.detail.annotations, "; "))
           << "</title><path d=\"M" << fixed(x(i) - 5) << ' ' << height - bottom + 14 << " L"
           << fixed(x(i) + 5) << ' ' << height - bottom + 14 << " L" << fixed(x(i)) << ' '
           << height - bottom + 5 << " Z\" fill=\"#c80\"/></g>\n";

@@ -3,7 +3,9 @@
 #include <cmath>
 #include <map>
 #include <ostream>
+#include <set>
 #include <sstream>
+#include <string_view>
 
 #include "compare/hardware.hpp"
 #include "compare/html_style.hpp"
@@ -219,12 +221,8 @@ void write_result_row(const Entry& e, double confidence, std::ostream& out) {
 constexpr std::size_t k_strip_min_devices = 4;
 
 std::size_t device_count(const Comparison& cmp) {
-  std::vector<std::string> devices;
-  for (const Entry& e : cmp.entries) {
-    if (std::find(devices.begin(), devices.end(), e.key.device) == devices.end()) {
-      devices.push_back(e.key.device);
-    }
-  }
+  std::set<std::string_view> devices;
+  for (const Entry& e : cmp.entries) devices.insert(e.key.device);
   return devices.size();
 }
 
@@ -252,7 +250,8 @@ int verdict_rank(Verdict v) {
 // One row per (suite, benchmark without its device:N, metric): a strip of one square per GPU
 // coloured by its verdict (its change and interval in the square's tooltip), the median change over
 // the GPUs and their range, the verdict counts, and every GPU's line in a closed <details>.
-void write_strip_rows(const Comparison& cmp, std::ostream& out) {
+// `devices`: device_count(cmp).
+void write_strip_rows(const Comparison& cmp, std::size_t devices, std::ostream& out) {
   std::vector<std::vector<const Entry*>> groups;
   std::map<std::string, std::size_t> index;
   for (const Entry* e : entries_in_order(cmp)) {
@@ -263,7 +262,7 @@ void write_strip_rows(const Comparison& cmp, std::ostream& out) {
     if (added) groups.emplace_back();
     groups[it->second].push_back(e);
   }
-  out << "<p class=\"note\">" << device_count(cmp)
+  out << "<p class=\"note\">" << devices
       << " devices: one row per benchmark and metric; each square of the strip is one device "
          "(colour: its verdict; hover: its change and 99% interval), the change is the median "
          "over the devices with their range, and the last cell opens to every device.</p>\n"
@@ -440,8 +439,8 @@ void render_html(const Comparison& cmp, std::ostream& out, const std::string& un
   out << "<h2>Sweeps</h2>\n";
   write_sweeps(cmp, out);
   out << "<h2>Results</h2>\n";
-  if (device_count(cmp) >= k_strip_min_devices) {
-    write_strip_rows(cmp, out);
+  if (const std::size_t devices = device_count(cmp); devices >= k_strip_min_devices) {
+    write_strip_rows(cmp, devices, out);
   } else {
     out << k_results_header;
     for (const Entry* e : entries_in_order(cmp)) write_result_row(*e, cmp.options.confidence, out);

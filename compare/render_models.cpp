@@ -132,7 +132,6 @@ std::string row_title(const ModelRow& r) {
          r.interconnect + ")";
 }
 
-// Characters, not bytes: "—" takes one column.
 // A table in lines of at most `width` columns (0: no limit; util/text_width.hpp fit_table).
 void text_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows,
                 const std::string& indent, std::size_t width) {

@@ -64,12 +64,13 @@ void write_md_runs(const Comparison& cmp, std::ostream& out) {
       {"gpubench git sha", [](const RunHeader& r) { return r.git_sha.substr(0, 12); }},
   };
   out << "| | base | candidate |\n|---|---|---|\n";
+  // A side's annotations as "<run>: <text>; ...", empty when it has none.
   const auto notes = [](const std::vector<RunHeader>& runs) {
     std::vector<std::string> lines;
     for (const RunHeader& r : runs) {
       for (const std::string& a : r.annotations) lines.push_back(std::to_string(r.id) + ": " + a);
     }
-    return lines.empty() ? std::string("—") : join(lines, "; ");
+    return join(lines, "; ");
   };
   out << "| selection | " << markdown_escape(cmp.base_selection) << " | "
       << markdown_escape(cmp.candidate_selection) << " |\n";
@@ -77,9 +78,11 @@ void write_md_runs(const Comparison& cmp, std::ostream& out) {
     out << "| " << name << " | " << markdown_escape(column(cmp.base_headers, get)) << " | "
         << markdown_escape(column(cmp.candidate_headers, get)) << " |\n";
   }
-  if (!annotation_lines(cmp).empty()) {
-    out << "| annotations | " << markdown_escape(notes(cmp.base_headers)) << " | "
-        << markdown_escape(notes(cmp.candidate_headers)) << " |\n";
+  const std::string base_notes = notes(cmp.base_headers);
+  const std::string candidate_notes = notes(cmp.candidate_headers);
+  if (!base_notes.empty() || !candidate_notes.empty()) {
+    out << "| annotations | " << (base_notes.empty() ? "—" : markdown_escape(base_notes)) << " | "
+        << (candidate_notes.empty() ? "—" : markdown_escape(candidate_notes)) << " |\n";
   }
   out << '\n';
 }

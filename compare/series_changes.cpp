@@ -86,7 +86,6 @@ void find_changes(const History& h, SeriesHistory& s,
   std::vector<std::pair<std::size_t, double>> points;  // (index, p value)
   if (prior != nullptr && prior->reuse_all) {
     points = prior->kept;
-    s.scan = ScanKind::reused;
   } else {
     const std::size_t from = prior != nullptr ? prior->tail_from : 0;
     if (prior != nullptr) points = prior->kept;

@@ -131,7 +131,6 @@ History load_history(results::Store& store, const HistoryOptions& options) {
     run_ids.push_back(h.runs[i].id);
     run_index[h.runs[i].id] = i;
   }
-  for (HistoryRun& r : h.runs) r.annotations = r.detail.annotations;
 
   results::Database& db = store.database();
   std::unordered_map<int64_t, std::size_t> suite_run_to_run;

@@ -27,9 +27,8 @@ struct HistoryRun {
   int64_t id = 0;
   std::string uuid;
   std::string started_at;
-  std::string group;  // "host [GPU models]"
-  results::RunDetail detail;
-  std::vector<std::string> annotations;  // `gpubench annotate`, oldest first
+  std::string group;          // "host [GPU models]"
+  results::RunDetail detail;  // with its annotations (`gpubench annotate`, oldest first)
 };
 
 // One run's value of a series: the median of its valid repetitions, with a distribution-free

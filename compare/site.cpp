@@ -106,7 +106,7 @@ std::string series_html(const History& h, const SeriesHistory& s) {
     const HistoryRun& run = h.runs[s.points[c.point].run];
     out << "<li><a href=\"../" << run_page(run.id) << "\">" << html_escape(change_line(h, s, c))
         << "</a>";
-    for (const std::string& a : run.annotations) out << " <em>" << html_escape(a) << "</em>";
+    for (const std::string& a : run.detail.annotations) out << " <em>" << html_escape(a) << "</em>";
     out << "</li>\n";
   }
   out << "</ul>\n</body></html>\n";
@@ -135,7 +135,7 @@ std::string run_html(const History& h, std::size_t run, const RunChanges* change
   out << page_head("What changed at run " + std::to_string(r.id), "");
   out << "<p>" << html_escape(r.started_at) << ", " << html_escape(r.group) << ", uuid "
       << html_escape(r.uuid) << "</p>\n";
-  for (const std::string& a : r.annotations)
+  for (const std::string& a : r.detail.annotations)
     out << "<p>annotated: <em>" << html_escape(a) << "</em></p>\n";
   // The run before it in its group.
   std::size_t before = run;
@@ -217,7 +217,7 @@ std::string index_html(const History& h, const std::vector<results::RunRow>& run
     if (in_history != history_index.end()) {
       auto c = change_of.find(in_history->second);
       if (c != change_of.end()) out << c->second->series << " series";
-      out << "</td><td>" << html_escape(join(h.runs[in_history->second].annotations, "; "));
+      out << "</td><td>" << html_escape(join(h.runs[in_history->second].detail.annotations, "; "));
     } else {
       out << "</td><td>";
     }

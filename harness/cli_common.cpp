@@ -8,6 +8,7 @@
 
 #include "util/error.hpp"
 #include "util/fs.hpp"
+#include "util/median.hpp"
 #include "util/strings.hpp"
 #include "util/text_width.hpp"
 
@@ -122,7 +123,7 @@ SampleStats summarize(const std::vector<double>& values) {
   std::sort(v.begin(), v.end());
   s.min = v.front();
   s.max = v.back();
-  s.median = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+  s.median = median_in_place(v.data(), v.data() + v.size());  // the store's and compare's median
   double sum = 0;
   for (double x : v) sum += x;
   s.mean = sum / static_cast<double>(v.size());

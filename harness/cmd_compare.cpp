@@ -15,7 +15,6 @@
 #include "harness/cli_common.hpp"
 #include "harness/command.hpp"
 #include "util/error.hpp"
-#include "util/fs.hpp"
 #include "util/text_width.hpp"
 
 namespace gpubench::cli {

@@ -13,7 +13,6 @@
 #include "harness/run_json.hpp"
 #include "results/exchange.hpp"
 #include "util/error.hpp"
-#include "util/fs.hpp"
 #include "util/json_writer.hpp"
 
 namespace gpubench::cli {

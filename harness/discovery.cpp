@@ -99,18 +99,19 @@ SuiteDescription describe_suite(const SuiteExecutable& suite, const std::string&
   SuiteDescription d;
   d.suite = suite;
   TempDir tmp("gpubench-describe");
-  // Runs the suite with `flag` under the profile, its stdout into `file` in the temp directory.
-  auto ask = [&](const char* flag, const char* file) {
+  // Runs the suite with `flag` under the profile, its stdout into `out`.
+  auto ask = [&](const char* flag, const fs::path& out) {
     ProcessSpec spec;
     spec.argv = {suite.path.string(), flag};
     spec.env = {{"GPUBENCH_PROFILE", profile}};
-    spec.stdout_path = tmp.path() / file;
+    spec.stdout_path = out;
     spec.timeout_s = timeout_s;
     spec.kill_grace_s = 2;
     return run_process(spec);
   };
 
-  const ProcessResult r = ask("--gpubench_info", "info.json");
+  const fs::path info_json = tmp.path() / "info.json";
+  const ProcessResult r = ask("--gpubench_info", info_json);
   if (!r.succeeded()) {
     d.reason =
         r.spawn_error.empty()
@@ -122,7 +123,7 @@ SuiteDescription describe_suite(const SuiteExecutable& suite, const std::string&
             : r.spawn_error;
   } else {
     try {
-      const auto j = nlohmann::json::parse(read_file(tmp.path() / "info.json"));
+      const auto j = nlohmann::json::parse(read_file(info_json));
       d.answered = true;
       d.description = j.value("description", "");
       d.runnable = j.value("runnable", false);
@@ -138,10 +139,11 @@ SuiteDescription describe_suite(const SuiteExecutable& suite, const std::string&
     }
   }
 
-  const ProcessResult lr = ask("--benchmark_list_tests=true", "list.txt");
+  const fs::path list_txt = tmp.path() / "list.txt";
+  const ProcessResult lr = ask("--benchmark_list_tests=true", list_txt);
   if (lr.succeeded()) {
     try {
-      for (const std::string& line : split(read_file(tmp.path() / "list.txt"), '\n')) {
+      for (const std::string& line : split(read_file(list_txt), '\n')) {
         const std::string name(trim(line));
         if (!name.empty()) d.benchmarks.push_back(name);
       }

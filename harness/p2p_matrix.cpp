@@ -6,18 +6,12 @@
 #include <map>
 
 #include "harness/cli_common.hpp"
+#include "util/median.hpp"
 #include "util/strings.hpp"
 
 namespace gpubench::harness {
 
 namespace {
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  if (n == 0) return 0.0;
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // Parameters that place a result in the matrix rather than name the matrix.
 bool is_placement_param(const std::string& key) {
@@ -69,7 +63,7 @@ std::vector<P2pMatrix> build_p2p_matrices(const std::vector<results::ResultRow>&
       for (const auto& p : r.params) {
         if (!is_placement_param(p.key)) t += " " + p.key + ":" + p.text;
       }
-      (r.metric == "pct_of_link" ? pct_of_link : link_basis)[t][{*src, *dst}] = median_of(r.values);
+      (r.metric == "pct_of_link" ? pct_of_link : link_basis)[t][{*src, *dst}] = median(r.values);
     }
     // Skipped rows carry no metric; they are noted under every matrix of their case.
     if (r.status == results::BenchmarkStatus::ok &&
@@ -94,7 +88,7 @@ std::vector<P2pMatrix> build_p2p_matrices(const std::vector<results::ResultRow>&
       it->second.m.metric = r.metric;
       it->second.m.unit = r.unit;
     }
-    it->second.values[{*src, *dst}] = median_of(r.values);
+    it->second.values[{*src, *dst}] = median(r.values);
   }
   // Every result of the run that ingest tied to a GPU names that GPU's UUID for its ordinal.
   std::map<int, std::string> uuids;
@@ -146,7 +140,7 @@ std::vector<SlowPair> find_slow_pairs(const P2pMatrix& m, double fraction) {
         }
       }
       if (siblings.empty()) continue;
-      const double med = median_of(siblings);
+      const double med = median(siblings);
       if (*v < fraction * med) out.push_back({s, d, *v, med});
     }
   }

@@ -42,11 +42,11 @@ struct ChangePointScan {
   int64_t points = 0;
 };
 
-// Replaces the stored change points of every series in `series` with `points`, and writes
-// `scans` over the scans of the same series (one transaction).
+// Replaces the stored change points and scans of every group in `series` with `points` and
+// `scans` (one transaction).
 void replace_change_points(Database& db, const std::vector<SeriesOfChangePoints>& series,
                            const std::vector<StoredChangePoint>& points,
-                           const std::vector<ChangePointScan>& scans = {});
+                           const std::vector<ChangePointScan>& scans);
 
 // Every stored scan (empty on a database no v5 gpubench has recorded into).
 std::vector<ChangePointScan> list_change_point_scans(Database& db);

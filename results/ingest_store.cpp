@@ -115,14 +115,14 @@ void Ingester::insert_params(int64_t id, const std::vector<Param>& params) {
   if (params.empty()) return;
   if (m_insert_params.size() < params.size()) m_insert_params.resize(params.size());
   std::unique_ptr<Statement>& st = m_insert_params[params.size() - 1];
+  constexpr int k_param_columns = 5;
   if (!st) {
-    std::string sql =
-        "INSERT INTO benchmark_params(benchmark_id, position, key, text, number) VALUES ";
-    for (size_t i = 0; i < params.size(); ++i) sql += i == 0 ? "(?,?,?,?,?)" : ",(?,?,?,?,?)";
-    st = std::make_unique<Statement>(m_db.prepare(sql));
+    st = std::make_unique<Statement>(m_db.prepare(multi_row_sql(
+        "INSERT INTO benchmark_params(benchmark_id, position, key, text, number) VALUES ",
+        params.size(), k_param_columns)));
   }
   for (size_t i = 0; i < params.size(); ++i) {
-    const int b = static_cast<int>(i) * 5;
+    const int b = row_offset(i, k_param_columns);
     st->bind(b + 1, id).bind(b + 2, static_cast<int64_t>(i)).bind(b + 3, params[i].key);
     st->bind(b + 4, params[i].text).bind(b + 5, params[i].number);
   }

@@ -2,7 +2,6 @@
 // stored in one pass.
 #include "results/series_medians.hpp"
 
-#include <algorithm>
 #include <string>
 
 #include "results/multi_row_insert.hpp"

@@ -22,6 +22,7 @@
 
 #include "suites/allreduce/cases.hpp"
 #include "suites/allreduce/world.hpp"
+#include "suites/common/suite_support.hpp"
 
 namespace gpubench::allreduce {
 
@@ -238,17 +239,15 @@ void register_host_reference() {
         const std::string name =
             case_name(key.collective, key.dtype, placement, c->bytes, ranks, true, scope);
         const std::size_t bytes = c->bytes;
-        auto* b = benchmark::RegisterBenchmark(
-            name.c_str(), [key, bytes, name, alone](benchmark::State& state) {
-              if (alone) {
-                suite::skip(state,
-                            "one rank: the MPI host reference needs 2 or more ranks (run under "
-                            "a launcher, e.g. gpubench run --launcher \"mpirun -np 2\")");
-                return;
-              }
-              run_host_case(state, key, bytes, name);
-            });
-        b->UseManualTime()->Iterations(1)->Unit(benchmark::kMicrosecond);
+        suite::register_timed(name, 1, [key, bytes, name, alone](benchmark::State& state) {
+          if (alone) {
+            suite::skip(state,
+                        "one rank: the MPI host reference needs 2 or more ranks (run under "
+                        "a launcher, e.g. gpubench run --launcher \"mpirun -np 2\")");
+            return;
+          }
+          run_host_case(state, key, bytes, name);
+        });
       }
     }
   }

@@ -6,8 +6,8 @@
 #include <sys/file.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
-#include <atomic>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>

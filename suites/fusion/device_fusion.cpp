@@ -19,6 +19,7 @@
 #include "suites/common/cuda/preload.hpp"
 #include "suites/common/launch_ledger.hpp"
 #include "suites/common/sample_state_counters.hpp"
+#include "suites/common/suite_support.hpp"
 #include "suites/fusion/device_runner.hpp"
 #include "suites/fusion/fusion_preload.hpp"
 #include "suites/fusion/speedup.hpp"
@@ -300,12 +301,8 @@ void add_device_context(const std::vector<int>& devices, const std::string& reas
 void register_device_benchmarks(suite::Profile profile, const std::vector<int>& devices,
                                 const std::string& reason) {
   for (const FusionCase& c : device_cases(profile, devices)) {
-    benchmark::RegisterBenchmark(
-        benchmark_name(c).c_str(),
-        [c, reason](benchmark::State& st) { run_device_case(st, c, reason); })
-        ->UseManualTime()
-        ->Iterations(k_device_samples)
-        ->Unit(benchmark::kMicrosecond);
+    suite::register_timed(benchmark_name(c), k_device_samples,
+                          [c, reason](benchmark::State& st) { run_device_case(st, c, reason); });
   }
 }
 

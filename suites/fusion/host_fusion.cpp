@@ -10,6 +10,7 @@
 #include "kernels/bias_gelu/bias_gelu_reference.hpp"
 #include "kernels/layernorm/layernorm_reference.hpp"
 #include "kernels/softmax/softmax_reference.hpp"
+#include "suites/common/suite_support.hpp"
 #include "suites/fusion/fusion_validation.hpp"
 #include "suites/fusion/speedup.hpp"
 #include "suites/memory/thread_pool.hpp"
@@ -271,11 +272,8 @@ void run_host_case(benchmark::State& state, const FusionCase& c) {
 
 void register_host_benchmarks(suite::Profile profile) {
   for (const FusionCase& c : host_cases(profile, suites::memory::usable_cpu_count())) {
-    benchmark::RegisterBenchmark(benchmark_name(c).c_str(),
-                                 [c](benchmark::State& st) { run_host_case(st, c); })
-        ->UseManualTime()
-        ->Iterations(host_iterations(c.tokens, c.hidden))
-        ->Unit(benchmark::kMicrosecond);
+    suite::register_timed(benchmark_name(c), host_iterations(c.tokens, c.hidden),
+                          [c](benchmark::State& st) { run_host_case(st, c); });
   }
 }
 

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "html_check.hpp"
+#include "tests/e2e/gbench_fixture.hpp"
 #include "tests/suites/run_program.hpp"
 #include "util/fs.hpp"
 
@@ -19,10 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int exit_code = -1;
-  std::string out;  // stdout and stderr
-};
+using Result = gpubench::testing::ChildResult;  // out: stdout and stderr (2>&1)
 
 class E2E : public ::testing::Test {
  protected:
@@ -59,8 +57,7 @@ class E2E : public ::testing::Test {
         env + gpubench::testing::shell_quote(std::string(GPUBENCH_BIN_DIR) + "/gpubench") +
         " --db " + gpubench::testing::shell_quote((s_dir->path() / "results.db").string()) + " " +
         args + " 2>&1";
-    gpubench::testing::ChildResult r = gpubench::testing::run_shell(cmd);
-    return Result{r.exit_code, std::move(r.out)};
+    return gpubench::testing::run_shell(cmd);
   }
   // Compares a 10% effect. When this VM's drift made the measurement indecisive (a whole run can
   // drift by ~8%), the pair is measured again, a fresh A run then the effect, at most 5 attempts
@@ -288,19 +285,17 @@ TEST_F(E2E, FailOnChangedThroughTheCli) {
                       {"library_build_type", "release"}};
     doc["benchmarks"] = nlohmann::json::array();
     for (int i = 0; i < 6; ++i) {
-      doc["benchmarks"].push_back({{"name", "foreign/bm"},
-                                   {"family_index", 0},
-                                   {"per_family_instance_index", 0},
-                                   {"run_name", "foreign/bm"},
-                                   {"run_type", "iteration"},
-                                   {"repetitions", 6},
-                                   {"repetition_index", i},
-                                   {"threads", 1},
-                                   {"iterations", 1000},
-                                   {"real_time", 1000.0 + i},
-                                   {"cpu_time", 1000.0 + i},
-                                   {"time_unit", "ns"},
-                                   {"items", items * (1.0 + 0.001 * i)}});
+      doc["benchmarks"].push_back(
+          gpubench::testing::iteration_entry({.name = "foreign/bm",
+                                              .repetition = i,
+                                              .repetitions = 6,
+                                              .iterations = 1000,
+                                              .real_time = 1000.0 + i,
+                                              .cpu_time = 1000.0 + i,
+                                              .with_threads = true},
+                                             {{"family_index", 0},
+                                              {"per_family_instance_index", 0},
+                                              {"items", items * (1.0 + 0.001 * i)}}));
     }
     gpubench::write_file_atomic(path(name), doc.dump());
     Result r = gpubench("import " + gpubench::testing::shell_quote(path(name).string()) +

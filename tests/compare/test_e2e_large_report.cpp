@@ -23,14 +23,10 @@ namespace {
 
 constexpr int k_benchmarks = 6000;  // x 2 metrics compared: 12,000 entries, the large layout
 
-struct Result {
-  int exit_code = -1;
-  std::string out;
-};
+using Result = gpubench::testing::ChildResult;  // out: stdout and stderr (2>&1)
 
 Result sh(const std::string& cmd) {
-  gpubench::testing::ChildResult r = gpubench::testing::run_shell(cmd + " 2>&1");
-  return Result{r.exit_code, std::move(r.out)};
+  return gpubench::testing::run_shell(cmd + " 2>&1");
 }
 
 void write_gbench(const fs::path& path, unsigned seed, bool slower) {

@@ -2,6 +2,8 @@
 // <text> of every svg.chart inside its SVG's view box, no two texts of a chart overlapping, no
 // label (class "lab") repeated within a chart. The check script goes into a copy; the report
 // itself has no scripts. Returns "labels=N OK" or what is wrong; "" when Chromium is absent.
+// Also the one Chromium runner the site, report and accept tests share (find_chromium_binary,
+// chromium_script_result).
 #pragma once
 
 #include <filesystem>

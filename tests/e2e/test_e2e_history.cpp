@@ -272,8 +272,8 @@ TEST(E2eHistory, RecordRecomputesOnlyTheTailsANewRunTouched) {
                        "unchanged since the last --record: 2"))
       << other.err;
   // Other parameters, or a run that now precedes the scanned ones: detected in full again.
-  EXPECT_TRUE(
-      contains(ws.run({"history", "all", "--record", "--seed", "2"}).err, "detected in full: 4;"));
+  const CliResult reseeded = ws.run({"history", "all", "--record", "--seed", "2"});
+  EXPECT_TRUE(contains(reseeded.err, "detected in full: 4;")) << reseeded.err;
   {
     results::Store store = results::Store::open(ws.db(), results::OpenMode::read_write);
     std::mt19937_64 rng(10);

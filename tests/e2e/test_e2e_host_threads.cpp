@@ -3,14 +3,13 @@
 // to one CPU: every threads:/workers: parameter must be 1. Before, the dataloader's default sweep
 // went to 2 x std::thread::hardware_concurrency() whatever the affinity mask said.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <regex>
 #include <string>
+#include <utility>
 
+#include "tests/suites/run_program.hpp"
 #include "util/fs.hpp"
 
 namespace fs = std::filesystem;
@@ -19,15 +18,9 @@ namespace {
 
 // stdout of `cmd` (a shell command line).
 std::string output_of(const std::string& cmd, int& exit_code) {
-  std::string out;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return out;
-  std::array<char, 4096> buf{};
-  std::size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
+  gpubench::testing::ChildResult r = gpubench::testing::run_shell(cmd);
+  exit_code = r.exit_code;
+  return std::move(r.out);
 }
 
 // The largest threads:/workers: value in `suite`'s quick case list, run on one CPU; -1 when the

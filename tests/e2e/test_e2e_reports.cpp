@@ -205,7 +205,7 @@ TEST(E2eReports, HtmlTicksDoNotOverlapAndRowsStayLow) {
 // GPU (named ".../device:N", with a "device_index" counter), 3 repetitions; GPU `slow` takes
 // `factor` times as long on the bf16 case.
 std::string eight_gpu_fixture(int slow, double factor) {
-  std::string rows;
+  nlohmann::json rows = nlohmann::json::array();
   const char* names[] = {"gemm/cublaslt/dtype:bf16/m:8192/n:8192/k:8192",
                          "gemm/cublaslt/dtype:fp16/m:8192/n:8192/k:8192",
                          "gemm/cublaslt/dtype:tf32/m:8192/n:8192/k:8192"};
@@ -216,18 +216,23 @@ std::string eight_gpu_fixture(int slow, double factor) {
         // Named per GPU as the suites name them (gemm_cases.cpp: ".../device:N").
         const std::string name =
             std::string(names[b]) + "/device:" + std::to_string(gpu) + "/manual_time";
-        rows += std::string(rows.empty() ? "" : ",") + R"({"name": ")" + name +
-                R"(", "run_name": ")" + name +
-                R"(", "run_type": "iteration", "repetitions": 3, "repetition_index": )" +
-                std::to_string(rep) + R"(, "threads": 1, "iterations": 10, "real_time": )" +
-                std::to_string(t) + R"(, "cpu_time": 5, "time_unit": "us", "device_index": )" +
-                std::to_string(gpu) + "}";
+        rows.push_back(iteration_entry({.name = name,
+                                        .repetition = rep,
+                                        .repetitions = 3,
+                                        .iterations = 10,
+                                        .real_time = t,
+                                        .cpu_time = 5,
+                                        .time_unit = "us",
+                                        .with_threads = true},
+                                       {{"device_index", gpu}}));
       }
     }
   }
-  return R"({"context": {"date": "2026-12-02T16:00:00+00:00", "host_name": "fixture-host",
-    "num_cpus": 2}, "benchmarks": [)" +
-         rows + "]}";
+  const nlohmann::json doc = {
+      {"context",
+       {{"date", "2026-12-02T16:00:00+00:00"}, {"host_name", "fixture-host"}, {"num_cpus", 2}}},
+      {"benchmarks", rows}};
+  return doc.dump();
 }
 
 // Issue 26: a comparison of 8 GPUs was 8 near-identical rows per benchmark. From 4 devices on,
@@ -255,10 +260,7 @@ TEST(E2eReports, ManyGpusAreOneRowPerBenchmarkWithAStrip) {
   }
   for (std::size_t at = page.find("<rect x="); at != std::string::npos;
        at = page.find("<rect x=", at + 1)) {
-    if (page.compare(at, 40, "<rect x=\"1\" y=\"2\" width=\"10\" height=\"10\"") == 0 ||
-        page.find("height=\"10\" class=", at) < page.find('>', at)) {
-      ++squares;
-    }
+    if (page.find("height=\"10\" class=", at) < page.find('>', at)) ++squares;
   }
   EXPECT_EQ(strips, 3u) << page;    // one row per benchmark (real_time)
   EXPECT_EQ(squares, 24u) << page;  // 8 GPUs each

@@ -14,6 +14,7 @@
 #include "suites/common/cuda/timing.hpp"
 #include "suites/gemm/gemm_runner.hpp"
 #include "tests/gpu/require_device.hpp"
+#include "util/median.hpp"
 
 namespace gpubench::gemm {
 namespace {
@@ -23,11 +24,6 @@ using suite::cuda::CacheState;
 DeviceContext& context() {
   static auto* ctx = new DeviceContext(0);  // never destroyed: see suites/gemm/main.cpp
   return *ctx;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 class GemmPerDtype : public ::testing::TestWithParam<std::tuple<DType, Api, Layout>> {};

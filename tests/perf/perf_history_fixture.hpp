@@ -11,6 +11,7 @@
 #include <string>
 
 #include "results/store.hpp"
+#include "tests/e2e/gbench_fixture.hpp"
 
 namespace gpubench::perf {
 
@@ -40,16 +41,13 @@ inline void write_history_fixture(const std::filesystem::path& db, int series, i
       const double run_level = std::exp(noise(rng)) * (r >= 21 && s % 100 == 0 ? 0.9 : 1.0);
       for (int rep = 0; rep < 3; ++rep) {
         const double v = 1000.0 * run_level * (1.0 + within(rng));
-        list.push_back({{"name", name},
-                        {"run_name", name},
-                        {"run_type", "iteration"},
-                        {"repetitions", 3},
-                        {"repetition_index", rep},
-                        {"threads", 1},
-                        {"iterations", 10},
-                        {"real_time", v},
-                        {"cpu_time", v},
-                        {"time_unit", "ns"}});
+        list.push_back(testing::iteration_entry({.name = name,
+                                                 .repetition = rep,
+                                                 .repetitions = 3,
+                                                 .iterations = 10,
+                                                 .real_time = v,
+                                                 .cpu_time = v,
+                                                 .with_threads = true}));
       }
     }
     store.ingest_benchmark_json(sr, {{"benchmarks", list}}, "fleet");

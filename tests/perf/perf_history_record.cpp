@@ -67,7 +67,12 @@ int main() {
   perf::write_history_fixture(db, series, 1, 30);
   std::printf("perf_history_record: %d series x 30 runs, then run 31\n", series);
   print("record, first (in full)", record(db, true, true));
-  print("record, no new run", record(db, true, true));
+  const Timed unchanged = record(db, true, true);
+  print("record, no new run", unchanged);
+  // With no new run every series is reused: anything detected again is a failure.
+  const bool all_reused =
+      compare::scan_counts(unchanged.history).reused == unchanged.history.series.size();
+  if (!all_reused) std::printf("  FAILED: a record with no new run detected series again\n");
   perf::write_history_fixture(db, series, 31, 31, 43);
   const Timed full = record(db, false, false);
   const Timed incremental = record(db, true, true);
@@ -94,5 +99,5 @@ int main() {
     }
   }
   std::printf("  incremental vs full: %zu missing, %zu kept from earlier records\n", missing, kept);
-  return missing == 0 ? 0 : 1;
+  return missing == 0 && all_reused ? 0 : 1;
 }

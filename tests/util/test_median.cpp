@@ -1,4 +1,4 @@
-// util/median.hpp: one median for the store and compare (issue 27).
+// util/median.hpp: one median for the store, compare and the suites (issue 27).
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -22,6 +22,13 @@ TEST(MedianInPlace, EvenCountIsLowerPlusHalfTheGap) {
   const double m = median_in_place(v.data(), v.data() + v.size());
   EXPECT_EQ(m, 490.8989905248169);
   EXPECT_NE(m, 0.5 * (134.36424411240122 + 847.4337369372327));
+}
+
+// The suites' median of a vector: the same value, and 0 when there is none.
+TEST(Median, OfAVectorAndOfNone) {
+  EXPECT_EQ(median({3.0, 1.0, 2.0}), 2.0);
+  EXPECT_EQ(median({847.4337369372327, 134.36424411240122}), 490.8989905248169);
+  EXPECT_EQ(median({}), 0.0);
 }
 
 }  // namespace
