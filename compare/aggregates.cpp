@@ -5,8 +5,8 @@
 #include <cmath>
 #include <vector>
 
-#include "compare/stats.hpp"
-#include "results/aggregates.hpp"
+#include "compare/stats/stats.hpp"
+#include "results/schema/aggregates.hpp"
 #include "util/strings.hpp"
 
 namespace gpubench::compare {

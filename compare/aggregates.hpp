@@ -1,4 +1,4 @@
-// Compare's reading of benchmarks stored as aggregates only (results/aggregates.hpp, issue 23).
+// Compare's reading of benchmarks stored as aggregates only (results/schema/aggregates.hpp, issue 23).
 //
 // A mean or median of repetitions that are not in the file is one number (n = 1): no interval
 // can be honest with it, so the series is `inconclusive` with the reason "aggregates only: rerun

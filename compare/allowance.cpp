@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "compare/history.hpp"
+#include "compare/run_noise.hpp"
 
 namespace gpubench::compare {
 namespace {

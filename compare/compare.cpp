@@ -6,10 +6,10 @@
 #include <span>
 #include <string_view>
 
-#include "compare/accept.hpp"
+#include "compare/accept/accept.hpp"
 #include "compare/aggregates.hpp"
 #include "compare/hardware.hpp"
-#include "compare/stats.hpp"
+#include "compare/stats/stats.hpp"
 #include "compare/verdict.hpp"
 #include "util/error.hpp"
 #include "util/parallel.hpp"

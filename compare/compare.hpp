@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "compare/thresholds.hpp"
+#include "compare/stats/thresholds.hpp"
 #include "results/model.hpp"
 #include "results/store.hpp"
 
@@ -58,7 +58,7 @@ struct Key {
   auto operator<=>(const Key&) const = default;
 };
 
-// Run-to-run noise of one series, from the store's history (compare/history.hpp fills it): the
+// Run-to-run noise of one series, from the store's history (compare/run_noise.hpp fills it): the
 // sample sd of the log per-run medians of the newest runs of the base side's hardware class and
 // configuration. Repetitions inside one run understate it (they share the run's machine state).
 struct SeriesNoise {
@@ -113,7 +113,7 @@ struct Entry {
   bool primary = true;
   SideStats base;
   SideStats candidate;
-  // The estimate (compare/stats.hpp log_ratio_estimate): NaN where unknown (a side missing, fewer
+  // The estimate (compare/stats/stats.hpp log_ratio_estimate): NaN where unknown (a side missing, fewer
   // than 3 samples, invalid), rendered as null / "—". ratio is the ratio of the 20%-trimmed
   // geometric means (plain geometric means below 8 samples); the interval and p come from the
   // same statistic, so p < 1 - confidence exactly when the interval excludes 1.

@@ -7,7 +7,7 @@
 
 #include "compare/compare.hpp"
 #include "results/model.hpp"
-#include "results/sqlite.hpp"
+#include "results/sqlite/sqlite.hpp"
 #include "results/store.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"

@@ -36,7 +36,7 @@ struct ExpectedHardware {
 // `--expect-gpus N`: N >= 1, else Error(bad_input) naming the option and the value.
 int check_expect_gpus(int value, const std::string& option);
 
-// The hardware lines of an acceptance spec (the rest is compare/accept.hpp parse_spec's):
+// The hardware lines of an acceptance spec (the rest is compare/accept/accept.hpp parse_spec's):
 //   expect_gpus 8
 //   expect_gpu_model "H200"
 // Bad lines: Error(bad_input) with file:line and an example. source: "spec FILE line N".

@@ -2,7 +2,7 @@
 
 #include <limits>
 
-#include "results/sqlite.hpp"
+#include "results/sqlite/sqlite.hpp"
 #include "util/clock.hpp"
 #include "util/error.hpp"
 #include "util/parallel.hpp"

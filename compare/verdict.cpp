@@ -4,9 +4,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "compare/history.hpp"
+#include "compare/run_noise.hpp"
 #include "compare/allowance.hpp"
-#include "compare/stats.hpp"
+#include "compare/stats/stats.hpp"
 #include "util/strings.hpp"
 
 namespace gpubench::compare::detail {

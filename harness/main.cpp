@@ -1,5 +1,5 @@
 // The `gpubench` executable: a thin main over the harness library. To add a subcommand, write
-// harness/cmd_<name>.cpp with add_<name>_command(), declare it in harness/command.hpp, and add it
+// harness/cli/cmd_<name>.cpp with add_<name>_command(), declare it in harness/cli/command.hpp, and add it
 // to the list below.
 #include <unistd.h>
 
@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "harness/command.hpp"
+#include "harness/cli/command.hpp"
 #include "util/error.hpp"
 
 int main(int argc, char** argv) {

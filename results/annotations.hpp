@@ -1,7 +1,7 @@
 // Annotations of runs (issue 25, `gpubench annotate RUN "text"`): known changes ("driver
 // upgrade", "BIOS") written next to a run, shown by history, compare and reports. Stored in table
 // `annotations` (schema v1) with run_id set and no series; exported and merged with their run
-// (results/exchange_tables.cpp).
+// (results/exchange/exchange_tables.cpp).
 #pragma once
 
 #include <cstdint>

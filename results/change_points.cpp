@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "results/sqlite.hpp"
+#include "results/sqlite/sqlite.hpp"
 #include "util/clock.hpp"
 
 namespace gpubench::results {

@@ -1,7 +1,7 @@
 // Change points stored with the parameters that found them (issue 25, `history --record`):
 // table `change_points` (schema v1). A report can be repeated from a stored row: its `detail`
 // JSON holds the method's parameters, the runs either side and the environment differences.
-// Not exchanged (results/exchange_tables.cpp): a merged history finds its own.
+// Not exchanged (results/exchange/exchange_tables.cpp): a merged history finds its own.
 #pragma once
 
 #include <cstdint>
@@ -30,7 +30,7 @@ struct SeriesOfChangePoints {
 };
 
 // What one `history --record` looked at in one series (table change_point_scans, schema v5): the
-// next record recomputes only what a new run can have changed (compare/series_history.hpp).
+// next record recomputes only what a new run can have changed (compare/history/series_history.hpp).
 struct ChangePointScan {
   int64_t benchmark_id = 0;
   int64_t metric_id = 0;

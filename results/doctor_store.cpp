@@ -2,7 +2,7 @@
 #include <utility>
 
 #include "results/doctor_store.hpp"
-#include "results/sqlite.hpp"
+#include "results/sqlite/sqlite.hpp"
 #include "results/store.hpp"
 #include "util/error.hpp"
 

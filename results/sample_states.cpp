@@ -6,8 +6,8 @@
 #include <unordered_map>
 
 #include "results/model.hpp"
-#include "results/series_medians.hpp"
-#include "results/sqlite.hpp"
+#include "results/schema/series_medians.hpp"
+#include "results/sqlite/sqlite.hpp"
 #include "results/store.hpp"
 #include "util/sample_state.hpp"
 

@@ -10,8 +10,8 @@
 #include <fstream>
 
 #include "results/liveness.hpp"
-#include "results/schema.hpp"
-#include "results/sqlite.hpp"
+#include "results/schema/schema.hpp"
+#include "results/sqlite/sqlite.hpp"
 #include "results/store_detail.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"

@@ -29,7 +29,7 @@
 
 namespace gpubench::results {
 
-class Database;  // results/sqlite.hpp
+class Database;  // results/sqlite/sqlite.hpp
 class RunLock;   // results/liveness.hpp
 
 enum class OpenMode {
@@ -42,8 +42,8 @@ enum class OpenMode {
 // read-only open of a file whose directory or file is not writable (read-only media) uses
 // SQLite's immutable mode.
 
-class EntryWork;      // results/ingest_stream.hpp
-class StreamedEntry;  // results/ingest_stream.hpp
+class EntryWork;      // results/ingest/ingest_stream.hpp
+class StreamedEntry;  // results/ingest/ingest_stream.hpp
 
 // What one ingest stored.
 struct IngestSummary {
@@ -119,7 +119,7 @@ struct ResultRow {
   std::vector<int> power_limited;            // per value: 1 the power cap held the clock, 0, -1
   std::vector<int> clock_below_expected;     // per value: 1 below the expected SM clock, 0, -1
   std::map<std::string, double> aggregates;  // Google Benchmark aggregates ("mean", "median", ...)
-  // The benchmark has only aggregate rows in this suite run (results/aggregates.hpp); complexity:
+  // The benchmark has only aggregate rows in this suite run (results/schema/aggregates.hpp); complexity:
   // the big_o of its complexity fit ("N"), empty when it has none.
   bool aggregate_only = false;
   std::string complexity;
@@ -167,7 +167,7 @@ class Store {
   // real_time/cpu_time are stored as metrics "real_time"/"cpu_time" in the file's time unit
   // converted to ns, direction lower. Throws Error(bad_input) when the document is not Google
   // Benchmark output (no "benchmarks" array), naming what was found instead. All or nothing.
-  // Parse the text with parse_benchmark_json() (results/ingest.hpp): Google Benchmark writes
+  // Parse the text with parse_benchmark_json() (results/ingest/ingest.hpp): Google Benchmark writes
   // bare NaN/Infinity tokens that plain JSON parsers reject.
   IngestSummary ingest_benchmark_json(int64_t suite_run_id, const nlohmann::json& doc,
                                       const std::string& default_suite);
@@ -184,7 +184,7 @@ class Store {
   // run (status complete), its one suite and every sample, or nothing at all.
   StoredSuite import_run(const RunInfo& info, const SuiteRunInfo& suite, const nlohmann::json& doc,
                          const std::string& default_suite, int64_t& run_id);
-  // The same, entry by entry, for documents read as a stream (results/ingest_stream.hpp): the
+  // The same, entry by entry, for documents read as a stream (results/ingest/ingest_stream.hpp): the
   // transaction opens here with the run, its suite and the document's `context`; add() each
   // entry of "benchmarks"; finish() stores the outcomes and commits. Destroyed unfinished (an
   // exception, a parse error half-way), it rolls everything back. Keep the Store alive meanwhile.

@@ -6,7 +6,7 @@
 
 #include "results/annotations.hpp"
 #include "results/liveness.hpp"
-#include "results/sqlite.hpp"
+#include "results/sqlite/sqlite.hpp"
 #include "results/store.hpp"
 #include "results/store_detail.hpp"
 #include "util/error.hpp"

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
-#include "results/sqlite.hpp"
+#include "results/sqlite/sqlite.hpp"
 #include "results/store.hpp"
 #include "util/error.hpp"
 

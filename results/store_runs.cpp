@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "results/liveness.hpp"
-#include "results/sqlite.hpp"
+#include "results/sqlite/sqlite.hpp"
 #include "results/store.hpp"
 #include "results/store_detail.hpp"
 #include "util/clock.hpp"

@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "results/ingest_stream.hpp"
+#include "results/ingest/ingest_stream.hpp"
 #include "results/liveness.hpp"
-#include "results/sqlite.hpp"
+#include "results/sqlite/sqlite.hpp"
 #include "results/store.hpp"
 #include "results/store_detail.hpp"
 #include "util/clock.hpp"

@@ -2,7 +2,7 @@
 // per-GPU summary.
 #include <map>
 
-#include "results/sqlite.hpp"
+#include "results/sqlite/sqlite.hpp"
 #include "results/store.hpp"
 #include "results/store_detail.hpp"
 #include "util/error.hpp"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "compare/stats.hpp"
+#include "compare/stats/stats.hpp"
 #include "compare/tools/simulate.hpp"
 
 namespace gc = gpubench::compare;

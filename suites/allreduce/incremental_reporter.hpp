@@ -2,7 +2,7 @@
 // case finishes it rewrites the whole document (context + every run so far) to a temporary file
 // and renames it over the --benchmark_out path, so a suite killed by --timeout-per-suite, a
 // launcher or a signal leaves a complete JSON file of the cases it finished, which the harness
-// ingests as usual (harness/runner.cpp reads the file whatever the exit status). At the end the
+// ingests as usual (harness/run/runner.cpp reads the file whatever the exit status). At the end the
 // context gains what the run learned (the sweep summary) before the last write.
 //
 // Cost: each run is formatted once (kept as text); a rewrite copies the text so far. After a

@@ -10,7 +10,7 @@ namespace gpubench::transfer {
 
 namespace {
 // The NVML ABI pieces used here, declared from the NVML API reference (util/nvml_abi.hpp holds
-// the ones harness/nvml.cpp uses too).
+// the ones harness/probe/nvml.cpp uses too).
 using nvml_abi::k_success;
 using nvml_abi::nvmlDevice_t;
 using nvml_abi::nvmlPciInfo_t;

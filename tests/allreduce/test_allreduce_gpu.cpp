@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "harness/process.hpp"
+#include "harness/process/process.hpp"
 #include "util/fs.hpp"
 
 namespace gpubench::allreduce_test {

@@ -6,8 +6,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "harness/launcher.hpp"
-#include "harness/nodes.hpp"
+#include "harness/process/launcher.hpp"
+#include "harness/cli/nodes.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 

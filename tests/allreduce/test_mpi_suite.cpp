@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "harness/process.hpp"
+#include "harness/process/process.hpp"
 #include "tests/allreduce/mpi_support.hpp"
 #include "util/fs.hpp"
 

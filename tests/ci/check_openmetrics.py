@@ -58,7 +58,7 @@ def dashboard(source, families):
     """ci/grafana/gpubench.json queries only series the export writes (no GPU here, so telemetry
     families are checked against the renderer's source instead of this export)."""
     dash = json.load(open(os.path.join(source, "ci/grafana/gpubench.json")))
-    renderer = open(os.path.join(source, "compare/render_openmetrics.cpp")).read()
+    renderer = open(os.path.join(source, "compare/render/render_openmetrics.cpp")).read()
     units = set(re.findall(r'\{"([a-z_]+)", [0-9.e* ]+, [0-9.e]+\}', renderer))
     exprs = [t["expr"] for panel in dash["panels"] for t in panel["targets"]]
     exprs += [v["query"]["query"] for v in dash["templating"]["list"] if isinstance(v.get("query"), dict)]

@@ -5,7 +5,7 @@
 
 #include <sstream>
 
-#include "compare/accept.hpp"
+#include "compare/accept/accept.hpp"
 #include "fixtures.hpp"
 #include "util/error.hpp"
 

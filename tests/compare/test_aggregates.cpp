@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "compare/aggregates.hpp"
-#include "results/aggregates.hpp"
+#include "results/schema/aggregates.hpp"
 
 namespace gpubench::compare {
 namespace {

@@ -1,7 +1,7 @@
 // compare/changepoints: E-divisive change points (issue 25). Otava's test data and expected
 // indexes (tests/analysis_test.py, change_point_divisive_test.py, tigerbeetle_test.py of
 // github.com/apache/otava) pin the method; seeded FIXTURE series pin gpubench's detector.
-#include "compare/changepoints.hpp"
+#include "compare/stats/changepoints.hpp"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 // default; GPUs of another model are not siblings.
 #include <gtest/gtest.h>
 
-#include "compare/accept.hpp"
+#include "compare/accept/accept.hpp"
 #include "compare/hardware.hpp"
 #include "fixtures.hpp"
 #include "util/error.hpp"

@@ -1,4 +1,4 @@
-// Series noise from history and per-run pooling (compare/history.hpp, compare_sides).
+// Series noise from history and per-run pooling (compare/run_noise.hpp, compare_sides).
 // All data are fixtures: seeded normal samples written into a temporary store, not measurements.
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <random>
 
 #include "compare/compare.hpp"
-#include "compare/history.hpp"
+#include "compare/run_noise.hpp"
 #include "compare/selection.hpp"
 #include "fixtures.hpp"
 #include "results/store.hpp"

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <sstream>
 
-#include "compare/render.hpp"
-#include "compare/svg.hpp"
+#include "compare/render/render.hpp"
+#include "compare/render/svg.hpp"
 #include "fixtures.hpp"
 
 using namespace gpubench::compare;

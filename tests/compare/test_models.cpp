@@ -1,12 +1,12 @@
-// Issue 24: the pure parts of `gpubench models` and `gpubench fleet` (compare/models.hpp,
-// compare/fleet.hpp): pooled figures and their intervals, log-scale sums, the prices and weights
+// Issue 24: the pure parts of `gpubench models` and `gpubench fleet` (compare/models/models.hpp,
+// compare/models/fleet.hpp): pooled figures and their intervals, log-scale sums, the prices and weights
 // files, robust-z outliers. FIXTURE numbers only; reference values from scipy where quoted.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "compare/fleet.hpp"
-#include "compare/models.hpp"
+#include "compare/models/fleet.hpp"
+#include "compare/models/models.hpp"
 #include "util/error.hpp"
 
 namespace gpubench::compare {

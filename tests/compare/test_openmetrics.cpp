@@ -5,7 +5,7 @@
 
 #include <sstream>
 
-#include "compare/openmetrics.hpp"
+#include "compare/render/openmetrics.hpp"
 #include "fixtures.hpp"
 
 namespace gpubench::compare {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "compare/compare.hpp"
-#include "compare/stats.hpp"
+#include "compare/stats/stats.hpp"
 #include "compare/tools/simulate.hpp"
 #include "fixtures.hpp"
 

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "compare/render.hpp"
+#include "compare/render/render.hpp"
 #include "fixtures.hpp"
 #include "html_check.hpp"
 

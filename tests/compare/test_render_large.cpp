@@ -10,10 +10,10 @@
 #include <unordered_set>
 #include <utility>
 
-#include "compare/render.hpp"
-#include "compare/render_large.hpp"
-#include "compare/report.hpp"
-#include "compare/svg.hpp"
+#include "compare/render/render.hpp"
+#include "compare/render/render_large.hpp"
+#include "compare/report/report.hpp"
+#include "compare/render/svg.hpp"
 #include "html_check.hpp"
 #include "large_fixture.hpp"
 #include "tests/suites/run_program.hpp"

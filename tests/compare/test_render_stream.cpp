@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "compare/accept.hpp"
-#include "compare/render.hpp"
+#include "compare/accept/accept.hpp"
+#include "compare/render/render.hpp"
 #include "fixtures.hpp"
 
 using namespace gpubench::compare;

@@ -15,7 +15,7 @@
 #include <cmath>
 #include <vector>
 
-#include "compare/stats.hpp"
+#include "compare/stats/stats.hpp"
 
 namespace gc = gpubench::compare;
 

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "compare/thresholds.hpp"
+#include "compare/stats/thresholds.hpp"
 #include "util/error.hpp"
 
 using namespace gpubench::compare;

@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "compare/compare.hpp"
-#include "compare/render.hpp"
-#include "compare/stats.hpp"
+#include "compare/render/render.hpp"
+#include "compare/stats/stats.hpp"
 #include "compare/tools/simulate.hpp"
 #include "fixtures.hpp"
 

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <string>
 
-#include "harness/process.hpp"
+#include "harness/process/process.hpp"
 #include "util/fs.hpp"
 
 namespace gpubench::e2e {

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "harness/process.hpp"
+#include "harness/process/process.hpp"
 #include "tests/e2e/gbench_fixture.hpp"
 #include "util/fs.hpp"
 

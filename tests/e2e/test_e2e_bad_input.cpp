@@ -10,7 +10,7 @@
 
 #include "e2e_faults_support.hpp"
 #include "e2e_support.hpp"
-#include "results/ingest.hpp"
+#include "results/ingest/ingest.hpp"
 
 namespace gpubench::e2e {
 namespace {

@@ -11,7 +11,7 @@
 #include <set>
 
 #include "e2e_faults_support.hpp"
-#include "results/exchange_tables.hpp"
+#include "results/exchange/exchange_tables.hpp"
 #include "util/strings.hpp"
 
 namespace gpubench::e2e {
@@ -56,7 +56,7 @@ std::map<std::string, std::vector<std::string>> canonical_tables(const fs::path&
   for (const std::string& table : rows(
            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")) {
     const results::ExchangedTable* how = results::find_exchanged_table(table);
-    EXPECT_NE(how, nullptr) << table << " is not in results/exchange_tables.cpp";
+    EXPECT_NE(how, nullptr) << table << " is not in results/exchange/exchange_tables.cpp";
     if (how == nullptr || how->how == results::Carried::not_carried) continue;
     std::vector<std::string> parts;
     for (const std::string& c : rows("SELECT name FROM pragma_table_info('" + table + "')")) {

@@ -10,7 +10,7 @@
 #include <set>
 
 #include "e2e_support.hpp"
-#include "results/sqlite.hpp"
+#include "results/sqlite/sqlite.hpp"
 #include "results/store.hpp"
 
 namespace gpubench::e2e {

@@ -13,7 +13,7 @@
 #include "e2e_support.hpp"
 #include "history_fixture.hpp"
 #include "results/change_points.hpp"
-#include "results/sqlite.hpp"
+#include "results/sqlite/sqlite.hpp"
 #include "util/fs.hpp"
 
 namespace gpubench::e2e {

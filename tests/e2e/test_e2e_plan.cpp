@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/process.hpp"
+#include "harness/process/process.hpp"
 #include "util/fs.hpp"
 
 namespace gpubench {

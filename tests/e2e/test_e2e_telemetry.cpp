@@ -5,9 +5,9 @@
 #include <sstream>
 
 #include "e2e_support.hpp"
-#include "harness/nvml.hpp"
-#include "harness/runner.hpp"
-#include "results/ingest.hpp"
+#include "harness/probe/nvml.hpp"
+#include "harness/run/runner.hpp"
+#include "results/ingest/ingest.hpp"
 #include "results/store.hpp"
 
 namespace gpubench::e2e {

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "results/ingest.hpp"
+#include "results/ingest/ingest.hpp"
 #include "results/store.hpp"
 #include "util/error.hpp"
 

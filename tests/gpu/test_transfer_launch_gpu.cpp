@@ -9,7 +9,7 @@
 #include <regex>
 #include <string>
 
-#include "harness/process.hpp"
+#include "harness/process/process.hpp"
 #include "kernels/copy/copy.hpp"
 #include "suites/common/cuda/device.hpp"
 #include "suites/common/cuda/graph.hpp"

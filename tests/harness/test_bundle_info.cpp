@@ -1,7 +1,7 @@
 // gpubench --version names the relocatable bundle (ci/bundle) it runs from.
 #include <gtest/gtest.h>
 
-#include "harness/bundle_info.hpp"
+#include "harness/cli/bundle_info.hpp"
 #include "util/fs.hpp"
 
 namespace fs = std::filesystem;

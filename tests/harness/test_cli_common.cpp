@@ -3,8 +3,8 @@
 
 #include <sstream>
 
-#include "harness/cli_common.hpp"
-#include "harness/runner.hpp"
+#include "harness/cli/cli_common.hpp"
+#include "harness/run/runner.hpp"
 #include "util/error.hpp"
 
 namespace gpubench::cli {

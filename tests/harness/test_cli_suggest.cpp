@@ -4,8 +4,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "harness/cli_suggest.hpp"
-#include "harness/command.hpp"
+#include "harness/cli/cli_suggest.hpp"
+#include "harness/cli/command.hpp"
 
 namespace gpubench::cli {
 namespace {

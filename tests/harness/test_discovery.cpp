@@ -4,7 +4,7 @@
 
 #include <cstdlib>
 
-#include "harness/discovery.hpp"
+#include "harness/run/discovery.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 

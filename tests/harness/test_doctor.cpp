@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "harness/doctor.hpp"
+#include "harness/doctor/doctor.hpp"
 #include "util/fs.hpp"
 
 namespace gpubench::harness {

@@ -4,8 +4,8 @@
 // and return codes are hand-written fixtures, not readings of this machine.
 #include <gtest/gtest.h>
 
-#include "harness/doctor.hpp"
-#include "harness/nvml.hpp"
+#include "harness/doctor/doctor.hpp"
+#include "harness/probe/nvml.hpp"
 
 namespace gpubench::harness {
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "gpubench_version.hpp"
-#include "harness/environment.hpp"
-#include "harness/nvml.hpp"
+#include "harness/probe/environment.hpp"
+#include "harness/probe/nvml.hpp"
 
 namespace gpubench::harness {
 namespace {

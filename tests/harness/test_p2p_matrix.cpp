@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "harness/p2p_matrix.hpp"
+#include "harness/cli/p2p_matrix.hpp"
 #include "results/model.hpp"
 
 namespace gpubench::harness {

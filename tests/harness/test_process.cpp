@@ -6,7 +6,7 @@
 #include <chrono>
 #include <thread>
 
-#include "harness/process.hpp"
+#include "harness/process/process.hpp"
 #include "util/fs.hpp"
 
 namespace gpubench::harness {

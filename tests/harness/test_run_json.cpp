@@ -6,7 +6,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "harness/run_json.hpp"
+#include "harness/cli/run_json.hpp"
 
 namespace gpubench::cli {
 namespace {

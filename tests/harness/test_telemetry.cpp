@@ -10,9 +10,9 @@
 #include <cstdlib>
 #include <thread>
 
-#include "harness/nvml.hpp"
-#include "harness/runner.hpp"
-#include "harness/telemetry.hpp"
+#include "harness/probe/nvml.hpp"
+#include "harness/run/runner.hpp"
+#include "harness/probe/telemetry.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 

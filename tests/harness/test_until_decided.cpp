@@ -2,7 +2,7 @@
 // or no history. Comparisons are in-memory FIXTURES (no run).
 #include <gtest/gtest.h>
 
-#include "harness/until_decided.hpp"
+#include "harness/run/until_decided.hpp"
 
 namespace gpubench::harness {
 namespace {

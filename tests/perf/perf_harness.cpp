@@ -14,8 +14,8 @@
 
 #include <string>
 
-#include "harness/environment.hpp"
-#include "harness/runner.hpp"
+#include "harness/probe/environment.hpp"
+#include "harness/run/runner.hpp"
 #include "results/store.hpp"
 #include "util/clock.hpp"
 #include "util/fs.hpp"

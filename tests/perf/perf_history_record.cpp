@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "compare/series_history.hpp"
+#include "compare/history/series_history.hpp"
 #include "perf_history_fixture.hpp"
 #include "results/store.hpp"
 #include "util/fs.hpp"

@@ -20,9 +20,9 @@
 #include <string>
 
 #include "../compare/large_fixture.hpp"
-#include "compare/render.hpp"
-#include "compare/render_large.hpp"
-#include "compare/report.hpp"
+#include "compare/render/render.hpp"
+#include "compare/render/render_large.hpp"
+#include "compare/report/report.hpp"
 #include "util/fs.hpp"
 
 namespace {

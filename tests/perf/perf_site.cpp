@@ -9,8 +9,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "compare/series_history.hpp"
-#include "compare/site.hpp"
+#include "compare/history/series_history.hpp"
+#include "compare/report/site.hpp"
 #include "perf_history_fixture.hpp"
 #include "results/store.hpp"
 #include "util/fs.hpp"

@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "results/ingest.hpp"
-#include "results/sqlite.hpp"
+#include "results/ingest/ingest.hpp"
+#include "results/sqlite/sqlite.hpp"
 #include "results/store.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <string>
 
-#include "results/ingest.hpp"
+#include "results/ingest/ingest.hpp"
 #include "results/store.hpp"
 #include "util/fs.hpp"
 

@@ -1,4 +1,4 @@
-// results/exchange_tables.cpp: every table of the schema is decided for exchange, and the rows
+// results/exchange/exchange_tables.cpp: every table of the schema is decided for exchange, and the rows
 // an export writes are the ones its run needs.
 #include <gtest/gtest.h>
 
@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "helpers.hpp"
-#include "results/exchange.hpp"
-#include "results/exchange_tables.hpp"
-#include "results/sqlite.hpp"
+#include "results/exchange/exchange.hpp"
+#include "results/exchange/exchange_tables.hpp"
+#include "results/sqlite/sqlite.hpp"
 #include "util/json_writer.hpp"
 
 namespace gpubench::results {

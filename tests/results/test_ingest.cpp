@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "helpers.hpp"
-#include "results/sqlite.hpp"
+#include "results/sqlite/sqlite.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 

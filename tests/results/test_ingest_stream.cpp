@@ -1,5 +1,5 @@
-// The streaming reader of Google Benchmark files (results/ingest_stream.hpp) and the per-run
-// series medians written with the samples (results/series_medians.hpp). Inputs are fixtures.
+// The streaming reader of Google Benchmark files (results/ingest/ingest_stream.hpp) and the per-run
+// series medians written with the samples (results/schema/series_medians.hpp). Inputs are fixtures.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "helpers.hpp"
-#include "results/ingest_stream.hpp"
-#include "results/series_medians.hpp"
-#include "results/sqlite.hpp"
+#include "results/ingest/ingest_stream.hpp"
+#include "results/schema/series_medians.hpp"
+#include "results/sqlite/sqlite.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 

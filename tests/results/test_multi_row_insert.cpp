@@ -1,13 +1,13 @@
-// results/multi_row_insert.hpp: the SQL text, the parameter numbering and the k-then-single split,
+// results/sqlite/multi_row_insert.hpp: the SQL text, the parameter numbering and the k-then-single split,
 // against a real SQLite file.
-#include "results/multi_row_insert.hpp"
+#include "results/sqlite/multi_row_insert.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <vector>
 
-#include "results/sqlite.hpp"
+#include "results/sqlite/sqlite.hpp"
 #include "util/fs.hpp"
 
 namespace gpubench::results {

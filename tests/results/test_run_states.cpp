@@ -8,7 +8,7 @@
 
 #include "helpers.hpp"
 #include "results/liveness.hpp"
-#include "results/sqlite.hpp"
+#include "results/sqlite/sqlite.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 

@@ -7,7 +7,7 @@
 
 #include "helpers.hpp"
 #include "results/sample_states.hpp"
-#include "results/sqlite.hpp"
+#include "results/sqlite/sqlite.hpp"
 #include "util/fs.hpp"
 #include "util/sample_state.hpp"
 

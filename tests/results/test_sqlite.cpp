@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "results/sqlite.hpp"
+#include "results/sqlite/sqlite.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 

@@ -4,8 +4,8 @@
 #include <fstream>
 
 #include "helpers.hpp"
-#include "results/schema.hpp"
-#include "results/sqlite.hpp"
+#include "results/schema/schema.hpp"
+#include "results/sqlite/sqlite.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 

@@ -13,7 +13,7 @@
 
 #include "helpers.hpp"
 #include "results/metric_roles.hpp"
-#include "results/sqlite.hpp"
+#include "results/sqlite/sqlite.hpp"
 #include "util/error.hpp"
 
 namespace gpubench::results {

@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "helpers.hpp"
-#include "results/sqlite.hpp"
+#include "results/sqlite/sqlite.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 

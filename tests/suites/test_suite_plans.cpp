@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/process.hpp"
-#include "harness/run_plan.hpp"
+#include "harness/process/process.hpp"
+#include "harness/run/run_plan.hpp"
 #include "util/fs.hpp"
 
 namespace gpubench {

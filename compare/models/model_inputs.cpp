@@ -1,0 +1,229 @@
+// The prices and weights files of `gpubench models` (compare/models/models.hpp), and the log-scale
+// arithmetic of its figures.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "compare/models/models.hpp"
+#include "compare/stats/stats.hpp"
+#include "util/error.hpp"
+#include "util/strings.hpp"
+
+namespace gpubench::compare {
+namespace {
+
+double quantile(double confidence, double df) {
+  const double p = (1 + confidence) / 2;
+  return std::isfinite(df) ? student_t_quantile(p, df) : normal_quantile(p);
+}
+
+std::string trimmed(std::string_view s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string_view::npos) return "";
+  const auto e = s.find_last_not_of(" \t\r");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+std::vector<std::string> split_on(const std::string& line, char sep) {
+  std::vector<std::string> out;
+  std::size_t from = 0;
+  for (std::size_t at; (at = line.find(sep, from)) != std::string::npos; from = at + 1) {
+    out.push_back(trimmed(line.substr(from, at - from)));
+  }
+  out.push_back(trimmed(line.substr(from)));
+  return out;
+}
+
+// A positive finite number, or nullopt.
+std::optional<double> positive(const std::string& text) {
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(text, &used);
+    if (used == text.size() && std::isfinite(v) && v > 0) return v;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+// Lines without comments and blanks, with their 1-based numbers.
+std::vector<std::pair<int, std::string>> content_lines(std::string_view text) {
+  std::vector<std::pair<int, std::string>> out;
+  int number = 0;
+  std::size_t from = 0;
+  while (from <= text.size()) {
+    std::size_t end = text.find('\n', from);
+    if (end == std::string_view::npos) end = text.size();
+    ++number;
+    std::string line(text.substr(from, end - from));
+    if (auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+    line = trimmed(line);
+    if (!line.empty()) out.emplace_back(number, line);
+    from = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+double LogEstimate::low(double confidence) const {
+  if (!valid() || !(var >= 0) || !(df > 0)) return std::numeric_limits<double>::quiet_NaN();
+  return std::exp(mean_log - quantile(confidence, df) * std::sqrt(var));
+}
+double LogEstimate::high(double confidence) const {
+  if (!valid() || !(var >= 0) || !(df > 0)) return std::numeric_limits<double>::quiet_NaN();
+  return std::exp(mean_log + quantile(confidence, df) * std::sqrt(var));
+}
+
+LogEstimate pooled_estimate(const std::vector<double>& units,
+                            const std::vector<double>& repetitions) {
+  LogEstimate e;
+  const bool one = units.size() == 1;
+  const std::vector<double>& spread = one ? repetitions : units;
+  if (units.empty()) return e;
+  std::vector<double> logs;
+  for (double v : spread) {
+    if (v > 0) logs.push_back(std::log(v));
+  }
+  std::vector<double> unit_logs;
+  for (double v : units) {
+    if (v > 0) unit_logs.push_back(std::log(v));
+  }
+  if (unit_logs.size() != units.size()) return e;
+  e.mean_log = mean(unit_logs);
+  e.n = units.size();
+  e.within_run_only = one;
+  if (logs.size() < 2) {
+    e.var = std::numeric_limits<double>::quiet_NaN();  // no spread to judge by
+    return e;
+  }
+  const double resolution = log_resolution(spread, {});
+  const double s = stddev(logs);
+  const double s2 = std::max(s * s, resolution * resolution / 12);
+  e.var = s2 / static_cast<double>(logs.size());
+  e.df = static_cast<double>(logs.size() - 1);
+  return e;
+}
+
+LogEstimate weighted_sum(const std::vector<std::pair<double, LogEstimate>>& terms) {
+  LogEstimate e;
+  if (terms.empty()) return e;
+  double m = 0, var = 0, denominator = 0;
+  std::size_t n = std::numeric_limits<std::size_t>::max();
+  bool within = false;
+  for (const auto& [w, t] : terms) {
+    if (!t.valid()) return e;
+    m += w * t.mean_log;
+    const double part = w * w * t.var;
+    var += part;
+    if (std::isfinite(t.df) && t.df > 0) denominator += part * part / t.df;
+    n = std::min(n, t.n);
+    within = within || t.within_run_only;
+  }
+  e.mean_log = m;
+  e.var = var;
+  e.df = denominator > 0 ? var * var / denominator : std::numeric_limits<double>::infinity();
+  e.n = n;
+  e.within_run_only = within;
+  return e;
+}
+
+std::string ratio_wording(const LogEstimate& ratio, double confidence) {
+  if (!ratio.valid()) return "unknown";
+  const double lo = ratio.low(confidence), hi = ratio.high(confidence);
+  char text[64];
+  if (std::isfinite(lo) && lo > 1) {
+    std::snprintf(text, sizeof text, "%.2fx faster", ratio.value());
+  } else if (std::isfinite(hi) && hi < 1) {
+    std::snprintf(text, sizeof text, "%.2fx (slower)", ratio.value());
+  } else {
+    std::snprintf(text, sizeof text, "%.2fx (no clear difference)", ratio.value());
+  }
+  return text;
+}
+
+std::vector<PriceEntry> parse_prices(std::string_view text, const std::string& file) {
+  std::vector<PriceEntry> out;
+  const std::string example = "e.g. 'H100,25000,USD' or 'H200,32000,USD,700'";
+  for (const auto& [number, line] : content_lines(text)) {
+    const std::string where = file + ":" + std::to_string(number);
+    const std::vector<std::string> f = split_on(line, ',');
+    if (out.empty() && to_lower(f[0]) == "model") continue;  // header
+    if (f.size() < 3 || f.size() > 4) {
+      throw bad_input("bad prices line " + where,
+                      "'" + line + "' has " + std::to_string(f.size()) +
+                          " fields, expected model,price,currency[,power_w]",
+                      example);
+    }
+    if (f[0].empty()) throw bad_input("bad prices line " + where, "the model is empty", example);
+    const auto price = positive(f[1]);
+    if (!price) {
+      throw bad_input("bad prices line " + where, "price '" + f[1] + "' is not a number > 0",
+                      example);
+    }
+    if (f[2].empty()) throw bad_input("bad prices line " + where, "the currency is empty", example);
+    std::optional<double> power_w;
+    if (f.size() == 4 && !f[3].empty()) {
+      power_w = positive(f[3]);
+      if (!power_w) {
+        throw bad_input("bad prices line " + where, "power_w '" + f[3] + "' is not watts > 0",
+                        example);
+      }
+    }
+    const PriceEntry p{f[0], *price, f[2], power_w, number};
+    for (const PriceEntry& other : out) {
+      if (to_lower(other.model) == to_lower(p.model)) {
+        throw bad_input("bad prices line " + where,
+                        "model '" + p.model + "' is priced again (first on line " +
+                            std::to_string(other.line) + ")",
+                        "keep one price per model");
+      }
+    }
+    out.push_back(p);
+  }
+  if (out.empty()) {
+    throw bad_input("no prices in " + file, "it has no model,price,currency line", example);
+  }
+  return out;
+}
+
+const PriceEntry* find_price(const std::vector<PriceEntry>& prices, const std::string& gpu_model) {
+  const PriceEntry* best = nullptr;
+  const std::string name = to_lower(gpu_model);
+  for (const PriceEntry& p : prices) {
+    if (name.find(to_lower(p.model)) != std::string::npos &&
+        (!best || p.model.size() > best->model.size())) {
+      best = &p;
+    }
+  }
+  return best;
+}
+
+std::vector<WeightEntry> parse_weights(std::string_view text, const std::string& file) {
+  std::vector<WeightEntry> out;
+  const std::string example = "e.g. 'gemm/*/dtype:bf16/m:8192/* 70' or 'allreduce 20'";
+  for (const auto& [number, line] : content_lines(text)) {
+    const std::string where = file + ":" + std::to_string(number);
+    const auto space = line.find_last_of(" \t");
+    if (space == std::string::npos) {
+      throw bad_input("bad weights line " + where, "'" + line + "' has no weight", example);
+    }
+    WeightEntry w;
+    w.pattern = trimmed(line.substr(0, space));
+    w.line = number;
+    const auto weight = positive(line.substr(space + 1));
+    if (!weight) {
+      throw bad_input("bad weights line " + where,
+                      "weight '" + line.substr(space + 1) + "' is not a number > 0", example);
+    }
+    w.weight = *weight;
+    out.push_back(w);
+  }
+  if (out.empty())
+    throw bad_input("no weights in " + file, "it has no PATTERN WEIGHT line", example);
+  double total = 0;
+  for (const WeightEntry& w : out) total += w.weight;
+  for (WeightEntry& w : out) w.weight /= total;
+  return out;
+}
+
+}  // namespace gpubench::compare

@@ -1,0 +1,39 @@
+// `gpubench report RUN`: one run rendered the same ways as a comparison (text, md, html, json,
+// junit, csv), with sweeps as charts. Pure over loaded data.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "compare/compare.hpp"
+#include "compare/render/render.hpp"
+
+namespace gpubench::compare {
+
+struct ReportRow {
+  Key key;
+  std::string case_name;
+  std::vector<results::Param> params;
+  std::string unit;
+  results::Direction direction = results::Direction::unknown;
+  results::BenchmarkStatus status = results::BenchmarkStatus::ok;
+  std::string message;
+  SideStats stats;
+};
+
+struct RunReport {
+  results::RunDetail run;
+  std::vector<std::string> problems;  // run_problems(run): shown first in every format
+  std::vector<ReportRow> rows;  // sorted by key
+};
+
+// Pools rows per identity like compare does (cpu_time left out unless it is the only metric).
+RunReport build_report(const results::RunDetail& run, const std::vector<results::ResultRow>& rows);
+// rows_csv: where a large Markdown or HTML report (render_large.hpp) writes its ok rows
+// (sidecar_path(output, ".results.csv")); "" (output to stdout): HTML lists them in a collapsed
+// block, Markdown says how to get them.
+void render_report(const RunReport& report, Format format, std::ostream& out, bool colour = false,
+                   const std::string& rows_csv = "");
+
+}  // namespace gpubench::compare

@@ -1,0 +1,166 @@
+#include "harness/cli/cli_common.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ostream>
+
+#include "util/error.hpp"
+#include "util/fs.hpp"
+#include "util/median.hpp"
+#include "util/strings.hpp"
+#include "util/text_width.hpp"
+
+namespace gpubench::cli {
+
+std::string resolve_db_path(const Context& ctx) {
+  if (ctx.db_given) {
+    if (ctx.db_path.empty()) {
+      throw bad_input("--db is empty", "an empty path would silently mean ./gpubench.db",
+                      "give the database file, e.g. --db results.db, or leave --db out");
+    }
+    return ctx.db_path;
+  }
+  if (const char* env = std::getenv("GPUBENCH_DB")) {
+    if (*env == '\0') {
+      throw bad_input("GPUBENCH_DB is set but empty",
+                      "an empty path would silently mean ./gpubench.db",
+                      "set it to a database file or unset it (unset GPUBENCH_DB)");
+    }
+    return env;
+  }
+  return "gpubench.db";
+}
+
+results::Store open_store(const Context& ctx, results::OpenMode mode) {
+  int busy_ms = 10000;
+  if (const char* env = std::getenv("GPUBENCH_BUSY_TIMEOUT_MS"); env && *env) {
+    const auto v = parse_int(env);
+    if (!v || *v < 0) {
+      throw bad_input("GPUBENCH_BUSY_TIMEOUT_MS='" + std::string(env) + "' is not a number",
+                      "it is the time to wait for a locked database, in milliseconds",
+                      "set it to a whole number such as 10000, or unset it");
+    }
+    busy_ms = static_cast<int>(std::min<long long>(*v, 24LL * 3600 * 1000));
+  }
+  return results::Store::open(resolve_db_path(ctx), mode, busy_ms);
+}
+
+std::string run_status_text(const results::RunRow& run) {
+  if (run.status == results::RunStatus::running && run.owner_gone) return "abandoned?";
+  return results::to_string(run.status);
+}
+
+namespace {
+// "4 KiB" and the first bytes of an over-long text, so the error stays readable.
+std::string too_long_text(const std::string& text) {
+  return std::to_string(text.size()) + " bytes, starting '" + text.substr(0, 40) + "…'";
+}
+}  // namespace
+
+std::pair<std::string, std::string> parse_tag(const std::string& text) {
+  if (text.size() > k_max_label_bytes) {
+    throw bad_input("tag too long (" + too_long_text(text) + ")",
+                    "a tag is at most " + std::to_string(k_max_label_bytes) +
+                        " bytes: it is printed in every 'runs' row and selected by exact match",
+                    "shorten it, or put long text in a file and tag the file's name");
+  }
+  const auto eq = text.find('=');
+  // Spaces around the key and the value are dropped, here and in tag: selections, so what is
+  // stored is what `compare tag:K=V` finds.
+  const std::string key(eq == std::string::npos ? std::string_view{} : trim(text.substr(0, eq)));
+  if (eq == std::string::npos || key.empty()) {
+    throw bad_input("bad tag '" + text + "'", "a tag is key=value with a non-empty key",
+                    "write it as --tag key=value, e.g. --tag driver=560");
+  }
+  return {key, std::string(trim(std::string_view(text).substr(eq + 1)))};
+}
+
+void check_note(const std::string& note) {
+  if (note.size() <= k_max_label_bytes) return;
+  throw bad_input("--note too long (" + too_long_text(note) + ")",
+                  "a note is at most " + std::to_string(k_max_label_bytes) +
+                      " bytes: it is printed with the run in 'show' and 'runs'",
+                  "shorten it, or keep long text in a file and note the file's name");
+}
+
+std::vector<std::string> split_list(const std::vector<std::string>& values) {
+  std::vector<std::string> out;
+  for (const auto& v : values) {
+    for (const auto& part : split(v, ',')) {
+      const std::string p(trim(part));
+      if (!p.empty()) out.push_back(p);
+    }
+  }
+  return out;
+}
+
+void print_table(std::ostream& out, const std::vector<std::string>& header,
+                 const std::vector<std::vector<std::string>>& rows, FirstColumn first_column) {
+  // Fitted to the output width (issue 26): the last column wraps, the widest others are cut.
+  std::vector<std::vector<std::string>> all = {header, {}};
+  for (const std::string& h : header) {
+    std::size_t w = display_width(h);
+    for (const auto& row : rows) {
+      const std::size_t i = all[1].size();
+      if (i < row.size()) w = std::max(w, display_width(row[i]));
+    }
+    all[1].emplace_back(w, '-');
+  }
+  all.insert(all.end(), rows.begin(), rows.end());
+  // By default the first column (a name, a run id) stays whole and first: scripts grep tables.
+  for (const std::string& line : fit_table(all, output_width(), "", nullptr, first_column)) {
+    out << line << '\n';
+  }
+}
+
+SampleStats summarize(const std::vector<double>& values) {
+  SampleStats s;
+  s.n = values.size();
+  if (values.empty()) return s;
+  std::vector<double> v = values;
+  std::sort(v.begin(), v.end());
+  s.min = v.front();
+  s.max = v.back();
+  s.median = median_in_place(v.data(), v.data() + v.size());  // the store's and compare's median
+  double sum = 0;
+  for (double x : v) sum += x;
+  s.mean = sum / static_cast<double>(v.size());
+  if (v.size() >= 2 && s.mean != 0) {
+    double sq = 0;
+    for (double x : v) sq += (x - s.mean) * (x - s.mean);
+    s.cv = std::sqrt(sq / static_cast<double>(v.size() - 1)) / std::fabs(s.mean);
+  }
+  return s;
+}
+
+std::string duration_text(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf,
+                seconds < 10     ? "%.2f s"
+                : seconds < 1000 ? "%.1f s"
+                                 : "%.0f s",
+                seconds);
+  return buf;
+}
+
+void check_format(const std::string& format, const std::vector<std::string>& allowed) {
+  if (std::find(allowed.begin(), allowed.end(), format) != allowed.end()) return;
+  throw bad_input("unknown format '" + format + "'", "this command writes " + join(allowed, ", "),
+                  "use --format " + join(allowed, "|"));
+}
+
+void stream_output(const std::string& path, std::ostream& stdout_stream,
+                   const std::function<void(std::ostream&)>& write) {
+  if (path.empty() || path == "-") {
+    write(stdout_stream);
+    stdout_stream.flush();
+    return;
+  }
+  AtomicFileWriter file(path);
+  write(file.stream());
+  file.commit();
+}
+
+}  // namespace gpubench::cli

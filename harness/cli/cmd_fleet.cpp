@@ -1,0 +1,78 @@
+// gpubench fleet [SELECTOR...]: every GPU of every host on one table per model, outliers named
+// by host, UUID and PCI bus id with what sets them apart (issue 24; compare/models/fleet.hpp). Exit 1
+// when a GPU is an outlier (for fleet CI), 2 on bad input.
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <sstream>
+
+#include "compare/models/fleet.hpp"
+#include "compare/render/render.hpp"
+#include "compare/render/render_models.hpp"
+#include "harness/cli/cli_common.hpp"
+#include "harness/cli/command.hpp"
+#include "util/error.hpp"
+
+namespace gpubench::cli {
+namespace {
+
+struct FleetArgs {
+  std::vector<std::string> selectors;
+  std::string suite;
+  std::string metric;
+  double z = 3.5;
+  std::string min_effect = "5%";
+  std::string format = "text";
+  std::string output;
+};
+
+void do_fleet(const FleetArgs& args, Context& ctx) {
+  check_format(args.format, {"text", "json", "html"});
+  if (!(args.z > 0)) {
+    throw bad_input("invalid --z " + std::to_string(args.z), "it must be > 0", "e.g. --z 3.5");
+  }
+  compare::FleetOptions options;
+  options.rule.z_threshold = args.z;
+  options.rule.min_effect = compare::read_percent(args.min_effect, "--min-effect");
+  options.suite = args.suite;
+  options.metric = args.metric;
+  compare::check_output_path(args.output);
+  results::Store store = open_store(ctx, results::OpenMode::read_only);
+  const compare::Observations obs =
+      compare::load_observations(store, compare::select_runs(store, args.selectors));
+  const compare::Fleet fleet = compare::fleet_scores(obs, options.rule, args.suite, args.metric);
+  if (fleet.series.empty()) {
+    throw bad_input("no series to compare across GPUs",
+                    "a series needs the same benchmark on 3 or more GPUs of one model" +
+                        std::string(args.suite.empty() ? "" : " in suite '" + args.suite + "'") +
+                        (args.metric.empty() ? "" : " with metric '" + args.metric + "'"),
+                    "select runs of GPU servers, or check --suite and --metric");
+  }
+  std::ostringstream text;
+  compare::render_fleet(text, fleet, obs, options, args.format);
+  compare::write_output(args.output, text.str(), *ctx.out);
+  if (!fleet.outliers.empty()) ctx.exit_code = 1;
+}
+
+}  // namespace
+
+void add_fleet_command(CLI::App& app, Context& ctx) {
+  auto args = std::make_shared<FleetArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "fleet",
+      "Every GPU against the others of its model: median, MAD, robust z; exit 1 when "
+      "a GPU is an outlier");
+  cmd->add_option("selectors", args->selectors,
+                  "runs (as for models); default: every complete run");
+  cmd->add_option("--suite", args->suite, "only this suite");
+  cmd->add_option("--metric", args->metric, "only this metric (default: each suite's primary)");
+  cmd->add_option("--z", args->z, "|robust z| beyond which a worse GPU is an outlier")
+      ->capture_default_str();
+  cmd->add_option("--min-effect", args->min_effect,
+                  "and worse than the model's median by more than this")
+      ->capture_default_str();
+  cmd->add_option("--format", args->format, "text, json or html")->capture_default_str();
+  cmd->add_option("-o,--output", args->output, "file to write (default: stdout)");
+  cmd->callback([args, &ctx] { do_fleet(*args, ctx); });
+}
+
+}  // namespace gpubench::cli

@@ -1,0 +1,168 @@
+// gpubench history SELECTOR: per series the per-run medians over time with change points
+// (compare/history/series_history.hpp); --changes lists the change points of every series grouped by the
+// run where they happened. --record stores them, recomputing incrementally (only the series a new
+// run touched, and there only their tails; --full: everything). --fail-on-change: exit 1 when a
+// change point falls in the newest --new-runs runs (nightly CI: a change found once --min-segment
+// runs follow it is new).
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <memory>
+#include <ostream>
+#include <sstream>
+
+#include "compare/render/render.hpp"
+#include "compare/render/render_history.hpp"
+#include "compare/history/series_history.hpp"
+#include "harness/cli/cli_common.hpp"
+#include "harness/cli/command.hpp"
+#include "util/error.hpp"
+
+namespace gpubench::cli {
+namespace {
+
+struct HistoryArgs {
+  std::string selector;
+  std::string benchmark;
+  std::string metric;
+  int last = 0;
+  std::string format = "text";
+  bool changes = false;
+  std::string output;
+  std::string significance = "permutation";
+  double max_pvalue = 0.001;
+  int permutations = 999;
+  int64_t seed = 1;
+  int min_segment = 3;
+  double delta = 0.02;
+  bool fail_on_change = false;
+  int new_runs = 4;
+  bool record = false;
+  bool full = false;
+};
+
+compare::HistoryFormat format_of(const std::string& text) {
+  if (text == "md") return compare::HistoryFormat::md;
+  if (text == "html") return compare::HistoryFormat::html;
+  if (text == "json") return compare::HistoryFormat::json;
+  if (text == "csv") return compare::HistoryFormat::csv;
+  return compare::HistoryFormat::text;
+}
+
+compare::ChangePointOptions detection_of(const HistoryArgs& a) {
+  if (a.significance != "permutation" && a.significance != "ttest") {
+    throw bad_input("--significance must be permutation or ttest", "got '" + a.significance + "'",
+                    "e.g. --significance permutation");
+  }
+  if (!(a.max_pvalue > 0 && a.max_pvalue < 1)) {
+    throw bad_input("--max-pvalue must be in (0, 1)", "got " + std::to_string(a.max_pvalue),
+                    "e.g. --max-pvalue 0.001");
+  }
+  if (a.permutations < 1 || a.min_segment < 1 || a.seed < 0) {
+    throw bad_input("--permutations and --min-segment must be at least 1, --seed 0 or more",
+                    "got " + std::to_string(a.permutations) + ", " + std::to_string(a.min_segment) +
+                        ", " + std::to_string(a.seed),
+                    "e.g. --permutations 999 --min-segment 3");
+  }
+  if (!(a.delta >= 0 && a.delta < 1)) {
+    throw bad_input("--delta must be a fraction in [0, 1)", "got " + std::to_string(a.delta),
+                    "e.g. --delta 0.02 for 2%");
+  }
+  compare::ChangePointOptions o;
+  o.significance =
+      a.significance == "ttest" ? compare::Significance::ttest : compare::Significance::permutation;
+  o.max_pvalue = a.max_pvalue;
+  o.permutations = static_cast<std::size_t>(a.permutations);
+  o.seed = static_cast<uint64_t>(a.seed);
+  o.min_segment = static_cast<std::size_t>(a.min_segment);
+  o.min_magnitude = a.delta;
+  return o;
+}
+
+void do_history(const HistoryArgs& args, Context& ctx) {
+  check_format(args.format, {"text", "md", "html", "json", "csv"});
+  compare::check_output_path(args.output);
+  compare::HistoryOptions options;
+  options.selector = args.selector;
+  if (!args.benchmark.empty()) options.benchmark = args.benchmark;
+  if (!args.metric.empty()) options.metric = args.metric;
+  options.last = args.last;
+  options.detection = detection_of(args);
+  if (args.full && !args.record) {
+    throw bad_input("--full only applies to --record", "history without --record detects in full",
+                    "add --record, or drop --full");
+  }
+  options.incremental = args.record && !args.full;
+  results::Store store =
+      open_store(ctx, args.record ? results::OpenMode::read_write : results::OpenMode::read_only);
+  const compare::History h = compare::load_history(store, options);
+  if (args.record) {
+    const std::size_t rows = compare::record_change_points(store, h);
+    const compare::ScanCounts scans = compare::scan_counts(h);
+    *ctx.err << "gpubench: recorded " << rows << " change point" << (rows == 1 ? "" : "s") << " of "
+             << h.series.size() << " series with their parameters (detected in full: " << scans.full
+             << "; on the tail only: " << scans.tail << ", " << scans.tail_points
+             << " runs in all; unchanged since the last --record: " << scans.reused << ")\n";
+  }
+  std::ostringstream text;
+  compare::render_history(h, format_of(args.format), args.changes, text);
+  compare::write_output(args.output, text.str(), *ctx.out);
+  if (args.fail_on_change) {
+    if (args.new_runs < 1) {
+      throw bad_input("--new-runs must be at least 1", "got " + std::to_string(args.new_runs),
+                      "e.g. --new-runs 4");
+    }
+    for (const compare::RunChanges& rc : compare::changes_by_run(h)) {
+      const bool primary = std::any_of(rc.changes.begin(), rc.changes.end(),
+                                       [&](const auto& c) { return h.series[c.first].primary; });
+      if (primary && rc.run + static_cast<std::size_t>(args.new_runs) >= h.runs.size()) {
+        *ctx.err << "gpubench: a new change point at run " << h.runs[rc.run].id << " (" << rc.series
+                 << " series, one of the newest " << args.new_runs
+                 << " runs); --fail-on-change makes that exit 1\n";
+        ctx.exit_code = 1;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void add_history_command(CLI::App& app, Context& ctx) {
+  auto args = std::make_shared<HistoryArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "history", "per-run medians of each series over time, with change points and their causes");
+  cmd->add_option("selector", args->selector,
+                  "runs: tag:K=V, host:NAME, gpu:MODEL, all (or one run id)")
+      ->required();
+  cmd->add_option("--benchmark", args->benchmark, "only benchmarks matching this regex");
+  cmd->add_option("--metric", args->metric, "only this metric (default: all but cpu_time)");
+  cmd->add_option("--last", args->last, "the newest N runs (0: all)")->capture_default_str();
+  cmd->add_option("--format", args->format, "text, md, html, json or csv")->capture_default_str();
+  cmd->add_flag("--changes", args->changes, "list the change points of every series by run");
+  cmd->add_option("-o,--output", args->output, "write to this file (default stdout)");
+  cmd->add_option("--significance", args->significance, "permutation or ttest")
+      ->capture_default_str();
+  cmd->add_option("--max-pvalue", args->max_pvalue, "significance level of a change point")
+      ->capture_default_str();
+  cmd->add_option("--permutations", args->permutations, "permutations of the test")
+      ->capture_default_str();
+  cmd->add_option("--seed", args->seed, "seed of the permutations")->capture_default_str();
+  cmd->add_option("--min-segment", args->min_segment, "fewest runs on each side of a change")
+      ->capture_default_str();
+  cmd->add_option("--delta", args->delta, "smallest change that counts (fraction, 0.02 = 2%)")
+      ->capture_default_str();
+  cmd->add_flag("--fail-on-change", args->fail_on_change,
+                "exit 1 when a primary metric has a change point at one of the newest --new-runs "
+                "runs (nightly CI)");
+  cmd->add_option("--new-runs", args->new_runs,
+                  "what --fail-on-change calls new: the newest N runs (a change is found once "
+                  "--min-segment runs follow it)")
+      ->capture_default_str();
+  cmd->add_flag("--record", args->record,
+                "store the change points found, with these parameters, in the database; series "
+                "recorded before with the same parameters are recomputed only where new runs "
+                "can have changed them");
+  cmd->add_flag("--full", args->full, "with --record: detect every series in full");
+  cmd->callback([args, &ctx] { do_history(*args, ctx); });
+}
+
+}  // namespace gpubench::cli

@@ -1,0 +1,403 @@
+// gpubench import FILE: one of
+//   - another gpubench database (.db): its runs this database lacks are merged in;
+//   - a run exported with `gpubench export RUN --format json`;
+//   - a Google Benchmark JSON file (from any binary) becomes a new run; a file written by a
+//     gpubench suite fills the run's GPU and version facts from its gpubench.* context.
+// The first two are idempotent by run UUID (results/exchange/exchange.hpp). A Google Benchmark file is
+// read once as a stream and stored in one transaction as it is read (results/ingest/ingest_stream.hpp),
+// so bad input found half-way rolls back and changes nothing.
+#include <CLI/CLI.hpp>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "harness/cli/cli_common.hpp"
+#include "harness/cli/command.hpp"
+#include "results/exchange/exchange.hpp"
+#include "results/ingest/ingest.hpp"
+#include "results/ingest/ingest_stream.hpp"
+#include "results/store.hpp"
+#include "util/clock.hpp"
+#include "util/error.hpp"
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+
+namespace gpubench::cli {
+
+namespace {
+struct ImportArgs {
+  std::string file;
+  std::string suite;
+  std::vector<std::string> tags;
+  std::string note;
+  bool with_baselines = false;
+};
+
+// Google Benchmark's context "date" ("2026-12-02T16:29:34+01:00") as UTC ISO 8601; empty when
+// it has another shape (older versions print local time without an offset).
+std::string date_to_utc(const std::string& date) {
+  int y, mo, d, h, mi, s, oh = 0, om = 0;
+  char sign = 0;
+  if (std::sscanf(date.c_str(), "%d-%d-%dT%d:%d:%d%c%d:%d", &y, &mo, &d, &h, &mi, &s, &sign, &oh,
+                  &om) != 9 ||
+      (sign != '+' && sign != '-')) {
+    return {};
+  }
+  std::tm tm{};
+  tm.tm_year = y - 1900;
+  tm.tm_mon = mo - 1;
+  tm.tm_mday = d;
+  tm.tm_hour = h;
+  tm.tm_min = mi;
+  tm.tm_sec = s;
+  time_t t = timegm(&tm);
+  const long offset_s = (oh * 3600L + om * 60L) * (sign == '+' ? 1 : -1);
+  t -= offset_s;
+  std::tm utc{};
+  gmtime_r(&t, &utc);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S.000Z", &utc);
+  return buf;
+}
+
+// GPU and version facts a gpubench suite wrote into its context ("gpubench.devices" is a JSON
+// array, or a string holding one: index, uuid, name, pci_bus_id, cc, sm_count, memory_bytes).
+void facts_from_context(const nlohmann::json& c, results::RunInfo& info) {
+  if (c.contains("gpubench.version") && c["gpubench.version"].is_string()) {
+    info.software.gpubench_version = c["gpubench.version"].get<std::string>();
+  }
+  auto it = c.find("gpubench.devices");
+  if (it == c.end()) return;
+  nlohmann::json devices = *it;
+  if (devices.is_string())
+    devices = nlohmann::json::parse(devices.get<std::string>(), nullptr, false);
+  if (!devices.is_array()) return;
+  for (const nlohmann::json& d : devices) {
+    if (!d.is_object()) continue;
+    results::GpuInfo g;
+    // A suite's record holds CUDA ordinals, not NVML indices: the position stands in for the NVML
+    // index, which nothing joins on (results are tied to GPUs by UUID at ingest).
+    g.nvml_index = static_cast<int>(info.gpus.size());
+    g.uuid = d.value("uuid", std::string(results::k_unknown));
+    g.name = d.value("name", std::string(results::k_unknown));
+    g.pci_bus_id = d.value("pci_bus_id", std::string(results::k_unknown));
+    g.compute_capability = d.value("cc", std::string(results::k_unknown));
+    if (d.contains("sm_count") && d["sm_count"].is_number_integer()) {
+      g.sm_count = d["sm_count"].get<int>();
+    }
+    if (d.contains("memory_bytes") && d["memory_bytes"].is_number_integer()) {
+      g.memory_bytes = d["memory_bytes"].get<int64_t>();
+    }
+    info.gpus.push_back(g);
+  }
+}
+
+bool is_sqlite_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char header[16] = {};
+  in.read(header, sizeof header);
+  return in.gcount() == 16 && std::string(header, 15) == "SQLite format 3";
+}
+
+void print_summary(const std::string& file, const results::MergeSummary& sum, Context& ctx) {
+  *ctx.out << "imported " << file << ": " << sum.added.size() << " run(s) added, "
+           << sum.skipped.size() << " already present (same UUID), " << sum.samples << " samples\n";
+  for (const std::string& uuid : sum.added) *ctx.out << "  added " << uuid << '\n';
+  // A database is merged again later; an export is a snapshot of a run that was still going.
+  const bool database = is_sqlite_file(file);
+  for (const std::string& uuid : sum.running) {
+    if (database) {
+      *ctx.out << "  left out " << uuid << ": still running in " << file
+               << "; import it again once the run has finished\n";
+    } else {
+      *ctx.out << "  left out " << uuid << ": it was still running when " << file
+               << " was exported; export it again once the run has finished\n";
+    }
+  }
+  for (const std::string& name : sum.baselines_added) *ctx.out << "  baseline " << name << '\n';
+  for (const std::string& name : sum.baselines_kept) {
+    *ctx.out << "  baseline not changed: " << name << '\n';
+  }
+}
+
+// The run's facts from a Google Benchmark context (host, date, profile, suite, GPUs).
+results::RunInfo run_info_from(const ImportArgs& args, const Context& ctx, const nlohmann::json& c,
+                               std::string& suite) {
+  results::RunInfo info;
+  for (const auto& t : args.tags) info.tags.push_back(parse_tag(t));
+  info.note = args.note;
+  info.argv = ctx.argv;
+  info.config.profile = results::k_unknown;
+  suite = args.suite;
+  if (c.is_object()) {
+    if (c.contains("host_name") && c["host_name"].is_string()) {
+      info.host.hostname = c["host_name"].get<std::string>();
+    }
+    if (c.contains("num_cpus") && c["num_cpus"].is_number_integer()) {
+      info.host.threads = c["num_cpus"].get<int>();
+    }
+    if (c.contains("date") && c["date"].is_string()) {
+      info.started_at = date_to_utc(c["date"].get<std::string>());
+    }
+    if (c.contains("gpubench.profile") && c["gpubench.profile"].is_string()) {
+      info.config.profile = c["gpubench.profile"].get<std::string>();
+    }
+    if (suite.empty() && c.contains("gpubench.suite") && c["gpubench.suite"].is_string()) {
+      suite = c["gpubench.suite"].get<std::string>();
+    }
+    facts_from_context(c, info);
+  }
+  if (suite.empty()) suite = "imported";
+  return info;
+}
+
+results::SuiteRunInfo suite_run_of(const ImportArgs& args, const results::RunInfo& info,
+                                   const std::string& suite) {
+  results::SuiteRunInfo sr;
+  sr.suite = suite;
+  sr.executable = std::filesystem::absolute(args.file).string();
+  sr.started_at = info.started_at.empty() ? now_iso8601_utc() : info.started_at;
+  sr.finished_at = sr.started_at;
+  sr.status = results::SuiteStatus::ok;
+  sr.reason = "imported from " + args.file;
+  return sr;
+}
+
+void print_ingest(const ImportArgs& args, Context& ctx, int64_t run_id,
+                  const results::IngestSummary& sum) {
+  *ctx.out << "imported " << args.file << " as run " << run_id << ": " << sum.benchmarks
+           << " benchmarks, " << sum.samples << " samples, " << sum.skipped << " skipped, "
+           << sum.errors << " errors";
+  if (sum.invalid > 0) {
+    *ctx.out << ", " << sum.invalid << " invalid values kept aside (see 'gpubench show " << run_id
+             << "')";
+  }
+  *ctx.out << "\n";
+}
+
+// Removes the database file again when this import created it and stored nothing: a failed
+// import leaves no trace, not even an empty database.
+class CreatedDatabase {
+ public:
+  explicit CreatedDatabase(const Context& ctx)
+      : m_path(resolve_db_path(ctx)), m_created(!std::filesystem::exists(m_path)) {}
+  ~CreatedDatabase() {
+    if (!m_created || m_kept) return;
+    try {
+      results::Store store = results::Store::open(m_path, results::OpenMode::read_write);
+      if (!store.list_runs(1).empty()) return;
+    } catch (const Error&) {
+      return;  // someone else's now, or unreadable: leave it
+    }
+    for (const char* suffix : {"", "-wal", "-shm"}) {
+      std::error_code ec;
+      std::filesystem::remove(m_path + suffix, ec);
+    }
+  }
+  CreatedDatabase(const CreatedDatabase&) = delete;
+  CreatedDatabase& operator=(const CreatedDatabase&) = delete;
+  void keep() { m_kept = true; }
+
+ private:
+  std::string m_path;
+  bool m_created;
+  bool m_kept = false;
+};
+
+// Stores a Google Benchmark file's entries while it is parsed: when the "benchmarks" array
+// starts after the context (as Google Benchmark writes them), the run is begun in one
+// transaction and each entry stored as soon as it is read, so memory stays flat however big the
+// file. Any other shape (a run export, a foreign document, benchmarks before the context) is
+// left in the document for the checks below. Destroyed unfinished, everything rolls back, and a
+// database file this import created is removed again.
+class StreamingImport : public results::EntrySink {
+ public:
+  StreamingImport(const ImportArgs& args, Context& ctx) : m_args(args), m_ctx(ctx) {}
+  ~StreamingImport() override {
+    m_import.reset();  // rolls back unless finished
+    m_store.reset();   // closed before ~CreatedDatabase looks at the file
+  }
+  StreamingImport(const StreamingImport&) = delete;
+  StreamingImport& operator=(const StreamingImport&) = delete;
+
+  bool begin_entries(const nlohmann::json& head) override {
+    auto c = head.find("context");
+    if (c == head.end() || !c->is_object() || head.contains("run") || head.contains("results")) {
+      return false;
+    }
+    // Everything from here on is storing: its errors are not the file's.
+    guarded([&] {
+      std::string suite;
+      const results::RunInfo info = run_info_from(m_args, m_ctx, *c, suite);
+      m_created = std::make_unique<CreatedDatabase>(m_ctx);
+      m_store =
+          std::make_unique<results::Store>(open_store(m_ctx, results::OpenMode::read_write_create));
+      m_import = m_store->begin_import(info, suite_run_of(m_args, info, suite), *c, suite);
+    });
+    return true;
+  }
+  // On the parsing thread: m_import was set before begin_entries() returned, and prepare()
+  // reads only what begin_import fixed.
+  std::unique_ptr<results::EntryWork> prepare(const results::StreamedEntry& e,
+                                              std::size_t index) override {
+    return m_import->prepare(e, index);
+  }
+  void entry(const results::StreamedEntry& e, std::size_t index,
+             results::EntryWork* work) override {
+    guarded([&] { m_import->add(e, index, work); });
+    ++m_entries;
+  }
+
+  bool started() const { return m_import != nullptr; }
+  std::size_t entries() const { return m_entries; }
+  // True when the error being handled came from storing (not from reading the file).
+  bool failed_storing() const { return m_failed_storing; }
+  std::pair<int64_t, results::StoredSuite> finish() {
+    results::StoredSuite stored;
+    guarded([&] { stored = m_import->finish(); });
+    m_created->keep();
+    return {m_import->run_id(), stored};
+  }
+
+ private:
+  template <typename F>
+  void guarded(F&& f) {
+    try {
+      f();
+    } catch (...) {
+      m_failed_storing = true;
+      throw;
+    }
+  }
+
+  const ImportArgs& m_args;
+  Context& m_ctx;
+  bool m_failed_storing = false;
+  std::size_t m_entries = 0;
+  std::unique_ptr<CreatedDatabase> m_created;  // destroyed last: after the store is closed
+  std::unique_ptr<results::Store> m_store;
+  std::unique_ptr<results::Store::RunImport> m_import;
+};
+
+// An empty "benchmarks" array would become a complete run of no samples that `latest` then
+// points at: a benchmark binary that ran nothing is refused, never stored.
+[[noreturn]] void nothing_to_import(const ImportArgs& args) {
+  throw bad_input("cannot import '" + args.file + "'",
+                  "its \"benchmarks\" array is empty: nothing to import",
+                  "check that the benchmark binary ran something (a --benchmark_filter that "
+                  "matches nothing writes an empty list); the database was not changed");
+}
+
+[[noreturn]] void storing_failed(const ImportArgs& args, const Error& e) {
+  if (e.code() != ExitCode::bad_input) throw;  // called inside a catch: rethrows as it is
+  throw bad_input("cannot import '" + args.file + "'", e.what(),
+                  "fix the file or import another one; the database was not changed");
+}
+
+void do_import(const ImportArgs& args, Context& ctx) {
+  // Bad arguments before any reading: their own errors, not the file's.
+  for (const std::string& t : args.tags) parse_tag(t);
+  check_note(args.note);
+  resolve_db_path(ctx);
+  if (is_sqlite_file(args.file)) {
+    results::Store store = open_store(ctx, results::OpenMode::read_write_create);
+    print_summary(args.file, results::merge_database(store, args.file, {args.with_baselines}), ctx);
+    return;
+  }
+  // One pass over the file (Google Benchmark's NaN tolerated); its entries are stored as they
+  // are read when it is Google Benchmark output.
+  StreamingImport streaming(args, ctx);
+  nlohmann::json doc;
+  try {
+    doc = results::parse_benchmark_file(args.file, args.file, &streaming);
+  } catch (const Error& e) {
+    if (streaming.failed_storing()) storing_failed(args, e);
+    std::error_code ec;
+    const auto bytes = std::filesystem::file_size(args.file, ec);
+    if (ec) throw;  // unreadable: read_file's message names the path and the cause
+    throw bad_input("cannot import '" + args.file + "'",
+                    "it is not valid JSON (" + std::to_string(bytes) + " bytes; " + e.what() + ")",
+                    "pass a complete file written with --benchmark_out=FILE "
+                    "--benchmark_out_format=json; the database was not changed");
+  }
+  if (streaming.started()) {
+    if (streaming.entries() == 0) nothing_to_import(args);  // rolls back, as any error does
+    try {
+      const auto [run_id, stored] = streaming.finish();
+      print_ingest(args, ctx, run_id, stored.summary);
+    } catch (const Error& e) {
+      storing_failed(args, e);
+    }
+    return;
+  }
+  if (results::is_run_export(doc)) {
+    results::Store store = open_store(ctx, results::OpenMode::read_write_create);
+    print_summary(args.file, results::import_run_json(store, doc, args.file, {args.with_baselines}),
+                  ctx);
+    return;
+  }
+  if (!doc.is_object() || !doc.contains("benchmarks") || !doc["benchmarks"].is_array()) {
+    std::string found = doc.is_object()  ? "an object without a \"benchmarks\" array"
+                        : doc.is_array() ? "a JSON array"
+                                         : std::string("a JSON ") + doc.type_name();
+    if (doc.is_object()) {
+      std::vector<std::string> keys;
+      for (auto it = doc.begin(); it != doc.end() && keys.size() < 8; ++it)
+        keys.push_back(it.key());
+      if (!keys.empty()) found += " (keys: " + join(keys, ", ") + ")";
+    }
+    throw bad_input("cannot import '" + args.file + "'",
+                    "it is not Google Benchmark output, nor a `gpubench export --format json` run "
+                    "or a gpubench database: found " +
+                        found,
+                    "pass a file written with --benchmark_out_format=json, `gpubench export` or "
+                    "`gpubench run`; the database was not changed");
+  }
+  // Google Benchmark output whose context did not come first: the whole document, one
+  // transaction (bad content exits 2 and the database is unchanged).
+  if (doc["benchmarks"].empty()) nothing_to_import(args);
+  std::string suite;
+  const auto c = doc.find("context");
+  const results::RunInfo info =
+      run_info_from(args, ctx, c != doc.end() ? *c : nlohmann::json(), suite);
+  CreatedDatabase created(ctx);
+  int64_t run_id = 0;
+  results::StoredSuite stored;
+  {
+    results::Store store = open_store(ctx, results::OpenMode::read_write_create);
+    try {
+      stored = store.import_run(info, suite_run_of(args, info, suite), doc, suite, run_id);
+    } catch (const Error& e) {
+      storing_failed(args, e);
+    }
+  }
+  created.keep();
+  print_ingest(args, ctx, run_id, stored.summary);
+}
+}  // namespace
+
+void add_import_command(CLI::App& app, Context& ctx) {
+  auto args = std::make_shared<ImportArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "import",
+      "merge another gpubench database, import an exported run, or store a Google Benchmark JSON "
+      "file as a run");
+  cmd->add_option("file", args->file,
+                  "another gpubench .db, a `gpubench export --format json` file, or Google "
+                  "Benchmark JSON (--benchmark_out_format=json)")
+      ->required();
+  cmd->add_option("--suite", args->suite,
+                  "suite name for benchmarks without a suite prefix (default: the file's "
+                  "gpubench.suite, else 'imported')");
+  cmd->add_option("--tag", args->tags, "k=v label stored with the run (repeatable)");
+  cmd->add_option("--note", args->note, "free text stored with the run");
+  cmd->add_flag("--with-baselines", args->with_baselines,
+                "another database or an export: also copy its baselines of the runs merged (a "
+                "name this database already uses is left as it is)");
+  cmd->callback([args, &ctx] { do_import(*args, ctx); });
+}
+
+}  // namespace gpubench::cli

@@ -1,0 +1,61 @@
+// gpubench report RUN: one run rendered for people (text, Markdown, HTML) or machines (JSON,
+// JUnit, CSV). Read-only on the database.
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <sstream>
+
+#include "compare/render/render.hpp"
+#include "compare/render/render_large.hpp"
+#include "compare/report/report.hpp"
+#include "harness/cli/cli_common.hpp"
+#include "harness/cli/command.hpp"
+#include "util/error.hpp"
+#include "util/text_width.hpp"
+
+namespace gpubench::cli {
+namespace {
+
+struct ReportArgs {
+  std::string run;
+  std::string format = "text";
+  std::string output;
+};
+
+void do_report(const ReportArgs& args, Context& ctx) {
+  std::optional<compare::Format> format = compare::format_from_string(args.format);
+  if (!format) {
+    throw bad_input("unknown --format '" + args.format + "'",
+                    "expected text, md, html, json, junit or csv");
+  }
+  compare::check_output_path(args.output);
+  results::Store store = open_store(ctx, results::OpenMode::read_only);
+  int64_t id = store.resolve_run(args.run);
+  compare::RunReport report = compare::build_report(store.get_run(id), store.get_results(id));
+  std::ostringstream text;
+  compare::render_report(
+      report, *format, text,
+      ctx.interactive && args.output.empty() && *format == compare::Format::text,
+      compare::sidecar_path(args.output, ".results.csv"));  // a large md/html report's ok rows
+  // Text fits the output width (issue 26; --wide: no limit).
+  compare::write_output(
+      args.output,
+      *format == compare::Format::text ? wrap_lines(text.str(), output_width()) : text.str(),
+      *ctx.out);
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& app, Context& ctx) {
+  auto args = std::make_shared<ReportArgs>();
+  CLI::App* cmd =
+      app.add_subcommand("report", "Render one run as text, md, html, json, junit or csv");
+  cmd->add_option("run", args->run, "run id, latest, latest~N, or UUID (prefix)")->required();
+  cmd->add_option("--format", args->format, "text, md, html, json, junit or csv")
+      ->capture_default_str();
+  cmd->add_option("-o,--output", args->output,
+                  "file to write (default: stdout); md/html of more than 5000 entries also "
+                  "write their ok rows to FILE's stem + .results.csv");
+  cmd->callback([args, &ctx] { do_report(*args, ctx); });
+}
+
+}  // namespace gpubench::cli

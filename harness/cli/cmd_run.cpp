@@ -1,0 +1,339 @@
+// gpubench run: runs the selected suites and stores everything (see harness/run/runner.hpp).
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <regex>
+#include <tuple>
+
+#include "compare/hardware.hpp"
+#include "harness/cli/cli_common.hpp"
+#include "harness/cli/command.hpp"
+#include "harness/doctor/doctor.hpp"
+#include "harness/probe/environment.hpp"
+#include "harness/process/launcher.hpp"
+#include "harness/process/process.hpp"
+#include "harness/run/run_plan.hpp"
+#include "harness/run/runner.hpp"
+#include "harness/run/until_decided.hpp"
+#include "util/error.hpp"
+#include "util/strings.hpp"
+
+namespace gpubench::cli {
+
+namespace {
+
+struct RunArgs {
+  std::vector<std::string> suites;
+  std::string filter;
+  std::string profile = "standard";
+  int repetitions = 0;  // when given; else the profile's default
+  bool repetitions_given = false;
+  std::vector<std::string> tags;
+  std::string note;
+  double timeout_per_suite_s = 1800;
+  bool require_ready = false;  // refuse to run when a doctor check fails
+  std::string
+      launcher;  // --launcher "mpirun -np 2": run the suites under it (harness/process/launcher.hpp)
+  bool launcher_given = false;
+  harness::UntilDecidedOptions until_decided;  // .base empty: off (harness/run/until_decided.hpp)
+  bool plan = false;  // --plan: print the run plan (harness/run/run_plan.hpp), run nothing
+  int gpus = -1;      // --plan --gpus N: plan for N GPUs; -1: this machine's (NVML)
+  std::string format = "text";
+  std::optional<int> expect_gpus;  // --expect-gpus N
+};
+
+compare::ExpectedHardware expected_of(const RunArgs& args) {
+  compare::ExpectedHardware expected;
+  if (args.expect_gpus.has_value()) {
+    expected.gpus = *args.expect_gpus;
+    expected.source = "--expect-gpus";
+  }
+  return expected;
+}
+
+// --expect-gpus after the run: what the run recorded (its GPUs, its benchmarks skipped for want
+// of a GPU) against N, missing GPUs named from the store's earlier runs on this host.
+std::vector<std::string> run_shortfall(const RunArgs& args, results::Store& store, int64_t run_id) {
+  const compare::ExpectedHardware expected = expected_of(args);
+  if (!expected.any()) return {};
+  const results::RunDetail run = store.get_run(run_id);
+  std::vector<results::ResultRow> not_ok;
+  store.for_each_result(
+      run_id, [&](results::ResultRow& row) { not_ok.push_back(std::move(row)); },
+      [](const results::ResultRow& row) { return row.status != results::BenchmarkStatus::ok; });
+  return compare::run_hardware_problems(store, run, not_ok, expected);
+}
+
+// --plan: asks each selected suite for its plan and prints it. No GPU work, no database.
+void do_plan(const RunArgs& args, const std::vector<harness::SuiteExecutable>& suites,
+             int repetitions, Context& ctx) {
+  harness::RunPlan plan;
+  plan.profile = args.profile;
+  plan.repetitions = repetitions;
+  if (args.gpus >= 0) {
+    plan.gpus = args.gpus;
+    plan.gpus_source = "flag";
+  } else {
+    std::tie(plan.gpus, plan.gpus_note) = harness::detect_gpu_count();
+    plan.gpus_source = "detected";
+  }
+  for (const auto& s : suites) {
+    plan.suites.push_back(
+        harness::ask_suite_plan(s, args.profile, plan.gpus, repetitions, args.filter));
+  }
+  if (args.format == "json") {
+    *ctx.out << harness::run_plan_json(plan) << '\n';
+  } else {
+    harness::print_run_plan(*ctx.out, plan);
+  }
+}
+
+void print_summary(std::ostream& out, const harness::RunOutcome& o) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& s : o.suites) {
+    rows.push_back({s.info.suite, results::to_string(s.info.status),
+                    std::to_string(s.summary.benchmarks), std::to_string(s.summary.skipped),
+                    std::to_string(s.summary.errors), duration_text(s.info.duration_s),
+                    s.info.reason});
+  }
+  for (const auto& name : o.not_run)
+    rows.push_back({name, "not run", "", "", "", "", "run interrupted"});
+  print_table(out, {"suite", "status", "benchmarks", "skipped", "errors", "duration", "reason"},
+              rows);
+  std::vector<std::string> throttled, power_limited;
+  for (const auto& s : o.suites) {
+    const std::string of = " of " + std::to_string(s.telemetry_samples) + " samples)";
+    if (s.telemetry_throttled > 0) {
+      throttled.push_back(s.info.suite + " (" + std::to_string(s.telemetry_throttled) + of);
+    }
+    if (s.telemetry_power_limited > 0) {
+      power_limited.push_back(s.info.suite + " (" + std::to_string(s.telemetry_power_limited) + of);
+    }
+  }
+  out << "telemetry: " << o.telemetry;
+  if (!throttled.empty()) {
+    out << "; thermal/HW slowdown (samples invalid) while running " << join(throttled, ", ");
+  } else if (o.telemetry_active) {
+    out << "; no thermal/HW slowdown seen";
+  }
+  if (!power_limited.empty()) {
+    out << "; power-limited (informational) while running " << join(power_limited, ", ");
+  }
+  out << "\n";
+  out << "run " << o.run_id;
+  if (!o.uuid.empty()) out << " (" << o.uuid << ")";
+  out << ": " << results::to_string(o.status) << " in " << duration_text(o.duration_s) << "\n";
+}
+
+// SIGINT/SIGTERM/SIGHUP while waiting for the database lock, before any run was stored.
+void interrupted_before_start(Context& ctx, int sig) {
+  *ctx.err << "gpubench: run interrupted by " << harness::signal_name(sig)
+           << " while waiting for the database lock; nothing was stored\n";
+  ctx.exit_code = 128 + sig;
+}
+
+// --filter goes to Google Benchmark, which matches it with std::regex (extended syntax); a
+// leading '-' negates it. A bad pattern would make every suite fail after the run is stored.
+void check_filter(const std::string& filter) {
+  if (filter.empty()) return;
+  const std::string pattern = filter[0] == '-' ? filter.substr(1) : filter;
+  try {
+    const std::regex re(pattern, std::regex::extended | std::regex::nosubs);
+  } catch (const std::regex_error& e) {
+    throw bad_input("bad --filter '" + filter + "'",
+                    std::string("not a valid extended regular expression: ") + e.what(),
+                    "fix the pattern (Google Benchmark's --benchmark_filter syntax), e.g. "
+                    "--filter 'memory/triad'");
+  }
+}
+
+void do_run(const RunArgs& args, Context& ctx) {
+  // Everything the user typed is checked before the database is touched.
+  const harness::ProfileDefaults defaults = harness::profile_defaults(args.profile);
+  if (args.repetitions_given && args.repetitions < 1) {
+    throw bad_input("--repetitions must be at least 1", "got " + std::to_string(args.repetitions),
+                    "omit it to use the profile's default");
+  }
+  // Every comma-separated part must name a suite: "--suite ," or "--suite memory," would
+  // otherwise drop the empty part and run every suite (or fewer than meant) without a word.
+  for (const auto& list : args.suites) {
+    for (const auto& name : split(list, ',')) {
+      if (!std::string(trim(name)).empty()) continue;
+      throw bad_input("--suite '" + list + "' has an empty suite name",
+                      "an empty name would be dropped silently, and an empty list would mean "
+                      "every suite",
+                      "name suites (--suite memory,gemm) or leave --suite out to run all");
+    }
+  }
+  check_filter(args.filter);
+  if (!(args.timeout_per_suite_s > 0)) {
+    throw bad_input("--timeout-per-suite must be positive",
+                    "got " + format_significant(args.timeout_per_suite_s),
+                    "give the limit in seconds, e.g. --timeout-per-suite 600");
+  }
+  check_format(args.format, {"text", "json"});
+  if (args.expect_gpus) compare::check_expect_gpus(*args.expect_gpus, "--expect-gpus");
+  if (!args.plan && (args.gpus >= 0 || args.format != "text")) {
+    throw bad_input(args.gpus >= 0 ? "--gpus needs --plan" : "--format needs --plan",
+                    "a run measures the GPUs it finds and prints its summary as text",
+                    "add --plan to see the plan for N GPUs, or leave the option out");
+  }
+  if (args.plan && args.gpus < -1) {
+    throw bad_input("--gpus must be 0 or more", "got " + std::to_string(args.gpus),
+                    "e.g. --gpus 8, or leave it out to plan for this machine");
+  }
+  harness::RunOptions options;
+  for (const auto& t : args.tags) options.tags.push_back(parse_tag(t));
+  check_note(args.note);
+  const auto found = harness::discover_suites();
+  if (found.empty()) {
+    throw infrastructure("no suite executables found",
+                         "no gpubench-<suite> next to gpubench or in GPUBENCH_SUITE_PATH",
+                         "build the suites (ci/setup) or point GPUBENCH_SUITE_PATH at them");
+  }
+  options.suites = harness::select_suites(found, split_list(args.suites));
+  if (args.plan) {
+    do_plan(args, options.suites, args.repetitions_given ? args.repetitions : defaults.repetitions,
+            ctx);
+    return;
+  }
+  options.note = args.note;
+  options.argv = ctx.argv;
+  auto& so = options.suite_options;
+  so.profile = args.profile;
+  so.repetitions = args.repetitions_given ? args.repetitions : defaults.repetitions;
+  so.min_time_s = defaults.min_time_s;
+  so.filter = args.filter;
+  so.timeout_s = args.timeout_per_suite_s;
+  options.telemetry_interval_ms = harness::telemetry_interval_ms_from_env();
+  if (args.launcher_given) {
+    so.launcher = harness::split_launcher(args.launcher);
+    bool any = false;
+    for (const auto& s : options.suites) any = any || harness::runs_under_launcher(s.name);
+    if (!any) {
+      *ctx.err << "gpubench: warning: --launcher applies only to multi-rank suites (allreduce), "
+                  "and none is selected; the suites run directly\n";
+    }
+  }
+
+  // Readiness (gpubench doctor): one line before the run starts, stored with the run.
+  // Free space is held to what the dataloader will write, when it runs (issue 23 item 19).
+  harness::DoctorOptions doctor_options;
+  doctor_options.profile.clear();
+  for (const auto& s : options.suites) {
+    if (s.name == "dataloader") doctor_options.profile = args.profile;
+  }
+  options.doctor = harness::run_doctor(doctor_options);
+  if (args.expect_gpus.has_value()) {  // also a readiness check, so --require-ready refuses early
+    results::SoftwareEnv software;
+    const std::vector<results::GpuInfo> gpus = harness::probe_gpus(software);
+    options.doctor.push_back(compare::expected_gpus_check(
+        expected_of(args), gpus.size(), compare::hardware_problems(expected_of(args), gpus, {})));
+  }
+  *ctx.out << harness::readiness_line(options.doctor) << '\n' << std::flush;
+  if (args.require_ready && results::count_checks(options.doctor).fail > 0) {
+    throw infrastructure(
+        "server not ready: a doctor check failed (--require-ready)",
+        harness::readiness_line(options.doctor),
+        "run 'gpubench doctor' and apply the fixes, or run without --require-ready");
+  }
+
+  // Signals are ours from here on, so a lock wait while opening or starting is interruptible.
+  harness::InterruptGuard guard;
+  std::optional<results::Store> store;
+  try {
+    store.emplace(open_store(ctx, results::OpenMode::read_write_create));
+  } catch (const Error& e) {
+    if (e.code() != ExitCode::infrastructure || harness::interrupt_signal() == 0) throw;
+    interrupted_before_start(ctx, harness::interrupt_signal());
+    return;
+  }
+  if (!args.until_decided.base.empty()) harness::check_until_decided(*store, args.until_decided);
+  const harness::RunOutcome outcome =
+      harness::execute_run(*store, options, ctx.interactive ? ctx.err : nullptr);
+  if (outcome.run_id == 0) {
+    interrupted_before_start(ctx, outcome.interrupt_signal);
+    return;
+  }
+  print_summary(*ctx.out, outcome);
+  if (outcome.interrupt_signal != 0) {
+    *ctx.err << "gpubench: run " << outcome.run_id << " interrupted by "
+             << harness::signal_name(outcome.interrupt_signal) << "; finished suites are stored\n";
+    ctx.exit_code = 128 + outcome.interrupt_signal;
+  } else if (!outcome.store_error.empty()) {
+    *ctx.err << "gpubench: error: "
+             << format_error_message(
+                    "results of run " + std::to_string(outcome.run_id) + " could not all be stored",
+                    outcome.store_error,
+                    "the run is recorded failed; check the database (a "
+                    "long-held lock, a full disk) and run again");
+    *ctx.err << "\n";
+    ctx.exit_code = static_cast<int>(ExitCode::infrastructure);
+  } else if (const auto shortfall = run_shortfall(args, *store, outcome.run_id);
+             !shortfall.empty()) {
+    // Lost hardware fails the run (issue 23): its results are stored, but they are not the
+    // server's; `accept`/`compare` against its baseline say the same.
+    for (const std::string& p : shortfall) *ctx.err << "gpubench: error: " << p << '\n';
+    ctx.exit_code = static_cast<int>(ExitCode::infrastructure);
+  } else if (outcome.status != results::RunStatus::complete) {
+    *ctx.err << "gpubench: error: "
+             << "some suites failed in run " << outcome.run_id
+             << " (see the reasons above; 'gpubench show " << outcome.run_id
+             << "' has their stderr)\n";
+    ctx.exit_code = static_cast<int>(ExitCode::infrastructure);
+  } else if (!args.until_decided.base.empty()) {
+    ctx.exit_code = harness::run_until_decided(*store, options, outcome, args.until_decided,
+                                               *ctx.out, ctx.interactive ? ctx.err : nullptr)
+                        .exit_code;
+  }
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, Context& ctx) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* cmd = app.add_subcommand("run", "run benchmark suites and store the results");
+  cmd->add_option("--suite", args->suites,
+                  "suites to run, comma-separated or repeated (default: all)");
+  cmd->add_option("--filter", args->filter, "only benchmarks whose name matches this regex");
+  cmd->add_option("--profile", args->profile, "quick (3 reps), standard (5), full (10)")
+      ->capture_default_str();
+  cmd->add_option("--repetitions", args->repetitions,
+                  "samples per benchmark (overrides the profile)")
+      ->each([args](const std::string&) { args->repetitions_given = true; });
+  cmd->add_option("--tag", args->tags, "k=v label stored with the run (repeatable)");
+  cmd->add_option("--note", args->note, "free text stored with the run");
+  cmd->add_option("--timeout-per-suite", args->timeout_per_suite_s,
+                  "seconds before a suite is stopped and recorded as timed out")
+      ->capture_default_str();
+  cmd->add_flag("--require-ready", args->require_ready,
+                "refuse to run (exit 3, nothing stored) when a 'gpubench doctor' check fails");
+  cmd->add_option("--launcher", args->launcher,
+                  "run the suites under this MPI launcher, e.g. \"mpirun -np 2\" or \"srun -N 2 "
+                  "--ntasks-per-node 8\" (rank 0 writes the results)")
+      ->each([args](const std::string&) { args->launcher_given = true; });
+  cmd->add_option("--until-decided", args->until_decided.base,
+                  "after the run, compare with BASE (a compare selection) and rerun only the "
+                  "inconclusive benchmarks, pooling the runs, until each is decided; exit 1 on "
+                  "a regression");
+  cmd->add_option("--max-extra-runs", args->until_decided.max_extra_runs,
+                  "--until-decided: most reruns")
+      ->capture_default_str();
+  cmd->add_option("--base-last", args->until_decided.base_last,
+                  "--until-decided: pool the newest N runs of a tag:/host:/gpu: BASE")
+      ->capture_default_str();
+  cmd->add_option("--expect-gpus", args->expect_gpus,
+                  "GPUs this server must have: fewer, or a GPU benchmark skipped for want of a "
+                  "GPU, fail the run (exit 3) naming the missing GPU's UUID");
+  cmd->add_flag("--plan", args->plan,
+                "print each suite's cases and estimated time (a time model at reference rates), "
+                "then stop: nothing runs, nothing is stored, no database is opened");
+  cmd->add_option("--gpus", args->gpus,
+                  "--plan: plan for a server of N GPUs of the reference class (default: the GPUs "
+                  "NVML finds here)");
+  cmd->add_option("--format", args->format, "--plan: text or json")->capture_default_str();
+  cmd->callback([args, &ctx] { do_run(*args, ctx); });
+}
+
+}  // namespace gpubench::cli

@@ -1,0 +1,169 @@
+#include "harness/run/run_plan.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "harness/cli/cli_common.hpp"
+#include "harness/probe/nvml.hpp"
+#include "harness/process/process.hpp"
+#include "util/error.hpp"
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+
+namespace gpubench::harness {
+
+namespace {
+// Estimates in JSON to the millisecond: the model is not finer than that.
+double rounded(double seconds) {
+  return std::round(seconds * 1000.0) / 1000.0;
+}
+
+// "412 s (6.9 min)": whole seconds, with minutes for long plans.
+std::string seconds_text(double seconds) {
+  char text[48];
+  if (seconds >= 60) {
+    std::snprintf(text, sizeof text, "%.0f s (%.1f min)", seconds, seconds / 60);
+  } else {
+    std::snprintf(text, sizeof text, "%.1f s", seconds);
+  }
+  return text;
+}
+}  // namespace
+
+double PlannedSuite::estimated_s() const {
+  double total = fixed_s;
+  for (double s : case_seconds) total += s;
+  return total;
+}
+
+int RunPlan::total_cases() const {
+  int total = 0;
+  for (const auto& s : suites) total += s.cases();
+  return total;
+}
+
+double RunPlan::total_estimated_s() const {
+  double total = 0;
+  for (const auto& s : suites) total += s.estimated_s();
+  return total;
+}
+
+PlannedSuite parse_suite_plan(const std::string& json_text, const std::string& filter) {
+  const auto j = nlohmann::json::parse(json_text, nullptr, false);
+  if (!j.is_object() || !j.contains("cases") || !j["cases"].is_array() ||
+      !j.contains("estimated_s") || !j["estimated_s"].is_number()) {
+    throw infrastructure("a suite's --gpubench_plan answer is not a plan",
+                         "expected {\"suite\", \"cases\": [...], \"estimated_s\"}",
+                         "rebuild the suites with this gpubench (ci/setup)");
+  }
+  const bool negate = !filter.empty() && filter[0] == '-';
+  std::optional<std::regex> re;
+  if (!filter.empty()) {
+    re.emplace(negate ? filter.substr(1) : filter, std::regex::extended | std::regex::nosubs);
+  }
+  PlannedSuite s;
+  s.suite = j.value("suite", "");
+  s.assumptions = j.value("assumptions", "");
+  if (j.contains("disk_bytes") && j["disk_bytes"].is_number_unsigned()) {
+    s.disk_bytes = j["disk_bytes"].get<std::uint64_t>();
+  }
+  double cases_s = 0;
+  for (const auto& c : j["cases"]) {
+    const std::string name = c.value("name", "");
+    const double seconds = c.value("estimated_s", 0.0);
+    cases_s += seconds;
+    if (re && std::regex_search(name, *re) == negate) continue;
+    s.case_names.push_back(name);
+    s.case_seconds.push_back(seconds);
+  }
+  s.fixed_s = std::max(0.0, j["estimated_s"].get<double>() - cases_s);
+  return s;
+}
+
+PlannedSuite ask_suite_plan(const SuiteExecutable& suite, const std::string& profile, int gpus,
+                            int repetitions, const std::string& filter, double timeout_s,
+                            const std::vector<std::pair<std::string, std::string>>& env) {
+  TempDir tmp("gpubench-plan");
+  ProcessSpec spec;
+  spec.argv = {suite.path.string(), "--gpubench_plan",
+               "--gpubench_plan_gpus=" + std::to_string(gpus),
+               "--gpubench_plan_repetitions=" + std::to_string(repetitions)};
+  spec.env = {{"GPUBENCH_PROFILE", profile}};
+  spec.env.insert(spec.env.end(), env.begin(), env.end());
+  spec.stdout_path = tmp.path() / "plan.json";
+  spec.timeout_s = timeout_s;
+  spec.kill_grace_s = 2;
+  const ProcessResult r = run_process(spec);
+  if (!r.succeeded()) {
+    const std::string why =
+        !r.spawn_error.empty() ? r.spawn_error
+        : r.timed_out          ? "it did not answer within " + format_significant(timeout_s) + " s"
+        : r.term_signal        ? "killed by " + signal_name(*r.term_signal)
+                               : "exit code " + std::to_string(r.exit_code.value_or(-1)) +
+                              (r.stderr_tail.empty() ? "" : ": " + r.stderr_tail);
+    throw infrastructure("suite '" + suite.name + "' gave no plan", why,
+                         "run '" + suite.path.string() +
+                             " --gpubench_plan' to see why, or leave it out with --suite");
+  }
+  PlannedSuite s = parse_suite_plan(read_file(spec.stdout_path), filter);
+  if (s.suite.empty()) s.suite = suite.name;
+  return s;
+}
+
+std::pair<int, std::string> detect_gpu_count() {
+  const Nvml nvml;
+  if (!nvml.available()) return {0, "no GPU known: NVML unavailable (" + nvml.reason() + ")"};
+  const int n = nvml.device_count();
+  return {n, std::to_string(n) + " GPU" + (n == 1 ? "" : "s") + " found by NVML"};
+}
+
+std::string run_plan_json(const RunPlan& plan) {
+  nlohmann::json suites = nlohmann::json::array();
+  for (const auto& s : plan.suites) {
+    suites.push_back({{"suite", s.suite},
+                      {"cases", s.cases()},
+                      {"estimated_s", rounded(s.estimated_s())},
+                      {"assumptions", s.assumptions}});
+  }
+  const nlohmann::json out = {{"profile", plan.profile},
+                              {"gpus", plan.gpus},
+                              {"gpus_source", plan.gpus_source},
+                              {"suites", suites},
+                              {"total_cases", plan.total_cases()},
+                              {"total_estimated_s", rounded(plan.total_estimated_s())}};
+  return out.dump(2);
+}
+
+void print_run_plan(std::ostream& out, const RunPlan& plan) {
+  out << "plan: profile " << plan.profile << ", " << plan.repetitions << " repetitions, "
+      << plan.gpus << " GPU" << (plan.gpus == 1 ? "" : "s")
+      << (plan.gpus_source == "flag" ? " (--gpus: a hypothetical server of the reference class)"
+                                     : " (this machine: " + plan.gpus_note + ")")
+      << "\n";
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& s : plan.suites) {
+    rows.push_back({s.suite, std::to_string(s.cases()), seconds_text(s.estimated_s())});
+  }
+  rows.push_back(
+      {"total", std::to_string(plan.total_cases()), seconds_text(plan.total_estimated_s())});
+  cli::print_table(out, {"suite", "cases", "estimated"}, rows);
+  // Each suite's assumptions end with the shared rate table: print that once.
+  const std::string marker = "model assumptions, not measurements";
+  std::string rates;
+  out << "Estimates come from a time model at reference rates, not from measurements; nothing "
+         "was run or stored.\n";
+  for (const auto& s : plan.suites) {
+    std::string own = s.assumptions;
+    if (const auto at = own.find(marker); at != std::string::npos) {
+      if (rates.empty()) rates = own.substr(at);
+      own = own.substr(0, at);
+      while (!own.empty() && (own.back() == ' ' || own.back() == ';')) own.pop_back();
+    }
+    out << "  " << s.suite << ": " << own << "\n";
+  }
+  if (!rates.empty()) out << "Rates: " << rates << "\n";
+}
+
+}  // namespace gpubench::harness

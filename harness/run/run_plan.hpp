@@ -1,0 +1,64 @@
+// `gpubench run --plan`: what a run would do and how long it should take, before it starts. Each
+// selected suite is asked for its plan (`gpubench-<suite> --gpubench_plan`, suites/common/plan.hpp:
+// its own case enumeration for the server's GPUs, costed with the reference time model). Nothing
+// runs on a GPU, nothing is stored, no database is opened.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "harness/run/discovery.hpp"
+
+namespace gpubench::harness {
+
+struct PlannedSuite {
+  std::string suite;
+  std::vector<std::string> case_names;  // after --filter
+  std::vector<double> case_seconds;     // parallel to case_names
+  double fixed_s = 0;                   // the suite's estimate outside its cases (process start)
+  // Written before its cases (datasets not cached yet); nullopt from a suite whose plan does not
+  // say (one built by an older gpubench).
+  std::optional<std::uint64_t> disk_bytes;
+  std::string assumptions;
+  int cases() const { return static_cast<int>(case_names.size()); }
+  double estimated_s() const;
+};
+
+struct RunPlan {
+  std::string profile;
+  int gpus = 0;
+  std::string gpus_source;  // "flag" (--gpus N) or "detected" (NVML on this machine)
+  std::string gpus_note;    // how the count was found ("8 GPUs found by NVML", "NVML: ...")
+  int repetitions = 0;
+  std::vector<PlannedSuite> suites;
+  int total_cases() const;
+  double total_estimated_s() const;
+};
+
+// The plan's JSON text of one suite (as `--gpubench_plan` prints it) turned into a PlannedSuite,
+// keeping only the cases `filter` selects (Google Benchmark's syntax: extended regex, a leading
+// '-' negates; empty: all). The suite's fixed cost stays. Throws Error(infrastructure) when the
+// text is not a plan.
+PlannedSuite parse_suite_plan(const std::string& json_text, const std::string& filter);
+
+// Asks one suite for its plan (`env` added to the suite's environment). Throws
+// Error(infrastructure) when it does not answer.
+PlannedSuite ask_suite_plan(const SuiteExecutable& suite, const std::string& profile, int gpus,
+                            int repetitions, const std::string& filter, double timeout_s = 60,
+                            const std::vector<std::pair<std::string, std::string>>& env = {});
+
+// The GPU count of this machine from NVML, with a note saying how it was found (0 when NVML is
+// missing or sees no GPU).
+std::pair<int, std::string> detect_gpu_count();
+
+// {"profile":"quick","gpus":8,"gpus_source":"flag","suites":[{"suite":"gemm","cases":N,
+//  "estimated_s":X,"assumptions":"..."}],"total_cases":N,"total_estimated_s":X}
+std::string run_plan_json(const RunPlan& plan);
+// A table per suite (cases, estimated time) and the totals, for people.
+void print_run_plan(std::ostream& out, const RunPlan& plan);
+
+}  // namespace gpubench::harness
