@@ -80,4 +80,28 @@ std::optional<AggregateReading> read_aggregates(
   return out;
 }
 
+std::string aggregates_note(const results::ResultRow& row) {
+  if (!row.values.empty() || row.aggregates.empty()) return {};
+  std::vector<std::string> parts;
+  bool complexity = false;
+  for (const auto& [kind, value] : row.aggregates) {
+    if (kind == "BigO") {
+      complexity = true;
+      parts.push_back("coefficient " + format_significant(value, 4));
+    } else if (kind == "RMS") {
+      complexity = true;
+      parts.push_back("RMS " + format_significant(value * 100, 3) + "%");
+    } else if (kind == "cv") {
+      parts.push_back("cv " + format_significant(value * 100, 3) + "%");
+    } else {
+      parts.push_back(kind + " " + format_significant(value, 4));
+    }
+  }
+  if (complexity) {
+    return "complexity fit " + results::complexity_text(row.complexity) + ": " + join(parts, ", ") +
+           " (listed, not compared)";
+  }
+  return "aggregates only (" + join(parts, ", ") + "): rerun with repetitions";
+}
+
 }  // namespace gpubench::compare

@@ -1,4 +1,5 @@
-// Compare's reading of benchmarks stored as aggregates only (results/schema/aggregates.hpp, issue 23).
+// Compare's reading of benchmarks stored as aggregates only (results/schema/aggregates.hpp, issue
+// 23).
 //
 // A mean or median of repetitions that are not in the file is one number (n = 1): no interval
 // can be honest with it, so the series is `inconclusive` with the reason "aggregates only: rerun
@@ -25,5 +26,9 @@ struct AggregateReading {
 // is read. A side has repetitions when any of its rows has iteration values.
 std::optional<AggregateReading> read_aggregates(std::span<const results::ResultRow* const> base,
                                                 std::span<const results::ResultRow* const> candidate);
+
+// What `show` says of a row without repetitions: "aggregates only (mean 8.00, median 8.00):
+// rerun with repetitions", "complexity fit O(N): BigO 6.479", "" for a row with repetitions.
+std::string aggregates_note(const results::ResultRow& row);
 
 }  // namespace gpubench::compare

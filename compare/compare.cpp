@@ -6,9 +6,9 @@
 #include <span>
 #include <string_view>
 
-#include "compare/accept/accept.hpp"
 #include "compare/aggregates.hpp"
 #include "compare/hardware.hpp"
+#include "compare/run_problems.hpp"
 #include "compare/stats/stats.hpp"
 #include "compare/verdict.hpp"
 #include "util/error.hpp"

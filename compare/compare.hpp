@@ -113,10 +113,10 @@ struct Entry {
   bool primary = true;
   SideStats base;
   SideStats candidate;
-  // The estimate (compare/stats/stats.hpp log_ratio_estimate): NaN where unknown (a side missing, fewer
-  // than 3 samples, invalid), rendered as null / "—". ratio is the ratio of the 20%-trimmed
-  // geometric means (plain geometric means below 8 samples); the interval and p come from the
-  // same statistic, so p < 1 - confidence exactly when the interval excludes 1.
+  // The estimate (compare/stats/stats.hpp log_ratio_estimate): NaN where unknown (a side missing,
+  // fewer than 3 samples, invalid), rendered as null / "—". ratio is the ratio of the 20%-trimmed
+  // geometric means (plain geometric means below 8 samples); the interval and p come from the same
+  // statistic, so p < 1 - confidence exactly when the interval excludes 1.
   double ratio = 1;
   double ci_low = 1;
   double ci_high = 1;

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "compare/run_noise.hpp"
 #include "compare/allowance.hpp"
+#include "compare/run_noise.hpp"
 #include "compare/stats/stats.hpp"
 #include "util/strings.hpp"
 

@@ -1,6 +1,6 @@
 // The `gpubench` executable: a thin main over the harness library. To add a subcommand, write
-// harness/cli/cmd_<name>.cpp with add_<name>_command(), declare it in harness/cli/command.hpp, and add it
-// to the list below.
+// harness/cli/cmd_<name>.cpp with add_<name>_command(), declare it in harness/cli/command.hpp, and
+// add it to the list below.
 #include <unistd.h>
 
 #include <cerrno>

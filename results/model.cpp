@@ -1,5 +1,5 @@
-// String forms of the model's enums. These strings are stored in the database (CHECK
-// constraints in results/schema/schema.cpp) and printed by the CLI: changing one is a schema change.
+// String forms of the model's enums. These strings are stored in the database (CHECK constraints in
+// results/schema/schema.cpp) and printed by the CLI: changing one is a schema change.
 #include "results/model.hpp"
 
 #include <nlohmann/json.hpp>

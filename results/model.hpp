@@ -125,9 +125,9 @@ struct SuiteRunInfo {
 inline constexpr int64_t k_reasons_power_limited = sample_state::reasons::power_limited;
 inline constexpr int64_t k_reasons_slowdown = sample_state::reasons::thermal_or_hw_slowdown;
 
-// One NVML telemetry sample of one GPU, taken while a suite ran (harness/probe/telemetry.hpp). Unknown
-// readings (not supported, no permission, no ECC) are nullopt. Counters are as NVML reports them
-// at that moment (cumulative), so an increase during a suite run is max - min.
+// One NVML telemetry sample of one GPU, taken while a suite ran (harness/probe/telemetry.hpp).
+// Unknown readings (not supported, no permission, no ECC) are nullopt. Counters are as NVML reports
+// them at that moment (cumulative), so an increase during a suite run is max - min.
 struct TelemetrySample {
   int nvml_index = 0;  // NVML index, the same as GpuInfo::nvml_index of the run
   double t_s = 0;      // seconds since the run started (steady clock)

@@ -119,8 +119,8 @@ struct ResultRow {
   std::vector<int> power_limited;            // per value: 1 the power cap held the clock, 0, -1
   std::vector<int> clock_below_expected;     // per value: 1 below the expected SM clock, 0, -1
   std::map<std::string, double> aggregates;  // Google Benchmark aggregates ("mean", "median", ...)
-  // The benchmark has only aggregate rows in this suite run (results/schema/aggregates.hpp); complexity:
-  // the big_o of its complexity fit ("N"), empty when it has none.
+  // The benchmark has only aggregate rows in this suite run (results/schema/aggregates.hpp);
+  // complexity: the big_o of its complexity fit ("N"), empty when it has none.
   bool aggregate_only = false;
   std::string complexity;
   // What the harness's NVML telemetry saw during this row's suite run, on the row's device (or on
@@ -184,8 +184,8 @@ class Store {
   // run (status complete), its one suite and every sample, or nothing at all.
   StoredSuite import_run(const RunInfo& info, const SuiteRunInfo& suite, const nlohmann::json& doc,
                          const std::string& default_suite, int64_t& run_id);
-  // The same, entry by entry, for documents read as a stream (results/ingest/ingest_stream.hpp): the
-  // transaction opens here with the run, its suite and the document's `context`; add() each
+  // The same, entry by entry, for documents read as a stream (results/ingest/ingest_stream.hpp):
+  // the transaction opens here with the run, its suite and the document's `context`; add() each
   // entry of "benchmarks"; finish() stores the outcomes and commits. Destroyed unfinished (an
   // exception, a parse error half-way), it rolls everything back. Keep the Store alive meanwhile.
   class RunImport {

@@ -1,7 +1,7 @@
 // The median, in one place (issue 27): the store's per-run series medians (results/
-// series_medians.cpp) and compare's statistics (compare/stats/stats.cpp) computed it with two formulas
-// that could differ in the last bit for an even count, and five suites had a copy of their own.
-// All use this one.
+// series_medians.cpp) and compare's statistics (compare/stats/stats.cpp) computed it with two
+// formulas that could differ in the last bit for an even count, and five suites had a copy of their
+// own. All use this one.
 #pragma once
 
 #include <algorithm>

@@ -1,7 +1,7 @@
-// The NVML C ABI pieces that both NVML readers declare (harness/probe/nvml.cpp, the transfer suite's
-// suites/transfer/link_probe.cpp), written from the NVML API reference so neither needs nvml.h or
-// the driver to build. Each reader loads libnvidia-ml.so.1 itself (dlopen) and keeps its own
-// function signatures and the constants only it uses; the layouts here must match nvml.h member
+// The NVML C ABI pieces that both NVML readers declare (harness/probe/nvml.cpp, the transfer
+// suite's suites/transfer/link_probe.cpp), written from the NVML API reference so neither needs
+// nvml.h or the driver to build. Each reader loads libnvidia-ml.so.1 itself (dlopen) and keeps its
+// own function signatures and the constants only it uses; the layouts here must match nvml.h member
 // for member, so they live in one place.
 #pragma once
 

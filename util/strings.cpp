@@ -93,4 +93,9 @@ std::string format_significant(double value, int digits) {
   return buf;
 }
 
+std::string format_value(double value) {
+  if (!std::isfinite(value)) return "—";  // unknown (a missing side), never "nan" or 0
+  return format_significant(value, 4);
+}
+
 }  // namespace gpubench

@@ -21,5 +21,8 @@ std::optional<double> parse_double(std::string_view text);
 std::string format_bytes_binary(double bytes);
 // Fixed significant digits, no exponent for ordinary magnitudes: 3 -> "12.3", "0.0123".
 std::string format_significant(double value, int digits = 3);
+// A measured value in every output: 4 significant digits, "—" when unknown (a missing side),
+// never "nan" or 0.
+std::string format_value(double value);
 
 }  // namespace gpubench

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <ostream>
 
 #include "util/strings.hpp"
 
@@ -219,6 +220,25 @@ std::string wrap_lines(const std::string& text, std::size_t width) {
     start = end + 1;
   }
   return out;
+}
+
+void print_table(std::ostream& out, const std::vector<std::string>& header,
+                 const std::vector<std::vector<std::string>>& rows, FirstColumn first_column) {
+  // Fitted to the output width (issue 26): the last column wraps, the widest others are cut.
+  std::vector<std::vector<std::string>> all = {header, {}};
+  for (const std::string& h : header) {
+    std::size_t w = display_width(h);
+    for (const auto& row : rows) {
+      const std::size_t i = all[1].size();
+      if (i < row.size()) w = std::max(w, display_width(row[i]));
+    }
+    all[1].emplace_back(w, '-');
+  }
+  all.insert(all.end(), rows.begin(), rows.end());
+  // By default the first column (a name, a run id) stays whole and first: scripts grep tables.
+  for (const std::string& line : fit_table(all, output_width(), "", nullptr, first_column)) {
+    out << line << '\n';
+  }
 }
 
 }  // namespace gpubench

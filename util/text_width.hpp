@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <iosfwd>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,5 +44,11 @@ std::vector<std::string> fit_table(const std::vector<std::vector<std::string>>& 
 // Every line of `text` longer than `width` (0: no limit) wrapped at spaces, continuation lines
 // indented 4 more than the line's own indent.
 std::string wrap_lines(const std::string& text, std::size_t width);
+
+// A table for people: left-aligned columns separated by two spaces; header underlined with dashes,
+// fitted to output_width() by fit_table (the first column kept whole unless told).
+void print_table(std::ostream& out, const std::vector<std::string>& header,
+                 const std::vector<std::vector<std::string>>& rows,
+                 FirstColumn first_column = FirstColumn::keep_whole);
 
 }  // namespace gpubench

@@ -11,7 +11,7 @@
 #include "compare/accept/accept_detail.hpp"
 #include "compare/hardware.hpp"
 #include "compare/run_noise.hpp"
-#include "compare/render/render.hpp"
+#include "compare/run_problems.hpp"
 #include "compare/stats/stats.hpp"
 #include "compare/stats/thresholds.hpp"
 #include "util/error.hpp"

@@ -113,10 +113,6 @@ struct AcceptResult {
   bool passed() const;
 };
 
-// What is wrong with a run as a whole: its status when not complete, and each suite that did not
-// finish ok ("suite memory crashed: signal 11"). Empty for a complete run. Shared by report,
-// show, compare and accept.
-std::vector<std::string> run_problems(const results::RunDetail& run);
 
 // Against a reference side (a baseline run): reference values are pooled over its devices.
 AcceptResult accept_against_reference(const Side& run, const Side& reference,

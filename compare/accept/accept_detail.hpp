@@ -1,5 +1,6 @@
-// Internal to compare/accept/accept*.cpp: a series' samples pooled over a run's rows, and the checks of
-// a run's GPUs as such (accept_gpus.cpp) that both acceptance modes (accept.cpp) end with.
+// Internal to compare/accept/accept*.cpp: a series' samples pooled over a run's rows, and the
+// checks of a run's GPUs as such (accept_gpus.cpp) that both acceptance modes (accept.cpp) end
+// with.
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// Acceptance spec files (syntax in accept.hpp) and what is wrong with a run as a whole.
+// Acceptance spec files (syntax in accept.hpp).
 #include <cctype>
 #include <cmath>
 
@@ -133,43 +133,6 @@ std::vector<SpecRule> parse_spec(std::string_view text, const std::string& origi
 
 std::vector<SpecRule> load_spec(const std::string& path) {
   return parse_spec(read_file(path), path);
-}
-
-std::vector<std::string> run_problems(const results::RunDetail& run) {
-  std::vector<std::string> out;
-  const std::string id = "run " + std::to_string(run.run.id);
-  switch (run.run.status) {
-    case results::RunStatus::complete:
-      break;
-    case results::RunStatus::running:
-      out.push_back(id + " is still running: its results may be incomplete");
-      break;
-    case results::RunStatus::abandoned:
-      out.push_back(id + " was abandoned (its gpubench died): finished suites are kept, the rest "
-                         "never ran");
-      break;
-    case results::RunStatus::interrupted:
-      out.push_back(id + " was interrupted: its results are incomplete");
-      break;
-    case results::RunStatus::failed:
-      out.push_back(id + " failed");
-      break;
-  }
-  for (const results::SuiteRunInfo& s : run.suites) {
-    if (s.status == results::SuiteStatus::ok || s.status == results::SuiteStatus::skipped) continue;
-    std::string what = id + ": suite " + s.suite + " " + results::to_string(s.status);
-    if (s.term_signal) what += " (signal " + std::to_string(*s.term_signal) + ")";
-    if (!s.term_signal && s.exit_code) what += " (exit " + std::to_string(*s.exit_code) + ")";
-    std::string reason(trim(s.reason));
-    if (reason.empty()) {
-      std::string tail(trim(s.stderr_tail));
-      if (std::size_t nl = tail.rfind('\n'); nl != std::string::npos) tail = tail.substr(nl + 1);
-      reason = tail;
-    }
-    if (!reason.empty()) what += ": " + reason;
-    out.push_back(what);
-  }
-  return out;
 }
 
 }  // namespace gpubench::compare

@@ -12,8 +12,8 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "compare/selection.hpp"
 #include "compare/history/series_history_detail.hpp"
+#include "compare/selection.hpp"
 #include "compare/stats/stats.hpp"
 #include "results/change_points.hpp"
 #include "results/sqlite/sqlite.hpp"

@@ -1,7 +1,7 @@
-// The history of series over runs (issue 25, `gpubench history`): per run the median of each
-// series with an interval, change points found in the per-run log medians
-// (compare/stats/changepoints.hpp), and for each change the environment differences between the runs
-// either side, ranked across the series that changed at the same run.
+// The history of series over runs (issue 25, `gpubench history`): per run the median of each series
+// with an interval, change points found in the per-run log medians
+// (compare/stats/changepoints.hpp), and for each change the environment differences between the
+// runs either side, ranked across the series that changed at the same run.
 //
 // A series here is suite + benchmark + metric + device on one group of runs: when the selection
 // spans several hosts or GPU models, each host/GPU-model list is a group of its own (a change of
@@ -16,8 +16,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "compare/stats/changepoints.hpp"
 #include "compare/compare.hpp"
+#include "compare/stats/changepoints.hpp"
 #include "compare/stats/stats.hpp"
 #include "results/store.hpp"
 

@@ -1,5 +1,5 @@
-// Internal to compare/history/series_*.cpp: the change point steps that load_history (series_history.cpp)
-// runs on the series it loaded, defined in series_changes.cpp.
+// Internal to compare/history/series_*.cpp: the change point steps that load_history
+// (series_history.cpp) runs on the series it loaded, defined in series_changes.cpp.
 #pragma once
 
 #include <cstddef>

@@ -32,7 +32,8 @@ struct LogEstimate {
 
 // Geometric mean of `units` (one value per GPU x run) with a t interval on the logs (n - 1 df);
 // with one unit, its `repetitions` stand in (within_run_only). Each log variance is held at least
-// at log_resolution^2 / 12 (compare/stats/stats.hpp), so tied values never give a zero-width interval.
+// at log_resolution^2 / 12 (compare/stats/stats.hpp), so tied values never give a zero-width
+// interval.
 LogEstimate pooled_estimate(const std::vector<double>& units,
                             const std::vector<double>& repetitions = {});
 // sum_i weight_i x term_i: means add, variances add with weight^2, Welch-Satterthwaite df.

@@ -179,11 +179,6 @@ bool is_run_control_param(const std::string& key) {
          key == "manual_time" || key == "real_time" || key == "process_time";
 }
 
-std::string format_value(double value) {
-  if (!std::isfinite(value)) return "—";  // unknown (a missing side), never "nan" or 0
-  return format_significant(value, 4);
-}
-
 void write_output(const std::string& path, const std::string& text, std::ostream& out) {
   if (path.empty() || path == "-") {
     out << text;

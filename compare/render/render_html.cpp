@@ -11,8 +11,8 @@
 #include "compare/render/html_style.hpp"
 #include "compare/render/render.hpp"
 #include "compare/render/render_large.hpp"
-#include "compare/stats/stats.hpp"
 #include "compare/render/svg.hpp"
+#include "compare/stats/stats.hpp"
 #include "util/strings.hpp"
 
 namespace gpubench::compare {

@@ -8,13 +8,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compare/accept/accept.hpp"
+#include "compare/aggregates.hpp"
 #include "compare/render/html_style.hpp"
 #include "compare/render/render_large.hpp"
-#include "compare/report/report_detail.hpp"
-#include "compare/stats/stats.hpp"
 #include "compare/render/svg.hpp"
-#include "results/schema/aggregates.hpp"
+#include "compare/report/report_detail.hpp"
+#include "compare/run_problems.hpp"
+#include "compare/stats/stats.hpp"
 #include "util/strings.hpp"
 #include "util/text_width.hpp"
 
@@ -279,7 +279,7 @@ RunReport build_report(const results::RunDetail& run, const std::vector<results:
       r.status = row.status;
       r.message = row.message;
     } else if (r.message.empty()) {
-      r.message = results::aggregates_note(row);  // aggregates only: said, not shown as n = 0
+      r.message = aggregates_note(row);  // aggregates only: said, not shown as n = 0
     }
     r.stats.values.insert(r.stats.values.end(), row.values.begin(), row.values.end());
     for (int t : row.throttled) r.stats.throttled += t == 1 ? 1 : 0;

@@ -9,8 +9,8 @@
 
 #include "compare/render/render.hpp"
 #include "compare/render/render_large.hpp"
-#include "compare/report/report_detail.hpp"
 #include "compare/render/svg.hpp"
+#include "compare/report/report_detail.hpp"
 
 namespace gpubench::compare::report_detail {
 namespace {

@@ -101,10 +101,10 @@ struct LogRatioEstimate {
 LogRatioEstimate log_ratio_estimate(std::span<const double> base, std::span<const double> candidate,
                                     const LogRatioOptions& options = {});
 
-// Older estimator, kept for `accept` (compare/accept/accept.cpp) until it moves to log_ratio_estimate:
-// ratio candidate/base of medians with a confidence interval from Welch's t on log values:
-// log(ratio) = log(median(cand)) - log(median(base)), interval = exp(log(ratio) +- t_q * se)
-// where se and df come from Welch on the logs (the spread of the log samples is the noise).
+// Older estimator, kept for `accept` (compare/accept/accept.cpp) until it moves to
+// log_ratio_estimate: ratio candidate/base of medians with a confidence interval from Welch's t on
+// log values: log(ratio) = log(median(cand)) - log(median(base)), interval = exp(log(ratio) +- t_q
+// * se) where se and df come from Welch on the logs (the spread of the log samples is the noise).
 // p_value is Welch's two-sided p on the log values. Values must be > 0.
 struct RatioEstimate {
   double ratio = 1;  // median(candidate) / median(base)

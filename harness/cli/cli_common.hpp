@@ -33,10 +33,6 @@ void check_note(const std::string& note);
 // "a,b" and repeated options -> ["a", "b"], empty parts dropped.
 std::vector<std::string> split_list(const std::vector<std::string>& values);
 
-// Left-aligned columns separated by two spaces; header underlined with dashes.
-void print_table(std::ostream& out, const std::vector<std::string>& header,
-                 const std::vector<std::vector<std::string>>& rows,
-                 FirstColumn first_column = FirstColumn::keep_whole);
 
 // Median and spread of repetition samples.
 struct SampleStats {

@@ -1,6 +1,6 @@
 // gpubench accept RUN --against baseline:NAME|RUN | --spec FILE [--tolerance 5%] [--strict]
-// [--allow-failed] [--expect-gpus N] [--history N] [--suite S,...] [--filter REGEX]: per GPU
-// and benchmark acceptance (PASS / MARGINAL / FAIL, compare/accept/accept.hpp), a sibling-outlier check
+// [--allow-failed] [--expect-gpus N] [--history N] [--suite S,...] [--filter REGEX]: per GPU and
+// benchmark acceptance (PASS / MARGINAL / FAIL, compare/accept/accept.hpp), a sibling-outlier check
 // and the expected hardware (compare/hardware.hpp). Exit 1 when anything fails, 2 on bad input.
 #include <CLI/CLI.hpp>
 #include <memory>
@@ -11,8 +11,8 @@
 
 #include "compare/accept/accept.hpp"
 #include "compare/hardware.hpp"
-#include "compare/run_noise.hpp"
 #include "compare/render/render.hpp"
+#include "compare/run_noise.hpp"
 #include "compare/selection.hpp"
 #include "compare/stats/thresholds.hpp"
 #include "harness/cli/cli_common.hpp"

@@ -6,9 +6,9 @@
 #include <sstream>
 
 #include "compare/compare.hpp"
-#include "compare/run_noise.hpp"
 #include "compare/render/render.hpp"
 #include "compare/render/render_large.hpp"
+#include "compare/run_noise.hpp"
 #include "compare/selection.hpp"
 #include "compare/stats/thresholds.hpp"
 #include "gpubench_version.hpp"

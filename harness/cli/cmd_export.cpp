@@ -66,8 +66,9 @@ void do_export(const ExportArgs& args, Context& ctx) {
     if (args.format == "openmetrics") {
       write_openmetrics_export(store, id, args.against, out, *ctx.err);
     } else if (args.format == "json") {
-      // Everything `gpubench import` needs to rebuild the run elsewhere: every table's rows of
-      // the run ("tables", results/exchange/exchange_tables.hpp), telemetry per suite run for other tools.
+      // Everything `gpubench import` needs to rebuild the run elsewhere: every table's rows of the
+      // run ("tables", results/exchange/exchange_tables.hpp), telemetry per suite run for other
+      // tools.
       JsonWriter w(out);
       write_run_json(w, detail, rows_of(store, id), false,
                      {{"tables", [&](JsonWriter& tw) { results::write_run_tables(store, id, tw); }},

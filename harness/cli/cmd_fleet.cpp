@@ -1,5 +1,5 @@
-// gpubench fleet [SELECTOR...]: every GPU of every host on one table per model, outliers named
-// by host, UUID and PCI bus id with what sets them apart (issue 24; compare/models/fleet.hpp). Exit 1
+// gpubench fleet [SELECTOR...]: every GPU of every host on one table per model, outliers named by
+// host, UUID and PCI bus id with what sets them apart (issue 24; compare/models/fleet.hpp). Exit 1
 // when a GPU is an outlier (for fleet CI), 2 on bad input.
 #include <CLI/CLI.hpp>
 #include <memory>

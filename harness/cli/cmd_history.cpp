@@ -1,8 +1,8 @@
 // gpubench history SELECTOR: per series the per-run medians over time with change points
-// (compare/history/series_history.hpp); --changes lists the change points of every series grouped by the
-// run where they happened. --record stores them, recomputing incrementally (only the series a new
-// run touched, and there only their tails; --full: everything). --fail-on-change: exit 1 when a
-// change point falls in the newest --new-runs runs (nightly CI: a change found once --min-segment
+// (compare/history/series_history.hpp); --changes lists the change points of every series grouped
+// by the run where they happened. --record stores them, recomputing incrementally (only the series
+// a new run touched, and there only their tails; --full: everything). --fail-on-change: exit 1 when
+// a change point falls in the newest --new-runs runs (nightly CI: a change found once --min-segment
 // runs follow it is new).
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -10,9 +10,9 @@
 #include <ostream>
 #include <sstream>
 
+#include "compare/history/series_history.hpp"
 #include "compare/render/render.hpp"
 #include "compare/render/render_history.hpp"
-#include "compare/history/series_history.hpp"
 #include "harness/cli/cli_common.hpp"
 #include "harness/cli/command.hpp"
 #include "util/error.hpp"

@@ -3,9 +3,9 @@
 //   - a run exported with `gpubench export RUN --format json`;
 //   - a Google Benchmark JSON file (from any binary) becomes a new run; a file written by a
 //     gpubench suite fills the run's GPU and version facts from its gpubench.* context.
-// The first two are idempotent by run UUID (results/exchange/exchange.hpp). A Google Benchmark file is
-// read once as a stream and stored in one transaction as it is read (results/ingest/ingest_stream.hpp),
-// so bad input found half-way rolls back and changes nothing.
+// The first two are idempotent by run UUID (results/exchange/exchange.hpp). A Google Benchmark
+// file is read once as a stream and stored in one transaction as it is read
+// (results/ingest/ingest_stream.hpp), so bad input found half-way rolls back and changes nothing.
 #include <CLI/CLI.hpp>
 #include <ctime>
 #include <filesystem>

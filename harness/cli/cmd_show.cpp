@@ -7,16 +7,16 @@
 #include <set>
 #include <sstream>
 
-#include "compare/accept/accept.hpp"
+#include "compare/aggregates.hpp"
 #include "compare/render/render.hpp"
+#include "compare/run_problems.hpp"
 #include "harness/cli/cli_common.hpp"
 #include "harness/cli/command.hpp"
-#include "harness/doctor/doctor.hpp"
 #include "harness/cli/nodes.hpp"
 #include "harness/cli/p2p_matrix.hpp"
 #include "harness/cli/run_json.hpp"
+#include "harness/doctor/doctor.hpp"
 #include "harness/run/runner.hpp"
-#include "results/schema/aggregates.hpp"
 #include "util/json_writer.hpp"
 #include "util/strings.hpp"
 #include "util/text_width.hpp"
@@ -338,8 +338,8 @@ void do_show(const ShowArgs& args, Context& ctx) {
     if (power > 0) marks.push_back("power-limited " + std::to_string(power) + of);
     if (clock > 0) marks.push_back("clock below expected " + std::to_string(clock) + of);
     const std::string mark = join(marks, ", ");
-    if (st.n == 0) {  // aggregates only or a complexity fit (results/schema/aggregates.hpp)
-      const std::string note = results::aggregates_note(r);
+    if (st.n == 0) {  // aggregates only or a complexity fit (compare/aggregates.hpp)
+      const std::string note = compare::aggregates_note(r);
       result_rows.push_back({r.benchmark, r.metric, r.unit, "", "", "", "", "0", t_mark(r),
                              note.empty() ? mark : note});
       return;

@@ -1,6 +1,6 @@
-// gpubench site -o DIR [SELECTOR]: the static results site (compare/report/site.hpp) of every series
-// the selector's runs hold (default: all complete runs), change points found as `history` finds
-// them with its default parameters. Pages that did not change are not written again.
+// gpubench site -o DIR [SELECTOR]: the static results site (compare/report/site.hpp) of every
+// series the selector's runs hold (default: all complete runs), change points found as `history`
+// finds them with its default parameters. Pages that did not change are not written again.
 #include <CLI/CLI.hpp>
 #include <memory>
 #include <ostream>

@@ -1,5 +1,5 @@
-// How the `gpubench` CLI is put together: one subcommand per file (harness/cli/cmd_<name>.cpp), each
-// exposing
+// How the `gpubench` CLI is put together: one subcommand per file (harness/cli/cmd_<name>.cpp),
+// each exposing
 //     void add_<name>_command(CLI::App& app, Context& ctx);
 // which adds its subcommand to `app` and sets a callback. harness/main.cpp calls every adder,
 // parses, and catches gpubench::Error once at the top: it prints

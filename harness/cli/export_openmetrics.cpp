@@ -6,8 +6,8 @@
 #include <ostream>
 
 #include "compare/compare.hpp"
-#include "compare/run_noise.hpp"
 #include "compare/render/openmetrics.hpp"
+#include "compare/run_noise.hpp"
 #include "compare/selection.hpp"
 #include "harness/cli/run_json.hpp"
 #include "util/error.hpp"

@@ -162,7 +162,7 @@ void print_p2p_matrices(std::ostream& out, const std::vector<P2pMatrix>& matrice
       }
       table.push_back(std::move(row));
     }
-    cli::print_table(out, header, table);
+    print_table(out, header, table);
     for (const auto& p : find_slow_pairs(m)) {
       out << "slow pair: GPU " << p.src << " (" << uuid_of(m, p.src) << ") -> GPU " << p.dst << " ("
           << uuid_of(m, p.dst) << "): " << number(p.value) << " " << m.unit << ", "

@@ -13,11 +13,11 @@
 #include <set>
 #include <system_error>
 
-#include "harness/run/discovery.hpp"
 #include "harness/doctor/doctor.hpp"
 #include "harness/doctor/doctor_detail.hpp"
 #include "harness/probe/environment.hpp"
 #include "harness/probe/nvml.hpp"
+#include "harness/run/discovery.hpp"
 #include "harness/run/run_plan.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"

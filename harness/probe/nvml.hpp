@@ -89,7 +89,8 @@ class Nvml {
   // power_usage_w is NVML's 1-second average on Ampere and newer.
   std::optional<double> power_instant_w(int index) const;
 
-  // Telemetry counters (harness/probe/telemetry.hpp). All nullopt where the GPU or driver lacks them.
+  // Telemetry counters (harness/probe/telemetry.hpp). All nullopt where the GPU or driver lacks
+  // them.
   std::optional<NvmlUtilization> utilization(int index) const;
   // Volatile ECC error count since the driver loaded (needs ECC on).
   std::optional<int64_t> ecc_volatile_errors(int index, NvmlEccError type) const;
@@ -110,8 +111,8 @@ class Nvml {
   // is not available.
   int device_status(int index) const;
 
-  // For modules that call NVML functions not wrapped here (harness/doctor/doctor_nvml.cpp): the named
-  // symbol and a device handle (nvmlDevice_t), each nullptr when unavailable.
+  // For modules that call NVML functions not wrapped here (harness/doctor/doctor_nvml.cpp): the
+  // named symbol and a device handle (nvmlDevice_t), each nullptr when unavailable.
   void* symbol(const char* name) const;
   void* device_handle(int index) const;
 

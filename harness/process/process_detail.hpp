@@ -1,5 +1,6 @@
-// Internal to harness/process/process*.cpp: the environment tag a suite's descendants inherit, and the
-// watchdog that kills a suite's process group when gpubench dies (defined in process_watchdog.cpp).
+// Internal to harness/process/process*.cpp: the environment tag a suite's descendants inherit, and
+// the watchdog that kills a suite's process group when gpubench dies (defined in
+// process_watchdog.cpp).
 #pragma once
 
 #include <sys/types.h>

@@ -5,12 +5,12 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
-#include "harness/cli/cli_common.hpp"
 #include "harness/probe/nvml.hpp"
 #include "harness/process/process.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
+#include "util/text_width.hpp"
 
 namespace gpubench::harness {
 
@@ -148,7 +148,7 @@ void print_run_plan(std::ostream& out, const RunPlan& plan) {
   }
   rows.push_back(
       {"total", std::to_string(plan.total_cases()), seconds_text(plan.total_estimated_s())});
-  cli::print_table(out, {"suite", "cases", "estimated"}, rows);
+  print_table(out, {"suite", "cases", "estimated"}, rows);
   // Each suite's assumptions end with the shared rate table: print that once.
   const std::string marker = "model assumptions, not measurements";
   std::string rates;

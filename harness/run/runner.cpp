@@ -16,8 +16,8 @@
 #include <ostream>
 
 #include "harness/probe/environment.hpp"
-#include "harness/process/launcher.hpp"
 #include "harness/probe/nvml.hpp"
+#include "harness/process/launcher.hpp"
 #include "harness/process/process.hpp"
 #include "results/ingest/ingest.hpp"
 #include "util/clock.hpp"

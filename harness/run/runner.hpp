@@ -18,8 +18,8 @@
 #include <utility>
 #include <vector>
 
-#include "harness/run/discovery.hpp"
 #include "harness/probe/telemetry.hpp"
+#include "harness/run/discovery.hpp"
 #include "results/doctor_store.hpp"
 #include "results/store.hpp"
 
@@ -41,8 +41,8 @@ struct SuiteRunOptions {
   double kill_grace_s = 5;  // SIGTERM -> SIGKILL
   std::size_t stderr_tail_bytes = 8192;
   std::filesystem::path work_dir;  // where the suite's JSON goes (must exist)
-  // Launcher words (`--launcher "mpirun -np 2"`, harness/process/launcher.hpp): the suite runs under it.
-  // Empty: the suite runs directly.
+  // Launcher words (`--launcher "mpirun -np 2"`, harness/process/launcher.hpp): the suite runs
+  // under it. Empty: the suite runs directly.
   std::vector<std::string> launcher;
 };
 

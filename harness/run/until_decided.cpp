@@ -4,8 +4,8 @@
 #include <ostream>
 #include <set>
 
-#include "compare/run_noise.hpp"
 #include "compare/render/render.hpp"
+#include "compare/run_noise.hpp"
 #include "compare/selection.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"

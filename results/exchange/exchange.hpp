@@ -1,8 +1,8 @@
 // Lossless exchange between gpubench databases (DESIGN.md "Scale-out"; issues 9 and 23):
 //  - merge_database: every finished run of another gpubench database that this one lacks, with
-//    every table that belongs to it (results/exchange/exchange_tables.hpp lists each table and how it is
-//    carried): environment, suites with their output tails, benchmark outcomes, samples, invalid
-//    samples, doctor checks, telemetry, metric roles, annotations; baselines when asked;
+//    every table that belongs to it (results/exchange/exchange_tables.hpp lists each table and how
+//    it is carried): environment, suites with their output tails, benchmark outcomes, samples,
+//    invalid samples, doctor checks, telemetry, metric roles, annotations; baselines when asked;
 //  - import_run_json: a run written by `gpubench export --format json`.
 // Both are idempotent by run UUID (a run already present is left alone and counted as skipped)
 // and all or nothing: one transaction on the target database. The source is read through a

@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "results/schema/aggregates.hpp"
 #include "results/exchange/exchange.hpp"
 #include "results/exchange/exchange_tables.hpp"
+#include "results/schema/aggregates.hpp"
 #include "results/sqlite/sqlite.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"

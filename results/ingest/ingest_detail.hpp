@@ -1,5 +1,6 @@
-// Internal to results/: what ingest.cpp (entry points, refusals), ingest_entry.cpp (reading an
-// entry) and ingest_store.cpp (storing the entries) share.
+// Internal to results/ingest/: what ingest.cpp (entry points, refusals), ingest_entry.cpp (reading
+// an entry), ingest_store.cpp (storing the entries) and store_ingest.cpp (the Store's entry points)
+// share.
 #pragma once
 
 #include <cstddef>
@@ -71,6 +72,38 @@ struct PreparedEntry final : EntryWork {
     std::string raw, reason;  // of an invalid value
   };
   std::vector<Value> values;  // in storing order
+};
+
+IngestSummary ingest_document(Database& db, int64_t suite_run_id, const nlohmann::json& doc,
+                              const std::string& default_suite);
+// The document's "context" object (an empty object without one). Throws Error(bad_input) when
+// the document is not an object or its context is not one.
+nlohmann::json document_context(const nlohmann::json& doc);
+
+// A document's benchmarks stored one entry at a time, as ingest_document does for a whole
+// document: construct with its context (records it and the declared metrics), add() each entry
+// of "benchmarks" in order with its index, then finish() (outcomes, per-run series medians).
+// Inside a transaction the caller holds; an exception leaves it to be rolled back.
+class DocumentIngest {
+ public:
+  DocumentIngest(Database& db, int64_t suite_run_id, const nlohmann::json& context,
+                 const std::string& default_suite);
+  ~DocumentIngest();
+  DocumentIngest(const DocumentIngest&) = delete;
+  DocumentIngest& operator=(const DocumentIngest&) = delete;
+  // Reads an entry without the database: thread-safe (it uses only what the constructor fixed),
+  // so a stream reads entries on one thread while add() stores earlier ones on another. Never
+  // throws for the entry's content: add() throws what is wrong with it, in entry order.
+  std::unique_ptr<EntryWork> prepare(const StreamedEntry& entry, size_t index) const;
+  // `prepared`: what prepare() made of this entry, or null (it is read here then).
+  void add(const StreamedEntry& entry, size_t index, EntryWork* prepared);
+  // An entry of a whole document.
+  void add(const nlohmann::json& entry, size_t index);
+  IngestSummary finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> m;
 };
 
 // One document's benchmarks, stored entry by entry (whole documents and streamed files alike).

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "results/schema/aggregates.hpp"
 #include "results/ingest/ingest_detail.hpp"
+#include "results/schema/aggregates.hpp"
 #include "results/sqlite/multi_row_insert.hpp"
 #include "results/sqlite/sqlite.hpp"
 #include "results/store.hpp"

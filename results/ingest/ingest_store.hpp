@@ -94,7 +94,8 @@ class Ingester {
   void flush();
 
   int64_t samples() const { return m_samples; }
-  // Stores the pending samples and the suite run's series medians (results/schema/series_medians.hpp).
+  // Stores the pending samples and the suite run's series medians
+  // (results/schema/series_medians.hpp).
   void finish();
 
   // A value that cannot be a sample (NaN, infinite, a negative time): kept with the reason in

@@ -1,10 +1,10 @@
 // Reading a Google Benchmark JSON file as a stream, for files too big to hold as a document
-// (`gpubench import` of a fleet's run: 200,000 benchmarks, tens of MB). The file is read in
-// chunks and parsed once with nlohmann's SAX interface; the entries of the top-level
-// "benchmarks" array can be handed over one at a time instead of being kept, so memory does not
-// grow with the file. Google Benchmark's bare NaN / Infinity tokens become the same marker
-// strings parse_benchmark_json makes (results/ingest/ingest.hpp). With a sink, parsing runs on a thread
-// of its own, ahead of the sink (which is always called on the caller's thread).
+// (`gpubench import` of a fleet's run: 200,000 benchmarks, tens of MB). The file is read in chunks
+// and parsed once with nlohmann's SAX interface; the entries of the top-level "benchmarks" array
+// can be handed over one at a time instead of being kept, so memory does not grow with the file.
+// Google Benchmark's bare NaN / Infinity tokens become the same marker strings parse_benchmark_json
+// makes (results/ingest/ingest.hpp). With a sink, parsing runs on a thread of its own, ahead of the
+// sink (which is always called on the caller's thread).
 #pragma once
 
 #include <cstddef>

@@ -2,7 +2,6 @@
 #include "results/schema/aggregates.hpp"
 
 #include "results/sqlite/sqlite.hpp"
-#include "results/store.hpp"
 #include "util/strings.hpp"
 
 namespace gpubench::results {
@@ -36,30 +35,6 @@ void record_complexity(Database& db, int64_t suite_run_id, int64_t benchmark_id,
   Statement st = db.prepare(
       "UPDATE benchmark_outcomes SET complexity = ?3 WHERE suite_run_id = ?1 AND benchmark_id = ?2");
   st.bind(1, suite_run_id).bind(2, benchmark_id).bind(3, big_o).run();
-}
-
-std::string aggregates_note(const ResultRow& row) {
-  if (!row.values.empty() || row.aggregates.empty()) return {};
-  std::vector<std::string> parts;
-  bool complexity = false;
-  for (const auto& [kind, value] : row.aggregates) {
-    if (kind == "BigO") {
-      complexity = true;
-      parts.push_back("coefficient " + format_significant(value, 4));
-    } else if (kind == "RMS") {
-      complexity = true;
-      parts.push_back("RMS " + format_significant(value * 100, 3) + "%");
-    } else if (kind == "cv") {
-      parts.push_back("cv " + format_significant(value * 100, 3) + "%");
-    } else {
-      parts.push_back(kind + " " + format_significant(value, 4));
-    }
-  }
-  if (complexity) {
-    return "complexity fit " + complexity_text(row.complexity) + ": " + join(parts, ", ") +
-           " (listed, not compared)";
-  }
-  return "aggregates only (" + join(parts, ", ") + "): rerun with repetitions";
 }
 
 }  // namespace gpubench::results

@@ -13,7 +13,6 @@
 namespace gpubench::results {
 
 class Database;
-struct ResultRow;
 
 // Google Benchmark's complexity statistics: a fitted coefficient and its error, not a time.
 bool is_complexity_statistic(std::string_view kind);
@@ -31,8 +30,5 @@ void mark_aggregate_only(Database& db, int64_t suite_run_id);
 void record_complexity(Database& db, int64_t suite_run_id, int64_t benchmark_id,
                        const std::string& big_o);
 
-// What `show` says of a row without repetitions: "aggregates only (mean 8.00, median 8.00):
-// rerun with repetitions", "complexity fit O(N): BigO 6.479", "" for a row with repetitions.
-std::string aggregates_note(const ResultRow& row);
 
 }  // namespace gpubench::results

@@ -1,7 +1,7 @@
 // Schema v5: what the last `history --record` looked at, per series (issue 25), so the next one
-// recomputes change points only for the series a new run touched, and there only the tail after
-// the stored change points (compare/history/series_history.hpp, "Incremental recording"). A table of its
-// own: older gpubench ignores it (compatible_version stays 3), and a scan it finds stale (a run
+// recomputes change points only for the series a new run touched, and there only the tail after the
+// stored change points (compare/history/series_history.hpp, "Incremental recording"). A table of
+// its own: older gpubench ignores it (compatible_version stays 3), and a scan it finds stale (a run
 // deleted or merged in before its last run, other parameters) is simply done again in full.
 #include "results/schema/schema.hpp"
 #include "results/sqlite/sqlite.hpp"

@@ -6,8 +6,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "harness/process/launcher.hpp"
 #include "harness/cli/nodes.hpp"
+#include "harness/process/launcher.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 

@@ -70,11 +70,11 @@ TEST(Aggregates, ComplexityFitsAreListedNotCompared) {
 }
 
 TEST(Aggregates, ShowNoteNamesEveryStatistic) {
-  EXPECT_EQ(results::aggregates_note(aggregates({{"mean", 8}, {"cv", 0.02}})),
+  EXPECT_EQ(compare::aggregates_note(aggregates({{"mean", 8}, {"cv", 0.02}})),
             "aggregates only (cv 2.00%, mean 8.000): rerun with repetitions");
-  EXPECT_EQ(results::aggregates_note(aggregates({{"RMS", 0.0045}}, "N")),
+  EXPECT_EQ(compare::aggregates_note(aggregates({{"RMS", 0.0045}}, "N")),
             "complexity fit O(N): RMS 0.450% (listed, not compared)");
-  EXPECT_EQ(results::aggregates_note(repetitions({1})), "");
+  EXPECT_EQ(compare::aggregates_note(repetitions({1})), "");
 }
 
 }  // namespace

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "compare/allowance.hpp"
-#include "compare/run_noise.hpp"
 #include "compare/render/render.hpp"
+#include "compare/run_noise.hpp"
 #include "fixtures.hpp"
 
 namespace gpubench::compare {

@@ -1,6 +1,6 @@
 // Issue 24: the pure parts of `gpubench models` and `gpubench fleet` (compare/models/models.hpp,
-// compare/models/fleet.hpp): pooled figures and their intervals, log-scale sums, the prices and weights
-// files, robust-z outliers. FIXTURE numbers only; reference values from scipy where quoted.
+// compare/models/fleet.hpp): pooled figures and their intervals, log-scale sums, the prices and
+// weights files, robust-z outliers. FIXTURE numbers only; reference values from scipy where quoted.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -12,8 +12,8 @@
 
 #include "compare/render/render.hpp"
 #include "compare/render/render_large.hpp"
-#include "compare/report/report.hpp"
 #include "compare/render/svg.hpp"
+#include "compare/report/report.hpp"
 #include "html_check.hpp"
 #include "large_fixture.hpp"
 #include "tests/suites/run_program.hpp"

@@ -21,7 +21,8 @@ TEST(E2eHistoryCalibration, ScaleStepIsOneChangePointAtRun7NamingTheVariable) {
   for (int attempt = 1; attempt <= 3; ++attempt) {
     Workspace ws;
     for (int i = 1; i <= 12; ++i) {
-      // The suites beside gpubench are found without GPUBENCH_SUITE_PATH (harness/run/discovery.cpp).
+      // The suites beside gpubench are found without GPUBENCH_SUITE_PATH
+      // (harness/run/discovery.cpp).
       std::vector<std::pair<std::string, std::string>> env;
       if (i > 6) env.emplace_back("GPUBENCH_CALIBRATION_SCALE", "1.3");
       const CliResult r = ws.run(

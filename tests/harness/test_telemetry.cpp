@@ -11,8 +11,8 @@
 #include <thread>
 
 #include "harness/probe/nvml.hpp"
-#include "harness/run/runner.hpp"
 #include "harness/probe/telemetry.hpp"
+#include "harness/run/runner.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 

@@ -13,8 +13,8 @@
 #include <string>
 
 #include "compare/compare.hpp"
-#include "compare/run_noise.hpp"
 #include "compare/render/render.hpp"
+#include "compare/run_noise.hpp"
 #include "compare/selection.hpp"
 #include "results/store.hpp"
 #include "tests/compare/synthetic_memory_doc.hpp"

@@ -5,8 +5,9 @@
 //
 // Inputs are the synthetic fixture of tests/compare/large_fixture.hpp (seeded; not measurements):
 // the arguments are the percentages of inconclusive entries (33; 93 is what perf_fleet.py's
-// 4-repetition fleet runs give) and of regressions (100: a change that slows everything). GPUBENCH_PERF_SCALE (default 1) shrinks the entry count; the
-// ctest smoke test runs it at 0.03 (6,000 entries: still the large layout).
+// 4-repetition fleet runs give) and of regressions (100: a change that slows everything).
+// GPUBENCH_PERF_SCALE (default 1) shrinks the entry count; the ctest smoke test runs it at 0.03
+// (6,000 entries: still the large layout).
 //
 //   build/bin/perf_report                      # figures
 //   GPUBENCH_PERF_REPORT_DIR=DIR build/bin/perf_report --benchmark_filter=Html

@@ -1,5 +1,5 @@
-// results/exchange/exchange_tables.cpp: every table of the schema is decided for exchange, and the rows
-// an export writes are the ones its run needs.
+// results/exchange/exchange_tables.cpp: every table of the schema is decided for exchange, and the
+// rows an export writes are the ones its run needs.
 #include <gtest/gtest.h>
 
 #include <set>

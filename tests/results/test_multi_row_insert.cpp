@@ -1,5 +1,5 @@
-// results/sqlite/multi_row_insert.hpp: the SQL text, the parameter numbering and the k-then-single split,
-// against a real SQLite file.
+// results/sqlite/multi_row_insert.hpp: the SQL text, the parameter numbering and the k-then-single
+// split, against a real SQLite file.
 #include "results/sqlite/multi_row_insert.hpp"
 
 #include <gtest/gtest.h>
