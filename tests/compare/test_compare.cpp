@@ -180,5 +180,46 @@ TEST(Compare, AaFalsePositiveRateOnFixtures) {
                      normal_samples(100, 0.02, 10, static_cast<unsigned>(2 * i + 2))));
   }
   Comparison c = compare_sides(side("A", 1, ra), side("B", 2, rb), Options{});
-  EXPECT_LT(c.count(Verdict::regression) + c.count(Verdict::improvement), 20u);
+  // 0 with BH; deciding on p instead of q calls 11 of them (issue 35's mutation test), so the
+  // bound is tight enough to catch that, not just the 1% target (20).
+  EXPECT_LE(c.count(Verdict::regression) + c.count(Verdict::improvement), 2u);
+}
+
+// Benjamini-Hochberg is a rule of its own (issue 35, "Tests that would catch a broken rule"):
+// deciding on p instead of q must fail here. One real change whose p is just under alpha stands
+// among identical series: over the whole comparison its q is p * m, so it is inconclusive with
+// the BH reason; compared alone (m = 1, q = p) the same samples are a regression.
+TEST(Compare, BenjaminiHochbergHoldsOneSmallPAmongIdenticalSeries) {
+  const std::vector<double> pattern = {0.98, 0.99, 1.00, 1.01, 1.02};
+  const double ratio = 0.962;  // the candidate is 3.8% slower: p between 0.001 and 0.01 (below)
+  std::vector<double> base, candidate;
+  for (double x : pattern) {
+    base.push_back(100.0 * x);
+    candidate.push_back(100.0 * x * ratio);
+  }
+  auto changed = [&](std::vector<double> values) {
+    return row("s/changed", "GB_per_s", "GB/s", Direction::higher, std::move(values));
+  };
+  std::vector<gpubench::results::ResultRow> ra = {changed(base)}, rb = {changed(candidate)};
+  for (int i = 0; i < 99; ++i) {
+    const std::string name = "s/same" + std::to_string(i);
+    ra.push_back(row(name, "GB_per_s", "GB/s", Direction::higher, base));
+    rb.push_back(row(name, "GB_per_s", "GB/s", Direction::higher, base));
+  }
+  const Options options{};
+  const Comparison all = compare_sides(side("A", 1, ra), side("B", 2, rb), options);
+  const Entry& among = find(all, "s/changed");
+  ASSERT_LT(among.p_value, options.alpha);  // p alone would call it
+  ASSERT_GT(among.p_value, 0.001);          // and q = 100 p is well above alpha
+  EXPECT_GE(among.q_value, options.alpha);
+  EXPECT_EQ(among.verdict, Verdict::inconclusive);
+  EXPECT_NE(among.reason.find("Benjamini-Hochberg over 100 series"), std::string::npos)
+      << among.reason;
+  EXPECT_EQ(all.count(Verdict::regression), 0u);
+
+  const Comparison alone = compare_sides(side("A", 1, {changed(base)}),
+                                         side("B", 2, {changed(candidate)}), options);
+  const Entry& single = find(alone, "s/changed");
+  EXPECT_DOUBLE_EQ(single.p_value, among.p_value);
+  EXPECT_EQ(single.verdict, Verdict::regression) << single.reason;
 }
