@@ -89,6 +89,31 @@ GPUBENCH_HOST_DEVICE constexpr StreamValues stream_apply(StreamOp op, StreamValu
   return v;
 }
 
+// --- the kernels' tiling (stream_kernels.cu), here so a host test can check it --------------------
+// A one-double grid-stride loop keeps 8 bytes of loads per array in flight per thread: too little
+// to cover HBM latency at 4.8 TB/s (issue 36: triad at 84% of peak alone, 59% after gemm). Each
+// thread instead moves 16-byte vectors (two doubles: one 128-bit load or store) and
+// k_stream_unroll of them per round, every load of a round issued before any store, so a round
+// keeps 16 x 4 = 64 bytes per array in flight per thread. In each slot k of a round consecutive
+// threads take consecutive vectors, so a warp's slot is 512 contiguous bytes (coalesced). The last
+// double of an odd n is done by thread 0 alone. Pointers must be 16-byte aligned (cudaMalloc's
+// are); the launcher falls back to the one-double kernels otherwise.
+inline constexpr std::size_t k_stream_vector_doubles = 2;
+inline constexpr std::size_t k_stream_unroll = 4;
+
+// Vectors (pairs of doubles) of an array of n doubles.
+GPUBENCH_HOST_DEVICE constexpr std::size_t stream_vectors(std::size_t n) {
+  return n / k_stream_vector_doubles;
+}
+
+// The vector thread `thread` of `threads` moves in slot k (< k_stream_unroll) of round `round`.
+// Every vector index v is reached exactly once: v = (round * unroll + k) * threads + thread.
+GPUBENCH_HOST_DEVICE constexpr std::size_t stream_vector_index(std::size_t thread,
+                                                               std::size_t threads,
+                                                               std::size_t round, std::size_t k) {
+  return (round * k_stream_unroll + k) * threads + thread;
+}
+
 // --- device launchers (defined in stream_kernels.cu; only built with CUDA) ----------------------
 // All pointers are device pointers to n doubles; the launch is asynchronous on `stream` (nullptr =
 // the legacy default stream). Returns the launch's cudaError_t as an int (0 = success), so callers
@@ -96,7 +121,8 @@ GPUBENCH_HOST_DEVICE constexpr StreamValues stream_apply(StreamOp op, StreamValu
 
 // Writes stream_initial_values(i) into a, b, c.
 int launch_stream_init(double* a, double* b, double* c, std::size_t n, CUstream_st* stream);
-// One pass of `op`. `blocks` = 0 picks a grid of a few blocks per SM (grid-stride loop).
+// One pass of `op`. `blocks` = 0 picks a grid of a few blocks per SM, fewer for small arrays
+// (the vector tiling above; the one-double grid-stride loop for pointers not 16-byte aligned).
 int launch_stream_op(StreamOp op, double* a, double* b, double* c, double scalar, std::size_t n,
                      int blocks, CUstream_st* stream);
 

@@ -139,6 +139,39 @@ TEST(StreamCheck, MergeKeepsTheLowestBadIndex) {
   EXPECT_FALSE(StreamCheck{}.ok()) << "checking nothing is not a pass";
 }
 
+// The vector kernels' tiling (stream.hpp), walked on the host as the grid walks it: every double
+// of the array is moved exactly once (the odd last one by thread 0), whatever n and grid size, and
+// in each slot of a round a warp's 32 threads take 32 consecutive vectors (512 contiguous bytes).
+TEST(StreamTiling, EveryDoubleOnceAndWarpsContiguous) {
+  for (std::size_t n : {0, 1, 2, 7, 8, 9, 1000, 4097, 65536, 100003}) {
+    for (std::size_t threads : {1, 32, 256, 768, 8 * 256 * 3}) {
+      const std::size_t vectors = stream_vectors(n);
+      std::vector<int> moved(n, 0);
+      for (std::size_t t = 0; t < threads; ++t) {
+        for (std::size_t round = 0; stream_vector_index(t, threads, round, 0) < vectors; ++round) {
+          for (std::size_t k = 0; k < k_stream_unroll; ++k) {
+            const std::size_t v = stream_vector_index(t, threads, round, k);
+            if (v >= vectors) continue;
+            for (std::size_t d = 0; d < k_stream_vector_doubles; ++d) {
+              ++moved[v * k_stream_vector_doubles + d];
+            }
+          }
+        }
+        if (t == 0 && n % k_stream_vector_doubles != 0) ++moved[n - 1];
+      }
+      for (std::size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(moved[i], 1) << "n=" << n << " threads=" << threads << " element " << i;
+      }
+    }
+  }
+  for (std::size_t k = 0; k < k_stream_unroll; ++k) {
+    const std::size_t first = stream_vector_index(64, 2048, 3, k);  // warp 2, round 3
+    for (std::size_t lane = 1; lane < 32; ++lane) {
+      EXPECT_EQ(stream_vector_index(64 + lane, 2048, 3, k), first + lane);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gpubench::kernels::memory
 
