@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "suites/common/validation.hpp"
+#include "util/median.hpp"
 
 namespace gpubench::gemm {
 
@@ -266,6 +267,29 @@ int calls_per_batch(double call_ms, double target_ms, int max_calls) {
   if (!(call_ms > 0.0)) return 1;
   const double calls = std::ceil(target_ms / call_ms);
   return static_cast<int>(std::clamp(calls, 1.0, static_cast<double>(std::max(max_calls, 1))));
+}
+
+std::size_t choose_candidate(const std::vector<CandidateTimes>& candidates, double tie_fraction,
+                             std::size_t* tied) {
+  std::vector<double> medians;
+  double fastest = 0.0;
+  for (const CandidateTimes& c : candidates) {
+    std::vector<double> v = c.per_call_ms;
+    const double m = v.empty() ? 0.0 : median_in_place(v.data(), v.data() + v.size());
+    medians.push_back(m);
+    if (m > 0.0 && (fastest == 0.0 || m < fastest)) fastest = m;
+  }
+  std::size_t chosen = 0;
+  std::size_t ties = 0;
+  bool any = false;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    if (!(medians[i] > 0.0) || medians[i] > fastest * (1.0 + tie_fraction)) continue;
+    ++ties;
+    if (!any || candidates[i].rank < candidates[chosen].rank) chosen = i;
+    any = true;
+  }
+  if (tied != nullptr) *tied = ties;
+  return chosen;
 }
 
 }  // namespace gpubench::gemm

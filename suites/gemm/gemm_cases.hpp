@@ -121,4 +121,20 @@ int timed_iterations(suite::Profile profile);
 // How many calls to queue in one timed batch so it lasts about target_ms: between 1 and max_calls.
 int calls_per_batch(double call_ms, double target_ms, int max_calls);
 
+// The cuBLASLt algorithm search's choice (METHODOLOGY rule 8; issue 36 "fixed algorithms"). Each
+// candidate brings its heuristic rank (cuBLASLt's order, fixed for a GPU, driver and library) and
+// the per-call times of its timed batches. Taking the fastest median alone lets noise pick between
+// near-equal kernels, so two identical runs can time different kernels and a run-to-run "change"
+// is a different algorithm. The choice is instead: every candidate whose median is within
+// `tie_fraction` of the fastest median ties with it, and the tie goes to the best-ranked of them.
+// Returns the index into `candidates` (not the rank); `tied` receives the size of the tie.
+struct CandidateTimes {
+  int rank = 0;
+  std::vector<double> per_call_ms;
+};
+inline constexpr double k_search_tie_fraction = 0.02;
+std::size_t choose_candidate(const std::vector<CandidateTimes>& candidates,
+                             double tie_fraction = k_search_tie_fraction,
+                             std::size_t* tied = nullptr);
+
 }  // namespace gpubench::gemm

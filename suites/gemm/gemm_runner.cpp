@@ -250,13 +250,11 @@ void PreparedGemm::choose_algorithm() {
     throw SkipCase("the cuBLASLt heuristic returned no algorithm for " + what + " on " +
                    m_dev.info.name + " (" + suite::cublas_status_text(status) + ")");
   }
-  // Time every candidate: warm-up call, then k_samples_per_candidate batches; keep the best median.
-  int usable = 0;
+  // Time every candidate: warm-up call, then k_samples_per_candidate batches; choose among them
+  // by choose_candidate (near-ties go to the heuristic's best rank, so noise cannot flip it).
   int batch_calls = 0;
-  bool have_best = false;
-  double best_ms = 0.0;
-  int best_index = -1;
-  cublasLtMatmulAlgo_t best_algo{};
+  std::vector<CandidateTimes> timed;
+  std::vector<cublasLtMatmulAlgo_t> timed_algos;
   std::string last_error;
   for (int i = 0; i < returned; ++i) {
     if (results[static_cast<std::size_t>(i)].state != CUBLAS_STATUS_SUCCESS) continue;
@@ -270,20 +268,15 @@ void PreparedGemm::choose_algorithm() {
             m_dev.timer.time_batch([this] { enqueue(1); }, suite::cuda::CacheState::hot);
         batch_calls = calls_per_batch(probe.elapsed_ms, 1.0, 32);
       }
-      std::vector<double> per_call;
+      CandidateTimes t;
+      t.rank = i;
       for (int s = 0; s < k_samples_per_candidate; ++s) {
         const auto sample =
             m_dev.timer.time_batch([&] { enqueue(batch_calls); }, suite::cuda::CacheState::hot);
-        per_call.push_back(sample.elapsed_ms / batch_calls);
+        t.per_call_ms.push_back(sample.elapsed_ms / batch_calls);
       }
-      const double med = median(per_call);
-      ++usable;
-      if (!have_best || med < best_ms) {
-        have_best = true;
-        best_ms = med;
-        best_algo = m_lt->algo;
-        best_index = i;
-      }
+      timed.push_back(std::move(t));
+      timed_algos.push_back(m_lt->algo);
     } catch (const suite::CudaError& e) {
       // One candidate failing to launch is not the case failing; an OOM is (it would repeat).
       if (e.out_of_memory()) throw;
@@ -291,10 +284,16 @@ void PreparedGemm::choose_algorithm() {
       last_error = e.what();
     }
   }
-  if (!have_best) {
+  if (timed.empty()) {
     throw SkipCase("none of the " + std::to_string(returned) + " cuBLASLt candidates for " + what +
                    " ran (last error: " + last_error + ")");
   }
+  std::size_t tied = 0;
+  const std::size_t chosen = choose_candidate(timed, k_search_tie_fraction, &tied);
+  const cublasLtMatmulAlgo_t best_algo = timed_algos[chosen];
+  const int best_index = timed[chosen].rank;
+  const double best_ms = median(timed[chosen].per_call_ms);
+  const int usable = static_cast<int>(timed.size());
   m_lt->algo = best_algo;
   const std::string id = config_attribute<std::int32_t>(best_algo, CUBLASLT_ALGO_CONFIG_ID);
   m_choice.algo_id = id == "?" ? -1 : std::stoi(id);
@@ -305,8 +304,8 @@ void PreparedGemm::choose_algorithm() {
       " stages=" + config_attribute<std::uint32_t>(best_algo, CUBLASLT_ALGO_CONFIG_STAGES_ID) +
       " splitk=" + config_attribute<std::int32_t>(best_algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM) +
       " swizzle=" + config_attribute<std::uint32_t>(best_algo, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING) +
-      " rank=" + std::to_string(best_index) + " timed=" + std::to_string(usable) + "/" +
-      std::to_string(returned);
+      " rank=" + std::to_string(best_index) + " tied=" + std::to_string(tied) + " timed=" +
+      std::to_string(usable) + "/" + std::to_string(returned);
 }
 
 void PreparedGemm::enqueue(int calls) {

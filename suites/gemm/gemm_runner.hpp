@@ -29,7 +29,8 @@ struct DeviceContext {
 
 // What the algorithm search found (cuBLASLt) or "default" (cublasGemmEx).
 struct AlgorithmChoice {
-  std::string description;  // e.g. "algo=23 tile=20 stages=15 splitk=1 swizzle=0 candidates=8/8"
+  // e.g. "algo=23 tile=20 stages=15 splitk=1 swizzle=0 rank=0 tied=2 timed=8/8"
+  std::string description;
   int algo_id = -1;         // CUBLASLT_ALGO_CONFIG_ID, -1 for cublasGemmEx's default
   double median_call_ms = 0.0;  // median time per call of the chosen algorithm during the search
 };

@@ -2,12 +2,14 @@
 // 1-9).
 //
 // Every case: operands filled on the device with seeded random-normal values; for cuBLASLt the
-// heuristic's candidates (up to 16) are each timed 5 times and the best median is kept (recorded in
-// the label); one warm-up batch; then `timed_iterations` samples, each a batch of calls queued
-// behind a spin kernel and timed with events (cold cases: one call after an L2 flush); the SM
-// clock is probed after every sample and reported with the repetition's time window as sample
-// state (suites/README.md "Sample states"), not as a metric; the output is validated against the
-// CPU reference on a sampled subset after every repetition, and the label prints the counts.
+// heuristic's candidates (up to 16) are each timed 5 times and the fastest median is kept unless
+// better-ranked candidates are within 2% of it (choose_candidate: near-ties go to the heuristic's
+// rank, so noise does not flip the kernel between runs; recorded in the label); one warm-up batch;
+// then `timed_iterations` samples, each a batch of calls queued behind a spin kernel and timed
+// with events (cold cases: one call after an L2 flush); the SM clock is probed after every sample
+// and reported with the repetition's time window as sample state (suites/README.md "Sample
+// states"), not as a metric; the output is validated against the CPU reference on a sampled
+// subset after every repetition, and the label prints the counts.
 // A case this GPU cannot run is skipped with the reason, and so is a case that would take more
 // than k_max_case_seconds at this GPU's peak for its data type (FP64 16384^3 on a GPU with
 // 1/64-rate FP64), and fp64 while CUBLAS_EMULATE_DOUBLE_PRECISION asks cuBLAS to emulate it.
