@@ -234,6 +234,33 @@ RunNoise run_noise_from_history(double history_variance, double runs, double exe
   return out;
 }
 
+ExecutionSizing size_executions(const SeriesExecutionNoise& noise, std::size_t executions,
+                                double threshold, double confidence, std::size_t max_executions) {
+  ExecutionSizing out;
+  if (executions < 2 || !(noise.variance > 0) || !(noise.df > 0)) return out;
+  auto mde_at = [&](std::size_t e) {
+    const double added = 2.0 * (static_cast<double>(e) - static_cast<double>(executions));
+    const double shared_df = noise.shared > 0 ? 2.0 * (static_cast<double>(e) - 1.0) : 0.0;
+    const double own_df = noise.own_df + added;
+    const double own = std::isfinite(noise.own) ? noise.own : 0.0;
+    double denom = 0;
+    if (noise.shared > 0) denom += noise.shared * noise.shared / shared_df;
+    if (own > 0 && std::isfinite(own_df)) denom += own * own / own_df;
+    double df = denom > 0 ? noise.variance * noise.variance / denom : 1e9;
+    if (noise.shared <= 0 && !(own > 0)) df = noise.df + added;
+    const double q = student_t_quantile(0.5 + confidence / 2.0, df);
+    return std::expm1(q * std::sqrt(2.0 * noise.variance / static_cast<double>(e)));
+  };
+  out.mde = mde_at(executions);
+  for (std::size_t e = 2; e <= max_executions; ++e) {
+    if (mde_at(e) <= threshold) {
+      out.executions_needed = e;
+      break;
+    }
+  }
+  return out;
+}
+
 LogRatioEstimate two_level_estimate(std::span<const double> base_means,
                                     std::span<const double> candidate_means, double variance,
                                     double df, const LogRatioOptions& options) {

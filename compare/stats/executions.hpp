@@ -117,6 +117,20 @@ struct RunNoise {
 RunNoise run_noise_from_history(double history_variance, double runs, double execution_variance,
                                 double execution_df, double executions_per_run);
 
+// Sizing at the execution level (Kalibera & Jones 2013: repeat where the variance is): the
+// minimum detectable effect of a series whose execution noise is `noise`, measured with
+// `executions` a side (the interval's half-width at `confidence`, as a fraction), and the fewest
+// executions a side that bring it to `threshold` or below (0 when even `max_executions` do not).
+// With E executions a side the shared part has 2 (E - 1) degrees of freedom and the own part
+// gains 2 per added execution; the variance of one execution stays what it was measured to be.
+struct ExecutionSizing {
+  double mde = std::numeric_limits<double>::quiet_NaN();
+  std::size_t executions_needed = 0;
+};
+ExecutionSizing size_executions(const SeriesExecutionNoise& noise, std::size_t executions,
+                                double threshold, double confidence = 0.99,
+                                std::size_t max_executions = 100);
+
 // Inverse of the trigamma function (Smyth's Newton iteration), x > 0.
 double trigamma_inverse(double x);
 

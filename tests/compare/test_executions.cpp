@@ -170,3 +170,31 @@ TEST(Executions, RunNoiseIsWhatHistoryHoldsBeyondOneRunsExecutions) {
 
 }  // namespace
 }  // namespace gpubench::compare
+
+namespace gpubench::compare {
+namespace {
+
+// How many executions a side bring a series' minimum detectable effect under the threshold.
+TEST(Executions, SizingFindsTheExecutionsForTheThreshold) {
+  SeriesExecutionNoise noise;
+  noise.shared = 0.0001;  // 1% sd shared by the suite
+  noise.shared_df = 4;
+  noise.own = 0.0003;
+  noise.own_df = 40;
+  noise.variance = 0.0004;  // 2% sd an execution
+  noise.df = 0.0004 * 0.0004 / (0.0001 * 0.0001 / 4 + 0.0003 * 0.0003 / 40);
+  const ExecutionSizing s = size_executions(noise, 3, 0.02);
+  // With 3 a side: t(df 33.7) 2.73 x sqrt(2 x 0.0004 / 3) = 4.6%, above 2% (15 a side reach it).
+  EXPECT_GT(s.mde, 0.04);
+  EXPECT_LT(s.mde, 0.05);
+  ASSERT_GT(s.executions_needed, 3u);
+  // The answer is the fewest: one execution less does not reach 2%.
+  const SeriesExecutionNoise& n = noise;
+  EXPECT_LE(size_executions(n, s.executions_needed, 0.02).mde, 0.02);
+  EXPECT_GT(size_executions(n, s.executions_needed - 1, 0.02).mde, 0.02);
+  // A threshold nothing reaches within the bound: 0.
+  EXPECT_EQ(size_executions(noise, 3, 0.0001, 0.99, 50).executions_needed, 0u);
+}
+
+}  // namespace
+}  // namespace gpubench::compare
