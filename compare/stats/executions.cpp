@@ -9,12 +9,24 @@
 #include <cmath>
 #include <vector>
 
+#include "compare/stats/math_policy.hpp"
+
 namespace gpubench::compare {
 
 namespace {
 
 constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
 constexpr double k_inf = std::numeric_limits<double>::infinity();
+
+using Policy = detail::MathPolicy;
+constexpr Policy k_policy = detail::k_math_policy;
+
+double digamma(double x) {
+  return boost::math::digamma(x, k_policy);
+}
+double trigamma(double x) {
+  return boost::math::trigamma(x, k_policy);
+}
 
 // Sample variance and its degrees of freedom (n - 1); 0 df for fewer than 2 values.
 void add_spread(std::span<const double> means, double& sum_squares, double& df) {
@@ -63,8 +75,8 @@ double trigamma_inverse(double x) {
   if (x < 1e-6) return 1.0 / x;
   double y = 0.5 + 1.0 / x;
   for (int i = 0; i < 50; ++i) {
-    const double tri = boost::math::trigamma(y);
-    const double dif = tri * (1.0 - tri / x) / boost::math::polygamma(2, y);
+    const double tri = trigamma(y);
+    const double dif = tri * (1.0 - tri / x) / boost::math::polygamma(2, y, k_policy);
     y += dif;
     if (-dif / y < 1e-8) break;
   }
@@ -79,8 +91,8 @@ ExecutionPrior estimate_execution_prior(std::span<const ExecutionVariance> serie
   for (const ExecutionVariance& s : series) {
     if (!(s.df > 0) || !(s.variance > 0) || !std::isfinite(s.variance)) continue;
     const double half = s.df / 2.0;
-    e.push_back(std::log(s.variance) - boost::math::digamma(half) + std::log(half));
-    trigamma_sum += boost::math::trigamma(half);
+    e.push_back(std::log(s.variance) - digamma(half) + std::log(half));
+    trigamma_sum += trigamma(half);
     pooled_ss += s.df * s.variance;
     pooled_df += s.df;
   }
@@ -95,7 +107,7 @@ ExecutionPrior estimate_execution_prior(std::span<const ExecutionVariance> serie
   if (e_var > 0) {
     prior.d0 = 2.0 * trigamma_inverse(e_var);
     prior.s0_squared =
-        std::exp(e_mean + boost::math::digamma(prior.d0 / 2.0) - std::log(prior.d0 / 2.0));
+        std::exp(e_mean + digamma(prior.d0 / 2.0) - std::log(prior.d0 / 2.0));
   } else {
     // The variances agree beyond sampling: the pooled variance, the scale's maximum-likelihood
     // estimate (limma since 2017; exp(e_mean), the limit of the branch above, is larger).
@@ -116,7 +128,7 @@ ModeratedVariance moderate(const ExecutionVariance& own, const ExecutionPrior& p
   // Clearly larger than the prior: keep the series' own variance (one-sided F test). An infinite
   // d0 is a chi-square / d, which F(d, 1e9) matches to nine digits.
   const double d0 = std::isfinite(prior.d0) ? prior.d0 : 1e9;
-  const boost::math::fisher_f f(own.df, d0);
+  const boost::math::fisher_f_distribution<double, Policy> f(own.df, d0);
   if (boost::math::cdf(boost::math::complement(f, own.variance / prior.s0_squared)) < clearly) {
     return out;
   }

@@ -9,6 +9,7 @@
 #include <boost/math/distributions/students_t.hpp>
 #include <boost/math/special_functions/beta.hpp>
 
+#include "compare/stats/math_policy.hpp"
 #include "util/median.hpp"
 
 namespace gpubench::compare {
@@ -17,15 +18,8 @@ namespace {
 constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
 
 // Bad arguments give NaN (callers check), never an exception from inside the statistics.
-// Evaluated in double, not promoted to long double: Boost's double-precision t distribution is
-// accurate to a few ulps, and x87 long double made it most of a 100,000-entry compare's time.
-using Policy = boost::math::policies::policy<
-    boost::math::policies::domain_error<boost::math::policies::errno_on_error>,
-    boost::math::policies::pole_error<boost::math::policies::errno_on_error>,
-    boost::math::policies::overflow_error<boost::math::policies::errno_on_error>,
-    boost::math::policies::evaluation_error<boost::math::policies::errno_on_error>,
-    boost::math::policies::promote_double<false>>;
-constexpr Policy k_policy{};
+using Policy = detail::MathPolicy;
+constexpr Policy k_policy = detail::k_math_policy;
 
 std::vector<double> logs_of(std::span<const double> values, bool& ok) {
   std::vector<double> out;
