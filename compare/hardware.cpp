@@ -11,6 +11,7 @@
 #include "results/store.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
+#include "util/text_safety.hpp"
 
 namespace gpubench::compare {
 
@@ -27,6 +28,7 @@ bool is_spec_hardware_line(std::string_view first_word) {
 }
 
 ExpectedHardware parse_spec_hardware(std::string_view text, const std::string& origin) {
+  check_utf8(text, "spec file '" + origin + "'");
   ExpectedHardware out;
   int line_no = 0;
   for (const std::string& raw : split(text, '\n')) {

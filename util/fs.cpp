@@ -32,6 +32,35 @@ std::string read_file(const std::filesystem::path& path) {
   return std::move(ss).str();
 }
 
+std::string read_file_at_most(const std::filesystem::path& path, std::size_t max_bytes,
+                              const std::string& option) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw bad_input("cannot read " + option + " '" + path.string() + "'", "it is a directory",
+                    "give the path of a file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw bad_input("cannot read " + option + " '" + path.string() + "'", errno_text(errno),
+                    "check that the file exists and is readable");
+  }
+  std::string text(max_bytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) {
+    throw bad_input("cannot read " + option + " '" + path.string() + "'", "I/O error while reading",
+                    "check the file and the disk");
+  }
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > max_bytes) {
+    throw bad_input(option + " '" + path.string() + "' is too big",
+                    "it holds more than " + std::to_string(max_bytes) +
+                        " bytes (a device or a "
+                        "wrong file?)",
+                    "give the small text file it expects");
+  }
+  return text;
+}
+
 namespace {
 
 // A new file beside `path` (same directory, so a rename replaces `path` atomically) with the mode
@@ -130,56 +159,74 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view conte
   }
 }
 
-AtomicFileWriter::AtomicFileWriter(const std::filesystem::path& path) : m_path(path) {
-  if (write_in_place(path)) {
-    ::close(open_in_place(path));  // its errors, named, before the stream hides them
-    m_out.open(path, std::ios::binary);
-    if (!m_out) {
-      throw bad_input("cannot write '" + path.string() + "'", errno_text(errno),
-                      "choose a writable output path");
+bool AtomicFileWriter::FdBuffer::flush_all() {
+  const char* p = pbase();
+  while (m_error == 0 && p < pptr()) {
+    const ssize_t n = ::write(m_fd, p, static_cast<std::size_t>(pptr() - p));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      m_error = n < 0 ? errno : EIO;
+      break;
     }
-    m_in_place = true;
-    return;
+    p += n;
   }
-  const int fd = make_temp_beside(path, m_temp);
-  ::close(fd);
-  m_out.open(m_temp, std::ios::binary | std::ios::trunc);
-  if (!m_out) {
-    const int e = errno;
-    ::unlink(m_temp.c_str());
-    m_temp.clear();
-    throw bad_input("cannot write '" + path.string() + "'", errno_text(e),
-                    "choose a writable output path");
+  setp(m_data.data(), m_data.data() + m_data.size());
+  return m_error == 0;
+}
+
+AtomicFileWriter::FdBuffer::int_type AtomicFileWriter::FdBuffer::overflow(int_type c) {
+  if (!flush_all()) return traits_type::eof();
+  if (!traits_type::eq_int_type(c, traits_type::eof())) {
+    *pptr() = traits_type::to_char_type(c);
+    pbump(1);
   }
+  return traits_type::not_eof(c);
+}
+
+AtomicFileWriter::AtomicFileWriter(const std::filesystem::path& path) : m_path(path) {
+  m_in_place = write_in_place(path);
+  m_fd = m_in_place ? open_in_place(path) : make_temp_beside(path, m_temp);
+  m_buffer = std::make_unique<FdBuffer>(m_fd);
+  m_out.rdbuf(m_buffer.get());
 }
 
 AtomicFileWriter::~AtomicFileWriter() {
-  if (m_in_place || m_temp.empty()) return;
-  m_out.close();
-  ::unlink(m_temp.c_str());
+  if (m_fd >= 0) ::close(m_fd);
+  if (!m_in_place && !m_temp.empty()) ::unlink(m_temp.c_str());
 }
 
 void AtomicFileWriter::commit() {
-  errno = 0;
   m_out.flush();
-  const bool written = static_cast<bool>(m_out);
-  m_out.close();
-  int e = written && m_out ? 0 : (errno != 0 ? errno : EIO);
-  if (m_in_place) {
-    if (e != 0) write_failed(m_path, e);
-    return;
-  }
-  if (e == 0) {
-    const int fd = ::open(m_temp.c_str(), O_WRONLY);
-    if (fd < 0 || ::fsync(fd) != 0) e = errno;
-    if (fd >= 0 && ::close(fd) != 0 && e == 0) e = errno;
-  }
-  if (e != 0) write_failed(m_path, e);
+  int e = m_buffer->error();
+  if (e == 0 && !m_out) e = EIO;  // a formatting failure, not the disk's
+  if (e == 0 && !m_in_place && ::fsync(m_fd) != 0) e = errno;
+  if (::close(m_fd) != 0 && e == 0) e = errno;
+  m_fd = -1;
+  if (e != 0) write_failed(m_path, e);  // the destructor removes the temp file
+  if (m_in_place) return;
   if (::rename(m_temp.c_str(), m_path.c_str()) != 0) {
     throw bad_input("cannot write '" + m_path.string() + "'", errno_text(errno),
                     "choose a writable output path");
   }
   m_temp.clear();
+}
+
+bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
+  struct stat sa {
+  }, sb{};
+  const bool has_a = ::stat(a.c_str(), &sa) == 0;
+  const bool has_b = ::stat(b.c_str(), &sb) == 0;
+  if (has_a && has_b) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  std::error_code ea, eb;
+  const std::filesystem::path ca = std::filesystem::weakly_canonical(a, ea);
+  const std::filesystem::path cb = std::filesystem::weakly_canonical(b, eb);
+  return !ea && !eb && ca == cb;
+}
+
+bool regular_or_new_file(const std::filesystem::path& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return errno == ENOENT;
+  return S_ISREG(st.st_mode);
 }
 
 std::filesystem::path default_data_dir() {

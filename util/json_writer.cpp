@@ -20,11 +20,16 @@ bool plain_ascii(std::string_view text) {
 }
 }  // namespace
 
+std::string json_text(const nlohmann::json& v, int indent) {
+  return v.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 JsonWriter::JsonWriter(std::ostream& out, int indent)
     : m_out(out),
       m_indent(static_cast<unsigned>(indent < 0 ? 0 : indent)),
       m_serializer(std::make_unique<nlohmann::detail::serializer<nlohmann::json>>(
-          nlohmann::detail::output_adapter<char, std::string>(m_buf), ' ')) {
+          nlohmann::detail::output_adapter<char, std::string>(m_buf), ' ',
+          nlohmann::json::error_handler_t::replace)) {
   m_buf.reserve(k_flush_bytes + (k_flush_bytes >> 2));
 }
 

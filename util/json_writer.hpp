@@ -1,9 +1,10 @@
 // JSON written as it is produced, byte for byte what nlohmann::json::dump(indent) writes for the
 // same document, without building the document first (issue 16: a 200,000-benchmark run is
 // gigabytes as a DOM). Numbers use nlohmann's own shortest round-trip formatting, strings its
-// escaping (and its UTF-8 check: invalid UTF-8 throws nlohmann::json::type_error, as dump()
-// does). Objects are written in the order keys are given: write them sorted (std::less on the
-// key) to match a nlohmann::json object, whose keys are sorted.
+// escaping; a string that is not UTF-8 is written with U+FFFD in place of its bad bytes (as
+// json_text below; issue 43: a stored string from before inputs were checked). Objects are written
+// in the order keys are given: write them sorted (std::less on the key) to match a nlohmann::json
+// object, whose keys are sorted.
 //
 // Output is buffered and handed to the stream in blocks of about 1 MiB; call finish() at the end
 // (the destructor does not write: a stream error must be seen by the caller). Not thread-safe.
@@ -24,6 +25,11 @@
 #include <nlohmann/json.hpp>
 
 namespace gpubench {
+
+// `v` as JSON text (nlohmann's dump with `indent`), a string that is not UTF-8 written with
+// U+FFFD in place of its bad bytes: a database written before inputs were checked (issue 43)
+// may hold one, and an output must not die on it.
+std::string json_text(const nlohmann::json& v, int indent = -1);
 
 class JsonWriter {
  public:

@@ -7,6 +7,7 @@
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
+#include "util/text_safety.hpp"
 
 namespace gpubench::compare {
 
@@ -40,6 +41,7 @@ namespace {
 }  // namespace
 
 std::vector<SpecRule> parse_spec(std::string_view text, const std::string& origin) {
+  check_utf8(text, "spec file '" + origin + "'");
   std::vector<SpecRule> rules;
   bool hardware_lines = false;
   int line_no = 0;

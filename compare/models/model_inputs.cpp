@@ -8,6 +8,7 @@
 #include "compare/stats/stats.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
+#include "util/text_safety.hpp"
 
 namespace gpubench::compare {
 namespace {
@@ -142,6 +143,9 @@ std::string ratio_wording(const LogEstimate& ratio, double confidence) {
 }
 
 std::vector<PriceEntry> parse_prices(std::string_view text, const std::string& file) {
+  check_utf8(text, "prices file '" + file + "'");
+  // A spreadsheet's "CSV UTF-8" starts with a byte order mark: not part of the header.
+  if (text.starts_with("\xef\xbb\xbf")) text.remove_prefix(3);
   std::vector<PriceEntry> out;
   const std::string example = "e.g. 'H100,25000,USD' or 'H200,32000,USD,700'";
   for (const auto& [number, line] : content_lines(text)) {
@@ -199,6 +203,8 @@ const PriceEntry* find_price(const std::vector<PriceEntry>& prices, const std::s
 }
 
 std::vector<WeightEntry> parse_weights(std::string_view text, const std::string& file) {
+  check_utf8(text, "weights file '" + file + "'");
+  if (text.starts_with("\xef\xbb\xbf")) text.remove_prefix(3);
   std::vector<WeightEntry> out;
   const std::string example = "e.g. 'gemm/*/dtype:bf16/m:8192/* 70' or 'allreduce 20'";
   for (const auto& [number, line] : content_lines(text)) {
@@ -210,12 +216,33 @@ std::vector<WeightEntry> parse_weights(std::string_view text, const std::string&
     WeightEntry w;
     w.pattern = trimmed(line.substr(0, space));
     w.line = number;
+    // A pattern holds no blank (issue 43: 'memory 1 2' became the pattern 'memory 1').
+    if (w.pattern.find_first_of(" \t") != std::string::npos) {
+      throw bad_input("bad weights line " + where,
+                      "'" + line + "' has more than two fields, expected PATTERN WEIGHT", example);
+    }
     const auto weight = positive(line.substr(space + 1));
     if (!weight) {
       throw bad_input("bad weights line " + where,
                       "weight '" + line.substr(space + 1) + "' is not a number > 0", example);
     }
+    // Weights are relative: beyond 1e9 times another they are no longer a mix, and their sum
+    // must stay finite (1e308 twice overflowed to a meaningless composite).
+    if (*weight > k_max_weight) {
+      throw bad_input(
+          "bad weights line " + where,
+          "weight '" + line.substr(space + 1) + "' is above 1e9 (weights are relative shares)",
+          example);
+    }
     w.weight = *weight;
+    for (const WeightEntry& other : out) {
+      if (other.pattern == w.pattern) {
+        throw bad_input("bad weights line " + where,
+                        "pattern '" + w.pattern + "' is weighted again (first on line " +
+                            std::to_string(other.line) + ")",
+                        "keep one weight per pattern");
+      }
+    }
     out.push_back(w);
   }
   if (out.empty())

@@ -49,7 +49,8 @@ struct PriceEntry {
   std::optional<double> power_w;
   int line = 0;
 };
-// Throws Error(bad_input) naming FILE:LINE, the cause and an example line.
+// Throws Error(bad_input) naming FILE:LINE, the cause and an example line (or the byte offset of
+// text that is not UTF-8). A leading UTF-8 byte order mark is skipped.
 std::vector<PriceEntry> parse_prices(std::string_view text, const std::string& file);
 const PriceEntry* find_price(const std::vector<PriceEntry>& prices, const std::string& gpu_model);
 
@@ -61,6 +62,9 @@ struct WeightEntry {
   double weight = 0;
   int line = 0;
 };
+// Throws Error(bad_input) naming FILE:LINE for a line that is not PATTERN WEIGHT, a weight that is
+// not a number in (0, k_max_weight], a pattern weighted twice, or text that is not UTF-8.
+inline constexpr double k_max_weight = 1e9;
 std::vector<WeightEntry> parse_weights(std::string_view text, const std::string& file);
 
 enum class PowerSource { measured, tdp };

@@ -9,6 +9,7 @@
 #include "compare/render/render.hpp"
 #include "compare/render/render_models.hpp"
 #include "util/error.hpp"
+#include "util/json_writer.hpp"
 #include "util/strings.hpp"
 #include "util/text_width.hpp"
 
@@ -134,7 +135,7 @@ void fleet_text(std::ostream& out, const Fleet& fleet, const Observations& obs,
 void render_fleet(std::ostream& out, const Fleet& fleet, const Observations& obs,
                   const FleetOptions& options, const std::string& format) {
   if (format == "json") {
-    out << fleet_json(fleet, obs, options).dump(2) << '\n';
+    out << json_text(fleet_json(fleet, obs, options), 2) << '\n';
   } else if (format == "text") {
     std::ostringstream text;
     fleet_text(text, fleet, obs, options, output_width());

@@ -9,6 +9,7 @@
 
 #include "compare/render/render.hpp"
 #include "compare/render/render_history_html.hpp"
+#include "util/json_writer.hpp"
 #include "util/strings.hpp"
 #include "util/text_width.hpp"
 
@@ -165,7 +166,7 @@ void render_json(const History& h, std::ostream& out) {
                       {"differences", std::move(diffs)}});
   }
   doc["changes_by_run"] = std::move(by_run);
-  out << doc.dump(2) << '\n';
+  out << json_text(doc, 2) << '\n';
 }
 
 void render_csv(const History& h, std::ostream& out) {
@@ -185,27 +186,34 @@ void render_csv(const History& h, std::ostream& out) {
   }
 }
 
+// Stored text (names, units, groups, annotations) in Markdown escaped as compare's Markdown
+// escapes it (issue 43: raw HTML in a name reached the CI summary); text as it is.
+std::string md_text(bool md, const std::string& text) {
+  return md ? markdown_escape(text) : text;
+}
+
 void text_change(const History& h, const SeriesHistory& s, const SeriesChange& c, bool md,
                  std::ostream& out) {
   const HistoryRun& run = h.runs[s.points[c.point].run];
   const std::string indent = md ? "- " : "  ";
   out << indent << "change at run " << run.id << " (" << date_of(run)
       << "): " << format_value(c.median_before) << " → " << format_value(c.median_after) << ' '
-      << s.unit << ", " << pct(c.ratio) << ' ' << interval(c.ci_low, c.ci_high) << " (99%), p "
-      << p_text(c.p_value) << '\n';
+      << md_text(md, s.unit) << ", " << pct(c.ratio) << ' ' << interval(c.ci_low, c.ci_high)
+      << " (99%), p " << p_text(c.p_value) << '\n';
   std::vector<std::string> diffs;
   for (const RankedDifference& d : c.differences) diffs.push_back(difference_text(d));
   out << (md ? "  - " : "    ")
-      << "differences: " << (diffs.empty() ? "none recorded" : join(diffs, "; ")) << '\n';
+      << "differences: " << (diffs.empty() ? "none recorded" : md_text(md, join(diffs, "; ")))
+      << '\n';
   for (const std::string& a : run.detail.annotations)
-    out << (md ? "  - " : "    ") << "annotated: " << a << '\n';
+    out << (md ? "  - " : "    ") << "annotated: " << md_text(md, a) << '\n';
 }
 
 void render_changes(const History& h, bool md, std::ostream& out) {
   const std::vector<RunChanges> all = changes_by_run(h);
   const std::map<std::string, std::string> name = title_names(h, md);
   out << (md ? "## " : "") << "change points in " << h.runs.size() << " runs of "
-      << h.options.selector << " (" << h.series.size() << " series)";
+      << md_text(md, h.options.selector) << " (" << h.series.size() << " series)";
   out << (md ? " (" : "\n  method: ") << parameters_text(h) << (md ? ")\n" : "\n");
   if (md) out << '\n';
   if (all.empty()) {
@@ -213,35 +221,39 @@ void render_changes(const History& h, bool md, std::ostream& out) {
     return;
   }
   for (const RunChanges& rc : all) {
-    out << (md ? "- " : "") << run_headline(h, rc) << ": " << rc.series << " series, geomean "
-        << pct(rc.geomean.value) << ' ' << interval(rc.geomean.ci_low, rc.geomean.ci_high) << '\n';
+    out << (md ? "- " : "") << md_text(md, run_headline(h, rc)) << ": " << rc.series
+        << " series, geomean " << pct(rc.geomean.value) << ' '
+        << interval(rc.geomean.ci_low, rc.geomean.ci_high) << '\n';
     const std::string in = md ? "  - " : "  ";
     for (const RankedDifference& d : rc.differences) {
-      out << in << "differs: " << difference_text(d) << " (" << d.series << " series changed; "
-          << d.flips << " of " << (h.runs.size() - 1) << " consecutive runs differ)\n";
+      out << in << "differs: " << md_text(md, difference_text(d)) << " (" << d.series
+          << " series changed; " << d.flips << " of " << (h.runs.size() - 1)
+          << " consecutive runs differ)\n";
     }
     for (const std::string& a : h.runs[rc.run].detail.annotations)
-      out << in << "annotated: " << a << '\n';
+      out << in << "annotated: " << md_text(md, a) << '\n';
     for (const auto& [si, ci] : rc.changes) {
       const SeriesHistory& s = h.series[si];
       const SeriesChange& c = s.changes[ci];
-      out << in << series_title(s, name.at(s.key.benchmark)) << ": "
-          << format_value(c.median_before) << " → " << format_value(c.median_after) << ' ' << s.unit
-          << ", " << pct(c.ratio) << ' ' << interval(c.ci_low, c.ci_high) << '\n';
+      out << in << md_text(md, series_title(s, name.at(s.key.benchmark))) << ": "
+          << format_value(c.median_before) << " → " << format_value(c.median_after) << ' '
+          << md_text(md, s.unit) << ", " << pct(c.ratio) << ' ' << interval(c.ci_low, c.ci_high)
+          << '\n';
     }
   }
 }
 
 void render_series(const History& h, bool md, std::ostream& out) {
-  out << (md ? "## " : "") << "history of " << h.options.selector << ": " << h.runs.size()
-      << " runs";
+  out << (md ? "## " : "") << "history of " << md_text(md, h.options.selector) << ": "
+      << h.runs.size() << " runs";
   if (!h.runs.empty()) out << ", " << date_of(h.runs.front()) << " .. " << date_of(h.runs.back());
   out << (md ? " (" : "\n  method: ") << parameters_text(h) << (md ? ")\n" : "\n");
   const std::map<std::string, std::string> name = title_names(h, md);
   for (const SeriesHistory& s : h.series) {
     out << '\n'
-        << (md ? "### " : "") << series_title(s, name.at(s.key.benchmark)) << " (" << s.unit << ", "
-        << to_string(s.direction) << " is better) on " << s.group << '\n';
+        << (md ? "### " : "") << md_text(md, series_title(s, name.at(s.key.benchmark))) << " ("
+        << md_text(md, s.unit) << ", " << to_string(s.direction) << " is better) on "
+        << md_text(md, s.group) << '\n';
     if (md) out << '\n';
     std::vector<double> medians;
     for (const RunPoint& p : s.points) medians.push_back(p.median);
@@ -252,8 +264,8 @@ void render_series(const History& h, bool md, std::ostream& out) {
         << format_value(first.median) << " [" << format_value(first.low) << ", "
         << format_value(first.high) << "] .. run " << h.runs[last.run].id << ' '
         << format_value(last.median) << " [" << format_value(last.low) << ", "
-        << format_value(last.high) << "] " << s.unit << "; " << s.changes.size() << " change point"
-        << (s.changes.size() == 1 ? "" : "s") << '\n';
+        << format_value(last.high) << "] " << md_text(md, s.unit) << "; " << s.changes.size()
+        << " change point" << (s.changes.size() == 1 ? "" : "s") << '\n';
     for (const SeriesChange& c : s.changes) text_change(h, s, c, md, out);
   }
 }

@@ -10,6 +10,7 @@
 #include "compare/render/render.hpp"
 #include "compare/render/svg.hpp"
 #include "util/error.hpp"
+#include "util/json_writer.hpp"
 #include "util/strings.hpp"
 #include "util/text_width.hpp"
 
@@ -179,22 +180,27 @@ std::string facts_line(const ModelRow& r) {
 // `width`: the text's columns (0: no limit); Markdown is never fitted.
 void render_text(std::ostream& out, const ModelsTable& t, bool markdown, std::size_t width = 0) {
   const std::string power = t.options.power == PowerSource::tdp ? "TDP" : "measured power";
+  // Stored text (model and host names, currencies) in Markdown escaped as compare's Markdown
+  // escapes it (issue 43: raw HTML reached the purchase memo).
+  const auto esc = [markdown](const std::string& text) {
+    return markdown ? markdown_escape(text) : text;
+  };
   out << (markdown ? "# GPU models\n\n" : "GPU models\n");
   out << "99% intervals over GPUs x runs; per W from " << power
-      << (t.reference_model.empty() ? "" : "; ratios against " + t.reference_model)
+      << (t.reference_model.empty() ? "" : "; ratios against " + esc(t.reference_model))
       << "; * = one unit, interval from its repetitions only\n";
   for (const ModelRow& r : t.rows) {
     out << '\n'
-        << (markdown ? "## " : "") << row_title(r) << (r.is_reference ? " [reference]" : "")
+        << (markdown ? "## " : "") << esc(row_title(r)) << (r.is_reference ? " [reference]" : "")
         << '\n';
     if (markdown) out << '\n';
     out << (markdown ? "- " : "  ") << r.gpus << " GPU(s) pooled, runs ";
     std::vector<std::string> ids;
     for (int64_t id : r.runs) ids.push_back(std::to_string(id));
-    out << join(ids, ",") << ", hosts " << join(r.hosts, ",") << '\n';
-    out << (markdown ? "- " : "  ") << facts_line(r) << '\n';
+    out << join(ids, ",") << ", hosts " << esc(join(r.hosts, ",")) << '\n';
+    out << (markdown ? "- " : "  ") << esc(facts_line(r)) << '\n';
     for (const FleetOutlier& o : r.excluded) {
-      out << (markdown ? "- " : "  ") << "excluded outlier GPU " << outlier_text(o) << '\n';
+      out << (markdown ? "- " : "  ") << "excluded outlier GPU " << esc(outlier_text(o)) << '\n';
     }
     const auto rows = figure_rows(t, r);
     if (markdown) {
@@ -284,7 +290,7 @@ json fleet_outlier_json(const FleetOutlier& o) {
 
 void render_models(std::ostream& out, const ModelsTable& table, const std::string& format) {
   if (format == "json") {
-    out << models_json(table).dump(2) << '\n';
+    out << json_text(models_json(table), 2) << '\n';
   } else if (format == "md") {
     render_text(out, table, true);
   } else if (format == "text") {  // fits the terminal (issue 26)

@@ -15,6 +15,7 @@
 #include "compare/report/report_detail.hpp"
 #include "compare/run_problems.hpp"
 #include "compare/stats/stats.hpp"
+#include "util/json_writer.hpp"
 #include "util/strings.hpp"
 #include "util/text_width.hpp"
 
@@ -251,7 +252,7 @@ void render_json_report(const RunReport& r, std::ostream& out) {
                     {"values", row.stats.values}});
   }
   doc["results"] = rows;
-  out << doc.dump(2) << '\n';
+  out << json_text(doc, 2) << '\n';
 }
 
 }  // namespace

@@ -1,10 +1,18 @@
 #include "compare/report/site.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <initializer_list>
 #include <map>
 #include <sstream>
+#include <string_view>
 #include <system_error>
 
 #include "compare/render/render.hpp"
@@ -42,15 +50,29 @@ void put(const fs::path& path, const std::string& content, SiteSummary& summary)
     return;
   }
   const fs::path temp = path.string() + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out.write(content.data(), static_cast<std::streamsize>(content.size()));
-    out.close();
-    if (!out) {
+  // The OS's own reason (issue 43: "disk full?" was said for a directory it may not write).
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    throw bad_input("cannot write the site page " + path.string(), errno_text(errno),
+                    "give -o a directory you can write");
+  }
+  for (std::size_t done = 0; done < content.size();) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int e = n < 0 ? errno : EIO;
+      ::close(fd);
       fs::remove(temp, ec);
-      throw infrastructure("cannot write the site page " + path.string(),
-                           "the write failed (disk full?)", "check the disk -o writes to");
+      throw infrastructure("cannot write the site page " + path.string(), errno_text(e),
+                           "check the disk -o writes to");
     }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0) {
+    const int e = errno;
+    fs::remove(temp, ec);
+    throw infrastructure("cannot write the site page " + path.string(), errno_text(e),
+                         "check the disk -o writes to");
   }
   fs::rename(temp, path, ec);
   if (ec) {
@@ -60,10 +82,33 @@ void put(const fs::path& path, const std::string& content, SiteSummary& summary)
   ++summary.pages_written;
 }
 
+// FNV-1a 64 of `parts`, each closed by a 0xff byte (no UTF-8 text holds one).
+uint64_t fnv1a(std::initializer_list<std::string_view> parts) {
+  uint64_t hash = 1469598103934665603ull;
+  for (std::string_view part : parts) {
+    for (unsigned char c : part) {
+      hash ^= c;
+      hash *= 1099511628211ull;
+    }
+    hash ^= 0xff;
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
+// "suite-a_b-<hash>.html": the readable part lower-cased letters and digits, the hash of the
+// exact name, so a.b, a_b, a-b and A.B get pages of their own, on case-insensitive file systems
+// too (issue 43: they shared one page).
 std::string suite_page(const std::string& suite) {
   std::string name;
-  for (char c : suite) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  return "suite-" + name + ".html";
+  for (char c : suite) {
+    const auto u = static_cast<unsigned char>(c);
+    name += std::isalnum(u) ? static_cast<char>(std::tolower(u)) : '_';
+  }
+  char hash[24];
+  std::snprintf(hash, sizeof hash, "-%016llx.html",
+                static_cast<unsigned long long>(fnv1a({suite})));
+  return "suite-" + name.substr(0, 64) + hash;
 }
 
 std::string run_page(int64_t id) {
@@ -231,23 +276,32 @@ std::string index_html(const History& h, const std::vector<results::RunRow>& run
 
 std::string series_page(const SeriesHistory& s) {
   // FNV-1a 64 of the identity: stable as runs are added, distinct in practice.
-  uint64_t hash = 1469598103934665603ull;
-  for (const std::string& part :
-       {s.group, s.key.suite, s.key.benchmark, s.key.metric, s.key.device}) {
-    for (unsigned char c : part) {
-      hash ^= c;
-      hash *= 1099511628211ull;
-    }
-    hash ^= 0xff;
-    hash *= 1099511628211ull;
-  }
+  const uint64_t hash = fnv1a({s.group, s.key.suite, s.key.benchmark, s.key.metric, s.key.device});
   char buf[32];
   std::snprintf(buf, sizeof buf, "%016llx.html", static_cast<unsigned long long>(hash));
   return buf;
 }
 
 SiteSummary write_site(const fs::path& dir, const History& h,
-                       const std::vector<results::RunRow>& runs) {
+                       const std::vector<results::RunRow>& runs,
+                       const std::vector<fs::path>& keep) {
+  std::map<std::string, std::vector<std::size_t>> suites;
+  for (std::size_t i = 0; i < h.series.size(); ++i) suites[h.series[i].key.suite].push_back(i);
+  // Every file the site writes, checked against `keep` before the first is written (issue 43:
+  // a database named DIR/index.html became the index page).
+  std::vector<fs::path> pages = {dir / "index.html", dir / "history.json"};
+  for (const auto& entry : suites) pages.push_back(dir / suite_page(entry.first));
+  for (const SeriesHistory& s : h.series) pages.push_back(dir / "series" / series_page(s));
+  for (const HistoryRun& r : h.runs) pages.push_back(dir / run_page(r.id));
+  for (const fs::path& page : pages) {
+    for (const fs::path& file : keep) {
+      if (!same_file(page, file) && !same_file(page.string() + ".tmp", file)) continue;
+      throw bad_input("refusing to write the site into '" + dir.string() + "'",
+                      "its page " + page.filename().string() + " would replace '" + file.string() +
+                          "', the database this command reads",
+                      "give -o another directory");
+    }
+  }
   std::error_code ec;
   fs::create_directories(dir / "series", ec);
   if (ec) {
@@ -255,10 +309,7 @@ SiteSummary write_site(const fs::path& dir, const History& h,
                     "give -o a directory you can write");
   }
   SiteSummary summary;
-  std::map<std::string, std::vector<std::size_t>> suites;
-  for (std::size_t i = 0; i < h.series.size(); ++i) suites[h.series[i].key.suite].push_back(i);
   const std::vector<RunChanges> changes = changes_by_run(h);
-  put(dir / "index.html", index_html(h, runs, suites, changes), summary);
   for (const auto& [suite, series] : suites) {
     put(dir / suite_page(suite), suite_html(h, suite, series), summary);
   }
@@ -275,6 +326,9 @@ SiteSummary write_site(const fs::path& dir, const History& h,
   std::ostringstream json;
   render_history(h, HistoryFormat::json, false, json);
   put(dir / "history.json", json.str(), summary);
+  // The index last, once every page it links is written (issue 43: a failed write left an
+  // index linking pages that were not there).
+  put(dir / "index.html", index_html(h, runs, suites, changes), summary);
   return summary;
 }
 

@@ -3,7 +3,9 @@
 // artifact. Pages:
 //   index.html              runs (newest first) with status, change points and annotations;
 //                           the suites; the change points grouped by run
-//   suite-<suite>.html      the suite's series, each with its sparkline and change count
+//   suite-<name>-<hash>.html the suite's series (<name> its letters and digits, lower case;
+//                           <hash> of the exact name, so names differing in punctuation or case
+//                           get pages of their own), each with its sparkline and change count
 //   series/<id>.html        one series: its history chart, change points marked and annotated
 //   run-<id>.html           "what changed" at a run: its change points and environment
 //                           differences to the run before it in its group
@@ -27,9 +29,12 @@ struct SiteSummary {
 };
 
 // Writes the site for `h` into `dir` (created when missing). `runs`: every stored run, for the
-// index's status column (failed and running runs have no history but are listed).
+// index's status column (failed and running runs have no history but are listed). `keep`: files
+// no page may replace (the database and its -wal/-shm): Error(bad_input) before anything is
+// written when one would. index.html is written last, after every page it links.
 SiteSummary write_site(const std::filesystem::path& dir, const History& h,
-                       const std::vector<results::RunRow>& runs);
+                       const std::vector<results::RunRow>& runs,
+                       const std::vector<std::filesystem::path>& keep = {});
 
 // The file name of a series' page inside series/ ("3f2a...e1.html").
 std::string series_page(const SeriesHistory& s);

@@ -7,6 +7,7 @@
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
+#include "util/text_safety.hpp"
 
 namespace gpubench::compare {
 
@@ -84,6 +85,7 @@ namespace {
 }  // namespace
 
 Thresholds Thresholds::parse(std::string_view text, const std::string& origin) {
+  check_utf8(text, "thresholds file '" + origin + "'");
   Thresholds out;
   int line_no = 0;
   for (const std::string& raw : split(text, '\n')) {

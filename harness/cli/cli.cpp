@@ -10,6 +10,7 @@
 #include "harness/cli/cli_suggest.hpp"
 #include "harness/cli/command.hpp"
 #include "util/error.hpp"
+#include "util/text_safety.hpp"
 #include "util/text_width.hpp"
 
 namespace gpubench::cli {
@@ -24,7 +25,8 @@ std::string version_text() {
 }
 
 void print_error(std::ostream& err, const std::string& message) {
-  err << "gpubench: error: " << message << '\n';
+  // Messages quote what was typed or stored: shown with its control characters visible.
+  err << "gpubench: error: " << visible_text(message) << '\n';
 }
 
 int parse_and_run(CLI::App& app, int argc, const char* const* argv, Context& ctx);

@@ -6,10 +6,13 @@
 #include <cstdlib>
 #include <ostream>
 
+#include "compare/render/render.hpp"
+#include "compare/render/render_large.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/median.hpp"
 #include "util/strings.hpp"
+#include "util/text_safety.hpp"
 #include "util/text_width.hpp"
 
 namespace gpubench::cli {
@@ -60,6 +63,7 @@ std::string too_long_text(const std::string& text) {
 }  // namespace
 
 std::pair<std::string, std::string> parse_tag(const std::string& text) {
+  check_utf8(text, "--tag '" + visible_text(text.substr(0, 40)) + "'");
   if (text.size() > k_max_label_bytes) {
     throw bad_input("tag too long (" + too_long_text(text) + ")",
                     "a tag is at most " + std::to_string(k_max_label_bytes) +
@@ -77,11 +81,12 @@ std::pair<std::string, std::string> parse_tag(const std::string& text) {
   return {key, std::string(trim(std::string_view(text).substr(eq + 1)))};
 }
 
-void check_note(const std::string& note) {
+void check_note(const std::string& note, const std::string& what) {
+  check_utf8(note, what);
   if (note.size() <= k_max_label_bytes) return;
-  throw bad_input("--note too long (" + too_long_text(note) + ")",
-                  "a note is at most " + std::to_string(k_max_label_bytes) +
-                      " bytes: it is printed with the run in 'show' and 'runs'",
+  throw bad_input(what + " too long (" + too_long_text(note) + ")",
+                  what + " is at most " + std::to_string(k_max_label_bytes) +
+                      " bytes: it is printed with the run in 'show', 'runs' and 'history'",
                   "shorten it, or keep long text in a file and note the file's name");
 }
 
@@ -132,16 +137,65 @@ void check_format(const std::string& format, const std::vector<std::string>& all
                   "use --format " + join(allowed, "|"));
 }
 
-void stream_output(const std::string& path, std::ostream& stdout_stream,
+OutputKind output_kind(const std::string& format) {
+  return format == "text" || format == "md" ? OutputKind::for_people : OutputKind::data;
+}
+
+std::vector<std::string> database_files(const Context& ctx) {
+  const std::string db = resolve_db_path(ctx);
+  return {db, db + "-wal", db + "-shm", db + "-journal"};
+}
+
+void refuse_database_output(const Context& ctx, const std::string& path,
+                            const std::string& option) {
+  if (path.empty() || path == "-") return;
+  for (const std::string& file : database_files(ctx)) {
+    if (!same_file(path, file)) continue;
+    throw bad_input("refusing to write " + option + " '" + path + "'",
+                    "it is the database '" + file +
+                        "' this command reads: writing there would "
+                        "replace every stored run",
+                    "give " + option + " another file name");
+  }
+}
+
+void check_output(const Context& ctx, const std::string& path) {
+  compare::check_output_path(path);
+  refuse_database_output(ctx, path);
+}
+
+void write_output(const Context& ctx, const std::string& path, OutputKind kind,
+                  const std::string& text) {
+  refuse_database_output(ctx, path);
+  compare::write_output(path, kind == OutputKind::for_people ? visible_text(text) : text, *ctx.out);
+}
+
+void stream_output(const Context& ctx, const std::string& path, OutputKind kind,
                    const std::function<void(std::ostream&)>& write) {
+  refuse_database_output(ctx, path);
+  const auto write_to = [&](std::ostream& target) {
+    if (kind == OutputKind::data) {
+      write(target);
+      return;
+    }
+    VisibleTextStream visible(target);
+    write(visible);
+  };
   if (path.empty() || path == "-") {
-    write(stdout_stream);
-    stdout_stream.flush();
+    write_to(*ctx.out);
+    ctx.out->flush();
     return;
   }
   AtomicFileWriter file(path);
-  write(file.stream());
+  write_to(file.stream());
   file.commit();
+}
+
+std::string sidecar_for(const Context& ctx, const std::string& path, std::string_view suffix) {
+  if (path.empty() || path == "-" || !regular_or_new_file(path)) return "";
+  std::string sidecar = compare::sidecar_path(path, suffix);
+  refuse_database_output(ctx, sidecar, "the sidecar file");
+  return sidecar;
 }
 
 }  // namespace gpubench::cli

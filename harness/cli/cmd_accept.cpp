@@ -88,7 +88,7 @@ void do_accept(const AcceptArgs& args, Context& ctx) {
   const double tolerance = compare::read_percent(args.tolerance, "--tolerance");
   compare::check_history_window(args.history);
   const compare::RowFilter keep = selection_filter(args);
-  compare::check_output_path(args.output);
+  check_output(ctx, args.output);
   if (args.expect_gpus) compare::check_expect_gpus(*args.expect_gpus, "--expect-gpus");
   std::vector<compare::SpecRule> spec;
   compare::ExpectedHardware expected;
@@ -145,7 +145,7 @@ void do_accept(const AcceptArgs& args, Context& ctx) {
         "check the run with `gpubench show " + args.run + "`");
   }
   // Written as it is produced (issue 16): to stdout, or to a temp file renamed over -o.
-  stream_output(args.output, *ctx.out, [&](std::ostream& out) {
+  stream_output(ctx, args.output, output_kind(args.format), [&](std::ostream& out) {
     if (args.format == "json") {
       compare::render_accept_json(result, out);
     } else if (args.format == "junit") {

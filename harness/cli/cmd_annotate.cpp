@@ -23,11 +23,13 @@ void do_annotate(const AnnotateArgs& args, Context& ctx) {
     throw bad_input("the annotation text is empty", "nothing to store",
                     "e.g. gpubench annotate latest \"driver upgrade\"");
   }
-  check_note(args.text);
+  check_note(args.text, "the annotation");
   results::Store store = open_store(ctx, results::OpenMode::read_write);
   const int64_t run_id = store.resolve_run(args.run);
   results::add_annotation(store.database(), run_id, std::string(trim(args.text)));
-  *ctx.out << "run " << run_id << ": annotated \"" << trim(args.text) << "\"\n";
+  write_output(
+      ctx, "", OutputKind::for_people,
+      "run " + std::to_string(run_id) + ": annotated \"" + std::string(trim(args.text)) + "\"\n");
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "harness/cli/cli_common.hpp"
 #include "harness/cli/command.hpp"
 #include "util/error.hpp"
+#include "util/text_safety.hpp"
 #include "util/text_width.hpp"
 
 namespace gpubench::cli {
@@ -50,7 +51,7 @@ void do_compare(const CompareArgs& args, Context& ctx) {
   if (!(args.alpha > 0 && args.alpha < 1)) {
     throw bad_input("invalid --alpha " + std::to_string(args.alpha), "it must be in (0, 1)");
   }
-  compare::check_output_path(args.output);
+  check_output(ctx, args.output);
   std::optional<compare::Thresholds> thresholds;
   if (!args.thresholds_file.empty()) {
     std::error_code ec;
@@ -88,16 +89,25 @@ void do_compare(const CompareArgs& args, Context& ctx) {
   compare::Comparison cmp = compare::compare_sides(base, candidate, options);
 
   // Written as it is produced (issue 16): to stdout, or to a temp file renamed over -o.
-  bool colour = ctx.interactive && args.output.empty() && *format == compare::Format::text;
+  const bool colour = ctx.interactive && args.output.empty() && *format == compare::Format::text;
   // A large Markdown/HTML comparison puts its unchanged entries in a CSV beside -o FILE.
-  const std::string unchanged_csv = compare::sidecar_path(args.output, ".unchanged.csv");
+  const std::string unchanged_csv = sidecar_for(ctx, args.output, ".unchanged.csv");
   if (*format == compare::Format::text) {
     // Text is small (no streaming needed) and fits the output width (issue 26; --wide: no limit).
     std::ostringstream text;
-    compare::render_comparison(cmp, *format, text, colour, unchanged_csv);
-    compare::write_output(args.output, wrap_lines(text.str(), output_width()), *ctx.out);
+    compare::render_comparison(cmp, *format, text, false, unchanged_csv);
+    std::string body = wrap_lines(text.str(), output_width());
+    // Colour only when no stored string carries a control character (issue 43): then every
+    // escape in the coloured text is one the renderer wrote.
+    if (colour && !has_hidden_text(body)) {
+      std::ostringstream coloured;
+      compare::render_comparison(cmp, *format, coloured, true, unchanged_csv);
+      compare::write_output("", wrap_lines(coloured.str(), output_width()), *ctx.out);
+    } else {
+      write_output(ctx, args.output, OutputKind::for_people, body);
+    }
   } else {
-    stream_output(args.output, *ctx.out, [&](std::ostream& out) {
+    stream_output(ctx, args.output, output_kind(args.format), [&](std::ostream& out) {
       compare::render_comparison(cmp, *format, out, colour, unchanged_csv);
     });
   }

@@ -58,11 +58,12 @@ void do_export(const ExportArgs& args, Context& ctx) {
     throw bad_input("--against needs --format openmetrics", "got --format " + args.format,
                     "use 'gpubench compare' for verdicts in other formats");
   }
+  check_output(ctx, args.output);
   results::Store store = open_store(ctx, results::OpenMode::read_only);
   const int64_t id = store.resolve_run(args.run);
   const results::RunDetail detail = store.get_run(id);
   // Written as it is produced (issue 16): to the file's temp copy, renamed into place at the end.
-  stream_output(args.output, *ctx.out, [&](std::ostream& out) {
+  stream_output(ctx, args.output, OutputKind::data, [&](std::ostream& out) {
     if (args.format == "openmetrics") {
       write_openmetrics_export(store, id, args.against, out, *ctx.err);
     } else if (args.format == "json") {

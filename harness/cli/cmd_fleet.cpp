@@ -35,7 +35,7 @@ void do_fleet(const FleetArgs& args, Context& ctx) {
   options.rule.min_effect = compare::read_percent(args.min_effect, "--min-effect");
   options.suite = args.suite;
   options.metric = args.metric;
-  compare::check_output_path(args.output);
+  check_output(ctx, args.output);
   results::Store store = open_store(ctx, results::OpenMode::read_only);
   const compare::Observations obs =
       compare::load_observations(store, compare::select_runs(store, args.selectors));
@@ -49,7 +49,7 @@ void do_fleet(const FleetArgs& args, Context& ctx) {
   }
   std::ostringstream text;
   compare::render_fleet(text, fleet, obs, options, args.format);
-  compare::write_output(args.output, text.str(), *ctx.out);
+  write_output(ctx, args.output, output_kind(args.format), text.str());
   if (!fleet.outliers.empty()) ctx.exit_code = 1;
 }
 

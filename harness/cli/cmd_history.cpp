@@ -80,7 +80,7 @@ compare::ChangePointOptions detection_of(const HistoryArgs& a) {
 
 void do_history(const HistoryArgs& args, Context& ctx) {
   check_format(args.format, {"text", "md", "html", "json", "csv"});
-  compare::check_output_path(args.output);
+  check_output(ctx, args.output);
   compare::HistoryOptions options;
   options.selector = args.selector;
   if (!args.benchmark.empty()) options.benchmark = args.benchmark;
@@ -105,7 +105,7 @@ void do_history(const HistoryArgs& args, Context& ctx) {
   }
   std::ostringstream text;
   compare::render_history(h, format_of(args.format), args.changes, text);
-  compare::write_output(args.output, text.str(), *ctx.out);
+  write_output(ctx, args.output, output_kind(args.format), text.str());
   if (args.fail_on_change) {
     if (args.new_runs < 1) {
       throw bad_input("--new-runs must be at least 1", "got " + std::to_string(args.new_runs),

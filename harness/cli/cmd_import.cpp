@@ -24,6 +24,7 @@
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
+#include "util/text_safety.hpp"
 
 namespace gpubench::cli {
 
@@ -301,6 +302,7 @@ void do_import(const ImportArgs& args, Context& ctx) {
   // Bad arguments before any reading: their own errors, not the file's.
   for (const std::string& t : args.tags) parse_tag(t);
   check_note(args.note);
+  check_utf8(args.suite, "--suite");
   resolve_db_path(ctx);
   if (is_sqlite_file(args.file)) {
     results::Store store = open_store(ctx, results::OpenMode::read_write_create);

@@ -1,6 +1,7 @@
 // gpubench models [SELECTOR...]: one row per GPU model and server configuration for a buying
 // decision (issue 24; compare/models/models.hpp). Read-only on the database; exit 2 on bad input.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <memory>
 #include <sstream>
 
@@ -12,6 +13,7 @@
 #include "harness/cli/command.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
+#include "util/text_safety.hpp"
 
 namespace gpubench::cli {
 namespace {
@@ -38,20 +40,37 @@ void do_models(const ModelsArgs& args, Context& ctx) {
                     "use measured (telemetry during each suite) or tdp (the power limit, or the "
                     "prices file's power_w)");
   }
-  if (!args.prices.empty())
-    options.prices = compare::parse_prices(read_file(args.prices), args.prices);
+  // Bounded reads (issue 43: --prices /dev/zero never returned).
+  if (!args.prices.empty()) {
+    options.prices = compare::parse_prices(
+        read_file_at_most(args.prices, k_max_input_file_bytes, "--prices"), args.prices);
+  }
   if (!args.weights.empty()) {
-    options.weights = compare::parse_weights(read_file(args.weights), args.weights);
+    options.weights = compare::parse_weights(
+        read_file_at_most(args.weights, k_max_input_file_bytes, "--weights"), args.weights);
   }
   options.reference = args.reference;
-  compare::check_output_path(args.output);
+  check_output(ctx, args.output);
   results::Store store = open_store(ctx, results::OpenMode::read_only);
   const compare::Observations obs =
       compare::load_observations(store, compare::select_runs(store, args.selectors));
   const compare::ModelsTable table = compare::build_models(obs, options);
+  // A price no GPU model matched is most likely a typo ("H100" quoted, "A100" not in the runs):
+  // said, not silently ignored (issue 43).
+  for (const compare::PriceEntry& p : table.options.prices) {
+    const bool used = std::any_of(table.rows.begin(), table.rows.end(), [&](const auto& r) {
+      return r.price != nullptr && r.price->line == p.line;
+    });
+    if (!used) {
+      *ctx.err << visible_text("gpubench: warning: " + args.prices + ":" + std::to_string(p.line) +
+                               ": model '" + p.model +
+                               "' matches no GPU model of the selected runs; its price is "
+                               "not used\n");
+    }
+  }
   std::ostringstream text;
   compare::render_models(text, table, args.format);
-  compare::write_output(args.output, text.str(), *ctx.out);
+  write_output(ctx, args.output, output_kind(args.format), text.str());
 }
 
 }  // namespace

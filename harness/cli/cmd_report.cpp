@@ -10,6 +10,7 @@
 #include "harness/cli/cli_common.hpp"
 #include "harness/cli/command.hpp"
 #include "util/error.hpp"
+#include "util/text_safety.hpp"
 #include "util/text_width.hpp"
 
 namespace gpubench::cli {
@@ -27,20 +28,25 @@ void do_report(const ReportArgs& args, Context& ctx) {
     throw bad_input("unknown --format '" + args.format + "'",
                     "expected text, md, html, json, junit or csv");
   }
-  compare::check_output_path(args.output);
+  check_output(ctx, args.output);
   results::Store store = open_store(ctx, results::OpenMode::read_only);
   int64_t id = store.resolve_run(args.run);
   compare::RunReport report = compare::build_report(store.get_run(id), store.get_results(id));
-  std::ostringstream text;
-  compare::render_report(
-      report, *format, text,
-      ctx.interactive && args.output.empty() && *format == compare::Format::text,
-      compare::sidecar_path(args.output, ".results.csv"));  // a large md/html report's ok rows
-  // Text fits the output width (issue 26; --wide: no limit).
-  compare::write_output(
-      args.output,
-      *format == compare::Format::text ? wrap_lines(text.str(), output_width()) : text.str(),
-      *ctx.out);
+  const bool colour = ctx.interactive && args.output.empty() && *format == compare::Format::text;
+  const std::string rows_csv = sidecar_for(ctx, args.output, ".results.csv");  // large md/html
+  const auto render = [&](bool coloured) {
+    std::ostringstream text;
+    compare::render_report(report, *format, text, coloured, rows_csv);
+    // Text fits the output width (issue 26; --wide: no limit).
+    return *format == compare::Format::text ? wrap_lines(text.str(), output_width()) : text.str();
+  };
+  const std::string body = render(false);
+  // Colour only when no stored string carries a control character (issue 43), as compare.
+  if (colour && !has_hidden_text(body)) {
+    compare::write_output("", render(true), *ctx.out);
+  } else {
+    write_output(ctx, args.output, output_kind(args.format), body);
+  }
 }
 
 }  // namespace

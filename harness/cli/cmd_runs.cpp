@@ -3,10 +3,12 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <sstream>
 
 #include "harness/cli/cli_common.hpp"
 #include "harness/cli/command.hpp"
 #include "util/error.hpp"
+#include "util/json_writer.hpp"
 #include "util/strings.hpp"
 
 namespace gpubench::cli {
@@ -53,7 +55,7 @@ void do_runs(const RunsArgs& args, Context& ctx) {
                      {"suites_failed", r.suites_failed},
                      {"benchmarks", r.benchmarks}});
     }
-    out << arr.dump(2) << '\n';
+    out << json_text(arr, 2) << '\n';
     return;
   }
   std::vector<std::vector<std::string>> rows;
@@ -63,12 +65,15 @@ void do_runs(const RunsArgs& args, Context& ctx) {
                     r.hostname, r.gpu_summary, r.profile, tags_text(r.tags),
                     std::to_string(r.suites_failed) + "/" + std::to_string(r.suites_total)});
   }
+  std::ostringstream text;
   if (rows.empty()) {
-    out << "no runs in " << resolve_db_path(ctx) << " yet ('gpubench run' makes one)\n";
-    return;
+    text << "no runs in " << resolve_db_path(ctx) << " yet ('gpubench run' makes one)\n";
+  } else {
+    print_table(text,
+                {"id", "uuid", "started", "status", "host", "gpus", "profile", "tags", "failed"},
+                rows);
   }
-  print_table(out, {"id", "uuid", "started", "status", "host", "gpus", "profile", "tags", "failed"},
-              rows);
+  write_output(ctx, "", OutputKind::for_people, text.str());
 }
 }  // namespace
 

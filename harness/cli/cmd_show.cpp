@@ -389,9 +389,10 @@ void do_show(const ShowArgs& args, Context& ctx) {
     const std::size_t eol = body.find('\n', problems_end);
     problems_end = eol == std::string::npos ? body.size() : eol + 1;
   }
-  *ctx.out << wrap_lines(body.substr(0, problems_end) + tally.line(id, detail.suites) + "\n" +
-                             body.substr(problems_end),
-                         output_width());
+  write_output(ctx, "", OutputKind::for_people,
+               wrap_lines(body.substr(0, problems_end) + tally.line(id, detail.suites) + "\n" +
+                              body.substr(problems_end),
+                          output_width()));
 }
 }  // namespace
 

@@ -2,8 +2,11 @@
 // series the selector's runs hold (default: all complete runs), change points found as `history`
 // finds them with its default parameters. Pages that did not change are not written again.
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <memory>
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "compare/history/series_history.hpp"
 #include "compare/report/site.hpp"
@@ -30,7 +33,10 @@ void do_site(const SiteArgs& args, Context& ctx) {
   options.last = args.last;
   results::Store store = open_store(ctx, results::OpenMode::read_only);
   const compare::History h = compare::load_history(store, options);
-  const compare::SiteSummary s = compare::write_site(args.output, h, store.list_runs());
+  const std::vector<std::string> db_files = database_files(ctx);
+  const compare::SiteSummary s =
+      compare::write_site(args.output, h, store.list_runs(),
+                          std::vector<std::filesystem::path>(db_files.begin(), db_files.end()));
   *ctx.out << "site " << args.output << ": " << h.runs.size() << " runs, " << h.series.size()
            << " series; " << s.pages_written << " pages written, " << s.pages_unchanged
            << " unchanged\n";
