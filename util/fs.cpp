@@ -54,8 +54,7 @@ std::string read_file_at_most(const std::filesystem::path& path, std::size_t max
   if (text.size() > max_bytes) {
     throw bad_input(option + " '" + path.string() + "' is too big",
                     "it holds more than " + std::to_string(max_bytes) +
-                        " bytes (a device or a "
-                        "wrong file?)",
+                        " bytes (a device or a wrong file?)",
                     "give the small text file it expects");
   }
   return text;

@@ -53,7 +53,14 @@ void put(const fs::path& path, const std::string& content, SiteSummary& summary)
   // The OS's own reason (issue 43: "disk full?" was said for a directory it may not write).
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0) {
-    throw bad_input("cannot write the site page " + path.string(), errno_text(errno),
+    // A full disk or a failing device is the machine's problem (exit 3); a directory it may not
+    // write (EACCES, EROFS) is the command line's (exit 2).
+    const int e = errno;
+    if (e == ENOSPC || e == EDQUOT || e == EIO) {
+      throw infrastructure("cannot write the site page " + path.string(), errno_text(e),
+                           "check the disk -o writes to");
+    }
+    throw bad_input("cannot write the site page " + path.string(), errno_text(e),
                     "give -o a directory you can write");
   }
   for (std::size_t done = 0; done < content.size();) {

@@ -153,8 +153,7 @@ void refuse_database_output(const Context& ctx, const std::string& path,
     if (!same_file(path, file)) continue;
     throw bad_input("refusing to write " + option + " '" + path + "'",
                     "it is the database '" + file +
-                        "' this command reads: writing there would "
-                        "replace every stored run",
+                        "' this command reads: writing there would replace every stored run",
                     "give " + option + " another file name");
   }
 }
