@@ -8,6 +8,7 @@
 // (results/ingest/ingest_stream.hpp), so bad input found half-way rolls back and changes nothing.
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -328,7 +329,17 @@ void check_suite_name(const std::string& suite) {
     why = "it holds a control character (a newline, a tab, an escape)";
   }
   if (why.empty()) return;
-  throw bad_input("bad --suite '" + suite.substr(0, 60) + "'", why,
+  std::string shown;  // control characters as \xNN: the message must not carry them either
+  for (const char c : suite.substr(0, 60)) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned char>(c));
+      shown += hex;
+    } else {
+      shown += c;
+    }
+  }
+  throw bad_input("bad --suite '" + shown + "'", why,
                   "give a plain name such as --suite mybench, or leave --suite out to use the "
                   "file's gpubench.suite (else 'imported')");
 }
