@@ -196,21 +196,30 @@ std::pair<Side, Side> load_sides(results::Store& store, const std::string& base,
 }
 
 void check_disjoint(const Side& base, const Side& candidate) {
+  auto ids = [](const Side& side) {
+    std::vector<int64_t> out;
+    for (const results::RunDetail& r : side.runs) out.push_back(r.run.id);
+    return out;
+  };
+  check_disjoint(base.selection, ids(base), candidate.selection, ids(candidate));
+}
+
+void check_disjoint(const std::string& base, const std::vector<int64_t>& base_ids,
+                    const std::string& candidate, const std::vector<int64_t>& candidate_ids) {
   std::vector<std::string> shared;
-  for (const results::RunDetail& b : base.runs) {
-    for (const results::RunDetail& c : candidate.runs) {
-      if (b.run.id == c.run.id) shared.push_back(std::to_string(b.run.id));
+  for (int64_t b : base_ids) {
+    for (int64_t c : candidate_ids) {
+      if (b == c) shared.push_back(std::to_string(b));
     }
   }
   if (shared.empty()) return;
-  auto ids = [](const Side& side) {
+  auto ids = [](const std::vector<int64_t>& side) {
     std::vector<std::string> out;
-    for (const results::RunDetail& r : side.runs) out.push_back(std::to_string(r.run.id));
+    for (int64_t id : side) out.push_back(std::to_string(id));
     return join(out, ",");
   };
-  throw bad_input("base '" + base.selection + "' (runs " + ids(base) + ") and candidate '" +
-                      candidate.selection + "' (runs " + ids(candidate) + ") share run(s) " +
-                      join(shared, ","),
+  throw bad_input("base '" + base + "' (runs " + ids(base_ids) + ") and candidate '" + candidate +
+                      "' (runs " + ids(candidate_ids) + ") share run(s) " + join(shared, ","),
                   "a run compared with itself says nothing",
                   "pick another run, e.g. latest~1 latest or tag:K=V~1 tag:K=V, or lower --last");
 }

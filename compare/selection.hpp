@@ -46,6 +46,10 @@ std::pair<Side, Side> load_sides(results::Store& store, const std::string& base,
 // itself (compare latest latest, tag:x tag:x) or pooling the candidate into the base (--last)
 // says nothing.
 void check_disjoint(const Side& base, const Side& candidate);
+// The same from the selections and their resolved run ids (resolve_selection): before the
+// samples are loaded, so a refused pair costs no memory.
+void check_disjoint(const std::string& base, const std::vector<int64_t>& base_ids,
+                    const std::string& candidate, const std::vector<int64_t>& candidate_ids);
 
 struct BaselineRow {
   std::string name;

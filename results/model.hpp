@@ -4,6 +4,7 @@
 // Unknown environment facts are the string "unknown" (or nullopt for numbers), never a guess.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <nlohmann/json_fwd.hpp>
@@ -16,6 +17,14 @@
 namespace gpubench::results {
 
 inline constexpr const char* k_unknown = "unknown";
+
+// Most bytes a benchmark name may have (Google Benchmark's are a few dozen): names are keys held
+// in memory while a file is imported and printed in every report, so a file of 10 KB names
+// would cost memory and screens in proportion. Refused with exit 2 at ingest and import.
+inline constexpr std::size_t k_max_benchmark_name_bytes = 4096;
+// Most bytes a tag (key=value), a note or an annotation may have, from the command line
+// (harness/cli/cli_common.hpp) or an imported export alike: they are shown in every listing.
+inline constexpr std::size_t k_max_text_bytes = 4096;
 
 struct HostInfo {
   std::string hostname = k_unknown;

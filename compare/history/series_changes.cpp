@@ -249,14 +249,18 @@ ScanCounts scan_counts(const History& history) {
 
 std::size_t record_change_points(results::Store& store, const History& history) {
   const nlohmann::json parameters = scan_parameters_json(history.options);
-  const std::string parameters_text = parameters.dump();
   std::vector<results::SeriesOfChangePoints> series;
   std::vector<results::StoredChangePoint> rows;
   std::vector<results::ChangePointScan> scans;
   for (const SeriesHistory& s : history.series) {
     series.push_back({s.benchmark_id, s.metric_id, s.group});
     if (!s.points.empty()) {
-      scans.push_back({s.benchmark_id, s.metric_id, s.group, s.key.device, parameters_text,
+      // The scan says how many change points it stored: the next record reuses it only while
+      // they are all still there (an older gpubench's --record, or one with other parameters,
+      // replaces or deletes them and leaves the scan).
+      nlohmann::json scan_parameters = parameters;
+      scan_parameters[series_history_detail::k_scan_change_points] = s.changes.size();
+      scans.push_back({s.benchmark_id, s.metric_id, s.group, s.key.device, scan_parameters.dump(),
                        history.runs[s.points.front().run].id, history.runs[s.points.back().run].id,
                        static_cast<int64_t>(s.points.size())});
     }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -25,6 +26,7 @@ namespace {
 
 using results::Statement;
 using series_history_detail::find_changes;
+using series_history_detail::k_scan_change_points;
 using series_history_detail::Prior;
 using series_history_detail::prior_of;
 using series_history_detail::rank_differences;
@@ -229,12 +231,18 @@ History load_history(results::Store& store, const HistoryOptions& options) {
   // Incremental recording: the stored scans and change points, by series.
   using SeriesKey = std::tuple<int64_t, int64_t, std::string, std::string>;
   std::map<SeriesKey, results::ChangePointScan> scans;
+  std::map<SeriesKey, std::size_t> scanned_points;  // change points each scan stored
   std::map<SeriesKey, std::vector<std::pair<int64_t, double>>> stored;
   if (options.incremental) {
     const std::string parameters = scan_parameters_json(options).dump();
     for (results::ChangePointScan& scan : results::list_change_point_scans(db)) {
-      if (scan.parameters != parameters) continue;
+      nlohmann::json scanned = nlohmann::json::parse(scan.parameters, nullptr, false);
+      const auto count = scanned.is_object() ? scanned.find(k_scan_change_points) : scanned.end();
+      if (!scanned.is_object() || count == scanned.end() || !count->is_number_unsigned()) continue;
       SeriesKey key{scan.benchmark_id, scan.metric_id, scan.hardware_class, scan.device};
+      scanned_points[key] = count->get<std::size_t>();
+      scanned.erase(k_scan_change_points);
+      if (scanned.dump() != parameters) continue;
       scans.emplace(std::move(key), std::move(scan));
     }
     for (const results::StoredChangePoint& p : results::list_change_points(db)) {
@@ -251,6 +259,13 @@ History load_history(results::Store& store, const HistoryOptions& options) {
         continue;
       }
       stored[key].emplace_back(p.run_id, p.p_value);
+    }
+    // A scan whose change points are not all there any more (deleted, or replaced by a record
+    // that found fewer) vouches for nothing: the series is detected in full.
+    for (auto it = scans.begin(); it != scans.end();) {
+      const auto found = stored.find(it->first);
+      const std::size_t have = found == stored.end() ? 0 : found->second.size();
+      it = have == scanned_points[it->first] ? std::next(it) : scans.erase(it);
     }
   }
   for (SeriesHistory& series : h.series) {

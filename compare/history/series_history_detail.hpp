@@ -14,6 +14,11 @@
 
 namespace gpubench::compare::series_history_detail {
 
+// The member of a stored scan's parameters (change_point_scans.parameters) that holds how many
+// change points the record stored for the series; the other members are scan_parameters_json.
+// A scan without it (an earlier gpubench's) vouches for nothing: the series is detected in full.
+inline constexpr const char* k_scan_change_points = "change_points";
+
 // The stored state of one series that incremental recording starts from.
 struct Prior {
   std::vector<std::pair<std::size_t, double>> kept;  // (point index, p value), oldest first

@@ -7,6 +7,8 @@
 // file is read once as a stream and stored in one transaction as it is read
 // (results/ingest/ingest_stream.hpp), so bad input found half-way rolls back and changes nothing.
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -32,6 +34,7 @@ namespace {
 struct ImportArgs {
   std::string file;
   std::string suite;
+  bool suite_given = false;  // --suite was given (an empty value included)
   std::vector<std::string> tags;
   std::string note;
   bool with_baselines = false;
@@ -96,19 +99,34 @@ void facts_from_context(const nlohmann::json& c, results::RunInfo& info) {
   }
 }
 
+// Only a regular file is looked at: reading a pipe's (a FIFO's, /dev/stdin's) first bytes here
+// would take them from the one read that parses it. SQLite cannot open a pipe anyway.
 bool is_sqlite_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return false;
   std::ifstream in(path, std::ios::binary);
   char header[16] = {};
   in.read(header, sizeof header);
   return in.gcount() == 16 && std::string(header, 15) == "SQLite format 3";
 }
 
-void print_summary(const std::string& file, const results::MergeSummary& sum, Context& ctx) {
+// `database`: `file` is a database (merged again later), else an export (a snapshot of a run).
+void print_summary(const std::string& file, bool database, const results::MergeSummary& sum,
+                   Context& ctx) {
   *ctx.out << "imported " << file << ": " << sum.added.size() << " run(s) added, "
-           << sum.skipped.size() << " already present (same UUID), " << sum.samples << " samples\n";
+           << sum.skipped.size() << " already present (same UUID), " << sum.samples << " samples";
+  if (sum.annotations > 0) {
+    *ctx.out << ", " << sum.annotations << " annotation(s) added to runs already present";
+  }
+  *ctx.out << '\n';
   for (const std::string& uuid : sum.added) *ctx.out << "  added " << uuid << '\n';
-  // A database is merged again later; an export is a snapshot of a run that was still going.
-  const bool database = is_sqlite_file(file);
+  for (const auto& [uuid, evidence] : sum.abandoned) {
+    *ctx.out << "  left out " << uuid << ": `running` in " << file
+             << " but abandoned there, it will not finish (" << evidence
+             << "); any writing gpubench command on " << file << " (e.g. `gpubench baseline set`, "
+             << "`gpubench annotate`, `gpubench run`) records it abandoned with its finished "
+             << "suites, then import " << file << " again to bring it in\n";
+  }
   for (const std::string& uuid : sum.running) {
     if (database) {
       *ctx.out << "  left out " << uuid << ": still running in " << file
@@ -298,15 +316,51 @@ class StreamingImport : public results::EntrySink {
                   "fix the file or import another one; the database was not changed");
 }
 
+// A suite name becomes part of benchmark names ("<suite>/<case>"), page and file names: one
+// that is empty, holds a '/' or a control character (a newline) would not read back as itself.
+void check_suite_name(const std::string& suite) {
+  std::string why;
+  if (suite.empty()) {
+    why = "it is empty";
+  } else if (suite.find('/') != std::string::npos) {
+    why = "it holds a '/', which separates a benchmark name's parts";
+  } else if (std::any_of(suite.begin(), suite.end(), [](char c) {
+               return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+             })) {
+    why = "it holds a control character (a newline, a tab, an escape)";
+  }
+  if (why.empty()) return;
+  std::string shown;  // control characters as \xNN: the message must not carry them either
+  for (const char c : suite.substr(0, 60)) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned char>(c));
+      shown += hex;
+    } else {
+      shown += c;
+    }
+  }
+  throw bad_input("bad --suite '" + shown + "'", why,
+                  "give a plain name such as --suite mybench, or leave --suite out to use the "
+                  "file's gpubench.suite (else 'imported')");
+}
+
 void do_import(const ImportArgs& args, Context& ctx) {
   // Bad arguments before any reading: their own errors, not the file's.
+  if (args.suite_given) check_suite_name(args.suite);
   for (const std::string& t : args.tags) parse_tag(t);
   check_note(args.note);
   check_utf8(args.suite, "--suite");
   resolve_db_path(ctx);
   if (is_sqlite_file(args.file)) {
-    results::Store store = open_store(ctx, results::OpenMode::read_write_create);
-    print_summary(args.file, results::merge_database(store, args.file, {args.with_baselines}), ctx);
+    CreatedDatabase created(ctx);  // a refused merge leaves no new database behind
+    results::MergeSummary summary;
+    {
+      results::Store store = open_store(ctx, results::OpenMode::read_write_create);
+      summary = results::merge_database(store, args.file, {args.with_baselines});
+    }
+    created.keep();
+    print_summary(args.file, true, summary, ctx);
     return;
   }
   // One pass over the file (Google Benchmark's NaN tolerated); its entries are stored as they
@@ -315,6 +369,8 @@ void do_import(const ImportArgs& args, Context& ctx) {
   nlohmann::json doc;
   try {
     doc = results::parse_benchmark_file(args.file, args.file, &streaming);
+  } catch (const results::JsonTooDeep&) {
+    throw;  // says what is wrong as it is: the JSON is valid
   } catch (const Error& e) {
     if (streaming.failed_storing()) storing_failed(args, e);
     std::error_code ec;
@@ -336,9 +392,14 @@ void do_import(const ImportArgs& args, Context& ctx) {
     return;
   }
   if (results::is_run_export(doc)) {
-    results::Store store = open_store(ctx, results::OpenMode::read_write_create);
-    print_summary(args.file, results::import_run_json(store, doc, args.file, {args.with_baselines}),
-                  ctx);
+    CreatedDatabase created(ctx);
+    results::MergeSummary summary;
+    {
+      results::Store store = open_store(ctx, results::OpenMode::read_write_create);
+      summary = results::import_run_json(store, doc, args.file, {args.with_baselines});
+    }
+    created.keep();
+    print_summary(args.file, false, summary, ctx);
     return;
   }
   if (!doc.is_object() || !doc.contains("benchmarks") || !doc["benchmarks"].is_array()) {
@@ -391,15 +452,19 @@ void add_import_command(CLI::App& app, Context& ctx) {
                   "another gpubench .db, a `gpubench export --format json` file, or Google "
                   "Benchmark JSON (--benchmark_out_format=json)")
       ->required();
-  cmd->add_option("--suite", args->suite,
-                  "suite name for benchmarks without a suite prefix (default: the file's "
-                  "gpubench.suite, else 'imported')");
+  CLI::Option* suite =
+      cmd->add_option("--suite", args->suite,
+                      "suite name for benchmarks without a suite prefix (default: the file's "
+                      "gpubench.suite, else 'imported'); no '/' or control characters");
   cmd->add_option("--tag", args->tags, "k=v label stored with the run (repeatable)");
   cmd->add_option("--note", args->note, "free text stored with the run");
   cmd->add_flag("--with-baselines", args->with_baselines,
                 "another database or an export: also copy its baselines of the runs merged (a "
                 "name this database already uses is left as it is)");
-  cmd->callback([args, &ctx] { do_import(*args, ctx); });
+  cmd->callback([args, suite, &ctx] {
+    args->suite_given = suite->count() > 0;
+    do_import(*args, ctx);
+  });
 }
 
 }  // namespace gpubench::cli

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "results/liveness.hpp"
 #include "results/schema/aggregates.hpp"
 #include "results/schema/schema.hpp"
 #include "results/schema/series_medians.hpp"
@@ -139,6 +140,24 @@ int source_version(Database& db, const std::string& name) {
   return version;
 }
 
+// Whether the gpubench writing a source run that is still `running` is alive, as the source's own
+// read commands judge it (`abandoned?`); without run_liveness (schema 1), as having no owner.
+Liveness judge_source_owner(Database& db, int64_t src_run, bool liveness) {
+  RunOwner owner;
+  if (liveness) {
+    Statement st = db.prepare(
+        "SELECT lock_path, hostname, boot_id, pid FROM src.run_liveness WHERE run_id = ?1");
+    st.bind(1, src_run);
+    if (st.step()) {
+      owner.lock_path = st.column_text(0);
+      owner.hostname = st.column_text(1);
+      owner.boot_id = st.column_text(2);
+      owner.pid = st.column_int64(3);
+    }
+  }
+  return judge_run_owner(owner);
+}
+
 void copy_baselines(Database& db, MergeSummary& summary) {
   Statement st = db.prepare(
       "SELECT s.name, (SELECT m.id FROM main.runs m WHERE m.uuid = o.uuid), "
@@ -182,6 +201,7 @@ MergeSummary merge_attached(Database& db, const MergeOptions& options) {
   const bool roles = has_table(db, "src", "suite_run_metric_roles");
   const bool invalid = has_table(db, "src", "invalid_samples");
   const bool doctor = has_table(db, "src", "doctor_checks");
+  const bool liveness = has_table(db, "src", "run_liveness");
 
   std::vector<std::pair<int64_t, std::string>> runs;
   {
@@ -192,7 +212,13 @@ MergeSummary merge_attached(Database& db, const MergeOptions& options) {
       if (st.column_int64(2)) {
         summary.skipped.push_back(st.column_text(1));
       } else if (st.column_int64(3)) {
-        summary.running.push_back(st.column_text(1));  // merged whole once it has finished
+        // Merged whole once it has finished; one whose gpubench is gone never will by itself.
+        const Liveness l = judge_source_owner(db, st.column_int64(0), liveness);
+        if (l.alive) {
+          summary.running.push_back(st.column_text(1));
+        } else {
+          summary.abandoned.emplace_back(st.column_text(1), l.evidence);
+        }
       } else {
         runs.emplace_back(st.column_int64(0), st.column_text(1));
       }
@@ -254,6 +280,21 @@ MergeSummary merge_attached(Database& db, const MergeOptions& options) {
               "WHERE s.run_id = ?1", {old_run, run});
     summary.added.push_back(uuid);
   }
+  // Annotations made on the source after a run was merged (or imported from an export): a run
+  // already here gains those it lacks, by text (`annotate` keeps one row per run and text), so
+  // merging again brings them, as it brings series annotations and baselines.
+  const std::string present_run =
+      "(SELECT m.id FROM main.runs m JOIN src.runs o ON o.uuid = m.uuid WHERE o.id = s.run_id)";
+  copy.copy("annotations",
+            {{"run_id", present_run},
+             {"benchmark_id", bench},
+             {"metric_id", k_metric_map},
+             {"configuration_id", config_map}},
+            "WHERE s.run_id IN (SELECT o.id FROM src.runs o JOIN main.runs m ON m.uuid = o.uuid) "
+            "AND NOT EXISTS (SELECT 1 FROM main.annotations a WHERE a.run_id = " +
+                present_run + " AND a.text = s.text AND a.benchmark_id IS " + bench +
+                " AND a.hardware_class IS s.hardware_class)");
+  summary.annotations = db.changes();
   // Series annotations (no run): once, however often the same source is merged.
   copy.copy("annotations",
             {{"run_id", "NULL"},

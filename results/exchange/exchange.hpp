@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -30,7 +31,12 @@ struct MergeSummary {
   std::vector<std::string> added;    // run UUIDs copied in, in the other database's id order
   std::vector<std::string> skipped;  // run UUIDs already present
   std::vector<std::string> running;  // run UUIDs left out: still `running` in the source
+  // Left out too: `running` in the source but its gpubench is gone (`abandoned?`), so the run
+  // will not finish there by itself: (run UUID, the evidence).
+  std::vector<std::pair<std::string, std::string>> abandoned;
   int64_t samples = 0;               // sample rows copied
+  // Annotations added to runs already present (made on the source after they were merged).
+  int64_t annotations = 0;
   std::vector<std::string> baselines_added;  // names, with --with-baselines
   // Names left as they were: the target already uses the name (for another run, or the same).
   std::vector<std::string> baselines_kept;

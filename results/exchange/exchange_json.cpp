@@ -10,6 +10,7 @@
 #include <set>
 
 #include "results/exchange/exchange.hpp"
+#include "results/exchange/exchange_detail.hpp"
 #include "results/exchange/exchange_tables.hpp"
 #include "results/schema/aggregates.hpp"
 #include "results/sqlite/sqlite.hpp"
@@ -22,12 +23,12 @@ namespace gpubench::results {
 namespace {
 
 using nlohmann::json;
-
-[[noreturn]] void bad_export(const std::string& source, const std::string& why) {
-  throw bad_input("cannot import '" + source + "'", why,
-                  "give a file written by `gpubench export RUN --format json`; the database was "
-                  "not changed");
-}
+using exchange_detail::bad_export;
+using exchange_detail::check_exported_value;
+using exchange_detail::check_tables_agree;
+using exchange_detail::check_text_limit;
+using exchange_detail::check_uuid;
+using exchange_detail::not_a_value;
 
 std::string text(const json& j, const char* key, const std::string& fallback = k_unknown) {
   auto it = j.find(key);
@@ -113,18 +114,6 @@ RunInfo run_info(const json& doc) {
   return info;
 }
 
-// A value of an exported row that is not a number is refused (exit 2), never skipped: a skipped
-// sample would import a run that silently differs from the one exported.
-[[noreturn]] void not_a_value(const std::string& benchmark, const std::string& metric,
-                              const std::string& field, const json& value) {
-  std::string shown = value.dump();
-  if (shown.size() > 60) shown = shown.substr(0, 57) + "...";
-  throw bad_input("cannot import the run",
-                  "result '" + benchmark + "' (metric '" + metric + "'): " + field + " is " +
-                      shown + " (" + value.type_name() + "), not a number",
-                  "fix the value or export the run again; nothing was imported");
-}
-
 // Writes the rows of `results` into the temporary store's suite runs.
 class RowWriter {
  public:
@@ -136,6 +125,13 @@ class RowWriter {
 
   void write(int64_t suite_run_id, const json& r) {
     const std::string name = text(r, "benchmark", "");
+    if (name.size() > k_max_benchmark_name_bytes) {
+      throw bad_input("cannot import the run",
+                      "result '" + name.substr(0, 40) + "…' has a name of " +
+                          std::to_string(name.size()) + " bytes (a benchmark name is at most " +
+                          std::to_string(k_max_benchmark_name_bytes) + ")",
+                      "export the run again; nothing was imported");
+    }
     const int64_t bench = benchmark_id(name, text(r, "suite", "imported"));
     auto [pos, fresh] = m_positions.try_emplace({suite_run_id, bench}, m_positions.size());
     (void)fresh;
@@ -284,6 +280,7 @@ void insert_exported_tables(Database& db, const json& tables, const std::string&
       for (std::size_t k = 0; k < take.size(); ++k) {
         const json& v = row[take[k]];
         const int index = static_cast<int>(k + 1);
+        check_exported_value(source, table.name, names[k], v, at);
         if (v.is_null() && !required.count(names[k])) {
           ins.bind_null(index);
         } else if (v.is_number_integer()) {
@@ -364,7 +361,15 @@ MergeSummary import_run_json(Store& store, const json& doc, const std::string& s
   if (!is_run_export(doc)) bad_export(source, "it has no run, environment and results");
   const RunInfo info = run_info(doc);
   if (info.uuid.empty()) bad_export(source, "run.uuid is empty");
-  {
+  check_uuid(source, "run.uuid", info.uuid);
+  check_text_limit(source, "run.note", info.note, k_max_text_bytes);
+  for (const auto& [key, value] : info.tags) {
+    check_text_limit(source, "run.tags." + key.substr(0, 40), key + "=" + value, k_max_text_bytes);
+  }
+  if (doc.contains("tables")) check_tables_agree(doc, info.uuid, source);
+  // An export with tables carries the run's annotations: one of a run already here is merged
+  // like a database (the run is left alone, annotations it gained since are added).
+  if (!doc.contains("tables")) {
     Statement st = store.database().prepare("SELECT 1 FROM runs WHERE uuid = ?1");
     st.bind(1, info.uuid);
     if (st.step()) {

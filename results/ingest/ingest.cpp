@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "results/ingest/ingest.hpp"
 #include "results/ingest/ingest_detail.hpp"
 #include "results/ingest/ingest_stream.hpp"
 #include "results/sqlite/sqlite.hpp"
@@ -44,6 +45,8 @@ std::vector<std::pair<std::string, MetricDecl>> declared_metrics(const json& con
   if (it == context.end()) return out;
   json arr = *it;
   if (arr.is_string()) {
+    check_json_depth(arr.get_ref<const std::string&>(), "context 'gpubench.metrics'",
+                     "the JSON text it holds");
     arr = json::parse(arr.get<std::string>(), nullptr, false);
     if (arr.is_discarded()) not_gb("context 'gpubench.metrics' is a string that is not JSON");
   }

@@ -239,6 +239,11 @@ void detail::DocumentIngest::State::read(const EntryFields& f, size_t i, Prepare
   std::string_view identity = string_field(f[k_run_name], "run_name", i);
   if (identity.empty()) identity = string_field(f[k_name], "name", i);
   if (identity.empty()) not_gb(where() + " has no 'name'");
+  if (identity.size() > k_max_benchmark_name_bytes) {
+    not_gb(where() + "'s name is " + std::to_string(identity.size()) + " bytes long, starting '" +
+           std::string(identity.substr(0, 40)) + "…' (a benchmark name is at most " +
+           std::to_string(k_max_benchmark_name_bytes) + " bytes)");
+  }
   const std::string_view run_type = string_field(f[k_run_type], "run_type", i);
   const bool aggregate = run_type == "aggregate";
   const std::string_view aggregate_name = string_field(f[k_aggregate_name], "aggregate_name", i);

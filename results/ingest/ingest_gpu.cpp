@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "results/ingest/ingest.hpp"
 #include "results/model.hpp"
 #include "results/sqlite/sqlite.hpp"
 #include "util/error.hpp"
@@ -26,6 +27,8 @@ std::unordered_map<int64_t, SuiteDevice> suite_devices(const json& context) {
   if (it == context.end()) return out;
   json arr = *it;
   if (arr.is_string()) {
+    check_json_depth(arr.get_ref<const std::string&>(), "context 'gpubench.devices'",
+                     "the JSON text it holds");
     arr = json::parse(arr.get<std::string>(), nullptr, false);
     if (arr.is_discarded()) bad_devices("context 'gpubench.devices' is a string that is not JSON");
   }

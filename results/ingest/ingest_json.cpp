@@ -17,6 +17,7 @@ json parse_benchmark_json(std::string_view text, const std::string& source) {
   std::string clean;
   clean.reserve(text.size());
   bool in_string = false;
+  std::size_t depth = 0;
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (in_string) {
@@ -32,6 +33,11 @@ json parse_benchmark_json(std::string_view text, const std::string& source) {
       in_string = true;
       clean += c;
       continue;
+    }
+    if (c == '[' || c == '{') {
+      if (++depth > k_max_json_depth) too_deep(source, "at byte " + std::to_string(i));
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
     }
     bool replaced = false;
     static constexpr std::pair<std::string_view, std::string_view> k_tokens[] = {
@@ -64,6 +70,35 @@ json parse_benchmark_json(std::string_view text, const std::string& source) {
                                 std::to_string(e.byte) + ")",
                     "give the complete output of a Google Benchmark binary run with "
                     "--benchmark_format=json or --benchmark_out=FILE");
+  }
+}
+
+void too_deep(const std::string& source, const std::string& where) {
+  throw JsonTooDeep(ExitCode::bad_input, "cannot read " + source,
+                  "it nests arrays and objects more than " + std::to_string(k_max_json_depth) +
+                      " levels deep (" + where + ")",
+                  "Google Benchmark output nests 4 levels and a gpubench export 5: give the file "
+                  "a benchmark binary or `gpubench export` wrote");
+}
+
+void check_json_depth(std::string_view text, const std::string& source, const std::string& where) {
+  bool in_string = false;
+  std::size_t depth = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > k_max_json_depth) too_deep(source, where + ", at byte " + std::to_string(i));
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
   }
 }
 

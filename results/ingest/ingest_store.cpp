@@ -99,7 +99,15 @@ Ingester::BenchmarkRef Ingester::store_benchmark(const std::string& name,
       break;
     }
   }
+  // The cache holds names, so it is bounded in bytes: past the bound it starts over, and names
+  // not in it are found by the SELECT (the UNIQUE index on name), so memory stays flat however
+  // many distinct names a file has.
+  if (m_benchmark_bytes + name.size() > k_benchmark_cache_bytes) {
+    m_benchmarks.clear();
+    m_benchmark_bytes = 0;
+  }
   m_benchmarks.emplace(name, ref);
+  m_benchmark_bytes += name.size() + sizeof(BenchmarkRef) + 64;  // + the node's own cost
   return ref;
 }
 

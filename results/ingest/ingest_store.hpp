@@ -146,6 +146,9 @@ class Ingester {
   int64_t m_invalid = 0;
   std::unordered_map<std::string, MetricDecl> m_declared;
   std::unordered_map<std::string, BenchmarkRef, StringHash, std::equal_to<>> m_benchmarks;
+  // Bytes m_benchmarks holds, about; cleared past k_benchmark_cache_bytes (store_benchmark).
+  std::size_t m_benchmark_bytes = 0;
+  static constexpr std::size_t k_benchmark_cache_bytes = std::size_t{32} << 20;
   std::unordered_map<std::string, int64_t, StringHash, std::equal_to<>> m_metrics;
   static constexpr std::size_t k_metric_cache = 32;
   std::vector<std::pair<std::string, int64_t>> m_metric_cache;

@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "results/ingest/ingest.hpp"
 #include "results/ingest/ingest_stream_channel.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
@@ -219,6 +220,7 @@ class Handler {
   }
   bool binary(json::binary_t& v) { return value(json::binary(std::move(v))); }
   bool start_object(std::size_t /*elements*/) {
+    if (!nest()) return false;
     if (m_streaming != nullptr && m_stack.back() == m_streaming) {
       m_flat = &m_sink->next_entry();
       m_flat->start_object();
@@ -250,6 +252,7 @@ class Handler {
     return true;
   }
   bool start_array(std::size_t /*elements*/) {
+    if (!nest()) return false;
     const bool benchmarks = m_stack.size() == 1 && m_stack.back()->is_object() &&
                             m_top_key == "benchmarks" && m_streaming == nullptr;
     json* array = place(json::array());
@@ -270,11 +273,27 @@ class Handler {
     return false;
   }
 
+  // Where the input nested deeper than k_max_json_depth; empty when it did not.
+  const std::string& too_deep_at() const { return m_too_deep_at; }
   std::size_t error_byte() const { return m_error_byte; }
   int error_id() const { return m_error_id; }
   const std::string& error_what() const { return m_error_what; }
 
  private:
+  // A new level of arrays and objects: false (the parse stops) beyond k_max_json_depth, before
+  // the document is one that nlohmann's recursive copy and dump could not handle.
+  bool nest() {
+    if (m_stack.size() < k_max_json_depth) return true;
+    if (m_stack.size() > 1 && m_stack[1] == m_streaming) {
+      m_too_deep_at = "in benchmarks[" + std::to_string(m_entries) + "]";
+    } else if (m_stack.size() > 1 && m_stack[0]->is_object()) {
+      m_too_deep_at = "under \"" + m_top_key.substr(0, 60) + "\"";
+    } else {
+      m_too_deep_at = "in the top-level array";
+    }
+    return false;
+  }
+
   // Where a new value goes: the root, the current array, the current member (of a document or
   // of the entry being read), or the element being built for the sink.
   json* place(json&& v) {
@@ -319,6 +338,7 @@ class Handler {
   json* m_streaming = nullptr;  // the "benchmarks" array whose elements go to the sink
   json m_entry;
   std::size_t m_entries = 0;
+  std::string m_too_deep_at;
   std::size_t m_error_byte = 0;
   int m_error_id = 0;
   std::string m_error_what;
@@ -346,6 +366,7 @@ json parse_filtered(FilteredFile& file, const std::string& source, Delivery* del
   Handler handler(delivery);
   const bool ok = json::sax_parse(file.begin(), FilteredFile::end(), &handler);
   if (!ok) {
+    if (!handler.too_deep_at().empty()) too_deep(source, handler.too_deep_at());
     // nlohmann refuses numbers beyond double's range (1e400) instead of making them infinite.
     if (handler.error_id() == 406) {
       throw bad_input("cannot read " + source,

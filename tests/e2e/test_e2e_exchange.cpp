@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include "canonical_tables.hpp"
 #include "e2e_faults_support.hpp"
 #include "results/exchange/exchange_tables.hpp"
 #include "util/strings.hpp"
@@ -19,73 +20,6 @@ namespace {
 
 using nlohmann::json;
 
-// Every row of every table, as text, with ids replaced by what they name, so two databases that
-// hold the same data under other ids compare equal. Tables exchange does not carry are left out.
-std::map<std::string, std::vector<std::string>> canonical_tables(const fs::path& db) {
-  static const std::map<std::string, std::string> k_refs = {
-      {"run_id", "(SELECT uuid FROM runs WHERE id = t.run_id)"},
-      {"suite_run_id",
-       "(SELECT r.uuid || '/' || sr.suite || '/' || sr.started_at || '/' || (SELECT count(*) "
-       "FROM suite_runs x WHERE x.run_id = sr.run_id AND x.id <= sr.id) FROM suite_runs sr JOIN "
-       "runs r ON r.id = sr.run_id WHERE sr.id = t.suite_run_id)"},
-      {"benchmark_id", "(SELECT name FROM benchmarks WHERE id = t.benchmark_id)"},
-      {"metric_id", "(SELECT name || '|' || unit FROM metrics WHERE id = t.metric_id)"},
-      {"gpu_device_id", "(SELECT fingerprint FROM gpu_devices WHERE id = t.gpu_device_id)"},
-      {"host_id", "(SELECT fingerprint FROM hosts WHERE id = t.host_id)"},
-      {"software_env_id", "(SELECT fingerprint FROM software_envs WHERE id = t.software_env_id)"},
-      {"configuration_id",
-       "(SELECT fingerprint FROM configurations WHERE id = t.configuration_id)"},
-  };
-  sqlite3* raw = nullptr;
-  EXPECT_EQ(sqlite3_open_v2(("file:" + db.string() + "?mode=ro").c_str(), &raw,
-                            SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr),
-            SQLITE_OK);
-  auto rows = [&](const std::string& sql) {
-    std::vector<std::string> out;
-    sqlite3_stmt* st = nullptr;
-    EXPECT_EQ(sqlite3_prepare_v2(raw, sql.c_str(), -1, &st, nullptr), SQLITE_OK)
-        << sql << ": " << sqlite3_errmsg(raw);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-      const unsigned char* t = sqlite3_column_text(st, 0);
-      out.push_back(t ? reinterpret_cast<const char*>(t) : "NULL");
-    }
-    sqlite3_finalize(st);
-    return out;
-  };
-  std::map<std::string, std::vector<std::string>> out;
-  for (const std::string& table : rows(
-           "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")) {
-    const results::ExchangedTable* how = results::find_exchanged_table(table);
-    EXPECT_NE(how, nullptr) << table << " is not in results/exchange/exchange_tables.cpp";
-    if (how == nullptr || how->how == results::Carried::not_carried) continue;
-    std::vector<std::string> parts;
-    for (const std::string& c : rows("SELECT name FROM pragma_table_info('" + table + "')")) {
-      if (c == "id") continue;
-      const auto ref = k_refs.find(c);
-      parts.push_back("'" + c + "=' || " + (ref != k_refs.end() ? "quote(" + ref->second + ")"
-                                                               : "quote(t." + c + ")"));
-    }
-    std::vector<std::string> r = rows("SELECT " + join(parts, " || '|' || ") + " FROM " +
-                                      table + " t");
-    std::sort(r.begin(), r.end());
-    out[table] = r;
-  }
-  sqlite3_close(raw);
-  return out;
-}
-
-void expect_same_tables(const fs::path& a, const fs::path& b) {
-  const auto ta = canonical_tables(a);
-  const auto tb = canonical_tables(b);
-  ASSERT_EQ(ta.size(), tb.size());
-  for (const auto& [table, rows] : ta) {
-    SCOPED_TRACE(table);
-    const auto it = tb.find(table);
-    ASSERT_NE(it, tb.end());
-    EXPECT_EQ(rows, it->second);
-  }
-}
-
 int64_t scalar_int(const fs::path& db, const std::string& sql) {
   FaultDb raw(db);
   return count_of(raw, sql);
@@ -94,9 +28,11 @@ int64_t scalar_int(const fs::path& db, const std::string& sql) {
 // A FIXTURE Google Benchmark file with NaN, infinite and negative times (invalid samples).
 fs::path invalid_values_json(const Workspace& ws) {
   const fs::path file = ws.root() / "invalid.json";
+  // A name with parameters, so benchmark_params has rows to carry.
   std::string doc = fixture_doc({fixture_row("fixture_fake/case", 0, 100),
                                  fixture_row("fixture_fake/case", 1, -5),
-                                 fixture_row("fixture_fake/case", 2, 120)});
+                                 fixture_row("fixture_fake/case", 2, 120),
+                                 fixture_row("fixture_fake/sized/bytes:4096/mode:copy", 0, 80)});
   // Google Benchmark's bare tokens, which JSON itself cannot hold.
   const std::string needle = "\"real_time\": 120.0";
   if (const auto at = doc.find(needle); at != std::string::npos) {
@@ -121,7 +57,10 @@ void fill_source(const Workspace& ws) {
     run.wait();
     kill(std::atoi(read_file(pidfile).c_str()), SIGKILL);
   }
-  ASSERT_EQ(ws.run({"run", "--suite", "fixture_ok", ws.db_arg()}).exit_code, 0);
+  ASSERT_EQ(ws.run({"run", "--suite", "fixture_ok", "--tag", "ci=nightly", "--tag", "FIXTURE=1",
+                    ws.db_arg()})
+                .exit_code,
+            0);
   const CliResult failed = ws.run({"run", "--suite", "fixture_ok,fixture_fake", ws.db_arg()},
                                   {{"FAKE_STDOUT", "fixture_fake: FIXTURE stdout before failing"},
                                    {"FAKE_EXIT", "1"}});
@@ -141,13 +80,18 @@ void fill_source(const Workspace& ws) {
       "'2026-12-02T16:00:00Z');"
       "INSERT INTO annotations(run_id, benchmark_id, metric_id, hardware_class, text, "
       "created_at) VALUES (NULL, 1, 1, 'FIXTURE GPU', 'FIXTURE: series note', "
-      "'2026-12-02T16:00:01Z')");
-  // Every table exchange carries has rows (series_medians and the baseline included).
+      "'2026-12-02T16:00:01Z');"
+      // No GPU on the fixture host: a FIXTURE one, as NVML would have recorded it for run 2.
+      "INSERT INTO gpu_devices(host_id, uuid, name, pci_bus_id, compute_capability, ecc, "
+      "memory_bytes, fingerprint) SELECT host_id, 'GPU-FIXTURE-0', 'FIXTURE GPU', "
+      "'00000000:19:00.0', '9.0', 'enabled', 150000000000, 'FIXTURE-gpu-fingerprint' FROM runs "
+      "WHERE id = 2;"
+      "INSERT INTO run_gpus(run_id, device_index, gpu_device_id) SELECT 2, 0, id FROM "
+      "gpu_devices WHERE uuid = 'GPU-FIXTURE-0'");
+  // Every table exchange carries has rows, so a merge or import that skipped one fails the
+  // comparison (series_medians and the baseline included).
   for (const results::ExchangedTable& t : results::exchanged_tables()) {
-    if (t.how == results::Carried::not_carried || t.name == "run_gpus" ||
-        t.name == "gpu_devices" || t.name == "run_tags" || t.name == "benchmark_params") {
-      continue;  // no GPU on the fixture host; runs without tags; names without parameters
-    }
+    if (t.how == results::Carried::not_carried) continue;
     EXPECT_GT(count_of(raw, "SELECT count(*) FROM " + t.name), 0) << t.name;
   }
   EXPECT_EQ(raw.scalar("SELECT status FROM runs WHERE id = 1"), "abandoned");
@@ -210,6 +154,49 @@ TEST(E2eExchange, ExportImportCarriesEveryTableRowForRow) {
                                 "sr.id = s.suite_run_id WHERE sr.run_id = 2"));
 }
 
+// Issue 43, defect 2: an annotation made on the source after its run was merged (or imported
+// from an export) reaches the target when it is merged (imported) again; once, however often.
+TEST(E2eExchange, AnnotationsMadeAfterAMergeReachTheTargetOnce) {
+  Workspace ws;
+  ASSERT_EQ(ws.run({"run", "--suite", "fixture_ok", ws.db_arg()}).exit_code, 0);
+  ASSERT_EQ(ws.run({"run", "--suite", "fixture_ok", ws.db_arg()}).exit_code, 0);
+  const fs::path fleet = ws.root() / "fleet.db";
+  ASSERT_EQ(ws.run({"import", ws.db().string(), "--db", fleet.string()}).exit_code, 0);
+  const fs::path exported = ws.root() / "run2.json";
+  ASSERT_EQ(ws.run({"export", "2", "--format", "json", "-o", exported.string(), ws.db_arg()})
+                .exit_code,
+            0);
+  const fs::path other = ws.root() / "other.db";
+  ASSERT_EQ(ws.run({"import", exported.string(), "--db", other.string()}).exit_code, 0);
+
+  ASSERT_EQ(ws.run({"annotate", "2", "FIXTURE: driver 575 upgrade", ws.db_arg()}).exit_code, 0);
+  for (int pass = 0; pass < 2; ++pass) {
+    SCOPED_TRACE(pass);
+    const CliResult merge = ws.run({"import", ws.db().string(), "--db", fleet.string()});
+    ASSERT_EQ(merge.exit_code, 0) << merge.out << merge.err;
+    EXPECT_TRUE(contains(merge.out, "0 run(s) added, 2 already present")) << merge.out;
+    EXPECT_EQ(contains(merge.out, "1 annotation(s) added to runs already present"), pass == 0)
+        << merge.out;
+    expect_same_tables(ws.db(), fleet);
+  }
+  const CliResult compared = ws.run({"compare", "1", "2", "--db", fleet.string()});
+  EXPECT_TRUE(contains(compared.out, "FIXTURE: driver 575 upgrade")) << compared.out;
+
+  // The same through an export of the annotated run into the database that imported it before.
+  ASSERT_EQ(ws.run({"export", "2", "--format", "json", "-o", exported.string(), ws.db_arg()})
+                .exit_code,
+            0);
+  for (int pass = 0; pass < 2; ++pass) {
+    SCOPED_TRACE(pass);
+    const CliResult imp = ws.run({"import", exported.string(), "--db", other.string()});
+    ASSERT_EQ(imp.exit_code, 0) << imp.out << imp.err;
+    EXPECT_TRUE(contains(imp.out, "0 run(s) added, 1 already present")) << imp.out;
+    EXPECT_EQ(scalar_int(other, "SELECT count(*) FROM annotations WHERE text = 'FIXTURE: driver "
+                                "575 upgrade' AND run_id = 1"),
+              1);
+  }
+}
+
 // Item 9 and 10: the source machine keeps running while it is merged.
 TEST(E2eExchange, MergeOfALiveDatabaseLeavesTheRunningRunForLater) {
   Workspace ws;
@@ -269,6 +256,14 @@ TEST(E2eExchange, CorruptMergeSourceExits2NamingTheSource) {
   EXPECT_TRUE(contains(r.err, "corrupt")) << r.err;
   EXPECT_FALSE(contains(r.err, "database '" + target.string() + "' is corrupt")) << r.err;
   EXPECT_EQ(scalar_int(target, "SELECT count(*) FROM runs"), 1);
+  // Into a database that did not exist: refused the same, and no file is left behind (issue 43).
+  const fs::path fresh = ws.root() / "new.db";
+  const CliResult into_new = ws.run({"import", ws.db().string(), "--db", fresh.string()});
+  EXPECT_EQ(into_new.exit_code, 2) << into_new.out << into_new.err;
+  EXPECT_TRUE(contains(into_new.err, "was not changed")) << into_new.err;
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    EXPECT_FALSE(fs::exists(fresh.string() + suffix)) << suffix;
+  }
 }
 
 // Item 13: the database deleted or replaced while a run writes it.

@@ -308,6 +308,36 @@ TEST(E2eHistory, RecordDetectsInFullWhenTheChangePointsHaveOtherParameters) {
   EXPECT_EQ(stored_runs(ws.db()), (std::vector<int64_t>{16, 16, 36, 36}));
 }
 
+// An older gpubench's --record, or one with other parameters that finds nothing, deletes change
+// points and leaves the scans (issue 43, defect 5): each scan says how many change points it
+// stored, so the next record finds them gone, detects those series in full and stores them again
+// (it recorded 0, "unchanged", for good). All of them deleted, then one series' only.
+TEST(E2eHistory, RecordDetectsInFullWhenStoredChangePointsAreGone) {
+  for (const bool all : {true, false}) {
+    SCOPED_TRACE(all ? "all deleted" : "one series' deleted");
+    Workspace ws;
+    add_nights(ws.db(), 1, 50, two_steps, 3);
+    ASSERT_EQ(ws.run({"history", "all", "--record"}).exit_code, 0);
+    const std::vector<int64_t> recorded = stored_runs(ws.db());
+    ASSERT_EQ(recorded, (std::vector<int64_t>{16, 16, 36, 36}));
+    {
+      results::Store store = results::Store::open(ws.db(), results::OpenMode::read_write);
+      store.database().exec(all ? "DELETE FROM change_points"
+                                : "DELETE FROM change_points WHERE benchmark_id = (SELECT "
+                                  "min(benchmark_id) FROM change_points)");
+    }
+    const CliResult again = ws.run({"history", "all", "--record"});
+    ASSERT_EQ(again.exit_code, 0) << again.err;
+    EXPECT_TRUE(contains(again.err, "recorded 4 change points of 2 series")) << again.err;
+    EXPECT_TRUE(contains(again.err, all ? "detected in full: 2;" : "detected in full: 1;"))
+        << again.err;
+    EXPECT_EQ(stored_runs(ws.db()), recorded);
+    // Whole again: the next record with nothing new reuses every scan.
+    const CliResult same = ws.run({"history", "all", "--record"});
+    EXPECT_TRUE(contains(same.err, "unchanged since the last --record: 2)")) << same.err;
+  }
+}
+
 // Replacing a group's change points drops the group's scans with them: a scan left behind would
 // vouch for change points that are gone.
 TEST(E2eHistory, ReplacingAGroupsChangePointsDropsItsScans) {

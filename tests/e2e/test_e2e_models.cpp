@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "chromium_labels.hpp"
@@ -54,6 +56,14 @@ double triad_of(const FixtureModel& m, int gpu, int rep, int run) {
 }
 double power_of(const FixtureModel& m, int gpu, int sample) {
   return m.power_w + 2.0 * gpu + sample;
+}
+
+// A fixed UUID per host and run: an export's run UUID must be one (issue 43).
+std::string run_uuid(const std::string& host, int run) {
+  char text[40];
+  std::snprintf(text, sizeof text, "%08x-0000-4000-8000-%012x",
+                static_cast<unsigned>(std::hash<std::string>{}(host)), static_cast<unsigned>(run));
+  return text;
 }
 
 json export_doc(const FixtureModel& m, int run) {
@@ -134,7 +144,7 @@ json export_doc(const FixtureModel& m, int run) {
                      {"role", "primary"},
                      {"values", busbw}});
   return {{"run",
-           {{"uuid", "fixture-" + m.host + "-" + std::to_string(run)},
+           {{"uuid", run_uuid(m.host, run)},
             {"started_at", "2026-12-0" + std::to_string(1 + run) + "T07:00:00Z"},
             {"finished_at", "2026-12-0" + std::to_string(1 + run) + "T08:00:00Z"},
             {"status", "complete"},
