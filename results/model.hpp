@@ -17,6 +17,11 @@ namespace gpubench::results {
 
 inline constexpr const char* k_unknown = "unknown";
 
+// The tag key of a `run --until-decided` rerun (value: the id of the invocation's first run). A
+// rerun holds only the benchmarks that were inconclusive: selections of "the latest results"
+// (`latest`, tag:, host:, gpu:) skip runs carrying it, so they resolve to the whole first run.
+inline constexpr const char* k_rerun_tag_key = "until_decided";
+
 struct HostInfo {
   std::string hostname = k_unknown;
   std::string cpu_model = k_unknown;
