@@ -419,6 +419,7 @@ Comparison compare_sides(const Side& base, const Side& candidate, const Options&
   cmp.entries = std::move(judged.entries);
   cmp.skipped = std::move(judged.skipped);
   count_lost_hardware(base, candidate, cmp);  // a GPU's series lost with it: missing, not removed
+  for (std::string& p : missing_suite_problems(cmp)) cmp.problems.push_back(std::move(p));
   if (cmp.entries.empty() && cmp.skipped.empty()) {
     throw bad_input(
         "nothing to compare between '" + base.selection + "' and '" + candidate.selection + "'",

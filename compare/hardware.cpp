@@ -160,6 +160,13 @@ std::vector<std::string> hardware_problems(const ExpectedHardware& expected,
     if (!named.empty()) line += " (missing " + join(named, "; ") + ")";
     if (!expected.source.empty()) line += " [expected by " + expected.source + "]";
     out.push_back(std::move(line));
+  } else if (!expected.gpus && !expected.gpu_model.empty() && gpus.empty()) {
+    // A model is a promise of at least one GPU of it: a server with none (no driver, every GPU
+    // lost) must not pass because no GPU was there to be the wrong model. (GPUs of another
+    // model are named above.)
+    std::string line = "incomplete: expected \"" + expected.gpu_model + "\" GPU(s), found none";
+    if (!expected.source.empty()) line += " [expected by " + expected.source + "]";
+    out.push_back(std::move(line));
   }
   return out;
 }

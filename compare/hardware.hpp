@@ -64,6 +64,7 @@ std::vector<MissingGpu> missing_gpus(results::Store& store, const std::string& h
 // What falls short of `expected`, one line each, e.g.
 //   "incomplete: expected 8 GPUs, found 7 (missing GPU-1234, last seen run 41)"
 //   "wrong GPU model: GPU-5678 (index 3, bus 0000:9B:00.0) is \"NVIDIA A100\", expected \"H200\""
+//   "incomplete: expected \"H200\" GPU(s), found none" (a model expected, no GPU at all)
 // `missing` names up to the shortfall's number of GPUs (missing_gpus' order). Empty: enough.
 std::vector<std::string> hardware_problems(const ExpectedHardware& expected,
                                            const std::vector<results::GpuInfo>& gpus,

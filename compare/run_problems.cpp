@@ -1,6 +1,9 @@
 // What is wrong with a run as a whole (compare/run_problems.hpp).
 #include "compare/run_problems.hpp"
 
+#include <map>
+#include <set>
+
 #include "util/strings.hpp"
 
 namespace gpubench::compare {
@@ -38,6 +41,24 @@ std::vector<std::string> run_problems(const results::RunDetail& run) {
     }
     if (!reason.empty()) what += ": " + reason;
     out.push_back(what);
+  }
+  return out;
+}
+
+std::vector<std::string> missing_suite_problems(const Comparison& cmp) {
+  std::set<std::string> candidate_suites;
+  for (const Entry& e : cmp.entries) candidate_suites.insert(e.key.suite);
+  for (const Unmatched& u : cmp.skipped) candidate_suites.insert(u.key.suite);
+  for (const Unmatched& u : cmp.added) candidate_suites.insert(u.key.suite);
+  std::map<std::string, std::set<std::string>> lacking;  // suite -> its benchmarks
+  for (const Unmatched& u : cmp.removed) {
+    if (!candidate_suites.count(u.key.suite)) lacking[u.key.suite].insert(u.key.benchmark);
+  }
+  std::vector<std::string> out;
+  for (const auto& [suite, benchmarks] : lacking) {
+    out.push_back("candidate lacks suite " + suite + " of the base: its " +
+                  std::to_string(benchmarks.size()) +
+                  " benchmark(s) are only in base, so the verdicts say nothing of it");
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "compare/compare.hpp"
 #include "results/store.hpp"
 
 namespace gpubench::compare {
@@ -13,5 +14,10 @@ namespace gpubench::compare {
 // finish ok ("suite memory crashed: signal 11"). Empty for a complete run. Shared by report,
 // show, compare and accept.
 std::vector<std::string> run_problems(const results::RunDetail& run);
+
+// Suites of the base the candidate has no benchmark of at all ("candidate lacks suite memory of
+// the base: its 10 benchmark(s) are only in base"): a verdict over the suites both sides ran
+// says nothing of the rest (a partial rerun compared as if it were the whole run).
+std::vector<std::string> missing_suite_problems(const Comparison& cmp);
 
 }  // namespace gpubench::compare

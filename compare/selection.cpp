@@ -14,6 +14,14 @@ namespace {
 
 using results::Statement;
 
+// An --until-decided rerun (a few benchmarks of the run before it, results::k_rerun_tag_key) is
+// not one of the newest runs of a group: tag:ci=nightly stays tonight's whole run.
+const std::string k_not_rerun =
+    std::string(
+        "AND NOT EXISTS (SELECT 1 FROM run_tags x WHERE x.run_id = r.id "
+        "AND trim(x.key) = '") +
+    results::k_rerun_tag_key + "')";
+
 bool starts_with(const std::string& s, const char* prefix) {
   return s.rfind(prefix, 0) == 0;
 }
@@ -91,14 +99,16 @@ std::vector<int64_t> resolve_selection(results::Store& store, const std::string&
       kv = std::string(trim(kv));
     }
     eq = kv.find('=');
+    // tag:until_decided=N asks for the reruns themselves.
+    const std::string reruns = kv.substr(0, eq) == results::k_rerun_tag_key ? "" : k_not_rerun;
     Statement st = db.prepare(
         eq == std::string::npos
             ? "SELECT DISTINCT r.id, r.started_at FROM runs r JOIN run_tags t ON t.run_id = r.id "
-              "WHERE r.status = 'complete' AND trim(t.key) = ?1 "
-              "ORDER BY r.started_at DESC, r.id DESC LIMIT ?2 OFFSET ?4"
+              "WHERE r.status = 'complete' AND trim(t.key) = ?1 " +
+                  reruns + " ORDER BY r.started_at DESC, r.id DESC LIMIT ?2 OFFSET ?4"
             : "SELECT DISTINCT r.id, r.started_at FROM runs r JOIN run_tags t ON t.run_id = r.id "
-              "WHERE r.status = 'complete' AND trim(t.key) = ?1 AND trim(t.value) = ?3 "
-              "ORDER BY r.started_at DESC, r.id DESC LIMIT ?2 OFFSET ?4");
+              "WHERE r.status = 'complete' AND trim(t.key) = ?1 AND trim(t.value) = ?3 " +
+                  reruns + " ORDER BY r.started_at DESC, r.id DESC LIMIT ?2 OFFSET ?4");
     st.bind(1, kv.substr(0, eq));
     st.bind(2, static_cast<int64_t>(last));
     if (eq != std::string::npos) st.bind(3, kv.substr(eq + 1));
@@ -108,7 +118,8 @@ std::vector<int64_t> resolve_selection(results::Store& store, const std::string&
   } else if (starts_with(sel, "host:")) {
     Statement st = db.prepare(
         "SELECT r.id FROM runs r JOIN hosts h ON h.id = r.host_id WHERE r.status = 'complete' "
-        "AND h.hostname = ?1 ORDER BY r.started_at DESC, r.id DESC LIMIT ?2 OFFSET ?4");
+        "AND h.hostname = ?1 " +
+        k_not_rerun + " ORDER BY r.started_at DESC, r.id DESC LIMIT ?2 OFFSET ?4");
     st.bind(1, sel.substr(5));
     st.bind(2, static_cast<int64_t>(last));
     st.bind(4, offset);
@@ -119,8 +130,8 @@ std::vector<int64_t> resolve_selection(results::Store& store, const std::string&
     Statement st = db.prepare(
         "SELECT DISTINCT r.id, r.started_at FROM runs r JOIN run_gpus rg ON rg.run_id = r.id "
         "JOIN gpu_devices g ON g.id = rg.gpu_device_id WHERE r.status = 'complete' AND "
-        "instr(lower(g.name), lower(?1)) > 0 ORDER BY r.started_at DESC, r.id DESC LIMIT ?2 OFFSET "
-        "?4");
+        "instr(lower(g.name), lower(?1)) > 0 " +
+        k_not_rerun + " ORDER BY r.started_at DESC, r.id DESC LIMIT ?2 OFFSET ?4");
     st.bind(1, sel.substr(4));
     st.bind(2, static_cast<int64_t>(last));
     st.bind(4, offset);

@@ -8,7 +8,9 @@
 //   gpu:SUBSTRING                                 the newest N complete runs with such a GPU
 //   tag:KEY=VALUE~K, host:NAME~K, gpu:SUBSTRING~K  the same, K runs further back (tag:nightly~1
 //                                                 is the previous nightly run)
-// N is --last (default 1). Unknown ids, unknown baselines and empty selections throw
+// N is --last (default 1). `latest` and the groups skip `run --until-decided` reruns (tagged
+// until_decided=<first run>: a few benchmarks each, not the server's results); tag:until_decided
+// selects them, an id always does. Unknown ids, unknown baselines and empty selections throw
 // Error(bad_input) naming the selection and how to list what exists.
 #pragma once
 

@@ -1,6 +1,7 @@
 // The `gpubench` executable: a thin main over the harness library. To add a subcommand, write
 // harness/cli/cmd_<name>.cpp with add_<name>_command(), declare it in harness/cli/command.hpp, and
 // add it to the list below.
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,6 +13,11 @@
 
 int main(int argc, char** argv) {
   using namespace gpubench::cli;
+  // A file-size limit (ulimit -f, set by CI runners and batch systems) would otherwise kill
+  // gpubench with SIGXFSZ mid-write: no message, a run left `running`. Ignored, the write fails
+  // with EFBIG and takes the paths every other write error takes (exit 3 with the reason; a suite
+  // that could not be stored is recorded failed). Suites get the default back (harness/process).
+  signal(SIGXFSZ, SIG_IGN);
   static constexpr Adder k_adders[] = {
       add_run_command,      add_suites_command, add_runs_command,    add_show_command,
       add_import_command,   add_export_command, add_compare_command, add_accept_command,

@@ -25,6 +25,10 @@ inline constexpr std::size_t k_max_benchmark_name_bytes = 4096;
 // Most bytes a tag (key=value), a note or an annotation may have, from the command line
 // (harness/cli/cli_common.hpp) or an imported export alike: they are shown in every listing.
 inline constexpr std::size_t k_max_text_bytes = 4096;
+// The tag key of a `run --until-decided` rerun (value: the id of the invocation's first run). A
+// rerun holds only the benchmarks that were inconclusive: selections of "the latest results"
+// (`latest`, tag:, host:, gpu:) skip runs carrying it, so they resolve to the whole first run.
+inline constexpr const char* k_rerun_tag_key = "until_decided";
 
 struct HostInfo {
   std::string hostname = k_unknown;

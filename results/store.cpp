@@ -109,7 +109,31 @@ int64_t count_user_tables(Database& db) {
 }  // namespace
 
 Store::Store(std::unique_ptr<Database> db) : m_db(std::move(db)) {}
-Store::~Store() = default;
+namespace {
+std::optional<std::pair<uint64_t, uint64_t>> file_id(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return std::pair{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
+}
+}  // namespace
+
+Store::~Store() {
+  if (!m_db || !m_file_gone) return;
+  // The database was deleted or replaced while this Store wrote it (check_database_file). Its
+  // runs' lock files name runs the file at the path does not hold: removed. The connection is
+  // closed first (SQLite leaves its WAL: the file it belongs to has moved), then this
+  // connection's -wal and -shm are removed, only while they are the very files it used: the
+  // WAL holds pages of the old file, and applied to the file now at the path they corrupt it.
+  // (What another process opened in between, it opened with them; nothing can undo that.)
+  for (auto& [id, lock] : m_run_locks) lock->finished();
+  m_run_locks.clear();
+  const std::string path = m_db->path().string();
+  m_db.reset();
+  for (const auto& [suffix, id] : {std::pair{"-wal", m_wal_id}, std::pair{"-shm", m_shm_id}}) {
+    const std::string side = path + suffix;
+    if (id && file_id(side) == id) ::unlink(side.c_str());
+  }
+}
 Store::Store(Store&&) noexcept = default;
 Store& Store::operator=(Store&&) noexcept = default;
 
@@ -192,9 +216,10 @@ Store Store::open(const fs::path& path, OpenMode mode, int busy_timeout_ms) {
     if (e.code() != ExitCode::infrastructure) throw;
   }
   Store store(std::move(db));
-  if (struct stat st{}; ::stat(path.c_str(), &st) == 0) {
-    store.m_file_id.emplace(static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino));
-  }
+  store.m_file_id = file_id(path.string());
+  // WAL mode and the writes above have opened both (SQLite keeps them while connected).
+  store.m_wal_id = file_id(path.string() + "-wal");
+  store.m_shm_id = file_id(path.string() + "-shm");
   return store;
 }
 
@@ -210,6 +235,7 @@ void Store::check_database_file(int64_t run_id) {
       throw infrastructure("cannot check database " + db + " while " + run + " writes it",
                            errno_text(err), "check the disk and the file system, then run again");
     }
+    m_file_gone = true;
     throw infrastructure("database " + db + " was deleted while " + run + " was writing it",
                          "what the run stored went to the deleted file and is lost",
                          "keep the database in place while a run writes it (copy it with "
@@ -217,6 +243,7 @@ void Store::check_database_file(int64_t run_id) {
   }
   if (static_cast<uint64_t>(st.st_dev) != m_file_id->first ||
       static_cast<uint64_t>(st.st_ino) != m_file_id->second) {
+    m_file_gone = true;
     throw infrastructure(
         "database " + db + " was replaced by another file while " + run + " was writing it",
         "what the run stored went to the file that was there before; the file "

@@ -267,6 +267,13 @@ class Store {
   std::unique_ptr<Database> m_db;
   // Device and inode of the file a writing open opened; none for read-only and memory ones.
   std::optional<std::pair<uint64_t, uint64_t>> m_file_id;
+  // The same for its -wal and -shm files, and whether check_database_file found the database
+  // deleted or replaced: SQLite then neither checkpoints nor removes the WAL at close, and the
+  // next open of the file now at the path would apply this run's WAL to it. The destructor
+  // removes them when they are still ours (same device and inode), and the run lock files.
+  std::optional<std::pair<uint64_t, uint64_t>> m_wal_id;
+  std::optional<std::pair<uint64_t, uint64_t>> m_shm_id;
+  bool m_file_gone = false;
   // Liveness locks of the runs this Store began and has not finished (results/liveness.hpp).
   std::map<int64_t, std::unique_ptr<RunLock>> m_run_locks;
 };

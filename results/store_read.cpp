@@ -161,20 +161,24 @@ int64_t Store::resolve_run(const std::string& raw_spec) {
       back = *n;
     }
     // Finished runs only: a run still going (or abandoned, or whose gpubench died) is not what
-    // "the latest results" means; address it by id or UUID.
-    Statement st = db.prepare(
-        "SELECT id FROM runs WHERE status NOT IN ('running', 'abandoned') "
-        "ORDER BY started_at DESC, id DESC LIMIT 1 OFFSET ?1");
+    // "the latest results" means, nor is an --until-decided rerun (a few benchmarks of the run
+    // before it: k_rerun_tag_key); address them by id or UUID.
+    const std::string finished =
+        "status NOT IN ('running', 'abandoned') AND NOT EXISTS (SELECT 1 FROM run_tags t WHERE "
+        "t.run_id = runs.id AND trim(t.key) = '" +
+        std::string(k_rerun_tag_key) + "')";
+    Statement st = db.prepare("SELECT id FROM runs WHERE " + finished +
+                              " ORDER BY started_at DESC, id DESC LIMIT 1 OFFSET ?1");
     st.bind(1, back);
     if (st.step()) return st.column_int64(0);
-    Statement count =
-        db.prepare("SELECT count(*) FROM runs WHERE status NOT IN ('running', 'abandoned')");
+    Statement count = db.prepare("SELECT count(*) FROM runs WHERE " + finished);
     count.step();
     const int64_t n = count.column_int64(0);
     unknown_run(db, spec,
                 n == 0 ? std::string("there are no finished runs yet")
                        : "there are only " + std::to_string(n) +
-                             " finished run(s) (running and abandoned runs do not count)");
+                             " finished run(s) (running and abandoned runs and "
+                             "--until-decided reruns do not count)");
   }
   if (all_digits(spec)) {
     const auto id = parse_int(spec);

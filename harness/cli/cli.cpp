@@ -7,6 +7,7 @@
 
 #include "gpubench_version.hpp"
 #include "harness/cli/bundle_info.hpp"
+#include "harness/cli/cli_common.hpp"
 #include "harness/cli/cli_suggest.hpp"
 #include "harness/cli/command.hpp"
 #include "util/error.hpp"
@@ -64,8 +65,10 @@ int run_cli(int argc, const char* const* argv, std::span<const Adder> adders, st
       ->trigger_on_parse();
   app.footer(
       "Exit codes: 0 ok, 1 regression or acceptance failure, 2 usage or bad input, "
-      "3 infrastructure failure (a suite failed, the database is unusable), 130/143 interrupted.");
+      "3 infrastructure failure (a suite failed, the database is unusable), 129/130/143 "
+      "interrupted (SIGHUP/SIGINT/SIGTERM).");
   for (Adder add : adders) add(app, ctx);
+  refuse_empty_option_values(app);
 
   const int rc = parse_and_run(app, argc, argv, ctx);
   // Output that did not reach its file (a full disk, /dev/full, a closed pipe) is a failure,

@@ -1,5 +1,6 @@
 #include "harness/cli/cli_common.hpp"
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -129,6 +130,34 @@ std::string duration_text(double seconds) {
                                  : "%.0f s",
                 seconds);
   return buf;
+}
+
+void refuse_empty_option_values(CLI::App& app) {
+  for (CLI::Option* opt : app.get_options()) {
+    // Flags take no value; positionals are the commands' own business (selectors check theirs).
+    if (!opt->nonpositional() || opt->get_expected_max() == 0) continue;
+    const std::string name = opt->get_name();
+    if (name == "--db") continue;
+    opt->check(
+        [name](const std::string& value) -> std::string {
+          if (!value.empty()) return {};
+          throw bad_input("empty value for " + name,
+                          "an empty value would silently mean the default, or turn the option off",
+                          "give " + name + " a value, or leave " + name + " out");
+        },
+        "");
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    refuse_empty_option_values(*sub);
+  }
+}
+
+void check_timeout_seconds(double seconds, const std::string& option) {
+  if (seconds > 0 && seconds <= k_max_timeout_s) return;  // false for NaN too
+  throw bad_input(option + " must be a positive number of seconds, at most a week",
+                  "got " + format_significant(seconds) +
+                      (std::isfinite(seconds) ? "" : ": a limit that never ends is no limit"),
+                  "give the limit in seconds, e.g. " + option + " 600");
 }
 
 void check_format(const std::string& format, const std::vector<std::string>& allowed) {

@@ -46,6 +46,17 @@ SampleStats summarize(const std::vector<double>& values);
 // "0.01 s", "12.3 s", "1234 s": durations for people.
 std::string duration_text(double seconds);
 
+// Makes every option that takes a value, in `app` and all its subcommands, refuse an empty one
+// (Error(bad_input), exit 2): `--expect-gpus "$UNSET"` would otherwise mean "not given" and turn a
+// gate off, `--suite ''` every suite, `--data-dir ''` the default directory. Call once, after
+// every subcommand is added. --db keeps its own check (resolve_db_path).
+void refuse_empty_option_values(CLI::App& app);
+
+// A time limit in seconds from the command line: positive, finite and at most a week (`inf` or
+// 1e308 would mean "never", silently). Error(bad_input) naming `option` otherwise.
+inline constexpr double k_max_timeout_s = 7 * 24 * 3600.0;
+void check_timeout_seconds(double seconds, const std::string& option);
+
 // Checks --format against the allowed values; Error(bad_input) naming them otherwise.
 void check_format(const std::string& format, const std::vector<std::string>& allowed);
 

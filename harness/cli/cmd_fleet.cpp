@@ -11,6 +11,7 @@
 #include "harness/cli/cli_common.hpp"
 #include "harness/cli/command.hpp"
 #include "util/error.hpp"
+#include "util/strings.hpp"
 
 namespace gpubench::cli {
 namespace {
@@ -25,10 +26,16 @@ struct FleetArgs {
   std::string output;
 };
 
+constexpr double k_max_z = 100;
+
 void do_fleet(const FleetArgs& args, Context& ctx) {
   check_format(args.format, {"text", "json", "html"});
-  if (!(args.z > 0)) {
-    throw bad_input("invalid --z " + std::to_string(args.z), "it must be > 0", "e.g. --z 3.5");
+  // inf or 1e308 would turn the outlier gate off without a word. The gate flags GPUs a few
+  // robust deviations out; a threshold over 100 is no gate at all.
+  if (!(args.z > 0 && args.z <= k_max_z)) {
+    throw bad_input("invalid --z " + format_significant(args.z),
+                    "it must be a number above 0 and at most " + format_significant(k_max_z),
+                    "e.g. --z 3.5 (the default)");
   }
   compare::FleetOptions options;
   options.rule.z_threshold = args.z;

@@ -80,6 +80,11 @@ compare::ChangePointOptions detection_of(const HistoryArgs& a) {
 
 void do_history(const HistoryArgs& args, Context& ctx) {
   check_format(args.format, {"text", "md", "html", "json", "csv"});
+  // Checked before anything is read or printed: a bad value must not follow a whole history.
+  if (args.fail_on_change && args.new_runs < 1) {
+    throw bad_input("--new-runs must be at least 1", "got " + std::to_string(args.new_runs),
+                    "e.g. --new-runs 4");
+  }
   check_output(ctx, args.output);
   compare::HistoryOptions options;
   options.selector = args.selector;
@@ -107,10 +112,6 @@ void do_history(const HistoryArgs& args, Context& ctx) {
   compare::render_history(h, format_of(args.format), args.changes, text);
   write_output(ctx, args.output, output_kind(args.format), text.str());
   if (args.fail_on_change) {
-    if (args.new_runs < 1) {
-      throw bad_input("--new-runs must be at least 1", "got " + std::to_string(args.new_runs),
-                      "e.g. --new-runs 4");
-    }
     for (const compare::RunChanges& rc : compare::changes_by_run(h)) {
       const bool primary = std::any_of(rc.changes.begin(), rc.changes.end(),
                                        [&](const auto& c) { return h.series[c.first].primary; });

@@ -37,8 +37,8 @@ struct RunArgs {
       launcher;  // --launcher "mpirun -np 2": run the suites under it (harness/process/launcher.hpp)
   bool launcher_given = false;
   harness::UntilDecidedOptions until_decided;  // .base empty: off (harness/run/until_decided.hpp)
-  bool plan = false;  // --plan: print the run plan (harness/run/run_plan.hpp), run nothing
-  int gpus = -1;      // --plan --gpus N: plan for N GPUs; -1: this machine's (NVML)
+  bool plan = false;        // --plan: print the run plan (harness/run/run_plan.hpp), run nothing
+  std::optional<int> gpus;  // --plan --gpus N: plan for N GPUs; not given: this machine's (NVML)
   std::string format = "text";
   std::optional<int> expect_gpus;  // --expect-gpus N
 };
@@ -71,8 +71,8 @@ void do_plan(const RunArgs& args, const std::vector<harness::SuiteExecutable>& s
   harness::RunPlan plan;
   plan.profile = args.profile;
   plan.repetitions = repetitions;
-  if (args.gpus >= 0) {
-    plan.gpus = args.gpus;
+  if (args.gpus) {
+    plan.gpus = *args.gpus;
     plan.gpus_source = "flag";
   } else {
     std::tie(plan.gpus, plan.gpus_note) = harness::detect_gpu_count();
@@ -148,6 +148,27 @@ void check_filter(const std::string& filter) {
   }
 }
 
+// --plan --gpus N: the most GPUs a plan is made for (the largest servers hold 8 to 16; the
+// suites' plan time grows with N: 1,000 GPUs take fusion 45 s).
+constexpr int k_max_plan_gpus = 256;
+
+// --plan runs nothing and stores nothing: options that only shape a run or what it stores would be
+// accepted and ignored, and a user who added them to a plan would think they were checked.
+void check_plan_only(const RunArgs& args) {
+  std::vector<std::string> ignored;
+  if (!args.until_decided.base.empty()) ignored.push_back("--until-decided");
+  if (args.expect_gpus) ignored.push_back("--expect-gpus");
+  if (args.launcher_given) ignored.push_back("--launcher");
+  if (args.require_ready) ignored.push_back("--require-ready");
+  if (!args.tags.empty()) ignored.push_back("--tag");
+  if (!args.note.empty()) ignored.push_back("--note");
+  if (ignored.empty()) return;
+  throw bad_input(
+      join(ignored, ", ") + (ignored.size() == 1 ? " does" : " do") + " not go with --plan",
+      "--plan runs nothing and stores nothing, so these options would be ignored",
+      "leave " + join(ignored, ", ") + " out of the plan, or drop --plan to run");
+}
+
 void do_run(const RunArgs& args, Context& ctx) {
   // Everything the user typed is checked before the database is touched.
   const harness::ProfileDefaults defaults = harness::profile_defaults(args.profile);
@@ -167,22 +188,22 @@ void do_run(const RunArgs& args, Context& ctx) {
     }
   }
   check_filter(args.filter);
-  if (!(args.timeout_per_suite_s > 0)) {
-    throw bad_input("--timeout-per-suite must be positive",
-                    "got " + format_significant(args.timeout_per_suite_s),
-                    "give the limit in seconds, e.g. --timeout-per-suite 600");
-  }
+  check_timeout_seconds(args.timeout_per_suite_s, "--timeout-per-suite");
   check_format(args.format, {"text", "json"});
   if (args.expect_gpus) compare::check_expect_gpus(*args.expect_gpus, "--expect-gpus");
-  if (!args.plan && (args.gpus >= 0 || args.format != "text")) {
-    throw bad_input(args.gpus >= 0 ? "--gpus needs --plan" : "--format needs --plan",
+  if (!args.plan && (args.gpus || args.format != "text")) {
+    throw bad_input(args.gpus ? "--gpus needs --plan" : "--format needs --plan",
                     "a run measures the GPUs it finds and prints its summary as text",
                     "add --plan to see the plan for N GPUs, or leave the option out");
   }
-  if (args.plan && args.gpus < -1) {
-    throw bad_input("--gpus must be 0 or more", "got " + std::to_string(args.gpus),
+  if (args.gpus && (*args.gpus < 0 || *args.gpus > k_max_plan_gpus)) {
+    throw bad_input("--gpus must be 0 to " + std::to_string(k_max_plan_gpus),
+                    "got " + std::to_string(*args.gpus) +
+                        "; a plan is for one server, and a suite asked to plan for more GPUs "
+                        "than any server holds refuses or takes minutes",
                     "e.g. --gpus 8, or leave it out to plan for this machine");
   }
+  if (args.plan) check_plan_only(args);
   harness::RunOptions options;
   for (const auto& t : args.tags) options.tags.push_back(parse_tag(t));
   check_note(args.note);
@@ -259,7 +280,10 @@ void do_run(const RunArgs& args, Context& ctx) {
   print_summary(*ctx.out, outcome);
   if (outcome.interrupt_signal != 0) {
     *ctx.err << "gpubench: run " << outcome.run_id << " interrupted by "
-             << harness::signal_name(outcome.interrupt_signal) << "; finished suites are stored\n";
+             << harness::signal_name(outcome.interrupt_signal)
+             << (outcome.store_error.empty() ? "; finished suites are stored\n"
+                                             : "; some finished suites could not be stored (" +
+                                                   outcome.store_error + ")\n");
     ctx.exit_code = 128 + outcome.interrupt_signal;
   } else if (!outcome.store_error.empty()) {
     *ctx.err << "gpubench: error: "

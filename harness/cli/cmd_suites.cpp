@@ -31,9 +31,7 @@ void do_suites(const SuitesArgs& args, Context& ctx) {
   harness::profile_defaults(args.profile);  // validates
   const auto found = harness::discover_suites();
   std::vector<harness::SuiteDescription> described;
-  if (!(args.timeout_s > 0)) {
-    throw bad_input("--timeout must be positive", "it is in seconds", "e.g. --timeout 30");
-  }
+  check_timeout_seconds(args.timeout_s, "--timeout");
   for (const auto& s : found) {
     described.push_back(harness::describe_suite(s, args.profile, args.timeout_s));
   }

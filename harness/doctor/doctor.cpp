@@ -1,7 +1,9 @@
 // run_doctor: probes the live system and runs every check in the order; text rendering.
+#include <fcntl.h>
 #include <sched.h>
 #include <sys/resource.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <cerrno>
@@ -106,16 +108,55 @@ DiskNeed dataloader_disk_need(const std::string& profile, const fs::path& data_d
                        .disk_bytes;
       if (!need.bytes) {
         need.why =
-            "gpubench-dataloader's plan does not say what it writes (rebuild the suites "
-            "with this gpubench)";
+            "gpubench-dataloader's plan does not say what it writes as a whole number of bytes "
+            "(rebuild the suites with this gpubench)";
+        need.plan_unreadable = true;
       }
       return need;
     }
     need.why = "no gpubench-dataloader found to say what the " + profile + " profile needs";
   } catch (const std::exception& e) {  // gpubench::Error, or a plan of the wrong JSON types
     need.why = "gpubench-dataloader gave no plan (" + std::string(e.what()) + ")";
+    need.plan_unreadable = true;
   }
   return need;
+}
+
+namespace {
+// Creates and removes a probe file in `dir` (access(W_OK) misses read-only mounts, and root);
+// the error text when that fails, else empty.
+std::string write_probe(const fs::path& dir) {
+  const fs::path probe = dir / (".gpubench-doctor-probe-" + std::to_string(::getpid()));
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return errno_text(errno);
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return {};
+}
+}  // namespace
+
+std::string data_dir_problem(const fs::path& dir, bool given) {
+  const std::string quoted = "'" + dir.string() + "'";
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) {
+    if (given) return "data directory " + quoted + " does not exist";
+    // The default is created by the dataloader: its nearest existing parent must take it.
+    fs::path parent = fs::absolute(dir, ec);
+    while (!fs::exists(parent, ec) && parent.has_parent_path() && parent != parent.parent_path()) {
+      parent = parent.parent_path();
+    }
+    if (!fs::is_directory(parent, ec)) {
+      return "cannot create the data directory " + quoted + " ('" + parent.string() +
+             "' is not a directory)";
+    }
+    const std::string err = write_probe(parent);
+    return err.empty() ? std::string()
+                       : "cannot create the data directory " + quoted + " (" + err + ")";
+  }
+  if (!fs::is_directory(dir, ec)) return "data directory " + quoted + " is not a directory";
+  const std::string err = write_probe(dir);
+  return err.empty() ? std::string()
+                     : "data directory " + quoted + " is not writable (" + err + ")";
 }
 
 std::vector<DoctorCheck> run_doctor(const DoctorOptions& options) {
@@ -148,7 +189,11 @@ std::vector<DoctorCheck> run_doctor(const DoctorOptions& options) {
 
   // Data storage.
   const fs::path data_dir = options.data_dir.empty() ? default_data_dir() : options.data_dir;
-  const StorageFacts storage = probe_storage(data_dir);
+  StorageFacts storage = probe_storage(data_dir);
+  if (!options.profile.empty()) {  // the dataloader is to run: would it take the directory?
+    const char* env = std::getenv("GPUBENCH_DATA_DIR");
+    storage.unusable = data_dir_problem(data_dir, !options.data_dir.empty() || (env && *env));
+  }
   out.push_back(check_storage_device(storage));
   out.push_back(check_free_space(storage, options.profile.empty()
                                               ? DiskNeed{}

@@ -60,6 +60,10 @@ struct StorageFacts {
   std::optional<bool> rotational;  // /sys/block/<dev>/queue/rotational
   std::optional<uint64_t> free_bytes;  // statvfs f_bavail * f_frsize
   std::string reason;                  // why block_device/rotational are unknown
+  // Why the dataloader would refuse the directory, in its own words ("data directory 'x' does not
+  // exist", "... is not writable (Read-only file system)"); empty when it would use it. Set by
+  // run_doctor when the dataloader is to run (data_dir_problem).
+  std::string unusable;
 };
 // NVMe passes; another non-rotational device warns (SATA/SAS SSD); rotational warns (HDD).
 DoctorCheck check_storage_device(const StorageFacts& facts);
@@ -70,9 +74,14 @@ struct DiskNeed {
   std::string profile;
   std::optional<uint64_t> bytes;
   std::string why;
+  // The dataloader answered, but its plan could not be read (garbage, a hang, a failure, no or a
+  // negative or non-integer disk_bytes): the need is unknown, so the free space is too.
+  bool plan_unreadable = false;
 };
-// Free space of the dataset directory's file system. Against a known need: less than the need
-// fails, less than the need plus 1 GiB of headroom warns, else passes. Without one: at least
+// Free space of the dataset directory's file system. A directory the dataloader would refuse
+// (facts.unusable) fails with its reason. Against a known need: less than the need fails, less
+// than the need plus 1 GiB of headroom warns, else passes. A plan that could not be read
+// (need.plan_unreadable) makes it unknown with the reason. Without a dataloader to ask: at least
 // 10 GiB passes (the full profile's datasets), less warns, under 1 GiB fails.
 DoctorCheck check_free_space(const StorageFacts& facts, const DiskNeed& need = {});
 
@@ -281,6 +290,11 @@ struct DoctorOptions {
 DiskNeed dataloader_disk_need(const std::string& profile, const std::filesystem::path& data_dir);
 // The dataloader suite's data directory (gpubench::default_data_dir, util/fs.hpp): one rule.
 std::filesystem::path default_data_dir();
+// Why the dataloader would refuse `dir`, in the words of its check (suites/dataloader's
+// check_data_dir): a directory it was given (`given`: --data-dir, GPUBENCH_DATA_DIR) must exist,
+// be a directory and take a file; its default one must be creatable. Empty when it is usable.
+// Writes and removes a probe file, as the dataloader does.
+std::string data_dir_problem(const std::filesystem::path& dir, bool given);
 
 // Every check, in a fixed order (areas as listed in the issue). Never throws for a missing fact.
 std::vector<DoctorCheck> run_doctor(const DoctorOptions& options);

@@ -129,11 +129,21 @@ DoctorCheck check_free_space(const StorageFacts& f, const DiskNeed& need) {
   } else if (!need.why.empty()) {
     expected += "; " + need.why;
   }
+  if (!f.unusable.empty()) {  // the suite would fail on it, whatever the free space
+    return make_check(name, k_area_storage, CheckStatus::fail, f.unusable,
+                      "a writable data directory the dataloader can use", fix);
+  }
   if (!f.free_bytes) {
     return unknown_check(name, k_area_storage, "statvfs('" + f.probed_path + "') failed", expected,
                          fix);
   }
   const double free = static_cast<double>(*f.free_bytes);
+  if (!need.bytes && need.plan_unreadable) {
+    // Passing on the generic 10 GiB would be a guess at what the dataloader writes.
+    return unknown_check(name, k_area_storage,
+                         need.why + "; " + bytes_text(free) + " free at '" + f.probed_path + "'",
+                         expected, fix);
+  }
   CheckStatus status;
   if (need.bytes) {
     const double needed = static_cast<double>(*need.bytes);

@@ -14,6 +14,7 @@
 #include "harness/probe/environment.hpp"
 #include "harness/probe/nvml.hpp"
 #include "harness/process/process.hpp"
+#include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/nvml_abi.hpp"
 #include "util/strings.hpp"
@@ -358,22 +359,28 @@ DriverFacts probe_driver_facts(const Nvml& nvml) {
   }
   // The toolkit on PATH (nvcc), asked for its release.
   if (const auto nvcc = find_on_path("nvcc")) {
-    TempDir tmp("gpubench-doctor");
-    ProcessSpec spec;
-    spec.argv = {nvcc->string(), "--version"};
-    spec.stdout_path = tmp.path() / "nvcc.txt";
-    spec.timeout_s = 20;
-    spec.kill_grace_s = 1;
-    const ProcessResult r = run_process(spec);
-    std::string text;
+    // No temporary directory (an unwritable TMPDIR) makes the toolkit unknown with the reason;
+    // the other checks still run.
     try {
-      text = read_file(spec.stdout_path);
-    } catch (const std::exception&) {
-    }
-    d.toolkit_version = parse_nvcc_release(text);
-    if (!d.toolkit_version) {
-      d.toolkit_reason = "'" + nvcc->string() + " --version' gave no release (" +
-                         (r.succeeded() ? "unexpected output" : "it failed") + ")";
+      TempDir tmp("gpubench-doctor");
+      ProcessSpec spec;
+      spec.argv = {nvcc->string(), "--version"};
+      spec.stdout_path = tmp.path() / "nvcc.txt";
+      spec.timeout_s = 20;
+      spec.kill_grace_s = 1;
+      const ProcessResult r = run_process(spec);
+      std::string text;
+      try {
+        text = read_file(spec.stdout_path);
+      } catch (const std::exception&) {
+      }
+      d.toolkit_version = parse_nvcc_release(text);
+      if (!d.toolkit_version) {
+        d.toolkit_reason = "'" + nvcc->string() + " --version' gave no release (" +
+                           (r.succeeded() ? "unexpected output" : "it failed") + ")";
+      }
+    } catch (const Error& e) {
+      d.toolkit_reason = "cannot ask '" + nvcc->string() + " --version': " + e.what();
     }
   } else {
     d.toolkit_reason = "no nvcc on PATH (a runtime-only install has none)";

@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,12 +24,9 @@ namespace gpubench::harness {
 
 namespace {
 
-using detail::kill_tagged;
 using detail::next_process_tag;
 using detail::ProcessTag;
-using detail::start_watchdog;
-using detail::stop_watchdog;
-using detail::Watchdog;
+using detail::Supervisor;
 
 // Set by the signal handler; read by the wait loop. The self-pipe wakes a poll() that is waiting.
 volatile sig_atomic_t g_signal = 0;
@@ -108,46 +104,6 @@ std::vector<std::string> build_environment(
   }
   for (const auto& [k, v] : overrides) out.push_back(k + "=" + v);
   return out;
-}
-
-// Runs in the child between fork and exec: async-signal-safe calls only.
-[[noreturn]] void exec_child(char* const* argv, char* const* envp, int stdout_fd, int stderr_fd,
-                             int error_fd, int go_read_fd, int go_write_fd, pid_t parent) {
-  setpgid(0, 0);
-  // The suite dies with gpubench, however gpubench dies (SIGKILL included); if gpubench is
-  // already gone, do not start at all. The flag survives exec.
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != parent) _exit(127);
-  // Nothing starts before the watchdog watches: a suite quick to start children could otherwise
-  // do so in the moment between this fork and the watchdog's, and a kill -9 then would orphan
-  // them. End-of-file (gpubench died first) means do not start.
-  close(go_write_fd);
-  char go = 0;
-  ssize_t got;
-  do {
-    got = read(go_read_fd, &go, 1);
-  } while (got < 0 && errno == EINTR);
-  if (got != 1) _exit(127);
-  // Default dispositions and an empty mask: a parent that ignored SIGINT (nohup, `&`) must not
-  // make the suite unkillable.
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  sigemptyset(&dfl.sa_mask);
-  sigaction(SIGINT, &dfl, nullptr);
-  sigaction(SIGTERM, &dfl, nullptr);
-  sigaction(SIGHUP, &dfl, nullptr);
-  sigaction(SIGPIPE, &dfl, nullptr);
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
-  const int devnull = open("/dev/null", O_RDONLY);
-  if (devnull >= 0) dup2(devnull, STDIN_FILENO);
-  dup2(stdout_fd, STDOUT_FILENO);
-  dup2(stderr_fd, STDERR_FILENO);
-  execve(argv[0], argv, envp);
-  const int err = errno;
-  [[maybe_unused]] ssize_t n = write(error_fd, &err, sizeof err);
-  _exit(127);
 }
 
 }  // namespace
@@ -263,35 +219,17 @@ ProcessResult run_process(const ProcessSpec& spec) {
   }
   Fd exec_read(exec_pipe[0]);
   Fd exec_write(exec_pipe[1]);
-  int go_pipe[2];
-  if (pipe2(go_pipe, O_CLOEXEC) != 0) {
-    throw infrastructure("cannot create a pipe", errno_text(errno), "raise the open-file limit");
-  }
-  Fd go_read(go_pipe[0]);
-  Fd go_write(go_pipe[1]);
-
   const double start = monotonic_seconds();
-  const pid_t parent = getpid();
-  const pid_t pid = fork();
-  if (pid < 0) {
-    throw infrastructure("cannot start '" + spec.argv[0] + "'", "fork: " + errno_text(errno),
-                         "free memory or raise the process limit");
-  }
-  if (pid == 0) {
-    exec_child(argv.data(), envp.data(), out_fd.get(), err_write.get(), exec_write.get(),
-               go_read.get(), go_write.get(), parent);
-  }
-  setpgid(pid, pid);  // also done in the child; whichever runs first wins the race
-  Watchdog watchdog = start_watchdog(pid, tag);
-  {
-    const char go = 1;  // the child may exec now (see exec_child)
-    ssize_t n;
-    do {
-      n = write(go_write.get(), &go, 1);
-    } while (n < 0 && errno == EINTR);
-  }
-  go_write.reset();
-  go_read.reset();
+  detail::SuiteLaunch launch;
+  launch.argv = argv.data();
+  launch.envp = envp.data();
+  launch.stdout_fd = out_fd.get();
+  launch.stderr_fd = err_write.get();
+  launch.exec_error_fd = exec_write.get();
+  // The suite is forked by a supervisor that reaps and kills whatever it leaves behind
+  // (process_detail.hpp); `pid` is the suite, its process group's leader.
+  Supervisor supervisor = detail::start_supervisor(launch, tag);
+  const pid_t pid = supervisor.suite;
   err_write.reset();
   exec_write.reset();
   out_fd.reset();
@@ -339,10 +277,11 @@ ProcessResult run_process(const ProcessSpec& spec) {
     double wait_s = stderr_open ? 0.2 : 0.005;
     if (deadline > 0 && !result.timed_out) wait_s = std::min(wait_s, std::max(0.0, deadline - now));
     if (kill_at >= 0) wait_s = std::min(wait_s, std::max(0.0, kill_at - now));
-    pollfd fds[2];
+    pollfd fds[3];
     nfds_t nfds = 0;
     if (stderr_open) fds[nfds++] = {err_read.get(), POLLIN, 0};
     if (g_wake_pipe[0] >= 0) fds[nfds++] = {g_wake_pipe[0], POLLIN, 0};
+    fds[nfds++] = {supervisor.report_fd, POLLIN, 0};
     const int rc = poll(fds, nfds, static_cast<int>(wait_s * 1000) + 1);
     if (rc > 0) {
       for (nfds_t i = 0; i < nfds; ++i) {
@@ -357,14 +296,16 @@ ProcessResult run_process(const ProcessSpec& spec) {
             if (n == 0) stderr_open = false;  // EOF
             break;                            // EAGAIN / EINTR: back to poll
           }
-        } else {
+        } else if (fds[i].fd == g_wake_pipe[0]) {
           while (read(g_wake_pipe[0], buf, sizeof buf) > 0) {
           }
-        }
+        }  // the supervisor's report: read below
       }
     }
-    const pid_t w = waitpid(pid, &status, WNOHANG);
-    if (w == pid) reaped = true;
+    if (const std::optional<int> st = detail::poll_suite_status(supervisor)) {
+      status = *st;
+      reaped = true;
+    }
   }
   result.duration_s = monotonic_seconds() - start;
   // Whatever the child left in the pipe, without blocking on grandchildren that still hold it.
@@ -373,10 +314,8 @@ ProcessResult run_process(const ProcessSpec& spec) {
     if (n <= 0) break;
     tail.append(buf, static_cast<std::size_t>(n));
   }
-  // The group may outlive its leader (a suite's helper processes): they go with it.
-  kill(-pid, SIGKILL);
-  kill_tagged(tag);  // and what left it (setsid, a daemon's double fork)
-  stop_watchdog(watchdog);
+  // The supervisor killed the group, what left it and what was handed to it before it reported.
+  detail::finish_supervisor(supervisor);
 
   tail.trim();
   result.stderr_tail = std::move(tail.text());

@@ -4,9 +4,11 @@
 // it started. Its stdout goes to a file (or /dev/null); its stderr is read through a pipe and only
 // the last `stderr_tail_bytes` are kept. SIGINT/SIGTERM/SIGHUP received by gpubench while an
 // InterruptGuard is alive are forwarded to the child's group and reported as `interrupted`.
-// The child also gets PR_SET_PDEATHSIG(SIGKILL): if gpubench itself is killed, the suite dies
-// with it instead of running on as an orphan; and a watchdog process kills the suite's whole
-// process group then (what the suite started: MPI ranks, helpers), kill -9 of gpubench included.
+// The child is forked by a supervisor process (a child subreaper, harness/process/
+// process_detail.hpp): when the child ends, or gpubench dies (kill -9 included), the supervisor
+// kills the child's process group (MPI ranks, helpers), what carries the run's environment tag,
+// and every process the child's tree left behind (re-parented to it), then exits. The child gets
+// PR_SET_PDEATHSIG(SIGKILL) against its supervisor.
 #pragma once
 
 #include <cstddef>

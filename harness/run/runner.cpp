@@ -353,6 +353,11 @@ RunOutcome execute_run(results::Store& store, const RunOptions& options, std::os
     info.config.env[k_telemetry_env_key] = telemetry_off;
     if (progress) *progress << "telemetry " << telemetry_off << "\n" << std::flush;
   }
+  // Scratch space for the suites' JSON; a `.owner` lock marks it as ours while we live, so the
+  // next run can remove what a killed gpubench left behind. Made before the run is stored: an
+  // unwritable TMPDIR stops the run with its reason (exit 3), not after a `running` row.
+  remove_stale_work_dirs();
+  TempDir work("gpubench-run");
   try {
     outcome.run_id = store.begin_run(info);
   } catch (const Error& e) {
@@ -372,10 +377,6 @@ RunOutcome execute_run(results::Store& store, const RunOptions& options, std::os
     outcome.uuid.clear();
   }
 
-  // Scratch space for the suites' JSON; a `.owner` lock marks it as ours while we live, so the
-  // next run can remove what a killed gpubench left behind.
-  remove_stale_work_dirs();
-  TempDir work("gpubench-run");
   const WorkDirOwner owner(work.path());
   SuiteRunOptions suite_options = options.suite_options;
   suite_options.work_dir = work.path();

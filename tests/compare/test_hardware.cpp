@@ -91,6 +91,21 @@ TEST(Hardware, ShortfallNamesTheMissingGpuAndTheRunThatLastSawIt) {
   EXPECT_EQ(wrong[1], "incomplete: expected 8 GPUs, found 7");
 }
 
+// Defect 10: `expect_gpu_model "H200"` alone passed on a server with no GPU (no GPU was there to
+// be the wrong model).
+TEST(Hardware, AnExpectedModelWithNoGpuAtAllIsIncomplete) {
+  ExpectedHardware expected;
+  expected.gpu_model = "H200";
+  expected.source = "spec s.spec line 1";
+  const std::vector<std::string> p = hardware_problems(expected, {}, {});
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0],
+            "incomplete: expected \"H200\" GPU(s), found none [expected by spec s.spec line 1]");
+  std::vector<GpuInfo> h200 = gpus(1);
+  h200[0].name = "NVIDIA H200";
+  EXPECT_TRUE(hardware_problems(expected, h200, {}).empty());
+}
+
 TEST(Hardware, SpecHardwareLines) {
   const ExpectedHardware e = parse_spec_hardware(
       "memory/* GB_per_s >= 1 GB/s\nexpect_gpus 8  # the server\nexpect_gpu_model \"H200\"\n",

@@ -150,8 +150,9 @@ TEST(E2eExchange, ExportImportCarriesEveryTableRowForRow) {
   const CliResult imp = ws.run({"import", old_file.string(), "--db", older.string()});
   ASSERT_EQ(imp.exit_code, 0) << imp.out << imp.err;
   EXPECT_EQ(scalar_int(older, "SELECT count(*) FROM samples"),
-            scalar_int(ws.db(), "SELECT count(*) FROM samples s JOIN suite_runs sr ON "
-                                "sr.id = s.suite_run_id WHERE sr.run_id = 2"));
+            scalar_int(ws.db(),
+                       "SELECT count(*) FROM samples s JOIN suite_runs sr ON "
+                       "sr.id = s.suite_run_id WHERE sr.run_id = 2"));
 }
 
 // Issue 43, defect 2: an annotation made on the source after its run was merged (or imported
@@ -273,6 +274,8 @@ TEST(E2eExchange, DatabaseDeletedOrReplacedMidRunExits3) {
     Workspace ws;
     const fs::path other = ws.root() / "other.db";
     ASSERT_EQ(ws.run({"run", "--suite", "fixture_ok", "--db", other.string()}).exit_code, 0);
+    ASSERT_EQ(ws.run({"run", "--suite", "fixture_ok", "--db", other.string()}).exit_code, 0);
+    const std::string other_uuid = FaultDb(other).scalar("SELECT uuid FROM runs WHERE id = 1");
     const fs::path go = ws.root() / "go";
     Background run(ws, {"run", "--suite", "fixture_ok,fixture_fake", ws.db_arg()},
                    {{"FAKE_WAIT_FILE", go.string()}}, ws.root() / "run.err");
@@ -288,9 +291,23 @@ TEST(E2eExchange, DatabaseDeletedOrReplacedMidRunExits3) {
     EXPECT_EQ(run.wait(), 3) << run.err();
     EXPECT_TRUE(contains(run.err(), replace ? "was replaced by another file" : "was deleted"))
         << run.err();
+    // The dead run's -wal/-shm and its run lock file are not left beside the path: the WAL held
+    // the old file's pages, and the next open applied them to the renamed-in file (its runs
+    // replaced by the dead run's, "Rowid out of order").
+    for (const auto& e : fs::directory_iterator(ws.root())) {
+      const std::string name = e.path().filename().string();
+      EXPECT_EQ(name.rfind(ws.db().filename().string() + ".run-", 0), std::string::npos) << name;
+      if (!replace) EXPECT_NE(name, ws.db().filename().string() + "-wal");
+    }
+    if (replace) {
+      FaultDb after(ws.db());
+      EXPECT_EQ(after.scalar("PRAGMA integrity_check"), "ok");
+      EXPECT_EQ(after.scalar("SELECT count(*) FROM runs"), "2");
+      EXPECT_EQ(after.scalar("SELECT uuid FROM runs WHERE id = 1"), other_uuid);
+      EXPECT_EQ(after.scalar("SELECT count(*) FROM runs WHERE status <> 'complete'"), "0");
+    }
   }
 }
-
 
 // Item 12: a read-only copy of a database with its -wal (a snapshot taken while runs were only in
 // the WAL) shows those runs, and `latest` is the newest. Run as another user when this is root

@@ -4,9 +4,11 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -234,6 +236,7 @@ TEST(E2eRefuse, DoctorChecksTheDataloadersCacheDirectoryThroughItsNearestParent)
 TEST(E2eRefuse, DoctorHoldsTheFreeSpaceToWhatTheProfilesDataloaderWrites) {
   Workspace ws;
   const fs::path data = ws.root() / "data";  // empty: every dataset is still to be generated
+  fs::create_directories(data);              // a given directory must exist (the dataloader's rule)
   const CliResult r = ws.run({"doctor", "--profile", "quick", "--format", "json"},
                              {{"GPUBENCH_DATA_DIR", data.string()}});
   ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
@@ -265,6 +268,7 @@ done
 exit 1
 )");
   ::chmod(suite.c_str(), 0755);
+  fs::create_directories(ws.root() / "data");
   const CliResult r = ws.run({"doctor", "--profile", "full", "--format", "json"},
                              {{"GPUBENCH_DATA_DIR", (ws.root() / "data").string()}});
   EXPECT_EQ(r.exit_code, 1) << r.err;
@@ -393,6 +397,73 @@ TEST(E2eRefuse, AChildThatLeftTheSuitesProcessGroupDiesWhenTheSuiteEnds) {
   std::string stat;
   EXPECT_FALSE(survives(std::stoi(read_file(pid_file)), stat))
       << "a child in a session of its own outlived its suite's end: " << stat;
+}
+
+// Defect 9: descendants that start with a cleared environment (env -i, sudo's env_reset, su -)
+// carry no GPUBENCH_TAG_ and were left running, re-parented to init. FIXTURE suite: two such
+// `sleep 300`s, one left by `setsid env -i ... &`, one by a subshell that exits at once; each
+// writes its PID (passed as an argument: the environment is gone). The suite then waits or
+// exits 0.
+fs::path write_env_clearing_suite(const Workspace& ws, const std::string& then) {
+  const fs::path suite = ws.suites() / "gpubench-fixture_envclear";
+  write_text(suite, R"(#!/bin/sh
+for a in "$@"; do
+  case "$a" in
+    --gpubench_info)
+      echo '{"suite":"fixture_envclear","description":"FIXTURE: children with a cleared environment","metrics":[],"runnable":true,"reason":"","notes":[]}'
+      exit 0 ;;
+    --benchmark_list_tests=true) echo "fixture_envclear/forever"; exit 0 ;;
+  esac
+done
+child='echo $$ > "$1.tmp"; mv "$1.tmp" "$1"; exec sleep 300'
+setsid env -i /bin/sh -c "$child" sh "$FIXTURE_SPAWN_PID.1" &
+(setsid env -i /bin/sh -c "$child" sh "$FIXTURE_SPAWN_PID.2" &)
+while [ ! -s "$FIXTURE_SPAWN_PID.1" ] || [ ! -s "$FIXTURE_SPAWN_PID.2" ]; do sleep 0.05; done
+echo up > "$FIXTURE_SPAWN_PID"
+)" + then + "\n");
+  ::chmod(suite.c_str(), 0755);
+  return suite;
+}
+
+// gpubench started by /bin/sh through std::system, not run_process: the test itself is no
+// subreaper, so what gpubench leaves is re-parented to init and found alive.
+int system_with_env(const std::vector<std::pair<std::string, std::string>>& env,
+                    const std::string& command) {
+  std::string line;
+  for (const auto& [k, v] : env) line += k + "='" + v + "' ";
+  const int status = std::system((line + "/bin/sh -c '" + command + "'").c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(E2eRefuse, ChildrenWithAClearedEnvironmentDieWithTheSuite) {
+  for (const char* how : {"kill -9", "kill -TERM", "suite exits 0"}) {
+    SCOPED_TRACE(how);
+    Workspace ws;
+    const bool exits = std::string(how) == "suite exits 0";
+    write_env_clearing_suite(ws, exits ? "exit 0" : "sleep 300");
+    const fs::path pid_file = ws.root() / "child.pid";
+    const std::string signal = exits ? "" : std::string(how).substr(5);
+    // Run gpubench in the background until the children are up; then signal it (or let the
+    // suite end), and wait for gpubench.
+    const int rc = system_with_env(
+        {{"GB", gpubench_binary().string()},
+         {"FIXTURE_SPAWN_PID", pid_file.string()},
+         {"GPUBENCH_SUITE_PATH", ws.suites().string()},
+         {"GPUBENCH_DB", ws.db().string()},
+         {"CI", "1"}},
+        "\"$GB\" run --suite fixture_envclear >/dev/null 2>&1 & gb=$!; n=0; "
+        "while [ ! -s \"$FIXTURE_SPAWN_PID\" ] && [ $n -lt 300 ]; do sleep 0.05; n=$((n+1)); "
+        "done; " +
+            (exits ? std::string() : "kill " + signal + " $gb; ") + "wait $gb; exit 0");
+    ASSERT_EQ(rc, 0);
+    for (const char* n : {".1", ".2"}) {
+      const fs::path child = pid_file.string() + n;
+      ASSERT_TRUE(fs::exists(child)) << child;
+      std::string stat;
+      EXPECT_FALSE(survives(std::stoi(read_file(child)), stat))
+          << "a child started with `env -i` outlived gpubench (" << how << "): " << stat;
+    }
+  }
 }
 
 TEST(E2eRefuse, AKilledImportsTempDirIsRemovedByTheNextImport) {

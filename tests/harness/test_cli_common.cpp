@@ -1,11 +1,15 @@
 // Small CLI helpers: tags, lists, tables, sample statistics, profiles.
 #include <gtest/gtest.h>
 
+#include <CLI/CLI.hpp>
+#include <functional>
 #include <sstream>
 
 #include "harness/cli/cli_common.hpp"
+#include "harness/cli/command.hpp"
 #include "harness/run/runner.hpp"
 #include "util/error.hpp"
+#include "util/strings.hpp"
 
 namespace gpubench::cli {
 namespace {
@@ -16,6 +20,45 @@ TEST(CliCommon, ParsesTags) {
   EXPECT_EQ(parse_tag("empty="), std::make_pair(std::string("empty"), std::string()));
   EXPECT_THROW(parse_tag("novalue"), Error);
   EXPECT_THROW(parse_tag("=x"), Error);
+}
+
+// Defect 13: an empty value (`--expect-gpus "$UNSET"`) silently meant "not given" and turned a
+// gate off. Every option of every subcommand that takes a value refuses it with exit 2, before
+// the command runs (no database is touched: the --db here does not exist).
+TEST(CliCommon, EveryOptionOfEverySubcommandRefusesAnEmptyValue) {
+  static constexpr Adder k_adders[] = {
+      add_run_command,      add_suites_command, add_runs_command,    add_show_command,
+      add_import_command,   add_export_command, add_compare_command, add_accept_command,
+      add_baseline_command, add_report_command, add_doctor_command,  add_history_command,
+      add_annotate_command, add_site_command,   add_models_command,  add_fleet_command};
+  CLI::App app;
+  Context listing;
+  for (Adder add : k_adders) add(app, listing);
+  std::size_t checked = 0;
+  // Subcommands of subcommands too (baseline set --note).
+  std::function<void(CLI::App*, std::vector<std::string>)> walk =
+      [&](CLI::App* cmd, std::vector<std::string> path) {
+        path.push_back(cmd->get_name());
+        for (CLI::Option* opt : cmd->get_options()) {
+          if (!opt->nonpositional() || opt->get_expected_max() == 0)
+            continue;  // flags, positionals
+          const std::string name = opt->get_name();
+          std::vector<std::string> args = {"gpubench"};
+          args.insert(args.end(), path.begin(), path.end());
+          args.insert(args.end(), {name, "", "--db", "/nonexistent/dir/x.db"});
+          std::vector<const char*> argv;
+          for (const std::string& a : args) argv.push_back(a.c_str());
+          std::ostringstream out, err;
+          const int rc = run_cli(static_cast<int>(argv.size()), argv.data(), k_adders, &out, &err);
+          const std::string what = join(path, " ") + " " + name + ": " + err.str();
+          EXPECT_EQ(rc, 2) << what;
+          EXPECT_NE(err.str().find("empty value for " + name), std::string::npos) << what;
+          ++checked;
+        }
+        for (CLI::App* sub : cmd->get_subcommands([](CLI::App*) { return true; })) walk(sub, path);
+      };
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) walk(sub, {});
+  EXPECT_GT(checked, 60u);  // every subcommand's options, not an empty walk
 }
 
 TEST(CliCommon, SplitsLists) {
