@@ -194,7 +194,7 @@ json gpu_export(int run) {
   }
   return {
       {"run",
-       {{"uuid", "fixture-gpu-" + std::to_string(run)},
+       {{"uuid", "00000000-0000-4000-8000-" + std::string(11, '0') + std::to_string(run)},
         {"started_at", "2026-12-0" + std::to_string(1 + run) + "T07:00:00Z"},
         {"finished_at", "2026-12-0" + std::to_string(1 + run) + "T08:00:00Z"},
         {"status", "complete"}}},
