@@ -297,7 +297,9 @@ TEST(E2eExchange, DatabaseDeletedOrReplacedMidRunExits3) {
     for (const auto& e : fs::directory_iterator(ws.root())) {
       const std::string name = e.path().filename().string();
       EXPECT_EQ(name.rfind(ws.db().filename().string() + ".run-", 0), std::string::npos) << name;
-      if (!replace) EXPECT_NE(name, ws.db().filename().string() + "-wal");
+      if (!replace) {
+        EXPECT_NE(name, ws.db().filename().string() + "-wal");
+      }
     }
     if (replace) {
       FaultDb after(ws.db());
