@@ -165,4 +165,19 @@ inline int64_t count_of(FaultDb& db, const std::string& sql) {
   return std::atoll(db.scalar(sql).c_str());
 }
 
+// A run left `running`: gpubench and its suite (fixture_fake, waiting on a file that never
+// appears) killed with SIGKILL mid-suite. False when the suite never started.
+inline bool kill_a_run_mid_suite(const Workspace& ws) {
+  const fs::path pidfile = ws.root() / "suite.pid";
+  Background run(ws, {"run", "--suite", "fixture_fake", ws.db_arg()},
+                 {{"FAKE_PIDFILE", pidfile.string()},
+                  {"FAKE_WAIT_FILE", (ws.root() / "never").string()}},
+                 ws.root() / "killed.err");
+  if (!wait_for([&] { return fs::exists(pidfile) && !read_file(pidfile).empty(); })) return false;
+  kill(run.pid(), SIGKILL);
+  run.wait();
+  kill(std::atoi(read_file(pidfile).c_str()), SIGKILL);
+  return true;
+}
+
 }  // namespace gpubench::e2e

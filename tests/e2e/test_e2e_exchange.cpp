@@ -46,17 +46,8 @@ fs::path invalid_values_json(const Workspace& ws) {
 // checks, a failed suite with its stdout tail, invalid samples, an abandoned run with its
 // reason, FIXTURE telemetry and annotations, and a baseline.
 void fill_source(const Workspace& ws) {
-  {  // abandoned: gpubench killed mid-run; the next writing command marks it so, with a reason
-    const fs::path pidfile = ws.root() / "suite.pid";
-    Background run(ws, {"run", "--suite", "fixture_fake", ws.db_arg()},
-                   {{"FAKE_PIDFILE", pidfile.string()},
-                    {"FAKE_WAIT_FILE", (ws.root() / "never").string()}},
-                   ws.root() / "killed.err");
-    ASSERT_TRUE(wait_for([&] { return fs::exists(pidfile) && !read_file(pidfile).empty(); }));
-    kill(run.pid(), SIGKILL);
-    run.wait();
-    kill(std::atoi(read_file(pidfile).c_str()), SIGKILL);
-  }
+  // abandoned: gpubench killed mid-run; the next writing command marks it so, with a reason
+  ASSERT_TRUE(kill_a_run_mid_suite(ws));
   ASSERT_EQ(ws.run({"run", "--suite", "fixture_ok", "--tag", "ci=nightly", "--tag", "FIXTURE=1",
                     ws.db_arg()})
                 .exit_code,

@@ -245,17 +245,7 @@ TEST(E2eImportLimits, SuiteNamesWithSlashesOrControlsAreRefused) {
 // it was abandoned and how to bring it in, instead of "import it again once it has finished".
 TEST(E2eImportLimits, AMergeSourcesAbandonedRunIsNamedSo) {
   Workspace ws;
-  const fs::path pidfile = ws.root() / "suite.pid";
-  {
-    Background run(ws, {"run", "--suite", "fixture_fake", ws.db_arg()},
-                   {{"FAKE_PIDFILE", pidfile.string()},
-                    {"FAKE_WAIT_FILE", (ws.root() / "never").string()}},
-                   ws.root() / "killed.err");
-    ASSERT_TRUE(wait_for([&] { return fs::exists(pidfile) && !read_file(pidfile).empty(); }));
-    kill(run.pid(), SIGKILL);
-    run.wait();
-    kill(std::atoi(read_file(pidfile).c_str()), SIGKILL);
-  }
+  ASSERT_TRUE(kill_a_run_mid_suite(ws));
   const fs::path target = ws.root() / "target.db";
   const CliResult r = ws.run({"import", ws.db().string(), "--db", target.string()});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
