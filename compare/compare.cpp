@@ -5,6 +5,7 @@
 #include <map>
 #include <span>
 #include <string_view>
+#include <unordered_map>
 
 #include "compare/aggregates.hpp"
 #include "compare/hardware.hpp"
@@ -190,40 +191,70 @@ Key key_of(const Pool& pool) {
   return Key{std::string(k.suite), std::string(k.benchmark), std::string(k.metric), k.device};
 }
 
-// Pools a side's rows of one series. With samples from >= 3 runs (--last N), each run becomes
+// suite run id -> run id, for the rows of a side (RunDetail::suite_run_ids). A row whose suite
+// run is not listed (sides built by hand) counts as a run of its own.
+using RunOfExecution = std::unordered_map<int64_t, int64_t>;
+
+RunOfExecution run_of_execution(const Side& side) {
+  RunOfExecution out;
+  for (const results::RunDetail& r : side.runs) {
+    for (int64_t id : r.suite_run_ids) out.emplace(id, r.run.id);
+  }
+  return out;
+}
+
+// Pools a side's rows of one series. Each suite run is one execution (one process of the
+// suite); executions belong to runs. With samples from >= 3 runs (--last N), each run becomes
 // one sample, its median: runs differ systematically (machine state, load, clocks), so their
-// repetitions are not independent draws of one distribution, and treating them as such makes
-// p-values far too small. Per-run medians put the run-to-run noise into the variance.
-SideStats side_stats(const Pool& pool) {
+// repetitions are not independent draws of one distribution. Otherwise the side keeps every
+// sample (for people) and each execution's log mean (for the two-level interval).
+SideStats side_stats(const Pool& pool, const RunOfExecution& run_of) {
   SideStats s;
-  // Rows by suite run id (stable: rows of one suite run keep their order), then per suite run
-  // its repetitions, in suite run order.
   std::vector<const results::ResultRow*> rows;
   rows.reserve(pool.rows.size());
   for (const KeyedRow& k : pool.rows) rows.push_back(k.row);
   std::stable_sort(rows.begin(), rows.end(),
                    [](const auto* a, const auto* b) { return a->suite_run_id < b->suite_run_id; });
-  std::vector<std::vector<double>> by_run;
+  // Per execution (suite run id, ascending): its values and its run.
+  struct Execution {
+    int64_t id = 0;
+    int64_t run = 0;
+    std::vector<double> values;
+  };
+  std::vector<Execution> executions;
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    if (i == 0 || rows[i]->suite_run_id != rows[i - 1]->suite_run_id) by_run.emplace_back();
-    std::vector<double>& run = by_run.back();
-    run.insert(run.end(), rows[i]->values.begin(), rows[i]->values.end());
+    if (i == 0 || rows[i]->suite_run_id != rows[i - 1]->suite_run_id) {
+      const auto found = run_of.find(rows[i]->suite_run_id);
+      executions.push_back({rows[i]->suite_run_id,
+                            found == run_of.end() ? -rows[i]->suite_run_id : found->second,
+                            {}});
+    }
+    std::vector<double>& values = executions.back().values;
+    values.insert(values.end(), rows[i]->values.begin(), rows[i]->values.end());
     for (int t : rows[i]->throttled) s.throttled += t == 1 ? 1 : 0;
     if (s.gpu_uuid.empty()) s.gpu_uuid = rows[i]->gpu_uuid;
   }
-  for (const auto& values : by_run) {
-    if (!values.empty()) ++s.runs;
+  // Runs in the order of their first execution.
+  std::vector<int64_t> runs;
+  for (const Execution& x : executions) {
+    if (x.values.empty()) continue;
+    ++s.executions;
+    s.execution_ids.push_back(x.id);
+    s.execution_means.push_back(execution_log_mean(x.values));
+    if (std::find(runs.begin(), runs.end(), x.run) == runs.end()) runs.push_back(x.run);
   }
+  s.runs = runs.size();
   s.per_run = s.runs >= 3;
-  for (auto& values : by_run) {
-    if (values.empty()) continue;
-    if (s.per_run) {
+  if (s.per_run) {
+    for (int64_t run : runs) {
+      std::vector<double> values;
+      for (const Execution& x : executions) {
+        if (x.run == run) values.insert(values.end(), x.values.begin(), x.values.end());
+      }
       s.values.push_back(median(values));
-    } else if (s.values.empty()) {
-      s.values = std::move(values);
-    } else {
-      s.values.insert(s.values.end(), values.begin(), values.end());
     }
+  } else {
+    for (Execution& x : executions) s.values.insert(s.values.end(), x.values.begin(), x.values.end());
   }
   summarize(s);
   return s;
@@ -258,7 +289,8 @@ struct Judged {
 
 // Judges one series present on both sides (appends to `out`). Throws Error(bad_input) when the
 // units differ.
-void judge(const Pool& bpool, const Pool& cpool, const Options& options, Judged& out) {
+void judge(const Pool& bpool, const Pool& cpool, const RunOfExecution& brun,
+           const RunOfExecution& crun, const Options& options, Judged& out) {
   const Key key = key_of(bpool);
   if (bpool.first->unit != cpool.first->unit) {
     throw bad_input("cannot compare " + key.benchmark + " " + key.metric,
@@ -292,8 +324,12 @@ void judge(const Pool& bpool, const Pool& cpool, const Options& options, Judged&
   e.unit = bpool.first->unit;
   e.direction = bpool.first->direction;
   e.primary = bpool.first->role != results::MetricRole::secondary;
-  e.base = side_stats(bpool);
-  e.candidate = side_stats(cpool);
+  e.base = side_stats(bpool, brun);
+  e.candidate = side_stats(cpool, crun);
+  // Built from executions when a side measured its suite in more than one process a run and
+  // neither side is per-run medians (compare/stats/executions.hpp).
+  e.by_execution = !e.base.per_run && !e.candidate.per_run &&
+                   (e.base.executions > e.base.runs || e.candidate.executions > e.candidate.runs);
   e.delta = rule ? rule->threshold : options.threshold;
   // Unknown until estimated: null in JSON, "—" in text, never a made-up 1.0.
   e.ratio = e.ci_low = e.ci_high = e.p_value = e.q_value = e.mde = std::nan("");
@@ -328,6 +364,8 @@ void judge(const Pool& bpool, const Pool& cpool, const Options& options, Judged&
                            : e.base.n == 0                     ? "base has"
                                                                : "candidate has") +
                " no samples of this series";
+  } else if (e.by_execution) {
+    e.reason = detail::k_pending_executions;  // estimated per suite, after every series is judged
   } else if (e.base.n < 3 || e.candidate.n < 3) {
     // The point is shown (ratio of medians, for people); no interval can be honest with 1-2.
     if (e.base.median > 0 && e.candidate.median > 0) e.ratio = e.candidate.median / e.base.median;
@@ -344,7 +382,7 @@ void judge(const Pool& bpool, const Pool& cpool, const Options& options, Judged&
 // Judges every matched series, the two halves on two threads (entries are independent until
 // Benjamini-Hochberg), in key order. The first error in key order is the one thrown.
 Judged judge_all(const std::vector<std::pair<const Pool*, const Pool*>>& matched,
-                 const Options& options) {
+                 const RunOfExecution& brun, const RunOfExecution& crun, const Options& options) {
   const std::size_t half = matched.size() < 2048 ? matched.size() : matched.size() / 2;
   Judged first, second;
   first.entries.reserve(half);
@@ -352,12 +390,12 @@ Judged judge_all(const std::vector<std::pair<const Pool*, const Pool*>>& matched
   run_both(
       [&] {
         for (std::size_t i = 0; i < half; ++i) {
-          judge(*matched[i].first, *matched[i].second, options, first);
+          judge(*matched[i].first, *matched[i].second, brun, crun, options, first);
         }
       },
       [&] {
         for (std::size_t i = half; i < matched.size(); ++i) {
-          judge(*matched[i].first, *matched[i].second, options, second);
+          judge(*matched[i].first, *matched[i].second, brun, crun, options, second);
         }
       },
       half < matched.size());
@@ -415,8 +453,9 @@ Comparison compare_sides(const Side& base, const Side& candidate, const Options&
     }
   }
 
-  Judged judged = judge_all(matched, options);
+  Judged judged = judge_all(matched, run_of_execution(base), run_of_execution(candidate), options);
   cmp.entries = std::move(judged.entries);
+  detail::estimate_by_execution(cmp.entries, options);
   cmp.skipped = std::move(judged.skipped);
   count_lost_hardware(base, candidate, cmp);  // a GPU's series lost with it: missing, not removed
   for (std::string& p : missing_suite_problems(cmp)) cmp.problems.push_back(std::move(p));

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "compare/stats/executions.hpp"
 #include "compare/stats/thresholds.hpp"
 #include "results/model.hpp"
 #include "results/store.hpp"
@@ -87,9 +88,14 @@ struct Options {
 };
 
 struct SideStats {
-  std::size_t n = 0;     // samples tested: repetitions, or per-run medians when per_run
+  std::size_t n = 0;     // samples: every repetition, or per-run medians when per_run
   std::size_t runs = 0;  // runs the side's samples came from
   bool per_run = false;  // >= 3 runs: one sample per run (its median), see compare_sides
+  // Executions (one process of the suite each, a suite run row) with samples, over the side's
+  // runs; their ids (ascending) and execution_log_mean of each, parallel.
+  std::size_t executions = 0;
+  std::vector<int64_t> execution_ids;
+  std::vector<double> execution_means;
   double median = 0;     // NaN without samples (as min, max)
   double cv = 0;         // fraction; NaN with < 2 samples
   double min = 0;
@@ -129,13 +135,16 @@ struct Entry {
   double sample_cv = 0;  // robust CV of the tested samples, noisier side (fraction), for people
   std::optional<SeriesNoise> history;  // the series' run-to-run noise, when known
   std::size_t history_runs_found = 0;  // history runs of its suite, also when too few to use
-  // What the interval's variance holds: "within run", "per-run medians", "within run + history
-  // (N runs)", "per-run medians + history (N runs)".
+  // What the interval's variance holds: "between executions", "per-run medians", "one
+  // execution (no run-to-run noise)", each "+ history (N runs)" when history added to it.
   std::string noise_source;
   double mde = 0;  // smallest change the interval can flag (fraction), NaN when unknown
-  // Set when the suite's run-to-run allowance (compare/allowance.hpp, fraction) held a verdict
-  // back as inconclusive: no history yet to tell a change from two runs' differences.
-  std::optional<double> held_by_allowance;
+  // The interval is built from executions (compare/stats/executions.hpp): a side with more
+  // executions than runs. Its between-execution noise, and the executions a side that bring the
+  // smallest detectable change under delta (0: more than 100, or unknown).
+  bool by_execution = false;
+  SeriesExecutionNoise execution_noise;
+  std::size_t executions_needed = 0;
   Verdict verdict = Verdict::inconclusive;
   // `missing` because the candidate lost the GPU that measured it on base (compare/hardware.hpp):
   // fails under every --fail-on but never.

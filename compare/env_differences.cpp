@@ -37,7 +37,8 @@ bool is_location_variable(const std::string& name) {
   static const std::set<std::string> k_names = {
       "GPUBENCH_RUN_ARGS",   "GPUBENCH_BASELINE",        "GPUBENCH_OUT",           "GPUBENCH_BIN",
       "GPUBENCH_SPEC",       "GPUBENCH_TEXTFILE_DIR",    "GPUBENCH_REFERENCE_DB",  "GPUBENCH_DB",
-      "GPUBENCH_SUITE_PATH", "GPUBENCH_BUSY_TIMEOUT_MS", "GPUBENCH_FAIL_ON_CHANGE"};
+      "GPUBENCH_SUITE_PATH", "GPUBENCH_BUSY_TIMEOUT_MS", "GPUBENCH_FAIL_ON_CHANGE",
+      "GPUBENCH_RUN_SCRATCH"};
   return k_names.count(name) > 0;
 }
 

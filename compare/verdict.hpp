@@ -3,9 +3,22 @@
 // have >= 3 positive samples, decide() turns them, with the Benjamini-Hochberg q, into a verdict.
 #pragma once
 
+#include <vector>
+
 #include "compare/compare.hpp"
 
 namespace gpubench::compare::detail {
+
+// The reason an entry built from executions carries until estimate_by_execution sets its figures.
+inline constexpr const char* k_pending_executions = "pending: executions";
+
+// The two-level estimate (compare/stats/executions.hpp) of every entry marked
+// k_pending_executions: per suite, the series' execution log means (oriented so a slow process
+// is positive for every series) give each series' between-execution noise (the suite's shared
+// effect plus its own part, moderated over the suite); history's run-level remainder is added
+// where it exists. Entries it estimates get the reason "pending" (decided after
+// Benjamini-Hochberg); those it cannot, an inconclusive verdict with the reason.
+void estimate_by_execution(std::vector<Entry>& entries, const Options& options);
 
 // Runs the estimator on the entry's sides, adding the series' run-to-run variance from history
 // for each side that is not already per-run medians. Returns false (and sets an inconclusive

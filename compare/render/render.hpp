@@ -23,7 +23,10 @@ enum class Format { text, md, html, json, junit, csv };
 // issue 8 (one estimator, missing, null for unknown, counts objects, options recorded).
 inline constexpr int k_json_schema_version = 2;
 inline constexpr const char* k_estimator_name =
-    "yuen-trimmed-log-ratio (20% a side from 8 samples; Welch on logs below)";
+    "two-level (execution log means; between-execution variance: the suite's shared part plus "
+    "each series' own, moderated over the suite; history's run-level remainder added) for runs "
+    "of several executions; yuen-trimmed-log-ratio (20% a side from 8 samples; Welch on logs "
+    "below) for runs of one execution a suite";
 std::optional<Format> format_from_string(std::string_view text);
 const char* to_string(Format format);
 

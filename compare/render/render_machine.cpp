@@ -22,6 +22,7 @@ nlohmann::json number(double v) {
 nlohmann::json side_json(const SideStats& s) {
   return {{"n", s.n},
           {"runs", s.runs},
+          {"executions", s.executions},
           {"per_run_medians", s.per_run},
           {"median", number(s.median)},
           {"cv", number(s.cv)},
@@ -167,6 +168,11 @@ nlohmann::json comparison_json(const Comparison& cmp) {
          {"history_runs", e.history ? e.history->runs : 0},
          {"history_variance", estimated ? number(e.history_variance) : nlohmann::json()},
          {"min_detectable_effect", number(e.mde)},
+         {"execution_variance",
+          e.by_execution && estimated ? number(e.execution_noise.variance) : nlohmann::json()},
+         {"executions_needed", e.by_execution && e.executions_needed > 0
+                                   ? nlohmann::json(e.executions_needed)
+                                   : nlohmann::json()},
          {"verdict", to_string(e.verdict)},
          {"fails", entry_fails(e, o.fail_on)},
          {"reason", e.reason}});
@@ -181,6 +187,7 @@ namespace {
 void write_side(JsonWriter& w, const SideStats& s) {
   w.begin_object();
   w.key("cv").number(s.cv);
+  w.key("executions").unsigned_integer(s.executions);
   w.key("gpu_uuid").string(s.gpu_uuid);
   w.key("max").number(s.max);
   w.key("median").number(s.median);
@@ -215,6 +222,14 @@ void write_entry(JsonWriter& w, const Entry& e, FailOn fail_on,
   w.key("df");
   number_or_null(estimated, e.df);
   w.key("direction").string(direction_text(e.direction));
+  w.key("execution_variance");
+  number_or_null(e.by_execution && estimated, e.execution_noise.variance);
+  w.key("executions_needed");
+  if (e.by_execution && e.executions_needed > 0) {
+    w.unsigned_integer(e.executions_needed);
+  } else {
+    w.null();
+  }
   w.key("fails").boolean(entry_fails(e, fail_on));
   w.key("history_log_sd");
   number_or_null(e.history.has_value(), e.history ? e.history->log_sd : 0.0);

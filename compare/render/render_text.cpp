@@ -9,7 +9,6 @@
 #include <tuple>
 #include <vector>
 
-#include "compare/allowance.hpp"
 #include "compare/render/render.hpp"
 #include "compare/render/render_large.hpp"
 #include "compare/render/svg.hpp"
@@ -150,13 +149,10 @@ std::string plain_why(const Entry& e, double confidence) {
       text = "no change beyond the " + margin + ": " + range + " with " + conf;
       break;
     case Verdict::inconclusive:
-      if (e.held_by_allowance) {  // compare/allowance.hpp
-        text = signed_words(point, known) + ", " + range + " with " + conf + ", but " +
-               allowance_clause(e);
-        break;
-      }
       text = signed_words(point, known) + ", but " + range + " with " + conf +
-             ": the interval crosses the " + margin + "; more repetitions or runs would decide it";
+             ": the interval crosses the " + margin + "; " +
+             (e.by_execution ? "more executions would decide it"
+                             : "more repetitions or runs would decide it");
       break;
     case Verdict::invalid:
     case Verdict::missing:

@@ -209,7 +209,15 @@ void render_html_report(const RunReport& r, std::ostream& out, const std::string
     out << "<td class=\"why\"><details><summary>" << last << "</summary>" << last
         << "</details></td></tr>\n";
   }
-  out << "</table>\n</body>\n</html>\n";
+  out << "</table>\n";
+  if (const auto noisy = noisy_report_lines(r); !noisy.empty()) {
+    out << "<h2>Noisy between executions</h2>\n<p>" << html_escape(noisy.front()) << "</p>\n<ul>\n";
+    for (std::size_t i = 1; i < noisy.size(); ++i) {
+      out << "<li>" << html_escape(std::string(trim(noisy[i]))) << "</li>\n";
+    }
+    out << "</ul>\n";
+  }
+  out << "</body>\n</html>\n";
 }
 
 void render_json_report(const RunReport& r, std::ostream& out) {
@@ -252,17 +260,47 @@ void render_json_report(const RunReport& r, std::ostream& out) {
                     {"values", row.stats.values}});
   }
   doc["results"] = rows;
+  nlohmann::json noisy = nlohmann::json::array();
+  for (const NoisySeries& n : r.noisy) {
+    noisy.push_back({{"suite", n.key.suite},
+                     {"benchmark", n.key.benchmark},
+                     {"metric", n.key.metric},
+                     {"device", n.key.device},
+                     {"executions", n.executions},
+                     {"execution_cv", num(n.execution_cv)},
+                     {"mde", num(n.mde)},
+                     {"threshold", k_report_noisy_threshold},
+                     {"executions_needed", n.executions_needed == 0
+                                               ? nlohmann::json()
+                                               : nlohmann::json(n.executions_needed)}});
+  }
+  doc["noisy_series"] = noisy;
   out << json_text(doc, 2) << '\n';
 }
 
 }  // namespace
+
+std::vector<std::string> noisy_report_lines(const RunReport& report) {
+  if (report.noisy.empty()) return {};
+  std::vector<std::string> lines = {
+      std::to_string(report.noisy.size()) + " of " + std::to_string(report.noisy_sized) +
+      " series are noisy between executions (separate processes of their suite): a comparison "
+      "of two runs like this one cannot detect a " +
+      format_significant(k_report_noisy_threshold * 100, 2) + "% change in them:"};
+  for (const std::string& l : noisy_series_lines(report.noisy, k_report_noisy_threshold)) {
+    lines.push_back("  " + l);
+  }
+  return lines;
+}
 
 RunReport build_report(const results::RunDetail& run, const std::vector<results::ResultRow>& rows) {
   RunReport report;
   report.run = run;
   report.problems = run_problems(run);
   std::map<Key, ReportRow> pooled;
+  NoisySeriesFinder noisy;
   for (const results::ResultRow& row : rows) {
+    noisy.add(row);
     if (row.metric == "cpu_time") continue;
     if (row.role == results::MetricRole::parameter) continue;  // describes the case
     Key key{row.suite, row.benchmark, row.metric, device_label(row.device_index)};
@@ -289,6 +327,8 @@ RunReport build_report(const results::RunDetail& run, const std::vector<results:
     summarize(r.stats);
     report.rows.push_back(std::move(r));
   }
+  report.noisy = noisy.find(k_report_noisy_threshold);
+  report.noisy_sized = noisy.sized();
   std::stable_sort(
       report.rows.begin(), report.rows.end(), [](const ReportRow& a, const ReportRow& b) {
         if (a.key.suite != b.key.suite) return a.key.suite < b.key.suite;
@@ -361,6 +401,12 @@ void render_report(const RunReport& r, Format format, std::ostream& out, bool co
         for (const auto& c : cells(row)) out << ' ' << markdown_escape(c) << " |";
         out << '\n';
       }
+      if (const auto noisy = noisy_report_lines(r); !noisy.empty()) {
+        out << '\n' << markdown_escape(noisy.front()) << "\n\n";
+        for (std::size_t i = 1; i < noisy.size(); ++i) {
+          out << "- " << markdown_escape(std::string(trim(noisy[i]))) << '\n';
+        }
+      }
       return;
     case Format::text: {
       // The run's problems first (scripts and people read the first line), then what was
@@ -389,6 +435,10 @@ void render_report(const RunReport& r, Format format, std::ostream& out, bool co
         bool err = k > 0 && r.rows[k - 1].status == results::BenchmarkStatus::error;
         out << (colour && err ? "\033[31m" : "") << lines[l] << (colour && err ? "\033[0m" : "")
             << '\n';
+      }
+      if (const auto noisy = noisy_report_lines(r); !noisy.empty()) {
+        out << '\n';
+        for (const std::string& l : noisy) out << text_name(l) << '\n';
       }
       return;
     }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compare/compare.hpp"
+#include "compare/noisy_series.hpp"
 #include "compare/render/render.hpp"
 
 namespace gpubench::compare {
@@ -26,7 +27,17 @@ struct RunReport {
   results::RunDetail run;
   std::vector<std::string> problems;  // run_problems(run): shown first in every format
   std::vector<ReportRow> rows;  // sorted by key
+  // Series noisy between executions (compare/noisy_series.hpp, at the default 2% threshold), of
+  // noisy_sized series with two or more executions.
+  std::vector<NoisySeries> noisy;
+  std::size_t noisy_sized = 0;
 };
+
+// The threshold the report's noisy series are sized for (compare's default --threshold).
+inline constexpr double k_report_noisy_threshold = 0.02;
+
+// "N of M series are noisy between executions ..." and one line per series; empty when none.
+std::vector<std::string> noisy_report_lines(const RunReport& report);
 
 // Pools rows per identity like compare does (cpu_time left out unless it is the only metric).
 RunReport build_report(const results::RunDetail& run, const std::vector<results::ResultRow>& rows);

@@ -166,7 +166,15 @@ std::vector<SeriesExecutionNoise> execution_noise(const SuiteExecutionMeans& sui
   // A series outside the split (too few complete series, or it lacks an execution): its own
   // pooled variance holds both parts, on its own degrees of freedom.
   auto own_only = [&](std::size_t s) {
-    const ExecutionVariance v = pooled_execution_variance(suite.base[s], suite.candidate[s], floor);
+    auto finite = [](const std::vector<double>& means) {
+      std::vector<double> kept;
+      for (double m : means) {
+        if (std::isfinite(m)) kept.push_back(m);
+      }
+      return kept;
+    };
+    const ExecutionVariance v =
+        pooled_execution_variance(finite(suite.base[s]), finite(suite.candidate[s]), floor);
     SeriesExecutionNoise& o = out[s];
     o.own = o.variance = v.variance;
     o.own_df = o.df = v.df;

@@ -89,7 +89,8 @@ struct SeriesExecutionNoise {
 // effect (the mean over the series that have every execution of that side) + a residual. Shared:
 // the pooled variance of the execution effects; own: each series' residual variance, moderated
 // over the suite. With fewer than 3 series complete on both sides there is no split: each series
-// takes its own pooled_execution_variance (shared 0).
+// takes its own pooled_execution_variance (shared 0); so does a series that lacks an execution
+// (NaN there), from the executions it has.
 // `floor` holds every variance at least that (log_resolution^2 / 12).
 std::vector<SeriesExecutionNoise> execution_noise(const SuiteExecutionMeans& suite,
                                                   double floor = 0, double clearly = 0.01);

@@ -1,7 +1,9 @@
 // verdict_sim: coverage and power of candidate estimators for `gpubench compare`, on seeded
 // simulated data (compare/tools/simulate.hpp). Prints the Markdown tables of compare/README.md
 // "Method" and "Executions". Usage: verdict_sim [--sims N] [--seed S] [--executions-only]
+// [--reps R] (repetitions inside each simulated execution, default 1 as the profiles run)
 // (default 2000 simulations per cell, seed 1)
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -149,6 +151,9 @@ void history_table(int sims, std::uint64_t seed) {
 // of each series, scaled per series by exp(N(0, 0.5^2)) so some series are noisier than others)
 // + within-execution noise of coefficient of variation `cv` (sim::Shape).
 constexpr std::size_t k_series = 20;
+// Repetitions inside each execution (--reps; the profiles' default spreads their repetitions over
+// their executions: one each).
+std::size_t g_reps = 1;
 
 struct Cell {
   double exec_sd = 0;  // sd of the execution effect on the log scale
@@ -156,7 +161,7 @@ struct Cell {
   double cv = 0.02;    // within-execution CV
   double shared = 0.7;
   std::size_t executions = 3;
-  std::size_t reps = 3;
+  std::size_t reps = g_reps;
   sim::Shape shape = sim::Shape::lognormal;
 };
 
@@ -259,9 +264,9 @@ void score(const SuiteRun& base, const SuiteRun& candidate, const std::vector<Su
 // Coverage and A/A false alarms with execution effects (no history, no run effect), and with run
 // effects and 10 runs of history; then power for a 10% change.
 void executions_tables(int sims, std::uint64_t seed) {
-  std::printf("\n### Executions: %zu series a suite, 3 executions a side of 3 repetitions, %d "
+  std::printf("\n### Executions: %zu series a suite, 3 executions a side of %zu repetition(s), %d "
               "simulations a cell (%zu series each)\n",
-              k_series, sims, k_series);
+              k_series, g_reps, sims, k_series);
   for (sim::Shape shape :
        {sim::Shape::lognormal, sim::Shape::heavy_tailed, sim::Shape::contaminated}) {
     std::printf("\n#### %s, within-execution CV 2%%: 99%% coverage / A/A false alarms per series "
@@ -352,6 +357,8 @@ int main(int argc, char** argv) {
       executions_only = true;
     } else if (i + 1 < argc && std::strcmp(argv[i], "--sims") == 0) {
       sims = std::atoi(argv[++i]);
+    } else if (i + 1 < argc && std::strcmp(argv[i], "--reps") == 0) {
+      g_reps = static_cast<std::size_t>(std::max(1, std::atoi(argv[++i])));
     } else if (i + 1 < argc && std::strcmp(argv[i], "--seed") == 0) {
       seed = std::strtoull(argv[++i], nullptr, 10);
     }

@@ -1,5 +1,6 @@
 // gpubench run: runs the selected suites and stores everything (see harness/run/runner.hpp).
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -27,8 +28,9 @@ struct RunArgs {
   std::vector<std::string> suites;
   std::string filter;
   std::string profile = "standard";
-  int repetitions = 0;  // when given; else the profile's default
+  int repetitions = 0;  // inside each execution, when given; else the profile's spread
   bool repetitions_given = false;
+  std::optional<int> executions;  // per suite, when given; else the profile's
   std::vector<std::string> tags;
   std::string note;
   double timeout_per_suite_s = 1800;
@@ -67,10 +69,11 @@ std::vector<std::string> run_shortfall(const RunArgs& args, results::Store& stor
 
 // --plan: asks each selected suite for its plan and prints it. No GPU work, no database.
 void do_plan(const RunArgs& args, const std::vector<harness::SuiteExecutable>& suites,
-             int repetitions, Context& ctx) {
+             int repetitions, int executions, Context& ctx) {
   harness::RunPlan plan;
   plan.profile = args.profile;
   plan.repetitions = repetitions;
+  plan.executions = executions;
   if (args.gpus) {
     plan.gpus = *args.gpus;
     plan.gpus_source = "flag";
@@ -89,17 +92,60 @@ void do_plan(const RunArgs& args, const std::vector<harness::SuiteExecutable>& s
   }
 }
 
+// One line per suite: its executions together (the worst status, the first reason, the time of
+// all of them), "3/3" executions finished.
 void print_summary(std::ostream& out, const harness::RunOutcome& o) {
-  std::vector<std::vector<std::string>> rows;
+  struct Line {
+    std::string suite;
+    results::SuiteStatus status = results::SuiteStatus::ok;
+    std::string reason;
+    int64_t benchmarks = 0, skipped = 0, errors = 0;
+    double duration_s = 0;
+    int executions = 0;
+  };
+  std::vector<Line> lines;
   for (const auto& s : o.suites) {
-    rows.push_back({s.info.suite, results::to_string(s.info.status),
-                    std::to_string(s.summary.benchmarks), std::to_string(s.summary.skipped),
-                    std::to_string(s.summary.errors), duration_text(s.info.duration_s),
-                    s.info.reason});
+    auto it = std::find_if(lines.begin(), lines.end(),
+                           [&](const Line& l) { return l.suite == s.info.suite; });
+    if (it == lines.end()) {
+      Line line;
+      line.suite = s.info.suite;
+      lines.push_back(std::move(line));
+      it = lines.end() - 1;
+    }
+    ++it->executions;
+    it->duration_s += s.info.duration_s;
+    it->benchmarks = std::max<int64_t>(it->benchmarks, s.summary.benchmarks);
+    it->skipped = std::max<int64_t>(it->skipped, s.summary.skipped);
+    it->errors = std::max<int64_t>(it->errors, s.summary.errors);
+    if (it->status == results::SuiteStatus::ok && s.info.status != results::SuiteStatus::ok) {
+      it->status = s.info.status;
+      it->reason = (o.executions > 1 ? "execution " + std::to_string(s.execution + 1) + ": " : "") +
+                   s.info.reason;
+    } else if (it->reason.empty()) {
+      it->reason = s.info.reason;
+    }
   }
-  for (const auto& name : o.not_run)
-    rows.push_back({name, "not run", "", "", "", "", "run interrupted"});
-  print_table(out, {"suite", "status", "benchmarks", "skipped", "errors", "duration", "reason"},
+  std::vector<std::vector<std::string>> rows;
+  const std::string of_all = "/" + std::to_string(o.executions);
+  for (const Line& l : lines) {
+    rows.push_back({l.suite, results::to_string(l.status), std::to_string(l.executions) + of_all,
+                    std::to_string(l.benchmarks), std::to_string(l.skipped),
+                    std::to_string(l.errors), duration_text(l.duration_s), l.reason});
+  }
+  for (const auto& name : o.not_run) {
+    auto it = std::find_if(lines.begin(), lines.end(),
+                           [&](const Line& l) { return l.suite == name; });
+    if (it == lines.end()) {
+      rows.push_back({name, "not run", "0" + of_all, "", "", "", "", "run interrupted"});
+    } else {
+      rows[static_cast<std::size_t>(it - lines.begin())][7] +=
+          std::string(it->reason.empty() ? "" : "; ") + "run interrupted before its other executions";
+    }
+  }
+  print_table(out,
+              {"suite", "status", "executions", "benchmarks", "skipped", "errors", "duration",
+               "reason"},
               rows);
   std::vector<std::string> throttled, power_limited;
   for (const auto& s : o.suites) {
@@ -176,6 +222,25 @@ void do_run(const RunArgs& args, Context& ctx) {
     throw bad_input("--repetitions must be at least 1", "got " + std::to_string(args.repetitions),
                     "omit it to use the profile's default");
   }
+  if (args.executions &&
+      (*args.executions < harness::k_min_executions || *args.executions > harness::k_max_executions)) {
+    throw bad_input(
+        "--executions must be " + std::to_string(harness::k_min_executions) + " to " +
+            std::to_string(harness::k_max_executions),
+        "got " + std::to_string(*args.executions) +
+            (*args.executions < harness::k_min_executions
+                 ? "; with one execution a suite's processes cannot be compared with each other, "
+                   "so the interval would hold no between-execution variance"
+                 : ""),
+        "omit it to use the profile's (quick 3, standard 5, full 10), or give 2 or more");
+  }
+  const int executions = args.executions.value_or(defaults.executions);
+  // Explicit --repetitions: inside each execution; else the profile's spread over executions.
+  const int repetitions =
+      args.repetitions_given ? args.repetitions
+                             : harness::ProfileDefaults{defaults.repetitions, defaults.min_time_s,
+                                                        executions}
+                                   .repetitions_per_execution();
   // Every comma-separated part must name a suite: "--suite ," or "--suite memory," would
   // otherwise drop the empty part and run every suite (or fewer than meant) without a word.
   for (const auto& list : args.suites) {
@@ -215,15 +280,15 @@ void do_run(const RunArgs& args, Context& ctx) {
   }
   options.suites = harness::select_suites(found, split_list(args.suites));
   if (args.plan) {
-    do_plan(args, options.suites, args.repetitions_given ? args.repetitions : defaults.repetitions,
-            ctx);
+    do_plan(args, options.suites, repetitions, executions, ctx);
     return;
   }
   options.note = args.note;
   options.argv = ctx.argv;
   auto& so = options.suite_options;
   so.profile = args.profile;
-  so.repetitions = args.repetitions_given ? args.repetitions : defaults.repetitions;
+  so.repetitions = repetitions;
+  so.executions = executions;
   so.min_time_s = defaults.min_time_s;
   so.filter = args.filter;
   so.timeout_s = args.timeout_per_suite_s;
@@ -321,10 +386,16 @@ void add_run_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--suite", args->suites,
                   "suites to run, comma-separated or repeated (default: all)");
   cmd->add_option("--filter", args->filter, "only benchmarks whose name matches this regex");
-  cmd->add_option("--profile", args->profile, "quick (3 reps), standard (5), full (10)")
+  cmd->add_option("--profile", args->profile,
+                  "quick (3 executions of every suite), standard (5), full (10)")
       ->capture_default_str();
+  cmd->add_option("--executions", args->executions,
+                  "separate processes per suite, interleaved across suites, 2 or more "
+                  "(overrides the profile's 3/5/10): their spread is the run-to-run noise of "
+                  "the run's intervals");
   cmd->add_option("--repetitions", args->repetitions,
-                  "samples per benchmark (overrides the profile)")
+                  "samples per benchmark in each execution (default: the profile's 3/5/10 "
+                  "spread over its executions)")
       ->each([args](const std::string&) { args->repetitions_given = true; });
   cmd->add_option("--tag", args->tags, "k=v label stored with the run (repeatable)");
   cmd->add_option("--note", args->note, "free text stored with the run");

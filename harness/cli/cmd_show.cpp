@@ -6,8 +6,10 @@
 #include <ostream>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "compare/aggregates.hpp"
+#include "compare/noisy_series.hpp"
 #include "compare/render/render.hpp"
 #include "compare/run_problems.hpp"
 #include "harness/cli/cli_common.hpp"
@@ -24,6 +26,10 @@
 namespace gpubench::cli {
 
 namespace {
+// The practical threshold `compare` uses by default (--threshold 0.02): series that two runs
+// could not judge at it are listed as noisy.
+constexpr double k_noisy_threshold = 0.02;
+
 struct ShowArgs {
   std::string run;
   std::string format = "text";
@@ -241,7 +247,28 @@ void do_show(const ShowArgs& args, Context& ctx) {
             }
             o.value(inv);
           }},
-         {"problems", [&](JsonWriter& o) { o.value(compare::run_problems(detail)); }}});
+         {"problems", [&](JsonWriter& o) { o.value(compare::run_problems(detail)); }},
+         // Series noisy between executions (issue 35): a second pass over the run's rows.
+         {"noisy_series",
+          [&](JsonWriter& o) {
+            compare::NoisySeriesFinder finder;
+            store.for_each_result(id, [&](const results::ResultRow& r) { finder.add(r); });
+            nlohmann::json list = nlohmann::json::array();
+            for (const compare::NoisySeries& n : finder.find(k_noisy_threshold)) {
+              list.push_back({{"suite", n.key.suite},
+                              {"benchmark", n.key.benchmark},
+                              {"metric", n.key.metric},
+                              {"device", n.key.device},
+                              {"executions", n.executions},
+                              {"execution_cv", n.execution_cv},
+                              {"mde", n.mde},
+                              {"threshold", k_noisy_threshold},
+                              {"executions_needed", n.executions_needed == 0
+                                                        ? nlohmann::json(nullptr)
+                                                        : nlohmann::json(n.executions_needed)}});
+            }
+            o.value(list);
+          }}});
     w.finish();
     out << '\n';
     return;
@@ -250,19 +277,42 @@ void do_show(const ShowArgs& args, Context& ctx) {
   for (const std::string& p : compare::run_problems(detail)) out << "PROBLEM " << p << '\n';
   print_environment(out, detail);
   out << '\n';
+  // One line per suite: its executions (suite runs, in id order) together: the first status
+  // that is not ok, their count, their time, the first reason (issue 35).
   std::vector<std::vector<std::string>> suite_rows;
-  for (const auto& s : detail.suites) {
-    suite_rows.push_back(
-        {s.suite, results::to_string(s.status), duration_text(s.duration_s), s.reason});
+  std::map<std::string, std::size_t> suite_row;
+  std::map<std::string, double> suite_seconds;
+  std::map<std::string, int> executions_seen;
+  std::vector<std::string> execution_label(detail.suites.size());
+  for (std::size_t i = 0; i < detail.suites.size(); ++i) {
+    const results::SuiteRunInfo& s = detail.suites[i];
+    const int execution = ++executions_seen[s.suite];
+    execution_label[i] = s.suite + " execution " + std::to_string(execution);
+    auto [it, fresh] = suite_row.emplace(s.suite, suite_rows.size());
+    if (fresh) suite_rows.push_back({s.suite, results::to_string(s.status), "", "", s.reason});
+    std::vector<std::string>& row = suite_rows[it->second];
+    suite_seconds[s.suite] += s.duration_s;
+    if (s.status != results::SuiteStatus::ok && row[1] == results::to_string(results::SuiteStatus::ok)) {
+      row[1] = results::to_string(s.status);
+      row[4] = "execution " + std::to_string(execution) + ": " + s.reason;
+    } else if (row[4].empty() && !s.reason.empty()) {
+      row[4] = s.reason;
+    }
   }
-  print_table(out, {"suite", "status", "duration", "reason"}, suite_rows);
-  for (const auto& s : detail.suites) {
+  for (auto& row : suite_rows) {
+    row[2] = std::to_string(executions_seen[row[0]]);
+    row[3] = duration_text(suite_seconds[row[0]]);
+  }
+  print_table(out, {"suite", "status", "executions", "duration", "reason"}, suite_rows);
+  for (std::size_t i = 0; i < detail.suites.size(); ++i) {
+    const results::SuiteRunInfo& s = detail.suites[i];
+    const std::string name = executions_seen[s.suite] > 1 ? execution_label[i] : s.suite;
     if (s.status != results::SuiteStatus::ok && !s.stderr_tail.empty()) {
-      out << "\nstderr of " << s.suite << " (last lines):\n" << s.stderr_tail;
+      out << "\nstderr of " << name << " (last lines):\n" << s.stderr_tail;
       if (s.stderr_tail.back() != '\n') out << '\n';
     }
     if (s.status != results::SuiteStatus::ok && !s.stdout_tail.empty()) {
-      out << "\nstdout of " << s.suite << " (last lines):\n" << s.stdout_tail;
+      out << "\nstdout of " << name << " (last lines):\n" << s.stdout_tail;
       if (s.stdout_tail.back() != '\n') out << '\n';
     }
   }
@@ -307,48 +357,80 @@ void do_show(const ShowArgs& args, Context& ctx) {
     any_t = any_t || t;
     return std::string(t ? "T" : "");
   };
-  // The table's cells, made as the rows stream from the store (the rows are not kept).
+  // The table's cells, one line per series: the rows of its executions (one suite run each)
+  // pooled as they stream from the store (only their values are kept).
   std::vector<std::vector<std::string>> result_rows;
   // Identical skips are one line each ("83 cases skipped: no NVIDIA driver ..."), not 83 rows.
   std::map<std::string, std::set<std::string>> skips;  // why -> benchmark names
   P2pRows p2p;
   compare::RunTally tally;
+  compare::NoisySeriesFinder noisy;
+  struct Pooled {
+    std::string benchmark, metric, unit, t_mark, note;
+    std::vector<double> values;
+    int throttled = 0, power = 0, clock = 0;
+    std::set<int64_t> executions;
+    bool failed = false;
+  };
+  std::vector<Pooled> pooled;
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, std::size_t> at;
+  std::set<std::pair<std::string, std::string>> failed_seen;
   store.for_each_result(id, [&](const results::ResultRow& r) {
     p2p.add(r);
     tally.add(r.benchmark, r.status, r.message);
+    noisy.add(r);
     if (r.status == results::BenchmarkStatus::skipped) {
       std::string why = r.message.rfind("skipped: ", 0) == 0 ? r.message.substr(9) : r.message;
       skips[why].insert(r.benchmark);
       return;
     }
+    const auto key = std::make_tuple(r.suite, r.benchmark, r.metric,
+                                     compare::device_label(r.device_index));
+    auto found = at.find(key);
+    if (found == at.end()) {
+      found = at.emplace(key, pooled.size()).first;
+      Pooled fresh;
+      fresh.benchmark = r.benchmark;
+      fresh.metric = r.metric;
+      fresh.unit = r.unit;
+      pooled.push_back(std::move(fresh));
+    }
+    Pooled& p = pooled[found->second];
+    if (!t_mark(r).empty()) p.t_mark = "T";
     if (r.status != results::BenchmarkStatus::ok) {
-      result_rows.push_back({r.benchmark, r.metric, r.unit, "", "", "", "", "0", t_mark(r),
-                             std::string(results::to_string(r.status)) + ": " + r.message});
+      if (!p.failed) p.note = std::string(results::to_string(r.status)) + ": " + r.message;
+      p.failed = true;
       return;
     }
-    const SampleStats st = summarize(r.values);
-    int throttled = 0, power = 0, clock = 0;
-    for (int t : r.throttled) throttled += t == 1;
-    for (int t : r.power_limited) power += t == 1;
-    for (int t : r.clock_below_expected) clock += t == 1;
+    if (r.values.empty()) {  // aggregates only or a complexity fit (compare/aggregates.hpp)
+      if (p.note.empty()) p.note = compare::aggregates_note(r);
+      return;
+    }
+    p.values.insert(p.values.end(), r.values.begin(), r.values.end());
+    p.executions.insert(r.suite_run_id);
+    for (int t : r.throttled) p.throttled += t == 1;
+    for (int t : r.power_limited) p.power += t == 1;
+    for (int t : r.clock_below_expected) p.clock += t == 1;
+  });
+  for (const Pooled& p : pooled) {
+    if (p.failed || p.values.empty()) {
+      result_rows.push_back(
+          {p.benchmark, p.metric, p.unit, "", "", "", "", "0", "", p.t_mark, p.note});
+      continue;
+    }
+    const SampleStats st = summarize(p.values);
     std::vector<std::string> marks;
-    const std::string of = "/" + std::to_string(r.values.size());
-    if (throttled > 0)
-      marks.push_back("thermal/HW slowdown (invalid) " + std::to_string(throttled) + of);
-    if (power > 0) marks.push_back("power-limited " + std::to_string(power) + of);
-    if (clock > 0) marks.push_back("clock below expected " + std::to_string(clock) + of);
-    const std::string mark = join(marks, ", ");
-    if (st.n == 0) {  // aggregates only or a complexity fit (compare/aggregates.hpp)
-      const std::string note = compare::aggregates_note(r);
-      result_rows.push_back({r.benchmark, r.metric, r.unit, "", "", "", "", "0", t_mark(r),
-                             note.empty() ? mark : note});
-      return;
-    }
-    result_rows.push_back({r.benchmark, r.metric, r.unit, format_significant(st.median, 4),
+    const std::string of = "/" + std::to_string(p.values.size());
+    if (p.throttled > 0)
+      marks.push_back("thermal/HW slowdown (invalid) " + std::to_string(p.throttled) + of);
+    if (p.power > 0) marks.push_back("power-limited " + std::to_string(p.power) + of);
+    if (p.clock > 0) marks.push_back("clock below expected " + std::to_string(p.clock) + of);
+    result_rows.push_back({p.benchmark, p.metric, p.unit, format_significant(st.median, 4),
                            format_significant(st.min, 4), format_significant(st.max, 4),
                            st.n >= 2 ? format_significant(st.cv * 100, 2) : "-",
-                           std::to_string(st.n), t_mark(r), mark});
-  });
+                           std::to_string(st.n), std::to_string(p.executions.size()), p.t_mark,
+                           join(marks, ", ")});
+  }
   if (result_rows.empty() && skips.empty()) {
     out << "no results stored for this run\n";
   } else if (!result_rows.empty()) {
@@ -357,7 +439,8 @@ void do_show(const ShowArgs& args, Context& ctx) {
     const std::map<std::string, std::string> name = compare::text_names(names);
     for (auto& row : result_rows) row[0] = name.at(row[0]);
     print_table(out,
-                {"benchmark", "metric", "unit", "median", "min", "max", "cv%", "n", "T", "note"},
+                {"benchmark", "metric", "unit", "median", "min", "max", "cv%", "n", "exec", "T",
+                 "note"},
                 result_rows, FirstColumn::may_stack);
     if (any_t) {
       out << "\nT: NVML telemetry saw thermal/HW slowdown on this result's GPU (any GPU "
@@ -371,6 +454,18 @@ void do_show(const ShowArgs& args, Context& ctx) {
         << compare::text_name(*names.begin()) << ")\n";
   }
   harness::print_p2p_matrices(out, p2p.build());
+  // Series whose executions spread so far that two runs like this one could not detect a change
+  // of the default threshold, and what would (issue 35).
+  const std::vector<compare::NoisySeries> noisy_found = noisy.find(k_noisy_threshold);
+  if (!noisy_found.empty()) {
+    out << "\n" << noisy_found.size() << " of " << noisy.sized()
+        << " series are noisy between executions (separate processes of their suite): a "
+           "comparison of two runs like this one cannot detect a "
+        << format_significant(k_noisy_threshold * 100, 2) << "% change in them:\n";
+    for (const std::string& line : compare::noisy_series_lines(noisy_found, k_noisy_threshold)) {
+      out << "  " << compare::text_name(line) << "\n";
+    }
+  }
   if (expected_count > 0) {
     std::vector<std::string> where;
     for (const auto& [kind, metrics] : expected_nan) {

@@ -1,5 +1,6 @@
 #include "harness/run/run_plan.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -44,9 +45,14 @@ int RunPlan::total_cases() const {
   return total;
 }
 
+double RunPlan::suite_estimated_s(const PlannedSuite& suite) const {
+  const int e = std::max(1, executions);
+  return suite.estimated_s() * e - std::min(suite.reused_s, suite.estimated_s()) * (e - 1);
+}
+
 double RunPlan::total_estimated_s() const {
   double total = 0;
-  for (const auto& s : suites) total += s.estimated_s();
+  for (const auto& s : suites) total += suite_estimated_s(s);
   return total;
 }
 
@@ -68,6 +74,9 @@ PlannedSuite parse_suite_plan(const std::string& json_text, const std::string& f
   s.assumptions = j.value("assumptions", "");
   if (j.contains("disk_bytes") && j["disk_bytes"].is_number_unsigned()) {
     s.disk_bytes = j["disk_bytes"].get<std::uint64_t>();
+  }
+  if (j.contains("reused_s") && j["reused_s"].is_number() && j["reused_s"].get<double>() > 0) {
+    s.reused_s = j["reused_s"].get<double>();
   }
   double cases_s = 0;
   for (const auto& c : j["cases"]) {
@@ -124,10 +133,15 @@ std::string run_plan_json(const RunPlan& plan) {
   for (const auto& s : plan.suites) {
     suites.push_back({{"suite", s.suite},
                       {"cases", s.cases()},
-                      {"estimated_s", rounded(s.estimated_s())},
+                      {"estimated_s", rounded(plan.suite_estimated_s(s))},
+                      {"execution_s", rounded(s.estimated_s())},
+                      {"process_start_s", rounded(s.fixed_s)},
+                      {"reused_s", rounded(s.reused_s)},
                       {"assumptions", s.assumptions}});
   }
   const nlohmann::json out = {{"profile", plan.profile},
+                              {"executions", plan.executions},
+                              {"repetitions", plan.repetitions},
                               {"gpus", plan.gpus},
                               {"gpus_source", plan.gpus_source},
                               {"suites", suites},
@@ -137,18 +151,35 @@ std::string run_plan_json(const RunPlan& plan) {
 }
 
 void print_run_plan(std::ostream& out, const RunPlan& plan) {
-  out << "plan: profile " << plan.profile << ", " << plan.repetitions << " repetitions, "
+  out << "plan: profile " << plan.profile << ", " << plan.executions << " execution"
+      << (plan.executions == 1 ? "" : "s") << " of every suite (separate processes) of "
+      << plan.repetitions << " repetition" << (plan.repetitions == 1 ? "" : "s") << ", "
       << plan.gpus << " GPU" << (plan.gpus == 1 ? "" : "s")
       << (plan.gpus_source == "flag" ? " (--gpus: a hypothetical server of the reference class)"
                                      : " (this machine: " + plan.gpus_note + ")")
       << "\n";
   std::vector<std::vector<std::string>> rows;
+  double starts = 0;
   for (const auto& s : plan.suites) {
-    rows.push_back({s.suite, std::to_string(s.cases()), seconds_text(s.estimated_s())});
+    rows.push_back({s.suite, std::to_string(s.cases()), seconds_text(s.estimated_s()),
+                    seconds_text(s.fixed_s), seconds_text(plan.suite_estimated_s(s))});
+    starts += s.fixed_s * std::max(1, plan.executions);
   }
-  rows.push_back(
-      {"total", std::to_string(plan.total_cases()), seconds_text(plan.total_estimated_s())});
-  print_table(out, {"suite", "cases", "estimated"}, rows);
+  rows.push_back({"total", std::to_string(plan.total_cases()), "", seconds_text(starts),
+                  seconds_text(plan.total_estimated_s())});
+  print_table(out, {"suite", "cases", "one execution", "of it process start", "estimated"}, rows);
+  out << "The total counts " << plan.executions << " execution" << (plan.executions == 1 ? "" : "s")
+      << " of every suite; process starts (the process, a CUDA context per GPU, "
+         "libraries, communicators) are paid in each and come to "
+      << seconds_text(starts) << " of it";
+  double reused = 0;
+  for (const auto& s : plan.suites) reused += s.reused_s * std::max(0, plan.executions - 1);
+  if (reused > 0) {
+    out << "; later executions reuse what the first one found (gemm's cuBLASLt algorithm "
+           "search), which saves "
+        << seconds_text(reused);
+  }
+  out << ".\n";
   // Each suite's assumptions end with the shared rate table: print that once.
   const std::string marker = "model assumptions, not measurements";
   std::string rates;

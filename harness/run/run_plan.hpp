@@ -23,6 +23,9 @@ struct PlannedSuite {
   // Written before its cases (datasets not cached yet); nullopt from a suite whose plan does not
   // say (one built by an older gpubench).
   std::optional<std::uint64_t> disk_bytes;
+  // Of the estimate, what only the run's first execution pays (later ones reuse it: gemm's
+  // algorithm search); 0 from a suite whose plan does not say.
+  double reused_s = 0;
   std::string assumptions;
   int cases() const { return static_cast<int>(case_names.size()); }
   double estimated_s() const;
@@ -33,9 +36,13 @@ struct RunPlan {
   int gpus = 0;
   std::string gpus_source;  // "flag" (--gpus N) or "detected" (NVML on this machine)
   std::string gpus_note;    // how the count was found ("8 GPUs found by NVML", "NVML: ...")
-  int repetitions = 0;
+  int repetitions = 0;  // inside each execution
+  int executions = 1;   // processes per suite; each suite's estimate counts them all
   std::vector<PlannedSuite> suites;
   int total_cases() const;
+  // Per suite: its estimate for one execution (cases and process start) times the executions,
+  // less what the later executions reuse from the first (PlannedSuite::reused_s).
+  double suite_estimated_s(const PlannedSuite& suite) const;
   double total_estimated_s() const;
 };
 

@@ -234,20 +234,22 @@ std::string last_line(const std::string& text) {
 }
 
 ProfileDefaults profile_defaults(const std::string& profile) {
-  if (profile == "quick") return {3, 0.05};
-  if (profile == "standard") return {5, 0.2};
-  if (profile == "full") return {10, 0.5};
+  if (profile == "quick") return {3, 0.05, 3};
+  if (profile == "standard") return {5, 0.2, 5};
+  if (profile == "full") return {10, 0.5, 10};
   throw bad_input("unknown profile '" + profile + "'", "profiles are quick, standard and full",
                   "use --profile quick|standard|full");
 }
 
 SuiteOutcome run_suite(results::Store& store, int64_t run_id, const SuiteExecutable& suite,
-                       const SuiteRunOptions& options, TelemetrySampler* sampler) {
+                       const SuiteRunOptions& options, TelemetrySampler* sampler, int execution) {
   SuiteOutcome out;
+  out.execution = execution;
   results::SuiteRunInfo& info = out.info;
   info.suite = suite.name;
   info.executable = suite.path.string();
-  const fs::path json_path = options.work_dir / (suite.name + ".json");
+  const std::string stem = suite.name + "." + std::to_string(execution + 1);
+  const fs::path json_path = options.work_dir / (stem + ".json");
   info.argv = {suite.path.string(),
                "--benchmark_out=" + json_path.string(),
                "--benchmark_out_format=json",
@@ -255,14 +257,23 @@ SuiteOutcome run_suite(results::Store& store, int64_t run_id, const SuiteExecuta
                "--benchmark_repetitions=" + std::to_string(options.repetitions),
                "--benchmark_min_time=" + seconds_text(options.min_time_s)};
   if (!options.filter.empty()) info.argv.push_back("--benchmark_filter=" + options.filter);
-  const LaunchCommand launch = launch_command(
-      runs_under_launcher(suite.name) ? options.launcher : std::vector<std::string>{}, info.argv);
+  const std::vector<std::string> launcher =
+      runs_under_launcher(suite.name) ? options.launcher : std::vector<std::string>{};
+  // Every rank of a multi-rank suite must run the same order: a shuffle per rank would deadlock
+  // its collectives.
+  if (options.executions > 1 && launcher.empty()) {
+    info.argv.push_back("--benchmark_enable_random_interleaving=true");
+  }
+  const LaunchCommand launch = launch_command(launcher, info.argv);
   info.argv = launch.argv;  // stored as run: with the launcher in front
 
   ProcessSpec spec;
   spec.argv = info.argv;
   spec.env = suite_child_env(options.profile);
-  spec.stdout_path = options.work_dir / (suite.name + ".console.txt");
+  // The run's scratch directory, shared by a suite's executions (gemm keeps its algorithm choices
+  // there for the later ones). Not in the run's recorded environment: it says where, not what.
+  spec.env.emplace_back("GPUBENCH_RUN_SCRATCH", options.work_dir.string());
+  spec.stdout_path = options.work_dir / (stem + ".console.txt");
   spec.stderr_tail_bytes = options.stderr_tail_bytes;
   spec.timeout_s = options.timeout_s;
   spec.kill_grace_s = options.kill_grace_s;
@@ -382,50 +393,74 @@ RunOutcome execute_run(results::Store& store, const RunOptions& options, std::os
   suite_options.work_dir = work.path();
   bool any_failed = false;
   std::string store_errors;
+  const int executions = std::max(1, suite_options.executions);
+  outcome.executions = executions;
   try {
-    const std::size_t total = options.suites.size();
-    for (std::size_t i = 0; i < total; ++i) {
-      const SuiteExecutable& suite = options.suites[i];
-      if (interrupt_signal() != 0) {
-        outcome.not_run.push_back(suite.name);
-        continue;
-      }
-      if (progress) {
-        *progress << "[" << (i + 1) << "/" << total << "] " << suite.name << " ..." << std::flush;
-      }
-      SuiteOutcome s =
-          run_suite(store, outcome.run_id, suite, suite_options, sampler ? &*sampler : nullptr);
-      // Sample states from the telemetry overlapping each sample, else the clock probe.
-      if (s.ingested) {
-        try {
-          store.classify_samples(s.suite_run_id, s.telemetry, telemetry_origin_s,
-                                 std::max(options.telemetry_interval_ms, 1) / 1000.0);
-        } catch (const Error& e) {
-          if (e.code() == ExitCode::bad_input) throw;
-          s.store_error = "its sample states could not be stored (" + std::string(e.what()) + ")";
+    const std::size_t suites = options.suites.size();
+    const std::size_t total = suites * static_cast<std::size_t>(executions);
+    // Suites that stop early: failed in an execution, or nothing matched their filter.
+    std::vector<bool> stopped(suites, false);
+    std::size_t step = 0;
+    for (int execution = 0; execution < executions; ++execution) {
+      for (std::size_t i = 0; i < suites; ++i) {
+        const SuiteExecutable& suite = options.suites[i];
+        ++step;
+        if (stopped[i]) continue;
+        if (interrupt_signal() != 0) {
+          if (std::find(outcome.not_run.begin(), outcome.not_run.end(), suite.name) ==
+              outcome.not_run.end()) {
+            outcome.not_run.push_back(suite.name);
+          }
+          ++outcome.executions_not_run;
+          continue;
         }
-      }
-      s.telemetry = {};  // stored with the suite; not kept for the whole run
-      if (s.info.status != results::SuiteStatus::ok) any_failed = true;
-      if (!s.store_error.empty()) {
-        if (!store_errors.empty()) store_errors += "; ";
-        store_errors += s.info.suite + ": " + s.store_error;
-      }
-      if (progress) {
-        *progress << " " << results::to_string(s.info.status) << " (" << s.summary.benchmarks
-                  << " benchmarks, " << seconds_text(s.info.duration_s) << " s)";
-        if (!s.info.reason.empty()) *progress << ": " << s.info.reason;
-        if (s.telemetry_throttled > 0) {
-          *progress << " [thermal/HW slowdown in " << s.telemetry_throttled << " of "
-                    << s.telemetry_samples << " telemetry samples: affected samples invalid]";
+        if (progress) {
+          *progress << "[" << step << "/" << total << "] " << suite.name;
+          if (executions > 1) *progress << " (execution " << execution + 1 << "/" << executions << ")";
+          *progress << " ..." << std::flush;
         }
-        if (s.telemetry_power_limited > 0) {
-          *progress << " [power-limited in " << s.telemetry_power_limited << " of "
-                    << s.telemetry_samples << " telemetry samples]";
+        SuiteOutcome s = run_suite(store, outcome.run_id, suite, suite_options,
+                                   sampler ? &*sampler : nullptr, execution);
+        // Sample states from the telemetry overlapping each sample, else the clock probe.
+        if (s.ingested) {
+          try {
+            store.classify_samples(s.suite_run_id, s.telemetry, telemetry_origin_s,
+                                   std::max(options.telemetry_interval_ms, 1) / 1000.0);
+          } catch (const Error& e) {
+            if (e.code() == ExitCode::bad_input) throw;
+            s.store_error = "its sample states could not be stored (" + std::string(e.what()) + ")";
+          }
         }
-        *progress << "\n" << std::flush;
+        s.telemetry = {};  // stored with the suite; not kept for the whole run
+        if (s.info.status != results::SuiteStatus::ok) any_failed = true;
+        // A failed execution is not repeated: the next would cost as much and say the same. A
+        // filter that matched nothing matches nothing the next time either.
+        if (s.info.status != results::SuiteStatus::ok || s.summary.benchmarks == 0) {
+          stopped[i] = true;
+        }
+        if (!s.store_error.empty()) {
+          if (!store_errors.empty()) store_errors += "; ";
+          store_errors += s.info.suite + ": " + s.store_error;
+        }
+        if (progress) {
+          *progress << " " << results::to_string(s.info.status) << " (" << s.summary.benchmarks
+                    << " benchmarks, " << seconds_text(s.info.duration_s) << " s)";
+          if (!s.info.reason.empty()) *progress << ": " << s.info.reason;
+          if (stopped[i] && execution + 1 < executions && s.info.status != results::SuiteStatus::ok) {
+            *progress << " [its remaining executions are not run]";
+          }
+          if (s.telemetry_throttled > 0) {
+            *progress << " [thermal/HW slowdown in " << s.telemetry_throttled << " of "
+                      << s.telemetry_samples << " telemetry samples: affected samples invalid]";
+          }
+          if (s.telemetry_power_limited > 0) {
+            *progress << " [power-limited in " << s.telemetry_power_limited << " of "
+                      << s.telemetry_samples << " telemetry samples]";
+          }
+          *progress << "\n" << std::flush;
+        }
+        outcome.suites.push_back(std::move(s));
       }
-      outcome.suites.push_back(std::move(s));
     }
   } catch (...) {
     // The OS failed under us: leave a truthful record if we still can. If even that fails,

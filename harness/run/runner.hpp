@@ -26,15 +26,30 @@
 namespace gpubench::harness {
 
 struct ProfileDefaults {
-  int repetitions;    // samples per benchmark
+  int repetitions;    // samples per benchmark, over all its executions
   double min_time_s;  // --benchmark_min_time for benchmarks that do not set their own
+  // Separate processes per suite (issue 35): the profile's repetitions are spread over them, so
+  // the spread between processes, which repetitions inside one process cannot see, is measured
+  // by every run (compare/stats/executions.hpp).
+  int executions;
+  // Repetitions inside each execution: the profile's repetitions spread over its executions.
+  int repetitions_per_execution() const { return (repetitions + executions - 1) / executions; }
 };
-// quick: 3 x 0.05 s, standard: 5 x 0.2 s, full: 10 x 0.5 s. Throws Error(bad_input) otherwise.
+// quick: 3 x 0.05 s in 3 executions, standard: 5 x 0.2 s in 5, full: 10 x 0.5 s in 10. Throws
+// Error(bad_input) otherwise.
 ProfileDefaults profile_defaults(const std::string& profile);
+
+// The fewest executions a run may have: one leaves no between-execution variance.
+inline constexpr int k_min_executions = 2;
+// The most: a bound against typos (--executions 1000 would run every suite 1000 times).
+inline constexpr int k_max_executions = 100;
 
 struct SuiteRunOptions {
   std::string profile = "standard";
-  int repetitions = 5;
+  int repetitions = 5;  // inside each execution (--benchmark_repetitions)
+  // Executions of every suite: separate processes, interleaved across the suites (calibration,
+  // memory, ..., then again), each stored as its own suite run under the run.
+  int executions = 1;
   double min_time_s = 0.2;
   std::string filter;       // --benchmark_filter regex; empty = all
   double timeout_s = 1800;  // per suite, wall clock
@@ -48,6 +63,7 @@ struct SuiteRunOptions {
 
 struct SuiteOutcome {
   results::SuiteRunInfo info;
+  int execution = 0;  // 0-based, among its suite's executions in the run
   results::IngestSummary summary;
   int64_t suite_run_id = 0;
   bool ingested = false;  // its JSON was stored
@@ -64,8 +80,12 @@ struct SuiteOutcome {
 // Runs one suite (sampling telemetry with `sampler` when given) and stores its row, samples and
 // telemetry under `run_id` in one transaction. A store failure is recorded in the outcome
 // (store_error), not thrown; only OS failures (no fork, no pipe) throw.
+// `execution` (0-based) names its scratch files; with more than one execution of the run, Google
+// Benchmark's random interleaving shuffles the repetitions inside the process too (not under a
+// multi-rank launcher, where every rank must run the same order).
 SuiteOutcome run_suite(results::Store& store, int64_t run_id, const SuiteExecutable& suite,
-                       const SuiteRunOptions& options, TelemetrySampler* sampler = nullptr);
+                       const SuiteRunOptions& options, TelemetrySampler* sampler = nullptr,
+                       int execution = 0);
 
 struct RunOptions {
   std::vector<SuiteExecutable> suites;  // already selected
@@ -86,7 +106,11 @@ struct RunOutcome {
   std::string uuid;
   results::RunStatus status = results::RunStatus::running;
   std::vector<SuiteOutcome> suites;  // in the order run
-  std::vector<std::string> not_run;  // suites skipped because of an interrupt
+  // Suites with executions not run because of an interrupt, in the order they would have run,
+  // one entry per suite; executions_not_run counts the executions.
+  std::vector<std::string> not_run;
+  int executions_not_run = 0;
+  int executions = 1;  // planned per suite
   int interrupt_signal = 0;          // nonzero: SIGINT/SIGTERM/SIGHUP stopped the run
   // Nonempty: some suites' results could not be stored (see SuiteOutcome::store_error).
   std::string store_error;
@@ -100,7 +124,10 @@ struct RunOutcome {
 // Key of the run's Configuration::env entry that says why telemetry was not recorded.
 inline constexpr const char* k_telemetry_env_key = "gpubench.telemetry";
 
-// The whole run. `progress` (nullable) gets one line per suite as it finishes.
+// The whole run: every suite's executions, interleaved (execution 1 of every suite, then
+// execution 2, ...). A suite that fails, crashes or times out in one execution is not run again
+// in this run (its later executions would cost the same and say the same); nor is one whose
+// filter matched nothing. `progress` (nullable) gets one line per execution as it finishes.
 RunOutcome execute_run(results::Store& store, const RunOptions& options, std::ostream* progress);
 
 // Short human reason for a finished child ("exited with code 2: <last stderr line>").

@@ -73,8 +73,8 @@ std::string benchmark_filter_for(const std::vector<std::string>& names) {
 
 std::vector<std::string> what_limits(const compare::Comparison& cmp,
                                      const UntilDecidedOptions& options) {
-  std::size_t inconclusive = 0, base_bound = 0, no_history = 0;
-  std::size_t base_n = 0, base_runs = 0, cand_n = 0, history_found = 0;
+  std::size_t inconclusive = 0, base_bound = 0, one_execution = 0, beyond = 0;
+  std::size_t base_n = 0, base_runs = 0, cand_n = 0, most_needed = 0;
   for (const compare::Entry& e : cmp.entries) {
     if (!e.primary || e.verdict != compare::Verdict::inconclusive) continue;
     ++inconclusive;
@@ -86,10 +86,14 @@ std::vector<std::string> what_limits(const compare::Comparison& cmp,
       base_runs = std::max(base_runs, e.base.runs);
       cand_n = std::max(cand_n, e.candidate.n);
     }
-    if (e.held_by_allowance) {
-      ++no_history;
-      history_found = std::max(history_found, e.history_runs_found);
+    // The base measured one process a suite a run (stored before executions): its side of the
+    // interval holds no run-to-run noise, which no candidate run can add.
+    if (!e.base.per_run && e.base.executions > 0 && e.base.executions <= e.base.runs) {
+      ++one_execution;
     }
+    // More executions than a practical number (size_executions found none up to 100).
+    if (e.by_execution && e.executions_needed == 0) ++beyond;
+    most_needed = std::max(most_needed, e.executions_needed);
   }
   std::vector<std::string> lines;
   if (inconclusive == 0) return lines;
@@ -104,14 +108,26 @@ std::vector<std::string> what_limits(const compare::Comparison& cmp,
         "3" +
         (options.base_last > 1 ? " or more (now " + std::to_string(options.base_last) + ")" : ""));
   }
-  if (no_history > 0) {
-    lines.push_back("until-decided: " + std::to_string(no_history) + " of " +
-                    std::to_string(inconclusive) + " inconclusive series have no history (" +
-                    std::to_string(history_found) + " earlier run(s) of their suite, " +
-                    std::to_string(compare::k_min_history_runs) +
-                    " needed): the suite's run-to-run allowance holds small changes back. Fix: "
-                    "store a few more runs of the base configuration (nightly runs do), then "
-                    "compare again");
+  if (one_execution > 0) {
+    lines.push_back("until-decided: " + std::to_string(one_execution) + " of " +
+                    std::to_string(inconclusive) +
+                    " inconclusive series have a base of one execution a suite a run (stored "
+                    "before gpubench measured executions): the base's side holds no run-to-run "
+                    "noise. Fix: run the base configuration again with this gpubench, then "
+                    "compare");
+  }
+  if (beyond > 0) {
+    lines.push_back("until-decided: " + std::to_string(beyond) + " of " +
+                    std::to_string(inconclusive) +
+                    " inconclusive series vary so much between executions that even 100 a side "
+                    "would not bring the smallest detectable change under the threshold; raise "
+                    "--threshold for them (a thresholds file) or find the noise ('gpubench show' "
+                    "lists the noisy series)");
+  } else if (most_needed > 0) {
+    lines.push_back("until-decided: the noisiest inconclusive series need about " +
+                    std::to_string(most_needed) +
+                    " executions a side; give --max-extra-runs more than " +
+                    std::to_string(options.max_extra_runs));
   }
   if (lines.empty()) {
     lines.push_back(
@@ -151,6 +167,21 @@ UntilDecidedOutcome run_until_decided(results::Store& store, const RunOptions& r
       break;
     }
     RunOptions again = run_options;
+    // Executions, not repetitions: enough for the series that need the most (size_executions),
+    // at least 2 and at most twice the run's own.
+    std::size_t wanted = 0;
+    for (const compare::Entry& e : cmp.entries) {
+      if (e.verdict != compare::Verdict::inconclusive || e.executions_needed == 0) continue;
+      if (e.executions_needed > e.candidate.executions) {
+        wanted = std::max(wanted, e.executions_needed - e.candidate.executions);
+      }
+    }
+    const int own = std::max(k_min_executions, run_options.suite_options.executions);
+    again.suite_options.executions =
+        wanted == 0 ? own
+                    : static_cast<int>(std::clamp<std::size_t>(
+                          wanted, static_cast<std::size_t>(k_min_executions),
+                          static_cast<std::size_t>(2 * own)));
     again.suites.clear();
     for (const SuiteExecutable& s : run_options.suites) {
       if (suites.count(s.name)) again.suites.push_back(s);
@@ -159,7 +190,8 @@ UntilDecidedOutcome run_until_decided(results::Store& store, const RunOptions& r
         benchmark_filter_for(std::vector<std::string>(names.begin(), names.end()));
     again.tags.emplace_back("until_decided", std::to_string(first.run_id));
     out << "until-decided: rerunning " << names.size() << " benchmark(s) of "
-        << join(std::vector<std::string>(suites.begin(), suites.end()), ",") << "\n"
+        << join(std::vector<std::string>(suites.begin(), suites.end()), ",") << " in "
+        << again.suite_options.executions << " more executions\n"
         << std::flush;
     RunOutcome rerun = execute_run(store, again, progress);
     result.runs.push_back(rerun.run_id);

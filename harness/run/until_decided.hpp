@@ -1,7 +1,8 @@
 // `gpubench run ... --until-decided BASE [--max-extra-runs N] [--base-last K]`: sequential
 // escalation (DESIGN.md "Statistics"). After the first run, compare it with BASE; rerun only the
-// suites and benchmarks whose verdict is inconclusive (as a --benchmark_filter), pool every run of
-// this invocation as the candidate side, and compare again, until no series is inconclusive or N
+// suites and benchmarks whose verdict is inconclusive (as a --benchmark_filter) in more
+// executions (as many as the noisiest needs, compare/stats/executions.hpp size_executions, 2 to
+// twice the run's), pool every run of this invocation as the candidate side, and compare again, until no series is inconclusive or N
 // extra runs are spent. Every run is stored (tagged until_decided=<first run id>). The final
 // comparison is printed and sets the exit code (1 on a regression, as `gpubench compare`).
 #pragma once
@@ -34,8 +35,9 @@ std::string benchmark_filter_for(const std::vector<std::string>& names);
 
 // Why series are still inconclusive when the reruns are spent, and what would decide them (issue
 // 26): lines "until-decided: ..." naming the limit (a base side of few samples that more
-// candidate runs cannot outweigh; no history of the series, so the suite's run-to-run allowance
-// holds the verdict back) with the fix. Empty when nothing is inconclusive. Exposed for tests.
+// candidate runs cannot outweigh; a base of one execution a suite, stored before executions;
+// series too noisy between executions for any practical number) with the fix. Empty when nothing
+// is inconclusive. Exposed for tests.
 std::vector<std::string> what_limits(const compare::Comparison& cmp,
                                      const UntilDecidedOptions& options);
 

@@ -86,6 +86,7 @@ std::string plan_json(const SuitePlan& plan) {
                               {"cases", cases},
                               {"estimated_s", plan.estimated_s()},
                               {"disk_bytes", plan.disk_bytes},
+                              {"reused_s", plan.reused_s},
                               {"assumptions", plan.assumptions}};
   return out.dump();
 }

@@ -113,6 +113,9 @@ struct SuitePlan {
   // Bytes the suite writes to disk before its cases (the dataloader's datasets not cached yet):
   // `gpubench doctor` holds the data directory's free space to it.
   std::uint64_t disk_bytes = 0;
+  // The part of estimated_s that only a run's first execution pays: what later executions reuse
+  // from it (gemm's cuBLASLt algorithm search, suites/gemm/algorithm_store.hpp).
+  double reused_s = 0;
   std::string assumptions;
   double estimated_s() const;  // fixed_s + every case
 };
@@ -121,7 +124,7 @@ struct SuitePlan {
 double startup_seconds(int gpus, const ModelRates& rates);
 
 // {"suite":..., "gpus":N, "cases":[{"name":...,"estimated_s":...}], "estimated_s": total,
-//  "disk_bytes": N, "assumptions": "..."} (one line).
+//  "disk_bytes": N, "reused_s": X, "assumptions": "..."} (one line).
 std::string plan_json(const SuitePlan& plan);
 
 // The value of --<name>=N in argv, when present (N >= 0): --gpubench_plan_gpus=N,

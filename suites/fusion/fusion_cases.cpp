@@ -80,8 +80,8 @@ constexpr Family k_elementwise_families[] = {Family::bias_gelu, Family::layernor
 // 1 thread and up to the usable CPUs but one. The CPU left over is gpubench's, its telemetry's
 // and the system's: with every CPU in the pool, any other thread that wakes stops one of the
 // pool's, and the pass (a barrier at its end) waits for it. On an idle 2-core VM two identical
-// quick runs of `threads:2` cases differed by 31-78% while `threads:1` stayed within the
-// allowance (tests/perf/aa_quick.py, 10 pairs; issue 23 item 21).
+// quick runs of `threads:2` cases differed by 31-78% while `threads:1` stayed within 10%
+// (tests/perf/aa_quick.py, 10 pairs; issue 23 item 21).
 std::vector<int> thread_counts(Profile profile, int cpus) {
   const int top = std::max(cpus - 1, 1);
   std::vector<int> out{1};

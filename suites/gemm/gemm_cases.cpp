@@ -212,7 +212,7 @@ double estimated_case_seconds(const GemmCase& c, int iterations, double peak_tfl
   double seconds = 0.0;
   if (c.api == Api::cublaslt) {
     // Per candidate: a warm-up call and the timed batches; one probe call for the first.
-    seconds += k_search_candidates * (call_s + k_search_samples_per_candidate * search_batch_s);
+    seconds += k_search_candidates * (call_s + search_samples(call_s * 1e3) * search_batch_s);
     seconds += call_s;
   } else {
     seconds += 2 * call_s;  // warm-up call and the one timed call that sizes the batches

@@ -84,6 +84,16 @@ std::vector<GemmCase> gemm_cases(suite::Profile profile, const std::vector<int>&
 inline constexpr int k_search_candidates = 16;
 inline constexpr int k_search_samples_per_candidate = 5;
 inline constexpr double k_search_batch_ms = 1.0;
+// Calls this long or longer are timed in fewer batches: each batch is then one call of >= 10 ms,
+// whose spread between batches is far below the differences between candidates, and 5 of them per
+// candidate made the search of a standard run's large FP32/FP64 shapes most of the suite's time.
+inline constexpr double k_search_long_call_ms = 10.0;
+inline constexpr int k_search_samples_long_call = 3;
+// Timed batches per candidate for a call of `call_ms` (the probe call's time).
+constexpr int search_samples(double call_ms) {
+  return call_ms >= k_search_long_call_ms ? k_search_samples_long_call
+                                          : k_search_samples_per_candidate;
+}
 // Timed batches last about this long (at least one call each; cold cases one call).
 inline constexpr double k_timed_batch_ms = 5.0;
 

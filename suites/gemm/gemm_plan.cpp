@@ -8,7 +8,6 @@ namespace gpubench::gemm {
 namespace {
 // The search constants are gemm_cases.hpp's (the runner uses the same); as gemm_runner.cpp, the
 // batch caps (search at most 32 calls; hot samples ~5 ms at most 200 calls).
-constexpr int k_search_batches = k_search_samples_per_candidate;
 constexpr double k_search_batch_s = k_search_batch_ms * 1e-3;
 constexpr int k_search_max_calls = 32;
 constexpr double k_hot_batch_s = 5e-3;
@@ -41,6 +40,17 @@ double reference_flop_per_s(DType dtype, const suite::ModelRates& r) {
   return r.bf16_flop_per_s;
 }
 
+double planned_search_seconds(const GemmCase& c, int gpus, const suite::ModelRates& r) {
+  if (gpus <= 0 || c.api != Api::cublaslt) return 0;
+  const double call_s =
+      gemm_flops(c.m, c.n, c.k) / reference_flop_per_s(c.dtype, r) + r.kernel_launch_s;
+  const int batches = search_samples(call_s * 1e3);
+  const double per_candidate =
+      2 * call_s + batches * batch_seconds(call_s, k_search_batch_s, k_search_max_calls) +
+      (batches + 2) * r.sync_s;
+  return k_search_candidates * per_candidate;
+}
+
 double planned_case_seconds(const GemmCase& c, int gpus, int repetitions, int iterations,
                             const suite::ModelRates& r) {
   if (gpus <= 0) return suite::skipped_case_seconds(repetitions, r);
@@ -50,13 +60,7 @@ double planned_case_seconds(const GemmCase& c, int gpus, int repetitions, int it
   // Operands: allocated and filled on the device once per case.
   cost.once_s = 4 * r.per_allocation_s +
                 suite::transfer_seconds(static_cast<double>(operand_bytes(c)), r.hbm_bytes_per_s);
-  if (c.api == Api::cublaslt) {
-    const double per_candidate =
-        2 * call_s +
-        k_search_batches * batch_seconds(call_s, k_search_batch_s, k_search_max_calls) +
-        (k_search_batches + 2) * r.sync_s;
-    cost.once_s += k_search_candidates * per_candidate;
-  }
+  cost.once_s += planned_search_seconds(c, gpus, r);
   const double sample_s = c.cache == Cache::cold
                               ? call_s + r.l2_flush_s + r.sync_s
                               : batch_seconds(call_s, k_hot_batch_s, k_hot_max_calls) + r.sync_s;
@@ -78,10 +82,16 @@ suite::SuitePlan plan_gemm(const suite::PlanRequest& request) {
   for (const GemmCase& c : gemm_cases(request.profile, suite::plan_devices(request.gpus))) {
     plan.cases.push_back(
         {benchmark_name(c), planned_case_seconds(c, request.gpus, repetitions, iterations, r)});
+    // Later executions of the run reuse the first one's choice (algorithm_store.hpp): only the
+    // check and one warm-up call, counted in the case's other costs.
+    plan.reused_s += planned_search_seconds(c, request.gpus, r);
   }
-  plan.assumptions = "per case: operands filled and the cuBLASLt algorithm searched once (" +
+  plan.assumptions = "per case: operands filled and the cuBLASLt algorithm searched once a run (" +
                      std::to_string(k_search_candidates) + " candidates x " +
-                     std::to_string(k_search_batches) + " batches of ~1 ms), then per repetition " +
+                     std::to_string(k_search_samples_per_candidate) + " batches of ~1 ms, " +
+                     std::to_string(k_search_samples_long_call) + " for calls of >= 10 ms" +
+                     ", in the first execution; later executions reuse the "
+                     "choice), then per repetition " +
                      std::to_string(iterations) +
                      " timed batches of >= 5 ms (cold: single calls after an L2 flush) and a "
                      "sampled host validation; " +

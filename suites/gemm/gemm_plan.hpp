@@ -14,6 +14,9 @@ double reference_flop_per_s(DType dtype, const suite::ModelRates& r);
 // batches (hot: >= 5 ms each; cold: one call after an L2 flush) and the sampled validation.
 double planned_case_seconds(const GemmCase& c, int gpus, int repetitions, int iterations,
                             const suite::ModelRates& r);
+// The search's part of it (0 for cublasGemmEx cases and without GPUs): paid by a run's first
+// execution only (suites/gemm/algorithm_store.hpp).
+double planned_search_seconds(const GemmCase& c, int gpus, const suite::ModelRates& r);
 
 suite::SuitePlan plan_gemm(const suite::PlanRequest& request);
 

@@ -4,7 +4,9 @@
 #include <cublas_v2.h>
 
 #include <algorithm>
+#include <cstring>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +15,7 @@
 #include "suites/common/cuda/cublaslt_handles.hpp"
 #include "suites/common/cuda/graph.hpp"
 #include "suites/common/cuda/guard.hpp"
+#include "suites/gemm/algorithm_store.hpp"
 #include "util/median.hpp"
 
 namespace gpubench::gemm {
@@ -27,7 +30,6 @@ constexpr std::uint64_t k_seed_a = 1;
 constexpr std::uint64_t k_seed_b = 2;
 // Candidates requested from the cuBLASLt heuristic and timed samples per candidate (rule 8).
 constexpr int k_requested_algorithms = k_search_candidates;
-constexpr int k_samples_per_candidate = k_search_samples_per_candidate;
 // Sampled output rows and columns for validation (rows x cols elements checked).
 constexpr std::size_t k_validation_rows = 12;
 constexpr std::size_t k_validation_cols = 12;
@@ -234,8 +236,48 @@ void PreparedGemm::set_up_cublaslt() {
   m_lt->c = make_layout(output_kind(c.dtype), c.m, c.n);
 }
 
+namespace {
+// The run's choices, shared by its executions (algorithm_store.hpp); one per process.
+AlgorithmStore& run_algorithms() {
+  static AlgorithmStore store = AlgorithmStore::from_environment();
+  return store;
+}
+}  // namespace
+
+bool PreparedGemm::reuse_stored_algorithm() {
+  const std::optional<StoredAlgorithm> stored = run_algorithms().find(benchmark_name(m_case));
+  if (!stored) return false;
+  cublasLtMatmulAlgo_t algo{};
+  static_assert(sizeof algo == sizeof stored->bytes, "cublasLtMatmulAlgo_t is 8 uint64_t");
+  std::memcpy(&algo, stored->bytes.data(), sizeof algo);
+  cublasLtMatmulHeuristicResult_t check{};
+  if (cublasLtMatmulAlgoCheck(m_dev.cublaslt.get(), m_lt->desc.get(), m_lt->a.get(),
+                              m_lt->b.get(), m_lt->c.get(), m_lt->c.get(), &algo,
+                              &check) != CUBLAS_STATUS_SUCCESS ||
+      check.workspaceSize > m_workspace.bytes()) {
+    return false;  // not valid here (another library or device): search again
+  }
+  m_lt->algo = algo;
+  try {
+    enqueue(1);  // the warm-up call the search would have made
+    m_dev.stream.synchronize();
+  } catch (const suite::CudaError& e) {
+    if (e.out_of_memory()) throw;
+    (void)cudaStreamSynchronize(m_dev.stream.get());
+    return false;
+  }
+  const std::string id = config_attribute<std::int32_t>(algo, CUBLASLT_ALGO_CONFIG_ID);
+  m_choice.algo_id = id == "?" ? -1 : std::stoi(id);
+  m_choice.median_call_ms = stored->median_call_ms;
+  m_choice.description = stored->description + " reused=run";
+  return true;
+}
+
 void PreparedGemm::choose_algorithm() {
   const GemmCase& c = m_case;
+  // A later execution of the run takes the first execution's choice: the same algorithm in every
+  // process of the run, and no second search.
+  if (reuse_stored_algorithm()) return;
   const suite::cuda::MatmulPreference pref =
       suite::cuda::make_workspace_preference(m_workspace.bytes());
   std::vector<cublasLtMatmulHeuristicResult_t> results(k_requested_algorithms);
@@ -250,9 +292,10 @@ void PreparedGemm::choose_algorithm() {
     throw SkipCase("the cuBLASLt heuristic returned no algorithm for " + what + " on " +
                    m_dev.info.name + " (" + suite::cublas_status_text(status) + ")");
   }
-  // Time every candidate: warm-up call, then k_samples_per_candidate batches; choose among them
+  // Time every candidate: warm-up call, then search_samples(probe) batches; choose among them
   // by choose_candidate (near-ties go to the heuristic's best rank, so noise cannot flip it).
   int batch_calls = 0;
+  int samples = k_search_samples_per_candidate;
   std::vector<CandidateTimes> timed;
   std::vector<cublasLtMatmulAlgo_t> timed_algos;
   std::string last_error;
@@ -267,10 +310,11 @@ void PreparedGemm::choose_algorithm() {
         const auto probe =
             m_dev.timer.time_batch([this] { enqueue(1); }, suite::cuda::CacheState::hot);
         batch_calls = calls_per_batch(probe.elapsed_ms, 1.0, 32);
+        samples = search_samples(probe.elapsed_ms);
       }
       CandidateTimes t;
       t.rank = i;
-      for (int s = 0; s < k_samples_per_candidate; ++s) {
+      for (int s = 0; s < samples; ++s) {
         const auto sample =
             m_dev.timer.time_batch([&] { enqueue(batch_calls); }, suite::cuda::CacheState::hot);
         t.per_call_ms.push_back(sample.elapsed_ms / batch_calls);
@@ -306,6 +350,11 @@ void PreparedGemm::choose_algorithm() {
       " swizzle=" + config_attribute<std::uint32_t>(best_algo, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING) +
       " rank=" + std::to_string(best_index) + " tied=" + std::to_string(tied) + " timed=" +
       std::to_string(usable) + "/" + std::to_string(returned);
+  StoredAlgorithm keep;
+  std::memcpy(keep.bytes.data(), &best_algo, sizeof best_algo);
+  keep.description = m_choice.description;
+  keep.median_call_ms = best_ms;
+  run_algorithms().add(benchmark_name(c), keep);
 }
 
 void PreparedGemm::enqueue(int calls) {

@@ -65,6 +65,9 @@ class PreparedGemm {
   struct Lt;  // cuBLASLt descriptors
   void set_up_cublaslt();
   void choose_algorithm();
+  // The run's earlier execution chose an algorithm for this case (algorithm_store.hpp) and it
+  // passes cublasLtMatmulAlgoCheck here: use it. False: search.
+  bool reuse_stored_algorithm();
 
   GemmCase m_case;
   DeviceContext& m_dev;

@@ -322,9 +322,10 @@ TEST_F(E2E, FailOnChangedThroughTheCli) {
   EXPECT_NE(bad.out.find("changed"), std::string::npos) << bad.out;  // lists the choices
 }
 
-// --until-decided: 2 repetitions cannot be decided (fewer than 3 samples), so the inconclusive
-// benchmarks are rerun alone, tagged, pooled with the first run, and the final comparison sets
-// the exit code. Runs last: it adds runs to the shared database.
+// --until-decided with the real calibration suite: the inconclusive benchmarks (if any: with
+// executions one run often decides a 10% change) are rerun alone, tagged, pooled with the first
+// run, and the final comparison sets the exit code. tests/e2e/test_e2e_executions.cpp forces the
+// reruns with a fixture. Runs last: it adds runs to the shared database.
 TEST_F(E2E, UntilDecidedRerunsOnlyTheInconclusiveAndPools) {
   Result bad = gpubench("run --suite calibration --until-decided 999");
   EXPECT_EQ(bad.exit_code, 2) << bad.out;  // BASE is checked before anything runs
@@ -337,15 +338,16 @@ TEST_F(E2E, UntilDecidedRerunsOnlyTheInconclusiveAndPools) {
       "GPUBENCH_CALIBRATION_SCALE=1.1 ");
   ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.out;
   EXPECT_NE(r.out.find("until-decided: round 0"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("until-decided: round 1"), std::string::npos) << r.out;  // pooled again
-  EXPECT_NE(r.out.find("until-decided: rerunning"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("verdicts:"), std::string::npos) << r.out;  // the final comparison
 
   nlohmann::json runs = nlohmann::json::parse(gpubench("runs --format json").out);
   std::size_t added = runs.size() - runs_before;
-  EXPECT_GE(added, 2u);  // the first run and at least one rerun, every one stored
+  EXPECT_GE(added, 1u);  // the first run, and a rerun only when something was inconclusive
   EXPECT_LE(added, 3u);  // at most --max-extra-runs reruns
-  EXPECT_NE(gpubench("runs").out.find("until_decided="), std::string::npos);
+  if (r.out.find("until-decided: rerunning") != std::string::npos) {
+    EXPECT_NE(r.out.find("until-decided: round 1"), std::string::npos) << r.out;  // pooled again
+    EXPECT_NE(gpubench("runs").out.find("until_decided="), std::string::npos);
+  }
   // A regression found in the end exits 1, like compare; the 10% slower runs are never
   // called an improvement or unchanged. (An inconclusive entry's point estimate may land on the
   // better side on a loaded machine, "0.9% better, but between 13% worse and 18% better", so the

@@ -195,7 +195,8 @@ TEST(E2eExchange, MergeOfALiveDatabaseLeavesTheRunningRunForLater) {
   const fs::path go = ws.root() / "go";
   const fs::path rows = ws.root() / "rows.json";
   write_file_atomic(rows, fixture_doc({fixture_row("fixture_fake/case", 0, 100)}));
-  Background run(ws, {"run", "--suite", "fixture_ok,fixture_fake", ws.db_arg()},
+  Background run(ws, {"run", "--suite", "fixture_ok,fixture_fake", "--executions", "2",
+                      ws.db_arg()},
                  {{"FAKE_WAIT_FILE", go.string()}, {"FAKE_JSON", rows.string()}},
                  ws.root() / "run.err");
   // The first suite is stored; the second waits for `go`.
@@ -222,7 +223,7 @@ TEST(E2eExchange, MergeOfALiveDatabaseLeavesTheRunningRunForLater) {
   const CliResult second = ws.run({"import", ws.db().string(), "--db", target.string()});
   ASSERT_EQ(second.exit_code, 0) << second.out << second.err;
   EXPECT_TRUE(contains(second.out, "1 run(s) added")) << second.out;
-  EXPECT_EQ(scalar_int(target, "SELECT count(*) FROM suite_runs"), 2);
+  EXPECT_EQ(scalar_int(target, "SELECT count(*) FROM suite_runs"), 4);  // 2 suites x 2 executions
   EXPECT_EQ(scalar_int(target, "SELECT count(*) FROM runs WHERE status = 'complete'"), 1);
   const CliResult third = ws.run({"import", ws.db().string(), "--db", target.string()});
   EXPECT_TRUE(contains(third.out, "0 run(s) added, 1 already present")) << third.out;

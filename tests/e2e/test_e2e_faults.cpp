@@ -52,7 +52,7 @@ TEST(E2eFaults, LockTimeoutDuringRunLeavesNoRunningRun) {
   fs::permissions(later, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
                              fs::perms::others_read | fs::perms::others_exec);
   FaultDb db(ws.db());
-  Background run(ws, {"run", "--suite", "fixture_fake,fixture_later"},
+  Background run(ws, {"run", "--suite", "fixture_fake,fixture_later", "--executions", "2"},
                  {{"GPUBENCH_BUSY_TIMEOUT_MS", "300"},
                   {"FAKE_WAIT_FILE", go.string()},
                   {"FAKE_JSON", json_file.string()},
@@ -81,7 +81,7 @@ TEST(E2eFaults, LockTimeoutDuringRunLeavesNoRunningRun) {
   EXPECT_EQ(count_of(db,
                      "SELECT count(*) FROM samples s JOIN suite_runs sr ON sr.id = "
                      "s.suite_run_id WHERE sr.run_id = 2 AND sr.suite = 'fixture_later'"),
-            9);  // 3 repetitions x (real_time, cpu_time, items_per_s)
+            18);  // 2 executions x 3 repetitions x (real_time, cpu_time, items_per_s)
   EXPECT_EQ(count_of(db,
                      "SELECT count(*) FROM samples s JOIN suite_runs sr ON sr.id = "
                      "s.suite_run_id WHERE sr.run_id = 2 AND sr.suite = 'fixture_fake'"),
@@ -243,7 +243,7 @@ TEST(E2eFaults, FailedImportStoresNothing) {
   }
   FaultDb db(ws.db());
   EXPECT_EQ(count_of(db, "SELECT count(*) FROM runs"), 1);
-  EXPECT_EQ(count_of(db, "SELECT count(*) FROM suite_runs"), 1);
+  EXPECT_EQ(count_of(db, "SELECT count(*) FROM suite_runs"), 3);  // the baseline's 3 executions
 }
 
 // 7. A bad --filter is refused before anything is stored.
@@ -334,15 +334,17 @@ TEST(E2eFaults, NonFiniteAndNegativeValues) {
   text.replace(cpu, 7, "Infinity");
   const fs::path f = write_fixture(ws, "nan.json", text);
   const CliResult r =
-      ws.run({"run", "--suite", "fixture_fake", ws.db_arg()}, {{"FAKE_JSON", f.string()}});
+      ws.run({"run", "--suite", "fixture_fake", "--executions", "2", ws.db_arg()},
+             {{"FAKE_JSON", f.string()}});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   FaultDb db(ws.db());
   EXPECT_EQ(db.scalar("SELECT status FROM suite_runs WHERE run_id = 2"), "ok");
   EXPECT_EQ(count_of(db,
                      "SELECT count(*) FROM samples s JOIN suite_runs sr ON sr.id = "
                      "s.suite_run_id WHERE sr.run_id = 2"),
-            6 + 2);  // fixture_ok rows; v's repetition 0 (1 is negative, 2 NaN/Infinity)
-  EXPECT_EQ(count_of(db, "SELECT count(*) FROM invalid_samples"), 4);
+            2 * (6 + 2));  // per execution: fixture_ok rows; v's repetition 0 (1 is negative,
+                           // 2 NaN/Infinity)
+  EXPECT_EQ(count_of(db, "SELECT count(*) FROM invalid_samples"), 2 * 4);
   EXPECT_EQ(count_of(db, "SELECT count(*) FROM samples WHERE value < 0"), 0);
   const CliResult show = ws.run({"show", "latest", ws.db_arg()});
   EXPECT_TRUE(contains(show.out, "kept aside as invalid")) << show.out;

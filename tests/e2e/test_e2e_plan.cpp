@@ -55,8 +55,12 @@ TEST(E2ePlan, EightGpuQuickAndStandardFitTheirBudgetsAndStoreNothing) {
     const json j = plan_of(profile, dir.path(), db);
     std::set<std::string> keys;
     for (const auto& [k, v] : j.items()) keys.insert(k);
-    EXPECT_EQ(keys, (std::set<std::string>{"profile", "gpus", "gpus_source", "suites",
-                                           "total_cases", "total_estimated_s"}));
+    EXPECT_EQ(keys, (std::set<std::string>{"profile", "executions", "repetitions", "gpus",
+                                           "gpus_source", "suites", "total_cases",
+                                           "total_estimated_s"}));
+    // Issue 35: the profile's executions, its repetitions spread over them.
+    EXPECT_EQ(j["executions"], profile == "quick" ? 3 : 5);
+    EXPECT_EQ(j["repetitions"], 1);
     EXPECT_EQ(j["profile"], profile);
     EXPECT_EQ(j["gpus"], 8);
     EXPECT_EQ(j["gpus_source"], "flag");
@@ -66,8 +70,15 @@ TEST(E2ePlan, EightGpuQuickAndStandardFitTheirBudgetsAndStoreNothing) {
     for (const auto& s : j["suites"]) {
       std::set<std::string> suite_keys;
       for (const auto& [k, v] : s.items()) suite_keys.insert(k);
-      EXPECT_EQ(suite_keys,
-                (std::set<std::string>{"suite", "cases", "estimated_s", "assumptions"}));
+      EXPECT_EQ(suite_keys, (std::set<std::string>{"suite", "cases", "estimated_s", "execution_s",
+                                                    "process_start_s", "reused_s",
+                                                    "assumptions"}));
+      // Every execution counted, less what the later ones reuse from the first.
+      const double e = j["executions"].get<double>();
+      EXPECT_NEAR(s["estimated_s"].get<double>(),
+                  e * s["execution_s"].get<double>() - (e - 1) * s["reused_s"].get<double>(),
+                  0.01)
+          << s["suite"];
       sum += s["estimated_s"].get<double>();
       cases += s["cases"].get<int>();
     }

@@ -1,5 +1,5 @@
 // What limits --until-decided when its reruns are spent (issue 26): the base side's few samples,
-// or no history. Comparisons are in-memory FIXTURES (no run).
+// a base of one execution a suite (issue 35), series too noisy between executions. Comparisons are in-memory FIXTURES (no run).
 #include <gtest/gtest.h>
 
 #include "harness/run/until_decided.hpp"
@@ -35,17 +35,32 @@ TEST(UntilDecided, NamesTheBaseWhenItsSamplesAreTheBottleneck) {
   EXPECT_TRUE(any_contains(lines, "--base-last")) << lines[0];
 }
 
-TEST(UntilDecided, NamesMissingHistory) {
+TEST(UntilDecided, NamesABaseOfOneExecution) {
   compare::Comparison cmp;
   compare::Entry e = inconclusive(9, 9);  // base not the bottleneck
-  e.held_by_allowance = 0.08;
-  e.history_runs_found = 1;
+  e.base.runs = 1;
+  e.base.executions = 1;  // a run stored before executions
   cmp.entries.push_back(e);
   const auto lines = what_limits(cmp, UntilDecidedOptions{});
   ASSERT_EQ(lines.size(), 1u);
-  EXPECT_TRUE(any_contains(lines, "no history (1 earlier run(s) of their suite, 3 needed)"))
-      << lines[0];
+  EXPECT_TRUE(any_contains(lines, "have a base of one execution a suite a run")) << lines[0];
   EXPECT_FALSE(any_contains(lines, "limited by the base"));
+}
+
+TEST(UntilDecided, NamesSeriesTooNoisyBetweenExecutions) {
+  compare::Comparison cmp;
+  compare::Entry e = inconclusive(3, 3);
+  e.base.runs = e.candidate.runs = 1;
+  e.base.executions = e.candidate.executions = 3;
+  e.by_execution = true;
+  e.executions_needed = 0;  // size_executions found no number up to 100
+  cmp.entries.push_back(e);
+  const auto lines = what_limits(cmp, UntilDecidedOptions{});
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_TRUE(any_contains(lines, "even 100 a side")) << lines[0];
+  e.executions_needed = 12;
+  cmp.entries = {e};
+  EXPECT_TRUE(any_contains(what_limits(cmp, UntilDecidedOptions{}), "about 12 executions a side"));
 }
 
 TEST(UntilDecided, NothingToSayWhenDecidedAndBudgetOtherwise) {

@@ -338,5 +338,17 @@ TEST(AlgorithmChoice, NearEqualKernelsDoNotFlipBetweenRuns) {
   EXPECT_EQ(chosen_by_fastest.size(), 2u);  // without the tie, noise picks the kernel
 }
 
+
+// Long calls are searched in fewer batches (each one call of >= 10 ms): the standard run's large
+// FP32/FP64 shapes spent most of the suite's time in the search. The plan and the runner share it.
+TEST(AlgorithmChoice, LongCallsAreSearchedInFewerBatches) {
+  EXPECT_EQ(search_samples(0.02), k_search_samples_per_candidate);
+  EXPECT_EQ(search_samples(9.99), k_search_samples_per_candidate);
+  EXPECT_EQ(search_samples(10.0), k_search_samples_long_call);
+  EXPECT_EQ(search_samples(250.0), k_search_samples_long_call);
+  EXPECT_LT(k_search_samples_long_call, k_search_samples_per_candidate);
+  EXPECT_GE(k_search_samples_long_call, 3);  // a median of at least three
+}
+
 }  // namespace
 }  // namespace gpubench::gemm

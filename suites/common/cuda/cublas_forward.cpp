@@ -86,6 +86,12 @@ GPUBENCH_CUBLASLT(cublasLtMatmulAlgoGetHeuristic,
                    cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int* returnAlgoCount),
                   (lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference,
                    requestedAlgoCount, heuristicResultsArray, returnAlgoCount))
+GPUBENCH_CUBLASLT(cublasLtMatmulAlgoCheck,
+                  (cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc,
+                   cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc,
+                   cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc,
+                   const cublasLtMatmulAlgo_t* algo, cublasLtMatmulHeuristicResult_t* result),
+                  (lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result))
 GPUBENCH_CUBLASLT(cublasLtMatmulDescCreate,
                   (cublasLtMatmulDesc_t * matmulDesc, cublasComputeType_t computeType,
                    cudaDataType_t scaleType),
