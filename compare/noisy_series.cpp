@@ -13,7 +13,10 @@ namespace gpubench::compare {
 void NoisySeriesFinder::add(const results::ResultRow& row) {
   if (row.status != results::BenchmarkStatus::ok || row.values.empty()) return;
   if (!compared_metric(row.metric, std::nullopt)) return;
-  if (row.role == results::MetricRole::parameter) return;
+  // Primary metrics only: the ones compare counts and gates on (secondary ones are shown there).
+  if (row.role == results::MetricRole::parameter || row.role == results::MetricRole::secondary) {
+    return;
+  }
   const double mean = execution_log_mean(row.values);
   if (!std::isfinite(mean)) return;
   Series& s = m_series[Key{row.suite, row.benchmark, row.metric, device_label(row.device_index)}];
@@ -67,7 +70,9 @@ std::vector<NoisySeries> NoisySeriesFinder::find(double threshold, double confid
 std::vector<std::string> noisy_series_lines(const std::vector<NoisySeries>& noisy,
                                             double threshold, std::size_t limit) {
   std::vector<std::string> lines;
-  auto pct = [](double f) { return format_significant(f * 100.0, 2) + "%"; };
+  auto pct = [](double f) {
+    return f > 10 ? std::string("more than 1000%") : format_significant(f * 100.0, 2) + "%";
+  };
   for (std::size_t i = 0; i < noisy.size() && i < limit; ++i) {
     const NoisySeries& s = noisy[i];
     std::string line = s.key.benchmark + " " + s.key.metric +

@@ -33,7 +33,8 @@ struct NoisySeries {
 class NoisySeriesFinder {
  public:
   void add(const results::ResultRow& row);
-  // Primary and secondary series whose mde exceeds `threshold`, noisiest first.
+  // Series of primary metrics (not secondary ones, not parameters) whose mde exceeds
+  // `threshold`, noisiest first.
   std::vector<NoisySeries> find(double threshold = 0.02, double confidence = 0.99) const;
   // Series with two or more executions that find() looked at.
   std::size_t sized() const { return m_sized; }

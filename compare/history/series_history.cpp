@@ -181,8 +181,9 @@ History load_history(results::Store& store, const HistoryOptions& options) {
     auto it = roles.find({suite, metric});
     return it == roles.end() ? std::string("primary") : it->second;
   };
-  // The repetitions of every kept series, per run, for the per-run intervals.
-  std::map<SeriesId, std::map<std::size_t, std::vector<double>>> values;
+  // The repetitions of every kept series, per run and execution (suite run), for the per-run
+  // intervals.
+  std::map<SeriesId, std::map<std::size_t, std::map<int64_t, std::vector<double>>>> values;
   Statement s = db.prepare(
       "SELECT suite_run_id, benchmark_id, metric_id, COALESCE(device_index, -1), value "
       "FROM samples WHERE suite_run_id IN (SELECT value FROM json_each(?1)) AND kind = "
@@ -196,7 +197,8 @@ History load_history(results::Store& store, const HistoryOptions& options) {
     if (role_of(bench->second.suite, metric->second.name) == "parameter") continue;
     const std::size_t run = suite_run_to_run.at(s.column_int64(0));
     values[{h.runs[run].group, s.column_int64(1), s.column_int64(2), s.column_int64(3)}][run]
-        .push_back(s.column_double(4));
+          [s.column_int64(0)]
+              .push_back(s.column_double(4));
   }
   std::map<std::pair<std::size_t, std::size_t>, std::vector<EnvDifference>> memo;
   for (auto& [id, by_run] : values) {
@@ -212,12 +214,20 @@ History load_history(results::Store& store, const HistoryOptions& options) {
     series.unit = metric.unit;
     series.direction = metric.direction;
     series.primary = role_of(bench.suite, metric.name) == "primary";
-    for (auto& [run, v] : by_run) {  // std::map: runs in time order
+    for (auto& [run, executions] : by_run) {  // std::map: runs in time order
       RunPoint p;
       p.run = run;
+      std::vector<double> v, per_execution;
+      for (auto& [suite_run, values_of] : executions) {
+        v.insert(v.end(), values_of.begin(), values_of.end());
+        per_execution.push_back(median(values_of));
+      }
       p.n = v.size();
       p.median = median(v);
-      p.interval_is_range = !median_interval(v, p.low, p.high);
+      // Repetitions of one process are not independent draws of the run (issue 35): with
+      // several executions the interval is over their medians, one value a process.
+      p.interval_is_range =
+          !median_interval(per_execution.size() >= 2 ? per_execution : v, p.low, p.high);
       series.points.push_back(p);
     }
     h.series.push_back(std::move(series));

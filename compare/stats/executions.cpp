@@ -192,10 +192,16 @@ std::vector<SeriesExecutionNoise> execution_noise(const SuiteExecutionMeans& sui
     if (e_count < 2) continue;
     std::vector<double> effect(e_count, 0.0);
     std::vector<double> series_mean(n, 0.0);
-    for (std::size_t s : full) {
-      series_mean[s] = mean((*side)[s]);
-      for (std::size_t e = 0; e < e_count; ++e) effect[e] += ((*side)[s][e] - series_mean[s]) / k;
+    for (std::size_t s : full) series_mean[s] = mean((*side)[s]);
+    // The suite's effect of an execution: the median of its series' deviations, so one series
+    // far noisier than the rest does not lend its noise to all of them; centred over the side.
+    for (std::size_t e = 0; e < e_count; ++e) {
+      std::vector<double> deviations;
+      for (std::size_t s : full) deviations.push_back((*side)[s][e] - series_mean[s]);
+      effect[e] = median(deviations);
     }
+    const double centre = mean(effect);
+    for (double& c : effect) c -= centre;
     for (double c : effect) shared_ss += c * c;
     shared_df += static_cast<double>(e_count - 1);
     for (std::size_t s : full) {

@@ -86,7 +86,9 @@ struct SeriesExecutionNoise {
 };
 
 // Splits each series' execution means, per side, into the series' mean + the suite's execution
-// effect (the mean over the series that have every execution of that side) + a residual. Shared:
+// effect (the median over the series that have every execution of that side of their
+// deviations, centred: one series far noisier than the rest does not lend its noise to the
+// others; compare/README.md has the simulation) + a residual. Shared:
 // the pooled variance of the execution effects; own: each series' residual variance, moderated
 // over the suite. With fewer than 3 series complete on both sides there is no split: each series
 // takes its own pooled_execution_variance (shared 0); so does a series that lacks an execution

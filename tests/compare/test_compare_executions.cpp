@@ -8,6 +8,7 @@
 #include <random>
 
 #include "compare/compare.hpp"
+#include "compare/noisy_series.hpp"
 #include "fixtures.hpp"
 
 using namespace gpubench::compare;
@@ -250,4 +251,50 @@ TEST(CompareExecutions, InconclusiveNamesTheExecutionsThatWouldDecide) {
              std::string::npos;
   }
   EXPECT_GT(named, 0u);
+}
+
+// show/report's noisy series (compare/noisy_series.hpp): a series whose executions spread by
+// ~10% is listed with the executions a side that would detect 2%; a quiet one is not; a secondary
+// metric is not; a run of one execution a suite gives nothing.
+TEST(NoisySeries, ListsSeriesTooNoisyBetweenExecutionsWithTheirSizing) {
+  NoisySeriesFinder finder;
+  std::mt19937 gen(21);
+  std::normal_distribution<double> z(0, 1);
+  for (int e = 0; e < 3; ++e) {
+    for (int s = 0; s < 6; ++s) {
+      const double sd = s == 0 ? 0.10 : 0.001;  // series 0 is noisy between processes
+      ResultRow r = row("fusion/case" + std::to_string(s), "real_time", "ns", Direction::lower,
+                        {1000.0 * std::exp(sd * z(gen))});
+      r.role = gpubench::results::MetricRole::primary;
+      r.suite_run_id = 100 + e;
+      finder.add(r);
+      ResultRow secondary = r;
+      secondary.metric = "bytes_per_second";
+      secondary.role = gpubench::results::MetricRole::secondary;
+      secondary.values = {1e9 * std::exp(0.2 * z(gen))};
+      finder.add(secondary);
+    }
+  }
+  const std::vector<NoisySeries> noisy = finder.find(0.02);
+  ASSERT_EQ(noisy.size(), 1u);
+  EXPECT_EQ(noisy[0].key.benchmark, "fusion/case0");
+  EXPECT_EQ(noisy[0].executions, 3u);
+  EXPECT_GT(noisy[0].mde, 0.02);
+  EXPECT_GT(noisy[0].execution_cv, 0.02);
+  EXPECT_EQ(finder.sized(), 6u);  // primary series only
+  const std::vector<std::string> lines = noisy_series_lines(noisy, 0.02);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("fusion/case0 real_time"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("between executions; two runs of 3 detect"), std::string::npos)
+      << lines[0];
+
+  NoisySeriesFinder one_execution;
+  for (int s = 0; s < 6; ++s) {
+    ResultRow r = row("fusion/case" + std::to_string(s), "real_time", "ns", Direction::lower,
+                      {1000, 1100, 900});
+    r.suite_run_id = 7;
+    one_execution.add(r);
+  }
+  EXPECT_TRUE(one_execution.find(0.02).empty());
+  EXPECT_EQ(one_execution.sized(), 0u);
 }
