@@ -28,9 +28,26 @@ std::vector<std::string> run_problems(const results::RunDetail& run) {
       out.push_back(id + " failed");
       break;
   }
-  for (const results::SuiteRunInfo& s : run.suites) {
+  // A run measures each suite in several executions (issue 35), each its own suite run: a failed
+  // one is named by its place among its suite's suite runs, in id order.
+  const bool have_ids = run.suite_run_ids.size() == run.suites.size();
+  auto order = [&](std::size_t i) {
+    return have_ids ? run.suite_run_ids[i] : static_cast<int64_t>(i);
+  };
+  for (std::size_t i = 0; i < run.suites.size(); ++i) {
+    const results::SuiteRunInfo& s = run.suites[i];
     if (s.status == results::SuiteStatus::ok || s.status == results::SuiteStatus::skipped) continue;
-    std::string what = id + ": suite " + s.suite + " " + results::to_string(s.status);
+    std::size_t execution = 1, executions = 0;
+    for (std::size_t j = 0; j < run.suites.size(); ++j) {
+      if (run.suites[j].suite != s.suite) continue;
+      ++executions;
+      if (order(j) < order(i)) ++execution;
+    }
+    std::string what = id + ": suite " + s.suite;
+    if (executions > 1) {
+      what += " execution " + std::to_string(execution) + " of " + std::to_string(executions);
+    }
+    what += std::string(" ") + results::to_string(s.status);
     if (s.term_signal) what += " (signal " + std::to_string(*s.term_signal) + ")";
     if (!s.term_signal && s.exit_code) what += " (exit " + std::to_string(*s.exit_code) + ")";
     std::string reason(trim(s.reason));

@@ -11,8 +11,9 @@
 namespace gpubench::compare {
 
 // What is wrong with a run as a whole: its status when not complete, and each suite that did not
-// finish ok ("suite memory crashed: signal 11"). Empty for a complete run. Shared by report,
-// show, compare and accept.
+// finish ok ("suite memory crashed: signal 11"; "suite memory execution 2 of 3 crashed: ..." when
+// the run measured the suite in several executions, issue 35). Empty for a complete run. Shared by
+// report, show, compare and accept.
 std::vector<std::string> run_problems(const results::RunDetail& run);
 
 // Suites of the base the candidate has no benchmark of at all ("candidate lacks suite memory of

@@ -66,6 +66,8 @@ struct RunRow {
   std::string profile;
   std::vector<std::pair<std::string, std::string>> tags;
   std::string note;
+  // Distinct suites (however many executions each had), those with a failed execution, and
+  // distinct benchmarks.
   int64_t suites_total = 0;
   int64_t suites_failed = 0;
   int64_t benchmarks = 0;

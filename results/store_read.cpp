@@ -96,17 +96,19 @@ std::vector<RunRow> load_run_rows(Database& db, const std::string& ids_sql, int6
       [](RunRow& row, const Statement& st) {
         row.tags.emplace_back(st.column_text(1), st.column_text(2));
       });
+  // Suites, not suite runs: a run measures each suite in several executions (issue 35), each its
+  // own suite run; a suite failed when any of its executions did.
   for_each(
-      "SELECT run_id, count(*), sum(status IN ('failed', 'timeout', 'crashed', "
-      "'interrupted')) FROM suite_runs WHERE run_id" +
-          in + " GROUP BY run_id",
+      "SELECT run_id, count(*), sum(failed) FROM (SELECT run_id, suite, max(status IN ('failed', "
+      "'timeout', 'crashed', 'interrupted')) AS failed FROM suite_runs WHERE run_id" +
+          in + " GROUP BY run_id, suite) GROUP BY run_id",
       [](RunRow& row, const Statement& st) {
         row.suites_total = st.column_int64(1);
         row.suites_failed = st.column_int64(2);
       });
   for_each(
-      "SELECT s.run_id, count(*) FROM suite_runs s JOIN benchmark_outcomes o ON "
-      "o.suite_run_id = s.id WHERE s.run_id" +
+      "SELECT s.run_id, count(DISTINCT o.benchmark_id) FROM suite_runs s JOIN benchmark_outcomes "
+      "o ON o.suite_run_id = s.id WHERE s.run_id" +
           in + " GROUP BY s.run_id",
       [](RunRow& row, const Statement& st) { row.benchmarks = st.column_int64(1); });
   return rows;

@@ -145,10 +145,13 @@ GROUP BY t.device_index ORDER BY t.device_index)sql");
       out.push_back(std::move(s));
     }
   }
+  // Each suite once, however many of its executions (issue 35: one suite run each) throttled, in
+  // the order of the first that did.
   Statement st = db.prepare(R"sql(
-SELECT t.device_index, sr.suite FROM telemetry t JOIN suite_runs sr ON sr.id = t.suite_run_id
+SELECT t.device_index, sr.suite, min(sr.id) AS first_suite_run
+FROM telemetry t JOIN suite_runs sr ON sr.id = t.suite_run_id
 WHERE t.run_id = ?1 AND (t.throttle_reasons & ?2) != 0
-GROUP BY t.device_index, sr.id ORDER BY t.device_index, sr.id)sql");
+GROUP BY t.device_index, sr.suite ORDER BY t.device_index, first_suite_run)sql");
   st.bind(1, run_id).bind(2, k_reasons_slowdown);
   while (st.step()) {
     const auto it = by_device.find(static_cast<int>(st.column_int64(0)));

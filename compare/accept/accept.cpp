@@ -42,13 +42,36 @@ using accept_detail::Pooled;
 using accept_detail::remap_failure_checks;
 using accept_detail::sibling_check;
 
+// The suite runs that are one execution of several of their suite in their run (issue 35: a run
+// measures each suite in several processes, each its own suite run).
+std::set<int64_t> execution_suite_runs(const Side& side) {
+  std::set<int64_t> out;
+  for (const results::RunDetail& run : side.runs) {
+    std::map<std::string, std::size_t> executions;
+    for (const results::SuiteRunInfo& s : run.suites) ++executions[s.suite];
+    for (std::size_t i = 0; i < run.suites.size() && i < run.suite_run_ids.size(); ++i) {
+      if (executions[run.suites[i].suite] > 1) out.insert(run.suite_run_ids[i]);
+    }
+  }
+  return out;
+}
+
+// A series' values over the side's rows. Where the run measured the suite in several executions,
+// each execution is one value, the median of its own: repetitions in one process share its clock
+// state and placement, so they are no independent samples of what another process sees.
 std::map<Key, Pooled> pool(const Side& side) {
+  const std::set<int64_t> executions = execution_suite_runs(side);
   std::map<Key, Pooled> out;
   for (const results::ResultRow& row : side.results) {
     if (!accept_counts(row)) continue;
     Pooled& p = out[{row.suite, row.benchmark, row.metric, device_label(row.device_index)}];
     if (!p.first) p.first = &row;
-    p.values.insert(p.values.end(), row.values.begin(), row.values.end());
+    if (executions.count(row.suite_run_id)) {
+      p.per_execution = true;
+      if (!row.values.empty()) p.values.push_back(median(row.values));
+    } else {
+      p.values.insert(p.values.end(), row.values.begin(), row.values.end());
+    }
     for (int t : row.throttled) p.throttled += t == 1 ? 1 : 0;
     if (row.status == results::BenchmarkStatus::error) p.error = true;
     if (row.status == results::BenchmarkStatus::skipped) p.skipped = true;
@@ -76,8 +99,9 @@ bool usable(AcceptCheck& c, const Pooled& p) {
     // Not confidently below anything: undecided, like any interval that straddles the bound.
     c.outcome = CheckOutcome::marginal;
     c.repetitions_needed = 5;
-    c.reason = "too few samples for an interval (" + std::to_string(p.values.size()) +
-               "; need at least 2): rerun with --repetitions 5";
+    c.reason = std::string(p.per_execution ? "too few executions" : "too few samples") +
+               " for an interval (" + std::to_string(p.values.size()) + "; need at least 2): " +
+               (p.per_execution ? "rerun with --executions 5" : "rerun with --repetitions 5");
     return false;
   } else {
     return true;
@@ -159,7 +183,8 @@ std::string marginal_advice(const AcceptCheck& c) {
   if (c.repetitions_needed == 0)
     return "; the median sits on the requirement: more runs cannot settle it";
   return "; about " + std::to_string(c.repetitions_needed) +
-         " repetitions a side (--repetitions) would decide it";
+         (c.per_execution ? " executions a side (--executions) would decide it"
+                          : " repetitions a side (--repetitions) would decide it");
 }
 
 }  // namespace
@@ -218,6 +243,7 @@ AcceptResult accept_against_reference(const Side& run, const Side& reference,
     } else {
       dst.values.insert(dst.values.end(), p.values.begin(), p.values.end());
       dst.skipped = dst.skipped && p.skipped;
+      dst.per_execution = dst.per_execution || p.per_execution;
     }
   }
   std::set<Key> seen;
@@ -244,6 +270,7 @@ AcceptResult accept_against_reference(const Side& run, const Side& reference,
     c.unit = p.first->unit;
     c.direction = dir;
     c.n = p.values.size();
+    c.per_execution = p.per_execution;
     fill_device(c, run, *p.first);
     if (!p.first->unit.empty() && p.first->unit != rp.first->unit) {
       throw bad_input("cannot accept " + key.benchmark + " " + key.metric,
@@ -351,6 +378,7 @@ AcceptResult accept_against_spec(const Side& run, const std::vector<SpecRule>& s
     c.unit = no_samples ? rule->unit : p.first->unit;
     c.direction = p.first->direction;
     c.n = p.values.size();
+    c.per_execution = p.per_execution;
     c.reference = rule->limit;
     c.required = rule->limit;
     fill_device(c, run, *p.first);

@@ -69,14 +69,17 @@ struct AcceptCheck {
   results::Direction direction = results::Direction::unknown;
   std::string gpu_uuid;
   std::string pci_bus_id;
-  std::size_t n = 0;
+  std::size_t n = 0;  // samples: repetitions, or executions when per_execution
+  // The run measured the suite in several executions (issue 35): each is one sample (its median),
+  // and n and repetitions_needed count executions (`gpubench run --executions`).
+  bool per_execution = false;
   double median = 0;
   double low = 0;  // candidate interval, in the unit (NaN when none)
   double high = 0;
   double reference = 0;  // reference median (run) or limit (spec)
   double required = 0;   // what the interval is held against
   CheckOutcome outcome = CheckOutcome::fail;
-  std::size_t repetitions_needed = 0;  // MARGINAL: about this many repetitions a side would decide
+  std::size_t repetitions_needed = 0;  // MARGINAL: about this many repetitions (executions) a side
   bool skipped = false;                // FAIL because the benchmark was skipped (grouped in text)
   std::string reason;
 };

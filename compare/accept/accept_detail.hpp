@@ -14,7 +14,10 @@ namespace gpubench::compare::accept_detail {
 
 struct Pooled {
   const results::ResultRow* first = nullptr;
+  // Repetitions; with several executions of the suite in a run, one value per execution (its
+  // median, issue 35).
   std::vector<double> values;
+  bool per_execution = false;
   std::size_t throttled = 0;
   bool error = false;
   bool skipped = false;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "compare/hardware.hpp"
 #include "compare/selection.hpp"
@@ -95,24 +96,42 @@ Observations load_observations(results::Store& store, const std::vector<int64_t>
       }
       for (auto& [uuid, w] : watts) power[{sr, uuid}] = median(w);
     }
+    // One observation per series and GPU of the run: a run measures each suite in several
+    // executions (issue 35), each its own suite run with its own row, and an execution is no
+    // independent run. (GPU UUID, CUDA ordinal, benchmark, metric) -> index in `rows`.
+    std::map<std::tuple<std::string, int, std::string, std::string>, std::size_t> series_at;
+    std::vector<Observation> rows;
+    std::vector<std::vector<double>> execution_medians, execution_power;  // per row of `rows`
     for (const results::ResultRow& r : store.get_results(id)) {
       if (r.status != results::BenchmarkStatus::ok || r.metric == "cpu_time" || r.aggregate_only ||
           r.role == results::MetricRole::parameter) {
         continue;
       }
-      Observation o;
+      std::vector<double> values;
       for (std::size_t i = 0; i < r.values.size(); ++i) {
         const bool slowed = i < r.throttled.size() && r.throttled[i] == 1;
-        if (!slowed && std::isfinite(r.values[i]) && r.values[i] > 0)
-          o.values.push_back(r.values[i]);
+        if (!slowed && std::isfinite(r.values[i]) && r.values[i] > 0) values.push_back(r.values[i]);
       }
-      if (o.values.empty()) continue;
-      o.median = median(o.values);
+      if (values.empty()) continue;
+      const auto [at, fresh] = series_at.try_emplace(
+          {r.gpu_uuid, r.device_index.value_or(-1), without_device(r.benchmark), r.metric},
+          rows.size());
+      if (!fresh) {  // a further execution of the series
+        execution_medians[at->second].push_back(median(values));
+        if (auto p = power.find({r.suite_run_id, r.gpu_uuid}); p != power.end()) {
+          execution_power[at->second].push_back(p->second);
+        }
+        continue;
+      }
+      Observation o;
+      o.values = std::move(values);
       o.run_id = id;
       o.host = host;
       o.gpu_uuid = r.gpu_uuid;
       o.gpu_model = model;
       o.node_gpus = static_cast<int>(run.info.gpus.size());
+      execution_medians.push_back({median(o.values)});
+      execution_power.emplace_back();
       if (!r.gpu_uuid.empty()) {
         auto g = info_of.find(r.gpu_uuid);
         o.gpu_model = g != info_of.end() ? g->second->name : results::k_unknown;
@@ -120,7 +139,7 @@ Observations load_observations(results::Store& store, const std::vector<int64_t>
         o.pci_bus_id = r.gpu_pci_bus_id;
         o.index = r.device_index.value_or(-1);
         if (auto p = power.find({r.suite_run_id, r.gpu_uuid}); p != power.end()) {
-          o.power_w = p->second;
+          execution_power.back().push_back(p->second);
         }
       }
       o.suite = r.suite;
@@ -129,6 +148,15 @@ Observations load_observations(results::Store& store, const std::vector<int64_t>
       o.unit = r.unit;
       o.direction = r.direction;
       o.primary = r.role == results::MetricRole::primary || r.role == results::MetricRole::unknown;
+      rows.push_back(std::move(o));
+    }
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      Observation& o = rows[i];
+      o.executions = execution_medians[i].size();
+      o.median = median(execution_medians[i]);
+      // Several executions: the executions, not the repetitions, are the noise of the run.
+      if (o.executions > 1) o.values = execution_medians[i];
+      if (!execution_power[i].empty()) o.power_w = median(execution_power[i]);
       out.rows.push_back(std::move(o));
     }
   }

@@ -20,7 +20,9 @@ struct RunDetail;
 namespace gpubench::compare {
 
 // One series of one run on one GPU (or on the host: gpu_uuid empty), named without its
-// `device:N` part so the same benchmark on sibling GPUs and on other hosts shares a name.
+// `device:N` part so the same benchmark on sibling GPUs and on other hosts shares a name. The
+// executions of a suite in the run (issue 35: one suite run each) are one observation: an
+// execution is not an independent run, so a model's n counts runs x GPUs.
 struct Observation {
   int64_t run_id = 0;
   std::string host;
@@ -34,8 +36,11 @@ struct Observation {
   std::string unit;
   results::Direction direction = results::Direction::unknown;
   bool primary = true;            // primary (or undeclared) metric of its suite
-  std::vector<double> values;     // valid repetitions (thermal/HW slowdown samples left out)
-  double median = 0;              // of values
+  // Valid repetitions (thermal/HW slowdown samples left out); with several executions, one value
+  // per execution (the median of its valid repetitions).
+  std::vector<double> values;
+  double median = 0;              // of values: the median of the executions' medians
+  std::size_t executions = 1;     // suite runs of the series in the run
   std::optional<double> power_w;  // median NVML board power of this GPU while its suite ran
   int node_gpus = 0;  // GPUs of gpu_model in the run (a host series: all the run's GPUs)
 };

@@ -47,7 +47,7 @@ struct Series {
   bool primary = true;
   bool per_gpu = false;
   std::vector<double> units;
-  std::vector<double> repetitions;  // of the first unit
+  std::vector<double> repetitions;  // of the first unit (its executions' medians when several)
   std::vector<double> per_watt;     // units over the power they drew (where known)
   LogEstimate estimate() const { return pooled_estimate(units, repetitions); }
   // Higher is better on the log scale (lower-is-better metrics inverted).

@@ -5,6 +5,7 @@
 // parser of node_exporter and promtool rejects):
 //   gpubench_run_info{host, run_uuid, run_id, status, profile, driver, cuda_runtime, gpubench}  1
 //   gpubench_result_<unit>{host, gpu_uuid, gpu_model, device, suite, benchmark, metric}  median
+//     (over the values of every execution of the suite: rows of one series are pooled)
 //     <unit>: seconds (ns/us/ms/s), bytes_per_second (B/s ... GB/s), flop_per_second (TFLOP/s...),
 //     hertz (MHz), ratio (%, fraction); other units in gpubench_result{..., unit="..."}
 //   gpubench_change_ratio{..., baseline} and gpubench_verdict{..., baseline, verdict}  1

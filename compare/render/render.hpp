@@ -67,7 +67,8 @@ std::string text_name(const std::string& name);
 // (issue 26): "run 7: 3 suites (1 failed), 165 benchmarks: 39 measured, 126 skipped (120 no CUDA
 // device), 0 failed". add() once per result row; a benchmark counts once (measured when any of its
 // rows is ok, else failed, else skipped); a suite that did not end ok (failed, crashed, timed out,
-// interrupted) is counted as failed.
+// interrupted) is counted as failed. A suite measured in several executions (issue 35: one suite
+// run each) counts once, failed when any execution did: "2 suites × 3 executions (1 failed)".
 class RunTally {
  public:
   void add(const std::string& benchmark, results::BenchmarkStatus status,

@@ -119,6 +119,7 @@ void render_accept_json(const AcceptResult& r, std::ostream& out) {
     w.key("outcome").string(to_string(c.outcome));
     w.key("pass").boolean(c.outcome == CheckOutcome::pass);
     w.key("pci_bus_id").string(c.pci_bus_id);
+    w.key("per_execution").boolean(c.per_execution);
     w.key("reason").string(c.reason);
     w.key("reference").number(c.reference);
     w.key("repetitions_needed").unsigned_integer(c.repetitions_needed);

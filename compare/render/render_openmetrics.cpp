@@ -118,31 +118,49 @@ Labels series_labels(const std::string& host, const results::GpuInfo* gpu,
           {"metric", metric}};
 }
 
+// A series' rows are pooled before the median: a run measures each suite in several processes
+// (executions, issue 35), each its own suite run with its own row of the same series, and the
+// exported median is over every execution's values, not the first execution's alone.
 void write_results(Writer& w, const OpenMetricsInput& in, const std::string& host) {
-  auto write_row = [&](const results::ResultRow& r) {
+  struct Pooled {
+    Labels labels;
+    std::string unit;
+    std::vector<double> values;
+  };
+  std::vector<Pooled> pooled;                // in the order series first appear
+  std::map<std::string, std::size_t> index;  // rendered labels and unit -> pooled
+  auto pool_row = [&](const results::ResultRow& r) {
     if (r.status != results::BenchmarkStatus::ok || r.values.empty() || r.metric.empty()) return;
-    SideStats s;
-    s.values = r.values;
-    summarize(s);
-    const BaseUnit unit = prometheus_unit(r.unit);
     Labels labels = series_labels(host, gpu_of(in.run, r.gpu_uuid), r.gpu_uuid,
                                   device_label(r.device_index), r.suite, r.benchmark, r.metric);
-    if (unit.suffix.empty()) {
-      labels.emplace_back("unit", r.unit);
-      w.gauge("gpubench_result", "",
-              "Median of a benchmark metric's repetitions in a unit without a base-unit mapping "
-              "(see the unit label)",
-              labels, s.median);
-    } else {
-      w.gauge("gpubench_result_" + unit.suffix, unit.suffix,
-              "Median of a benchmark metric's repetitions, in " + unit.suffix, labels,
-              unit.to_base(s.median));
-    }
+    std::string key = r.unit;
+    for (const auto& [k, v] : labels) key += '\n' + k + '=' + v;
+    auto [it, added] = index.emplace(key, pooled.size());
+    if (added) pooled.push_back(Pooled{std::move(labels), r.unit, {}});
+    std::vector<double>& values = pooled[it->second].values;
+    values.insert(values.end(), r.values.begin(), r.values.end());
   };
   if (in.row_source) {
-    in.row_source(write_row);
+    in.row_source(pool_row);
   } else {
-    for (const results::ResultRow& r : in.rows) write_row(r);
+    for (const results::ResultRow& r : in.rows) pool_row(r);
+  }
+  for (Pooled& p : pooled) {
+    SideStats s;
+    s.values = std::move(p.values);
+    summarize(s);
+    const BaseUnit unit = prometheus_unit(p.unit);
+    if (unit.suffix.empty()) {
+      p.labels.emplace_back("unit", p.unit);
+      w.gauge("gpubench_result", "",
+              "Median of a benchmark metric's repetitions (of every execution) in a unit without a "
+              "base-unit mapping (see the unit label)",
+              p.labels, s.median);
+    } else {
+      w.gauge("gpubench_result_" + unit.suffix, unit.suffix,
+              "Median of a benchmark metric's repetitions (of every execution), in " + unit.suffix,
+              p.labels, unit.to_base(s.median));
+    }
   }
 }
 

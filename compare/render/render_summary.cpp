@@ -132,11 +132,27 @@ void RunTally::add(const std::string& benchmark, results::BenchmarkStatus status
 
 std::string RunTally::line(int64_t run_id,
                            const std::vector<results::SuiteRunInfo>& suite_runs) const {
-  const std::size_t suites = suite_runs.size();
-  const auto suites_failed = static_cast<std::size_t>(
-      std::count_if(suite_runs.begin(), suite_runs.end(), [](const results::SuiteRunInfo& s) {
-        return s.status != results::SuiteStatus::ok && s.status != results::SuiteStatus::skipped;
-      }));
+  // Suites, not suite runs: a run measures each suite in several executions (issue 35), each its
+  // own suite run; a suite failed when any of its executions did.
+  std::map<std::string, std::pair<std::size_t, bool>> by_suite;  // executions, any failed
+  for (const results::SuiteRunInfo& s : suite_runs) {
+    auto& [count, failed] = by_suite[s.suite];
+    ++count;
+    failed = failed ||
+             (s.status != results::SuiteStatus::ok && s.status != results::SuiteStatus::skipped);
+  }
+  const std::size_t suites = by_suite.size();
+  std::size_t suites_failed = 0, fewest = 0, most = 0;
+  for (const auto& [suite, e] : by_suite) {
+    suites_failed += e.second ? 1 : 0;
+    fewest = fewest == 0 ? e.first : std::min(fewest, e.first);
+    most = std::max(most, e.first);
+  }
+  // " × 3 executions", or " × 2-3 executions" when an execution of some suite is missing.
+  const std::string executions =
+      most <= 1 ? std::string()
+                : " × " + (fewest == most ? std::string() : std::to_string(fewest) + "-") +
+                      std::to_string(most) + " executions";
   std::size_t counts[3] = {};
   std::map<std::string, std::size_t> reasons;
   for (const auto& [benchmark, state] : m_state) {
@@ -156,7 +172,7 @@ std::string RunTally::line(int64_t run_id,
                (top->first.empty() ? std::string("no reason given") : top->first) + ")";
   }
   return "run " + std::to_string(run_id) + ": " + std::to_string(suites) + " suite" +
-         (suites == 1 ? "" : "s") +
+         (suites == 1 ? "" : "s") + executions +
          (suites_failed == 0 ? std::string() : " (" + std::to_string(suites_failed) + " failed)") +
          ", " + std::to_string(m_state.size()) + " benchmark" + (m_state.size() == 1 ? "" : "s") +
          ": " + std::to_string(counts[2]) + " measured, " + skipped + ", " +

@@ -34,6 +34,29 @@ int int_of(const nlohmann::json& j, const char* key) {
   return it != j.end() && it->is_number_integer() ? it->get<int>() : 0;
 }
 
+// The summary's lines ("<series>: peak busbw ..."), each after `label` (an execution's, or "").
+void print_summary(std::ostream& out, const nlohmann::json& summary, const std::string& label) {
+  if (!summary.is_object()) return;
+  if (const auto series = summary.find("series"); series != summary.end() && series->is_array()) {
+    for (const auto& x : *series) {
+      out << "  " << label << text_of(x, "series") << ": peak busbw "
+          << format_significant(x.value("peak_busbw_GB_per_s", 0.0), 4) << " GB/s at "
+          << text_of(x, "peak_bytes") << " B, 90% of it from " << text_of(x, "knee_bytes") << " B";
+      const auto eff = x.find("scaling_efficiency_vs_2_ranks");
+      if (eff != x.end() && eff->is_number()) {
+        out << ", scaling efficiency vs 2 ranks " << format_significant(eff->get<double>(), 3);
+      }
+      out << '\n';
+    }
+  }
+  if (const auto slow = summary.find("slow_ranks");
+      slow != summary.end() && slow->is_array() && !slow->empty()) {
+    out << "  " << label << "slow rank named in " << slow->size() << " case"
+        << (slow->size() == 1 ? "" : "s") << " (own median time > 1.10x the median rank's), e.g. "
+        << text_of((*slow)[0], "benchmark") << ": " << text_of((*slow)[0], "text") << '\n';
+  }
+}
+
 }  // namespace
 
 SuiteNodes nodes_from_context(const std::string& suite, const nlohmann::json& context) {
@@ -79,7 +102,33 @@ std::vector<SuiteNodes> read_suite_nodes(results::Store& store, int64_t run_id) 
     const nlohmann::json context = nlohmann::json::parse(st.column_text(1), nullptr, false);
     if (context.is_discarded()) continue;
     SuiteNodes s = nodes_from_context(st.column_text(0), context);
-    if (!s.nodes.empty() || !s.summary.is_null()) out.push_back(std::move(s));
+    if (s.nodes.empty() && s.summary.is_null()) continue;
+    auto same = std::find_if(out.begin(), out.end(),
+                             [&](const SuiteNodes& o) { return o.suite == s.suite; });
+    if (same == out.end()) {
+      out.push_back(std::move(s));
+      continue;
+    }
+    // A further execution of the suite (issue 35): its ranks where they are new, its summary.
+    if (same->executions++ == 1) same->execution_summaries.push_back(same->summary);
+    same->execution_summaries.push_back(s.summary);
+    if (same->summary.is_null()) same->summary = s.summary;
+    for (NodeRecord& n : s.nodes) {
+      auto node = std::find_if(same->nodes.begin(), same->nodes.end(),
+                               [&](const NodeRecord& m) { return m.host == n.host; });
+      if (node == same->nodes.end()) {
+        same->nodes.push_back(std::move(n));
+        continue;
+      }
+      for (RankRecord& r : n.ranks) {
+        if (std::none_of(node->ranks.begin(), node->ranks.end(),
+                         [&](const RankRecord& m) { return m.rank == r.rank; })) {
+          node->ranks.push_back(std::move(r));
+        }
+      }
+      std::stable_sort(node->ranks.begin(), node->ranks.end(),
+                       [](const RankRecord& a, const RankRecord& b) { return a.rank < b.rank; });
+    }
   }
   return out;
 }
@@ -94,8 +143,10 @@ void print_suite_nodes(std::ostream& out, const std::vector<SuiteNodes>& suites)
         versions.insert((r.mpi.empty() ? "MPI none" : r.mpi) + ", " + r.nccl);
     }
     if (!s.nodes.empty()) {
-      out << "nodes of " << s.suite << ": " << ranks << " rank" << (ranks == 1 ? "" : "s") << " on "
-          << s.nodes.size() << " node" << (s.nodes.size() == 1 ? "" : "s") << " ("
+      out << "nodes of " << s.suite
+          << (s.executions > 1 ? " (" + std::to_string(s.executions) + " executions)" : "") << ": "
+          << ranks << " rank" << (ranks == 1 ? "" : "s") << " on " << s.nodes.size() << " node"
+          << (s.nodes.size() == 1 ? "" : "s") << " ("
           << join(std::vector<std::string>(versions.begin(), versions.end()), "; ") << ")\n";
     }
     for (const auto& n : s.nodes) {
@@ -117,26 +168,13 @@ void print_suite_nodes(std::ostream& out, const std::vector<SuiteNodes>& suites)
       if (!env_text.empty()) out << "; env " << join(env_text, " ");
       out << '\n';
     }
-    if (s.summary.is_object()) {
-      if (const auto series = s.summary.find("series");
-          series != s.summary.end() && series->is_array()) {
-        for (const auto& x : *series) {
-          out << "  " << text_of(x, "series") << ": peak busbw "
-              << format_significant(x.value("peak_busbw_GB_per_s", 0.0), 4) << " GB/s at "
-              << text_of(x, "peak_bytes") << " B, 90% of it from " << text_of(x, "knee_bytes")
-              << " B";
-          const auto eff = x.find("scaling_efficiency_vs_2_ranks");
-          if (eff != x.end() && eff->is_number()) {
-            out << ", scaling efficiency vs 2 ranks " << format_significant(eff->get<double>(), 3);
-          }
-          out << '\n';
-        }
-      }
-      if (const auto slow = s.summary.find("slow_ranks");
-          slow != s.summary.end() && slow->is_array() && !slow->empty()) {
-        out << "  slow rank named in " << slow->size() << " case" << (slow->size() == 1 ? "" : "s")
-            << " (own median time > 1.10x the median rank's), e.g. "
-            << text_of((*slow)[0], "benchmark") << ": " << text_of((*slow)[0], "text") << '\n';
+    if (s.execution_summaries.empty()) {
+      print_summary(out, s.summary, "");
+    } else {
+      for (std::size_t e = 0; e < s.execution_summaries.size(); ++e) {
+        print_summary(out, s.execution_summaries[e],
+                      "execution " + std::to_string(e + 1) + " of " +
+                          std::to_string(s.execution_summaries.size()) + ": ");
       }
     }
   }
@@ -158,7 +196,12 @@ nlohmann::json suite_nodes_json(const std::vector<SuiteNodes>& suites) {
       }
       nodes.push_back({{"host", n.host}, {"ranks", ranks}});
     }
-    arr.push_back({{"suite", s.suite}, {"nodes", nodes}, {"summary", s.summary}});
+    nlohmann::json suite = {{"suite", s.suite}, {"nodes", nodes}, {"summary", s.summary}};
+    if (!s.execution_summaries.empty()) {
+      suite["executions"] = s.executions;
+      suite["execution_summaries"] = s.execution_summaries;
+    }
+    arr.push_back(std::move(suite));
   }
   return arr;
 }

@@ -37,6 +37,14 @@ std::string number(double v) {
   return text;
 }
 
+// A pair's values of every row: a run measures each suite in several executions (issue 35), each
+// its own suite run with its own row of the pair, and a cell is the median of all of them.
+using PairValues = std::map<std::pair<int, int>, std::vector<double>>;
+
+void add_values(std::vector<double>& to, const std::vector<double>& values) {
+  to.insert(to.end(), values.begin(), values.end());
+}
+
 }  // namespace
 
 bool is_p2p_result(const results::ResultRow& r) {
@@ -46,13 +54,13 @@ bool is_p2p_result(const results::ResultRow& r) {
 std::vector<P2pMatrix> build_p2p_matrices(const std::vector<results::ResultRow>& rows) {
   struct Pending {
     P2pMatrix m;
-    std::map<std::pair<int, int>, double> values;
+    PairValues values;
   };
   std::map<std::string, Pending> by_title;
   std::vector<std::string> order;
   std::map<std::string, std::vector<std::string>> not_measured;  // by title
   // pct_of_link per (title, src, dst): with GB_per_s it gives the pair's link rate.
-  std::map<std::string, std::map<std::pair<int, int>, double>> pct_of_link, link_basis;
+  std::map<std::string, PairValues> pct_of_link, link_basis;
   for (const auto& r : rows) {
     const auto src = int_param(r, "src");
     const auto dst = int_param(r, "dst");
@@ -63,7 +71,7 @@ std::vector<P2pMatrix> build_p2p_matrices(const std::vector<results::ResultRow>&
       for (const auto& p : r.params) {
         if (!is_placement_param(p.key)) t += " " + p.key + ":" + p.text;
       }
-      (r.metric == "pct_of_link" ? pct_of_link : link_basis)[t][{*src, *dst}] = median(r.values);
+      add_values((r.metric == "pct_of_link" ? pct_of_link : link_basis)[t][{*src, *dst}], r.values);
     }
     // Skipped rows carry no metric; they are noted under every matrix of their case.
     if (r.status == results::BenchmarkStatus::ok &&
@@ -75,8 +83,13 @@ std::vector<P2pMatrix> build_p2p_matrices(const std::vector<results::ResultRow>&
       if (!is_placement_param(p.key)) title += " " + p.key + ":" + p.text;
     }
     if (r.status != results::BenchmarkStatus::ok) {
-      not_measured[title].push_back(std::to_string(*src) + "->" + std::to_string(*dst) + ": " +
-                                    results::to_string(r.status) + ": " + r.message);
+      // Once per reason, however many executions skipped the pair the same way.
+      std::string line = std::to_string(*src) + "->" + std::to_string(*dst) + ": " +
+                         results::to_string(r.status) + ": " + r.message;
+      auto& lines = not_measured[title];
+      if (std::find(lines.begin(), lines.end(), line) == lines.end()) {
+        lines.push_back(std::move(line));
+      }
       continue;
     }
     if (r.values.empty()) continue;
@@ -88,7 +101,7 @@ std::vector<P2pMatrix> build_p2p_matrices(const std::vector<results::ResultRow>&
       it->second.m.metric = r.metric;
       it->second.m.unit = r.unit;
     }
-    it->second.values[{*src, *dst}] = median(r.values);
+    add_values(it->second.values[{*src, *dst}], r.values);
   }
   // Every result of the run that ingest tied to a GPU names that GPU's UUID for its ordinal.
   std::map<int, std::string> uuids;
@@ -102,7 +115,7 @@ std::vector<P2pMatrix> build_p2p_matrices(const std::vector<results::ResultRow>&
     for (const auto& [pair, v] : p.values) size = std::max({size, pair.first + 1, pair.second + 1});
     p.m.size = size;
     p.m.cells.assign(static_cast<std::size_t>(size) * size, std::nullopt);
-    for (const auto& [pair, v] : p.values) p.m.cells[pair.first * size + pair.second] = v;
+    for (const auto& [pair, v] : p.values) p.m.cells[pair.first * size + pair.second] = median(v);
     if (auto it = not_measured.find(p.m.title); it != not_measured.end()) {
       p.m.not_measured = it->second;
     }
@@ -112,8 +125,10 @@ std::vector<P2pMatrix> build_p2p_matrices(const std::vector<results::ResultRow>&
       const auto& gbps = link_basis[p.m.title];
       for (const auto& [pair, pc] : pct->second) {
         const auto g = gbps.find(pair);
-        if (g == gbps.end() || pc <= 0 || pair.first >= size || pair.second >= size) continue;
-        p.m.link[pair.first * size + pair.second] = g->second * 100.0 / pc;
+        if (g == gbps.end() || pair.first >= size || pair.second >= size) continue;
+        const double pct = median(pc);
+        if (pct <= 0) continue;
+        p.m.link[pair.first * size + pair.second] = median(g->second) * 100.0 / pct;
       }
     }
     out.push_back(std::move(p.m));

@@ -5,7 +5,7 @@
 // A result belongs to a matrix when its benchmark has `src:` and `dst:` parameters (the transfer
 // suite's dir:p2p cases) and its metric is a bandwidth (unit GB/s, higher is better). One matrix
 // per (suite, case, other parameters, metric); rows are source GPUs, columns destination GPUs;
-// a cell is the median of the pair's samples.
+// a cell is the median of the pair's samples, pooled over the executions of the suite (issue 35).
 #pragma once
 
 #include <map>

@@ -266,8 +266,10 @@ void write_run_json(JsonWriter& w, const results::RunDetail& detail, const RowSo
 }
 
 void write_run_csv(std::ostream& out, const results::RunDetail& detail, const RowSource& rows) {
+  // suite_run (last, so the columns before it keep their places): the suite run a row belongs
+  // to, which tells the executions of a suite apart (issue 35: one suite run each).
   out << "run_id,run_uuid,suite,benchmark,case,params,metric,unit,direction,device_index,"
-         "gpu_uuid,status,repetition,value,throttled,message\n";
+         "gpu_uuid,status,repetition,value,throttled,message,suite_run\n";
   const std::string prefix = std::to_string(detail.run.id) + "," + csv_field(detail.run.uuid) + ",";
   std::string buf;
   rows([&](const results::ResultRow& row) {
@@ -277,15 +279,15 @@ void write_run_csv(std::ostream& out, const results::RunDetail& detail, const Ro
                          results::to_string(row.direction) + "," +
                          (row.device_index ? std::to_string(*row.device_index) : "") + "," +
                          csv_field(row.gpu_uuid) + "," + results::to_string(row.status) + ",";
-    const std::string message = csv_field(row.message);
+    const std::string end = csv_field(row.message) + "," + std::to_string(row.suite_run_id) + "\n";
     if (row.values.empty()) {  // a skip or an error: one row that says so
-      buf += common + ",,," + message + "\n";
+      buf += common + ",,," + end;
     }
     for (std::size_t i = 0; i < row.values.size(); ++i) {
       const int thr = i < row.throttled.size() ? row.throttled[i] : -1;
       buf += common;
       buf += std::to_string(i) + "," + number_text(row.values[i]) + "," +
-             (thr < 0 ? "" : std::to_string(thr)) + "," + message + "\n";
+             (thr < 0 ? "" : std::to_string(thr)) + "," + end;
     }
     if (buf.size() >= (std::size_t{1} << 20)) {
       out << buf;

@@ -396,6 +396,7 @@ MergeSummary import_run_json(Store& store, const json& doc, const std::string& s
     const int64_t run_id = t.begin_run(info);
     std::map<int64_t, int64_t> suite_ids;          // exported suite run id -> staged id
     std::map<std::string, int64_t> suite_by_name;  // for exports without per-row suite runs
+    std::map<std::string, int> suite_runs_of;      // suite -> how many suite runs list it
     for (const json& s : doc.value("suites", json::array())) {
       SuiteRunInfo sr;
       sr.suite = text(s, "suite", "imported");
@@ -414,6 +415,7 @@ MergeSummary import_run_json(Store& store, const json& doc, const std::string& s
       const int64_t id = t.add_suite_run(run_id, sr);
       suite_ids[number<int64_t>(s, "id").value_or(-1)] = id;
       suite_by_name.try_emplace(sr.suite, id);
+      ++suite_runs_of[sr.suite];
       if (s.contains("context") && s["context"].is_object()) {
         Statement st = t.database().prepare("UPDATE suite_runs SET context = ?1 WHERE id = ?2");
         st.bind(1, s["context"].dump()).bind(2, id).run();
@@ -426,6 +428,17 @@ MergeSummary import_run_json(Store& store, const json& doc, const std::string& s
       int64_t sr = 0;
       if (auto id = number<int64_t>(r, "suite_run"); id && suite_ids.count(*id)) {
         sr = suite_ids[*id];
+      } else if (const std::string suite = text(r, "suite", ""); suite_runs_of[suite] > 1) {
+        // Several executions of the suite (issue 35: one suite run each): by name, every result
+        // would go to the first and the executions would collapse into one.
+        throw bad_input("cannot import '" + source + "'",
+                        "result " + text(r, "benchmark", "") +
+                            " names none of the file's suite runs (\"suite_run\"), and suite '" +
+                            suite + "' is listed " + std::to_string(suite_runs_of[suite]) +
+                            " times (one per execution), so which execution it belongs to is "
+                            "unknown",
+                        "give each result the \"suite_run\" id of its suite run, as `gpubench "
+                        "export RUN --format json` writes it; the database was not changed");
       } else if (auto it = suite_by_name.find(text(r, "suite", "")); it != suite_by_name.end()) {
         sr = it->second;
       } else {

@@ -8,6 +8,7 @@
 
 #include "harness/cli/nodes.hpp"
 #include "harness/process/launcher.hpp"
+#include "results/store.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 
@@ -121,6 +122,54 @@ TEST(Nodes, ContextWithoutRanksOrWithGarbageGivesNothing) {
   EXPECT_TRUE(nodes_from_context("x", {{"gpubench.ranks", "not json"}}).nodes.empty());
   EXPECT_TRUE(nodes_from_context("x", {{"gpubench.ranks", "[1, 2]"}}).nodes.empty());
   EXPECT_TRUE(nodes_from_context("x", nlohmann::json::array()).summary.is_null());
+}
+
+// Issue 35: a run measures each suite in several executions, each its own suite run with its own
+// context. `show` prints the suite's nodes once, with each execution's summary labelled.
+TEST(Nodes, ExecutionsOfASuiteArePrintedOnce) {
+  TempDir dir("gpubench-test-nodes");
+  results::Store store =
+      results::Store::open(dir.path() / "n.db", results::OpenMode::read_write_create);
+  results::RunInfo info;
+  info.host.hostname = "node01";
+  const int64_t run = store.begin_run(info);
+  const nlohmann::json ranks = nlohmann::json::array(
+      {{{"rank", 0}, {"local_rank", 0}, {"host", "node01"}, {"gpus", "GPU-a"}, {"nccl", "NCCL 2"}},
+       {{"rank", 1},
+        {"local_rank", 1},
+        {"host", "node01"},
+        {"gpus", "GPU-b"},
+        {"nccl", "NCCL 2"}}});
+  for (double busbw : {40.0, 41.0, 42.0}) {
+    const nlohmann::json summary = {{"series",
+                                     {{{"series", "allreduce/ranks:2"},
+                                       {"peak_busbw_GB_per_s", busbw},
+                                       {"peak_bytes", 1024},
+                                       {"knee_bytes", 512}}}}};
+    results::SuiteRunInfo suite;
+    suite.suite = "allreduce";
+    suite.executable = "gpubench-allreduce";
+    const nlohmann::json doc = {
+        {"context",
+         {{"gpubench.ranks", ranks.dump()}, {"gpubench.allreduce.summary", summary.dump()}}},
+        {"benchmarks", nlohmann::json::array()}};
+    store.ingest_benchmark_json(store.add_suite_run(run, suite), doc, "allreduce");
+  }
+  store.finish_run(run, results::RunStatus::complete);
+  const std::vector<SuiteNodes> nodes = read_suite_nodes(store, run);
+  ASSERT_EQ(nodes.size(), 1u);
+  EXPECT_EQ(nodes[0].executions, 3u);
+  ASSERT_EQ(nodes[0].nodes.size(), 1u);
+  EXPECT_EQ(nodes[0].nodes[0].ranks.size(), 2u);
+  std::ostringstream out;
+  print_suite_nodes(out, nodes);
+  const std::string text = out.str();
+  EXPECT_EQ(text.find("nodes of allreduce (3 executions): 2 ranks on 1 node"), 0u) << text;
+  EXPECT_EQ(text.find("node node01:"), text.rfind("node node01:")) << "one node line: " << text;
+  EXPECT_NE(text.find("  execution 2 of 3: allreduce/ranks:2: peak busbw 41.00 GB/s"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(suite_nodes_json(nodes)[0]["execution_summaries"].size(), 3u);
 }
 
 }  // namespace

@@ -3,9 +3,11 @@
 // MARGINAL / FAIL); identical runs pass; failed runs and skipped benchmarks fail with why.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "compare/accept/accept.hpp"
+#include "compare/run_problems.hpp"
 #include "fixtures.hpp"
 #include "util/error.hpp"
 
@@ -132,6 +134,73 @@ TEST(Accept, SpecFloorsUseTheIntervalBound) {
             8u);
 }
 
+// Issue 35: a run that measured transfer in `levels.size()` executions (one suite run each, its
+// rows told apart by suite_run_id), 8 repetitions an execution around levels[e] GB/s, on one GPU.
+namespace {
+Side executions(const std::string& sel, const std::vector<double>& levels, unsigned seed) {
+  Side s;
+  s.selection = sel;
+  gpubench::results::RunDetail d;
+  d.run.id = 1;
+  d.run.status = gpubench::results::RunStatus::complete;
+  gpubench::results::GpuInfo g;
+  g.uuid = "GPU-fixture-0";
+  d.info.gpus.push_back(g);
+  for (std::size_t e = 0; e < levels.size(); ++e) {
+    gpubench::results::SuiteRunInfo suite;
+    suite.suite = "transfer";
+    d.suites.push_back(suite);
+    d.suite_run_ids.push_back(11 + static_cast<int64_t>(e));
+    s.results.push_back(row("transfer/h2d/bytes:1", "GB_per_s", "GB/s", Direction::higher,
+                            normal_samples(levels[e], 0.002, 8, seed + static_cast<unsigned>(e)),
+                            0));
+    s.results.back().suite_run_id = d.suite_run_ids.back();
+    s.results.back().gpu_uuid = g.uuid;
+  }
+  s.runs.push_back(d);
+  return s;
+}
+}  // namespace
+
+// Each execution is one sample (its median): the three executions' 5% spread decides the
+// interval, not 24 repetitions pooled as if independent (which would PASS a 380 GB/s floor with
+// an interval of about +-1%), and the advice names executions.
+TEST(Accept, ExecutionsOfARunAreItsSamples) {
+  const Side run = executions("new", {390, 400, 410}, 1);
+  const std::vector<SpecRule> spec = parse_spec("transfer/* GB_per_s >= 380 GB/s\n", "s.spec");
+  const AcceptResult r = accept_against_spec(run, spec, "s.spec", AcceptOptions{});
+  ASSERT_EQ(r.checks.size(), 1u);
+  const AcceptCheck& c = r.checks[0];
+  EXPECT_EQ(c.n, 3u);
+  EXPECT_TRUE(c.per_execution);
+  EXPECT_NEAR(c.median, 400, 2);
+  EXPECT_EQ(c.outcome, CheckOutcome::marginal) << c.reason;
+  EXPECT_NE(c.reason.find("executions a side (--executions) would decide it"), std::string::npos)
+      << c.reason;
+  EXPECT_TRUE(accept_json(r)["checks"][0]["per_execution"].get<bool>());
+  // Against a reference of three executions too: three samples a side.
+  const AcceptResult against =
+      accept_against_reference(run, executions("ref", {400, 400, 400}, 50), AcceptOptions{});
+  ASSERT_EQ(against.checks.size(), 1u);
+  EXPECT_EQ(against.checks[0].n, 3u);
+  EXPECT_TRUE(against.checks[0].per_execution);
+  // Two executions of the suite, the series measured in one: too few executions, not samples.
+  Side one = executions("one", {400, 400}, 1);
+  one.results.pop_back();
+  const AcceptCheck few = accept_against_spec(one, spec, "s.spec", AcceptOptions{}).checks.at(0);
+  EXPECT_EQ(few.outcome, CheckOutcome::marginal);
+  EXPECT_NE(few.reason.find("too few executions for an interval (1; need at least 2): rerun with "
+                            "--executions 5"),
+            std::string::npos)
+      << few.reason;
+  // One execution: the repetitions are the samples, as before.
+  const AcceptCheck single =
+      accept_against_spec(executions("single", {400}, 1), spec, "s.spec", AcceptOptions{})
+          .checks.at(0);
+  EXPECT_EQ(single.n, 8u);
+  EXPECT_FALSE(single.per_execution);
+}
+
 TEST(Accept, IdenticalRunPassesAgainstItself) {
   // The complaint of issue 9: a noisy run (5% CV, 3 repetitions) failed against itself.
   Side s = eight_gpus("run", 1.0, 7);
@@ -161,6 +230,40 @@ TEST(Accept, FailedRunFailsUnlessAllowed) {
   AcceptOptions allow;
   allow.allow_failed = true;
   EXPECT_TRUE(accept_against_spec(s, spec, "s.spec", allow).passed());
+}
+
+// Issue 35: a run measures each suite in several executions, each its own suite run. A failed
+// one is named by its place among its suite's suite runs in id order (not the vector's order).
+TEST(RunProblems, NameTheExecutionOfASuiteThatFailed) {
+  gpubench::results::RunDetail d;
+  d.run.id = 4;
+  d.run.status = gpubench::results::RunStatus::failed;
+  const std::vector<std::pair<std::string, int64_t>> suite_runs = {
+      {"memory", 10}, {"gemm", 11}, {"memory", 14}, {"memory", 12}, {"gemm", 13}};
+  for (const auto& [name, id] : suite_runs) {
+    gpubench::results::SuiteRunInfo s;
+    s.suite = name;
+    if (id == 12 || id == 13) {
+      s.status = gpubench::results::SuiteStatus::crashed;
+      s.term_signal = 11;
+      s.reason = "killed by signal 11 (SIGSEGV)";
+    }
+    d.suites.push_back(s);
+    d.suite_run_ids.push_back(id);
+  }
+  const std::vector<std::string> problems = gpubench::compare::run_problems(d);
+  ASSERT_EQ(problems.size(), 3u);
+  EXPECT_EQ(problems[1],
+            "run 4: suite memory execution 2 of 3 crashed (signal 11): killed by signal 11 "
+            "(SIGSEGV)");
+  EXPECT_EQ(
+      problems[2],
+      "run 4: suite gemm execution 2 of 2 crashed (signal 11): killed by signal 11 (SIGSEGV)");
+  // A suite with one suite run is named as before.
+  d.suites.resize(2);
+  d.suite_run_ids.resize(2);
+  d.suites[0].status = gpubench::results::SuiteStatus::crashed;
+  EXPECT_EQ(gpubench::compare::run_problems(d).at(1), "run 4: suite memory crashed");
 }
 
 TEST(Accept, SkippedBenchmarksFailWithTheirReasonNotMissing) {

@@ -4,10 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "compare/models/fleet.hpp"
 #include "compare/models/models.hpp"
+#include "results/store.hpp"
 #include "util/error.hpp"
+#include "util/fs.hpp"
 
 namespace gpubench::compare {
 namespace {
@@ -143,6 +146,104 @@ TEST(Fleet, RobustZNamesTheSlowGpuOnly) {
   // Fewer than 3 GPUs: no series.
   obs.rows.resize(2);
   EXPECT_TRUE(fleet_scores(obs).series.empty());
+}
+
+// Issue 35: a run measures each suite in several executions, each its own suite run with rows of
+// its own. Fixtures through the real Store on a SQLite file: GPUs "GPU-FIXTURE-<g>" of one model.
+class ModelsStore : public ::testing::Test {
+ protected:
+  // A complete run that measured memory once per entry of `executions`: executions[e][g] is GPU
+  // g's device_triad GB/s in execution e (one repetition). Returns the run id.
+  int64_t add_run(const std::vector<std::vector<double>>& executions) {
+    results::RunInfo info;
+    info.host.hostname = "fixture-host";
+    const std::size_t gpus = executions.at(0).size();
+    nlohmann::json devices = nlohmann::json::array();
+    for (std::size_t g = 0; g < gpus; ++g) {
+      results::GpuInfo gpu;
+      gpu.nvml_index = static_cast<int>(g);
+      gpu.uuid = "GPU-FIXTURE-" + std::to_string(g);
+      gpu.name = "GPU-MODEL-FIXTURE";
+      info.gpus.push_back(gpu);
+      devices.push_back({{"index", g}, {"uuid", gpu.uuid}});
+    }
+    const int64_t run = m_store.begin_run(info);
+    for (const std::vector<double>& per_gpu : executions) {
+      nlohmann::json doc;
+      doc["context"] = {{"gpubench.metrics",
+                         nlohmann::json::array(
+                             {{{"name", "GB_per_s"}, {"unit", "GB/s"}, {"direction", "higher"}}})
+                             .dump()},
+                        {"gpubench.devices", devices.dump()}};
+      doc["benchmarks"] = nlohmann::json::array();
+      for (std::size_t g = 0; g < per_gpu.size(); ++g) {
+        const std::string name = "memory/device_triad/array_bytes:1024/device:" + std::to_string(g);
+        doc["benchmarks"].push_back({{"name", name},
+                                     {"run_name", name},
+                                     {"run_type", "iteration"},
+                                     {"iterations", 10},
+                                     {"real_time", 1000.0},
+                                     {"cpu_time", 1000.0},
+                                     {"time_unit", "ns"},
+                                     {"GB_per_s", per_gpu[g]}});
+      }
+      results::SuiteRunInfo suite;
+      suite.suite = "memory";
+      suite.executable = "gpubench-memory";
+      m_store.ingest_benchmark_json(m_store.add_suite_run(run, suite), doc, "memory");
+    }
+    m_store.finish_run(run, results::RunStatus::complete);
+    return run;
+  }
+
+  TempDir m_dir{"gpubench-test-models"};
+  results::Store m_store =
+      results::Store::open(m_dir.path() / "m.db", results::OpenMode::read_write_create);
+};
+
+// Three executions of one run on one GPU are one unit (n = 1, within the run only), not three
+// independent runs.
+TEST_F(ModelsStore, ExecutionsOfARunOnAGpuAreOneUnit) {
+  const int64_t run = add_run({{100}, {120}, {110}});
+  const Observations obs = load_observations(m_store, {run});
+  std::vector<const Observation*> bandwidth;
+  for (const Observation& o : obs.rows) {
+    if (o.metric == "GB_per_s") bandwidth.push_back(&o);
+  }
+  ASSERT_EQ(bandwidth.size(), 1u);
+  EXPECT_EQ(bandwidth[0]->executions, 3u);
+  EXPECT_DOUBLE_EQ(bandwidth[0]->median, 110);
+  EXPECT_EQ(bandwidth[0]->values, (std::vector<double>{100, 120, 110}));
+  const ModelsTable table = build_models(obs, {});
+  ASSERT_EQ(table.rows.size(), 1u);
+  const HeadlineFigure* memory = nullptr;
+  for (const HeadlineFigure& h : table.rows[0].headline) {
+    if (h.key == "memory_GB_per_s") memory = &h;
+  }
+  ASSERT_NE(memory, nullptr);
+  EXPECT_EQ(memory->value.estimate.n, 1u);
+  EXPECT_TRUE(memory->value.estimate.within_run_only);
+  EXPECT_NEAR(memory->value.estimate.value(), 110, 1e-9);
+  // The executions are the within-run spread: an interval around 110.
+  EXPECT_LT(memory->value.estimate.low(0.99), 110);
+  EXPECT_GT(memory->value.estimate.high(0.99), 110);
+  ASSERT_EQ(table.rows[0].suites.size(), 1u);
+  EXPECT_EQ(table.rows[0].suites[0].geomean.estimate.n, 1u);
+  EXPECT_TRUE(table.rows[0].suites[0].geomean.estimate.within_run_only);
+}
+
+// A GPU's fleet value is the median over its runs, one value a run: three executions of one run do
+// not outvote a second run.
+TEST_F(ModelsStore, FleetTakesOneValuePerRunAndGpu) {
+  const int64_t first = add_run({{100, 100, 100}, {100, 100, 100}, {100, 100, 100}});
+  const int64_t second = add_run({{200, 100, 100}});
+  const Fleet fleet =
+      fleet_scores(load_observations(m_store, {first, second}), {}, "memory", "GB_per_s");
+  ASSERT_EQ(fleet.series.size(), 1u);
+  ASSERT_EQ(fleet.series[0].gpus.size(), 3u);
+  EXPECT_EQ(fleet.series[0].gpus[0].uuid, "GPU-FIXTURE-0");
+  // median(100 of the first run, 200 of the second) = 150; the executions as runs: 100.
+  EXPECT_DOUBLE_EQ(fleet.series[0].gpus[0].value, 150);
 }
 
 }  // namespace

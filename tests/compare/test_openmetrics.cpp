@@ -47,7 +47,7 @@ TEST(OpenMetrics, RendersFamiliesOnceWithBaseUnitsAndEof) {
   in.rows.push_back(
       row("memory/copy/bytes:1", "real_time", "ns", results::Direction::lower, {4000}));
   in.rows.push_back(row("memory/copy/bytes:1", "real_time", "ns", results::Direction::lower,
-                        {9000}));  // same series twice: one sample only
+                        {9000}));  // same series twice: one sample (the median of both)
   in.rows.push_back(row("calibration/x", "calls_per_s", "calls/s", results::Direction::higher, {10},
                         std::nullopt));
   // Ingest ties each GPU result to its GPU's UUID (gpubench.devices); the export names it.
@@ -87,6 +87,39 @@ TEST(OpenMetrics, RendersFamiliesOnceWithBaseUnitsAndEof) {
     ++types;
   }
   EXPECT_EQ(types, 1u);
+}
+
+// Issue 35: a run measures each suite in several executions, each its own suite run with its own
+// row of every series. The exported median is over every execution's values, not the first's.
+TEST(OpenMetrics, ExecutionsOfASeriesArePooledIntoOneMedian) {
+  OpenMetricsInput in;
+  in.run.run.id = 1;
+  in.run.info.host.hostname = "node01";
+  using testing::row;
+  int64_t suite_run_id = 10;
+  for (const auto& values :
+       {std::vector<double>{1000}, std::vector<double>{3000, 4000}, std::vector<double>{2000}}) {
+    in.rows.push_back(row("memory/copy/bytes:1", "real_time", "ns", results::Direction::lower,
+                          values, std::nullopt));
+    in.rows.back().suite_run_id = suite_run_id++;
+  }
+  for (bool streamed : {false, true}) {
+    OpenMetricsInput input = in;
+    if (streamed) {
+      input.row_source = [rows = in.rows](const auto& f) {
+        for (const auto& r : rows) f(r);
+      };
+      input.rows.clear();
+    }
+    std::ostringstream out;
+    render_openmetrics(input, out);
+    const std::string text = out.str();
+    // Median of {1000, 3000, 4000, 2000} ns = 2500 ns; the first execution alone would be 1e-06.
+    EXPECT_TRUE(contains(text, "metric=\"real_time\"} 2.5e-06\n")) << text;
+    EXPECT_EQ(text.find("benchmark=\"memory/copy/bytes:1\""),
+              text.rfind("benchmark=\"memory/copy/bytes:1\""))
+        << "one sample per series: " << text;
+  }
 }
 
 // node_exporter's textfile collector and promtool parse the Prometheus text format, which has no

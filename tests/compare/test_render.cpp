@@ -119,3 +119,31 @@ TEST(Render, TextAlignedWithoutColourUnlessAsked) {
   EXPECT_NE(coloured.str().find("\033[31m"), std::string::npos);
   EXPECT_NE(plain.str().find("driver"), std::string::npos);
 }
+
+// Issue 35: a run measures each suite in several executions, each its own suite run. The run's
+// line counts suites (one failed when any execution failed) and says how many executions.
+TEST(Render, RunTallyCountsSuitesAndTheirExecutions) {
+  using gpubench::results::SuiteRunInfo;
+  using gpubench::results::SuiteStatus;
+  std::vector<SuiteRunInfo> suite_runs;
+  for (int e = 0; e < 3; ++e) {
+    for (const char* suite : {"memory", "gemm"}) {
+      SuiteRunInfo s;
+      s.suite = suite;
+      s.status = e == 1 && s.suite == "memory" ? SuiteStatus::crashed : SuiteStatus::ok;
+      suite_runs.push_back(s);
+    }
+  }
+  RunTally tally;
+  tally.add("memory/copy", gpubench::results::BenchmarkStatus::ok, "");
+  tally.add("memory/copy", gpubench::results::BenchmarkStatus::ok, "");
+  EXPECT_EQ(tally.line(7, suite_runs),
+            "run 7: 2 suites × 3 executions (1 failed), 1 benchmark: 1 measured, 0 skipped, "
+            "0 failed");
+  suite_runs.pop_back();  // gemm's third execution never ran
+  EXPECT_EQ(tally.line(7, suite_runs).rfind("run 7: 2 suites × 2-3 executions (1 failed), ", 0), 0u)
+      << tally.line(7, suite_runs);
+  suite_runs.resize(2);  // one execution each: as before
+  EXPECT_EQ(tally.line(7, suite_runs).rfind("run 7: 2 suites, 1 benchmark", 0), 0u)
+      << tally.line(7, suite_runs);
+}

@@ -156,6 +156,35 @@ TEST(P2pMatrix, RendersTheMatrixAndNamesTheSlowPairWithUuids) {
   EXPECT_DOUBLE_EQ(j[0]["cells"][2][1].get<double>(), 150.0);
 }
 
+// Issue 35: a run measures each suite in several executions, each its own suite run with its own
+// row of every pair. A cell is the median over every execution's values (not the last row's), and
+// a pair skipped the same way in each execution is noted once.
+TEST(P2pMatrix, ExecutionsOfAPairArePooledIntoOneCell) {
+  std::vector<results::ResultRow> rows;
+  int64_t suite_run_id = 1;
+  for (const std::vector<double>& values :
+       {std::vector<double>{100, 110}, std::vector<double>{120}, std::vector<double>{400}}) {
+    for (const auto& [src, dst] : {std::pair{0, 1}, std::pair{1, 0}}) {
+      rows.push_back(p2p_row(src, dst, values));
+      rows.back().suite_run_id = suite_run_id;
+    }
+    results::ResultRow skipped = p2p_row(1, 1, {});
+    skipped.status = results::BenchmarkStatus::skipped;
+    skipped.message = "a GPU is not its own peer";
+    skipped.metric.clear();
+    skipped.suite_run_id = suite_run_id++;
+    rows.push_back(skipped);
+  }
+  const auto matrices = build_p2p_matrices(rows);
+  ASSERT_EQ(matrices.size(), 1u);
+  // Median of {100, 110, 120, 400} = 115; the last execution alone would be 400.
+  ASSERT_TRUE(matrices[0].at(0, 1));
+  EXPECT_DOUBLE_EQ(*matrices[0].at(0, 1), 115.0);
+  EXPECT_DOUBLE_EQ(*matrices[0].at(1, 0), 115.0);
+  EXPECT_EQ(matrices[0].not_measured,
+            std::vector<std::string>{"1->1: skipped: a GPU is not its own peer"});
+}
+
 TEST(P2pMatrix, NoPeerResultsNoMatrix) {
   std::ostringstream out;
   print_p2p_matrices(out, build_p2p_matrices({}));

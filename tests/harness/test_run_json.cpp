@@ -146,6 +146,15 @@ TEST(RunJson, CsvHasOneLinePerSampleAndOnePerSkip) {
                      "bytes=4096;threads=2;mode=fast;threads=4,GB_per_s,GB/s,higher,0,"),
             std::string::npos);
   EXPECT_NE(csv.find(",skipped,,,,"), std::string::npos);
+  // Issue 35: the executions of a suite are separate suite runs; the last column tells them
+  // apart (the fixture's memory rows are in suite run 3, its skip in suite run 4).
+  EXPECT_EQ(csv.rfind("run_id,run_uuid,suite,benchmark,case,params,metric,unit,direction,"
+                      "device_index,gpu_uuid,status,repetition,value,throttled,message,suite_run\n",
+                      0),
+            0u)
+      << csv;
+  EXPECT_NE(csv.find(",ok,3,123.456,0,,3\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("sm_89+ \xe2\x80\x94 here,4\n"), std::string::npos) << csv;
 }
 
 }  // namespace

@@ -136,6 +136,34 @@ TEST_F(StoreTest, RunRoundTrip) {
   EXPECT_EQ(d.suites[1].stderr_tail, "Segmentation fault");
 }
 
+// Issue 35: a run measures each suite in several executions, each its own suite run. `gpubench
+// runs` counts suites and benchmarks, not suite runs and their outcomes: 2 suites, memory failed
+// (one of its three executions crashed), 4 benchmarks (not 0/5 suites, 12 benchmarks).
+TEST_F(StoreTest, RunOfSeveralExecutionsCountsSuitesNotSuiteRuns) {
+  Store store = Store::open(db_path(), OpenMode::read_write_create);
+  const int64_t run_id = store.begin_run(sample_run_info());
+  for (int e = 0; e < 3; ++e) {
+    SuiteRunInfo memory = sample_suite_run();
+    if (e == 1) {
+      memory.status = SuiteStatus::crashed;
+      memory.exit_code.reset();
+      memory.term_signal = 11;
+      memory.reason = "killed by signal 11 (SIGSEGV)";
+    }
+    const int64_t suite_run = store.add_suite_run(run_id, memory);
+    if (e != 1) {
+      store.ingest_benchmark_json(suite_run, load_fixture("gb171_gpubench_context.json"), "memory");
+    }
+  }
+  for (int e = 0; e < 2; ++e) store.add_suite_run(run_id, sample_suite_run("gemm"));
+  store.finish_run(run_id, RunStatus::failed);
+  const auto runs = store.list_runs();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].suites_total, 2);
+  EXPECT_EQ(runs[0].suites_failed, 1);
+  EXPECT_EQ(runs[0].benchmarks, 4);
+}
+
 TEST_F(StoreTest, EnvironmentRowsAreDeduplicated) {
   Store store = Store::open(db_path(), OpenMode::read_write_create);
   store.begin_run(sample_run_info());

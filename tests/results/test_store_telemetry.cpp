@@ -170,6 +170,26 @@ TEST_F(StoreTelemetryTest, SummarisesEachGpu) {
   EXPECT_TRUE(s[1].throttled_suites.empty());
 }
 
+// Issue 35: a run measures each suite in several executions, each its own suite run. A suite whose
+// executions throttled is named once, in the order of its first execution that did.
+TEST_F(StoreTelemetryTest, ThrottledSuitesAreNamedOnceHoweverManyExecutionsThrottled) {
+  Store store = open();
+  const int64_t run = store.begin_run(sample_run_info());
+  std::vector<int64_t> suite_runs;
+  for (const char* suite : {"memory", "gemm", "memory", "memory"}) {
+    suite_runs.push_back(store.add_suite_run(run, sample_suite_run(suite)));
+  }
+  store.add_telemetry(run, suite_runs[0], {sample(0, 0.0, 0)});
+  store.add_telemetry(run, suite_runs[1], {sample(0, 1.0, k_hw_slowdown)});
+  store.add_telemetry(run, suite_runs[2], {sample(0, 2.0, k_hw_slowdown)});
+  store.add_telemetry(run, suite_runs[3], {sample(0, 3.0, k_hw_slowdown)});
+  store.finish_run(run, RunStatus::complete);
+  const auto s = store.get_telemetry_summary(run);
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].throttled_samples, 3);
+  EXPECT_EQ(s[0].throttled_suites, (std::vector<std::string>{"gemm", "memory"}));
+}
+
 // Half an hour of 8 GPUs at 10 Hz (144,000 FIXTURE rows) in one call; prints how long it took.
 TEST_F(StoreTelemetryTest, StoresAHalfHourOfEightGpus) {
   Store store = open();
