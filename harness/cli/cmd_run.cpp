@@ -74,6 +74,7 @@ void do_plan(const RunArgs& args, const std::vector<harness::SuiteExecutable>& s
   plan.profile = args.profile;
   plan.repetitions = repetitions;
   plan.executions = executions;
+  plan.more_when_cheap = !args.executions.has_value();
   if (args.gpus) {
     plan.gpus = *args.gpus;
     plan.gpus_source = "flag";
@@ -102,6 +103,7 @@ void print_summary(std::ostream& out, const harness::RunOutcome& o) {
     int64_t benchmarks = 0, skipped = 0, errors = 0;
     double duration_s = 0;
     int executions = 0;
+    int planned = 1;  // executions the run planned for it (cheap suites get more)
   };
   std::vector<Line> lines;
   for (const auto& s : o.suites) {
@@ -114,6 +116,7 @@ void print_summary(std::ostream& out, const harness::RunOutcome& o) {
       it = lines.end() - 1;
     }
     ++it->executions;
+    it->planned = std::max(it->planned, s.planned_executions);
     it->duration_s += s.info.duration_s;
     it->benchmarks = std::max<int64_t>(it->benchmarks, s.summary.benchmarks);
     it->skipped = std::max<int64_t>(it->skipped, s.summary.skipped);
@@ -129,7 +132,8 @@ void print_summary(std::ostream& out, const harness::RunOutcome& o) {
   std::vector<std::vector<std::string>> rows;
   const std::string of_all = "/" + std::to_string(o.executions);
   for (const Line& l : lines) {
-    rows.push_back({l.suite, results::to_string(l.status), std::to_string(l.executions) + of_all,
+    rows.push_back({l.suite, results::to_string(l.status),
+                    std::to_string(l.executions) + "/" + std::to_string(l.planned),
                     std::to_string(l.benchmarks), std::to_string(l.skipped),
                     std::to_string(l.errors), duration_text(l.duration_s), l.reason});
   }
@@ -289,6 +293,8 @@ void do_run(const RunArgs& args, Context& ctx) {
   so.profile = args.profile;
   so.repetitions = repetitions;
   so.executions = executions;
+  // The profile's executions: cheap suites get more (harness/run/runner.hpp executions_for_cost).
+  so.more_when_cheap = !args.executions.has_value();
   so.min_time_s = defaults.min_time_s;
   so.filter = args.filter;
   so.timeout_s = args.timeout_per_suite_s;

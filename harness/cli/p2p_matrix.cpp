@@ -126,9 +126,9 @@ std::vector<P2pMatrix> build_p2p_matrices(const std::vector<results::ResultRow>&
       for (const auto& [pair, pc] : pct->second) {
         const auto g = gbps.find(pair);
         if (g == gbps.end() || pair.first >= size || pair.second >= size) continue;
-        const double pct = median(pc);
-        if (pct <= 0) continue;
-        p.m.link[pair.first * size + pair.second] = median(g->second) * 100.0 / pct;
+        const double percent = median(pc);
+        if (percent <= 0) continue;
+        p.m.link[pair.first * size + pair.second] = median(g->second) * 100.0 / percent;
       }
     }
     out.push_back(std::move(p.m));

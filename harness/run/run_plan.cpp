@@ -7,6 +7,7 @@
 #include <regex>
 
 #include "harness/probe/nvml.hpp"
+#include "harness/run/runner.hpp"
 #include "harness/process/process.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
@@ -45,8 +46,13 @@ int RunPlan::total_cases() const {
   return total;
 }
 
-double RunPlan::suite_estimated_s(const PlannedSuite& suite) const {
+int RunPlan::executions_of(const PlannedSuite& suite) const {
   const int e = std::max(1, executions);
+  return more_when_cheap ? executions_for_cost(e, suite.estimated_s()) : e;
+}
+
+double RunPlan::suite_estimated_s(const PlannedSuite& suite) const {
+  const int e = executions_of(suite);
   return suite.estimated_s() * e - std::min(suite.reused_s, suite.estimated_s()) * (e - 1);
 }
 
@@ -134,6 +140,7 @@ std::string run_plan_json(const RunPlan& plan) {
     suites.push_back({{"suite", s.suite},
                       {"cases", s.cases()},
                       {"estimated_s", rounded(plan.suite_estimated_s(s))},
+                      {"executions", plan.executions_of(s)},
                       {"execution_s", rounded(s.estimated_s())},
                       {"process_start_s", rounded(s.fixed_s)},
                       {"reused_s", rounded(s.reused_s)},
@@ -161,19 +168,27 @@ void print_run_plan(std::ostream& out, const RunPlan& plan) {
   std::vector<std::vector<std::string>> rows;
   double starts = 0;
   for (const auto& s : plan.suites) {
-    rows.push_back({s.suite, std::to_string(s.cases()), seconds_text(s.estimated_s()),
-                    seconds_text(s.fixed_s), seconds_text(plan.suite_estimated_s(s))});
-    starts += s.fixed_s * std::max(1, plan.executions);
+    rows.push_back({s.suite, std::to_string(s.cases()), std::to_string(plan.executions_of(s)),
+                    seconds_text(s.estimated_s()), seconds_text(s.fixed_s),
+                    seconds_text(plan.suite_estimated_s(s))});
+    starts += s.fixed_s * plan.executions_of(s);
   }
-  rows.push_back({"total", std::to_string(plan.total_cases()), "", seconds_text(starts),
+  rows.push_back({"total", std::to_string(plan.total_cases()), "", "", seconds_text(starts),
                   seconds_text(plan.total_estimated_s())});
-  print_table(out, {"suite", "cases", "one execution", "of it process start", "estimated"}, rows);
+  print_table(out,
+              {"suite", "cases", "executions", "one execution", "of it process start", "estimated"},
+              rows);
   out << "The total counts " << plan.executions << " execution" << (plan.executions == 1 ? "" : "s")
-      << " of every suite; process starts (the process, a CUDA context per GPU, "
+      << " of every suite"
+      << (plan.more_when_cheap
+              ? " (a cheap suite gets as many as fit in " + seconds_text(k_cheap_suite_budget_s) +
+                    ", up to " + std::to_string(k_cheap_suite_max_executions) + ")"
+              : "")
+      << "; process starts (the process, a CUDA context per GPU, "
          "libraries, communicators) are paid in each and come to "
       << seconds_text(starts) << " of it";
   double reused = 0;
-  for (const auto& s : plan.suites) reused += s.reused_s * std::max(0, plan.executions - 1);
+  for (const auto& s : plan.suites) reused += s.reused_s * std::max(0, plan.executions_of(s) - 1);
   if (reused > 0) {
     out << "; later executions reuse what the first one found (gemm's cuBLASLt algorithm "
            "search), which saves "

@@ -38,6 +38,9 @@ struct RunPlan {
   std::string gpus_note;    // how the count was found ("8 GPUs found by NVML", "NVML: ...")
   int repetitions = 0;  // inside each execution
   int executions = 1;   // processes per suite; each suite's estimate counts them all
+  bool more_when_cheap = false;  // cheap suites get more (runner.hpp executions_for_cost)
+  // A suite's executions in this plan.
+  int executions_of(const PlannedSuite& suite) const;
   std::vector<PlannedSuite> suites;
   int total_cases() const;
   // Per suite: its estimate for one execution (cases and process start) times the executions,

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -241,6 +242,13 @@ ProfileDefaults profile_defaults(const std::string& profile) {
                   "use --profile quick|standard|full");
 }
 
+int executions_for_cost(int executions, double execution_s) {
+  if (!(execution_s > 0)) return std::max(executions, k_cheap_suite_max_executions);
+  const double affordable = std::floor(k_cheap_suite_budget_s / execution_s);
+  return std::max(executions, static_cast<int>(std::min<double>(
+                                  affordable, static_cast<double>(k_cheap_suite_max_executions))));
+}
+
 SuiteOutcome run_suite(results::Store& store, int64_t run_id, const SuiteExecutable& suite,
                        const SuiteRunOptions& options, TelemetrySampler* sampler, int execution) {
   SuiteOutcome out;
@@ -397,13 +405,21 @@ RunOutcome execute_run(results::Store& store, const RunOptions& options, std::os
   outcome.executions = executions;
   try {
     const std::size_t suites = options.suites.size();
-    const std::size_t total = suites * static_cast<std::size_t>(executions);
+    // Per suite: its executions (cheap ones get more once their first execution is timed).
+    std::vector<int> planned(suites, executions);
+    auto total = [&] {
+      std::size_t sum = 0;
+      for (int p : planned) sum += static_cast<std::size_t>(p);
+      return sum;
+    };
     // Suites that stop early: failed in an execution, or nothing matched their filter.
     std::vector<bool> stopped(suites, false);
     std::size_t step = 0;
-    for (int execution = 0; execution < executions; ++execution) {
+    for (int execution = 0; execution < *std::max_element(planned.begin(), planned.end());
+         ++execution) {
       for (std::size_t i = 0; i < suites; ++i) {
         const SuiteExecutable& suite = options.suites[i];
+        if (execution >= planned[i]) continue;
         ++step;
         if (stopped[i]) continue;
         if (interrupt_signal() != 0) {
@@ -415,12 +431,19 @@ RunOutcome execute_run(results::Store& store, const RunOptions& options, std::os
           continue;
         }
         if (progress) {
-          *progress << "[" << step << "/" << total << "] " << suite.name;
-          if (executions > 1) *progress << " (execution " << execution + 1 << "/" << executions << ")";
+          *progress << "[" << step << "/" << total() << "] " << suite.name;
+          if (planned[i] > 1) {
+            *progress << " (execution " << execution + 1 << "/" << planned[i] << ")";
+          }
           *progress << " ..." << std::flush;
         }
         SuiteOutcome s = run_suite(store, outcome.run_id, suite, suite_options,
                                    sampler ? &*sampler : nullptr, execution);
+        if (execution == 0 && suite_options.more_when_cheap &&
+            s.info.status == results::SuiteStatus::ok) {
+          planned[i] = executions_for_cost(executions, s.info.duration_s);
+        }
+        s.planned_executions = planned[i];
         // Sample states from the telemetry overlapping each sample, else the clock probe.
         if (s.ingested) {
           try {
@@ -446,7 +469,8 @@ RunOutcome execute_run(results::Store& store, const RunOptions& options, std::os
           *progress << " " << results::to_string(s.info.status) << " (" << s.summary.benchmarks
                     << " benchmarks, " << seconds_text(s.info.duration_s) << " s)";
           if (!s.info.reason.empty()) *progress << ": " << s.info.reason;
-          if (stopped[i] && execution + 1 < executions && s.info.status != results::SuiteStatus::ok) {
+          if (stopped[i] && execution + 1 < planned[i] &&
+              s.info.status != results::SuiteStatus::ok) {
             *progress << " [its remaining executions are not run]";
           }
           if (s.telemetry_throttled > 0) {

@@ -44,12 +44,26 @@ inline constexpr int k_min_executions = 2;
 // The most: a bound against typos (--executions 1000 would run every suite 1000 times).
 inline constexpr int k_max_executions = 100;
 
+// Cheap suites get more executions (Kalibera & Jones 2013: repeat where it is cheap and the
+// variance is): with the profile's executions (not an explicit --executions), a suite whose
+// execution takes d seconds gets floor(k_cheap_suite_budget_s / d) executions, at least the
+// profile's and at most k_cheap_suite_max_executions. A calibration run of ~1 s per execution
+// gets 10 instead of 3, its interval a third as wide, for seconds of run time; a suite of a
+// minute per execution keeps the profile's.
+inline constexpr double k_cheap_suite_budget_s = 10.0;
+inline constexpr int k_cheap_suite_max_executions = 10;
+// Executions of a suite whose one execution takes `execution_s`, the profile giving `executions`.
+int executions_for_cost(int executions, double execution_s);
+
 struct SuiteRunOptions {
   std::string profile = "standard";
   int repetitions = 5;  // inside each execution (--benchmark_repetitions)
   // Executions of every suite: separate processes, interleaved across the suites (calibration,
   // memory, ..., then again), each stored as its own suite run under the run.
   int executions = 1;
+  // The profile's executions (not --executions): cheap suites get more (executions_for_cost,
+  // from how long their first execution took).
+  bool more_when_cheap = false;
   double min_time_s = 0.2;
   std::string filter;       // --benchmark_filter regex; empty = all
   double timeout_s = 1800;  // per suite, wall clock
@@ -64,6 +78,7 @@ struct SuiteRunOptions {
 struct SuiteOutcome {
   results::SuiteRunInfo info;
   int execution = 0;  // 0-based, among its suite's executions in the run
+  int planned_executions = 1;  // of its suite in this run, as known when it finished
   results::IngestSummary summary;
   int64_t suite_run_id = 0;
   bool ingested = false;  // its JSON was stored
@@ -110,7 +125,7 @@ struct RunOutcome {
   // one entry per suite; executions_not_run counts the executions.
   std::vector<std::string> not_run;
   int executions_not_run = 0;
-  int executions = 1;  // planned per suite
+  int executions = 1;  // planned per suite (cheap suites may get more: planned_executions)
   int interrupt_signal = 0;          // nonzero: SIGINT/SIGTERM/SIGHUP stopped the run
   // Nonempty: some suites' results could not be stored (see SuiteOutcome::store_error).
   std::string store_error;

@@ -177,6 +177,7 @@ UntilDecidedOutcome run_until_decided(results::Store& store, const RunOptions& r
       }
     }
     const int own = std::max(k_min_executions, run_options.suite_options.executions);
+    again.suite_options.more_when_cheap = false;  // exactly the executions asked for
     again.suite_options.executions =
         wanted == 0 ? own
                     : static_cast<int>(std::clamp<std::size_t>(

@@ -21,8 +21,8 @@ CliResult run_allreduce(const Workspace& ws, const std::string& launcher,
                         std::vector<std::pair<std::string, std::string>> env = {}) {
   auto all_env = mpi_env();
   all_env.insert(all_env.end(), env.begin(), env.end());
-  return ws.run({"run", "--suite", "allreduce", "--profile", "quick", "--repetitions", "1",
-                 "--launcher", launcher, ws.db_arg()},
+  return ws.run({"run", "--suite", "allreduce", "--profile", "quick", "--executions", "3",
+                 "--repetitions", "1", "--launcher", launcher, ws.db_arg()},
                 all_env, 180);
 }
 
@@ -62,7 +62,7 @@ TEST(E2eAllreduce, LauncherRunStoresHostBusbwAndSkipsNcclWithTheReason) {
   ASSERT_EQ(j["nodes"][0]["nodes"].size(), 1u);
   EXPECT_EQ(j["nodes"][0]["nodes"][0]["ranks"].size(), 2u);
   const CliResult text = ws.run({"show", "latest", ws.db_arg()});
-  EXPECT_TRUE(contains(text.out, "nodes of allreduce: 2 ranks on 1 node")) << text.out;
+  EXPECT_TRUE(contains(text.out, "nodes of allreduce (3 executions): 2 ranks on 1 node")) << text.out;
 }
 
 TEST(E2eAllreduce, MissingLauncherIsAFailedSuite) {

@@ -35,7 +35,7 @@ class E2E : public ::testing::Test {
     for (const char* scale :
          {"1.0", "1.0", "1.1", "1.0", "0.9", "1.0", "1.0", "1.0", "1.0", "1.0"}) {
       Result r =
-          gpubench(std::string("run --suite calibration --repetitions 12 --tag scale=") + scale,
+          gpubench(std::string("run --suite calibration --executions 6 --repetitions 2 --tag scale=") + scale,
                    std::string("GPUBENCH_CALIBRATION_SCALE=") + scale + " ");
       if (r.exit_code != 0) {
         s_setup_error = "gpubench run failed (" + std::to_string(r.exit_code) + "): " + r.out;
@@ -105,9 +105,9 @@ Result E2E::effect_comparison(std::string base, std::string candidate, const cha
   for (int attempt = 0; attempt < 5; ++attempt) {
     r = gpubench("compare " + base + " " + candidate + " --format json" + options + k_margin);
     if (decisive(r.out, want)) break;
-    gpubench("run --suite calibration --repetitions 12 --tag scale=1.0",
+    gpubench("run --suite calibration --executions 6 --repetitions 2 --tag scale=1.0",
              "GPUBENCH_CALIBRATION_SCALE=1.0 ");
-    gpubench(std::string("run --suite calibration --repetitions 12 --tag scale=") + scale,
+    gpubench(std::string("run --suite calibration --executions 6 --repetitions 2 --tag scale=") + scale,
              std::string("GPUBENCH_CALIBRATION_SCALE=") + scale + " ");
     base = "latest~1";
     candidate = "latest";
@@ -224,9 +224,9 @@ TEST_F(E2E, AcceptAgainstRunAndSpec) {
   // any decision (seen in a clean-clone CI: 5 MARGINAL at [-37%, +16%]).
   Result slow = gpubench("accept 3 --against 2 --history 0");
   for (int attempt = 1; attempt < 5 && slow.exit_code != 1; ++attempt) {
-    gpubench("run --suite calibration --repetitions 12 --tag scale=1.0",
+    gpubench("run --suite calibration --executions 6 --repetitions 2 --tag scale=1.0",
              "GPUBENCH_CALIBRATION_SCALE=1.0 ");
-    gpubench("run --suite calibration --repetitions 12 --tag scale=1.1",
+    gpubench("run --suite calibration --executions 6 --repetitions 2 --tag scale=1.1",
              "GPUBENCH_CALIBRATION_SCALE=1.1 ");
     slow = gpubench("accept latest --against latest~1 --history 0");
   }

@@ -87,8 +87,9 @@ class AcceptExchange : public ::testing::Test {
     return m_ws.run(with_db(m_ws, std::move(args), db), env, 600);
   }
   CliResult calibration(const char* scale, const char* tag) {
-    return gb({"run", "--suite", "calibration", "--repetitions", "12", "--tag", tag}, {},
-              {{"GPUBENCH_CALIBRATION_SCALE", scale}});
+    return gb({"run", "--suite", "calibration", "--executions", "6", "--repetitions", "2", "--tag",
+               tag},
+              {}, {{"GPUBENCH_CALIBRATION_SCALE", scale}});
   }
   Workspace m_ws;
 };

@@ -204,5 +204,20 @@ TEST(E2eExecutions, UntilDecidedAddsExecutionsOfTheUndecided) {
   EXPECT_FALSE(contains(r.out, "1 improvement")) << r.out;
 }
 
+// The profile's executions (no --executions): a cheap suite gets more, as many as fit in 10 s, at
+// most 10 (fixture_ok takes milliseconds); --executions N is exactly N.
+TEST(E2eExecutions, CheapSuitesGetMoreExecutionsUnlessTheUserChose) {
+  Workspace ws;
+  ASSERT_EQ(ws.run({"run", "--suite", "fixture_ok", "--profile", "quick", ws.db_arg()}).exit_code,
+            0);
+  EXPECT_EQ(suite_order(ws, "1").size(), 10u);
+  const CliResult exact =
+      ws.run({"run", "--suite", "fixture_ok", "--profile", "quick", "--executions", "3",
+              ws.db_arg()});
+  ASSERT_EQ(exact.exit_code, 0) << exact.out << exact.err;
+  EXPECT_EQ(suite_order(ws, "2").size(), 3u);
+  EXPECT_TRUE(contains(exact.out, "3/3")) << exact.out;
+}
+
 }  // namespace
 }  // namespace gpubench::e2e

@@ -12,7 +12,8 @@ constexpr const char* k_ok_suite = "fixture_ok";
 
 // A finished run to compare against, so `compare latest~1 latest` has two sides.
 void baseline_run(const Workspace& ws) {
-  const CliResult r = ws.run({"run", "--suite", k_ok_suite, "--profile", "quick", ws.db_arg()});
+  const CliResult r = ws.run(
+      {"run", "--suite", k_ok_suite, "--profile", "quick", "--executions", "3", ws.db_arg()});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
 }
 

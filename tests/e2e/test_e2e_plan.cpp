@@ -70,11 +70,17 @@ TEST(E2ePlan, EightGpuQuickAndStandardFitTheirBudgetsAndStoreNothing) {
     for (const auto& s : j["suites"]) {
       std::set<std::string> suite_keys;
       for (const auto& [k, v] : s.items()) suite_keys.insert(k);
-      EXPECT_EQ(suite_keys, (std::set<std::string>{"suite", "cases", "estimated_s", "execution_s",
-                                                    "process_start_s", "reused_s",
+      EXPECT_EQ(suite_keys, (std::set<std::string>{"suite", "cases", "estimated_s", "executions",
+                                                    "execution_s", "process_start_s", "reused_s",
                                                     "assumptions"}));
-      // Every execution counted, less what the later ones reuse from the first.
-      const double e = j["executions"].get<double>();
+      // Every execution counted, less what the later ones reuse from the first; a cheap suite
+      // gets more than the profile's, as many as fit in 10 s, up to 10.
+      const double e = s["executions"].get<double>();
+      EXPECT_GE(e, j["executions"].get<double>());
+      EXPECT_LE(e, std::max(10.0, j["executions"].get<double>()));
+      if (e > j["executions"].get<double>()) {
+        EXPECT_LE(e * s["execution_s"].get<double>(), 10.0 + 1e-6) << s["suite"];
+      }
       EXPECT_NEAR(s["estimated_s"].get<double>(),
                   e * s["execution_s"].get<double>() - (e - 1) * s["reused_s"].get<double>(),
                   0.01)

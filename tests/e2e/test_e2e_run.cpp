@@ -13,8 +13,9 @@ using nlohmann::json;
 
 TEST(E2eRun, RunRunsShowExport) {
   Workspace ws;
-  const CliResult run = ws.run({"run", "--suite", "fixture_ok", "--profile", "quick", "--tag",
-                                "purpose=e2e", "--note", "first run", ws.db_arg()});
+  const CliResult run = ws.run({"run", "--suite", "fixture_ok", "--profile", "quick",
+                                "--executions", "3", "--tag", "purpose=e2e", "--note",
+                                "first run", ws.db_arg()});
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_TRUE(contains(run.out, "fixture_ok")) << run.out;
   EXPECT_TRUE(contains(run.out, "run 1 (")) << run.out;
@@ -120,7 +121,7 @@ TEST(E2eRun, MisbehavingSuitesAreRecordedAndOthersStillRun) {
     SCOPED_TRACE(c.suite);
     // The bad suite runs first; fixture_ok after it must still run and be stored.
     const CliResult r = ws.run({"run", "--suite", std::string(c.suite) + ",fixture_ok",
-                                "--timeout-per-suite", "2", ws.db_arg()});
+                                "--executions", "5", "--timeout-per-suite", "2", ws.db_arg()});
     EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
     EXPECT_TRUE(contains(r.out, c.reason_part)) << r.out;
     EXPECT_TRUE(contains(r.err, "gpubench: error: some suites failed")) << r.err;

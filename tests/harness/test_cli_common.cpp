@@ -104,3 +104,15 @@ TEST(CliCommon, ProfilesHaveDefaults) {
 
 }  // namespace
 }  // namespace gpubench::cli
+
+// Cheap suites get more executions (issue 35, Kalibera & Jones: repeat where it is cheap): as
+// many as fit in 10 s, at least the profile's, at most 10.
+TEST(Executions, CheapSuitesGetMoreExecutions) {
+  EXPECT_EQ(gpubench::harness::executions_for_cost(3, 1.0), 10);   // calibration: 10 in 10 s
+  EXPECT_EQ(gpubench::harness::executions_for_cost(3, 2.0), 5);    // 5 fit in 10 s
+  EXPECT_EQ(gpubench::harness::executions_for_cost(3, 4.0), 3);    // the profile's
+  EXPECT_EQ(gpubench::harness::executions_for_cost(3, 600.0), 3);  // a long suite keeps them
+  EXPECT_EQ(gpubench::harness::executions_for_cost(3, 0.001), 10);  // never more than 10
+  EXPECT_EQ(gpubench::harness::executions_for_cost(10, 0.1), 10);  // full: already 10
+  EXPECT_EQ(gpubench::harness::executions_for_cost(5, 0.0), 10);   // an instant suite
+}
