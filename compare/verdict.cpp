@@ -82,6 +82,25 @@ std::string what_would_decide(const Entry& e, double confidence) {
   return "; too noisy to decide with a practical number of runs";
 }
 
+// The estimate's figures into the entry; false (and an inconclusive verdict with the reason) when
+// the values could not be estimated.
+bool take_estimate(Entry& e, const LogRatioEstimate& r) {
+  if (!r.valid) {
+    e.verdict = Verdict::inconclusive;
+    e.reason = "values are not all positive; no ratio interval";
+    return false;
+  }
+  e.ratio = r.ratio;
+  e.ci_low = r.ci_low;
+  e.ci_high = r.ci_high;
+  e.p_value = r.p_value;
+  e.df = r.df;
+  e.std_error = r.std_error;
+  e.history_variance = r.var_extra;
+  e.mde = std::expm1(r.half_width);
+  return true;
+}
+
 // "3 executions" / "6 executions in 2 runs".
 std::string executions_text(const SideStats& s) {
   return std::to_string(s.executions) + " execution" + (s.executions == 1 ? "" : "s") +
@@ -213,19 +232,7 @@ void estimate_by_execution(std::vector<Entry>& entries, const Options& options) 
       const LogRatioEstimate r =
           two_level_estimate(e.base.execution_means, e.candidate.execution_means, n.variance,
                              n.df, o);
-      if (!r.valid) {
-        e.verdict = Verdict::inconclusive;
-        e.reason = "values are not all positive; no ratio interval";
-        continue;
-      }
-      e.ratio = r.ratio;
-      e.ci_low = r.ci_low;
-      e.ci_high = r.ci_high;
-      e.p_value = r.p_value;
-      e.df = r.df;
-      e.std_error = r.std_error;
-      e.history_variance = r.var_extra;
-      e.mde = std::expm1(r.half_width);
+      if (!take_estimate(e, r)) continue;
       const std::size_t now = std::max<std::size_t>(
           2, std::min(e.base.executions, e.candidate.executions));
       e.executions_needed = size_executions(n, now, e.delta, options.confidence).executions_needed;
@@ -255,20 +262,8 @@ bool estimate(Entry& e, const Options& options) {
     o.extra_variance = e.history->log_sd * e.history->log_sd * share;
     o.extra_df = static_cast<double>(e.history->runs) - 1.0;
   }
-  LogRatioEstimate r = log_ratio_estimate(e.base.values, e.candidate.values, o);
-  if (!r.valid) {
-    e.verdict = Verdict::inconclusive;
-    e.reason = "values are not all positive; no ratio interval";
-    return false;
-  }
-  e.ratio = r.ratio;
-  e.ci_low = r.ci_low;
-  e.ci_high = r.ci_high;
-  e.p_value = r.p_value;
-  e.df = r.df;
-  e.std_error = r.std_error;
-  e.history_variance = r.var_extra;
-  e.mde = std::expm1(r.half_width);
+  const LogRatioEstimate r = log_ratio_estimate(e.base.values, e.candidate.values, o);
+  if (!take_estimate(e, r)) return false;
   bool per_run = e.base.per_run || e.candidate.per_run;
   e.noise_source = per_run ? "per-run medians" : "one execution (no run-to-run noise)";
   if (e.history && r.var_extra > 0) {
