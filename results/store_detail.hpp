@@ -34,8 +34,9 @@ int64_t insert_suite_run(Database& db, int64_t run_id, const SuiteRunInfo& suite
 void insert_telemetry(Database& db, int64_t run_id, std::optional<int64_t> suite_run_id,
                       const std::vector<TelemetrySample>& samples);
 
-// The recorded owner of a run (empty lock_path when none was recorded).
-RunOwner load_run_owner(Database& db, int64_t run_id);
+// The recorded owner of a run (empty lock_path when none was recorded), from the run_liveness
+// table of `schema` ("main", or an attached database such as a merge's "src").
+RunOwner load_run_owner(Database& db, int64_t run_id, const std::string& schema = "main");
 
 // Marks every `running` run whose owner is gone `abandoned` (finished suites stay), in one short
 // transaction. Returns how many it marked.

@@ -16,10 +16,10 @@
 
 namespace gpubench::results {
 
-RunOwner detail::load_run_owner(Database& db, int64_t run_id) {
+RunOwner detail::load_run_owner(Database& db, int64_t run_id, const std::string& schema) {
   RunOwner owner;
-  Statement st =
-      db.prepare("SELECT lock_path, hostname, boot_id, pid FROM run_liveness WHERE run_id = ?1");
+  Statement st = db.prepare("SELECT lock_path, hostname, boot_id, pid FROM " + schema +
+                            ".run_liveness WHERE run_id = ?1");
   st.bind(1, run_id);
   if (st.step()) {
     owner.lock_path = st.column_text(0);

@@ -9,6 +9,7 @@
 #include "results/schema/schema.hpp"
 #include "results/schema/series_medians.hpp"
 #include "results/sqlite/sqlite.hpp"
+#include "results/store_detail.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
@@ -143,19 +144,7 @@ int source_version(Database& db, const std::string& name) {
 // Whether the gpubench writing a source run that is still `running` is alive, as the source's own
 // read commands judge it (`abandoned?`); without run_liveness (schema 1), as having no owner.
 Liveness judge_source_owner(Database& db, int64_t src_run, bool liveness) {
-  RunOwner owner;
-  if (liveness) {
-    Statement st = db.prepare(
-        "SELECT lock_path, hostname, boot_id, pid FROM src.run_liveness WHERE run_id = ?1");
-    st.bind(1, src_run);
-    if (st.step()) {
-      owner.lock_path = st.column_text(0);
-      owner.hostname = st.column_text(1);
-      owner.boot_id = st.column_text(2);
-      owner.pid = st.column_int64(3);
-    }
-  }
-  return judge_run_owner(owner);
+  return judge_run_owner(liveness ? detail::load_run_owner(db, src_run, "src") : RunOwner{});
 }
 
 void copy_baselines(Database& db, MergeSummary& summary) {
