@@ -158,13 +158,15 @@ const SeriesNoise* series_noise(const HistoryNoise* history, const Key& key) {
   return best;
 }
 
-// What the interval holds, for the reason: the history it learned run-to-run noise from, or why
-// it holds within-run noise only.
-std::string noise_note(const AcceptOptions& options, const Key& key, const SeriesNoise* noise) {
+// What the interval holds, for the reason: the history it learned run-to-run noise from, the
+// spread between the runs' executions (issue 35), or why it holds within-run noise only.
+std::string noise_note(const AcceptOptions& options, const Key& key, const SeriesNoise* noise,
+                       bool per_execution) {
   if (noise) {
     return "; interval includes run-to-run noise from " + std::to_string(noise->runs) +
            " runs of history";
   }
+  if (per_execution) return "; interval holds the noise between executions (no history used)";
   if (!options.history || options.history_window == 0) {
     return "; interval holds within-run noise only (--history 0)";
   }
@@ -309,7 +311,7 @@ AcceptResult accept_against_reference(const Side& run, const Side& reference,
                    signed_pct(g_high - 1.0) + " with " +
                    format_significant(options.confidence * 100.0, 2) + "%" +
                    " confidence; required: no worse than -" + pct(options.tolerance) +
-                   marginal_advice(c) + noise_note(options, key, noise);
+                   marginal_advice(c) + noise_note(options, key, noise, c.per_execution);
       }
     }
     result.checks.push_back(std::move(c));

@@ -184,6 +184,10 @@ TEST(Accept, ExecutionsOfARunAreItsSamples) {
   ASSERT_EQ(against.checks.size(), 1u);
   EXPECT_EQ(against.checks[0].n, 3u);
   EXPECT_TRUE(against.checks[0].per_execution);
+  // Its interval holds the spread between executions, and says so (not "within-run noise").
+  EXPECT_NE(against.checks[0].reason.find("interval holds the noise between executions"),
+            std::string::npos)
+      << against.checks[0].reason;
   // Two executions of the suite, the series measured in one: too few executions, not samples.
   Side one = executions("one", {400, 400}, 1);
   one.results.pop_back();
