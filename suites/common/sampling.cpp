@@ -125,8 +125,8 @@ std::vector<bool> SampleSeries::off_clock_flags() const {
 }
 
 int SampleSeries::off_clock() const {
-  const std::vector<bool> flags = off_clock_flags();
-  return static_cast<int>(std::count(flags.begin(), flags.end(), true));
+  // Samples left out of the median: none when every sample is off (kept() then holds them all).
+  return samples() - static_cast<int>(kept().size());
 }
 
 std::vector<double> SampleSeries::kept() const {

@@ -105,6 +105,7 @@ class SampleSeries {
   double steady_clock_mhz() const;
   // Per sample: whether its clock was off the steady clock by more than off_clock_tolerance.
   std::vector<bool> off_clock_flags() const;
+  // Samples left out of the median (0 when every sample is off the steady clock: all are kept).
   int off_clock() const;
   // The per-call times of the samples on the steady clock (all samples when every one is off).
   std::vector<double> kept() const;
