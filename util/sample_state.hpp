@@ -95,7 +95,7 @@ inline constexpr int64_t thermal_or_hw_slowdown =
 }  // namespace reasons
 
 // A measured SM clock counts as below the expected one when it is more than this fraction
-// lower: the clock probe times 50 us against a global timer with up to 1 us resolution (2%).
+// lower: twice the clock probe's resolution (100 us against a global timer of up to 1 us, 1%).
 inline constexpr double k_clock_tolerance = 0.02;
 
 }  // namespace gpubench::sample_state

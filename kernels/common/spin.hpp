@@ -24,6 +24,14 @@ struct ClockProbe {
 cudaError_t launch_spin_wait(const volatile int* flag, std::uint64_t timeout_ns,
                              volatile int* timed_out, cudaStream_t stream);
 
+// How long the suites' clock probe counts (ns). Each end point is taken at a tick of the global
+// timer, but a tick is seen up to one poll late and ticks are as coarse as 1 us on some GPUs: an
+// end-point error of 1 us is 1% of 100 us (2% of the 50 us used before), below the 1.5% by which
+// the warm-up judges the clock steady and the 2% by which a sample is off the steady clock
+// (suites/common/sampling.hpp). The probe runs after a batch's stop event, outside every timed
+// interval; it costs 100 us of GPU time per batch.
+inline constexpr std::uint64_t k_clock_probe_ns = 100'000;
+
 // out: device address (device or mapped host memory) receiving the probe.
 cudaError_t launch_clock_probe(std::uint64_t duration_ns, ClockProbe* out, cudaStream_t stream);
 

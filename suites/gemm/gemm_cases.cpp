@@ -203,12 +203,15 @@ std::vector<GemmCase> gemm_cases(suite::Profile profile, const std::vector<int>&
   return out;
 }
 
-double estimated_case_seconds(const GemmCase& c, int iterations, double peak_tflops) {
+int min_timed_samples(const GemmCase& c, suite::Profile profile) {
+  return c.cache == Cache::cold ? cold_pairs_per_repetition(profile)
+                                : suite::sampling_policy(profile).min_samples;
+}
+
+double estimated_case_seconds(const GemmCase& c, suite::Profile profile, double peak_tflops) {
   if (!(peak_tflops > 0.0)) return 0.0;
   const double call_s = gemm_flops(c.m, c.n, c.k) / (peak_tflops * 1e12);
   const double search_batch_s = std::max(call_s, k_search_batch_ms * 1e-3);
-  const double timed_batch_s =
-      c.cache == Cache::cold ? call_s : std::max(call_s, k_timed_batch_ms * 1e-3);
   double seconds = 0.0;
   if (c.api == Api::cublaslt) {
     // Per candidate: a warm-up call and the timed batches; one probe call for the first.
@@ -217,13 +220,22 @@ double estimated_case_seconds(const GemmCase& c, int iterations, double peak_tfl
   } else {
     seconds += 2 * call_s;  // warm-up call and the one timed call that sizes the batches
   }
-  return seconds + (1 + std::max(iterations, 0)) * timed_batch_s;
+  const int samples = min_timed_samples(c, profile);
+  if (c.cache == Cache::cold) {
+    // One warm-up batch of pairs, then the pairs: the calls alone (flushes are not counted).
+    return seconds + (k_cold_max_pairs_per_batch + samples) * call_s;
+  }
+  // A batch of calls of about the target (at most k_hot_max_calls calls, whatever the queue).
+  const double batch_s = hot_calls_per_batch(call_s, suite::sampling_policy(profile).batch_target_s,
+                                             1, k_hot_max_calls) *
+                         call_s;
+  return seconds + (1 + samples) * batch_s;
 }
 
-std::optional<std::string> too_slow_reason(const GemmCase& c, int iterations,
+std::optional<std::string> too_slow_reason(const GemmCase& c, suite::Profile profile,
                                            std::optional<double> peak_tflops) {
   if (!peak_tflops) return std::nullopt;
-  const double seconds = estimated_case_seconds(c, iterations, *peak_tflops);
+  const double seconds = estimated_case_seconds(c, profile, *peak_tflops);
   if (seconds <= k_max_case_seconds) return std::nullopt;
   char text[256];
   std::snprintf(text, sizeof text,
@@ -251,22 +263,126 @@ double validation_tolerance(const GemmCase& c) {
   return suite::gemm_tolerance(c.dtype);
 }
 
-int timed_iterations(suite::Profile profile) {
-  switch (profile) {
-    case suite::Profile::quick:
-      return 5;
-    case suite::Profile::standard:
-      return 10;
-    case suite::Profile::full:
-      return 20;
-  }
-  return 10;
-}
-
 int calls_per_batch(double call_ms, double target_ms, int max_calls) {
   if (!(call_ms > 0.0)) return 1;
   const double calls = std::ceil(target_ms / call_ms);
   return static_cast<int>(std::clamp(calls, 1.0, static_cast<double>(std::max(max_calls, 1))));
+}
+
+int hot_calls_per_batch(double call_s, double batch_target_s, int kernels_per_call,
+                        int max_queued_kernels) {
+  const int max_calls =
+      std::min(k_hot_max_calls, std::max(1, max_queued_kernels / std::max(kernels_per_call, 1)));
+  return suite::calls_for_target(call_s, batch_target_s, max_calls);
+}
+
+suite::SamplingPolicy hot_policy(suite::Profile profile, double batch_s) {
+  suite::SamplingPolicy p = suite::sampling_policy(profile);
+  // SampleSeries stops once the budget is spent: let min_samples batches fit in it.
+  if (batch_s > 0) p.time_budget_s = std::max(p.time_budget_s, p.min_samples * batch_s);
+  return p;
+}
+
+namespace {
+// Batches of `batch_s` until `budget_s` is spent, at most `cap`: summed as SampleSeries and
+// ClockSettle sum their GPU time, so the plan and the loops agree to the last batch.
+int batches_within(double budget_s, double batch_s, int cap) {
+  if (!(batch_s > 0)) return std::max(cap, 1);
+  double spent = 0;
+  int batches = 0;
+  do {
+    spent += batch_s;
+    ++batches;
+  } while (spent < budget_s && batches < cap);
+  return batches;
+}
+}  // namespace
+
+PlannedBatches planned_batches(const suite::SamplingPolicy& policy, double batch_s) {
+  PlannedBatches out;
+  out.warmup = std::max(std::max(policy.min_warmup_batches, 1),
+                        batches_within(policy.warmup_budget_s, batch_s, policy.steady_readings));
+  out.samples = batches_within(policy.time_budget_s, batch_s, policy.max_samples);
+  return out;
+}
+
+int cold_pairs_per_repetition(suite::Profile profile) {
+  // Quick and standard: 256, four batches of 64, the cost of a few hot batches (the plan holds
+  // them); full: 1024.
+  return profile == suite::Profile::full ? 1024 : 256;
+}
+
+int cold_pairs_per_batch(int kernels_per_call, int max_queued_kernels) {
+  // The flush's memset node, the call's kernels, and its two event records counted as one more
+  // (they take launch-queue entries too, fewer than a launch: counted to be safe).
+  const int per_pair = 1 + std::max(kernels_per_call, 1) + 1;
+  return std::clamp(max_queued_kernels / per_pair, 1, k_cold_max_pairs_per_batch);
+}
+
+int cold_batches(int pairs, int pairs_per_batch) {
+  pairs_per_batch = std::max(pairs_per_batch, 1);
+  return std::max(0, (pairs + pairs_per_batch - 1) / pairs_per_batch);
+}
+
+double trimmed_mean(std::vector<double> values, double trim_fraction) {
+  if (values.empty()) return 0.0;
+  const std::size_t n = values.size();
+  std::size_t drop =
+      static_cast<std::size_t>(static_cast<double>(n) * std::clamp(trim_fraction, 0.0, 0.5));
+  if (2 * drop >= n) drop = (n - 1) / 2;  // keep the middle value (or two)
+  std::sort(values.begin(), values.end());
+  double sum = 0.0;
+  for (std::size_t i = drop; i < n - drop; ++i) sum += values[i];
+  return sum / static_cast<double>(n - 2 * drop);
+}
+
+ColdSeries::ColdSeries(const suite::SamplingPolicy& policy, int pairs_wanted)
+    : m_batches(policy), m_pairs_wanted(pairs_wanted) {}
+
+void ColdSeries::add_batch(const std::vector<double>& call_s, double sm_clock_mhz,
+                           double elapsed_s) {
+  if (call_s.empty()) return;
+  double sum = 0.0;
+  for (double t : call_s) sum += t;
+  m_batches.add(sum / static_cast<double>(call_s.size()), sm_clock_mhz, elapsed_s);
+  m_call_s.push_back(call_s);
+}
+
+int ColdSeries::pairs() const {
+  std::size_t n = 0;
+  for (const auto& batch : m_call_s) n += batch.size();
+  return static_cast<int>(n);
+}
+
+std::vector<double> ColdSeries::kept() const {
+  const std::vector<bool> off = m_batches.off_clock_flags();
+  const bool all_off = std::all_of(off.begin(), off.end(), [](bool f) { return f; });
+  std::vector<double> out;
+  for (std::size_t b = 0; b < m_call_s.size(); ++b) {
+    if (off[b] && !all_off) continue;
+    out.insert(out.end(), m_call_s[b].begin(), m_call_s[b].end());
+  }
+  return out;
+}
+
+int ColdSeries::off_clock() const {
+  const std::vector<bool> off = m_batches.off_clock_flags();
+  if (std::all_of(off.begin(), off.end(), [](bool f) { return f; })) return 0;
+  std::size_t n = 0;
+  for (std::size_t b = 0; b < m_call_s.size(); ++b)
+    if (off[b]) n += m_call_s[b].size();
+  return static_cast<int>(n);
+}
+
+std::string ColdSeries::summary() const {
+  const std::size_t per_batch = m_call_s.empty() ? 0 : m_call_s.front().size();
+  char text[200];
+  std::snprintf(text, sizeof text,
+                "samples=%zu off_clock=%d noise=%.2f%% stop=pairs batches=%zux%zu "
+                "estimator=trimmed_mean_%.0fpct clock=%.0fMHz",
+                kept().size(), off_clock(), 100.0 * noise(), m_call_s.size(), per_batch,
+                100.0 * k_cold_trim_fraction, steady_clock_mhz());
+  return text;
 }
 
 std::size_t choose_candidate(const std::vector<CandidateTimes>& candidates, double tie_fraction,

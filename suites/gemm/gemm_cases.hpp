@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "suites/common/dtype.hpp"
+#include "suites/common/sampling.hpp"
 #include "suites/common/suite_support.hpp"
 
 namespace gpubench::gemm {
@@ -94,14 +95,15 @@ constexpr int search_samples(double call_ms) {
   return call_ms >= k_search_long_call_ms ? k_search_samples_long_call
                                           : k_search_samples_per_candidate;
 }
-// Timed batches last about this long (at least one call each; cold cases one call).
-inline constexpr double k_timed_batch_ms = 5.0;
+// Timed samples one repetition takes at least: hot, the profile's min_samples (each a batch);
+// cold, its flushed calls (cold_pairs_per_repetition).
+int min_timed_samples(const GemmCase& c, suite::Profile profile);
 
 // A lower bound of the seconds one case takes on the device (repetition included), from its
 // FLOPs at `peak_tflops`: the algorithm search (cuBLASLt) or the warm-up and probe calls
-// (cublasGemmEx), one warm-up batch and `iterations` timed batches. Host-side overheads and
-// validation are not counted.
-double estimated_case_seconds(const GemmCase& c, int iterations, double peak_tflops);
+// (cublasGemmEx), then one warm-up batch and the fewest timed samples the profile takes
+// (min_timed_samples). Host-side overheads, L2 flushes and validation are not counted.
+double estimated_case_seconds(const GemmCase& c, suite::Profile profile, double peak_tflops);
 
 // Cases whose estimate exceeds this are skipped with the reason (a 16384^3 FP64 GEMM takes ~6 s a
 // call at the 1.4 TFLOP/s of an L40S, ~12 min with the algorithm search; on an L4 it would run past
@@ -111,7 +113,7 @@ inline constexpr double k_max_case_seconds = 60.0;
 
 // The skip reason when the case would take longer than k_max_case_seconds at this GPU's dense
 // peak for the data type; nullopt when it fits or the peak is unknown (then nothing is estimated).
-std::optional<std::string> too_slow_reason(const GemmCase& c, int iterations,
+std::optional<std::string> too_slow_reason(const GemmCase& c, suite::Profile profile,
                                            std::optional<double> peak_tflops);
 
 // cuBLAS 13.0 update 2 and later emulate FP64 GEMM on integer Tensor Cores when
@@ -125,11 +127,96 @@ std::optional<std::string> fp64_emulation_reason(const char* value);
 // accumulation, whose bound grows with k (suite::fp8_fast_accum_tolerance).
 double validation_tolerance(const GemmCase& c);
 
-// Samples per repetition (Google Benchmark iterations) for a profile.
-int timed_iterations(suite::Profile profile);
-
-// How many calls to queue in one timed batch so it lasts about target_ms: between 1 and max_calls.
+// How many calls to queue in one batch so it lasts about target_ms: between 1 and max_calls (the
+// algorithm search's batches).
 int calls_per_batch(double call_ms, double target_ms, int max_calls);
+
+// ---- Hot samples (issue 36 item 1; suites/common/sampling.hpp) ----
+// A hot sample is one batch of back-to-back calls of about the profile's batch target
+// (suite::sampling_policy), queued behind the spin kernel; a case warms up until the SM clock is
+// steady (suite::ClockSettle) and stops on its noise target or time budget (suite::SampleSeries).
+
+// A hot batch queues at most this many calls, and never more than `max_queued_kernels` kernels
+// (a cuBLASLt call may enqueue several: a split-K reduction).
+inline constexpr int k_hot_max_calls = 200;
+// Calls per hot batch: suite::calls_for_target(call_s, batch_target_s) within
+// [1, min(k_hot_max_calls, max_queued_kernels / kernels_per_call)].
+int hot_calls_per_batch(double call_s, double batch_target_s, int kernels_per_call,
+                        int max_queued_kernels);
+
+// The hot sampling policy of a case whose batch takes `batch_s`: the profile's, with the time
+// budget raised to min_samples batches where fewer would fit. A call longer than budget /
+// min_samples is a batch of its own; by the profile's budget alone a 16384^3 FP32 call (~0.2 s)
+// would be one sample, with no median to take and no steady clock to judge it by.
+suite::SamplingPolicy hot_policy(suite::Profile profile, double batch_s);
+
+// What the run plan counts for a repetition whose batches take `batch_s` under `policy`: the
+// warm-up's batches when the clock is steady at once (steady_readings, fewer when the warm-up
+// budget ends it first, at least min_warmup_batches) and the timed samples when the noise target
+// is never met (until max_samples or the time budget).
+struct PlannedBatches {
+  int warmup = 0;
+  int samples = 0;
+};
+PlannedBatches planned_batches(const suite::SamplingPolicy& policy, double batch_s);
+
+// ---- Cold samples (issue 36 item 3) ----
+// A cold sample is one call right after an L2 flush, alone between its own pair of events; pairs
+// are queued in batches behind the spin kernel (BatchTimer::time_flushed_calls), the SM clock is
+// read after each batch, and a repetition takes hundreds of them: one flushed call of a small GEMM
+// lasts a few microseconds, against the events' resolution of about 0.5 us.
+
+// Flushed calls (samples) per repetition: quick and standard 256, full 1024.
+int cold_pairs_per_repetition(suite::Profile profile);
+// A cold batch queues at most this many pairs: the clock is read after every batch, so a
+// repetition has several readings and a batch off the steady clock costs few samples.
+inline constexpr int k_cold_max_pairs_per_batch = 64;
+// Pairs per cold batch: each pair queues one flush (a memset node), the call's kernels and two
+// event records (counted as one kernel more), and a batch stays within `max_queued_kernels`:
+// max_queued_kernels / (2 + kernels_per_call), at least 1, at most k_cold_max_pairs_per_batch.
+int cold_pairs_per_batch(int kernels_per_call, int max_queued_kernels);
+// Batches a repetition takes: ceil(pairs / pairs_per_batch) (pairs_per_batch >= 1).
+int cold_batches(int pairs, int pairs_per_batch);
+
+// The cold estimator: the mean of `values` after dropping `trim_fraction` of them at each end
+// (floor(n * trim_fraction) values per end; 0 when empty). Event timestamps are quantised (about
+// 0.5 us): a call of 4.3 us reads 4.0 or 4.5 us, in proportion to where 4.3 lies between them, so
+// their mean is unbiased and their median is whichever level holds the majority, up to half a
+// step (6% of 4 us) off; the trim keeps the few calls a preemption or a late flush lengthened out
+// of the mean (tests/suites/test_gemm_sampling.cpp, ColdEstimator).
+inline constexpr double k_cold_trim_fraction = 0.1;
+double trimmed_mean(std::vector<double> values, double trim_fraction);
+
+// The samples of one cold repetition: batches of per-call times, each with the SM clock read
+// after it. A batch whose clock is off the repetition's steady clock (suite::SampleSeries's rule:
+// more than off_clock_tolerance from the median clock of the batches) is left out with all its
+// calls, and counted. The value is the trimmed mean of the calls kept. Times in seconds.
+class ColdSeries {
+ public:
+  ColdSeries(const suite::SamplingPolicy& policy, int pairs_wanted);
+  // One batch: the times of its calls, the clock read after it (<= 0: unread), its GPU time.
+  void add_batch(const std::vector<double>& call_s, double sm_clock_mhz, double elapsed_s);
+  // Whether the repetition has its pairs (it has no noise stop: a single flushed call's spread is
+  // mostly the events' resolution; the pair count makes the value precise).
+  bool done() const { return pairs() >= m_pairs_wanted; }
+  int pairs() const;
+  // Calls of the batches on the steady clock (every call when every batch is off).
+  std::vector<double> kept() const;
+  int off_clock() const;  // calls left out with their batches
+  double value_s() const { return trimmed_mean(kept(), k_cold_trim_fraction); }
+  // Relative standard deviation of the kept calls (single calls: the events' resolution included).
+  double noise() const { return suite::relative_noise(kept()); }
+  double steady_clock_mhz() const { return m_batches.steady_clock_mhz(); }
+  double min_kept_clock_mhz() const { return m_batches.min_kept_clock_mhz(); }
+  // "samples=256 off_clock=0 noise=7.91% stop=pairs batches=4x64 estimator=trimmed_mean_10pct
+  // clock=1980MHz" for labels.
+  std::string summary() const;
+
+ private:
+  suite::SampleSeries m_batches;  // one entry per batch: its clock and mean call time
+  std::vector<std::vector<double>> m_call_s;
+  int m_pairs_wanted;
+};
 
 // The cuBLASLt algorithm search's choice (METHODOLOGY rule 8; issue 36 "fixed algorithms"). Each
 // candidate brings its heuristic rank (cuBLASLt's order, fixed for a GPU, driver and library) and

@@ -2,22 +2,61 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "kernels/common/spin.hpp"
+#include "suites/common/cuda/timing.hpp"
 
 namespace gpubench::gemm {
 
 namespace {
 // The search constants are gemm_cases.hpp's (the runner uses the same); as gemm_runner.cpp, the
-// batch caps (search at most 32 calls; hot samples ~5 ms at most 200 calls).
+// search's batches hold at most 32 calls.
 constexpr double k_search_batch_s = k_search_batch_ms * 1e-3;
 constexpr int k_search_max_calls = 32;
-constexpr double k_hot_batch_s = 5e-3;
-constexpr int k_hot_max_calls = 200;
 constexpr double k_validation_elements = 12.0 * 12.0;
+// The clock probe after every batch (hot, cold and warm-up alike).
+constexpr double k_clock_probe_s = static_cast<double>(kernels::k_clock_probe_ns) * 1e-9;
 
 double batch_seconds(double call_s, double target_s, int max_calls) {
   const double calls =
       std::clamp(std::ceil(target_s / call_s), 1.0, static_cast<double>(max_calls));
   return calls * call_s;
+}
+
+// One repetition's warm-up and timed batches. The plan cannot know a call's kernels before the
+// algorithm is chosen: one per call.
+void plan_samples(const GemmCase& c, suite::Profile profile, double call_s,
+                  const suite::ModelRates& r, suite::CaseCost& cost) {
+  const double per_batch_s = r.sync_s + k_clock_probe_s;
+  if (c.cache == Cache::cold) {
+    // A pair: the flush, the call, and the host queueing the memset and two event records.
+    const double pair_s = call_s + r.l2_flush_s + 3 * r.kernel_launch_s;
+    const int pairs = cold_pairs_per_batch(1, suite::cuda::k_max_queued_kernels);
+    const double batch_s = pairs * pair_s;
+    const PlannedBatches warm = planned_batches(suite::sampling_policy(profile), batch_s);
+    cost.sample_s = batch_s + per_batch_s;
+    cost.samples = cold_batches(cold_pairs_per_repetition(profile), pairs);
+    cost.warmup_s = warm.warmup * cost.sample_s;
+    return;
+  }
+  const suite::SamplingPolicy base = suite::sampling_policy(profile);
+  const int calls =
+      hot_calls_per_batch(call_s, base.batch_target_s, 1, suite::cuda::k_max_queued_kernels);
+  const double batch_s = calls * call_s;
+  const PlannedBatches planned = planned_batches(hot_policy(profile, batch_s), batch_s);
+  cost.sample_s = batch_s + per_batch_s;
+  cost.samples = planned.samples;
+  cost.warmup_s = planned.warmup * cost.sample_s;
+}
+}  // namespace
+
+namespace {
+std::string ms(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g ms", seconds * 1e3);
+  return text;
 }
 }  // namespace
 
@@ -51,7 +90,7 @@ double planned_search_seconds(const GemmCase& c, int gpus, const suite::ModelRat
   return k_search_candidates * per_candidate;
 }
 
-double planned_case_seconds(const GemmCase& c, int gpus, int repetitions, int iterations,
+double planned_case_seconds(const GemmCase& c, int gpus, int repetitions, suite::Profile profile,
                             const suite::ModelRates& r) {
   if (gpus <= 0) return suite::skipped_case_seconds(repetitions, r);
   const double call_s =
@@ -61,12 +100,7 @@ double planned_case_seconds(const GemmCase& c, int gpus, int repetitions, int it
   cost.once_s = 4 * r.per_allocation_s +
                 suite::transfer_seconds(static_cast<double>(operand_bytes(c)), r.hbm_bytes_per_s);
   cost.once_s += planned_search_seconds(c, gpus, r);
-  const double sample_s = c.cache == Cache::cold
-                              ? call_s + r.l2_flush_s + r.sync_s
-                              : batch_seconds(call_s, k_hot_batch_s, k_hot_max_calls) + r.sync_s;
-  cost.sample_s = sample_s;
-  cost.samples = iterations;
-  cost.warmup_s = sample_s;
+  plan_samples(c, profile, call_s, r, cost);
   // Sampled validation: 144 dot products of length k on the host, plus the read-back.
   cost.validation_s =
       r.validation_s + k_validation_elements * 2.0 * static_cast<double>(c.k) / r.host_flop_per_s;
@@ -76,26 +110,33 @@ double planned_case_seconds(const GemmCase& c, int gpus, int repetitions, int it
 suite::SuitePlan plan_gemm(const suite::PlanRequest& request) {
   const suite::ModelRates& r = suite::reference_rates();
   const int repetitions = suite::repetitions_of(request);
-  const int iterations = timed_iterations(request.profile);
+  const suite::SamplingPolicy policy = suite::sampling_policy(request.profile);
   suite::SuitePlan plan;
   plan.fixed_s = suite::startup_seconds(request.gpus, r);
   for (const GemmCase& c : gemm_cases(request.profile, suite::plan_devices(request.gpus))) {
-    plan.cases.push_back(
-        {benchmark_name(c), planned_case_seconds(c, request.gpus, repetitions, iterations, r)});
+    plan.cases.push_back({benchmark_name(c),
+                          planned_case_seconds(c, request.gpus, repetitions, request.profile, r)});
     // Later executions of the run reuse the first one's choice (algorithm_store.hpp): only the
     // check and one warm-up call, counted in the case's other costs.
     plan.reused_s += planned_search_seconds(c, request.gpus, r);
   }
-  plan.assumptions = "per case: operands filled and the cuBLASLt algorithm searched once a run (" +
-                     std::to_string(k_search_candidates) + " candidates x " +
-                     std::to_string(k_search_samples_per_candidate) + " batches of ~1 ms, " +
-                     std::to_string(k_search_samples_long_call) + " for calls of >= 10 ms" +
-                     ", in the first execution; later executions reuse the "
-                     "choice), then per repetition " +
-                     std::to_string(iterations) +
-                     " timed batches of >= 5 ms (cold: single calls after an L2 flush) and a "
-                     "sampled host validation; " +
-                     suite::rates_summary(r);
+  plan.assumptions =
+      "per case: operands filled and the cuBLASLt algorithm searched once a run (" +
+      std::to_string(k_search_candidates) + " candidates x " +
+      std::to_string(k_search_samples_per_candidate) + " batches of ~1 ms, " +
+      std::to_string(k_search_samples_long_call) + " for calls of >= 10 ms" +
+      ", in the first execution; later executions reuse the "
+      "choice), then per repetition: hot, " +
+      std::to_string(policy.steady_readings) + " warm-up batches and up to " +
+      std::to_string(policy.max_samples) + " batches of >= " + ms(policy.batch_target_s) +
+      " (the noise stop not counted; at least " + std::to_string(policy.min_samples) +
+      " batches of one call for long calls); cold, " +
+      std::to_string(cold_pairs_per_repetition(request.profile)) +
+      " (L2 flush, call) pairs in batches of " +
+      std::to_string(cold_pairs_per_batch(1, suite::cuda::k_max_queued_kernels)) +
+      " after warm-up batches; a clock probe after every batch; a "
+      "sampled host validation; " +
+      suite::rates_summary(r);
   return plan;
 }
 

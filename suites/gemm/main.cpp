@@ -1,15 +1,22 @@
 // gpubench-gemm: cuBLASLt / cuBLAS matrix multiply throughput (DESIGN.md "Suites", METHODOLOGY
-// 1-9).
+// 1-9; suites/gemm/README.md).
 //
 // Every case: operands filled on the device with seeded random-normal values; for cuBLASLt the
 // heuristic's candidates (up to 16) are each timed 5 times and the fastest median is kept unless
 // better-ranked candidates are within 2% of it (choose_candidate: near-ties go to the heuristic's
-// rank, so noise does not flip the kernel between runs; recorded in the label); one warm-up batch;
-// then `timed_iterations` samples, each a batch of calls queued behind a spin kernel and timed
-// with events (cold cases: one call after an L2 flush); the SM clock is probed after every sample
-// and reported with the repetition's time window as sample state (suites/README.md "Sample
-// states"), not as a metric; the output is validated against the CPU reference on a sampled
-// subset after every repetition, and the label prints the counts.
+// rank, so noise does not flip the kernel between runs; recorded in the label). Then per
+// repetition (issue 36), queued behind a spin kernel and timed with events:
+//   hot   batches of back-to-back calls of about the profile's batch target
+//         (suite::sampling_policy); warm-up until the SM clock is steady (suite::ClockSettle),
+//         then samples until the noise target or the time budget (suite::SampleSeries); samples
+//         off the steady clock are left out of the median and counted.
+//   cold  batches of (L2 flush, call) pairs, each call alone between its own events
+//         (BatchTimer::time_flushed_calls); the same warm-up, then hundreds of flushed calls
+//         (cold_pairs_per_repetition); batches off the steady clock are left out; the value is
+//         the trimmed mean of the single calls (ColdSeries).
+// The SM clock is probed after every batch and reported with the repetition's time window as
+// sample state (suites/README.md "Sample states"); the output is validated against the CPU
+// reference on a sampled subset after every repetition, and the label prints the counts.
 // A case this GPU cannot run is skipped with the reason, and so is a case that would take more
 // than k_max_case_seconds at this GPU's peak for its data type (FP64 16384^3 on a GPU with
 // 1/64-rate FP64), and fp64 while CUBLAS_EMULATE_DOUBLE_PRECISION asks cuBLAS to emulate it.
@@ -31,12 +38,12 @@
 #include "suites/common/device_flag.hpp"
 #include "suites/common/peak.hpp"
 #include "suites/common/sample_state_counters.hpp"
+#include "suites/common/sampling.hpp"
 #include "suites/common/suite_support.hpp"
 #include "suites/gemm/gemm_cases.hpp"
 #include "suites/gemm/gemm_plan.hpp"
 #include "suites/gemm/gemm_runner.hpp"
 #include "util/error.hpp"
-#include "util/median.hpp"
 
 namespace gpubench::gemm {
 namespace {
@@ -54,6 +61,9 @@ struct SuiteState {
   std::unique_ptr<PreparedGemm> prepared;
   // Dense peak per (device, dtype), from the device query at start: sizes the sweep per GPU.
   std::map<std::pair<int, suite::DType>, std::optional<double>> peaks;
+  // Per device, the steady SM clock of the case before (MHz): a warm-up that finds the GPU there
+  // ends at once (suite::ClockSettle).
+  std::map<int, double> last_steady_mhz;
 };
 
 SuiteState& state_of_suite() {
@@ -91,6 +101,85 @@ std::string describe_sizes(const GemmCase& c) {
          " " + suite::to_string(c.dtype) + ", " + text;
 }
 
+// What one repetition measured.
+struct Measured {
+  double call_s = 0;     // the case's value: the time of one call
+  std::string sampling;  // the series' summary and the batch size, for the label
+};
+
+// The repetition's sample state: its whole window, with the lowest clock of the samples kept.
+struct Window {
+  double start_s = 0;
+  double end_s = 0;
+  bool any = false;
+  void add(double start, double end) {
+    if (!any) start_s = start;
+    end_s = end;
+    any = true;
+  }
+};
+
+Measured measure_hot(benchmark::State& state, PreparedGemm& g, DeviceContext& dev,
+                     suite::SampleStateRecorder& states, double& last_steady_mhz) {
+  const auto& s = state_of_suite();
+  const double call_s = g.algorithm().median_call_ms * 1e-3;
+  const int calls = hot_calls_per_batch(call_s, suite::sampling_policy(s.profile).batch_target_s,
+                                        g.kernels_per_call(), suite::cuda::k_max_queued_kernels);
+  const suite::SamplingPolicy policy = hot_policy(s.profile, calls * call_s);
+  const auto batch = [&] {
+    return dev.timer.time_batch([&] { g.enqueue(calls); }, CacheState::hot);
+  };
+  suite::ClockSettle warm(policy, last_steady_mhz);
+  while (!warm.done()) {
+    const auto b = batch();
+    warm.add(b.sm_clock_mhz, b.elapsed_ms * 1e-3);
+  }
+  suite::SampleSeries series(policy);
+  Window window;
+  while (!series.done()) {
+    const double start_s = suite::SampleStateRecorder::now_s();
+    const auto b = batch();
+    window.add(start_s, suite::SampleStateRecorder::now_s());
+    series.add(b.elapsed_ms * 1e-3 / calls, b.sm_clock_mhz, b.elapsed_ms * 1e-3);
+  }
+  states.add(series.min_kept_clock_mhz(), window.start_s, window.end_s);
+  if (series.steady_clock_mhz() > 0) last_steady_mhz = series.steady_clock_mhz();
+  suite::write_sampling_counters(state, series);
+  return {series.median_s(), series.summary() + " calls_per_sample=" + std::to_string(calls)};
+}
+
+Measured measure_cold(benchmark::State& state, PreparedGemm& g, DeviceContext& dev,
+                      suite::SampleStateRecorder& states, double& last_steady_mhz) {
+  const auto& s = state_of_suite();
+  const int pairs = cold_pairs_per_batch(g.kernels_per_call(), suite::cuda::k_max_queued_kernels);
+  // The profile's clock rules (steadiness, off-clock tolerance, warm-up budget); the pair count
+  // replaces its sample count and noise stop.
+  const suite::SamplingPolicy policy = suite::sampling_policy(s.profile);
+  const auto batch = [&] { return dev.timer.time_flushed_calls([&] { g.enqueue(1); }, pairs); };
+  suite::ClockSettle warm(policy, last_steady_mhz);
+  while (!warm.done()) {
+    const auto b = batch();
+    warm.add(b.sm_clock_mhz, b.elapsed_ms * 1e-3);
+  }
+  ColdSeries series(policy, cold_pairs_per_repetition(s.profile));
+  Window window;
+  std::vector<double> call_s;
+  while (!series.done()) {
+    const double start_s = suite::SampleStateRecorder::now_s();
+    const auto b = batch();
+    window.add(start_s, suite::SampleStateRecorder::now_s());
+    call_s.clear();
+    for (double ms : b.call_ms) call_s.push_back(ms * 1e-3);
+    series.add_batch(call_s, b.sm_clock_mhz, b.elapsed_ms * 1e-3);
+  }
+  states.add(series.min_kept_clock_mhz(), window.start_s, window.end_s);
+  if (series.steady_clock_mhz() > 0) last_steady_mhz = series.steady_clock_mhz();
+  state.counters[suite::k_samples_counter] = static_cast<double>(series.kept().size());
+  state.counters[suite::k_off_clock_counter] = series.off_clock();
+  state.counters[suite::k_noise_counter] = 100.0 * series.noise();
+  return {series.value_s(), series.summary()};
+}
+
 void run_case(benchmark::State& state, const GemmCase& c, const std::string& name) {
   auto& s = state_of_suite();
   if (!s.probe.reason.empty()) {
@@ -104,7 +193,7 @@ void run_case(benchmark::State& state, const GemmCase& c, const std::string& nam
     }
   }
   if (const auto it = s.peaks.find({c.device, c.dtype}); it != s.peaks.end()) {
-    if (const auto why = too_slow_reason(c, timed_iterations(s.profile), it->second)) {
+    if (const auto why = too_slow_reason(c, s.profile, it->second)) {
       suite::skip(state, *why);
       return;
     }
@@ -121,26 +210,14 @@ void run_case(benchmark::State& state, const GemmCase& c, const std::string& nam
       }
     }();
     DeviceContext& dev = context_for(c.device);
-    const CacheState cache = c.cache == Cache::cold ? CacheState::cold : CacheState::hot;
-    // Hot: batches of about 5 ms, at most 200 calls and k_max_queued_kernels kernels (a call may
-    // enqueue more than one), well below the launch queue's depth.
-    const int max_calls =
-        std::min(200, std::max(1, suite::cuda::k_max_queued_kernels / g.kernels_per_call()));
-    const int calls = cache == CacheState::cold
-                          ? 1
-                          : calls_per_batch(g.algorithm().median_call_ms, 5.0, max_calls);
-    // Warm-up batch: clocks up, caches and TLBs as they will be.
-    (void)dev.timer.time_batch([&] { g.enqueue(calls); }, cache);
-
-    std::vector<double> per_call_ms;
+    Measured measured;
     suite::SampleStateRecorder states;  // clock and time window: the harness judges the state
+    double& last_steady = s.last_steady_mhz[c.device];
+    // One Google Benchmark iteration per repetition: the series takes its own samples.
     for (auto _ : state) {
-      const double start_s = suite::SampleStateRecorder::now_s();
-      const auto sample = dev.timer.time_batch([&] { g.enqueue(calls); }, cache);
-      states.add(sample.sm_clock_mhz, start_s, suite::SampleStateRecorder::now_s());
-      const double ms = sample.elapsed_ms / calls;
-      state.SetIterationTime(ms / 1e3);
-      per_call_ms.push_back(ms);
+      measured = c.cache == Cache::cold ? measure_cold(state, g, dev, states, last_steady)
+                                        : measure_hot(state, g, dev, states, last_steady);
+      state.SetIterationTime(measured.call_s);
     }
     // Validate what the timed calls produced before reporting anything.
     const suite::ValidationReport report = g.validate();
@@ -148,21 +225,19 @@ void run_case(benchmark::State& state, const GemmCase& c, const std::string& nam
       suite::fail(state, "validation failed: " + report.summary());
       return;
     }
-    const double call_ms = median(per_call_ms);
-    const double tflops = gemm_flops(c.m, c.n, c.k) / (call_ms * 1e-3) / 1e12;
+    const double tflops = gemm_flops(c.m, c.n, c.k) / measured.call_s / 1e12;
     state.counters["TFLOP_per_s"] = tflops;
-    state.counters["time_per_call_us"] = call_ms * 1e3;
+    state.counters["time_per_call_us"] = measured.call_s * 1e6;
     states.write(state);
     const suite::GpuSpec spec{dev.info.cc_major, dev.info.cc_minor, dev.info.sm_count,
                               dev.info.clock_khz / 1000.0, dev.info.name};
     const suite::PeakEstimate peak = suite::dense_peak(spec, c.dtype);
     char worst[32];
     std::snprintf(worst, sizeof worst, "%.1e", report.worst_error());
-    std::string label = compute_label(c) + " " + g.algorithm().description +
-                        " calls_per_sample=" + std::to_string(calls) +
-                        " validated=" + std::to_string(report.checked() - report.failed()) + "/" +
-                        std::to_string(report.checked()) +
-                        "_sampled_elements(worst_rel_err=" + worst + ")";
+    std::string label =
+        compute_label(c) + " " + g.algorithm().description + " " + measured.sampling +
+        " validated=" + std::to_string(report.checked() - report.failed()) + "/" +
+        std::to_string(report.checked()) + "_sampled_elements(worst_rel_err=" + worst + ")";
     if (peak.tflops) {
       state.counters["pct_of_peak"] = 100.0 * tflops / *peak.tflops;
       char text[48];
@@ -178,23 +253,26 @@ void run_case(benchmark::State& state, const GemmCase& c, const std::string& nam
 
 std::vector<suite::MetricSpec> metrics() {
   using suite::Direction;
-  return {
+  std::vector<suite::MetricSpec> out = {
       {"TFLOP_per_s", "TFLOP/s", Direction::higher,
-       "2*m*n*k per call / median time per call (TOP/s for int8)"},
+       "2*m*n*k per call / time_per_call_us (TOP/s for int8)"},
       {"pct_of_peak", "%", Direction::higher,
        "TFLOP_per_s as a share of the computed dense peak of this GPU", suite::Role::secondary},
-      {"time_per_call_us", "us", Direction::lower, "median time of one GEMM call, event-timed",
+      {"time_per_call_us", "us", Direction::lower,
+       "time of one GEMM call, event-timed: hot, the median over the kept batches of a batch's "
+       "time per call; cold, the 10%-trimmed mean of single calls each right after an L2 flush",
        suite::Role::secondary},
   };
+  // samples, samples_off_clock, noise_pct (cold: single flushed calls, not batches).
+  for (suite::MetricSpec& m : suite::sampling_metrics()) out.push_back(std::move(m));
+  return out;
 }
 
 void register_all() {
   auto& s = state_of_suite();
-  const int iterations = timed_iterations(s.profile);
   for (const GemmCase& c : gemm_cases(s.profile, s.devices)) {
     const std::string name = benchmark_name(c);
-    suite::register_timed(name, iterations,
-                          [c, name](benchmark::State& st) { run_case(st, c, name); });
+    suite::register_measured(name, [c, name](benchmark::State& st) { run_case(st, c, name); });
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -132,6 +133,40 @@ TEST(Timing, ColdSamplesFlushL2) {
   }
   EXPECT_GE(median(cold), 0.97 * median(hot))
       << "cold " << median(cold) << " ms, hot " << median(hot) << " ms";
+  EXPECT_TRUE(g.validate().passed());
+}
+
+// Cold samples (issue 36): one time per (flush, call) pair, each only its call; the flushes are
+// inside the batch's elapsed time but in no pair's.
+TEST(Timing, FlushedCallsTimeEachCallAlone) {
+  GPUBENCH_REQUIRE_DEVICE();
+  DeviceContext& dev = context();
+  const GemmCase c{Api::cublaslt, DType::bf16, 1024, 1024, 1024, Layout::tn, Cache::cold, 0};
+  PreparedGemm g(c, dev);
+  const int pairs = cold_pairs_per_batch(g.kernels_per_call(), suite::cuda::k_max_queued_kernels);
+  ASSERT_GE(pairs, 1);
+  EXPECT_THROW(dev.timer.time_flushed_calls([&] { g.enqueue(1); }, 0), std::invalid_argument);
+  std::vector<double> cold_ms;
+  for (int b = 0; b < 4; ++b) {
+    const auto sample = dev.timer.time_flushed_calls([&] { g.enqueue(1); }, pairs);
+    ASSERT_EQ(sample.call_ms.size(), static_cast<std::size_t>(pairs));
+    double sum = 0;
+    for (double ms : sample.call_ms) {
+      EXPECT_GT(ms, 0.0);
+      sum += ms;
+    }
+    // Every flush writes 2x L2 (>= 8 MiB): the batch is longer than its calls together.
+    EXPECT_GT(sample.elapsed_ms, sum) << "the flushes are not in the batch";
+    EXPECT_GT(sample.sm_clock_mhz, 100.0);
+    cold_ms.insert(cold_ms.end(), sample.call_ms.begin(), sample.call_ms.end());
+  }
+  std::vector<double> hot_ms;
+  for (int i = 0; i < 9; ++i)
+    hot_ms.push_back(dev.timer.time_batch([&] { g.enqueue(20); }, CacheState::hot).elapsed_ms / 20);
+  // A flushed call reads its operands from DRAM: no faster than back-to-back calls.
+  EXPECT_GE(trimmed_mean(cold_ms, k_cold_trim_fraction), 0.97 * median(hot_ms))
+      << "cold " << trimmed_mean(cold_ms, k_cold_trim_fraction) << " ms, hot " << median(hot_ms)
+      << " ms";
   EXPECT_TRUE(g.validate().passed());
 }
 
