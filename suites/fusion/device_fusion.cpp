@@ -2,6 +2,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <map>
@@ -19,11 +20,14 @@
 #include "suites/common/cuda/preload.hpp"
 #include "suites/common/launch_ledger.hpp"
 #include "suites/common/sample_state_counters.hpp"
+#include "suites/common/sampling.hpp"
 #include "suites/common/suite_support.hpp"
 #include "suites/fusion/device_runner.hpp"
 #include "suites/fusion/fusion_preload.hpp"
 #include "suites/fusion/speedup.hpp"
 #include "suites/gemm/gemm_cases.hpp"
+#include "suites/memory/l2_placement.hpp"
+#include "suites/memory/sampled_batches.hpp"
 
 namespace gpubench::fusion {
 
@@ -125,10 +129,14 @@ std::size_t device_bytes(const FusionCase& c, const cu::DeviceInfo& info) {
 namespace {
 
 constexpr std::size_t k_headroom_bytes = std::size_t{256} << 20;  // timer, context, cuBLASLt
-constexpr double k_batch_target_ms = 2.0;
+static_assert(k_max_kernels_per_batch == cu::k_max_queued_kernels,
+              "the run plan sizes batches with the timer's queue limit");
 
 struct SuiteState {
   std::map<int, DeviceContext*> contexts;  // never destroyed: see suites/gemm/main.cpp
+  // The steady SM clock of the last variant measured per device: a GPU already at its clock ends
+  // the next warm-up after one batch (suite::ClockSettle).
+  std::map<int, double> last_steady_clock_mhz;
   std::string prepared_key;
   std::unique_ptr<PreparedCase> prepared;
 };
@@ -167,44 +175,31 @@ PreparedCase& prepared_for(const FusionCase& c, DeviceContext& dev) {
   return *s.prepared;
 }
 
-struct Timing {
-  std::vector<double> per_call_ms;
-  suite::SampleStateRecorder states;  // clock and time window; the harness judges the state
-  int calls_per_batch = 0;
-};
-
-Timing time_variant(PreparedCase& p, const FusionCase& c, DeviceContext& dev, int samples,
-                    benchmark::State* state) {
-  Timing t;
-  const auto batch = [&](int calls) {
-    return dev.timer.time_batch(
-        [&] {
-          p.note_queued(c.variant);
-          for (int i = 0; i < calls; ++i) p.call(c.variant);
-        },
-        cu::CacheState::hot);
-  };
-  // Sized by the kernels a call really enqueues (a graph replay: all its nodes; a cuBLASLt call:
-  // its own kernels), so the queue behind the spin kernel stays below its limit.
+// The sampled measurement of one variant (suites/memory/sampled_batches.hpp): hot batches of
+// back-to-back calls of at least the profile's batch target, sized by the kernels a call really
+// enqueues (a graph replay: all its nodes; a cuBLASLt call: its own kernels) so the queue behind
+// the spin kernel stays below its limit; warm-up until the SM clock is steady, starting from the
+// device's last steady clock; samples until the noise stop, the time budget or max_samples.
+suites::memory::SampledBatches time_variant(PreparedCase& p, const FusionCase& c,
+                                            DeviceContext& dev,
+                                            const suite::SamplingPolicy& policy) {
   const int kernels = enqueued_kernels_per_call(c, p.enqueued_nodes(c.variant));
-  const auto probe = batch(1);
-  t.calls_per_batch = device_calls_per_batch(probe.elapsed_ms, k_batch_target_ms, kernels);
-  (void)batch(t.calls_per_batch);  // warm-up: clocks up, caches as the samples will find them
-  const auto take = [&](const cu::BatchSample& sample) {
-    const double ms = sample.elapsed_ms / t.calls_per_batch;
-    t.per_call_ms.push_back(ms);
-    // The batch's GPU work ended just before time_batch returned: its window is the last
-    // elapsed_ms before now.
-    const double end_s = suite::SampleStateRecorder::now_s();
-    t.states.add(sample.sm_clock_mhz, end_s - sample.elapsed_ms / 1e3, end_s);
-    return ms;
-  };
-  if (state != nullptr) {
-    for (auto _ : *state) state->SetIterationTime(take(batch(t.calls_per_batch)) / 1e3);
-  } else {
-    for (int i = 0; i < samples; ++i) (void)take(batch(t.calls_per_batch));
-  }
-  return t;
+  const int max_calls = std::max(1, k_max_kernels_per_batch / std::max(kernels, 1));
+  double& last_steady = state_of_suite().last_steady_clock_mhz[c.device];
+  suites::memory::SampledBatches m =
+      suites::memory::measure_batches(policy, last_steady, max_calls, [&](int calls) {
+        const cu::BatchSample sample = dev.timer.time_batch(
+            [&] {
+              p.note_queued(c.variant);
+              for (int i = 0; i < calls; ++i) p.call(c.variant);
+            },
+            cu::CacheState::hot);
+        // The batch's GPU work ended just before time_batch returned.
+        return suites::memory::TimedBatch{sample.elapsed_ms / 1e3, sample.sm_clock_mhz,
+                                          suite::SampleStateRecorder::now_s()};
+      });
+  if (m.series.steady_clock_mhz() > 0) last_steady = m.series.steady_clock_mhz();
+  return m;
 }
 
 std::string describe_sizes(const FusionCase& c) {
@@ -214,7 +209,8 @@ std::string describe_sizes(const FusionCase& c) {
   return baseline_key(c) + ", " + text;
 }
 
-void run_device_case(benchmark::State& state, const FusionCase& c, const std::string& reason) {
+void run_device_case(benchmark::State& state, const FusionCase& c, suite::Profile profile,
+                     const std::string& reason) {
   if (!reason.empty()) {
     suite::skip(state, reason);
     return;
@@ -247,29 +243,54 @@ void run_device_case(benchmark::State& state, const FusionCase& c, const std::st
       suite::fail(state, "validation failed: " + v.summary);
       return;
     }
-    const Timing t = time_variant(p, c, dev, 0, &state);
-    const double call_ms = median(t.per_call_ms);
+    const suite::SamplingPolicy policy = suite::sampling_policy(profile);
+    std::optional<suites::memory::SampledBatches> t;
+    for (auto _ : state) {
+      t.emplace(time_variant(p, c, dev, policy));
+      state.SetIterationTime(t->median_call_s());
+    }
+    if (!t) return;
+    const double call_ms = t->median_call_s() * 1e3;
     const std::optional<double> speedup = speedup_over_v1(c, call_ms, [&](const FusionCase& v1) {
       p.prepare(Variant::v1);
-      return median(time_variant(p, v1, dev, 5, nullptr).per_call_ms);
+      return time_variant(p, v1, dev, policy).median_call_s() * 1e3;
     });
     const double gb_per_s =
         call_ms > 0 ? static_cast<double>(fused_bytes(c)) / (call_ms * 1e-3) / 1e9 : 0.0;
     state.counters["time_per_call_us"] = call_ms * 1e3;
     state.counters["GB_per_s"] = gb_per_s;
-    if (dev.peak_gb_per_s > 0 && reports_dram_pct_of_peak(c))
+    // Hot calls over a working set in (or partly in) L2 do not measure DRAM: no share of its peak.
+    const auto l2 = static_cast<std::uint64_t>(std::max(dev.info.l2_bytes, 0));
+    const suites::memory::L2Placement placement =
+        suites::memory::l2_placement(working_set_bytes(c), l2);
+    state.counters[suites::memory::k_l2_resident_counter] =
+        placement == suites::memory::L2Placement::resident ? 1 : 0;
+    if (dev.peak_gb_per_s > 0 && reports_dram_pct_of_peak(c) &&
+        suites::memory::is_dram_bandwidth(placement))
       state.counters["pct_of_peak"] = 100.0 * gb_per_s / dev.peak_gb_per_s;
     if (speedup) state.counters["speedup_over_v1"] = *speedup;
     state.counters["launches_per_call"] = launches_per_call(c);
     if (c.family == Family::gemm_bias_gelu && call_ms > 0)
       state.counters["TFLOP_per_s"] = gemm_flops(c) / (call_ms * 1e-3) / 1e12;
-    // Sample state (METHODOLOGY rule 5), stored with the samples, not as metrics.
-    t.states.write(state);
+    // Launch-bound shapes: the time at the GPU's maximum SM clock (cudaDevAttrClockRate), from
+    // the median and the samples' steady clock, so a run at a lower clock compares with one at
+    // the maximum (fusion_cases.hpp launch_bound).
+    const double at_max_s = suite::time_at_clock_s(t->median_call_s(), t->series.steady_clock_mhz(),
+                                                   dev.info.clock_khz / 1000.0);
+    if (launch_bound(c) && at_max_s > 0)
+      state.counters[k_time_at_max_clock_counter] = at_max_s * 1e6;
+    suite::write_sampling_counters(state, t->series);
+    // Sample state (METHODOLOGY rule 5), stored with the samples, not as metrics: the kept
+    // samples' lowest clock and their time window.
+    suite::SampleStateRecorder states;
+    t->record_kept(states);
+    states.write(state);
     std::string label = std::string(kernels::to_string(c.dtype)) +
                         " kernels_per_call=" + std::to_string(kernels_per_call(c));
     if (c.variant == Variant::graph)
       label += " (one graph of " + std::to_string(p.graph_nodes()) + " nodes)";
-    label += " calls_per_sample=" + std::to_string(t.calls_per_batch) +
+    label += " " + t->summary() + " " +
+             suites::memory::describe_l2_placement(working_set_bytes(c), l2) +
              " fused_bytes=" + std::to_string(fused_bytes(c)) +
              " variant_bytes=" + std::to_string(variant_bytes(c));
     if (dev.peak_gb_per_s > 0) {
@@ -301,8 +322,9 @@ void add_device_context(const std::vector<int>& devices, const std::string& reas
 void register_device_benchmarks(suite::Profile profile, const std::vector<int>& devices,
                                 const std::string& reason) {
   for (const FusionCase& c : device_cases(profile, devices)) {
-    suite::register_timed(benchmark_name(c), k_device_samples,
-                          [c, reason](benchmark::State& st) { run_device_case(st, c, reason); });
+    suite::register_measured(benchmark_name(c), [c, profile, reason](benchmark::State& st) {
+      run_device_case(st, c, profile, reason);
+    });
   }
 }
 

@@ -2,11 +2,16 @@
 // at a time. Each case: inputs filled on the device with seeded normal values; the variant's
 // kernels and v1's launched once outside any batch (preload, fusion_preload.hpp); the variant
 // validated against the CPU reference on sampled rows (outputs poisoned with NaN first, so a
-// variant that writes nothing fails); one batch to size the batches (about 2 ms, at most 400
-// kernels, a graph replay counting its nodes); one warm-up batch; then k_device_samples samples,
-// each a batch of back-to-back calls queued behind the spin kernel and timed with CUDA events
-// (hot: consecutive calls may find the inputs in L2 when they fit there, as in a real model's
-// back-to-back layers).
+// variant that writes nothing fails); then one Google Benchmark iteration per repetition holding
+// the sampled measurement of suites/memory/sampled_batches.hpp with the profile's
+// suite::SamplingPolicy: a 1-call probe sizes the batches (at least the batch target, at most 400
+// kernels, a graph replay counting its nodes), warm-up batches until the SM clock is steady (the
+// device's last steady clock carried from case to case), then samples, each a batch of
+// back-to-back calls queued behind the spin kernel and timed with CUDA events, until the noise
+// target, the time budget or max_samples. The iteration's time and time_per_call_us are the median
+// of the samples on the steady clock (hot: consecutive calls may find the inputs in L2 when they
+// fit there, as in a real model's back-to-back layers; the label and l2_resident say where the
+// working set lives, and pct_of_peak is reported only when it streams from DRAM).
 #pragma once
 
 #include <string>

@@ -6,6 +6,8 @@
 #include "kernels/bias_gelu/bias_gelu.hpp"
 #include "kernels/layernorm/layernorm.hpp"
 #include "kernels/softmax/softmax.hpp"
+#include "suites/common/plan.hpp"
+#include "suites/common/sampling.hpp"
 
 namespace gpubench::fusion {
 
@@ -397,10 +399,25 @@ int host_calls_per_iteration(double call_s, int iterations, double min_repetitio
 
 int device_calls_per_batch(double call_ms, double target_ms, int launches, int max_launches) {
   const int by_launches = std::max(1, max_launches / std::max(launches, 1));
-  if (!(call_ms > 0.0)) return by_launches;
-  const double wanted = target_ms / call_ms;
-  if (wanted < 1.0) return 1;
-  return static_cast<int>(std::min<double>(wanted, by_launches));
+  return suite::calls_for_target(call_ms * 1e-3, target_ms * 1e-3, by_launches);
+}
+
+std::uint64_t working_set_bytes(const FusionCase& c) {
+  const bool row_statistics =
+      c.family == Family::softmax && (c.variant == Variant::v1 || c.variant == Variant::graph);
+  // softmax v1: a max and a sum per row, FP32 (kernels/softmax/softmax.hpp).
+  return fused_bytes(c) + (row_statistics ? 2 * c.tokens * sizeof(float) : 0);
+}
+
+double modelled_call_s(const FusionCase& c) {
+  const suite::ModelRates& r = suite::reference_rates();
+  double s = suite::transfer_seconds(static_cast<double>(fused_bytes(c)), r.hbm_bytes_per_s);
+  if (c.family == Family::gemm_bias_gelu) s += gemm_flops(c) / r.bf16_flop_per_s;
+  return s;
+}
+
+bool launch_bound(const FusionCase& c) {
+  return !c.on_host() && modelled_call_s(c) < k_launch_bound_call_s;
 }
 
 }  // namespace gpubench::fusion

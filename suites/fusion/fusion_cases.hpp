@@ -109,12 +109,31 @@ inline constexpr double k_host_min_repetition_s = 0.05;
 int host_calls_per_iteration(double call_s, int iterations,
                              double min_repetition_s = k_host_min_repetition_s);
 
-// Device cases: samples (Google Benchmark iterations) per repetition.
-inline constexpr int k_device_samples = 10;
-
-// Device cases: calls queued in one timed batch so it lasts about target_ms, at least 1 and with
-// at most max_launches kernel launches in the batch (below the spin kernel's queue limit).
+// Device cases: calls queued in one timed batch so it lasts at least target_ms
+// (suite::calls_for_target: ceil(target / call)), at least 1 and with at most max_launches kernel
+// launches in the batch (below the spin kernel's queue limit).
+inline constexpr int k_max_kernels_per_batch = 400;  // suites/common/cuda/timing.hpp's limit
 int device_calls_per_batch(double call_ms, double target_ms, int launches_per_call,
-                           int max_launches = 400);
+                           int max_launches = k_max_kernels_per_batch);
+
+// Distinct bytes one call reads or writes (each tensor once; what L2 holds between back-to-back
+// calls, suites/memory/l2_placement.hpp): fused_bytes, plus softmax v1's FP32 row statistics.
+// GEMM: A, B, D and the bias (cuBLASLt's workspace, touched in part if at all, is left out).
+std::uint64_t working_set_bytes(const FusionCase& c);
+
+// Launch-bound device cases: a call whose modelled GPU time at the run plan's reference rates
+// (suites/common/plan.hpp: the perfect-fusion bytes at the HBM rate, plus 2MNK at the BF16 rate
+// for the GEMM) is below k_launch_bound_call_s. At that length a call's fixed costs (the gap
+// between dependent kernels, wave ramp-up and tail: a few microseconds per kernel) are a large
+// share of it, and they follow the SM clock, so such a case also reports its time scaled to the
+// GPU's maximum clock. The rule reads the shape, not a measurement: a case carries the counter in
+// every run and on every GPU (a measured threshold would drop it in runs that land near 20 us).
+// Every variant of a shape agrees; host cases are never launch-bound.
+inline constexpr double k_launch_bound_call_s = 20e-6;
+// The counter a launch-bound device case adds: its median time per call scaled to the maximum SM
+// clock (suite::time_at_clock_s), microseconds.
+inline constexpr const char* k_time_at_max_clock_counter = "time_per_call_at_max_clock_us";
+double modelled_call_s(const FusionCase& c);
+bool launch_bound(const FusionCase& c);
 
 }  // namespace gpubench::fusion

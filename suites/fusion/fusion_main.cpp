@@ -6,11 +6,14 @@
 // Flags besides Google Benchmark's: --device N | all (or GPUBENCH_DEVICE), --gpubench_info.
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "suites/common/sampling.hpp"
 #include "suites/common/suite_support.hpp"
 #include "suites/fusion/fusion_plan.hpp"
 #include "suites/fusion/host_fusion.hpp"
+#include "suites/memory/l2_placement.hpp"
 #include "suites/memory/thread_pool.hpp"
 #include "util/error.hpp"
 
@@ -26,19 +29,20 @@ namespace {
 
 std::vector<suite::MetricSpec> metrics() {
   using suite::Direction;
-  return {
+  std::vector<suite::MetricSpec> out = {
       {"time_per_call_us", "us", Direction::lower,
-       "median time of one call of the variant (device: CUDA events over a batch of calls queued "
-       "behind a spin kernel; host: steady_clock)",
+       "median time of one call of the variant (device: the median of the samples on the steady "
+       "SM clock, each CUDA events over a batch of calls queued behind a spin kernel; host: "
+       "steady_clock)",
        suite::Role::secondary},
       {"GB_per_s", "GB/s", Direction::higher,
        "effective bandwidth: the bytes a perfect fused kernel must move per call (per family, see "
        "the suite README) / time per call, decimal GB/s"},
       {"pct_of_peak", "%", Direction::higher,
        "device cases: GB_per_s as a percentage of the GPU's theoretical DRAM bandwidth (2 x memory "
-       "clock x bus width, as the memory suite computes it); sizes that fit in L2 can exceed 100; "
-       "not "
-       "reported for gemm_bias_gelu, which is compute-bound (see TFLOP_per_s)",
+       "clock x bus width, as the memory suite computes it), only where the tensors one call "
+       "touches are at least 4x the L2 size (the calls stream from DRAM); not reported for "
+       "gemm_bias_gelu, which is compute-bound (see TFLOP_per_s)",
        suite::Role::secondary},
       {"speedup_over_v1", "x", Direction::higher,
        "v1's median time per call (the unfused baseline: same family, dtype, size, device and "
@@ -54,7 +58,19 @@ std::vector<suite::MetricSpec> metrics() {
       {"TFLOP_per_s", "TFLOP/s", Direction::higher,
        "gemm_bias_gelu only: 2 x tokens x in x out per call / time per call",
        suite::Role::secondary},
+      {k_time_at_max_clock_counter, "us", Direction::lower,
+       "device cases of launch-bound shapes (modelled call under 20 us): time_per_call_us scaled "
+       "to the GPU's maximum SM clock (x steady clock of the samples / maximum clock), so runs at "
+       "different clocks compare",
+       suite::Role::secondary},
+      {suites::memory::k_l2_resident_counter, "flag", Direction::lower,
+       "device cases: 1 when the tensors one call touches fit in half the GPU's L2 (GB_per_s is "
+       "then served from L2 and pct_of_peak is not reported), else 0",
+       suite::Role::parameter},
   };
+  // Device cases: how the samples were taken (samples kept, off the steady clock, noise).
+  for (suite::MetricSpec& m : suite::sampling_metrics()) out.push_back(std::move(m));
+  return out;
 }
 
 int fusion_main(int argc, char** argv) {

@@ -3,20 +3,20 @@
 #include <algorithm>
 #include <cmath>
 
+#include "suites/common/sampling.hpp"
+#include "suites/memory/sampled_batches.hpp"
 #include "suites/memory/thread_pool.hpp"
 
 namespace gpubench::fusion {
 
 namespace {
-// As device_fusion.cpp: one timed batch lasts about 2 ms.
-constexpr double k_batch_target_s = 2e-3;
 // Validation (fusion_validation.hpp): 8 rows checked against the host reference, a few FLOPs per
 // element of GELU, LayerNorm or softmax.
 constexpr double k_validated_rows = 8.0;
 constexpr double k_reference_flops_per_element = 20.0;
 }  // namespace
 
-double planned_case_seconds(const FusionCase& c, int gpus, int repetitions,
+double planned_case_seconds(const FusionCase& c, suite::Profile profile, int gpus, int repetitions,
                             const suite::ModelRates& r) {
   const auto bytes = static_cast<double>(variant_bytes(c));
   suite::CaseCost cost;
@@ -32,10 +32,14 @@ double planned_case_seconds(const FusionCase& c, int gpus, int repetitions,
   double call_s =
       suite::transfer_seconds(bytes, r.hbm_bytes_per_s) + launches_per_call(c) * r.kernel_launch_s;
   if (c.family == Family::gemm_bias_gelu) call_s += gemm_flops(c) / r.bf16_flop_per_s;
-  const double calls = std::max(1.0, std::ceil(k_batch_target_s / call_s));
-  cost.sample_s = calls * call_s + r.sync_s;
-  cost.samples = k_device_samples;
-  cost.warmup_s = 2 * cost.sample_s;  // the probe call and the warm-up batch
+  // The sampled measurement (suites/memory/sampled_batches.hpp), batches capped at 400 kernels
+  // as device_fusion.cpp caps them.
+  const int max_calls = std::max(1, k_max_kernels_per_batch / std::max(kernels_per_call(c), 1));
+  const suite::CaseCost sampled =
+      suites::memory::planned_sampling_cost(call_s, max_calls, suite::sampling_policy(profile), r);
+  cost.warmup_s = sampled.warmup_s;
+  cost.sample_s = sampled.sample_s;
+  cost.samples = sampled.samples;
   // Per checked element: the family's few FLOPs, plus (GEMM) its dot product of in_features.
   const double flops_per_element =
       k_reference_flops_per_element +
@@ -53,19 +57,24 @@ suite::SuitePlan plan_fusion(const suite::PlanRequest& request, bool device_case
   suite::SuitePlan plan;
   plan.fixed_s = suite::startup_seconds(device_cases_built ? request.gpus : 0, r);
   for (const FusionCase& c : host_cases(request.profile, cpus)) {
-    plan.cases.push_back(
-        {benchmark_name(c), planned_case_seconds(c, request.gpus, repetitions, r)});
+    plan.cases.push_back({benchmark_name(c),
+                          planned_case_seconds(c, request.profile, request.gpus, repetitions, r)});
   }
   if (device_cases_built) {
     for (const FusionCase& c : device_cases(request.profile, suite::plan_devices(request.gpus))) {
-      plan.cases.push_back(
-          {benchmark_name(c), planned_case_seconds(c, request.gpus, repetitions, r)});
+      plan.cases.push_back({benchmark_name(c), planned_case_seconds(c, request.profile,
+                                                                    request.gpus, repetitions, r)});
     }
   }
-  plan.assumptions = "host cases on this machine's " + std::to_string(cpus) +
-                     " usable CPUs; device cases: " + std::to_string(k_device_samples) +
-                     " batches of ~2 ms per repetition, validated against the host reference; " +
-                     suite::rates_summary(r);
+  const suite::SamplingPolicy policy = suite::sampling_policy(request.profile);
+  plan.assumptions =
+      "host cases on this machine's " + std::to_string(cpus) +
+      " usable CPUs; device cases per repetition: a 1-call probe, " +
+      std::to_string(policy.steady_readings) + " warm-up batches and at most " +
+      std::to_string(policy.max_samples) +
+      " samples of >= " + std::to_string(static_cast<int>(policy.batch_target_s * 1e3 + 0.5)) +
+      " ms (the noise stop may end earlier), validated against the host reference; " +
+      suite::rates_summary(r);
   return plan;
 }
 

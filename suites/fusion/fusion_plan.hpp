@@ -7,7 +7,9 @@
 
 namespace gpubench::fusion {
 
-double planned_case_seconds(const FusionCase& c, int gpus, int repetitions,
+// Seconds one case takes over `repetitions` repetitions on a server of `gpus` GPUs (device cases:
+// the sampled measurement of the profile's suite::SamplingPolicy).
+double planned_case_seconds(const FusionCase& c, suite::Profile profile, int gpus, int repetitions,
                             const suite::ModelRates& r);
 
 // `device_cases_built`: false when the suite was built without CUDA (no device cases).

@@ -3,6 +3,8 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,7 +19,10 @@
 #include "suites/common/cuda/timing.hpp"
 #include "suites/common/launch_ledger.hpp"
 #include "suites/common/sample_state_counters.hpp"
+#include "suites/common/sampling.hpp"
 #include "suites/common/suite_support.hpp"
+#include "suites/memory/l2_placement.hpp"
+#include "suites/memory/sampled_batches.hpp"
 
 namespace gpubench::suites::memory {
 namespace km = gpubench::kernels::memory;
@@ -27,11 +32,11 @@ using gpubench::suite::Profile;
 namespace {
 
 constexpr std::uint64_t k_mib = 1024ull * 1024ull;
-// Timed samples (Google Benchmark iterations) per repetition.
-constexpr benchmark::IterationCount k_samples = 10;
 // Elements compared with the reference: a strided sample of this many plus the last chunk.
 constexpr std::uint64_t k_validation_samples = 4096;
 constexpr std::uint64_t k_validation_tail = 1024;
+static_assert(k_max_passes_per_batch == cu::k_max_queued_kernels,
+              "a batch of passes stays below the spin kernel's queue limit");
 // Device memory left free beyond the arrays (L2 flusher, spin/probe buffers, the context's own).
 constexpr std::uint64_t k_device_headroom_bytes = 256 * k_mib;
 
@@ -72,8 +77,15 @@ km::StreamCheck validate_sampled(const km::StreamReference& ref, const double* a
   return check;
 }
 
+// The steady SM clock of the last case measured on each device: a GPU already at its clock ends
+// the next case's warm-up after one batch (suite::ClockSettle).
+std::map<int, double>& last_steady_clock_mhz() {
+  static auto* clocks = new std::map<int, double>();
+  return *clocks;
+}
+
 void device_benchmark(benchmark::State& state, km::StreamOp op, std::uint64_t array_bytes,
-                      int device) {
+                      int device, Profile profile) {
   const std::string reason = device_unavailable_reason();
   if (!reason.empty()) {
     gpubench::suite::skip(state, reason);
@@ -96,8 +108,7 @@ void device_benchmark(benchmark::State& state, km::StreamOp op, std::uint64_t ar
     GPUBENCH_CUDA_CHECK(
         as_cuda_error(km::launch_stream_init(a.data(), b.data(), c.data(), n, stream.get())));
 
-    const std::uint64_t passes_per_sample = device_passes_per_sample(array_bytes);
-    std::uint64_t passes = 0;
+    std::uint64_t passes = 0;  // every pass run, for the reference the validation compares with
     const auto launch_op = [&] {
       return km::launch_stream_op(op, a.data(), b.data(), c.data(), km::k_stream_scalar, n, 0,
                                   stream.get());
@@ -107,29 +118,28 @@ void device_benchmark(benchmark::State& state, km::StreamOp op, std::uint64_t ar
     const std::string kernel = std::string("memory::stream_") + km::to_string(op);
     cu::preload_kernel(kernel, stream.get(), launch_op);
     ++passes;
-    const auto enqueue = [&] {
+    const auto enqueue = [&](int count) {
       gpubench::suite::LaunchLedger::process().note(cu::current_device(), kernel);
-      for (std::uint64_t p = 0; p < passes_per_sample; ++p) {
-        GPUBENCH_CUDA_CHECK(as_cuda_error(km::launch_stream_op(
-            op, a.data(), b.data(), c.data(), km::k_stream_scalar, n, 0, stream.get())));
-      }
-      passes += passes_per_sample;
+      for (int p = 0; p < count; ++p) GPUBENCH_CUDA_CHECK(as_cuda_error(launch_op()));
+      passes += static_cast<std::uint64_t>(count);
     };
     cu::BatchTimer timer(stream.get(), info.clock_khz, static_cast<std::size_t>(info.l2_bytes));
-    // Warm-up batch (not reported): clocks ramping up, caches as the samples will find them.
-    timer.time_batch(enqueue, cu::CacheState::hot);
-
-    double timed_s = 0;
-    gpubench::suite::SampleStateRecorder states;
+    const gpubench::suite::SamplingPolicy policy = gpubench::suite::sampling_policy(profile);
+    double& last_steady = last_steady_clock_mhz()[device];
+    std::optional<SampledBatches> measured;
     for (auto _ : state) {
-      const double start_s = gpubench::suite::SampleStateRecorder::now_s();
-      const cu::BatchSample sample = timer.time_batch(enqueue, cu::CacheState::hot);
-      states.add(sample.sm_clock_mhz, start_s, gpubench::suite::SampleStateRecorder::now_s());
-      const double s = sample.elapsed_ms / 1e3;
-      state.SetIterationTime(s);
-      timed_s += s;
+      // Hot batches of back-to-back passes: a sample is >= the profile's batch target of GPU
+      // time, the warm-up runs until the SM clock is steady (sampled_batches.hpp).
+      measured.emplace(measure_batches(policy, last_steady, k_max_passes_per_batch, [&](int count) {
+        const cu::BatchSample s = timer.time_batch([&] { enqueue(count); }, cu::CacheState::hot);
+        return TimedBatch{s.elapsed_ms / 1e3, s.sm_clock_mhz,
+                          gpubench::suite::SampleStateRecorder::now_s()};
+      }));
+      state.SetIterationTime(measured->median_call_s());
     }
     stream.synchronize();
+    if (!measured) return;
+    if (measured->series.steady_clock_mhz() > 0) last_steady = measured->series.steady_clock_mhz();
 
     const km::StreamReference ref(op, passes);
     const km::StreamCheck check = validate_sampled(ref, a.data(), b.data(), c.data(), n);
@@ -137,16 +147,24 @@ void device_benchmark(benchmark::State& state, km::StreamOp op, std::uint64_t ar
       gpubench::suite::fail(state, check.describe());
       return;
     }
-    const double bytes = static_cast<double>(km::stream_bytes_per_pass(op, n * sizeof(double))) *
-                         static_cast<double>(passes_per_sample) *
-                         static_cast<double>(state.iterations());
-    const double gb_per_s = timed_s > 0 ? bytes / timed_s / 1e9 : 0.0;
+    const std::uint64_t bytes_per_pass = km::stream_bytes_per_pass(op, n * sizeof(double));
+    const double pass_s = measured->median_call_s();
+    const double gb_per_s = pass_s > 0 ? static_cast<double>(bytes_per_pass) / pass_s / 1e9 : 0.0;
     state.counters["GB_per_s"] = gb_per_s;
+    // A hot pass over arrays in (or partly in) L2 is not a DRAM bandwidth: no share of its peak.
+    const auto l2 = static_cast<std::uint64_t>(std::max(info.l2_bytes, 0));
+    const L2Placement placement = l2_placement(bytes_per_pass, l2);
+    state.counters[k_l2_resident_counter] = placement == L2Placement::resident ? 1 : 0;
     const double peak = cu::peak_dram_gb_per_s(device);
-    if (peak > 0) state.counters["pct_of_peak"] = 100.0 * gb_per_s / peak;
-    // Sample state (METHODOLOGY rule 5), not metrics: the lowest SM clock seen right after a
-    // sample and the repetition's time window, under the shared state keys.
+    if (peak > 0 && is_dram_bandwidth(placement))
+      state.counters["pct_of_peak"] = 100.0 * gb_per_s / peak;
+    gpubench::suite::write_sampling_counters(state, measured->series);
+    // Sample state (METHODOLOGY rule 5), not metrics: the lowest SM clock of the kept samples and
+    // their time window, under the shared state keys.
+    gpubench::suite::SampleStateRecorder states;
+    measured->record_kept(states);
     states.write(state);
+    state.SetLabel(describe_l2_placement(bytes_per_pass, l2) + " " + measured->summary());
   });
 }
 
@@ -169,11 +187,6 @@ std::vector<std::uint64_t> device_sweep(Profile profile) {
   return {256 * k_mib};
 }
 
-std::uint64_t device_passes_per_sample(std::uint64_t array_bytes) {
-  const std::uint64_t passes = (2048 * k_mib) / std::max<std::uint64_t>(array_bytes, 1);
-  return std::clamp<std::uint64_t>(passes, 4, 400);
-}
-
 std::string device_benchmark_name(km::StreamOp op, std::uint64_t array_bytes, int device) {
   return std::string("memory/device_") + km::to_string(op) +
          "/array_bytes:" + std::to_string(array_bytes) + "/device:" + std::to_string(device);
@@ -184,10 +197,10 @@ void register_device_benchmarks(Profile profile, const std::vector<int>& devices
     for (km::StreamOp op : km::k_stream_ops) {
       for (std::uint64_t bytes : device_sweep(profile)) {
         const std::string name = device_benchmark_name(op, bytes, device);
-        suite::register_timed(
-            name, k_samples,
-            [op, bytes, device](benchmark::State& state) {
-              device_benchmark(state, op, bytes, device);
+        suite::register_measured(
+            name,
+            [op, bytes, device, profile](benchmark::State& state) {
+              device_benchmark(state, op, bytes, device, profile);
             },
             benchmark::kMillisecond);
       }

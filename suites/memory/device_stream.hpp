@@ -2,11 +2,15 @@
 // in device memory, swept over array size, one GPU at a time. Only built with CUDA.
 //
 // Names: memory/device_<op>/array_bytes:<bytes of ONE array>/device:<index>; Google Benchmark
-// appends /iterations:<samples>/manual_time. One sample (iteration) is a batch of back-to-back
-// passes queued behind the shared spin kernel and timed with CUDA events (hot L2: the arrays of the
-// bandwidth sizes are far larger than any L2, and a flush between passes would not change them).
-// Metrics GB_per_s (decimal GB/s, STREAM byte counting) and pct_of_peak (of the theoretical DRAM
-// bandwidth; hot sizes that fit in L2 can exceed 100). Results are validated after timing on a
+// appends /iterations:1/manual_time: one iteration per repetition, whose time is the median time
+// of one pass. A repetition is the sampled measurement of sampled_batches.hpp: each sample a hot
+// batch of back-to-back passes (at least the profile's batch target of GPU time, at most
+// k_max_passes_per_batch) queued behind the shared spin kernel and timed with CUDA events, after a
+// warm-up until the SM clock is steady; samples until the noise target, the time budget or
+// max_samples. Metrics GB_per_s (decimal GB/s, STREAM byte counting, from the median pass) and
+// pct_of_peak (of the theoretical DRAM bandwidth; only for working sets of at least 4x L2, where
+// the passes stream from DRAM: l2_placement.hpp); the counters samples, samples_off_clock,
+// noise_pct and l2_resident describe the measurement. Results are validated after timing on a
 // sampled subset of elements against the CPU reference.
 #pragma once
 
@@ -25,9 +29,9 @@ std::string device_unavailable_reason();
 // Array sizes per profile (bytes of one array).
 std::vector<std::uint64_t> device_sweep(gpubench::suite::Profile profile);
 
-// Passes per timed sample: about 2 GiB of one-array traffic, 4 to 400 passes (below the timer's
-// ~500-launch limit on a batch).
-std::uint64_t device_passes_per_sample(std::uint64_t array_bytes);
+// Passes one timed batch may queue: the timer's queue limit (suites/common/cuda/timing.hpp
+// k_max_queued_kernels), here for the CUDA-free run plan.
+inline constexpr int k_max_passes_per_batch = 400;
 
 // "memory/device_<op>/array_bytes:<n>/device:<d>" (without Google Benchmark's suffixes).
 std::string device_benchmark_name(gpubench::kernels::memory::StreamOp op, std::uint64_t array_bytes,

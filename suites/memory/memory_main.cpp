@@ -1,7 +1,9 @@
 // gpubench-memory: host and device memory bandwidth (STREAM copy/scale/add/triad, plus a host
 // memcpy ceiling). See host_stream.hpp and device_stream.hpp for names, sweeps and byte counting.
+#include "suites/common/sampling.hpp"
 #include "suites/common/suite_support.hpp"
 #include "suites/memory/host_stream.hpp"
+#include "suites/memory/l2_placement.hpp"
 #include "suites/memory/memory_plan.hpp"
 #include "suites/memory/thread_pool.hpp"
 
@@ -12,6 +14,7 @@
 #endif
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "util/error.hpp"
@@ -38,8 +41,16 @@ int main(int argc, char** argv) {
        "memcpy move 2 arrays per pass, add and triad 3; write-allocate traffic is not counted"},
       {"pct_of_peak", "%", Direction::higher,
        "Device cases only: GB_per_s as a percentage of the GPU's theoretical DRAM bandwidth "
-       "(2 x memory clock x bus width, from the driver's device attributes)",
+       "(2 x memory clock x bus width, from the driver's device attributes); only where the "
+       "arrays a pass touches are at least 4x the L2 size (the passes stream from DRAM)",
        Role::secondary}};
+  // Device cases: how the samples were taken (sampling.hpp) and where the arrays lived.
+  for (MetricSpec& m : sampling_metrics()) info.metrics.push_back(std::move(m));
+  info.metrics.push_back(
+      {gpubench::suites::memory::k_l2_resident_counter, "flag", Direction::lower,
+       "device cases: 1 when the arrays a pass touches fit in half the GPU's L2 (GB_per_s is then "
+       "an L2 bandwidth, never a DRAM one), else 0",
+       Role::parameter});
   info.availability = [] {
     Availability avail;
     avail.notes.push_back(

@@ -3,7 +3,9 @@
 #include <algorithm>
 
 #include "kernels/memory/stream.hpp"
+#include "suites/common/sampling.hpp"
 #include "suites/memory/host_stream.hpp"
+#include "suites/memory/sampled_batches.hpp"
 #include "suites/memory/thread_pool.hpp"
 #if GPUBENCH_MEMORY_DEVICE
 #include "suites/memory/device_stream.hpp"
@@ -13,15 +15,11 @@ namespace gpubench::suites::memory {
 
 namespace km = gpubench::kernels::memory;
 
-namespace {
-// As device_stream.cpp: samples per repetition of a device case.
-constexpr int k_device_samples = 10;
-}  // namespace
-
 suite::SuitePlan plan_memory(const suite::PlanRequest& request) {
   const suite::ModelRates& r = suite::reference_rates();
   const int repetitions = suite::repetitions_of(request);
   const int cpus = usable_cpu_count();
+  [[maybe_unused]] const suite::SamplingPolicy policy = suite::sampling_policy(request.profile);
   suite::SuitePlan plan;
   plan.fixed_s = suite::startup_seconds(request.gpus, r);
   for (const HostCaseOutline& c : host_case_outlines(request.profile, cpus)) {
@@ -42,18 +40,15 @@ suite::SuitePlan plan_memory(const suite::PlanRequest& request) {
       for (std::uint64_t bytes : device_sweep(request.profile)) {
         double seconds = suite::skipped_case_seconds(repetitions, r);
         if (request.gpus > 0) {
-          suite::CaseCost cost;
-          const double passes = static_cast<double>(device_passes_per_sample(bytes));
+          // One pass: its bytes at HBM rate and its launch; the sampled measurement around it.
+          const double pass_s =
+              suite::transfer_seconds(static_cast<double>(km::stream_bytes_per_pass(op, bytes)),
+                                      r.hbm_bytes_per_s) +
+              r.kernel_launch_s;
+          suite::CaseCost cost = planned_sampling_cost(pass_s, k_max_passes_per_batch, policy, r);
           cost.setup_s =
               3 * r.per_allocation_s +
               suite::transfer_seconds(3.0 * static_cast<double>(bytes), r.hbm_bytes_per_s);
-          cost.sample_s = passes * (suite::transfer_seconds(
-                                        static_cast<double>(km::stream_bytes_per_pass(op, bytes)),
-                                        r.hbm_bytes_per_s) +
-                                    r.kernel_launch_s) +
-                          r.sync_s;
-          cost.warmup_s = cost.sample_s;
-          cost.samples = k_device_samples;
           cost.validation_s = r.validation_s;
           seconds = suite::case_seconds(cost, repetitions, r);
         }
@@ -61,8 +56,11 @@ suite::SuitePlan plan_memory(const suite::PlanRequest& request) {
       }
     }
   }
-  device_part = "device: " + std::to_string(k_device_samples) +
-                " samples of ~2 GiB of one-array traffic per repetition at HBM rate";
+  device_part =
+      "device: per repetition a 1-pass probe, " + std::to_string(policy.steady_readings) +
+      " warm-up batches and at most " + std::to_string(policy.max_samples) +
+      " samples of >= " + std::to_string(static_cast<int>(policy.batch_target_s * 1e3 + 0.5)) +
+      " ms of passes at HBM rate (the noise stop may end earlier)";
 #endif
   plan.assumptions = "host: the sweep of this machine's " + std::to_string(cpus) +
                      " usable CPUs, ~512 MiB per repetition; " + device_part + "; " +

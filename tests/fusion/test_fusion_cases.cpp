@@ -11,6 +11,7 @@
 #include "suites/fusion/fusion_cases.hpp"
 #include "suites/fusion/fusion_validation.hpp"
 #include "suites/fusion/speedup.hpp"
+#include "suites/memory/l2_placement.hpp"
 
 namespace gpubench::fusion {
 namespace {
@@ -227,6 +228,75 @@ TEST(FusionCases, HostIterationsAndDeviceBatches) {
   EXPECT_EQ(device_calls_per_batch(0.001, 2.0, 3), 133);
   EXPECT_EQ(device_calls_per_batch(5.0, 2.0, 2), 1);
   EXPECT_EQ(device_calls_per_batch(0.0, 2.0, 2), 200);
+  // At least the target (suite::calls_for_target): a 0.3 ms call gives 7 calls (2.1 ms), not 6.
+  EXPECT_EQ(device_calls_per_batch(0.3, 2.0, 1), 7);
+}
+
+TEST(FusionAccounting, WorkingSetCountsEveryTensorOnce) {
+  // bias_gelu bf16 64 x 1024: x, y and the bias, 2 bytes each (v1's intermediate lives in y).
+  for (Variant v : {Variant::v1, Variant::v2, Variant::v3, Variant::graph})
+    EXPECT_EQ(working_set_bytes(make(Family::bias_gelu, v, Precision::bf16, 64, 1024)),
+              (2u * 64 * 1024 + 1024) * 2);
+  // layernorm: x, res, s, y, gamma, beta.
+  EXPECT_EQ(working_set_bytes(make(Family::layernorm, Variant::v2, Precision::fp32, 64, 1024)),
+            (4u * 64 * 1024 + 2 * 1024) * 4);
+  // softmax v1 (and its graph) also keeps a max and a sum per row in FP32.
+  EXPECT_EQ(working_set_bytes(make(Family::softmax, Variant::v2, Precision::fp16, 64, 1024)),
+            2u * 64 * 1024 * 2);
+  EXPECT_EQ(working_set_bytes(make(Family::softmax, Variant::v1, Precision::fp16, 64, 1024)),
+            2u * 64 * 1024 * 2 + 64 * 8);
+  EXPECT_EQ(working_set_bytes(make(Family::softmax, Variant::graph, Precision::fp16, 64, 1024)),
+            2u * 64 * 1024 * 2 + 64 * 8);
+}
+
+// Against an H100/H200's 50 MiB L2 (suites/memory/l2_placement.hpp): the small quick shape runs
+// from L2, the largest streams from DRAM (so ci/gpu-check's bias_gelu v3 share of peak exists),
+// and 1024 x 4096 layernorm straddles.
+TEST(FusionAccounting, QuickShapesAgainstAnH100sL2) {
+  namespace m = suites::memory;
+  constexpr std::uint64_t l2 = 50ull << 20;
+  for (Family f : {Family::bias_gelu, Family::layernorm, Family::softmax}) {
+    EXPECT_EQ(
+        m::l2_placement(working_set_bytes(make(f, Variant::v3, Precision::bf16, 64, 1024)), l2),
+        m::L2Placement::resident)
+        << to_string(f);
+    EXPECT_EQ(
+        m::l2_placement(working_set_bytes(make(f, Variant::v2, Precision::bf16, 8192, 8192)), l2),
+        m::L2Placement::dram)
+        << to_string(f);
+  }
+  EXPECT_EQ(
+      m::l2_placement(
+          working_set_bytes(make(Family::layernorm, Variant::v2, Precision::bf16, 1024, 4096)), l2),
+      m::L2Placement::straddles);
+}
+
+TEST(FusionAccounting, LaunchBoundShapesAreTheCallsModelledUnderTwentyMicroseconds) {
+  // 64 x 1024: 0.3 MiB, a tenth of a microsecond of HBM time: launch-bound in every variant.
+  for (Family f : {Family::bias_gelu, Family::layernorm, Family::softmax})
+    for (Variant v : {Variant::v1, Variant::v2, Variant::graph})
+      EXPECT_TRUE(launch_bound(make(f, v, Precision::bf16, 64, 1024))) << to_string(f);
+  // 8192 x 8192 bf16 bias_gelu: 256 MiB, 67 us at 4 TB/s.
+  EXPECT_FALSE(launch_bound(make(Family::bias_gelu, Variant::v3, Precision::bf16, 8192, 8192)));
+  // The threshold: layernorm fp32 1024 x 4096 moves 64 MiB (16.8 us) and is launch-bound; at
+  // 4096 x 4096 (67 us) it is not. Every variant of a shape agrees (the rule reads fused_bytes).
+  EXPECT_NEAR(modelled_call_s(make(Family::layernorm, Variant::v1, Precision::fp32, 1024, 4096)),
+              (4.0 * 1024 * 4096 + 2 * 4096) * 4 / 4e12, 1e-12);
+  EXPECT_TRUE(launch_bound(make(Family::layernorm, Variant::v1, Precision::fp32, 1024, 4096)));
+  EXPECT_TRUE(launch_bound(make(Family::layernorm, Variant::v3, Precision::fp32, 1024, 4096)));
+  EXPECT_FALSE(launch_bound(make(Family::layernorm, Variant::v1, Precision::fp32, 4096, 4096)));
+  // The GEMM counts its FLOPs too: 512 tokens x 1024 in x 4096 out is 4.3 GFLOP (5.4 us at
+  // 790 TFLOP/s) plus 13 MiB (3.4 us): launch-bound; 4096 x 4096 x 16384 (0.7 ms) is not.
+  FusionCase g = make(Family::gemm_bias_gelu, Variant::epilogue, Precision::bf16, 512, 4096);
+  g.in_features = 1024;
+  EXPECT_TRUE(launch_bound(g));
+  g.tokens = 4096;
+  g.hidden = 16384;
+  g.in_features = 4096;
+  EXPECT_FALSE(launch_bound(g));
+  // Host cases never (they are not clock-scaled GPU work).
+  EXPECT_FALSE(
+      launch_bound(make(Family::bias_gelu, Variant::v1, Precision::fp32, 64, 1024, k_host_device)));
 }
 
 TEST(FusionValidation, PassesWithinToleranceAndNamesTheFirstFailure) {

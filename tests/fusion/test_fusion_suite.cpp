@@ -67,8 +67,10 @@ TEST(FusionSuite, HostCasesReportValidatedMetricsAndDeviceCasesSkipWithTheReason
     declared.insert(m.at("name").get<std::string>());
     EXPECT_FALSE(m.at("unit").get<std::string>().empty());
   }
-  for (const char* want : {"time_per_call_us", "GB_per_s", "pct_of_peak", "speedup_over_v1",
-                           "launches_per_call", "passes_per_call", "TFLOP_per_s"}) {
+  for (const char* want :
+       {"time_per_call_us", "GB_per_s", "pct_of_peak", "speedup_over_v1", "launches_per_call",
+        "passes_per_call", "TFLOP_per_s", "time_per_call_at_max_clock_us", "l2_resident", "samples",
+        "samples_off_clock", "noise_pct"}) {
     EXPECT_TRUE(declared.count(want)) << want;
   }
   EXPECT_EQ(context.at("gpubench.suite"), "fusion");
@@ -107,6 +109,16 @@ TEST(FusionSuite, HostCasesReportValidatedMetricsAndDeviceCasesSkipWithTheReason
       } else {
         EXPECT_GT(b.at("GB_per_s").get<double>(), 0.0) << name;
         EXPECT_GE(b.at("launches_per_call").get<double>(), 1.0) << name;
+        // The sampled measurement: one iteration, its samples and stop in counters and label;
+        // 64 x 1024 is launch-bound (a clock-normalised time) and, on any GPU of >= 2 MiB of L2,
+        // L2-resident (no share of the DRAM peak).
+        EXPECT_EQ(b.at("iterations").get<long long>(), 1) << name;
+        EXPECT_GE(b.at("samples").get<double>(), 1.0) << name;
+        EXPECT_NE(b.at("label").get<std::string>().find("stop="), std::string::npos) << name;
+        EXPECT_GT(b.at("time_per_call_at_max_clock_us").get<double>(), 0.0) << name;
+        if (b.at("l2_resident").get<double>() == 1.0) {
+          EXPECT_FALSE(b.contains("pct_of_peak")) << name;
+        }
       }
 #endif
     }

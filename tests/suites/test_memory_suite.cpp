@@ -78,17 +78,22 @@ TEST(MemorySuite, HostTriadRunsAndReportsValidatedBandwidth) {
   const auto& context = doc["context"];
   ASSERT_TRUE(context.contains("gpubench.metrics"));
   const auto metrics = nlohmann::json::parse(context["gpubench.metrics"].get<std::string>());
-  ASSERT_EQ(metrics.size(), 2u);
+  ASSERT_EQ(metrics.size(), 6u);
   EXPECT_EQ(metrics[0]["name"], "GB_per_s");
   EXPECT_EQ(metrics[1]["name"], "pct_of_peak");
   EXPECT_EQ(metrics[1]["direction"], "higher");
   EXPECT_EQ(metrics[0]["unit"], "GB/s");
   EXPECT_EQ(metrics[0]["direction"], "higher");
+  // The device cases' description of their measurement: parameters, never compared.
+  std::set<std::string> parameters;
+  for (const auto& m : metrics)
+    if (m["role"] == "parameter") parameters.insert(m["name"].get<std::string>());
+  EXPECT_EQ(parameters,
+            (std::set<std::string>{"samples", "samples_off_clock", "noise_pct", "l2_resident"}));
   EXPECT_EQ(context["gpubench.suite"], "memory");
   ASSERT_EQ(doc["benchmarks"].size(), 2u);
   for (const auto& b : doc["benchmarks"]) {
-    EXPECT_FALSE(b.contains("error_occurred") && b["error_occurred"].get<bool>())
-        << b.value("error_message", "");
+    EXPECT_FALSE(b.contains("error_occurred") && b["error_occurred"].get<bool>()) << b.dump();
     ASSERT_TRUE(b.contains("GB_per_s")) << b.dump();
     // Real, positive and below anything a 2024 CPU core can do from L2 (~1 TB/s).
     EXPECT_GT(b["GB_per_s"].get<double>(), 0.1);
@@ -111,10 +116,24 @@ TEST(MemorySuite, DeviceCasesSkipWithTheReasonOrRunValidated) {
       // No device here: a skip naming the cause, never a failure.
       const std::string message = b["error_message"].get<std::string>();
       EXPECT_EQ(message.rfind("skipped: ", 0), 0u) << message;
-      EXPECT_TRUE(std::regex_search(message, std::regex("(no NVIDIA driver|no usable NVIDIA driver|NVIDIA driver older|no CUDA device)"))) << message;
+      EXPECT_TRUE(std::regex_search(
+          message,
+          std::regex(
+              "(no NVIDIA driver|no usable NVIDIA driver|NVIDIA driver older|no CUDA device)")))
+          << message;
     } else {
       ASSERT_TRUE(b.contains("GB_per_s")) << b.dump();
       EXPECT_GT(b["GB_per_s"].get<double>(), 1.0);
+      // One iteration per repetition holding the sampled measurement, which the label and the
+      // counters describe; 3 arrays of 4 MiB are no DRAM figure on a GPU of >= 24 MiB of L2.
+      EXPECT_EQ(b["iterations"].get<long long>(), 1);
+      EXPECT_GE(b["samples"].get<double>(), 1.0);
+      const std::string label = b["label"].get<std::string>();
+      EXPECT_NE(label.find("stop="), std::string::npos) << label;
+      if (b["l2_resident"].get<double>() == 1.0) {
+        EXPECT_FALSE(b.contains("pct_of_peak")) << b.dump();
+        EXPECT_EQ(label.rfind("l2_resident", 0), 0u) << label;
+      }
     }
   }
 #else

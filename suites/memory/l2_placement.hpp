@@ -1,0 +1,49 @@
+// Where a GPU case's working set lives between back-to-back calls (issue 36 item 3): a hot batch
+// of calls over arrays that fit in L2 measures L2, not DRAM, and must never be reported as DRAM
+// bandwidth. CUDA-free; used by the memory suite's device STREAM cases and the fusion suite's
+// device cases, unit-tested on every machine.
+//
+// The rule, on the working set W (distinct bytes one call reads or writes) and the GPU's L2 size
+// L (cudaDevAttrL2CacheSize):
+//   W <= L / 2        l2_resident   the hot calls run from L2. Half, not all of L: H100/H200 split
+//                                   L2 into two partitions and lines may sit in both, and other
+//                                   data (the spin flag, the clock probe) shares it.
+//   L / 2 < W < 4 L   l2_straddles  part of the working set survives between calls. At 4 L a
+//                                   cyclic stream keeps about 2% of its lines under random
+//                                   replacement (h = exp(-4 (1 - h))), about 20% at 2 L.
+//   W >= 4 L          dram          the calls stream from DRAM: the figure is a DRAM bandwidth.
+// With L unknown (0), the conservative rule: never resident (no L2 claim without the size), dram
+// only at 4 x the largest L2 of current GPUs (k_largest_known_l2_bytes), straddles otherwise.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace gpubench::suites::memory {
+
+enum class L2Placement { resident, straddles, dram };
+
+// The largest L2 of the GPUs gpubench targets: B200's 126 MB (H100/H200 50 MB, A100 40 MB).
+inline constexpr std::uint64_t k_largest_known_l2_bytes = 126'000'000;
+
+// The placement of a working set of `working_set_bytes` on a GPU with `l2_bytes` of L2 (0:
+// unknown, the conservative rule above).
+L2Placement l2_placement(std::uint64_t working_set_bytes, std::uint64_t l2_bytes);
+
+// "l2_resident", "l2_straddles", "dram": the label's word for it.
+const char* to_string(L2Placement placement);
+
+// Whether a bandwidth measured over such a working set is a DRAM bandwidth (pct_of_peak of the
+// DRAM peak is reported only then).
+inline bool is_dram_bandwidth(L2Placement placement) {
+  return placement == L2Placement::dram;
+}
+
+// "l2_resident (working set 12.0 MiB, L2 50.0 MiB)" for labels; "L2 unknown" when l2_bytes is 0.
+std::string describe_l2_placement(std::uint64_t working_set_bytes, std::uint64_t l2_bytes);
+
+// Google Benchmark counter a case writes: 1 when its working set is l2_resident, else 0 (a
+// parameter: it describes the measurement and is never compared).
+inline constexpr const char* k_l2_resident_counter = "l2_resident";
+
+}  // namespace gpubench::suites::memory
