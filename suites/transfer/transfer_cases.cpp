@@ -297,6 +297,13 @@ std::vector<TransferCase> all_cases(suite::Profile profile, NumaRequest numa,
   return out;
 }
 
+std::vector<int> sm_copy_devices(const TransferCase& c) {
+  if (c.engine != Engine::sm) return {};
+  if (c.dir != Dir::p2p) return {c.device};
+  if (c.bidirectional) return {c.src, c.dst};
+  return {c.src};
+}
+
 bool reports_latency(std::uint64_t bytes) {
   return bytes <= k_latency_max_bytes;
 }

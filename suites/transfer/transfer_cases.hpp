@@ -100,6 +100,12 @@ std::vector<TransferCase> all_cases(suite::Profile profile, NumaRequest numa,
 // the reason.
 std::vector<std::pair<int, int>> p2p_pairs(const std::vector<int>& devices, int device_count);
 
+// The GPUs on which a case launches the SM copy kernels, each of which must preload them before
+// its first timed batch (a first launch inside one is refused: suites/common/launch_ledger.hpp):
+// none for copy-engine cases; the case's GPU for host and device-local SM cases; for peer SM
+// cases src, and dst too when bidirectional (the reverse direction is a kernel on dst).
+std::vector<int> sm_copy_devices(const TransferCase& c);
+
 // Small copies report time per copy (us_per_copy: copies queued back to back, so it is the
 // pipelined cost of one more copy, not the latency of a lone copy), large ones bandwidth: the
 // crossover is where the per-copy overhead (~2-10 us) stops dominating.

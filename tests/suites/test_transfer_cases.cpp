@@ -319,6 +319,29 @@ TEST(TransferCases, ValidationCatchesWrongStaleAndShiftedCopies) {
   EXPECT_NE(check_sampled_words(plan, s.data(), t.data(), 7).find("word 99999"), std::string::npos);
 }
 
+// Each GPU that launches an SM copy kernel preloads it (review N1: the reverse direction of a
+// bidirectional SM peer case is a kernel on dst, which was never preloaded).
+TEST(TransferCases, SmCopyKernelsArePreloadedOnEveryGpuThatLaunchesThem) {
+  TransferCase c;
+  c.dir = Dir::p2p;
+  c.engine = Engine::sm;
+  c.src = 2;
+  c.dst = 5;
+  c.device = 2;
+  c.bidirectional = true;
+  EXPECT_EQ(sm_copy_devices(c), (std::vector<int>{2, 5}));
+  c.bidirectional = false;
+  EXPECT_EQ(sm_copy_devices(c), (std::vector<int>{2}));
+  c.engine = Engine::ce;
+  EXPECT_TRUE(sm_copy_devices(c).empty());
+  TransferCase host;
+  host.dir = Dir::bidir;
+  host.memory = Memory::mapped;
+  host.engine = Engine::sm;
+  host.device = 3;
+  EXPECT_EQ(sm_copy_devices(host), (std::vector<int>{3}));
+}
+
 TEST(TransferCases, GbPerSecondIsDecimal) {
   EXPECT_DOUBLE_EQ(gb_per_s(1e9, 1.0), 1.0);
   EXPECT_DOUBLE_EQ(gb_per_s(static_cast<double>(k_gib), 1.0), 1.073741824);
