@@ -232,7 +232,7 @@ void run_p2p_case(benchmark::State& state, const TransferCase& c) {
       if (timed) {
         fwd_s.push_back(s.first_ms / 1e3);
         rev_s.push_back(s.second_ms / 1e3);
-        samples.add_window(s.span_ms / 1e3, timer.probe_clock_mhz());
+        samples.add_window(s.span_ms / 1e3, timer.probe_clock_mhz(), pair->released_at_s());
       }
       return s.span_ms / 1e3;
     }

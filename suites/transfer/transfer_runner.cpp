@@ -16,6 +16,7 @@
 #include "suites/common/cuda/check.hpp"
 #include "suites/common/cuda/device.hpp"
 #include "suites/common/cuda/guard.hpp"
+#include "suites/common/cuda/preload.hpp"
 #include "suites/common/cuda/resources.hpp"
 #include "suites/common/cuda/timing.hpp"
 #include "suites/transfer/concurrent_pair_timer.hpp"
@@ -115,7 +116,7 @@ void run_bidirectional(benchmark::State& state, const TransferCase& c, const cu:
       state.SetIterationTime(s.span_ms / 1e3);
       fwd_s.push_back(s.first_ms / 1e3);
       rev_s.push_back(s.second_ms / 1e3);
-      samples.add_window(s.span_ms / 1e3, timer.probe_clock_mhz());
+      samples.add_window(s.span_ms / 1e3, timer.probe_clock_mhz(), pair.released_at_s());
       if (std::string problem = check(); !problem.empty()) {
         suite::fail(state, problem);
         return;
@@ -124,6 +125,8 @@ void run_bidirectional(benchmark::State& state, const TransferCase& c, const cu:
   } else {
     // One kernel, even warps h2d and odd warps d2h: only the total time exists.
     auto both = [&] {
+      // Noted once per batch (the ledger refuses it here if it was never preloaded).
+      suite::LaunchLedger::process().note(cu::current_device(), k_sm_copy_bidir);
       for (std::uint64_t k = 0; k < copies; ++k) {
         GPUBENCH_CUDA_CHECK(static_cast<cudaError_t>(kernels::copy::launch_sm_copy_bidir(
             dev_dst.data(), host_src.device(), host_dst.device(), dev_src.data(), bytes,

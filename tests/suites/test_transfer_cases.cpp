@@ -319,6 +319,34 @@ TEST(TransferCases, ValidationCatchesWrongStaleAndShiftedCopies) {
   EXPECT_NE(check_sampled_words(plan, s.data(), t.data(), 7).find("word 99999"), std::string::npos);
 }
 
+// The SM copy grid follows the copy (review N6): a 4 KiB copy is one block of 512 threads, not
+// 4 blocks per SM (270,336 threads on a 132-SM H200, 99.9% of them exiting at once); every block
+// has at least 4 words per thread to copy until the grid reaches 4 blocks per SM.
+TEST(TransferCases, SmCopyGridIsSizedToTheCopy) {
+  namespace kc = kernels::copy;
+  const int h200_sms = 132;
+  EXPECT_EQ(kc::sm_copy_grid(4 * k_kib, h200_sms), 1);
+  EXPECT_EQ(kc::sm_copy_grid(16, h200_sms), 1);
+  EXPECT_EQ(kc::sm_copy_grid(32 * k_kib, h200_sms), 1);  // 2048 words = 512 threads x 4
+  EXPECT_EQ(kc::sm_copy_grid(32 * k_kib + 16, h200_sms), 2);
+  EXPECT_EQ(kc::sm_copy_grid(1 * k_mib, h200_sms), 32);
+  EXPECT_EQ(kc::sm_copy_grid(256 * k_mib, h200_sms), 4 * h200_sms);  // full occupancy
+  EXPECT_EQ(kc::sm_copy_grid(k_gib, h200_sms), 4 * h200_sms);
+  EXPECT_EQ(kc::sm_copy_grid(k_gib, 0), 4);  // SM count unknown: still a valid grid
+  EXPECT_EQ(kc::sm_copy_grid(0, h200_sms), 1);
+  // Bidirectional: half of each block per direction, so twice the blocks for the same size.
+  EXPECT_EQ(kc::sm_copy_bidir_grid(4 * k_kib, h200_sms), 1);
+  EXPECT_EQ(kc::sm_copy_bidir_grid(1 * k_mib, h200_sms), 64);
+  EXPECT_EQ(kc::sm_copy_bidir_grid(k_gib, h200_sms), 4 * h200_sms);
+  for (std::uint64_t b : host_sizes(Profile::full)) {
+    const std::uint64_t words = b / 16;
+    const auto grid = static_cast<std::uint64_t>(kc::sm_copy_grid(b, h200_sms));
+    const std::uint64_t per_block = kc::k_copy_threads_per_block * kc::k_copy_words_per_thread;
+    EXPECT_GE(grid * per_block, std::min<std::uint64_t>(words, 4 * h200_sms * per_block)) << b;
+    EXPECT_LT((grid - 1) * per_block, words) << b;  // no block without 4 words per thread
+  }
+}
+
 // Each GPU that launches an SM copy kernel preloads it (review N1: the reverse direction of a
 // bidirectional SM peer case is a kernel on dst, which was never preloaded).
 TEST(TransferCases, SmCopyKernelsArePreloadedOnEveryGpuThatLaunchesThem) {
