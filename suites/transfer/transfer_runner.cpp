@@ -43,9 +43,16 @@ double time_host_batch(const std::function<void()>& enqueue, cudaStream_t stream
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-LinkRate host_link_rate(const cu::DeviceInfo& info) {
+LinkRate host_rate_of(const cu::DeviceInfo& info) {
   const TransferEnvironment& env = transfer_environment();
-  return pcie_rate(env.links->pcie(info.pci_bus_id));
+  int uses_host_tables = 0;
+  if (cudaDeviceGetAttribute(&uses_host_tables, cudaDevAttrPageableMemoryAccessUsesHostPageTables,
+                             info.index) != cudaSuccess) {
+    (void)cudaGetLastError();
+    uses_host_tables = 0;
+  }
+  return host_link_rate(env.links->pcie(info.pci_bus_id),
+                        uses_host_tables ? HostPath::host_page_tables : HostPath::pcie);
 }
 
 // Before each sample: a fresh seed written into the sampled words of each source; after it, each
@@ -79,7 +86,7 @@ void run_bidirectional(benchmark::State& state, const TransferCase& c, const cu:
   clear_device(dev_dst.data(), bytes, forward.get());
   std::memset(host_dst.host(), 0, bytes);
 
-  const LinkRate rate = host_link_rate(info);
+  const LinkRate rate = host_rate_of(info);
   SampleCheck h2d_check{k_seed_h2d}, d2h_check{k_seed_d2h};
   auto stamp = [&] {
     h2d_check.stamp(host_src.host(), SourceSide::host, bytes, forward.get());
@@ -254,7 +261,7 @@ void run_host_case(benchmark::State& state, const TransferCase& c) {
       return;
     }
   }
-  const LinkRate rate = host_link_rate(info);
+  const LinkRate rate = host_rate_of(info);
   report_one_way(state, bytes, copies, samples, &rate);
   state.SetLabel(host.note() + "; " + describe_link(rate));
 }

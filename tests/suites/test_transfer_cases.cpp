@@ -370,6 +370,31 @@ TEST(TransferCases, SmCopyKernelsArePreloadedOnEveryGpuThatLaunchesThem) {
   EXPECT_EQ(sm_copy_devices(host), (std::vector<int>{3}));
 }
 
+// The GPU test's "pageable below pinned" is waived like gpu-check's where the GPU reads host
+// memory through the host's page tables (review N7), from the suite's own context value.
+TEST(TransferCases, PageableMustTrailPinnedExceptWhereTheGpuReadsHostPageTables) {
+  EXPECT_TRUE(pageable_must_trail_pinned(R"({"0": 0, "1": 0})", 0));
+  EXPECT_FALSE(pageable_must_trail_pinned(R"({"0": 1, "1": 0})", 0));
+  EXPECT_TRUE(pageable_must_trail_pinned(R"({"0": 1, "1": 0})", 1));
+  EXPECT_TRUE(pageable_must_trail_pinned(R"({"0": 1})", 3));  // not listed: a PCIe host
+  EXPECT_TRUE(pageable_must_trail_pinned("", 0));
+  EXPECT_TRUE(pageable_must_trail_pinned("not json", 0));
+}
+
+TEST(TransferCases, SpreadPagesCoverFirstLastAndStayDistinct) {
+  EXPECT_TRUE(spread_pages(0, 64).empty());
+  EXPECT_EQ(spread_pages(1, 64), (std::vector<std::uint64_t>{0}));
+  EXPECT_EQ(spread_pages(3, 64), (std::vector<std::uint64_t>{0, 1, 2}));
+  EXPECT_EQ(spread_pages(65536, 2), (std::vector<std::uint64_t>{0, 65535}));
+  for (std::uint64_t pages : {64ull, 65ull, 100ull, 65536ull, 262144ull}) {
+    const std::vector<std::uint64_t> p = spread_pages(pages, 64);
+    ASSERT_EQ(p.size(), 64u) << pages;
+    EXPECT_EQ(p.front(), 0u);
+    EXPECT_EQ(p.back(), pages - 1);
+    for (std::size_t k = 1; k < p.size(); ++k) EXPECT_LT(p[k - 1], p[k]) << pages;
+  }
+}
+
 TEST(TransferCases, GbPerSecondIsDecimal) {
   EXPECT_DOUBLE_EQ(gb_per_s(1e9, 1.0), 1.0);
   EXPECT_DOUBLE_EQ(gb_per_s(static_cast<double>(k_gib), 1.0), 1.073741824);
