@@ -8,6 +8,7 @@
 //                  host memory, so one kernel serves h2d/d2h "memcpy_sm" and device_local_copy_sm.
 //   sm_copy_bidir  both directions at once in one kernel: even warps copy a->b, odd warps c->d
 //                  (nvbandwidth's bidirectional SM pattern).
+// Both size their grid to the copy (sm_copy_grid): a small copy launches only the blocks it needs.
 //   fill_pattern   writes pattern_word(seed, i) to every 32-bit word of a device (or mapped)
 //   buffer.
 #pragma once
@@ -37,6 +38,23 @@ GPUBENCH_COPY_HD inline std::uint32_t pattern_word(std::uint32_t seed, std::uint
 
 // Fills `words` 32-bit words on the host (CPU reference and host-side sources).
 void fill_pattern_host(std::uint32_t* data, std::uint64_t words, std::uint32_t seed);
+
+// Threads per block of the SM copy kernels (as nvbandwidth's), and how many 16-byte words one
+// thread copies per pass of its unrolled loop (loads issued before stores, so several requests are
+// in flight over a long-latency link).
+inline constexpr int k_copy_threads_per_block = 512;
+inline constexpr int k_copy_words_per_thread = 4;
+inline constexpr int k_copy_max_blocks_per_sm = 4;
+
+// Blocks of an SM copy of `bytes` (one direction) on a GPU of `sm_count` SMs: enough blocks that
+// every thread copies at least k_copy_words_per_thread words, at most 4 per SM (full occupancy
+// for large copies). A fixed 4-blocks-per-SM grid made a 4 KiB copy (256 words) launch and retire
+// 270,336 threads on an H200, so its time measured the grid, bound by the SM clock, more than the
+// copy (nvbandwidth sizes small SM copies to the data too). Always >= 1.
+int sm_copy_grid(std::size_t bytes, int sm_count);
+// The same for sm_copy_bidir, where half of each block's warps copy each direction: `bytes` is one
+// direction's size.
+int sm_copy_bidir_grid(std::size_t bytes, int sm_count);
 
 // All launchers return the cudaError_t of the launch as an int (0 = success) and only queue work.
 // `bytes` must be a multiple of 16 and the pointers 16-byte aligned (every buffer the suite

@@ -1,18 +1,14 @@
 #include <cuda_runtime_api.h>
 
-#include <algorithm>
-
 #include "kernels/copy/copy.hpp"
 
 namespace gpubench::kernels::copy {
 
 namespace {
 
-constexpr int k_threads = 512;  // per block, as nvbandwidth's SM copies
-constexpr int k_blocks_per_sm = 4;
-
-// Grid-stride copy of 16-byte words. Loads are issued before stores for 4 words per thread so a
-// thread has several requests in flight over the (long-latency) link.
+// Grid-stride copy of 16-byte words. Loads are issued before stores for 4 words per thread
+// (k_copy_words_per_thread) so a thread has several requests in flight over the (long-latency)
+// link.
 __device__ __forceinline__ void copy_words(uint4* dst, const uint4* src, std::size_t n,
                                            std::size_t first, std::size_t stride) {
   std::size_t i = first;
@@ -56,24 +52,21 @@ __global__ void fill_pattern_kernel(std::uint32_t* data, std::uint64_t words, st
   }
 }
 
-int grid_for(int sm_count) {
-  return std::max(1, sm_count) * k_blocks_per_sm;
-}
-
 }  // namespace
 
 int launch_sm_copy(void* dst, const void* src, std::size_t bytes, int sm_count,
                    CUstream_st* stream) {
-  sm_copy_kernel<<<grid_for(sm_count), k_threads, 0, stream>>>(
+  sm_copy_kernel<<<sm_copy_grid(bytes, sm_count), k_copy_threads_per_block, 0, stream>>>(
       static_cast<uint4*>(dst), static_cast<const uint4*>(src), bytes / sizeof(uint4));
   return static_cast<int>(cudaGetLastError());
 }
 
 int launch_sm_copy_bidir(void* dst_a, const void* src_a, void* dst_b, const void* src_b,
                          std::size_t bytes, int sm_count, CUstream_st* stream) {
-  sm_copy_bidir_kernel<<<grid_for(sm_count), k_threads, 0, stream>>>(
-      static_cast<uint4*>(dst_a), static_cast<const uint4*>(src_a), static_cast<uint4*>(dst_b),
-      static_cast<const uint4*>(src_b), bytes / sizeof(uint4));
+  sm_copy_bidir_kernel<<<sm_copy_bidir_grid(bytes, sm_count), k_copy_threads_per_block, 0,
+                         stream>>>(static_cast<uint4*>(dst_a), static_cast<const uint4*>(src_a),
+                                   static_cast<uint4*>(dst_b), static_cast<const uint4*>(src_b),
+                                   bytes / sizeof(uint4));
   return static_cast<int>(cudaGetLastError());
 }
 

@@ -2,8 +2,9 @@
 
 #include <algorithm>
 
-#include "kernels/common/spin.hpp"
 #include "suites/common/cuda/check.hpp"
+#include "suites/common/launch_ledger.hpp"
+#include "suites/common/sample_state_counters.hpp"
 
 namespace gpubench::transfer {
 
@@ -35,12 +36,15 @@ ConcurrentPairTimer::ConcurrentPairTimer(int first_device, cudaStream_t first, i
 suite::cuda::PairSample ConcurrentPairTimer::time_pair(
     const std::function<void()>& timed_first, const std::function<void()>& interfering_first,
     const std::function<void()>& timed_second, const std::function<void()>& interfering_second) {
-  // Launched here, unnoted in the launch ledger (SpinHold::hold would note it).
-  m_spin.clear_flags();
-  GPUBENCH_CUDA_CHECK(kernels::launch_spin_wait(m_spin.device_release_flag(), m_spin.timeout_ns(),
-                                                m_spin.device_timed_out_flag(), m_first));
+  // Noted in the launch ledger like every other spin launch (launched here on an idle stream).
+  m_spin.hold(m_first);
   {
     const suite::cuda::SpinHold::ScopedRelease release(m_spin);
+    // Nothing queued on either GPU runs before the flag is released: a kernel's first launch on
+    // either device (a lazy module load that could wait for that device to go idle, which the
+    // held gate prevents) is refused here by name (launch_ledger.hpp). Declared after the
+    // release, so the scope ends first.
+    const suite::ScopedLaunchScope gated(suite::LaunchScope::gated);
     m_gate.record(m_first);
     m_start_first.record(m_first);
     timed_first();
@@ -53,6 +57,8 @@ suite::cuda::PairSample ConcurrentPairTimer::time_pair(
     m_stop_second.record(m_second);
     if (interfering_second) interfering_second();
   }
+  // The release flag was set as the scope above ended: the timed copies start now.
+  m_released_at_s = suite::SampleStateRecorder::now_s();
   GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(m_first));
   GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(m_second));
   m_spin.throw_if_timed_out(

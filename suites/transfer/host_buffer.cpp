@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <optional>
 
@@ -14,9 +15,38 @@
 namespace gpubench::transfer {
 
 namespace {
+std::size_t page_bytes() {
+  return static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+}
+
 std::size_t page_round(std::size_t bytes) {
-  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  const std::size_t page = page_bytes();
   return (bytes + page - 1) / page * page;
+}
+
+// Pages of driver-allocated (write-combined) memory checked for their node. The thread's memory
+// policy reaches only the pages the driver allocates for this thread without a node of its own
+// choosing, so unlike an mbind'ed range (MPOL_MF_STRICT: every page or an error) the buffer may be
+// partly elsewhere: check more than verify_placement's first, middle and last page.
+constexpr std::size_t k_driver_pages_checked = 64;
+
+std::string verify_driver_pages(const void* addr, std::size_t bytes, int node) {
+  const std::size_t page = page_bytes();
+  const std::size_t pages = (bytes + page - 1) / page;
+  const auto* base = static_cast<const unsigned char*>(addr);
+  for (const std::uint64_t index : spread_pages(pages, k_driver_pages_checked)) {
+    const std::size_t offset = index * page;
+    const std::optional<int> found = node_of_page(base + offset);
+    if (!found) {
+      return "move_pages could not say where the page at offset " + std::to_string(offset) +
+             " is (" + std::strerror(errno) + ")";
+    }
+    if (*found != node) {
+      return "page at offset " + std::to_string(offset) + " is on node " + std::to_string(*found) +
+             ", not " + std::to_string(node) + " (" + std::to_string(pages) + " pages)";
+    }
+  }
+  return {};
 }
 }  // namespace
 
@@ -66,7 +96,8 @@ void HostBuffer::allocate(const Placement& placement, Numa want) {
     }
   }
   if (node && placement_problem.empty()) {
-    placement_problem = verify_placement(m_host, bytes, *node);
+    placement_problem = kind == Memory::write_combined ? verify_driver_pages(m_host, bytes, *node)
+                                                       : verify_placement(m_host, bytes, *node);
   }
   if (!placement_problem.empty()) {
     if (want == Numa::remote) {

@@ -79,6 +79,14 @@ LinkRate pcie_rate(const PcieLink& link) {
   return r;
 }
 
+LinkRate host_link_rate(const PcieLink& link, HostPath path) {
+  if (path == HostPath::pcie) return pcie_rate(link);
+  LinkRate r;
+  r.description = "NVLink-C2C (the GPU reads host memory through the host's page tables)";
+  r.reason = "no NVLink-C2C rate in the table (the GPU's PCIe link is not the path)";
+  return r;
+}
+
 namespace {
 std::optional<std::string> read_line(const std::string& path) {
   std::ifstream in(path);

@@ -50,6 +50,17 @@ struct PcieLink {
 // below the maximum (lanes do not retrain to save power), so a down-trained link is visible.
 LinkRate pcie_rate(const PcieLink& link);
 
+// How host<->device copies reach a GPU. pcie: over its PCIe link. host_page_tables: the GPU
+// reads host memory through the host's page tables
+// (cudaDevAttrPageableMemoryAccessUsesHostPageTables = 1: NVLink-C2C on GH200/GB200), so its host
+// copies cross NVLink-C2C, not the PCIe link.
+enum class HostPath { pcie, host_page_tables };
+
+// The rate a host<->device copy is judged against: pcie_rate(link) over PCIe; over NVLink-C2C
+// unknown with the reason (its rate is not in the table), never the PCIe rate of a link the copy
+// does not cross (judged against PCIe a GH200's copies read hundreds of %).
+LinkRate host_link_rate(const PcieLink& link, HostPath path);
+
 // Reads <sysfs_root>/bus/pci/devices/<bus id>/{current,max}_link_{speed,width}. bus id as CUDA
 // prints it ("0000:3B:00.0"); it is lower-cased. Missing files leave fields empty with a reason.
 // The maximum is limited by the upstream port's max_link_{speed,width} (the parent directory of

@@ -215,7 +215,10 @@ std::optional<int> node_of_page(const void* addr) {
   void* pages[1] = {const_cast<void*>(addr)};
   int status[1] = {-1};
   if (syscall(SYS_move_pages, 0, 1ul, pages, nullptr, status, 0) != 0) return std::nullopt;
-  if (status[0] < 0) return std::nullopt;
+  if (status[0] < 0) {
+    errno = -status[0];  // the page's own error (the call succeeded and left errno alone)
+    return std::nullopt;
+  }
   return status[0];
 }
 

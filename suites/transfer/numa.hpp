@@ -60,7 +60,8 @@ Placement plan_placement(Numa want, const GpuNode& gpu, const NumaTopology& topo
 std::string bind_range(void* addr, std::size_t bytes, int node);
 
 // The node of the page holding `addr` (it must be touched first); nullopt when the kernel does
-// not say.
+// not say, with errno set to why (for a page the kernel cannot locate: its status, e.g. ENOENT for
+// a page never touched).
 std::optional<int> node_of_page(const void* addr);
 
 // Checks pages at the start, middle and end of the range; empty when all are on `node`, else

@@ -4,12 +4,16 @@
 // dst -> src runs at the same time, issued by the dst GPU on its own stream (each direction is a
 // write by its own source GPU, as nvbandwidth's bidirectional write tests); each direction's
 // timed copies are followed by as many untimed ones, so neither runs alone while timed. Staged
-// copies (peer access off) are timed with the host clock instead of behind the spin kernel (see
-// below). Peer access is set both ways: cudaDeviceEnablePeerAccess is one-directional.
+// copies (peer access off) are timed with the host clock instead of behind the spin kernel, both
+// directions issued at once from two threads (see below). Peer access is set both ways
+// (cudaDeviceEnablePeerAccess is one-directional) and restored when the case ends
+// (peer_access.hpp), so no case depends on the ones before it and a GPU never holds more peer
+// connections than the pair it measures.
 #include <cuda_runtime_api.h>
 
 #include <chrono>
 #include <optional>
+#include <tuple>
 
 #include "kernels/copy/copy.hpp"
 #include "suites/common/cuda/check.hpp"
@@ -17,7 +21,9 @@
 #include "suites/common/cuda/guard.hpp"
 #include "suites/common/cuda/resources.hpp"
 #include "suites/common/cuda/timing.hpp"
+#include "suites/transfer/concurrent_issue.hpp"
 #include "suites/transfer/concurrent_pair_timer.hpp"
+#include "suites/transfer/peer_access.hpp"
 #include "suites/transfer/transfer_cuda.hpp"
 
 namespace gpubench::transfer {
@@ -30,16 +36,31 @@ constexpr std::uint32_t k_seed_forward = 0x2468u;
 constexpr std::uint32_t k_seed_reverse = 0x1357u;
 
 // Sets whether `device` maps `peer`'s memory (cudaDeviceEnablePeerAccess and
-// cudaDeviceDisablePeerAccess act for the current device only). Already in that state is fine.
-void set_peer_access(int device, int peer, PeerAccess want) {
+// cudaDeviceDisablePeerAccess act for the current device only) for ScopedPeerAccess.
+PeerCall set_peer_access(int device, int peer, PeerAccess want) {
   const ScopedDevice on(device);
+  if (want == PeerAccess::off) {
+    // No copy or kernel that may use the mapping may still run when it goes: both GPUs idle.
+    GPUBENCH_CUDA_CHECK(cudaDeviceSynchronize());
+    const ScopedDevice on_peer(peer);
+    GPUBENCH_CUDA_CHECK(cudaDeviceSynchronize());
+  }
   const cudaError_t status = want == PeerAccess::on ? cudaDeviceEnablePeerAccess(peer, 0)
                                                     : cudaDeviceDisablePeerAccess(peer);
-  if (status == cudaErrorPeerAccessAlreadyEnabled || status == cudaErrorPeerAccessNotEnabled) {
-    (void)cudaGetLastError();
-    return;
+  switch (status) {
+    case cudaSuccess:
+      return PeerCall::changed;
+    case cudaErrorPeerAccessAlreadyEnabled:
+    case cudaErrorPeerAccessNotEnabled:
+      (void)cudaGetLastError();  // not sticky; clear it so no later check reports it
+      return PeerCall::unchanged;
+    case cudaErrorTooManyPeers:
+      (void)cudaGetLastError();
+      return PeerCall::too_many_peers;
+    default:
+      GPUBENCH_CUDA_CHECK(status);
+      return PeerCall::unchanged;
   }
-  GPUBENCH_CUDA_CHECK(status);
 }
 
 // The link between the pair: NVLink when NVML reports one, else PCIe (peer access over the
@@ -92,9 +113,20 @@ void run_p2p_case(benchmark::State& state, const TransferCase& c) {
     (void)cudaGetLastError();
     rank = -1;
   }
-  // Both ways, so the reverse direction (issued by dst) is peer-to-peer or staged like the forward.
-  if (can_access) set_peer_access(c.src, c.dst, c.peer);
-  if (can_access_back) set_peer_access(c.dst, c.src, c.peer);
+  // Both ways, so the reverse direction (issued by dst) is peer-to-peer or staged like the forward;
+  // undone when the case ends (peer_access.hpp), after the buffers and streams below are gone.
+  ScopedPeerAccess peers(set_peer_access);
+  for (const auto& [device, peer, possible] : {std::tuple{c.src, c.dst, can_access != 0},
+                                               std::tuple{c.dst, c.src, can_access_back != 0}}) {
+    if (!possible) continue;
+    if (auto reason = peers.set(device, peer, c.peer)) throw suite::SkipCase(*reason);
+  }
+  // The SM copy kernels on every GPU that launches one (the reverse direction's on dst): loaded
+  // before the first gated batch, where a first launch is refused (launch_ledger.hpp).
+  for (int device : sm_copy_devices(c)) {
+    const ScopedDevice on(device);
+    preload_copy_kernels(device == c.src ? src_info.sm_count : dst_info.sm_count);
+  }
 
   const std::uint64_t bytes = c.bytes;
   const bool staged = c.peer == PeerAccess::off;
@@ -171,14 +203,27 @@ void run_p2p_case(benchmark::State& state, const TransferCase& c) {
     if (staged) {
       // Without peer access the driver stages the copy through host memory and may need the
       // host to drive it, so it is not queued behind a spin kernel (it could wait on a GPU the
-      // spin kernel holds): host clock from the first call until both streams are done.
-      const auto t0 = std::chrono::steady_clock::now();
-      fwd();
-      if (c.bidirectional) rev();
-      forward.synchronize();
-      reverse.synchronize();
-      const double seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      // spin kernel holds): host clock from the first call until the streams are done. Both
+      // directions are issued at once, each from its own thread (concurrent_issue.hpp): issued
+      // one after the other from one thread, a host-driven staged copy would run one direction
+      // at a time.
+      double seconds = 0;
+      if (c.bidirectional) {
+        seconds = time_concurrently(
+            [&] {
+              fwd();
+              forward.synchronize();
+            },
+            [&] {
+              rev();
+              reverse.synchronize();
+            });
+      } else {
+        const auto t0 = std::chrono::steady_clock::now();
+        fwd();
+        forward.synchronize();
+        seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      }
       if (timed) samples.add(seconds);
       return seconds;
     }
@@ -187,7 +232,7 @@ void run_p2p_case(benchmark::State& state, const TransferCase& c) {
       if (timed) {
         fwd_s.push_back(s.first_ms / 1e3);
         rev_s.push_back(s.second_ms / 1e3);
-        samples.add_window(s.span_ms / 1e3, timer.probe_clock_mhz());
+        samples.add_window(s.span_ms / 1e3, timer.probe_clock_mhz(), pair->released_at_s());
       }
       return s.span_ms / 1e3;
     }

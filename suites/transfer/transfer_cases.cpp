@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iterator>
+#include <nlohmann/json.hpp>
 
 #include "kernels/copy/copy.hpp"
 #include "util/error.hpp"
@@ -297,6 +298,21 @@ std::vector<TransferCase> all_cases(suite::Profile profile, NumaRequest numa,
   return out;
 }
 
+std::vector<int> sm_copy_devices(const TransferCase& c) {
+  if (c.engine != Engine::sm) return {};
+  if (c.dir != Dir::p2p) return {c.device};
+  if (c.bidirectional) return {c.src, c.dst};
+  return {c.src};
+}
+
+bool pageable_must_trail_pinned(const std::string& host_page_tables_context, int device) {
+  const nlohmann::json table =
+      nlohmann::json::parse(host_page_tables_context, nullptr, /*allow_exceptions=*/false);
+  if (!table.is_object()) return true;
+  const auto it = table.find(std::to_string(device));
+  return it == table.end() || !it->is_number_integer() || it->get<int>() == 0;
+}
+
 bool reports_latency(std::uint64_t bytes) {
   return bytes <= k_latency_max_bytes;
 }
@@ -343,6 +359,15 @@ SamplePlan sample_plan(std::uint64_t words, std::uint64_t samples, std::uint64_t
   p.tail_count = std::min(words, tail);
   p.tail_first = words - p.tail_count;
   return p;
+}
+
+std::vector<std::uint64_t> spread_pages(std::uint64_t pages, std::uint64_t count) {
+  const std::uint64_t n = std::min(pages, count);
+  std::vector<std::uint64_t> out;
+  out.reserve(n);
+  // (pages - 1) * k / (n - 1) rises by at least 1 per step while n <= pages.
+  for (std::uint64_t k = 0; k < n; ++k) out.push_back(n == 1 ? 0 : (pages - 1) * k / (n - 1));
+  return out;
 }
 
 std::string check_sampled_words(const SamplePlan& plan, const std::uint32_t* strided,

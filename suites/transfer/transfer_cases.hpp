@@ -100,6 +100,19 @@ std::vector<TransferCase> all_cases(suite::Profile profile, NumaRequest numa,
 // the reason.
 std::vector<std::pair<int, int>> p2p_pairs(const std::vector<int>& devices, int device_count);
 
+// The GPUs on which a case launches the SM copy kernels, each of which must preload them before
+// its first timed batch (a first launch inside one is refused: suites/common/launch_ledger.hpp):
+// none for copy-engine cases; the case's GPU for host and device-local SM cases; for peer SM
+// cases src, and dst too when bidirectional (the reverse direction is a kernel on dst).
+std::vector<int> sm_copy_devices(const TransferCase& c);
+
+// Whether gpu-check and the GPU tests may require pageable copies of `device` to be slower than
+// pinned ones, from the suite's "gpubench.transfer.host_page_tables" context value ({"<device>":
+// 0|1, ...}, transfer_main.cpp): not where the GPU reads host memory through the host's page
+// tables (1: NVLink-C2C, e.g. GH200), where pageable copies are not staged and run like pinned
+// ones. Absent, unreadable or 0: required (a PCIe host).
+bool pageable_must_trail_pinned(const std::string& host_page_tables_context, int device);
+
 // Small copies report time per copy (us_per_copy: copies queued back to back, so it is the
 // pipelined cost of one more copy, not the latency of a lone copy), large ones bandwidth: the
 // crossover is where the per-copy overhead (~2-10 us) stops dominating.
@@ -160,6 +173,10 @@ SamplePlan sample_plan(std::uint64_t words, std::uint64_t samples = 4096, std::u
 // words differ; first at word <i>: expected 0x..., got 0x...".
 std::string check_sampled_words(const SamplePlan& plan, const std::uint32_t* strided,
                                 const std::uint32_t* tail, std::uint32_t seed);
+
+// `count` page indices spread evenly over `pages` pages, first and last included, ascending and
+// distinct (all of them when pages <= count): the pages whose NUMA node a placement check reads.
+std::vector<std::uint64_t> spread_pages(std::uint64_t pages, std::uint64_t count);
 
 // Per-sample validation (every sample, not only the warm-up): before sample k the sampled words
 // of the source are rewritten with the pattern of sample_seed(base, k), outside the timed

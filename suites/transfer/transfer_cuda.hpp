@@ -34,9 +34,11 @@ struct SampleSet {
   // A host-clock sample (no clock probe): its window only.
   void add(double s);
   void add(const suite::cuda::BatchSample& sample);
-  // A sample timed by a pair timer: `seconds` of work that ended now; the SM clock measured right
-  // after it (0 when not probed).
-  void add_window(double seconds, double sm_clock_mhz);
+  // A sample timed by a pair timer: `seconds` of work that started at `start_s`
+  // (ConcurrentPairTimer::released_at_s: the timed copies ran before the interfering ones ended,
+  // so "ended now" would place the window a span too late); the SM clock measured after it (0
+  // when not probed).
+  void add_window(double seconds, double sm_clock_mhz, double start_s);
 };
 
 // What a one-directional case's bandwidth is reported as: GB_per_s (over a link, or device

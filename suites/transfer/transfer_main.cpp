@@ -55,9 +55,10 @@ std::vector<suite::MetricSpec> metrics() {
   using suite::Direction;
   return {{"GB_per_s", "GB/s", Direction::higher,
            "Copy bandwidth in decimal GB/s (1e9 bytes/s), sizes above 64 KiB (device-local: "
-           "only copies that do not fit in L2); bidirectional copy-engine cases: the sum of both "
-           "directions' rates, each timed while the other runs; SM and staged ones: both "
-           "directions' bytes over the time both took"},
+           "only copies that do not fit in L2); bidirectional copy-engine cases and SM peer "
+           "cases: the sum of both directions' rates, each timed while the other runs; the "
+           "bidirectional SM host case (one kernel) and staged peer cases: both directions' "
+           "bytes over the time both took"},
           {"us_per_copy", "us", Direction::lower,
            "Sizes up to 64 KiB: sample time / copies, with up to 256 copies queued back to back: "
            "the pipelined cost of one more copy, not the latency of a lone copy"},
@@ -78,11 +79,11 @@ std::vector<suite::MetricSpec> metrics() {
            suite::Role::secondary},
           {"GB_per_s_forward", "GB/s", Direction::higher,
            "Bidirectional peer cases: src -> dst (issued by src), timed while dst -> src runs "
-           "(nvbandwidth's write1)",
+           "(nvbandwidth's write2 at row src, column dst; its write1 at row dst, column src)",
            suite::Role::secondary},
           {"GB_per_s_reverse", "GB/s", Direction::higher,
            "Bidirectional peer cases: dst -> src (issued by dst), timed while src -> dst runs "
-           "(nvbandwidth's write2)",
+           "(nvbandwidth's write1 at row src, column dst; its write2 at row dst, column src)",
            suite::Role::secondary}};
 }
 

@@ -16,6 +16,7 @@
 #include "suites/common/cuda/check.hpp"
 #include "suites/common/cuda/device.hpp"
 #include "suites/common/cuda/guard.hpp"
+#include "suites/common/cuda/preload.hpp"
 #include "suites/common/cuda/resources.hpp"
 #include "suites/common/cuda/timing.hpp"
 #include "suites/transfer/concurrent_pair_timer.hpp"
@@ -42,9 +43,16 @@ double time_host_batch(const std::function<void()>& enqueue, cudaStream_t stream
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-LinkRate host_link_rate(const cu::DeviceInfo& info) {
+LinkRate host_rate_of(const cu::DeviceInfo& info) {
   const TransferEnvironment& env = transfer_environment();
-  return pcie_rate(env.links->pcie(info.pci_bus_id));
+  int uses_host_tables = 0;
+  if (cudaDeviceGetAttribute(&uses_host_tables, cudaDevAttrPageableMemoryAccessUsesHostPageTables,
+                             info.index) != cudaSuccess) {
+    (void)cudaGetLastError();
+    uses_host_tables = 0;
+  }
+  return host_link_rate(env.links->pcie(info.pci_bus_id),
+                        uses_host_tables ? HostPath::host_page_tables : HostPath::pcie);
 }
 
 // Before each sample: a fresh seed written into the sampled words of each source; after it, each
@@ -78,7 +86,7 @@ void run_bidirectional(benchmark::State& state, const TransferCase& c, const cu:
   clear_device(dev_dst.data(), bytes, forward.get());
   std::memset(host_dst.host(), 0, bytes);
 
-  const LinkRate rate = host_link_rate(info);
+  const LinkRate rate = host_rate_of(info);
   SampleCheck h2d_check{k_seed_h2d}, d2h_check{k_seed_d2h};
   auto stamp = [&] {
     h2d_check.stamp(host_src.host(), SourceSide::host, bytes, forward.get());
@@ -115,7 +123,7 @@ void run_bidirectional(benchmark::State& state, const TransferCase& c, const cu:
       state.SetIterationTime(s.span_ms / 1e3);
       fwd_s.push_back(s.first_ms / 1e3);
       rev_s.push_back(s.second_ms / 1e3);
-      samples.add_window(s.span_ms / 1e3, timer.probe_clock_mhz());
+      samples.add_window(s.span_ms / 1e3, timer.probe_clock_mhz(), pair.released_at_s());
       if (std::string problem = check(); !problem.empty()) {
         suite::fail(state, problem);
         return;
@@ -124,6 +132,8 @@ void run_bidirectional(benchmark::State& state, const TransferCase& c, const cu:
   } else {
     // One kernel, even warps h2d and odd warps d2h: only the total time exists.
     auto both = [&] {
+      // Noted once per batch (the ledger refuses it here if it was never preloaded).
+      suite::LaunchLedger::process().note(cu::current_device(), k_sm_copy_bidir);
       for (std::uint64_t k = 0; k < copies; ++k) {
         GPUBENCH_CUDA_CHECK(static_cast<cudaError_t>(kernels::copy::launch_sm_copy_bidir(
             dev_dst.data(), host_src.device(), host_dst.device(), dev_src.data(), bytes,
@@ -251,7 +261,7 @@ void run_host_case(benchmark::State& state, const TransferCase& c) {
       return;
     }
   }
-  const LinkRate rate = host_link_rate(info);
+  const LinkRate rate = host_rate_of(info);
   report_one_way(state, bytes, copies, samples, &rate);
   state.SetLabel(host.note() + "; " + describe_link(rate));
 }

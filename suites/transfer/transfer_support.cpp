@@ -39,10 +39,9 @@ void SampleSet::add(double s) {
   states.add(0.0, end_s - s, end_s);
 }
 
-void SampleSet::add_window(double s, double sm_clock_mhz) {
+void SampleSet::add_window(double s, double sm_clock_mhz, double start_s) {
   seconds.push_back(s);
-  const double end_s = suite::SampleStateRecorder::now_s();
-  states.add(sm_clock_mhz, end_s - s, end_s);
+  states.add(sm_clock_mhz, start_s, start_s + s);
 }
 
 void report_one_way(benchmark::State& state, std::uint64_t bytes, std::uint64_t copies,

@@ -72,6 +72,22 @@ TEST(LinkRates, UnknownRatesCarryAReason) {
   EXPECT_FALSE(pct_of_rate(10.0, rate));
 }
 
+// Host copies of a GPU that reads host memory through the host's page tables (NVLink-C2C, GH200)
+// do not cross its PCIe link: no PCIe rate to judge them by (they read hundreds of % of it).
+TEST(LinkRates, HostCopiesOverNvlinkC2cAreNotJudgedAgainstPcie) {
+  PcieLink link;
+  link.max_gen = 5;
+  link.max_width = 16;
+  const LinkRate pcie = host_link_rate(link, HostPath::pcie);
+  ASSERT_TRUE(pcie.gb_per_s);
+  EXPECT_NEAR(*pcie.gb_per_s, 63.015, 0.01);
+  const LinkRate c2c = host_link_rate(link, HostPath::host_page_tables);
+  EXPECT_FALSE(c2c.gb_per_s);
+  EXPECT_FALSE(pct_of_rate(400.0, c2c));
+  EXPECT_NE(c2c.description.find("NVLink-C2C"), std::string::npos);
+  EXPECT_NE(c2c.reason.find("PCIe link is not the path"), std::string::npos);
+}
+
 TEST(LinkRates, DescriptionShowsADownTrainedLink) {
   PcieLink link;
   link.current_gen = 5;

@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "suites/transfer/numa.hpp"
 #include "util/fs.hpp"
@@ -182,6 +184,25 @@ TEST(Numa, BindsAndVerifiesARealBufferWhenTheHostAllowsIt) {
   if (topo.nodes.size() > 1) {
     EXPECT_NE(verify_placement(p, bytes, topo.nodes[1]), "");
   }
+  munmap(p, bytes);
+}
+
+// A page the kernel cannot locate (here: never touched, so not allocated) is reported with the
+// kernel's reason for that page, not with errno of the move_pages call that succeeded ("Success").
+TEST(Numa, AnUnlocatablePageIsReportedWithTheKernelsReason) {
+  const std::size_t bytes = 4096;
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(p, MAP_FAILED);
+  errno = 0;
+  const std::optional<int> node = node_of_page(p);
+  if (node || errno == ENOSYS || errno == EPERM) {
+    munmap(p, bytes);
+    GTEST_SKIP() << "move_pages here " << (node ? "locates untouched pages" : "is refused");
+  }
+  EXPECT_EQ(errno, ENOENT);
+  const std::string problem = verify_placement(p, bytes, 0);
+  EXPECT_NE(problem.find(std::strerror(ENOENT)), std::string::npos) << problem;
+  EXPECT_EQ(problem.find("Success"), std::string::npos) << problem;
   munmap(p, bytes);
 }
 

@@ -319,6 +319,82 @@ TEST(TransferCases, ValidationCatchesWrongStaleAndShiftedCopies) {
   EXPECT_NE(check_sampled_words(plan, s.data(), t.data(), 7).find("word 99999"), std::string::npos);
 }
 
+// The SM copy grid follows the copy (review N6): a 4 KiB copy is one block of 512 threads, not
+// 4 blocks per SM (270,336 threads on a 132-SM H200, 99.9% of them exiting at once); every block
+// has at least 4 words per thread to copy until the grid reaches 4 blocks per SM.
+TEST(TransferCases, SmCopyGridIsSizedToTheCopy) {
+  namespace kc = kernels::copy;
+  const int h200_sms = 132;
+  EXPECT_EQ(kc::sm_copy_grid(4 * k_kib, h200_sms), 1);
+  EXPECT_EQ(kc::sm_copy_grid(16, h200_sms), 1);
+  EXPECT_EQ(kc::sm_copy_grid(32 * k_kib, h200_sms), 1);  // 2048 words = 512 threads x 4
+  EXPECT_EQ(kc::sm_copy_grid(32 * k_kib + 16, h200_sms), 2);
+  EXPECT_EQ(kc::sm_copy_grid(1 * k_mib, h200_sms), 32);
+  EXPECT_EQ(kc::sm_copy_grid(256 * k_mib, h200_sms), 4 * h200_sms);  // full occupancy
+  EXPECT_EQ(kc::sm_copy_grid(k_gib, h200_sms), 4 * h200_sms);
+  EXPECT_EQ(kc::sm_copy_grid(k_gib, 0), 4);  // SM count unknown: still a valid grid
+  EXPECT_EQ(kc::sm_copy_grid(0, h200_sms), 1);
+  // Bidirectional: half of each block per direction, so twice the blocks for the same size.
+  EXPECT_EQ(kc::sm_copy_bidir_grid(4 * k_kib, h200_sms), 1);
+  EXPECT_EQ(kc::sm_copy_bidir_grid(1 * k_mib, h200_sms), 64);
+  EXPECT_EQ(kc::sm_copy_bidir_grid(k_gib, h200_sms), 4 * h200_sms);
+  for (std::uint64_t b : host_sizes(Profile::full)) {
+    const std::uint64_t words = b / 16;
+    const auto grid = static_cast<std::uint64_t>(kc::sm_copy_grid(b, h200_sms));
+    const std::uint64_t per_block = kc::k_copy_threads_per_block * kc::k_copy_words_per_thread;
+    EXPECT_GE(grid * per_block, std::min<std::uint64_t>(words, 4 * h200_sms * per_block)) << b;
+    EXPECT_LT((grid - 1) * per_block, words) << b;  // no block without 4 words per thread
+  }
+}
+
+// Each GPU that launches an SM copy kernel preloads it (review N1: the reverse direction of a
+// bidirectional SM peer case is a kernel on dst, which was never preloaded).
+TEST(TransferCases, SmCopyKernelsArePreloadedOnEveryGpuThatLaunchesThem) {
+  TransferCase c;
+  c.dir = Dir::p2p;
+  c.engine = Engine::sm;
+  c.src = 2;
+  c.dst = 5;
+  c.device = 2;
+  c.bidirectional = true;
+  EXPECT_EQ(sm_copy_devices(c), (std::vector<int>{2, 5}));
+  c.bidirectional = false;
+  EXPECT_EQ(sm_copy_devices(c), (std::vector<int>{2}));
+  c.engine = Engine::ce;
+  EXPECT_TRUE(sm_copy_devices(c).empty());
+  TransferCase host;
+  host.dir = Dir::bidir;
+  host.memory = Memory::mapped;
+  host.engine = Engine::sm;
+  host.device = 3;
+  EXPECT_EQ(sm_copy_devices(host), (std::vector<int>{3}));
+}
+
+// The GPU test's "pageable below pinned" is waived like gpu-check's where the GPU reads host
+// memory through the host's page tables (review N7), from the suite's own context value.
+TEST(TransferCases, PageableMustTrailPinnedExceptWhereTheGpuReadsHostPageTables) {
+  EXPECT_TRUE(pageable_must_trail_pinned(R"({"0": 0, "1": 0})", 0));
+  EXPECT_FALSE(pageable_must_trail_pinned(R"({"0": 1, "1": 0})", 0));
+  EXPECT_TRUE(pageable_must_trail_pinned(R"({"0": 1, "1": 0})", 1));
+  EXPECT_TRUE(pageable_must_trail_pinned(R"({"0": 1})", 3));  // not listed: a PCIe host
+  EXPECT_TRUE(pageable_must_trail_pinned("", 0));
+  EXPECT_TRUE(pageable_must_trail_pinned("not json", 0));
+}
+
+TEST(TransferCases, SpreadPagesCoverFirstLastAndStayDistinct) {
+  EXPECT_TRUE(spread_pages(0, 64).empty());
+  EXPECT_EQ(spread_pages(1, 64), (std::vector<std::uint64_t>{0}));
+  EXPECT_EQ(spread_pages(3, 64), (std::vector<std::uint64_t>{0, 1, 2}));
+  EXPECT_EQ(spread_pages(65536, 2), (std::vector<std::uint64_t>{0, 65535}));
+  for (std::uint64_t pages : {64ull, 65ull, 100ull, 65536ull, 262144ull}) {
+    const std::vector<std::uint64_t> p = spread_pages(pages, 64);
+    ASSERT_EQ(p.size(), 64u) << pages;
+    EXPECT_EQ(p.front(), 0u);
+    EXPECT_EQ(p.back(), pages - 1);
+    for (std::size_t k = 1; k < p.size(); ++k) EXPECT_LT(p[k - 1], p[k]) << pages;
+  }
+}
+
 TEST(TransferCases, GbPerSecondIsDecimal) {
   EXPECT_DOUBLE_EQ(gb_per_s(1e9, 1.0), 1.0);
   EXPECT_DOUBLE_EQ(gb_per_s(static_cast<double>(k_gib), 1.0), 1.073741824);

@@ -73,6 +73,15 @@ TEST(TransferLaunchSuites, InfoDeclaresMetricsWithUnitsAndDirections) {
   // Device-local copies that fit in L2 have their own metric.
   EXPECT_EQ(m["GB_per_s_cached"], std::make_pair(std::string("GB/s"), std::string("higher")));
   EXPECT_EQ(m["pct_of_link"], std::make_pair(std::string("%"), std::string("higher")));
+  // Lined up with nvbandwidth's matrices the right way round: its bidirectional write tests
+  // report as write1 the copy issued by the column GPU into the row GPU (peer -> src).
+  std::map<std::string, std::string> text;
+  for (const auto& x : transfer["metrics"]) text[x["name"]] = x["description"];
+  EXPECT_NE(text["GB_per_s_forward"].find("write2 at row src, column dst"), std::string::npos);
+  EXPECT_NE(text["GB_per_s_reverse"].find("write1 at row src, column dst"), std::string::npos);
+  // SM peer cases time each direction, so their total is a sum of rates, not a span.
+  EXPECT_NE(text["GB_per_s"].find("SM peer cases: the sum of both directions' rates"),
+            std::string::npos);
   const json launch = info_of("launch");
   std::map<std::string, std::string> d;
   for (const auto& x : launch["metrics"]) d[x["name"]] = x["direction"];
