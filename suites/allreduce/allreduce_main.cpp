@@ -1,23 +1,31 @@
 // gpubench-allreduce: NCCL collectives over sizes and GPU counts, one process or one rank per GPU
 // under MPI (mpirun, srun), plus the MPI host reference. See suites/allreduce/README.md.
 //
-// Under a launcher every rank runs this same binary: MPI is initialised first, every rank's
-// identity and environment (host, local rank, GPUs, NCCL_* variables, NCCL and MPI versions) is
-// gathered to rank 0 and stored in the context as "gpubench.ranks"; only rank 0 writes Google
-// Benchmark output (the others drop --benchmark_out and print nothing). Rank 0 rewrites its JSON
-// file as cases finish (incremental_reporter.hpp), so a killed suite keeps what it measured; at
-// the end it adds the sweep summary (peak busbw, knee, scaling efficiency, slow ranks) as
+// Under a launcher every rank runs this same binary: MPI is initialised first, and the run is
+// refused (exit 2, on every rank) when the launcher started more tasks than the world holds (a
+// build without MPI, or an MPI that cannot read the launcher), when random interleaving would
+// shuffle each rank's cases differently, or when, after registration, the ranks' builds, libnccl,
+// options or case lists differ (rank_checks.hpp). Every rank's identity and environment (host,
+// local rank, GPUs, NCCL_* variables, NCCL and MPI versions) is gathered to rank 0 and stored in
+// the context as "gpubench.ranks"; only rank 0 writes Google Benchmark output (the others drop
+// --benchmark_out and print nothing). Rank 0 rewrites its JSON file as cases finish
+// (incremental_reporter.hpp), so a killed suite keeps what it measured; at the end it adds the
+// sweep summary (peak busbw, knee, scaling efficiency, slow ranks) as
 // "gpubench.allreduce.summary". NCCL and MPI communicators are released before MPI_Finalize.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "gpubench_version.hpp"
 #include "suites/allreduce/allreduce_plan.hpp"
 #include "suites/allreduce/cases.hpp"
+#include "suites/allreduce/handshake.hpp"
 #include "suites/allreduce/incremental_reporter.hpp"
+#include "suites/allreduce/rank_checks.hpp"
 #include "suites/allreduce/world.hpp"
 #include "suites/common/suite_support.hpp"
 #include "util/strings.hpp"
@@ -85,6 +93,33 @@ std::string gather_ranks(World& world) {
   return list.dump();
 }
 
+// A run the ranks cannot carry out together; thrown on every rank at the same point.
+struct RefusedRun : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Every rank says so on stderr (the launcher's log then shows that each one stopped, and why).
+int refuse(World& world, const std::string& why) {
+  std::fprintf(stderr, "gpubench-allreduce: error: rank %d of %d: %s\n", world.rank(), world.size(),
+               why.c_str());
+  std::fflush(stderr);
+  world.finalize();
+  return 2;
+}
+
+RankFingerprint my_fingerprint(const World& world, const std::string& options) {
+  RankFingerprint f;
+  f.rank = world.rank();
+  f.host = world.host();
+  f.build = std::string(gpubench::build_info::k_version) + " (git " +
+            gpubench::build_info::k_git_sha + ", dirty " + gpubench::build_info::k_git_dirty + ")";
+  f.nccl = nccl_library_text();
+  f.options = options;
+  f.cases_hash = hash_case_names(suite_state().case_names);
+  f.cases = suite_state().case_names.size();
+  return f;
+}
+
 // Ranks other than 0 run without output: no JSON file, console to /dev/null.
 void silence_rank(int& argc, char** argv) {
   int out = 1;
@@ -108,6 +143,18 @@ int main(int argc, char** argv) {
                        has_flag(argc, argv, "--benchmark_list_tests") ||
                        has_flag(argc, argv, "--gpubench_plan");
   World& world = listing ? World::get() : World::init(argc, argv);
+  if (!listing) {
+    const EnvReader env = [](const char* name) -> const char* { return std::getenv(name); };
+    if (const auto why = launcher_world_mismatch(world.size(), GPUBENCH_ALLREDUCE_MPI != 0, env)) {
+      return refuse(world, *why);
+    }
+    if (world.size() > 1 && random_interleaving_requested(argc, argv, env)) {
+      return refuse(world,
+                    "--benchmark_enable_random_interleaving (or BENCHMARK_ENABLE_RANDOM_"
+                    "INTERLEAVING) shuffles each rank's cases on its own, so the ranks' "
+                    "collectives would not line up; run without it under a launcher");
+    }
+  }
   // Every rank must register the same cases: rank 0's profile is everyone's (a remote rank may not
   // have inherited GPUBENCH_PROFILE from the launcher).
   int profile = static_cast<int>(profile_from_env());
@@ -137,8 +184,14 @@ int main(int argc, char** argv) {
        "Algorithm bandwidth: the case's bytes / the time per call (NCCL: the slowest GPU's timed "
        "batch / its calls; host reference: the median call, slowest rank), decimal",
        Role::secondary},
+      {"busbw_mean_GB_per_s", "GB/s", Direction::higher,
+       "busbw from the mean over ranks (GPUs) of each one's own time per call: nccl-tests' "
+       "default averaging (all_reduce_perf -a 1) under MPI; busbw_GB_per_s takes the slowest",
+       Role::secondary},
       {"scaling_efficiency", "ratio", Direction::higher,
-       "busbw with this many ranks / busbw with 2 ranks at the same size (more than 2 ranks)",
+       "busbw with this many ranks / busbw with 2 ranks at the same nominal size (more than 2 "
+       "ranks, both on one node or both across nodes; not a series across nodes against 2 ranks "
+       "on one)",
        Role::secondary}};
   info.availability = [] {
     Availability avail;
@@ -154,12 +207,25 @@ int main(int argc, char** argv) {
   info.plan = [](const PlanRequest& request) {
     return plan_allreduce(request, nccl_library_text() != "not built");
   };
-  info.register_benchmarks = [] {
+  const std::string options = run_options(argc, argv);
+  info.register_benchmarks = [&world, &options, listing] {
     register_host_reference();
     register_nccl_cases();
+    if (listing) return;
+    if (const std::string why = agree_on_fingerprint(world, my_fingerprint(world, options));
+        !why.empty()) {
+      throw RefusedRun(why);
+    }
   };
   if (world.rank() == 0 && has_flag(argc, argv, "--benchmark_out=")) info.file_reporter = &reporter;
-  const int rc = suite_main(argc, argv, info);
+  int rc = 0;
+  try {
+    rc = suite_main(argc, argv, info);
+  } catch (const RefusedRun& e) {
+    release_nccl();
+    release_host_reference();
+    return refuse(world, e.what());
+  }
   if (!listing) {
     release_nccl();
     release_host_reference();

@@ -15,29 +15,45 @@ std::string with_rank(int rank, int size, const std::string& reason) {
 }
 }  // namespace
 
+// Agreement order: ok < skipped < failed by a timeout < failed on its own. A rank that failed on
+// its own (an error, a wrong result, the test hook) is usually why its peers timed out waiting for
+// it, so its reason wins over theirs even when a lower rank timed out.
+int severity(const CaseOutcome& o) {
+  const int own_failure = o.status == CaseStatus::failed && !o.timed_out ? 1 : 0;
+  return static_cast<int>(o.status) * 2 + own_failure;
+}
+
 CaseOutcome combine_outcomes(const std::vector<CaseOutcome>& by_rank) {
   CaseOutcome out;
+  int worst = severity(out);
   int who = -1;
   for (std::size_t r = 0; r < by_rank.size(); ++r) {
-    if (static_cast<int>(by_rank[r].status) > static_cast<int>(out.status)) {
-      out.status = by_rank[r].status;
+    if (severity(by_rank[r]) > worst) {
+      worst = severity(by_rank[r]);
       who = static_cast<int>(r);
     }
   }
   if (who >= 0) {
-    out.reason = with_rank(who, static_cast<int>(by_rank.size()),
-                           by_rank[static_cast<std::size_t>(who)].reason);
+    const CaseOutcome& chosen = by_rank[static_cast<std::size_t>(who)];
+    out.status = chosen.status;
+    out.timed_out = chosen.timed_out;
+    out.reason = with_rank(who, static_cast<int>(by_rank.size()), chosen.reason);
   }
   return out;
 }
 
 CaseOutcome agree_outcome(const CaseOutcome& mine, const AgreementOps& ops) {
-  const int worst = ops.max(static_cast<int>(mine.status));
-  if (worst == static_cast<int>(CaseStatus::ok)) return {};
-  const bool have_worst = static_cast<int>(mine.status) == worst;
-  const int who = ops.min(have_worst ? ops.rank : INT_MAX);
-  const std::string reason = ops.broadcast(ops.rank == who ? mine.reason : std::string(), who);
-  return {static_cast<CaseStatus>(worst), with_rank(who, ops.size, reason)};
+  const int worst = ops.max(severity(mine));
+  if (worst == severity(CaseOutcome{})) return {};
+  const int who = ops.min(severity(mine) == worst ? ops.rank : INT_MAX);
+  // The chosen rank's timeout flag travels as the first character of its reason.
+  const std::string sent =
+      ops.rank == who ? std::string(mine.timed_out ? "T" : "-") + mine.reason : std::string();
+  const std::string got = ops.broadcast(sent, who);
+  CaseOutcome out{static_cast<CaseStatus>(worst / 2),
+                  with_rank(who, ops.size, got.empty() ? got : got.substr(1))};
+  out.timed_out = !got.empty() && got[0] == 'T';
+  return out;
 }
 
 WaitClock steady_wait_clock() {
@@ -69,8 +85,11 @@ WaitResult wait_with_deadline(const std::function<PollResult()>& poll, double ti
       std::snprintf(secs, sizeof secs, "%.0f", timeout_s);
       r.outcome = {CaseStatus::failed,
                    what + " did not finish within " + secs +
-                       " s (a peer, a link or the GPU stopped responding; the communicator was "
-                       "aborted; raise GPUBENCH_ALLREDUCE_TIMEOUT_S if the network is this slow)"};
+                       " s (a peer, a link or the GPU stopped responding; " +
+                       (abort ? "the communicator was aborted"
+                              : "the communicators are aborted once the ranks agreed") +
+                       "; raise GPUBENCH_ALLREDUCE_TIMEOUT_S if the network is this slow)"};
+      r.outcome.timed_out = true;
       break;
     }
     if (r.waited_s > 1e-3) clock.sleep_s(std::min(1e-3, r.waited_s / 10));
@@ -89,23 +108,51 @@ double wait_timeout_s(std::size_t bytes, int calls, const char* override_text) {
   return 60.0 + static_cast<double>(calls) * static_cast<double>(bytes) / 0.5e9;
 }
 
-bool InjectedFailure::matches(const std::string& case_name, int world_rank) const {
-  return world_rank == rank && std::regex_search(case_name, pattern);
+const char* to_string(InjectedMode mode) {
+  switch (mode) {
+    case InjectedMode::fail:
+      return "fail";
+    case InjectedMode::setup:
+      return "setup";
+    case InjectedMode::hang:
+      return "hang";
+  }
+  return "fail";
+}
+
+bool InjectedFailure::matches(const std::string& case_name, int rank_here) const {
+  return rank_here == rank && std::regex_search(case_name, pattern);
+}
+
+std::string InjectedFailure::reason() const {
+  std::string spec = text + ":" + std::to_string(rank);
+  if (mode != InjectedMode::fail) spec += std::string(":") + to_string(mode);
+  return "injected failure (GPUBENCH_ALLREDUCE_INJECT_FAILURE=" + spec + ", a test hook)";
 }
 
 std::optional<InjectedFailure> parse_injected_failure(const char* text) {
   if (!text || !*text) return std::nullopt;
-  const std::string s(text);
-  const auto colon = s.rfind(':');
+  std::string s(text);
   const std::string usage =
-      "GPUBENCH_ALLREDUCE_INJECT_FAILURE must be <case regex>:<rank>, e.g. "
+      "GPUBENCH_ALLREDUCE_INJECT_FAILURE must be <case regex>:<rank>[:fail|setup|hang], e.g. "
       "'bytes:2048/ranks:2/device:host:1'";
+  InjectedFailure f;
+  // A mode is a trailing word; a trailing number is the rank (the regex may hold colons).
+  for (InjectedMode mode : {InjectedMode::fail, InjectedMode::setup, InjectedMode::hang}) {
+    const std::string suffix = std::string(":") + to_string(mode);
+    if (s.size() > suffix.size() &&
+        s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      f.mode = mode;
+      s.resize(s.size() - suffix.size());
+      break;
+    }
+  }
+  const auto colon = s.rfind(':');
   if (colon == std::string::npos || colon + 1 >= s.size()) throw std::invalid_argument(usage);
   const std::string rank_text = s.substr(colon + 1);
   if (rank_text.find_first_not_of("0123456789") != std::string::npos) {
     throw std::invalid_argument(usage);
   }
-  InjectedFailure f;
   f.rank = std::atoi(rank_text.c_str());
   f.text = s.substr(0, colon);
   try {
@@ -114,6 +161,34 @@ std::optional<InjectedFailure> parse_injected_failure(const char* text) {
     throw std::invalid_argument(usage + " (bad regex: " + e.what() + ")");
   }
   return f;
+}
+
+std::optional<std::string> SeriesBreaker::blocked(const std::string& series) const {
+  const auto it = m_blocked.find(series);
+  if (it == m_blocked.end()) return std::nullopt;
+  return it->second;
+}
+
+void SeriesBreaker::setup_failed(const std::string& series, const std::string& case_name,
+                                 const CaseOutcome& agreed) {
+  m_blocked.emplace(series, "the communicator setup of this series failed at " + case_name + ": " +
+                                agreed.reason + "; the rest of the series is skipped");
+}
+
+void SeriesBreaker::case_finished(const std::string& series, const std::string& case_name,
+                                  const CaseOutcome& agreed) {
+  auto& [in_a_row, first] = m_timeouts[series];
+  if (agreed.status != CaseStatus::failed || !agreed.timed_out) {
+    in_a_row = 0;
+    return;
+  }
+  if (++in_a_row == 1) {
+    first = case_name;
+    return;
+  }
+  m_blocked.emplace(series, "two cases of this series in a row timed out (" + first + ", then " +
+                                case_name + ": " + agreed.reason +
+                                "); the rest of the series is skipped");
 }
 
 }  // namespace gpubench::allreduce

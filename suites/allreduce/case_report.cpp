@@ -69,8 +69,9 @@ void report_outcome(benchmark::State& state, const std::string& case_name,
   }
 }
 
-void report_repetition(benchmark::State& state, const SeriesKey& key, std::size_t bytes,
-                       const std::string& name, const std::vector<double>& max_times_s,
+void report_repetition(benchmark::State& state, const SeriesKey& key, std::size_t nominal_bytes,
+                       std::size_t bytes, const std::string& name,
+                       const std::vector<double>& max_times_s,
                        const std::vector<std::pair<int, double>>& own_times) {
   const double t = median(max_times_s);
   state.SetIterationTime(t);
@@ -79,13 +80,19 @@ void report_repetition(benchmark::State& state, const SeriesKey& key, std::size_
   SweepRecorder& recorder = suite_state().recorder;
   if (key.ranks > 1) {
     state.counters["busbw_GB_per_s"] = bw.busbw_GB_per_s;
-    recorder.add(key, bytes, bw.busbw_GB_per_s);
-    if (const auto eff = recorder.efficiency_vs_two(key, bytes)) {
+    recorder.add(key, nominal_bytes, bytes, bw.busbw_GB_per_s);
+    if (const auto eff = recorder.efficiency_vs_two(key, nominal_bytes)) {
       state.counters["scaling_efficiency"] = *eff;
     }
   }
   const std::vector<RankTime> ranks = gather_rank_times(own_times);
   if (World::get().rank() == 0) {
+    if (key.ranks > 1) {
+      if (const auto mean_s = mean_rank_time_s(ranks)) {
+        state.counters["busbw_mean_GB_per_s"] =
+            bandwidth(key.collective, bytes, key.ranks, *mean_s).busbw_GB_per_s;
+      }
+    }
     if (const auto slow = find_slow_rank(ranks)) {
       recorder.add_slow_rank(name, *slow);
       state.SetLabel("slow " + describe(*slow));

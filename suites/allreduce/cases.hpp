@@ -30,6 +30,8 @@ struct SuiteState {
   std::vector<RankIdentity> ranks;  // by world rank (rank 0), or just this rank elsewhere
   // Alone (one process driving several GPUs): the UUID of each device index, for naming a slow one.
   std::vector<std::string> device_uuids;
+  // Every case name registered, in order (the ranks compare a hash of it before running).
+  std::vector<std::string> case_names;
 };
 SuiteState& suite_state();
 
@@ -62,11 +64,14 @@ void report_outcome(benchmark::State& state, const std::string& case_name,
 // One timed repetition, reported: `max_times_s` holds the timed calls' times (host reference: one
 // per call; NCCL: one, the batch time per call), already the maximum across ranks (every rank
 // passes the same values); `own_times` this process's per-rank medians (rank, seconds) of the ranks
-// that took part (empty when none). Sets the iteration time to the median of max_times_s, the
-// counters busbw/algbw (busbw only for ranks > 1) and scaling_efficiency, records the repetition,
-// and on rank 0 names a slow rank.
-void report_repetition(benchmark::State& state, const SeriesKey& key, std::size_t bytes,
-                       const std::string& name, const std::vector<double>& max_times_s,
+// that took part (empty when none). `nominal_bytes` is the sweep's size before rounding, `bytes`
+// the case's. Sets the iteration time to the median of max_times_s, the counters busbw/algbw
+// (busbw only for ranks > 1), busbw_mean (from the mean over ranks of their own times, nccl-tests'
+// default averaging; rank 0) and scaling_efficiency, records the repetition, and on rank 0 names a
+// slow rank.
+void report_repetition(benchmark::State& state, const SeriesKey& key, std::size_t nominal_bytes,
+                       std::size_t bytes, const std::string& name,
+                       const std::vector<double>& max_times_s,
                        const std::vector<std::pair<int, double>>& own_times);
 
 }  // namespace gpubench::allreduce

@@ -231,6 +231,15 @@ std::optional<double> scaling_efficiency(double busbw_n, double busbw_two) {
   return busbw_n / busbw_two;
 }
 
+std::optional<double> mean_rank_time_s(const std::vector<RankTime>& ranks) {
+  if (ranks.empty()) return std::nullopt;
+  double sum = 0;
+  for (const RankTime& r : ranks) sum += r.time_s;
+  const double mean = sum / static_cast<double>(ranks.size());
+  if (!(mean > 0)) return std::nullopt;
+  return mean;
+}
+
 std::optional<SlowRank> find_slow_rank(const std::vector<RankTime>& ranks, double threshold) {
   if (ranks.size() < 2) return std::nullopt;
   std::vector<double> times;

@@ -119,6 +119,10 @@ struct SlowRank {
 // The rank whose own time exceeds the median rank's by more than `threshold` (1.10 = 10% slower),
 // the slowest if several do. nullopt with fewer than two ranks or when none stands out.
 std::optional<SlowRank> find_slow_rank(const std::vector<RankTime>& ranks, double threshold = 1.10);
+// The mean of the ranks' own times: what nccl-tests reports by default (all_reduce_perf -a 1
+// averages its processes' times; one process driving several GPUs with -g times them together,
+// until the last finishes). nullopt when empty or not positive.
+std::optional<double> mean_rank_time_s(const std::vector<RankTime>& ranks);
 // "rank 3 (host node02, local rank 1, GPU GPU-...) took 1.42x the median rank's time"
 std::string describe(const SlowRank& slow);
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <utility>
+#include <vector>
 
 namespace gpubench::allreduce {
 
@@ -45,5 +46,29 @@ class BasicGroupGuard {
   bool m_open = false;
   bool m_ended = false;
 };
+
+// Starts one communicator per index inside one group, so their inits complete together (what
+// ncclCommInitAll does, with a config). Each handle is handed to `adopt(index, handle)` as soon as
+// its init call returned, before that call's status is checked: when an init fails or anything in
+// the loop throws, the guard's group end starts the inits queued so far, and those handles are
+// already owned by someone who can abort them (otherwise their init threads would wait in bootstrap
+// for ranks that never come, holding GPU memory for the rest of the run).
+//   init(index, Handle*) -> Status   queues one init (may throw)
+//   adopt(index, Handle)             takes ownership (must not throw)
+//   check(Status, Handle)            throws for a status that is neither success nor in progress
+// Returns the group end's status; throws what start, init or check threw (the group ended).
+template <class Handle, class Status, class Start, class End, class Init, class Adopt, class Check>
+Status init_in_group(const std::vector<int>& indices, Start start, End end, Status ok, Init&& init,
+                     Adopt&& adopt, Check&& check) {
+  BasicGroupGuard<Status, Start, End> group(std::move(start), std::move(end), ok);
+  if (!group.started()) check(group.start_status(), Handle{});
+  for (int index : indices) {
+    Handle handle{};
+    const Status status = init(index, &handle);
+    adopt(index, handle);
+    check(status, handle);
+  }
+  return group.end();
+}
 
 }  // namespace gpubench::allreduce

@@ -108,10 +108,11 @@ CaseOutcome prepare(const std::string& name, std::size_t count, std::vector<floa
                     std::vector<float>& recv) {
   const Injection& inj = injection();
   if (!inj.problem.empty()) return {CaseStatus::failed, inj.problem};
-  if (inj.failure && inj.failure->matches(name, World::get().rank())) {
-    return {CaseStatus::failed,
-            "injected failure (GPUBENCH_ALLREDUCE_INJECT_FAILURE=" + inj.failure->text + ":" +
-                std::to_string(inj.failure->rank) + ", a test hook)"};
+  // Only the fail mode: a host rank left out of MPI_Allreduce would hang its peers without a
+  // deadline (setup and hang are for the NCCL cases, which have one).
+  if (inj.failure && inj.failure->mode == InjectedMode::fail &&
+      inj.failure->matches(name, World::get().rank())) {
+    return {CaseStatus::failed, inj.failure->reason()};
   }
   try {
     send.assign(count, 0.0f);
@@ -123,8 +124,8 @@ CaseOutcome prepare(const std::string& name, std::size_t count, std::vector<floa
   return {};
 }
 
-void run_host_case(benchmark::State& state, const SeriesKey& key, std::size_t bytes,
-                   const std::string& name) {
+void run_host_case(benchmark::State& state, const SeriesKey& key, std::size_t nominal_bytes,
+                   std::size_t bytes, const std::string& name) {
   World& world = World::get();
   const SweepPlan plan = host_plan(suite_state().profile);
   const std::size_t count = bytes / sizeof(float);
@@ -184,7 +185,7 @@ void run_host_case(benchmark::State& state, const SeriesKey& key, std::size_t by
     std::vector<std::pair<int, double>> own;
     if (member) own.emplace_back(world.rank(), median(times));
     world.max_in_place(times);
-    report_repetition(state, key, bytes, name, times, own);
+    report_repetition(state, key, nominal_bytes, bytes, name, times, own);
   }
 }
 
@@ -230,6 +231,9 @@ void register_host_reference() {
     }
     series.emplace_back(Scope::inter_node, world.node_count());
   }
+  for (const auto& [scope, ranks] : series) {
+    suite_state().recorder.set_nodes(scope, ranks, world.nodes_spanned(scope, ranks));
+  }
   for (Placement placement : {Placement::out_of_place, Placement::in_place}) {
     for (const auto& [scope, ranks] : series) {
       for (std::size_t raw : sizes) {
@@ -238,15 +242,16 @@ void register_host_reference() {
         SeriesKey key{Collective::allreduce, "fp32", placement, ranks, true, scope};
         const std::string name =
             case_name(key.collective, key.dtype, placement, c->bytes, ranks, true, scope);
+        suite_state().case_names.push_back(name);
         const std::size_t bytes = c->bytes;
-        suite::register_timed(name, 1, [key, bytes, name, alone](benchmark::State& state) {
+        suite::register_timed(name, 1, [key, raw, bytes, name, alone](benchmark::State& state) {
           if (alone) {
             suite::skip(state,
                         "one rank: the MPI host reference needs 2 or more ranks (run under "
                         "a launcher, e.g. gpubench run --launcher \"mpirun -np 2\")");
             return;
           }
-          run_host_case(state, key, bytes, name);
+          run_host_case(state, key, raw, bytes, name);
         });
       }
     }

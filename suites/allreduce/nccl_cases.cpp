@@ -6,36 +6,45 @@
 //    one group;
 //  - under a launcher: one rank per GPU (device = local rank), the first n world ranks form the
 //    communicator; ranks >= n sit the case out but keep the benchmark sequence in step.
-// Communicators are non-blocking and every wait has a deadline (nccl_clique.hpp). Each phase ends
-// with the ranks agreeing on its outcome (World::agree), so a failure on one rank (out of memory,
-// a communicator that could not be made, an NCCL or CUDA error, a wrong result, a timeout) fails
-// the case on every rank, the communicators are aborted everywhere and the next case starts
-// afresh on every rank.
+// Communicators are non-blocking and every wait has a deadline (nccl_clique.hpp). The phases of a
+// repetition and their agreement are case_runner.hpp's; NcclBackend below is what each phase does
+// here. A failure on one rank (out of memory, a communicator that could not be made, an NCCL or
+// CUDA error, a wrong result, a timeout) fails the case on every rank, the communicators are
+// aborted everywhere after the agreement and the next case starts afresh on every rank; a series
+// whose setup failed, or that timed out twice in a row, is skipped for the rest of the run.
 //
 // One repetition (Google Benchmark runs this function once per repetition):
 //  A. inputs made on the device (crafted integers, kernels/collective_check) on each GPU's NCCL
 //     stream, outputs set to NaN; the first call; its output checked on the device (a mismatch
 //     counter); plan.warmups - 1 more calls; out of place, the output set to NaN again.
-//  B. after an MPI barrier and a device-side barrier (a 1-element allreduce), a start event on
-//     every GPU's stream, plan.iterations calls (one group over this process's GPUs each), a stop
-//     event on every stream: a GPU's time per call is its elapsed time / iterations (launches
-//     overlap the GPU work instead of adding to it); the repetition's time is the slowest GPU's
-//     (max over GPUs and ranks, as nccl-tests). Out of place, the output is checked on the device
-//     again, so timed calls that did nothing (leaving NaN) fail the case.
+//  B. every GPU's stream held by a spin kernel; behind it a device-side barrier (a 1-element
+//     allreduce), a start event, plan.iterations calls (one group over this process's GPUs each), a
+//     stop event; the ranks agree that all have queued (the MPI barrier), then release the hold:
+//     the calls run back to back, without the host's per-call cost (on NCCL >= 2.23 a thread per
+//     call on non-blocking communicators) in between. A GPU's time per call is its elapsed time /
+//     iterations; the repetition's time is the slowest GPU's (max over GPUs and ranks; nccl-tests
+//     averages over ranks instead: busbw_mean_GB_per_s). Out of place, the output is checked on the
+//     device again, so timed calls that did nothing (leaving NaN) fail the case.
 // In place, the timed calls feed on their own output (sums grow), so only phase A's call is
 // checked; ranks:1 in place is skipped (NCCL has nothing to move and enqueues no work).
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <optional>
+#include <stdexcept>
 
 #include "kernels/collective_check/collective_check.hpp"
+#include "suites/allreduce/case_runner.hpp"
 #include "suites/allreduce/cases.hpp"
 #include "suites/allreduce/nccl_clique.hpp"
+#include "suites/allreduce/rank_checks.hpp"
 #include "suites/allreduce/world.hpp"
 #include "suites/common/cuda/device.hpp"
 #include "suites/common/cuda/guard.hpp"
 #include "suites/common/cuda/libraries.hpp"
+#include "suites/common/launch_ledger.hpp"
 #include "suites/common/suite_support.hpp"
 
 namespace gpubench::allreduce {
@@ -67,6 +76,9 @@ struct NcclState {
   suite::cuda::DeviceProbe probe;
   int devices = 0;  // usable per process (alone) or agreed per node (MPI)
   std::unique_ptr<Clique> clique;
+  SeriesBreaker breaker;
+  std::optional<InjectedFailure> injected;  // GPUBENCH_ALLREDUCE_INJECT_FAILURE
+  std::string injected_problem;             // a malformed value: every case fails with it
 };
 NcclState& nccl_state() {
   static auto* s = new NcclState();
@@ -77,27 +89,15 @@ double timeout_for(std::size_t bytes, int calls) {
   return wait_timeout_s(bytes, calls, std::getenv("GPUBENCH_ALLREDUCE_TIMEOUT_S"));
 }
 
-// After a failure every rank agreed on: the communicators may hold work that never ends.
-void drop_clique() {
-  NcclState& s = nccl_state();
-  if (s.clique) abort_clique(*s.clique);
-  s.clique.reset();
-}
-
-// The clique of (scope, ranks), made when the series changes (the previous one released first,
-// on every rank at the same case). Returns this rank's outcome.
-CaseOutcome ensure_clique(Scope scope, int ranks) {
-  NcclState& s = nccl_state();
-  if (s.clique && s.clique->ranks == ranks && s.clique->scope == scope) return {};
-  if (s.clique) release_clique(*s.clique, timeout_for(0, 0));
-  s.clique.reset();
-  return make_clique(scope, ranks, s.probe.count, timeout_for(0, 0), s.clique);
+std::string series_id(Scope scope, int ranks) {
+  return std::string(to_string(scope)) + "/" + std::to_string(ranks);
 }
 
 struct NcclCase {
   SeriesKey key;
   ElementType type = ElementType::fp32;
   ElementCounts counts;
+  std::size_t nominal_bytes = 0;  // the sweep's size before rounding (scaling efficiency's key)
   std::string name;
 };
 
@@ -224,73 +224,6 @@ CaseOutcome check_outputs(const NcclCase& c, Clique& q, int modulus, double time
   return {};
 }
 
-// Phase A: inputs, the checked first call, the other warm-ups (see the file comment).
-CaseOutcome checked_warmup(const NcclCase& c, Clique& q, const SweepPlan& plan, int modulus,
-                           double timeout_s) {
-  const std::string what = describe_case(c);
-  auto call = [&](Member& m) { enqueue_collective(c, m); };
-  for (Member& m : q.members) {
-    GPUBENCH_CUDA_CHECK(cudaSetDevice(m.device));
-    prepare_inputs(c, m, modulus);
-  }
-  CaseOutcome out = group_call(q, call, timeout_s, what);
-  if (out.ok()) out = check_outputs(c, q, modulus, timeout_s, "of the first call");
-  for (int w = 1; w < plan.warmups && out.ok(); ++w) out = group_call(q, call, timeout_s, what);
-  if (out.ok() && !in_place(c)) {
-    for (Member& m : q.members) {
-      GPUBENCH_CUDA_CHECK(cudaSetDevice(m.device));
-      GPUBENCH_CUDA_CHECK(cudaMemsetAsync(m.recv.data(), 0xFF,
-                                          c.counts.recv * element_bytes(c.type), m.stream.get()));
-    }
-  }
-  if (out.ok()) out = wait_clique(q, timeout_s, "the warm-up calls of " + what);
-  return out;
-}
-
-struct Timed {
-  double slowest_call_s = 0;                // max over this process's GPUs
-  std::vector<std::pair<int, double>> own;  // (world rank, seconds per call) per GPU
-};
-
-// Phase B: the timed calls (see the file comment).
-CaseOutcome timed_calls(const NcclCase& c, Clique& q, const SweepPlan& plan, int modulus,
-                        double timeout_s, Timed& timed) {
-  const std::string what = describe_case(c);
-  // Device-side barrier: every GPU leaves this 1-element allreduce at about the same moment, so
-  // the start events below mark a common start.
-  CaseOutcome out = group_call(
-      q,
-      [](Member& m) {
-        check_enqueue(ncclAllReduce(m.scratch.data(), m.scratch.data(), 1, ncclFloat32, ncclSum,
-                                    m.comm.get(), m.stream.get()),
-                      m.comm.get(), "ncclAllReduce (barrier)");
-      },
-      timeout_s, "the device barrier before " + what);
-  for (Member& m : q.members) {
-    if (!out.ok()) break;
-    GPUBENCH_CUDA_CHECK(cudaSetDevice(m.device));
-    m.start.record(m.stream.get());
-  }
-  for (int i = 0; i < plan.iterations && out.ok(); ++i) {
-    out = group_call(
-        q, [&](Member& m) { enqueue_collective(c, m); }, timeout_s, what);
-  }
-  for (Member& m : q.members) {
-    if (!out.ok()) break;
-    GPUBENCH_CUDA_CHECK(cudaSetDevice(m.device));
-    m.stop.record(m.stream.get());
-  }
-  if (out.ok()) out = wait_clique(q, timeout_s, "the timed calls of " + what);
-  if (!out.ok()) return out;
-  for (Member& m : q.members) {
-    const double per_call_s = m.stop.elapsed_ms_since(m.start) / 1e3 / plan.iterations;
-    timed.own.emplace_back(m.world_rank, per_call_s);
-    timed.slowest_call_s = std::max(timed.slowest_call_s, per_call_s);
-  }
-  if (!in_place(c)) out = check_outputs(c, q, modulus, timeout_s, "after the timed calls");
-  return out;
-}
-
 // Every member's send and receive buffers, grown when a case needs more.
 void size_buffers(const NcclCase& c, Clique& q) {
   const std::size_t eb = element_bytes(c.type);
@@ -307,11 +240,170 @@ void size_buffers(const NcclCase& c, Clique& q) {
   }
 }
 
+bool member_of(const std::vector<int>& ranks, const Member& m) {
+  return std::find(ranks.begin(), ranks.end(), m.world_rank) != ranks.end();
+}
+
+// The phases of case_runner.hpp for one NCCL case, on the process-wide clique.
+class NcclBackend final : public CollectiveBackend {
+ public:
+  NcclBackend(const NcclCase& c, int modulus)
+      : m_case(c),
+        m_modulus(modulus),
+        m_plan(nccl_plan(suite_state().profile)),
+        m_timeout_s(timeout_for(c.counts.bytes, m_plan.iterations)),
+        m_what(describe_case(c)) {}
+
+  std::vector<int> ranks_here() const override {
+    World& world = World::get();
+    std::vector<int> out;
+    const int n = m_case.key.ranks;
+    if (world.size() == 1) {
+      for (int i = 0; i < n; ++i) out.push_back(i);
+      return out;
+    }
+    switch (m_case.key.scope) {
+      case Scope::world:
+        if (world.rank() < n) out.push_back(world.rank());
+        break;
+      case Scope::intra_node:
+        out.push_back(world.rank());
+        break;
+      case Scope::inter_node:
+        if (world.local_rank() == 0) out.push_back(world.rank());
+        break;
+    }
+    return out;
+  }
+
+  // The series changes on every rank at the same case: the previous one is released (finalize,
+  // bounded, then destroy) and the new one made.
+  CaseOutcome open_series(const std::vector<int>& leave_out) override {
+    NcclState& s = nccl_state();
+    const Scope scope = m_case.key.scope;
+    const int ranks = m_case.key.ranks;
+    if (s.clique && s.clique->ranks == ranks && s.clique->scope == scope) return {};
+    if (s.clique) release_clique(*s.clique, timeout_for(0, 0));
+    s.clique.reset();
+    return make_clique(scope, ranks, s.probe.count, timeout_for(0, 0), leave_out, s.clique);
+  }
+
+  CaseOutcome prepare() override {
+    return guarded(m_what, [&] { size_buffers(m_case, clique()); });
+  }
+
+  // Phase A: inputs, the checked first call, the other warm-ups (see the file comment).
+  CaseOutcome warm_up() override {
+    CaseOutcome out;
+    const CaseOutcome thrown = guarded(m_what, [&] {
+      Clique& q = clique();
+      auto call = [&](Member& m) { enqueue_collective(m_case, m); };
+      for (Member& m : q.members) {
+        GPUBENCH_CUDA_CHECK(cudaSetDevice(m.device));
+        prepare_inputs(m_case, m, m_modulus);
+      }
+      out = group_call(q, call, m_timeout_s, m_what);
+      if (out.ok()) out = check_outputs(m_case, q, m_modulus, m_timeout_s, "of the first call");
+      for (int w = 1; w < m_plan.warmups && out.ok(); ++w) {
+        out = group_call(q, call, m_timeout_s, m_what);
+      }
+      if (out.ok() && !in_place(m_case)) {
+        for (Member& m : q.members) {
+          GPUBENCH_CUDA_CHECK(cudaSetDevice(m.device));
+          GPUBENCH_CUDA_CHECK(cudaMemsetAsync(m.recv.data(), 0xFF,
+                                              m_case.counts.recv * element_bytes(m_case.type),
+                                              m.stream.get()));
+        }
+      }
+      if (out.ok()) out = wait_clique(q, m_timeout_s, "the warm-up calls of " + m_what);
+    });
+    return thrown.ok() ? out : thrown;
+  }
+
+  // Phase B, first half: everything queued behind the held streams, nothing waited for on the GPU.
+  CaseOutcome queue_timed(const std::vector<int>& leave_out) override {
+    Clique& q = clique();
+    if (q.members.empty()) return {};
+    m_held = true;
+    CaseOutcome out;
+    const CaseOutcome thrown = guarded(m_what, [&] {
+      hold_streams(q);
+      // Nothing queued here runs before the release: no kernel's first launch (launch_ledger.hpp).
+      const suite::ScopedLaunchScope gated(suite::LaunchScope::gated);
+      auto take_part = [&](const Member& m) { return !member_of(leave_out, m); };
+      // Device-side barrier: every GPU leaves this 1-element allreduce at about the same moment,
+      // so the start events below mark a common start.
+      out = device_barrier(q, m_timeout_s, "the device barrier before " + m_what, take_part);
+      for (Member& m : q.members) {
+        if (!out.ok()) break;
+        GPUBENCH_CUDA_CHECK(cudaSetDevice(m.device));
+        m.start.record(m.stream.get());
+      }
+      for (int i = 0; i < m_plan.iterations && out.ok(); ++i) {
+        out = group_call(
+            q, [&](Member& m) { enqueue_collective(m_case, m); }, m_timeout_s, m_what, take_part);
+      }
+      for (Member& m : q.members) {
+        if (!out.ok()) break;
+        GPUBENCH_CUDA_CHECK(cudaSetDevice(m.device));
+        m.stop.record(m.stream.get());
+      }
+    });
+    return thrown.ok() ? out : thrown;
+  }
+
+  void release() noexcept override {
+    if (m_held) release_streams(clique());
+    m_held = false;
+  }
+
+  // Phase B, second half: the timed calls waited for, their times, the out-of-place check.
+  CaseOutcome finish_timed(OwnTimes& times) override {
+    CaseOutcome out;
+    const CaseOutcome thrown = guarded(m_what, [&] {
+      Clique& q = clique();
+      out = wait_clique(q, m_timeout_s, "the timed calls of " + m_what);
+      if (!out.ok() || q.members.empty()) return;
+      check_hold(q);
+      for (Member& m : q.members) {
+        const double per_call_s = m.stop.elapsed_ms_since(m.start) / 1e3 / m_plan.iterations;
+        times.own.emplace_back(m.world_rank, per_call_s);
+        times.slowest_call_s = std::max(times.slowest_call_s, per_call_s);
+      }
+      if (!in_place(m_case)) {
+        out = check_outputs(m_case, q, m_modulus, m_timeout_s, "after the timed calls");
+      }
+    });
+    return thrown.ok() ? out : thrown;
+  }
+
+  // After a failure every rank agreed on: the communicators may hold work that never ends.
+  void drop() noexcept override {
+    NcclState& s = nccl_state();
+    if (s.clique) abort_clique(*s.clique);
+    s.clique.reset();
+  }
+
+ private:
+  Clique& clique() const { return *nccl_state().clique; }
+
+  const NcclCase& m_case;
+  int m_modulus;
+  SweepPlan m_plan;
+  double m_timeout_s;
+  std::string m_what;
+  bool m_held = false;
+};
+
 void run_nccl_case(benchmark::State& state, const NcclCase& c) {
   World& world = World::get();
   NcclState& s = nccl_state();
   if (s.devices == 0) {
     suite::skip(state, s.probe.reason.empty() ? "no CUDA device on some rank" : s.probe.reason);
+    return;
+  }
+  if (!s.injected_problem.empty()) {
+    report_outcome(state, c.name, {CaseStatus::failed, s.injected_problem});
     return;
   }
   const int modulus = check::crafted_modulus(check_type(c.type), c.key.ranks);
@@ -320,37 +412,17 @@ void run_nccl_case(benchmark::State& state, const NcclCase& c) {
                            std::to_string(c.key.ranks) + " ranks are not exact in " + c.key.dtype);
     return;
   }
-  const SweepPlan plan = nccl_plan(suite_state().profile);
-  const double timeout_s = timeout_for(c.counts.bytes, plan.iterations);
-  const std::string sizes = describe_case(c);
-  CaseOutcome agreed = world.agree(ensure_clique(c.key.scope, c.key.ranks));
-  if (agreed.ok()) agreed = world.agree(guarded(sizes, [&] { size_buffers(c, *s.clique); }));
-  if (!agreed.ok()) {
-    drop_clique();
-    report_outcome(state, c.name, agreed);
-    return;
-  }
-  Clique& q = *s.clique;
+  CaseRunner runner(world.agreement_ops(), s.breaker, s.injected);
   for (auto _ : state) {
-    // Each phase's outcome is this rank's own: what it returned, or what it threw.
-    CaseOutcome mine;
-    CaseOutcome thrown =
-        guarded(sizes, [&] { mine = checked_warmup(c, q, plan, modulus, timeout_s); });
-    agreed = world.agree(thrown.ok() ? mine : thrown);
-    Timed timed;
-    if (agreed.ok()) {
-      world.barrier();
-      thrown = guarded(sizes, [&] { mine = timed_calls(c, q, plan, modulus, timeout_s, timed); });
-      agreed = world.agree(thrown.ok() ? mine : thrown);
-    }
-    if (!agreed.ok()) {
-      drop_clique();
-      report_outcome(state, c.name, agreed);
+    NcclBackend backend(c, modulus);
+    const RepetitionResult r = runner.run(backend, series_id(c.key.scope, c.key.ranks), c.name);
+    if (!r.outcome.ok()) {
+      report_outcome(state, c.name, r.outcome);
       break;
     }
-    std::vector<double> times{timed.slowest_call_s};
+    std::vector<double> times{r.times.slowest_call_s};
     world.max_in_place(times);
-    report_repetition(state, c.key, c.counts.bytes, c.name, times, timed.own);
+    report_repetition(state, c.key, c.nominal_bytes, c.counts.bytes, c.name, times, r.times.own);
   }
 }
 
@@ -409,6 +481,20 @@ void register_nccl_cases() {
     s.probe.count = 0;  // no usable GPU for NCCL on this rank: one skipped case per series
     s.probe.reason = lib.reason;
   }
+  // Every rank reads the same environment from the launcher, so every rank decides the same.
+  try {
+    s.injected = parse_injected_failure(std::getenv("GPUBENCH_ALLREDUCE_INJECT_FAILURE"));
+  } catch (const std::invalid_argument& e) {
+    s.injected_problem = e.what();
+  }
+  const CommBlockingVerdict blocking =
+      judge_comm_blocking(std::getenv("NCCL_COMM_BLOCKING"), world.size());
+  if (!blocking.skip_reason.empty()) {
+    s.probe.count = 0;
+    s.probe.reason = blocking.skip_reason;
+  } else if (!blocking.warning.empty()) {
+    std::fprintf(stderr, "gpubench-allreduce: warning: %s\n", blocking.warning.c_str());
+  }
   // Every rank must register the same cases: agree on the smallest device count.
   s.devices = world.min(s.probe.count);
   if (s.devices > 0 && world.size() > 1) {
@@ -454,6 +540,7 @@ void register_nccl_cases() {
     series.emplace_back(Scope::inter_node, world.node_count());
   }
   for (const auto& [scope, ranks] : series) {
+    suite_state().recorder.set_nodes(scope, ranks, world.nodes_spanned(scope, ranks));
     for (Collective collective : k_all_collectives) {
       for (ElementType type : {ElementType::fp32, ElementType::bf16, ElementType::fp16}) {
         // quick: allreduce in every dtype, the other collectives in fp32 only.
@@ -469,8 +556,10 @@ void register_nccl_cases() {
             c.key = SeriesKey{collective, to_string(type), placement, ranks, false, scope};
             c.type = type;
             c.counts = *counts_of;
+            c.nominal_bytes = raw;
             c.name =
                 case_name(collective, c.key.dtype, placement, c.counts.bytes, ranks, false, scope);
+            suite_state().case_names.push_back(c.name);
             if (ranks == 1 && placement == Placement::in_place && usable) {
               benchmark::RegisterBenchmark(c.name.c_str(), [](benchmark::State& state) {
                 suite::skip(state, k_one_rank_in_place);

@@ -26,6 +26,7 @@ void register_nccl_cases() {
   for (Collective collective : k_all_collectives) {
     for (Placement placement : {Placement::out_of_place, Placement::in_place}) {
       const std::string name = case_name(collective, "fp32", placement, 1 << 20, ranks, false);
+      suite_state().case_names.push_back(name);
       benchmark::RegisterBenchmark(name.c_str(), [](benchmark::State& state) {
         suite::skip(state, std::string("NCCL cases not built: ") + GPUBENCH_NCCL_REASON);
       })->Iterations(1);

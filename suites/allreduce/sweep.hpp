@@ -45,21 +45,39 @@ struct SeriesKey {
 
 class SweepRecorder {
  public:
-  // One repetition of a case: its busbw (max time across ranks) and, when one stood out, the slow
-  // rank with the case name.
-  void add(const SeriesKey& key, std::size_t bytes, double busbw_GB_per_s);
+  // One repetition of a case: its busbw (max time across ranks). `nominal_bytes` is the sweep's
+  // size before rounding, `bytes` the case's (rounded: allgather and reduce_scatter at 6 ranks move
+  // 1 048 512 B where 2 ranks move 1 048 576 B for 1 MiB); scaling compares equal nominal sizes.
+  void add(const SeriesKey& key, std::size_t nominal_bytes, std::size_t bytes,
+           double busbw_GB_per_s);
   void add_slow_rank(const std::string& case_name, const SlowRank& slow);
-  // Median busbw over the repetitions recorded so far; nullopt when none.
-  std::optional<double> busbw(const SeriesKey& key, std::size_t bytes) const;
-  // busbw of this case over the same series at 2 ranks (run earlier: ranks ascend).
-  std::optional<double> efficiency_vs_two(const SeriesKey& key, std::size_t bytes) const;
+  // How many nodes the series (scope, ranks) spans (World::nodes_spanned); 1 unless set.
+  void set_nodes(Scope scope, int ranks, int nodes);
+  int nodes(Scope scope, int ranks) const;
+  // Median busbw over the repetitions recorded so far at this nominal size; nullopt when none.
+  std::optional<double> busbw(const SeriesKey& key, std::size_t nominal_bytes) const;
+  // busbw of this case over the same series at 2 ranks and nominal size (run earlier: ranks
+  // ascend), for world series of more than 2 ranks over a like link: both within one node, or both
+  // across nodes. A series across nodes against 2 ranks on one node compares the network with
+  // NVLink, not scaling: nullopt (the summary says why).
+  std::optional<double> efficiency_vs_two(const SeriesKey& key, std::size_t nominal_bytes) const;
   // [{"series": "...", "peak_busbw_GB_per_s", "peak_bytes", "knee_bytes", "scaling_efficiency"
-  //   (at the largest size, vs 2 ranks; null when not measured)}, ...] and the slow ranks.
+  //   (at the largest size, vs 2 ranks; null when not measured), "nodes", and "scaling_note" when
+  //   the link is not like}, ...] and the slow ranks.
   nlohmann::json summary() const;
   bool empty() const { return m_busbw.empty() && m_slow.empty(); }
 
  private:
-  std::map<SeriesKey, std::map<std::size_t, std::vector<double>>> m_busbw;
+  struct Point {
+    std::size_t bytes = 0;
+    std::vector<double> busbw_GB_per_s;
+  };
+  // Why efficiency is not defined for `key` (over more than 2 ranks in a world series); "" when it
+  // is.
+  std::string unlike_link(const SeriesKey& key) const;
+
+  std::map<SeriesKey, std::map<std::size_t, Point>> m_busbw;  // series -> nominal size -> point
+  std::map<std::pair<Scope, int>, int> m_nodes;
   std::vector<nlohmann::json> m_slow;
 };
 

@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
+#include <set>
 
 #if GPUBENCH_ALLREDUCE_MPI
 #include <mpi.h>
@@ -47,6 +49,8 @@ World& World::init(int& argc, char**& argv) {
     MPI_Comm_free(&leaders);
   }
   MPI_Bcast(&w.m_node_index, 1, MPI_INT, 0, g_node_comm);
+  w.m_rank_nodes.assign(static_cast<std::size_t>(w.m_size), 0);
+  MPI_Allgather(&w.m_node_index, 1, MPI_INT, w.m_rank_nodes.data(), 1, MPI_INT, MPI_COMM_WORLD);
   int sizes[2] = {w.m_local_size, -w.m_local_size};
   MPI_Allreduce(MPI_IN_PLACE, sizes, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   w.m_uniform_nodes = sizes[0] == -sizes[1];
@@ -184,14 +188,34 @@ void World::finalize() {
 }
 #endif
 
-CaseOutcome World::agree(const CaseOutcome& mine) const {
+AgreementOps World::agreement_ops() const {
   AgreementOps ops;
   ops.rank = m_rank;
   ops.size = m_size;
   ops.max = [this](int v) { return max(v); };
   ops.min = [this](int v) { return min(v); };
   ops.broadcast = [this](const std::string& text, int root) { return broadcast_text(text, root); };
-  return agree_outcome(mine, ops);
+  return ops;
+}
+
+CaseOutcome World::agree(const CaseOutcome& mine) const {
+  return agree_outcome(mine, agreement_ops());
+}
+
+int World::nodes_spanned(Scope scope, int ranks) const {
+  switch (scope) {
+    case Scope::intra_node:
+      return 1;
+    case Scope::inter_node:
+      return m_nodes;
+    case Scope::world:
+      break;
+  }
+  std::set<int> nodes;
+  for (int r = 0; r < ranks && r < static_cast<int>(m_rank_nodes.size()); ++r) {
+    nodes.insert(m_rank_nodes[static_cast<std::size_t>(r)]);
+  }
+  return std::max<int>(1, static_cast<int>(nodes.size()));
 }
 
 }  // namespace gpubench::allreduce

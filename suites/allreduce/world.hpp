@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "suites/allreduce/case_outcome.hpp"
+#include "suites/allreduce/collectives.hpp"
 
 namespace gpubench::allreduce {
 
@@ -38,6 +39,9 @@ class World {
   int node_index() const noexcept { return m_node_index; }  // 0 .. node_count()-1, by first rank
   // Every node has the same number of ranks (intra-node series need that).
   bool uniform_nodes() const noexcept { return m_uniform_nodes; }
+  // How many nodes a series' communicator spans: the nodes of world ranks 0 .. ranks-1 (world), 1
+  // (intra_node: each node's ranks among themselves), node_count() (inter_node).
+  int nodes_spanned(Scope scope, int ranks) const;
   const std::string& host() const noexcept { return m_host; }
   // "Open MPI v4.1.4, ..." (first line of MPI_Get_library_version), or "none".
   const std::string& library() const noexcept { return m_library; }
@@ -51,6 +55,8 @@ class World {
   // The outcome every rank agrees on (case_outcome.hpp): MPI_Allreduce MAX of the statuses, MIN of
   // the ranks with the worst one, MPI_Bcast of that rank's reason. Every rank must call it.
   CaseOutcome agree(const CaseOutcome& mine) const;
+  // The collective steps agree() uses, for case_runner.hpp.
+  AgreementOps agreement_ops() const;
   // Element-wise maximum across ranks, result on every rank.
   void max_in_place(std::vector<double>& values) const;
   // Every rank's value, in rank order, on rank 0 (empty elsewhere).
@@ -74,6 +80,7 @@ class World {
   int m_nodes = 1;
   int m_node_index = 0;
   bool m_uniform_nodes = true;
+  std::vector<int> m_rank_nodes;  // node index of every world rank
   std::string m_host;
   std::string m_library = "none";
 };

@@ -231,8 +231,8 @@ TEST(Recorder, ScalingEfficiencyOnlyForTheRankCountSweep) {
   SeriesKey intra = two;
   intra.ranks = 4;
   intra.scope = Scope::intra_node;
-  rec.add(two, 1024, 10);
-  rec.add(intra, 1024, 5);
+  rec.add(two, 1024, 1024, 10);
+  rec.add(intra, 1024, 1024, 5);
   EXPECT_FALSE(rec.efficiency_vs_two(intra, 1024));
   EXPECT_EQ(series_name(intra),
             "allreduce/dtype:fp32/mode:out_of_place/ranks:4/scope:intra_node/device:host");
@@ -244,10 +244,10 @@ TEST(Recorder, SummaryHasPeakKneeEfficiencyAndSlowRanks) {
   SeriesKey four = two;
   four.ranks = 4;
   // Repetitions: the median is what counts.
-  for (double v : {10.0, 100.0, 12.0}) rec.add(two, 1 << 20, v);
-  rec.add(two, 1 << 24, 50);
-  rec.add(four, 1 << 20, 9);
-  rec.add(four, 1 << 24, 40);
+  for (double v : {10.0, 100.0, 12.0}) rec.add(two, 1 << 20, 1 << 20, v);
+  rec.add(two, 1 << 24, 1 << 24, 50);
+  rec.add(four, 1 << 20, 1 << 20, 9);
+  rec.add(four, 1 << 24, 1 << 24, 40);
   EXPECT_DOUBLE_EQ(*rec.busbw(two, 1 << 20), 12.0);
   EXPECT_DOUBLE_EQ(*rec.efficiency_vs_two(four, 1 << 24), 0.8);
   EXPECT_FALSE(rec.efficiency_vs_two(two, 1 << 24));
@@ -263,6 +263,67 @@ TEST(Recorder, SummaryHasPeakKneeEfficiencyAndSlowRanks) {
   ASSERT_EQ(j["slow_ranks"].size(), 1u);
   EXPECT_EQ(j["slow_ranks"][0]["rank"], 2);
   EXPECT_EQ(j["slow_ranks"][0]["benchmark"], "allreduce/x");
+}
+
+TEST(Recorder, NonPowerOfTwoCountsCompareTheSameNominalSize) {
+  // allgather at 6 ranks rounds 1 MiB of fp32 down to 1 048 512 B (each rank's share to 16 B);
+  // at 2 ranks it stays 1 048 576 B. Efficiency compares the sweep's size, not the rounded one.
+  SweepRecorder rec;
+  SeriesKey two{Collective::allgather, "fp32", Placement::out_of_place, 2, false};
+  SeriesKey six = two;
+  six.ranks = 6;
+  const std::size_t nominal = 1 << 20;
+  const auto at_two = element_counts(Collective::allgather, nominal, 4, 2);
+  const auto at_six = element_counts(Collective::allgather, nominal, 4, 6);
+  ASSERT_TRUE(at_two && at_six);
+  ASSERT_NE(at_two->bytes, at_six->bytes);
+  rec.add(two, nominal, at_two->bytes, 100);
+  rec.add(six, nominal, at_six->bytes, 75);
+  ASSERT_TRUE(rec.efficiency_vs_two(six, nominal));
+  EXPECT_DOUBLE_EQ(*rec.efficiency_vs_two(six, nominal), 0.75);
+  const auto j = rec.summary();
+  EXPECT_DOUBLE_EQ(j["series"][1]["scaling_efficiency_vs_2_ranks"].get<double>(), 0.75);
+  EXPECT_EQ(j["series"][1]["largest_bytes"], at_six->bytes);  // the case's own size is kept
+}
+
+TEST(Recorder, ASeriesAcrossNodesIsNotComparedWithTwoRanksOnOneNode) {
+  SweepRecorder rec;
+  SeriesKey two{Collective::allreduce, "fp32", Placement::out_of_place, 2, false};
+  SeriesKey eight = two, sixteen = two;
+  eight.ranks = 8;
+  sixteen.ranks = 16;
+  rec.set_nodes(Scope::world, 2, 1);
+  rec.set_nodes(Scope::world, 8, 1);
+  rec.set_nodes(Scope::world, 16, 2);  // 2 nodes x 8: ranks 0..15 span both
+  rec.add(two, 1 << 30, 1 << 30, 400);
+  rec.add(eight, 1 << 30, 1 << 30, 360);
+  rec.add(sixteen, 1 << 30, 1 << 30, 60);
+  EXPECT_DOUBLE_EQ(*rec.efficiency_vs_two(eight, 1 << 30), 0.9);
+  EXPECT_FALSE(rec.efficiency_vs_two(sixteen, 1 << 30)) << "NVLink vs the network is not scaling";
+  const auto j = rec.summary();
+  const auto& s16 = j["series"][2];  // keys sort by ranks: 2, 8, 16
+  EXPECT_EQ(s16["series"], "allreduce/dtype:fp32/mode:out_of_place/ranks:16");
+  EXPECT_TRUE(s16["scaling_efficiency_vs_2_ranks"].is_null());
+  EXPECT_EQ(s16["nodes"], 2);
+  EXPECT_NE(s16["scaling_note"].get<std::string>().find("spans 2 nodes while ranks:2 runs on one "
+                                                        "node: not a like link"),
+            std::string::npos);
+  EXPECT_FALSE(j["series"][1].contains("scaling_note"));
+  // One rank per node: ranks:2 already crosses the network, so 4 nodes compare with it.
+  SweepRecorder across;
+  SeriesKey four = two;
+  four.ranks = 4;
+  across.set_nodes(Scope::world, 2, 2);
+  across.set_nodes(Scope::world, 4, 4);
+  across.add(two, 1 << 30, 1 << 30, 40);
+  across.add(four, 1 << 30, 1 << 30, 36);
+  EXPECT_DOUBLE_EQ(*across.efficiency_vs_two(four, 1 << 30), 0.9);
+}
+
+TEST(RankTimes, TheMeanIsNcclTestsAveragingOverRanks) {
+  EXPECT_FALSE(mean_rank_time_s({}));
+  EXPECT_DOUBLE_EQ(*mean_rank_time_s(synthetic_ranks({1.0, 2.0, 3.0, 6.0})), 3.0);
+  EXPECT_FALSE(mean_rank_time_s(synthetic_ranks({0.0, 0.0})));
 }
 
 }  // namespace

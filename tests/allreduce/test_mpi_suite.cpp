@@ -1,8 +1,9 @@
 // gpubench-allreduce under mpirun with two real ranks (host reference only; no GPU here):
 // bootstrap, gathering every rank's identity through rank 0, the host allreduce itself, one JSON
 // file written by rank 0 alone, a failure on one rank failing that case on both ranks while the
-// suite goes on (the rank-agreement protocol), and a rank killed mid-run ending the job instead of
-// hanging it, with the cases finished before the kill kept in the JSON file.
+// suite goes on (the rank-agreement protocol), a rank killed mid-run ending the job instead of
+// hanging it, with the cases finished before the kill kept in the JSON file, and the runs refused
+// before any case: the bundle's build without MPI under mpirun, random interleaving.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -156,6 +157,85 @@ TEST(MpiSuite, AMalformedInjectionFailsEveryHostCaseWithTheUsage) {
     EXPECT_NE(message_of(b).find("must be <case regex>:<rank>"), std::string::npos)
         << message_of(b);
   }
+}
+
+TEST(MpiSuite, ABuildWithoutMpiUnderMpirunRefusesOnEveryTask) {
+  GPUBENCH_REQUIRE_MPI();
+  const std::string single = GPUBENCH_TEST_SINGLE_ALLREDUCE;
+  if (single.empty()) GTEST_SKIP() << "no build without MPI (the bundle's) in this build";
+  TempDir dir("gpubench-mpi-no-mpi");
+  harness::ProcessSpec spec;
+  const fs::path out = dir.path() / "out.json";
+  spec.argv = {mpirun_path(),
+               "-np",
+               "2",
+               "--oversubscribe",
+               single,
+               "--benchmark_out=" + out.string(),
+               "--benchmark_out_format=json"};
+  spec.env = mpi_env();
+  spec.env.emplace_back("GPUBENCH_PROFILE", "quick");
+  spec.stdout_path = dir.path() / "console.txt";
+  spec.stderr_tail_bytes = 1 << 16;
+  spec.timeout_s = 60;
+  const auto r = harness::run_process(spec);
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_FALSE(r.succeeded());
+  // Two one-rank worlds, each refusing with the cause and the fix, and no result file.
+  const std::string& err = r.stderr_tail;
+  const std::string why =
+      "gpubench-allreduce: error: rank 0 of 1: gpubench-allreduce was built without MPI, but the "
+      "launcher started 2 tasks (OMPI_COMM_WORLD_SIZE=2)";
+  const auto first = err.find(why);
+  ASSERT_NE(first, std::string::npos) << err;
+  EXPECT_NE(err.find(why, first + 1), std::string::npos) << "only one task refused: " << err;
+  EXPECT_NE(err.find("ci/setup"), std::string::npos) << err;
+  std::error_code ec;
+  EXPECT_FALSE(fs::exists(out, ec));
+}
+
+TEST(MpiSuite, AnMpiBuildStartedAloneByALauncherItCannotReadSaysHowToFix) {
+  GPUBENCH_REQUIRE_MPI();
+  // srun --mpi=pmi2 (or MPICH's Hydra) says PMI_SIZE=2, but this Open MPI build came up as a
+  // singleton: two such tasks would each measure alone.
+  TempDir dir("gpubench-mpi-singleton");
+  harness::ProcessSpec spec;
+  spec.argv = {(fs::path(GPUBENCH_BIN_DIR) / "gpubench-allreduce").string(),
+               "--benchmark_filter=device:host"};
+  spec.env = {{"PMI_SIZE", "2"}};
+  spec.stdout_path = dir.path() / "console.txt";
+  spec.stderr_tail_bytes = 1 << 16;
+  spec.timeout_s = 60;
+  const auto r = harness::run_process(spec);
+  EXPECT_FALSE(r.succeeded());
+  EXPECT_NE(r.stderr_tail.find("MPI started this process as a world of 1, but the launcher "
+                               "started 2 tasks (PMI_SIZE=2)"),
+            std::string::npos)
+      << r.stderr_tail;
+  EXPECT_NE(r.stderr_tail.find("--mpi=pmix"), std::string::npos) << r.stderr_tail;
+}
+
+TEST(MpiSuite, RandomInterleavingIsRefusedUnderALauncher) {
+  GPUBENCH_REQUIRE_MPI();
+  TempDir dir("gpubench-mpi-interleave");
+  harness::ProcessSpec spec;
+  spec.argv = {mpirun_path(),
+               "-np",
+               "2",
+               "--oversubscribe",
+               (fs::path(GPUBENCH_BIN_DIR) / "gpubench-allreduce").string(),
+               "--benchmark_enable_random_interleaving=true",
+               "--benchmark_filter=device:host"};
+  spec.env = mpi_env();
+  spec.stdout_path = dir.path() / "console.txt";
+  spec.stderr_tail_bytes = 1 << 16;
+  spec.timeout_s = 60;
+  const auto r = harness::run_process(spec);
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_FALSE(r.succeeded());
+  EXPECT_NE(r.stderr_tail.find("shuffles each rank's cases on its own"), std::string::npos)
+      << r.stderr_tail;
+  EXPECT_EQ(read_file(spec.stdout_path).find("Run on ("), std::string::npos);  // nothing ran
 }
 
 TEST(MpiSuite, AKilledRankKeepsTheCasesFinishedBeforeIt) {
