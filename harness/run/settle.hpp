@@ -41,8 +41,8 @@ inline constexpr double k_settle_bound_s = 10.0;
 // Temperature "near the start": within 5 °C, about the drift of an idle GPU's temperature between
 // runs minutes apart (fan control, inlet air); tighter would wait on that drift.
 inline constexpr double k_settle_temperature_tolerance_c = 5.0;
-// SM clock "near the start": at most 2% below it, the resolution of the suites' clock probe (the
-// clock_below_expected rule, util/sample_state.hpp).
+// SM clock "near the start": at most 2% below it, the tolerance a sample's clock_below_expected
+// state uses (util/sample_state.hpp), so the settle and the sample states agree on "below".
 inline constexpr double k_settle_clock_tolerance = sample_state::k_clock_tolerance;
 // How often the settle reads NVML while it waits (s): NVML's temperature and clocks-event reasons
 // change on that scale, and a read of 8 GPUs takes milliseconds.
