@@ -14,6 +14,7 @@
 #include "harness/probe/environment.hpp"
 #include "harness/process/launcher.hpp"
 #include "harness/process/process.hpp"
+#include "harness/run/run_order.hpp"
 #include "harness/run/run_plan.hpp"
 #include "harness/run/runner.hpp"
 #include "harness/run/until_decided.hpp"
@@ -171,6 +172,11 @@ void print_summary(std::ostream& out, const harness::RunOutcome& o) {
     out << "; power-limited (informational) while running " << join(power_limited, ", ");
   }
   out << "\n";
+  for (const harness::SettleRecord& r : o.settles) {
+    out << "before " << r.before << " execution " << r.before_execution + 1 << ": " << r.text()
+        << "\n";
+  }
+  if (!o.settle_unavailable.empty()) out << "settle: " << o.settle_unavailable << "\n";
   out << "run " << o.run_id;
   if (!o.uuid.empty()) out << " (" << o.uuid << ")";
   out << ": " << results::to_string(o.status) << " in " << duration_text(o.duration_s) << "\n";
@@ -282,7 +288,8 @@ void do_run(const RunArgs& args, Context& ctx) {
                          "no gpubench-<suite> next to gpubench or in GPUBENCH_SUITE_PATH",
                          "build the suites (ci/setup) or point GPUBENCH_SUITE_PATH at them");
   }
-  options.suites = harness::select_suites(found, split_list(args.suites));
+  // Device suites first, power-heavy last among them, host suites after (run_order.hpp).
+  options.suites = harness::order_suites(harness::select_suites(found, split_list(args.suites)));
   if (args.plan) {
     do_plan(args, options.suites, repetitions, executions, ctx);
     return;

@@ -232,6 +232,7 @@ std::vector<DoctorCheck> run_doctor(const DoctorOptions& options) {
   // PCIe; clocks and power.
   out.push_back(check_pcie(gpus, count));
   out.push_back(check_app_clocks(gpus, count));
+  out.push_back(check_sm_clock_lock(gpus, count));
   out.push_back(check_power_limit(gpus, count));
 
   // Topology.

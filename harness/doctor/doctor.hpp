@@ -192,6 +192,8 @@ struct GpuFacts {
   // or locked clocks; CUDA 13's nvml.h marks it "no longer used". Only `true` says anything.
   std::optional<bool> clocks_user_limited;
   std::optional<int> graphics_clock_offset_mhz;  // nvmlDeviceGetClockOffsets, P0
+  std::optional<int> max_sm_clock_mhz;           // nvmlDeviceGetMaxClockInfo(SM): the boost limit
+  std::optional<int> sm_clock_mhz;               // nvmlDeviceGetClockInfo(SM): now
   // Enforced limit (nvmlDeviceGetEnforcedPowerLimit), the one set with nvidia-smi -pl, default.
   std::optional<double> power_limit_w, configured_power_limit_w, default_power_limit_w;
   std::optional<int> numa_node;  // -1 in sysfs (no affinity) -> nullopt
@@ -243,6 +245,13 @@ DoctorCheck check_mig(const std::vector<GpuFacts>& gpus, const GpuCount& count);
 // Unknown when the application clocks cannot be read. Locked clocks (nvidia-smi -lgc) have no
 // NVML getter: the check says so; telemetry's clock_below_expected shows their effect.
 DoctorCheck check_app_clocks(const std::vector<GpuFacts>& gpus, const GpuCount& count);
+// Whether each GPU's SM clock is locked (harness/probe/clock_lock.hpp): "SM clock: not locked
+// (boost up to N MHz)" passes, "locked at N MHz" (application clocks) or a clocks-event reason 0x2
+// warns (numbers below what the server gives in production; compare only with runs locked the
+// same way), "unknown: <reason>" when NVML does not report the application clocks. The value ends
+// with a hint on locking for CI. A lock set with nvidia-smi -lgc has no NVML getter: it reads as
+// not locked, and the check's expectation says so.
+DoctorCheck check_sm_clock_lock(const std::vector<GpuFacts>& gpus, const GpuCount& count);
 // The enforced power limit vs the configured one and the default: lower warns.
 DoctorCheck check_power_limit(const std::vector<GpuFacts>& gpus, const GpuCount& count);
 // NVLink links: on an NVSwitch fabric every supported link is up; elsewhere a GPU has as many

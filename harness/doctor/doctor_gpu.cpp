@@ -11,6 +11,7 @@
 
 #include "harness/doctor/doctor.hpp"
 #include "harness/doctor/doctor_detail.hpp"
+#include "harness/probe/clock_lock.hpp"
 #include "harness/probe/nvml.hpp"
 #include "results/model.hpp"
 #include "util/strings.hpp"
@@ -330,6 +331,40 @@ DoctorCheck check_app_clocks(const std::vector<GpuFacts>& gpus, const GpuCount& 
         }
         return GpuVerdict{s, join(parts, ", ")};
       });
+}
+
+DoctorCheck check_sm_clock_lock(const std::vector<GpuFacts>& gpus, const GpuCount& count) {
+  CheckStatus worst = CheckStatus::pass;
+  DoctorCheck c = per_gpu(
+      "clocks.sm_lock", k_area_clocks, gpus, count,
+      "not locked: the GPUs boost as they do in production. NVML shows a lock set through the "
+      "application clocks (nvidia-smi -ac) and the clocks-event reason 0x2 of older drivers; a "
+      "lock set with nvidia-smi -lgc has no NVML getter and reads as not locked",
+      "locked on purpose (CI): compare only with runs locked the same way (the run records "
+      "clocks_locked; set GPUBENCH_CLOCKS to the lock, README \"Locked clocks for CI\"); otherwise "
+      "unlock with nvidia-smi -rgc and -rac",
+      [&](const GpuFacts& g) {
+        ClockLockFacts f;
+        f.max_sm_clock_mhz = g.max_sm_clock_mhz;
+        f.app_sm_clock_mhz = g.app_sm_clock_mhz;
+        f.default_app_sm_clock_mhz = g.default_app_sm_clock_mhz;
+        if (g.clocks_user_limited == true) f.reasons = throttle::applications_clocks_setting;
+        f.sm_clock_mhz = g.sm_clock_mhz;
+        const ClockLockState lock = sm_clock_lock(f);
+        const CheckStatus s = lock.lock == ClockLock::locked       ? CheckStatus::warn
+                              : lock.lock == ClockLock::not_locked ? CheckStatus::pass
+                                                                   : CheckStatus::unknown;
+        worst = worse(worst, s);
+        return GpuVerdict{s, lock.text};
+      });
+  if (c.value.rfind("unknown: ", 0) == 0 && gpus.empty()) return c;
+  // The hint: what to do about the state shown, for people reading a passing check too.
+  c.value += worst == CheckStatus::warn
+                 ? " (hint: locked numbers are repeatable but below what the server gives in "
+                   "production; never compare them with unlocked runs)"
+                 : " (hint: for repeatable CI numbers lock with sudo nvidia-smi -pm 1 and "
+                   "nvidia-smi -lgc <min>,<max>, README \"Locked clocks for CI\")";
+  return c;
 }
 
 DoctorCheck check_power_limit(const std::vector<GpuFacts>& gpus, const GpuCount& count) {

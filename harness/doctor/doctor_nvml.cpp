@@ -299,6 +299,8 @@ std::vector<GpuFacts> probe_gpu_facts(const Nvml& nvml) {
     g.app_sm_clock_mhz = nvml.app_clock_mhz(i, NvmlClock::sm);
     g.default_app_sm_clock_mhz = nvml.default_app_clock_mhz(i, NvmlClock::sm);
     g.graphics_clock_offset_mhz = clock_offset_mhz(nvml, i);
+    g.max_sm_clock_mhz = nvml.max_clock_mhz(i, NvmlClock::sm);
+    g.sm_clock_mhz = nvml.current_clock_mhz(i, NvmlClock::sm);
     g.power_limit_w = nvml.power_limit_w(i);
     g.configured_power_limit_w = nvml.configured_power_limit_w(i);
     if (auto mw = uint_query(nvml, "nvmlDeviceGetPowerManagementDefaultLimit", i)) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gpubench_version.hpp"
+#include "harness/probe/clock_lock.hpp"
 #include "harness/probe/nvml.hpp"
 #include "util/dynlib.hpp"
 #include "util/strings.hpp"
@@ -287,8 +288,10 @@ results::HostInfo probe_host() {
   return host;
 }
 
-std::vector<results::GpuInfo> probe_gpus(results::SoftwareEnv& software) {
+std::vector<results::GpuInfo> probe_gpus(results::SoftwareEnv& software,
+                                         std::string* clocks_locked) {
   std::vector<results::GpuInfo> gpus;
+  std::vector<ClockLockState> locks;
   Nvml nvml;
   if (nvml.available()) {
     if (auto v = nvml.driver_version()) software.driver_version = *v;
@@ -323,8 +326,18 @@ std::vector<results::GpuInfo> probe_gpus(results::SoftwareEnv& software) {
     if (auto ecc = nvml.ecc_enabled(i)) g.ecc = *ecc ? "on" : "off";
     g.pcie_gen = nvml.pcie_gen(i);
     g.pcie_width = nvml.pcie_width(i);
+    if (clocks_locked) {
+      ClockLockFacts f;
+      f.max_sm_clock_mhz = g.max_sm_clock_mhz;
+      f.app_sm_clock_mhz = g.app_sm_clock_mhz;  // SM, else graphics, as above
+      f.default_app_sm_clock_mhz = g.default_sm_clock_mhz;
+      f.reasons = nvml.throttle_reasons(i);
+      f.sm_clock_mhz = nvml.current_clock_mhz(i, NvmlClock::sm);
+      locks.push_back(sm_clock_lock(f));
+    }
     gpus.push_back(std::move(g));
   }
+  if (clocks_locked) *clocks_locked = clocks_locked_value(locks);
   return gpus;
 }
 
@@ -352,7 +365,7 @@ Environment probe_environment(const std::string& profile) {
   Environment env;
   env.host = probe_host();
   env.software = probe_software();
-  env.gpus = probe_gpus(env.software);
+  env.gpus = probe_gpus(env.software, &env.config.clocks_locked);
   env.config.profile = profile;
   env.config.env = relevant_env_live();
   return env;

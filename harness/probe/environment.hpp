@@ -59,8 +59,10 @@ std::string cuda_version_text(int code);
 
 results::HostInfo probe_host();
 // GPUs through NVML, SM counts through the CUDA driver API (matched by PCI bus id); fills the
-// driver versions in `software`. Empty without NVML or devices.
-std::vector<results::GpuInfo> probe_gpus(results::SoftwareEnv& software);
+// driver versions in `software`. Empty without NVML or devices. `clocks_locked` (optional): set to
+// Configuration::clocks_locked's value for these GPUs (clock_lock.hpp clocks_locked_value).
+std::vector<results::GpuInfo> probe_gpus(results::SoftwareEnv& software,
+                                         std::string* clocks_locked = nullptr);
 // Everything except the GPU-derived fields (see probe_gpus).
 results::SoftwareEnv probe_software();
 
@@ -70,7 +72,8 @@ struct Environment {
   results::SoftwareEnv software;
   results::Configuration config;
 };
-// The whole fingerprint; config.profile = `profile`.
+// The whole fingerprint; config.profile = `profile`, config.clocks_locked from NVML ("true" when
+// it shows a lock on a GPU, else "unknown": clock_lock.hpp).
 Environment probe_environment(const std::string& profile);
 
 }  // namespace gpubench::harness

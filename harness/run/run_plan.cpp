@@ -7,8 +7,9 @@
 #include <regex>
 
 #include "harness/probe/nvml.hpp"
-#include "harness/run/runner.hpp"
 #include "harness/process/process.hpp"
+#include "harness/run/run_order.hpp"
+#include "harness/run/runner.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
@@ -56,8 +57,27 @@ double RunPlan::suite_estimated_s(const PlannedSuite& suite) const {
   return suite.estimated_s() * e - std::min(suite.reused_s, suite.estimated_s()) * (e - 1);
 }
 
+std::vector<PlannedExecution> RunPlan::sequence() const {
+  std::vector<PlannedExecution> out;
+  int rounds = 0;
+  for (const auto& s : suites) rounds = std::max(rounds, executions_of(s));
+  for (int round = 0; round < rounds; ++round) {
+    for (const auto& s : suites) {
+      if (round >= executions_of(s)) continue;
+      const double seconds =
+          round == 0 ? s.estimated_s() : s.estimated_s() - std::min(s.reused_s, s.estimated_s());
+      out.push_back({s.suite, suite_kind(s.suite), seconds});
+    }
+  }
+  return out;
+}
+
+PlannedSettle RunPlan::settle() const {
+  return planned_settle(sequence(), settle_bound_s);
+}
+
 double RunPlan::total_estimated_s() const {
-  double total = 0;
+  double total = settle().seconds;
   for (const auto& s : suites) total += suite_estimated_s(s);
   return total;
 }
@@ -135,9 +155,11 @@ std::pair<int, std::string> detect_gpu_count() {
 }
 
 std::string run_plan_json(const RunPlan& plan) {
+  const PlannedSettle settle = plan.settle();
   nlohmann::json suites = nlohmann::json::array();
   for (const auto& s : plan.suites) {
     suites.push_back({{"suite", s.suite},
+                      {"kind", to_string(suite_kind(s.suite))},
                       {"cases", s.cases()},
                       {"estimated_s", rounded(plan.suite_estimated_s(s))},
                       {"executions", plan.executions_of(s)},
@@ -152,6 +174,10 @@ std::string run_plan_json(const RunPlan& plan) {
                               {"gpus", plan.gpus},
                               {"gpus_source", plan.gpus_source},
                               {"suites", suites},
+                              {"settle",
+                               {{"settles", settle.settles},
+                                {"bound_s", plan.settle_bound_s},
+                                {"estimated_s", rounded(settle.seconds)}}},
                               {"total_cases", plan.total_cases()},
                               {"total_estimated_s", rounded(plan.total_estimated_s())}};
   return out.dump(2);
@@ -172,6 +198,11 @@ void print_run_plan(std::ostream& out, const RunPlan& plan) {
                     seconds_text(s.estimated_s()), seconds_text(s.fixed_s),
                     seconds_text(plan.suite_estimated_s(s))});
     starts += s.fixed_s * plan.executions_of(s);
+  }
+  const PlannedSettle settle = plan.settle();
+  if (settle.settles > 0) {
+    rows.push_back(
+        {"settle", "", std::to_string(settle.settles), "", "", seconds_text(settle.seconds)});
   }
   rows.push_back({"total", std::to_string(plan.total_cases()), "", "", seconds_text(starts),
                   seconds_text(plan.total_estimated_s())});
@@ -195,6 +226,19 @@ void print_run_plan(std::ostream& out, const RunPlan& plan) {
         << seconds_text(reused);
   }
   out << ".\n";
+  std::vector<std::string> names;
+  for (const auto& s : plan.suites) names.push_back(s.suite);
+  out << "Order in every round: " << order_text(names) << ".";
+  if (settle.settles > 0) {
+    out << " Before a device suite that follows a power-heavy one the run waits, idle, until "
+           "the GPUs' temperature, SM clock and clocks-event reasons are back near the run's "
+           "start, at most "
+        << seconds_text(plan.settle_bound_s)
+        << " after the power-heavy suite ended: " << settle.settles << " settle"
+        << (settle.settles == 1 ? "" : "s") << ", counted at " << seconds_text(settle.seconds)
+        << " (the bound, less the host suites run in between).";
+  }
+  out << "\n";
   // Each suite's assumptions end with the shared rate table: print that once.
   const std::string marker = "model assumptions, not measurements";
   std::string rates;

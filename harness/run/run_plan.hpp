@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "harness/run/discovery.hpp"
+#include "harness/run/settle.hpp"
 
 namespace gpubench::harness {
 
@@ -41,11 +42,20 @@ struct RunPlan {
   bool more_when_cheap = false;  // cheap suites get more (runner.hpp executions_for_cost)
   // A suite's executions in this plan.
   int executions_of(const PlannedSuite& suite) const;
+  // In the order the run makes them (run_order.hpp: order_suites before asking their plans).
   std::vector<PlannedSuite> suites;
   int total_cases() const;
   // Per suite: its estimate for one execution (cases and process start) times the executions,
   // less what the later executions reuse from the first (PlannedSuite::reused_s).
   double suite_estimated_s(const PlannedSuite& suite) const;
+  // Every execution in run order: round 1 (execution 1 of every suite), round 2, ...; the first
+  // execution of a suite costs its estimate, later ones that less what they reuse.
+  std::vector<PlannedExecution> sequence() const;
+  // The settle steps the order needs (settle.hpp: a device suite after a power-heavy one), each
+  // charged the bound less the host-suite time between.
+  PlannedSettle settle() const;
+  double settle_bound_s = k_settle_bound_s;
+  // The suites' estimates and the settle steps.
   double total_estimated_s() const;
 };
 
@@ -65,10 +75,12 @@ PlannedSuite ask_suite_plan(const SuiteExecutable& suite, const std::string& pro
 // missing or sees no GPU).
 std::pair<int, std::string> detect_gpu_count();
 
-// {"profile":"quick","gpus":8,"gpus_source":"flag","suites":[{"suite":"gemm","cases":N,
-//  "estimated_s":X,"assumptions":"..."}],"total_cases":N,"total_estimated_s":X}
+// {"profile":"quick","gpus":8,"gpus_source":"flag","suites":[{"suite":"gemm","kind":
+//  "power_heavy","cases":N,"estimated_s":X,"assumptions":"..."}],"settle":{"settles":N,
+//  "bound_s":10,"estimated_s":X},"total_cases":N,"total_estimated_s":X}; suites in run order.
 std::string run_plan_json(const RunPlan& plan);
-// A table per suite (cases, estimated time) and the totals, for people.
+// A table per suite in run order (cases, estimated time), the settle steps and the totals, and
+// the order, for people.
 void print_run_plan(std::ostream& out, const RunPlan& plan);
 
 }  // namespace gpubench::harness

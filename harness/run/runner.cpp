@@ -20,6 +20,7 @@
 #include "harness/probe/nvml.hpp"
 #include "harness/process/launcher.hpp"
 #include "harness/process/process.hpp"
+#include "harness/run/run_order.hpp"
 #include "results/ingest/ingest.hpp"
 #include "util/clock.hpp"
 #include "util/error.hpp"
@@ -250,7 +251,8 @@ int executions_for_cost(int executions, double execution_s) {
 }
 
 SuiteOutcome run_suite(results::Store& store, int64_t run_id, const SuiteExecutable& suite,
-                       const SuiteRunOptions& options, TelemetrySampler* sampler, int execution) {
+                       const SuiteRunOptions& options, TelemetrySampler* sampler, int execution,
+                       const std::string& note) {
   SuiteOutcome out;
   out.execution = execution;
   results::SuiteRunInfo& info = out.info;
@@ -310,6 +312,7 @@ SuiteOutcome run_suite(results::Store& store, int64_t run_id, const SuiteExecuta
   const std::string err_line = last_line(r.stderr_tail);
   const std::string err_suffix = err_line.empty() ? "" : ": " + err_line;
   classify(r, options, doc.has_value(), json_problem, err_suffix, info);
+  if (!note.empty()) info.reason = info.reason.empty() ? note : info.reason + "; " + note;
   if (info.status != results::SuiteStatus::ok) {
     info.stdout_tail = file_tail(spec.stdout_path, options.stderr_tail_bytes);
   }
@@ -337,35 +340,60 @@ RunOutcome execute_run(results::Store& store, const RunOptions& options, std::os
     if (key != "GPUBENCH_PROFILE") info.config.env[key] = value;
   }
 
-  // Telemetry: decided before the run is stored, so a run without it says why in its record.
+  // Device suites first, power-heavy ones last among them, host suites after (run_order.hpp).
+  const std::vector<SuiteExecutable> ordered = order_suites(options.suites);
+  const int executions = std::max(1, options.suite_options.executions);
+  const bool may_settle = run_may_settle(ordered, executions);
+
+  // Telemetry and the settle step read NVML (or the test's source): decided before the run is
+  // stored, so a run without them says why in its record.
   std::unique_ptr<Nvml> nvml;
   std::shared_ptr<TelemetrySource> source = options.telemetry_source;
-  std::string telemetry_off;
-  if (options.telemetry_interval_ms <= 0) {
-    telemetry_off = "disabled: GPUBENCH_TELEMETRY_INTERVAL_MS=0";
-  } else if (!source) {
+  std::string nvml_off;  // why NVML cannot be read
+  if (!source && (options.telemetry_interval_ms > 0 || may_settle)) {
     nvml = std::make_unique<Nvml>();
     if (auto why = telemetry_unavailable_reason(*nvml)) {
-      telemetry_off = "unavailable: " + *why;
+      nvml_off = *why;
     } else {
       source = std::make_shared<NvmlTelemetrySource>(*nvml);
     }
+  }
+  const int gpus = source ? source->device_count() : 0;
+  // The state every settle returns to: the GPUs as this run found them, before its first suite.
+  std::vector<SettleReading> settle_start;
+  if (may_settle) {
+    if (gpus > 0) {
+      settle_start = read_settle_state(*source);
+    } else {
+      std::vector<std::string> heavy;
+      for (const SuiteExecutable& s : ordered) {
+        if (suite_kind(s.name) == SuiteKind::power_heavy) heavy.push_back(s.name);
+      }
+      outcome.settle_unavailable =
+          "unavailable: " + (nvml_off.empty() ? std::string("no GPUs to read") : nvml_off) +
+          "; no settle after " + join(heavy, ", ");
+      info.config.env[k_settle_env_key] = outcome.settle_unavailable;
+      if (progress) *progress << "settle " << outcome.settle_unavailable << "\n" << std::flush;
+    }
+  }
+  std::string telemetry_off;
+  if (options.telemetry_interval_ms <= 0) {
+    telemetry_off = "disabled: GPUBENCH_TELEMETRY_INTERVAL_MS=0";
+  } else if (!nvml_off.empty()) {
+    telemetry_off = "unavailable: " + nvml_off;
+  } else if (gpus <= 0) {
+    telemetry_off = "unavailable: no GPUs to sample";
   }
   std::optional<TelemetrySampler> sampler;
   // steady_clock is CLOCK_MONOTONIC, shared with the suites' sample windows (window_start_s).
   double telemetry_origin_s = 0;
   if (telemetry_off.empty()) {
-    const int gpus = source->device_count();
-    if (gpus <= 0) {
-      telemetry_off = "unavailable: no GPUs to sample";
-    } else {
-      const auto origin = std::chrono::steady_clock::now();
-      telemetry_origin_s = std::chrono::duration<double>(origin.time_since_epoch()).count();
-      sampler.emplace(*source, std::chrono::milliseconds(options.telemetry_interval_ms), origin);
-      outcome.telemetry_active = true;
-      outcome.telemetry = "sampled every " + std::to_string(options.telemetry_interval_ms) +
-                          " ms on " + std::to_string(gpus) + " GPU" + (gpus == 1 ? "" : "s");
-    }
+    const auto origin = std::chrono::steady_clock::now();
+    telemetry_origin_s = std::chrono::duration<double>(origin.time_since_epoch()).count();
+    sampler.emplace(*source, std::chrono::milliseconds(options.telemetry_interval_ms), origin);
+    outcome.telemetry_active = true;
+    outcome.telemetry = "sampled every " + std::to_string(options.telemetry_interval_ms) +
+                        " ms on " + std::to_string(gpus) + " GPU" + (gpus == 1 ? "" : "s");
   }
   if (!telemetry_off.empty()) {
     outcome.telemetry = telemetry_off;
@@ -401,10 +429,13 @@ RunOutcome execute_run(results::Store& store, const RunOptions& options, std::os
   suite_options.work_dir = work.path();
   bool any_failed = false;
   std::string store_errors;
-  const int executions = std::max(1, suite_options.executions);
   outcome.executions = executions;
+  const SettleClock settle_clock = options.settle_clock.value_or(real_settle_clock());
+  // The power-heavy suite whose end the next device suite waits on, and when it ended
+  // (settle_clock's scale).
+  std::optional<std::pair<std::string, double>> heavy_ended;
   try {
-    const std::size_t suites = options.suites.size();
+    const std::size_t suites = ordered.size();
     // Per suite: its executions (cheap ones get more once their first execution is timed).
     std::vector<int> planned(suites, executions);
     auto total = [&] {
@@ -418,7 +449,8 @@ RunOutcome execute_run(results::Store& store, const RunOptions& options, std::os
     for (int execution = 0; execution < *std::max_element(planned.begin(), planned.end());
          ++execution) {
       for (std::size_t i = 0; i < suites; ++i) {
-        const SuiteExecutable& suite = options.suites[i];
+        const SuiteExecutable& suite = ordered[i];
+        const SuiteKind kind = suite_kind(suite.name);
         if (execution >= planned[i]) continue;
         ++step;
         if (stopped[i]) continue;
@@ -430,6 +462,21 @@ RunOutcome execute_run(results::Store& store, const RunOptions& options, std::os
           ++outcome.executions_not_run;
           continue;
         }
+        // The settle step: a device suite after a power-heavy one waits for the GPUs to come
+        // back near the state the run found them in (settle.hpp).
+        std::string note;
+        if (kind != SuiteKind::host && heavy_ended) {
+          if (!settle_start.empty()) {
+            SettleRecord rec = settle_gpus(*source, settle_start, heavy_ended->first,
+                                           heavy_ended->second, options.settle, settle_clock);
+            rec.before = suite.name;
+            rec.before_execution = execution;
+            note = rec.text();
+            if (progress) *progress << note << "\n" << std::flush;
+            outcome.settles.push_back(std::move(rec));
+          }
+          heavy_ended.reset();
+        }
         if (progress) {
           *progress << "[" << step << "/" << total() << "] " << suite.name;
           if (planned[i] > 1) {
@@ -438,7 +485,8 @@ RunOutcome execute_run(results::Store& store, const RunOptions& options, std::os
           *progress << " ..." << std::flush;
         }
         SuiteOutcome s = run_suite(store, outcome.run_id, suite, suite_options,
-                                   sampler ? &*sampler : nullptr, execution);
+                                   sampler ? &*sampler : nullptr, execution, note);
+        if (kind == SuiteKind::power_heavy) heavy_ended.emplace(suite.name, settle_clock.now_s());
         if (execution == 0 && suite_options.more_when_cheap &&
             s.info.status == results::SuiteStatus::ok) {
           planned[i] = executions_for_cost(executions, s.info.duration_s);
@@ -468,7 +516,16 @@ RunOutcome execute_run(results::Store& store, const RunOptions& options, std::os
         if (progress) {
           *progress << " " << results::to_string(s.info.status) << " (" << s.summary.benchmarks
                     << " benchmarks, " << seconds_text(s.info.duration_s) << " s)";
-          if (!s.info.reason.empty()) *progress << ": " << s.info.reason;
+          // The settle note was printed on its own line before the suite started.
+          std::string reason = s.info.reason;
+          if (!note.empty() && reason.size() >= note.size() &&
+              reason.compare(reason.size() - note.size(), note.size(), note) == 0) {
+            reason.resize(reason.size() - note.size());
+            if (reason.size() >= 2 && reason.compare(reason.size() - 2, 2, "; ") == 0) {
+              reason.resize(reason.size() - 2);
+            }
+          }
+          if (!reason.empty()) *progress << ": " << reason;
           if (stopped[i] && execution + 1 < planned[i] &&
               s.info.status != results::SuiteStatus::ok) {
             *progress << " [its remaining executions are not run]";

@@ -20,6 +20,7 @@
 
 #include "harness/probe/telemetry.hpp"
 #include "harness/run/discovery.hpp"
+#include "harness/run/settle.hpp"
 #include "results/doctor_store.hpp"
 #include "results/store.hpp"
 
@@ -97,21 +98,27 @@ struct SuiteOutcome {
 // (store_error), not thrown; only OS failures (no fork, no pipe) throw.
 // `execution` (0-based) names its scratch files; with more than one execution of the run, Google
 // Benchmark's random interleaving shuffles the repetitions inside the process too (not under a
-// multi-rank launcher, where every rank must run the same order).
+// multi-rank launcher, where every rank must run the same order). `note` (the settle step that
+// came before it, settle.hpp) is stored in the suite run's reason, after any failure's reason.
 SuiteOutcome run_suite(results::Store& store, int64_t run_id, const SuiteExecutable& suite,
                        const SuiteRunOptions& options, TelemetrySampler* sampler = nullptr,
-                       int execution = 0);
+                       int execution = 0, const std::string& note = {});
 
 struct RunOptions {
-  std::vector<SuiteExecutable> suites;  // already selected
+  // Already selected; they run in run_order.hpp's order (order_suites), whatever the order here.
+  std::vector<SuiteExecutable> suites;
   SuiteRunOptions suite_options;
   std::vector<std::pair<std::string, std::string>> tags;
   std::string note;
   std::vector<std::string> argv;  // of gpubench, recorded with the run
   // GPU telemetry while each suite runs (harness/probe/telemetry.hpp); 0 switches it off.
   int telemetry_interval_ms = k_default_telemetry_interval_ms;
-  // Test hook: sample this source instead of NVML (tests pass a labelled fake). Null: NVML.
+  // Test hook: sample this source instead of NVML (tests pass a labelled fake). Null: NVML. The
+  // settle step reads the same source.
   std::shared_ptr<TelemetrySource> telemetry_source;
+  // The settle step after power-heavy suites (settle.hpp). Tests shorten it and pass a clock.
+  SettlePolicy settle;
+  std::optional<SettleClock> settle_clock;  // nullopt: real_settle_clock()
   // Readiness checks run before the run (harness/doctor/doctor.hpp), stored with it.
   std::vector<results::DoctorCheck> doctor;
 };
@@ -134,15 +141,26 @@ struct RunOutcome {
   // recorded in the run's configuration env as gpubench.telemetry).
   std::string telemetry;
   bool telemetry_active = false;
+  // The settle steps taken, in run order; each is also in the reason of the suite run it came
+  // before.
+  std::vector<SettleRecord> settles;
+  // Nonempty when the order needs a settle (a power-heavy suite followed by a device suite) and
+  // none can be done: "unavailable: <why>; no settle after gemm" (also recorded in the run's
+  // configuration env as gpubench.settle).
+  std::string settle_unavailable;
 };
 
 // Key of the run's Configuration::env entry that says why telemetry was not recorded.
 inline constexpr const char* k_telemetry_env_key = "gpubench.telemetry";
+// Key of the run's Configuration::env entry that says why the settle step could not be done.
+inline constexpr const char* k_settle_env_key = "gpubench.settle";
 
 // The whole run: every suite's executions, interleaved (execution 1 of every suite, then
-// execution 2, ...). A suite that fails, crashes or times out in one execution is not run again
-// in this run (its later executions would cost the same and say the same); nor is one whose
-// filter matched nothing. `progress` (nullable) gets one line per execution as it finishes.
+// execution 2, ...), each round in run_order.hpp's order, with the settle step (settle.hpp)
+// before a device suite that follows a power-heavy one. A suite that fails, crashes or times out in
+// one execution is not run again in this run (its later executions would cost the same and say the
+// same); nor is one whose filter matched nothing. `progress` (nullable) gets one line per execution
+// as it finishes.
 RunOutcome execute_run(results::Store& store, const RunOptions& options, std::ostream* progress);
 
 // Short human reason for a finished child ("exited with code 2: <last stderr line>").

@@ -17,19 +17,16 @@ namespace {
 
 using nlohmann::json;
 
-const std::vector<std::string> k_checks = {"cpu.cores_per_gpu",      "memory.host_vs_gpu",
-                                           "cpu.governor",           "storage.device",
-                                           "storage.free_space",     "driver.cuda_version",
-                                           "driver.toolkit_on_path", "limits.nofile",
-                                           "limits.memlock",         "limits.dev_shm",
-                                           "limits.huge_pages",      "gpu.reachable",
-                                           "gpu.persistence_mode",   "gpu.ecc_mode",
-                                           "gpu.ecc_errors",         "gpu.retired_memory",
-                                           "gpu.mig_mode",           "pcie.link",
-                                           "clocks.application",     "clocks.power_limit",
-                                           "topology.numa_affinity", "topology.iommu",
-                                           "topology.nvlink",        "topology.nvlink_fabric",
-                                           "container.runtime",      "container.gpu_visibility"};
+const std::vector<std::string> k_checks = {
+    "cpu.cores_per_gpu",      "memory.host_vs_gpu", "cpu.governor",
+    "storage.device",         "storage.free_space", "driver.cuda_version",
+    "driver.toolkit_on_path", "limits.nofile",      "limits.memlock",
+    "limits.dev_shm",         "limits.huge_pages",  "gpu.reachable",
+    "gpu.persistence_mode",   "gpu.ecc_mode",       "gpu.ecc_errors",
+    "gpu.retired_memory",     "gpu.mig_mode",       "pcie.link",
+    "clocks.application",     "clocks.sm_lock",     "clocks.power_limit",
+    "topology.numa_affinity", "topology.iommu",     "topology.nvlink",
+    "topology.nvlink_fabric", "container.runtime",  "container.gpu_visibility"};
 
 TEST(E2eDoctor, JsonListsEveryCheckWithStatusAndReason) {
   Workspace ws;
