@@ -3,13 +3,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include "suites/gemm/algorithm_search.hpp"
+
 namespace gpubench::gemm {
 
 namespace {
-// The search constants are gemm_cases.hpp's (the runner uses the same); as gemm_runner.cpp, the
-// batch caps (search at most 32 calls; hot samples ~5 ms at most 200 calls).
+// The search constants are gemm_cases.hpp's and algorithm_search.hpp's (the runner uses the same;
+// k_search_max_calls caps a search batch); as gemm_runner.cpp, hot samples ~5 ms at most 200 calls.
 constexpr double k_search_batch_s = k_search_batch_ms * 1e-3;
-constexpr int k_search_max_calls = 32;
 constexpr double k_hot_batch_s = 5e-3;
 constexpr int k_hot_max_calls = 200;
 constexpr double k_validation_elements = 12.0 * 12.0;
