@@ -404,6 +404,7 @@ RunOutcome execute_run(results::Store& store, const RunOptions& options, std::os
   const int executions = std::max(1, suite_options.executions);
   outcome.executions = executions;
   try {
+    if (options.before_suites) options.before_suites(outcome.run_id, work.path());
     const std::size_t suites = options.suites.size();
     // Per suite: its executions (cheap ones get more once their first execution is timed).
     std::vector<int> planned(suites, executions);
@@ -486,6 +487,7 @@ RunOutcome execute_run(results::Store& store, const RunOptions& options, std::os
         outcome.suites.push_back(std::move(s));
       }
     }
+    if (options.after_suites) options.after_suites(outcome.run_id, work.path());
   } catch (...) {
     // The OS failed under us: leave a truthful record if we still can. If even that fails,
     // the run's liveness lock goes with this process and the next writer marks it abandoned.
