@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "compare/aggregates.hpp"
+#include "compare/algorithms.hpp"
 #include "compare/hardware.hpp"
 #include "compare/run_problems.hpp"
 #include "compare/stats/stats.hpp"
@@ -281,6 +282,19 @@ std::optional<AggregateReading> aggregates_of(const Pool& b, const Pool& c) {
   return read_aggregates(rb, rc);
 }
 
+// The note when the two sides' labels name different cuBLASLt algorithms (compare/algorithms.hpp),
+// else empty.
+std::string algorithm_change(const Pool& b, const Pool& c) {
+  auto of = [](const Pool& p) {
+    std::vector<std::string> out;
+    for (const KeyedRow& k : p.rows) {
+      if (!k.row->label.empty()) out.push_back(cublaslt_algorithm(k.row->label));
+    }
+    return out;
+  };
+  return algorithm_difference(of(b), of(c));
+}
+
 // What one matched pair of pools gives: an entry, or a skipped series.
 struct Judged {
   std::vector<Entry> entries;
@@ -324,6 +338,7 @@ void judge(const Pool& bpool, const Pool& cpool, const RunOfExecution& brun,
   e.unit = bpool.first->unit;
   e.direction = bpool.first->direction;
   e.primary = bpool.first->role != results::MetricRole::secondary;
+  e.algorithm_change = algorithm_change(bpool, cpool);
   e.base = side_stats(bpool, brun);
   e.candidate = side_stats(cpool, crun);
   // Built from executions when a side measured its suite in more than one process a run and
@@ -489,6 +504,13 @@ Comparison compare_sides(const Side& base, const Side& candidate, const Options&
   const std::size_t half = tested.size() < 2048 ? tested.size() : tested.size() / 2;
   run_both([&] { decide_range(0, half); }, [&] { decide_range(half, tested.size()); },
            half < tested.size());
+  // Whatever the verdict, a row whose sides ran different cuBLASLt algorithms says so: its change
+  // may be the kernel's, not the machine's.
+  for (Entry& e : cmp.entries) {
+    if (!e.algorithm_change.empty()) {
+      e.reason += (e.reason.empty() ? "" : "; ") + e.algorithm_change;
+    }
+  }
 
   // Per-suite summaries: counts by verdict (the same Verdict values as Comparison::count) and
   // the geometric mean over entries that have an interval and a known direction.

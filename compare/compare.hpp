@@ -150,6 +150,9 @@ struct Entry {
   // fails under every --fail-on but never.
   bool lost_hardware = false;
   std::string reason;  // why this verdict, for people
+  // "different cuBLASLt algorithm: algo=23 ... vs algo=31 ...": the sides' labels name different
+  // algorithms (compare/algorithms.hpp); also at the end of `reason`. Empty otherwise.
+  std::string algorithm_change;
   // Ratio oriented so > 1 is better (1/ratio for lower-is-better); nullopt for unknown direction.
   std::optional<double> speedup() const;
 };

@@ -125,6 +125,10 @@ struct ResultRow {
   // complexity: the big_o of its complexity fit ("N"), empty when it has none.
   bool aggregate_only = false;
   std::string complexity;
+  // The suite's Google Benchmark label of the benchmark in this suite run (its first labelled
+  // row; benchmark_outcomes.label, schema v6): what it ran, e.g. gemm's cuBLASLt algorithm
+  // ("algo=23 tile=20 stages=15 splitk=1 ..."). Empty when it had none or was stored before v6.
+  std::string label;
   // What the harness's NVML telemetry saw during this row's suite run, on the row's device (or on
   // any GPU when the row has no device): true = a thermal/HW slowdown reason was set in at
   // least one sample, false = samples with readable reasons and none set, nullopt = no telemetry.

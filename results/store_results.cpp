@@ -33,6 +33,7 @@ struct OutcomeRecord {
   std::string message;
   bool aggregate_only = false;
   std::string complexity;
+  std::string label;
   const BenchmarkRecord* benchmark = nullptr;
 };
 
@@ -81,7 +82,7 @@ RunIndex read_run_index(Database& db, int64_t run_id) {
   {
     Statement st = db.prepare(R"sql(
 SELECT o.suite_run_id, o.benchmark_id, o.status, o.message, b.suite, b.name, b.case_name,
-       o.kind = 'aggregate', o.complexity
+       o.kind = 'aggregate', o.complexity, o.label
 FROM suite_runs sr CROSS JOIN benchmark_outcomes o JOIN benchmarks b ON b.id = o.benchmark_id
 WHERE sr.run_id = ?1 AND o.suite_run_id = sr.id ORDER BY sr.id, o.position, o.rowid)sql");
     st.bind(1, run_id);
@@ -93,6 +94,7 @@ WHERE sr.run_id = ?1 AND o.suite_run_id = sr.id ORDER BY sr.id, o.position, o.ro
       o.message = st.column_text(3);
       o.aggregate_only = st.column_int64(7) != 0;
       o.complexity = st.is_null(8) ? std::string() : st.column_text(8);
+      o.label = st.column_text(9);
       auto [it, fresh] = x.benchmarks.try_emplace(o.benchmark_id);
       if (fresh) {
         it->second.suite = st.column_text(4);
@@ -168,6 +170,7 @@ void fill_benchmark(ResultRow& r, const OutcomeRecord& o) {
   r.message = o.message;
   r.aggregate_only = o.aggregate_only;
   r.complexity = o.complexity;
+  r.label = o.label;
 }
 
 // The parts of a row that depend on its suite run and metric: role and telemetry flag.

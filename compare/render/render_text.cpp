@@ -159,6 +159,11 @@ std::string plain_why(const Entry& e, double confidence) {
       text = e.reason;
       break;
   }
+  // e.reason ends with it; the words above replace the reason, so it is said again.
+  if (!e.algorithm_change.empty() && e.verdict != Verdict::invalid &&
+      e.verdict != Verdict::missing) {
+    text += "; " + e.algorithm_change;
+  }
   return text + tail;
 }
 

@@ -1,6 +1,7 @@
 // gpubench run: runs the selected suites and stores everything (see harness/run/runner.hpp).
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -14,6 +15,7 @@
 #include "harness/probe/environment.hpp"
 #include "harness/process/launcher.hpp"
 #include "harness/process/process.hpp"
+#include "harness/run/algorithm_seed.hpp"
 #include "harness/run/run_order.hpp"
 #include "harness/run/run_plan.hpp"
 #include "harness/run/runner.hpp"
@@ -44,6 +46,7 @@ struct RunArgs {
   std::optional<int> gpus;  // --plan --gpus N: plan for N GPUs; not given: this machine's (NVML)
   std::string format = "text";
   std::optional<int> expect_gpus;  // --expect-gpus N
+  bool reselect_algos = false;     // --reselect-algos: search gemm's cuBLASLt algorithms again
 };
 
 compare::ExpectedHardware expected_of(const RunArgs& args) {
@@ -218,11 +221,48 @@ void check_plan_only(const RunArgs& args) {
   if (args.require_ready) ignored.push_back("--require-ready");
   if (!args.tags.empty()) ignored.push_back("--tag");
   if (!args.note.empty()) ignored.push_back("--note");
+  if (args.reselect_algos) ignored.push_back("--reselect-algos");
   if (ignored.empty()) return;
   throw bad_input(
       join(ignored, ", ") + (ignored.size() == 1 ? " does" : " do") + " not go with --plan",
       "--plan runs nothing and stores nothing, so these options would be ignored",
       "leave " + join(ignored, ", ") + " out of the plan, or drop --plan to run");
+}
+
+// gemm's cuBLASLt choices across runs (harness/run/algorithm_seed.hpp): before the first suite the
+// newest stored choices made on this GPU model, driver and cuBLAS version are seeded into the
+// run's scratch directory, unless --reselect-algos; after the last one the run's are stored. A
+// failure of either is a warning, not a failed run: the gemm suite then searches, which costs
+// time, not correctness.
+void set_algorithm_hooks(const RunArgs& args, results::Store& store, harness::RunOptions& options,
+                         Context& ctx) {
+  std::ostream* err = ctx.err;
+  std::ostream* progress = ctx.interactive ? ctx.err : nullptr;
+  if (!args.reselect_algos) {
+    options.before_suites = [&store, err, progress](int64_t run_id,
+                                                    const std::filesystem::path& dir) {
+      try {
+        const std::size_t seeded = harness::seed_algorithms(store, run_id, dir);
+        if (seeded > 0 && progress) {
+          *progress << "cuBLASLt algorithms: " << seeded
+                    << " gemm case(s) reuse the stored choice of an earlier run on this GPU model, "
+                       "driver and cuBLAS version (--reselect-algos searches again)\n"
+                    << std::flush;
+        }
+      } catch (const Error& e) {
+        *err << "gpubench: warning: stored cuBLASLt algorithms not reused (" << e.what()
+             << "); the gemm suite searches them again\n";
+      }
+    };
+  }
+  options.after_suites = [&store, err](int64_t run_id, const std::filesystem::path& dir) {
+    try {
+      harness::keep_algorithms(store, run_id, dir);
+    } catch (const Error& e) {
+      *err << "gpubench: warning: the run's cuBLASLt algorithms were not stored (" << e.what()
+           << "); the next run searches them again\n";
+    }
+  };
 }
 
 void do_run(const RunArgs& args, Context& ctx) {
@@ -349,6 +389,7 @@ void do_run(const RunArgs& args, Context& ctx) {
     return;
   }
   if (!args.until_decided.base.empty()) harness::check_until_decided(*store, args.until_decided);
+  set_algorithm_hooks(args, *store, options, ctx);
   const harness::RunOutcome outcome =
       harness::execute_run(*store, options, ctx.interactive ? ctx.err : nullptr);
   if (outcome.run_id == 0) {
@@ -441,6 +482,10 @@ void add_run_command(CLI::App& app, Context& ctx) {
                   "--plan: plan for a server of N GPUs of the reference class (default: the GPUs "
                   "NVML finds here)");
   cmd->add_option("--format", args->format, "--plan: text or json")->capture_default_str();
+  cmd->add_flag("--reselect-algos", args->reselect_algos,
+                "search gemm's cuBLASLt algorithms again instead of reusing the newest stored "
+                "choices made on this GPU model, driver and cuBLAS version; the new choices "
+                "become the newest");
   cmd->callback([args, &ctx] { do_run(*args, ctx); });
 }
 

@@ -435,6 +435,7 @@ RunOutcome execute_run(results::Store& store, const RunOptions& options, std::os
   // (settle_clock's scale).
   std::optional<std::pair<std::string, double>> heavy_ended;
   try {
+    if (options.before_suites) options.before_suites(outcome.run_id, work.path());
     const std::size_t suites = ordered.size();
     // Per suite: its executions (cheap ones get more once their first execution is timed).
     std::vector<int> planned(suites, executions);
@@ -543,6 +544,7 @@ RunOutcome execute_run(results::Store& store, const RunOptions& options, std::os
         outcome.suites.push_back(std::move(s));
       }
     }
+    if (options.after_suites) options.after_suites(outcome.run_id, work.path());
   } catch (...) {
     // The OS failed under us: leave a truthful record if we still can. If even that fails,
     // the run's liveness lock goes with this process and the next writer marks it abandoned.

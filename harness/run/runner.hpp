@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <optional>
@@ -121,6 +122,12 @@ struct RunOptions {
   std::optional<SettleClock> settle_clock;  // nullopt: real_settle_clock()
   // Readiness checks run before the run (harness/doctor/doctor.hpp), stored with it.
   std::vector<results::DoctorCheck> doctor;
+  // Called with the run's id and scratch directory (the suites' GPUBENCH_RUN_SCRATCH) once the run
+  // is stored, before its first suite, and after its last one (also when a signal stopped it),
+  // before it is closed: `gpubench run` seeds and keeps gemm's cuBLASLt choices there
+  // (harness/run/algorithm_seed.hpp). Null: nothing. What they throw fails the run.
+  std::function<void(int64_t run_id, const std::filesystem::path& scratch)> before_suites;
+  std::function<void(int64_t run_id, const std::filesystem::path& scratch)> after_suites;
 };
 
 struct RunOutcome {

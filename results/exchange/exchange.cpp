@@ -191,6 +191,7 @@ MergeSummary merge_attached(Database& db, const MergeOptions& options) {
   const bool invalid = has_table(db, "src", "invalid_samples");
   const bool doctor = has_table(db, "src", "doctor_checks");
   const bool liveness = has_table(db, "src", "run_liveness");
+  const bool algorithms = has_table(db, "src", "cublaslt_algorithms");
 
   std::vector<std::pair<int64_t, std::string>> runs;
   {
@@ -228,6 +229,9 @@ MergeSummary merge_attached(Database& db, const MergeOptions& options) {
               {old_run, run});
     if (doctor)
       copy.copy("doctor_checks", {{"run_id", "?2"}}, "WHERE s.run_id = ?1", {old_run, run});
+    if (algorithms) {
+      copy.copy("cublaslt_algorithms", {{"run_id", "?2"}}, "WHERE s.run_id = ?1", {old_run, run});
+    }
     std::vector<int64_t> suite_runs;
     {
       Statement st = db.prepare("SELECT id FROM src.suite_runs WHERE run_id = ?1 ORDER BY id");

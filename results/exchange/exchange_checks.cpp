@@ -58,7 +58,8 @@ void check_exported_value(const std::string& source, const std::string& table,
     check_text_limit(source, where, s, k_max_benchmark_name_bytes);
   }
   if ((table == "runs" && column == "note") || (table == "run_tags" && column == "key") ||
-      (table == "run_tags" && column == "value") || (table == "annotations" && column == "text")) {
+      (table == "run_tags" && column == "value") || (table == "annotations" && column == "text") ||
+      (table == "benchmark_outcomes" && column == "label")) {
     check_text_limit(source, where, s, k_max_text_bytes);
   }
 }

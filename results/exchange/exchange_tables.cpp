@@ -53,6 +53,10 @@ const std::vector<ExchangedTable>& exchanged_tables() {
        "SELECT * FROM run_gpus WHERE run_id = ?1 ORDER BY device_index", "with their run"},
       {"doctor_checks", Carried::with_run,
        "SELECT * FROM doctor_checks WHERE run_id = ?1 ORDER BY position", "with their run"},
+      {"cublaslt_algorithms", Carried::with_run,
+       "SELECT * FROM cublaslt_algorithms WHERE run_id = ?1 ORDER BY benchmark",
+       "with their run: the algorithms its GEMMs used, reused by later runs on the same GPU "
+       "model, driver and cuBLAS version"},
       {"suite_runs", Carried::with_run,
        "SELECT * FROM suite_runs WHERE run_id = ?1 ORDER BY id",
        "with their run, stdout and stderr tails included"},

@@ -45,6 +45,7 @@ struct Outcome {
   BenchmarkStatus status = BenchmarkStatus::ok;
   std::string message;
   std::string complexity;         // big_o of its BigO row (results/schema/aggregates.hpp)
+  std::string label;  // the first label of its rows (benchmark_outcomes.label, schema v6)
   int64_t next_repetition = 0;    // for files that do not number them
   std::optional<int64_t> device;  // the device of its rows
 };
@@ -62,6 +63,7 @@ struct PreparedEntry final : EntryWork {
   std::string message;
   std::string gpu_uuid;  // a UUID the entry names
   std::string big_o;     // the complexity a BigO row names ("N", "NlgN")
+  std::string label;     // Google Benchmark's label of the row, at most k_max_text_bytes
   // Everything but the benchmark, GPU and counted repetition, which need the database or the
   // entries before this one.
   Ingester::SampleState state;

@@ -185,6 +185,15 @@ void parse_label(const std::string& label, std::optional<int64_t>& device, std::
   flush();
 }
 
+// A label as benchmark_outcomes keeps it: at most k_max_text_bytes (a label is for people, and
+// names are refused beyond that size too), a longer one cut at a UTF-8 character boundary.
+std::string label_kept(std::string_view label) {
+  if (label.size() <= k_max_text_bytes) return std::string(label);
+  std::size_t end = k_max_text_bytes;
+  while (end > 0 && (static_cast<unsigned char>(label[end]) & 0xC0) == 0x80) --end;
+  return std::string(label.substr(0, end));
+}
+
 std::optional<int64_t> int_field(const json* it, std::string_view key, size_t entry) {
   if (it == nullptr || it->is_null()) return std::nullopt;
   auto where = [&] { return "benchmarks[" + std::to_string(entry) + "]." + std::string(key); };
@@ -283,6 +292,7 @@ void detail::DocumentIngest::State::read(const EntryFields& f, size_t i, Prepare
   p.gpu_uuid = string_field(f[k_gpu_uuid], "gpu_uuid", i);
   if (const std::string_view label = string_field(f[k_label], "label", i); !label.empty()) {
     parse_label(std::string(label), s.device_index, p.gpu_uuid);
+    p.label = label_kept(label);
   }
   s.iterations = int_field(f[k_iterations], "iterations", i);
   s.threads = int_field(f[k_threads], "threads", i);

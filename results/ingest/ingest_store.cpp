@@ -316,6 +316,7 @@ void detail::DocumentIngest::State::add(PreparedEntry& p) {
     }
   }
   if (!p.big_o.empty()) o.complexity = p.big_o;
+  if (o.label.empty() && !p.label.empty()) o.label = p.label;
 }
 
 IngestSummary detail::DocumentIngest::State::finish() {
@@ -324,14 +325,14 @@ IngestSummary detail::DocumentIngest::State::finish() {
   // 64 rows per statement (each benchmark once, so no two rows of one statement conflict; a row
   // already stored for this suite run is updated).
   constexpr size_t k_outcome_batch = 64;
-  constexpr int k_outcome_columns = 5;
+  constexpr int k_outcome_columns = 6;
   auto outcome_sql = [](size_t rows) {
     return multi_row_sql(
-        "INSERT INTO benchmark_outcomes(suite_run_id, benchmark_id, position, status, message) "
-        "VALUES ",
+        "INSERT INTO benchmark_outcomes(suite_run_id, benchmark_id, position, status, message, "
+        "label) VALUES ",
         rows, k_outcome_columns,
         " ON CONFLICT(suite_run_id, benchmark_id) DO UPDATE SET status = excluded.status, "
-        "message = excluded.message");
+        "message = excluded.message, label = excluded.label");
   };
   Statement batch = db.prepare(outcome_sql(k_outcome_batch));
   Statement one = db.prepare(outcome_sql(1));
@@ -343,6 +344,7 @@ IngestSummary detail::DocumentIngest::State::finish() {
                   const int p = row_offset(r, k_outcome_columns);
                   st.bind(p + 1, suite_run_id).bind(p + 2, bench).bind(p + 3, o.position);
                   st.bind(p + 4, to_string(o.status)).bind(p + 5, o.message);
+                  st.bind(p + 6, o.label);
                 }
               });
   for (int64_t bench : order) {

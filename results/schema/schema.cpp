@@ -370,6 +370,7 @@ const std::vector<Migration>& migrations() {
       {3, "fleet-size speed: per-run series medians, read-path indexes", &apply_v3},
       {4, "aggregate-only benchmarks and complexity fits", &apply_v4},
       {5, "change-point scans: incremental history --record", &apply_v5},
+      {6, "cuBLASLt algorithms kept with runs, benchmark labels", &apply_v6},
   };
   return steps;
 }

@@ -1,32 +1,31 @@
-// The cuBLASLt algorithms one run chose, kept for its later executions (issue 35; issue 36
-// "algorithms fixed"). A run measures every suite in several processes; the algorithm search
-// (16 candidates timed per case) is most of a gemm execution's time on large shapes, and a second
-// search could choose differently and turn noise into a change of algorithm. So the first
-// execution of a run writes each case's choice to the run's scratch directory
-// (GPUBENCH_RUN_SCRATCH, set by `gpubench run`), and the later ones read it, check it with
-// cublasLtMatmulAlgoCheck, and reuse it (a choice that fails the check is searched again).
+// The cuBLASLt algorithms a run uses, kept for its later executions and, through the results
+// store, for later runs (issue 35; issue 36 "fixed algorithms"). A run measures every suite in
+// several processes; the algorithm search (16 candidates timed per case) is most of a gemm
+// execution's time on large shapes, and a second search could choose differently and turn noise
+// into a change of algorithm. So a case's choice lives in the run's scratch directory
+// (GPUBENCH_RUN_SCRATCH, set by `gpubench run`; the file is util/algorithm_file.hpp's): before the
+// run the harness seeds it with the newest stored choices made on this GPU model, driver and
+// cuBLASLt version (harness/run/algorithm_seed.hpp), the first execution that finds no choice
+// searches and appends one, and every execution checks what it finds with
+// cublasLtMatmulAlgoCheck before using it (a choice that fails the check is searched again).
 // CUDA-free: the algorithm is its 64 opaque bytes (cublasLtMatmulAlgo_t is uint64_t data[8]).
 #pragma once
 
-#include <array>
-#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
+
+#include "util/algorithm_file.hpp"
 
 namespace gpubench::gemm {
 
-using AlgorithmBytes = std::array<std::uint64_t, 8>;
-
-struct StoredAlgorithm {
-  AlgorithmBytes bytes{};
-  std::string description;  // as the search described it ("algo=23 tile=20 ... timed=8/8")
-  double median_call_ms = 0;
-};
+using AlgorithmBytes = algorithm_file::AlgorithmBytes;
+using StoredAlgorithm = algorithm_file::Choice;
 
 // Environment variable naming the run's scratch directory (shared by its executions).
-inline constexpr const char* k_run_scratch_env = "GPUBENCH_RUN_SCRATCH";
+inline constexpr const char* k_run_scratch_env = algorithm_file::k_scratch_env;
 
 class AlgorithmStore {
  public:
@@ -52,9 +51,18 @@ class AlgorithmStore {
   std::map<std::string, StoredAlgorithm> m_entries;
 };
 
-// One line of the file: key, 16 hex digits x 8, median ms, description, tab-separated. Exposed
-// for tests.
-std::string algorithm_line(const std::string& key, const StoredAlgorithm& algorithm);
-std::optional<std::pair<std::string, StoredAlgorithm>> parse_algorithm_line(const std::string& line);
+// Where a reused choice came from, as the case's label says it after the search's description:
+// "reused=run" (an earlier execution of this run searched it) or "reused=history:<run uuid>"
+// (the stored run that searched it; the harness seeded it).
+std::string reuse_note(const StoredAlgorithm& algorithm);
+
+// One line of the file (util/algorithm_file.hpp). Exposed for tests.
+inline std::string algorithm_line(const std::string& key, const StoredAlgorithm& algorithm) {
+  return algorithm_file::format_line(key, algorithm);
+}
+inline std::optional<std::pair<std::string, StoredAlgorithm>> parse_algorithm_line(
+    const std::string& line) {
+  return algorithm_file::parse_line(line);
+}
 
 }  // namespace gpubench::gemm

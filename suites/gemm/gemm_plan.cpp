@@ -8,13 +8,14 @@
 #include "kernels/common/spin.hpp"
 #include "suites/common/cuda/timing.hpp"
 
+#include "suites/gemm/algorithm_search.hpp"
+
 namespace gpubench::gemm {
 
 namespace {
-// The search constants are gemm_cases.hpp's (the runner uses the same); as gemm_runner.cpp, the
-// search's batches hold at most 32 calls.
+// The search constants are gemm_cases.hpp's and algorithm_search.hpp's (the runner uses the same;
+// k_search_max_calls caps a search batch).
 constexpr double k_search_batch_s = k_search_batch_ms * 1e-3;
-constexpr int k_search_max_calls = 32;
 constexpr double k_validation_elements = 12.0 * 12.0;
 // The clock probe after every batch (hot, cold and warm-up alike).
 constexpr double k_clock_probe_s = static_cast<double>(kernels::k_clock_probe_ns) * 1e-9;

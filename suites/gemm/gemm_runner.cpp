@@ -4,8 +4,9 @@
 #include <cublas_v2.h>
 
 #include <algorithm>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "suites/common/cuda/cublaslt_handles.hpp"
 #include "suites/common/cuda/graph.hpp"
 #include "suites/common/cuda/guard.hpp"
+#include "suites/gemm/algorithm_search.hpp"
 #include "suites/gemm/algorithm_store.hpp"
 #include "util/median.hpp"
 
@@ -251,8 +253,8 @@ bool PreparedGemm::reuse_stored_algorithm() {
   static_assert(sizeof algo == sizeof stored->bytes, "cublasLtMatmulAlgo_t is 8 uint64_t");
   std::memcpy(&algo, stored->bytes.data(), sizeof algo);
   cublasLtMatmulHeuristicResult_t check{};
-  if (cublasLtMatmulAlgoCheck(m_dev.cublaslt.get(), m_lt->desc.get(), m_lt->a.get(),
-                              m_lt->b.get(), m_lt->c.get(), m_lt->c.get(), &algo,
+  if (cublasLtMatmulAlgoCheck(m_dev.cublaslt.get(), m_lt->desc.get(), m_lt->a.get(), m_lt->b.get(),
+                              m_lt->c.get(), m_lt->c.get(), &algo,
                               &check) != CUBLAS_STATUS_SUCCESS ||
       check.workspaceSize > m_workspace.bytes()) {
     return false;  // not valid here (another library or device): search again
@@ -269,14 +271,16 @@ bool PreparedGemm::reuse_stored_algorithm() {
   const std::string id = config_attribute<std::int32_t>(algo, CUBLASLT_ALGO_CONFIG_ID);
   m_choice.algo_id = id == "?" ? -1 : std::stoi(id);
   m_choice.median_call_ms = stored->median_call_ms;
-  m_choice.description = stored->description + " reused=run";
+  // The label says where the choice came from: this run, or the stored run that searched it.
+  m_choice.description = stored->description + " " + reuse_note(*stored);
   return true;
 }
 
 void PreparedGemm::choose_algorithm() {
   const GemmCase& c = m_case;
-  // A later execution of the run takes the first execution's choice: the same algorithm in every
-  // process of the run, and no second search.
+  // A choice the run already holds (an earlier execution's, or the newest stored one made on this
+  // GPU model, driver and cuBLASLt version, which the harness seeded) is checked and reused: the
+  // same algorithm in every process of the run and in later runs, and no second search.
   if (reuse_stored_algorithm()) return;
   const suite::cuda::MatmulPreference pref =
       suite::cuda::make_workspace_preference(m_workspace.bytes());
@@ -292,52 +296,58 @@ void PreparedGemm::choose_algorithm() {
     throw SkipCase("the cuBLASLt heuristic returned no algorithm for " + what + " on " +
                    m_dev.info.name + " (" + suite::cublas_status_text(status) + ")");
   }
-  // Time every candidate: warm-up call, then search_samples(probe) batches; choose among them
-  // by choose_candidate (near-ties go to the heuristic's best rank, so noise cannot flip it).
-  int batch_calls = 0;
-  int samples = k_search_samples_per_candidate;
-  std::vector<CandidateTimes> timed;
-  std::vector<cublasLtMatmulAlgo_t> timed_algos;
+  // Time every candidate (algorithm_search.hpp): a warm-up call each, batches sized once from the
+  // first working candidate's probe call, the choice by choose_candidate (near-ties go to the
+  // heuristic's best rank, so noise cannot flip it).
   std::string last_error;
-  for (int i = 0; i < returned; ++i) {
-    if (results[static_cast<std::size_t>(i)].state != CUBLAS_STATUS_SUCCESS) continue;
-    m_lt->algo = results[static_cast<std::size_t>(i)].algo;
+  // A candidate that fails to launch is left out, not the case failed; an OOM fails the case (it
+  // would repeat).
+  auto guarded = [&](auto&& work) -> bool {
     try {
-      enqueue(1);
-      m_dev.stream.synchronize();
-      if (batch_calls == 0) {
-        // Size the search batches from the first working candidate: about 1 ms, at most 32 calls.
-        const auto probe =
-            m_dev.timer.time_batch([this] { enqueue(1); }, suite::cuda::CacheState::hot);
-        batch_calls = calls_per_batch(probe.elapsed_ms, 1.0, 32);
-        samples = search_samples(probe.elapsed_ms);
-      }
-      CandidateTimes t;
-      t.rank = i;
-      for (int s = 0; s < samples; ++s) {
-        const auto sample =
-            m_dev.timer.time_batch([&] { enqueue(batch_calls); }, suite::cuda::CacheState::hot);
-        t.per_call_ms.push_back(sample.elapsed_ms / batch_calls);
-      }
-      timed.push_back(std::move(t));
-      timed_algos.push_back(m_lt->algo);
+      work();
+      return true;
     } catch (const suite::CudaError& e) {
-      // One candidate failing to launch is not the case failing; an OOM is (it would repeat).
       if (e.out_of_memory()) throw;
       (void)cudaStreamSynchronize(m_dev.stream.get());
       last_error = e.what();
+      return false;
     }
+  };
+  struct Timer final : SearchTimer {
+    std::function<bool(int)> prepare_candidate;
+    std::function<std::optional<double>(int)> time_calls;
+    bool prepare(int rank) override { return prepare_candidate(rank); }
+    std::optional<double> time_batch_ms(int calls) override { return time_calls(calls); }
+  } timer;
+  timer.prepare_candidate = [&](int rank) {
+    m_lt->algo = results[static_cast<std::size_t>(rank)].algo;
+    return guarded([&] {
+      enqueue(1);
+      m_dev.stream.synchronize();
+    });
+  };
+  timer.time_calls = [&](int calls) -> std::optional<double> {
+    double ms = 0;
+    const bool ok = guarded([&] {
+      ms = m_dev.timer.time_batch([&] { enqueue(calls); }, suite::cuda::CacheState::hot).elapsed_ms;
+    });
+    return ok ? std::optional<double>(ms) : std::nullopt;
+  };
+  std::vector<int> ranks;
+  for (int i = 0; i < returned; ++i) {
+    if (results[static_cast<std::size_t>(i)].state == CUBLAS_STATUS_SUCCESS) ranks.push_back(i);
   }
-  if (timed.empty()) {
+  const std::optional<SearchResult> found = search_algorithm(ranks, timer);
+  if (!found) {
     throw SkipCase("none of the " + std::to_string(returned) + " cuBLASLt candidates for " + what +
                    " ran (last error: " + last_error + ")");
   }
-  std::size_t tied = 0;
-  const std::size_t chosen = choose_candidate(timed, k_search_tie_fraction, &tied);
-  const cublasLtMatmulAlgo_t best_algo = timed_algos[chosen];
-  const int best_index = timed[chosen].rank;
-  const double best_ms = median(timed[chosen].per_call_ms);
-  const int usable = static_cast<int>(timed.size());
+  const std::size_t tied = found->tied;
+  const cublasLtMatmulAlgo_t best_algo =
+      results[static_cast<std::size_t>(found->chosen_rank())].algo;
+  const int best_index = found->chosen_rank();
+  const double best_ms = found->median_call_ms();
+  const int usable = static_cast<int>(found->timed.size());
   m_lt->algo = best_algo;
   const std::string id = config_attribute<std::int32_t>(best_algo, CUBLASLT_ALGO_CONFIG_ID);
   m_choice.algo_id = id == "?" ? -1 : std::stoi(id);
@@ -348,8 +358,8 @@ void PreparedGemm::choose_algorithm() {
       " stages=" + config_attribute<std::uint32_t>(best_algo, CUBLASLT_ALGO_CONFIG_STAGES_ID) +
       " splitk=" + config_attribute<std::int32_t>(best_algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM) +
       " swizzle=" + config_attribute<std::uint32_t>(best_algo, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING) +
-      " rank=" + std::to_string(best_index) + " tied=" + std::to_string(tied) + " timed=" +
-      std::to_string(usable) + "/" + std::to_string(returned);
+      " rank=" + std::to_string(best_index) + " tied=" + std::to_string(tied) +
+      " timed=" + std::to_string(usable) + "/" + std::to_string(returned);
   StoredAlgorithm keep;
   std::memcpy(keep.bytes.data(), &best_algo, sizeof best_algo);
   keep.description = m_choice.description;

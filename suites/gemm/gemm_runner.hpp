@@ -31,7 +31,7 @@ struct DeviceContext {
 struct AlgorithmChoice {
   // e.g. "algo=23 tile=20 stages=15 splitk=1 swizzle=0 rank=0 tied=2 timed=8/8"
   std::string description;
-  int algo_id = -1;         // CUBLASLT_ALGO_CONFIG_ID, -1 for cublasGemmEx's default
+  int algo_id = -1;             // CUBLASLT_ALGO_CONFIG_ID, -1 for cublasGemmEx's default
   double median_call_ms = 0.0;  // median time per call of the chosen algorithm during the search
 };
 
@@ -65,8 +65,9 @@ class PreparedGemm {
   struct Lt;  // cuBLASLt descriptors
   void set_up_cublaslt();
   void choose_algorithm();
-  // The run's earlier execution chose an algorithm for this case (algorithm_store.hpp) and it
-  // passes cublasLtMatmulAlgoCheck here: use it. False: search.
+  // The run's scratch file holds a choice for this case (algorithm_store.hpp: an earlier
+  // execution's, or a stored run's seeded by the harness) and it passes cublasLtMatmulAlgoCheck
+  // and a warm-up call here: use it, the label saying where it came from. False: search.
   bool reuse_stored_algorithm();
 
   GemmCase m_case;

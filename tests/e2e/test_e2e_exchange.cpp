@@ -78,7 +78,12 @@ void fill_source(const Workspace& ws) {
       "'00000000:19:00.0', '9.0', 'enabled', 150000000000, 'FIXTURE-gpu-fingerprint' FROM runs "
       "WHERE id = 2;"
       "INSERT INTO run_gpus(run_id, device_index, gpu_device_id) SELECT 2, 0, id FROM "
-      "gpu_devices WHERE uuid = 'GPU-FIXTURE-0'");
+      "gpu_devices WHERE uuid = 'GPU-FIXTURE-0';"
+      // A FIXTURE cuBLASLt choice kept with run 2 (issue 36), as `gpubench run` keeps gemm's.
+      "INSERT INTO cublaslt_algorithms(run_id, benchmark, gpu_model, driver_version, "
+      "cublas_version, algorithm, description, median_call_ms) VALUES (2, "
+      "'gemm/cublaslt/dtype:bf16/device:0', 'FIXTURE GPU', 'FIXTURE driver', 'FIXTURE cublas', "
+      "'" + std::string(128, 'a') + "', 'algo=23 tile=20 stages=15 splitk=1 (FIXTURE)', 0.25)");
   // Every table exchange carries has rows, so a merge or import that skipped one fails the
   // comparison (series_medians and the baseline included).
   for (const results::ExchangedTable& t : results::exchanged_tables()) {

@@ -2,12 +2,14 @@
 // rows an export writes are the ones its run needs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "helpers.hpp"
+#include "results/algorithm_choices.hpp"
 #include "results/exchange/exchange.hpp"
 #include "results/exchange/exchange_tables.hpp"
 #include "results/sqlite/sqlite.hpp"
@@ -130,6 +132,78 @@ TEST(ExchangeJson, ResultsWithoutSuiteRunAreRefusedWhenTheirSuiteHasSeveralExecu
   EXPECT_NE(rows[0].suite_run_id, rows[1].suite_run_id);
   EXPECT_EQ(rows[0].values, std::vector<double>{100});
   EXPECT_EQ(rows[1].values, std::vector<double>{200});
+}
+
+// Issue 36: a run's cuBLASLt algorithms and its benchmark labels travel with it, by merge and in
+// an export's tables; the other run's do not. Facts and bytes are FIXTURES (made up).
+TEST(ExchangeTables, AlgorithmsAndLabelsTravelWithTheirRun) {
+  TempDir dir("gpubench-test");
+  const auto source_path = dir.path() / "source.db";
+  int64_t run = 0;
+  {
+    Store source = Store::open(source_path, OpenMode::read_write_create);
+    run = source.begin_run(testing::sample_run_info());
+    nlohmann::json doc = {
+        {"context", {{"date", "2026-12-01T00:00:00+00:00"}}},
+        {"benchmarks",
+         {{{"name", "gemm/a"},
+           {"run_name", "gemm/a"},
+           {"run_type", "iteration"},
+           {"iterations", 1},
+           {"real_time", 10.0},
+           {"cpu_time", 1.0},
+           {"time_unit", "us"},
+           {"label", "compute=32F algo=23 tile=20 stages=15 splitk=1 swizzle=0"}}}}};
+    source.ingest_benchmark_json(source.add_suite_run(run, SuiteRunInfo{}), doc, "gemm");
+    AlgorithmChoiceRow row;
+    row.benchmark = "gemm/a/device:0";
+    row.gpu_model = "NVIDIA H200";
+    row.driver_version = "560.35.03";
+    row.cublas_version = "13.0.2";
+    row.algorithm = std::string(128, 'f');
+    row.description = "algo=23 tile=20 stages=15 splitk=1 swizzle=0 rank=0 tied=1 timed=8/8";
+    row.median_call_ms = 0.5;
+    add_algorithm_choices(source, run, {row});
+    source.finish_run(run, RunStatus::complete);
+    const int64_t other = source.begin_run(testing::sample_run_info());
+    row.description = "algo=31";
+    add_algorithm_choices(source, other, {row});
+    source.finish_run(other, RunStatus::complete);
+
+    std::ostringstream out;
+    JsonWriter w(out);
+    write_run_tables(source, run, w);
+    w.finish();
+    const nlohmann::json tables = nlohmann::json::parse(out.str());
+    ASSERT_EQ(tables["cublaslt_algorithms"]["rows"].size(), 1u);
+    const auto& columns = tables["benchmark_outcomes"]["columns"];
+    EXPECT_NE(std::find(columns.begin(), columns.end(), "label"), columns.end());
+  }
+  Store target = Store::open(dir.path() / "target.db", OpenMode::read_write_create);
+  merge_database(target, source_path, MergeOptions{});
+  const std::vector<RunRow> runs = target.list_runs();
+  ASSERT_EQ(runs.size(), 2u);
+  std::vector<std::string> descriptions;
+  for (const RunRow& r : runs) {
+    for (const AlgorithmChoiceRow& c : algorithm_choices_of_run(target, r.id)) {
+      descriptions.push_back(c.description);
+      EXPECT_EQ(c.algorithm, std::string(128, 'f'));
+      EXPECT_EQ(c.gpu_model, "NVIDIA H200");
+    }
+  }
+  std::sort(descriptions.begin(), descriptions.end());
+  EXPECT_EQ(descriptions,
+            (std::vector<std::string>{"algo=23 tile=20 stages=15 splitk=1 swizzle=0 rank=0 tied=1 "
+                                      "timed=8/8",
+                                      "algo=31"}));
+  bool labelled = false;
+  for (const RunRow& r : runs) {
+    for (const ResultRow& row : target.get_results(r.id)) {
+      labelled =
+          labelled || row.label == "compute=32F algo=23 tile=20 stages=15 splitk=1 swizzle=0";
+    }
+  }
+  EXPECT_TRUE(labelled);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// The run's cuBLASLt choices kept between its executions (suites/gemm/algorithm_store.hpp): a
-// real file in a temporary directory, written and read back as two executions would.
+// The run's cuBLASLt choices kept between its executions and runs (suites/gemm/algorithm_store.hpp,
+// util/algorithm_file.hpp): a real file in a temporary directory, written and read back as the
+// harness's seeding and two executions would.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -68,6 +69,58 @@ TEST(AlgorithmStore, LinesRoundTripAndRefuseGarbage) {
   EXPECT_FALSE(parse_algorithm_line(""));
   EXPECT_FALSE(parse_algorithm_line("k\tzz"));
   EXPECT_FALSE(parse_algorithm_line("k\t0000000000000001\t2\t3\t4\t5\t6\t7\t8\t1.0\td"));
+}
+
+// The harness seeds a stored run's choice (origin history:<uuid>); the suite's label says so. One
+// that fails cublasLtMatmulAlgoCheck is searched again and appended: the later line wins.
+TEST(AlgorithmStore, SeededChoicesSayWhereTheyCameFromAndASearchReplacesThem) {
+  TempDir dir("gpubench-algo-store");
+  StoredAlgorithm seeded = sample(7);
+  seeded.origin = algorithm_file::history_origin("0f8e2a4c-1111-4222-8333-444455556666");
+  ASSERT_TRUE(
+      algorithm_file::append_choice(dir.path() / algorithm_file::k_file_name, "gemm/a", seeded));
+  AlgorithmStore first(dir.path());
+  const auto found = first.find("gemm/a");
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->origin, seeded.origin);
+  EXPECT_EQ(reuse_note(*found), "reused=history:0f8e2a4c-1111-4222-8333-444455556666");
+  EXPECT_EQ(algorithm_file::history_run(found->origin),
+            std::optional<std::string>("0f8e2a4c-1111-4222-8333-444455556666"));
+  ASSERT_TRUE(first.add("gemm/a", sample(8)));  // searched again: origin empty
+  AlgorithmStore later(dir.path());
+  ASSERT_TRUE(later.find("gemm/a"));
+  EXPECT_EQ(later.find("gemm/a")->bytes, sample(8).bytes);
+  EXPECT_EQ(reuse_note(*later.find("gemm/a")), "reused=run");
+}
+
+TEST(AlgorithmStore, OriginsAndOlderLinesParse) {
+  // A line written before the origin field existed (11 fields): searched by this run.
+  std::string old = algorithm_line("k", sample(9));
+  old = old.substr(0, old.rfind('\t'));
+  const auto parsed = parse_algorithm_line(old);
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(parsed->second.origin, "");
+  EXPECT_EQ(parsed->second.bytes, sample(9).bytes);
+  // An origin that is neither empty nor history:<uuid> is not a line of this file.
+  std::string bad = algorithm_line("k", sample(9));
+  bad = bad.substr(0, bad.size() - 1) + "elsewhere";
+  EXPECT_FALSE(parse_algorithm_line(bad));
+  // Tabs or newlines in a description cannot split the line.
+  StoredAlgorithm odd = sample(10);
+  odd.description = "algo=1\ttile=2\nstages=3";
+  const std::string line = algorithm_line("k", odd);
+  const auto back = parse_algorithm_line(line.substr(0, line.size() - 1));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->second.description, "algo=1 tile=2 stages=3");
+}
+
+TEST(AlgorithmStore, BytesTravelAsHexDigits) {
+  const AlgorithmBytes bytes = sample(11).bytes;
+  const std::string hex = algorithm_file::bytes_hex(bytes);
+  EXPECT_EQ(hex.size(), 128u);
+  EXPECT_EQ(algorithm_file::parse_bytes_hex(hex), std::optional<AlgorithmBytes>(bytes));
+  EXPECT_FALSE(algorithm_file::parse_bytes_hex(hex.substr(1)));
+  EXPECT_FALSE(algorithm_file::parse_bytes_hex("g" + hex.substr(1)));
 }
 
 }  // namespace
