@@ -71,8 +71,8 @@ AffinityCalls system_affinity_calls() {
 DevicePinning::DevicePinning(const std::vector<int>& devices,
                              const std::function<BusId(int)>& bus_id_of, std::string sysfs_root,
                              AffinityCalls calls)
-    : m_calls(std::move(calls)) {
-  const std::vector<int> allowed = m_calls.get();
+    : m_calls(std::move(calls)), m_allowed(m_calls.get()) {
+  const std::vector<int>& allowed = m_allowed;
   for (int d : devices) {
     const BusId bus = bus_id_of(d);
     PinChoice p;
@@ -94,6 +94,10 @@ DevicePinning::DevicePinning(const std::vector<int>& devices,
     }
     m_choices.push_back(std::move(p));
   }
+}
+
+void DevicePinning::release_calling_thread() const {
+  if (!m_allowed.empty()) (void)m_calls.set(m_allowed);
 }
 
 const PinChoice* DevicePinning::choice(int device) const {
@@ -170,6 +174,10 @@ void install_device_pinning(std::unique_ptr<DevicePinning> pinning) {
 
 const DevicePinning* device_pinning() {
   return installed().get();
+}
+
+void release_thread_pin() {
+  if (const DevicePinning* p = installed().get()) p->release_calling_thread();
 }
 
 }  // namespace gpubench::suite

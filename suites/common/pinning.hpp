@@ -74,6 +74,10 @@ class DevicePinning {
   // no device (a host case), gets back the CPUs the thread had before the first move.
   void before_case(std::optional<int> device);
 
+  // For a helper thread a case starts, which inherits the measuring thread's one CPU: moves the
+  // calling thread back to every CPU the process may use.
+  void release_calling_thread() const;
+
   // nullptr for a device that was not listed.
   const PinChoice* choice(int device) const;
   // For a case's label: "pinned to CPU 5 (NUMA node 0 of the GPU)", or "not pinned: <reason>".
@@ -88,6 +92,7 @@ class DevicePinning {
   void restore();
 
   AffinityCalls m_calls;
+  std::vector<int> m_allowed;  // the CPUs the process may use, at construction
   std::vector<PinChoice> m_choices;
   std::vector<std::pair<int, std::string>> m_failed;  // device, why the move at a case failed
   std::optional<int> m_current_cpu;                   // where the thread is pinned now
@@ -101,5 +106,8 @@ class DevicePinning {
 void install_device_pinning(std::unique_ptr<DevicePinning> pinning);
 // The installed pinning; nullptr when none.
 const DevicePinning* device_pinning();
+// device_pinning()->release_calling_thread(), when one is installed: the first thing a helper
+// thread of a case does (transfer's second issuing thread), so two threads never share one CPU.
+void release_thread_pin();
 
 }  // namespace gpubench::suite

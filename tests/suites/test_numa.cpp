@@ -17,6 +17,7 @@
 #include "suites/common/numa.hpp"
 #include "suites/common/pinning.hpp"
 #include "suites/common/suite_support.hpp"
+#include "suites/transfer/concurrent_issue.hpp"
 #include "suites/transfer/numa.hpp"
 #include "util/fs.hpp"
 
@@ -465,6 +466,11 @@ TEST(Pinning, TheBeforeEachCaseHookRunsBeforeTheBodyAndPinsByTheCaseName) {
   EXPECT_EQ(affinity.mask, std::vector<int>{32});
   run_before_each_case("memory/host_triad/array_bytes:1048576/threads:4");
   EXPECT_EQ(affinity.mask, range(0, 127));
+  // A helper thread a case starts (transfer's second issuing thread) is not left on the one CPU.
+  run_before_each_case("transfer/x/dir:p2p/src:0/dst:1/bytes:268435456/device:0");
+  EXPECT_EQ(affinity.mask, std::vector<int>{32});
+  release_thread_pin();
+  EXPECT_EQ(affinity.mask, range(0, 127));
   install_device_pinning(nullptr);
   EXPECT_EQ(device_pinning(), nullptr);
   run_before_each_case("launch/stream_synchronize/sched:spin/device:0");  // no hook: nothing
@@ -507,6 +513,39 @@ TEST(Pinning, MovesARealThreadWhenTheHostAllowsIt) {
   });
   t.join();
   if (!skip.empty()) GTEST_SKIP() << skip;
+}
+
+// transfer's staged bidirectional peer cases issue the second direction from a helper thread
+// (concurrent_issue.hpp): pinned, the case's thread must not hand its one CPU down to it.
+TEST(Pinning, TheSecondIssuingThreadOfAPinnedCaseGetsEveryAllowedCpu) {
+  const std::vector<int> allowed = thread_cpus();
+  if (allowed.size() < 2) GTEST_SKIP() << "needs two allowed CPUs";
+  TempDir dir("gpubench-test-pin-helper");
+  write_file(dir.path() / "bus/pci/devices/0000:17:00.0/numa_node", "0");
+  write_file(dir.path() / "bus/pci/devices/0000:17:00.0/local_cpulist", format_id_list(allowed));
+  std::vector<int> first, second;
+  std::string skip;
+  std::thread t([&] {
+    install_device_pinning(std::make_unique<DevicePinning>(
+        std::vector<int>{0},
+        [](int) {
+          return BusId{"0000:17:00.0", ""};
+        },
+        dir.path().string()));
+    if (!device_pinning()->choice(0)->cpu) {
+      skip = device_pinning()->choice(0)->reason;
+    } else {
+      run_before_each_case("transfer/x/dir:p2p/src:0/dst:1/bytes:268435456/device:0");
+      (void)transfer::time_concurrently([&] { first = thread_cpus(); },
+                                        [&] { second = thread_cpus(); });
+      run_before_each_case("host case");
+    }
+    install_device_pinning(nullptr);
+  });
+  t.join();
+  if (!skip.empty()) GTEST_SKIP() << skip;
+  EXPECT_EQ(first.size(), 1u);
+  EXPECT_EQ(second, allowed);
 }
 
 // transfer's numa:remote cases: ScopedAffinity moves a pinned thread to another node's CPUs for
