@@ -5,6 +5,7 @@
 #include <cstring>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "gpubench_version.hpp"
 #include "suites/common/plan.hpp"
@@ -56,6 +57,21 @@ nlohmann::json metrics_array(const std::vector<MetricSpec>& metrics) {
 
 std::string metrics_json(const std::vector<MetricSpec>& metrics) {
   return metrics_array(metrics).dump();
+}
+
+namespace {
+std::function<void(const std::string&)>& before_each_case() {
+  static std::function<void(const std::string&)> hook;
+  return hook;
+}
+}  // namespace
+
+void set_before_each_case(std::function<void(const std::string& name)> hook) {
+  before_each_case() = std::move(hook);
+}
+
+void run_before_each_case(const std::string& name) {
+  if (before_each_case()) before_each_case()(name);
 }
 
 void skip(benchmark::State& state, std::string_view reason) {

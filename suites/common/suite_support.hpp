@@ -84,15 +84,31 @@ void skip(benchmark::State& state, std::string_view reason);
 // Reports a failure (wrong result, API error): the run of this benchmark is an error.
 void fail(benchmark::State& state, std::string_view reason);
 
+// What runs before the body of every case registered with register_timed, given the case's
+// name: a suite main sets it (pinning.hpp: the measuring thread moves to a CPU of the case's
+// GPU's NUMA node). Empty by default. Set it before the benchmarks run; not thread-safe.
+void set_before_each_case(std::function<void(const std::string& name)> hook);
+void run_before_each_case(const std::string& name);
+
+// `run` preceded by run_before_each_case(name): what register_timed registers. (Generic in the
+// argument so tests can call it without a Google Benchmark state.)
+template <class Run>
+auto with_before_each_case(std::string name, Run run) {
+  return [name = std::move(name), run = std::move(run)](auto& state) mutable {
+    run_before_each_case(name);
+    run(state);
+  };
+}
+
 // Registers a benchmark that times its own samples (State::SetIterationTime, e.g. CUDA events or
 // a thread's CPU clock): exactly `samples` iterations per repetition, so every repetition measures
-// the same amount of work, reported in `unit`. `run(state)` is the benchmark's body. Returns the
-// benchmark for further settings.
+// the same amount of work, reported in `unit`. `run(state)` is the benchmark's body, run after
+// the before-each-case hook. Returns the benchmark for further settings.
 template <class Run>
 benchmark::internal::Benchmark* register_timed(const std::string& name,
                                                benchmark::IterationCount samples, Run run,
                                                benchmark::TimeUnit unit = benchmark::kMicrosecond) {
-  return benchmark::RegisterBenchmark(name.c_str(), std::move(run))
+  return benchmark::RegisterBenchmark(name.c_str(), with_before_each_case(name, std::move(run)))
       ->UseManualTime()
       ->Iterations(samples)
       ->Unit(unit);

@@ -20,6 +20,7 @@
 #if GPUBENCH_FUSION_DEVICE
 #include "suites/common/cuda/device.hpp"
 #include "suites/common/cuda/libraries.hpp"
+#include "suites/common/cuda/pinning.hpp"
 #include "suites/common/device_flag.hpp"
 #include "suites/fusion/device_fusion.hpp"
 #endif
@@ -86,6 +87,9 @@ int fusion_main(int argc, char** argv) {
   } catch (const gpubench::Error& e) {
     return suite::report_error("gpubench-fusion", e);
   }
+  // Before any CUDA context: device cases run on one CPU of their GPU's NUMA node; host cases
+  // keep every allowed CPU (suites/common/pinning.hpp).
+  suite::cuda::pin_before_each_case(devices);
   add_device_context(devices, device_reason);
   suite::cuda::add_libraries_context({suite::cuda::Library::cublasLt});
 #endif

@@ -35,6 +35,7 @@
 #include "suites/common/cuda/device.hpp"
 #include "suites/common/cuda/guard.hpp"
 #include "suites/common/cuda/libraries.hpp"
+#include "suites/common/cuda/pinning.hpp"
 #include "suites/common/device_flag.hpp"
 #include "suites/common/peak.hpp"
 #include "suites/common/sample_state_counters.hpp"
@@ -292,6 +293,8 @@ int gemm_main(int argc, char** argv) {
   } catch (const gpubench::Error& e) {
     return suite::report_error("gpubench-gemm", e);
   }
+  // Before any CUDA context: each case runs on one CPU of its GPU's NUMA node.
+  suite::cuda::pin_before_each_case(s.devices);
   std::vector<suite::cuda::DeviceInfo> infos;
   if (s.probe.count > 0) {
     try {

@@ -33,7 +33,7 @@ std::string case_name(const LaunchCase& c) {
       name += "kernel_chain/kernels:" + std::to_string(c.kernels);
       break;
   }
-  return name + "/device:" + std::to_string(c.device);
+  return name + "/sched:" + k_scheduling + "/device:" + std::to_string(c.device);
 }
 
 std::vector<int> chain_lengths(suite::Profile) {

@@ -1,19 +1,21 @@
 // The launch suite's case list, names and clock arithmetic. CUDA-free: unit-tested everywhere.
 //
-// Names: launch/<case>[/<param>:<value>...]/device:<d>
-//   back_to_back/kernels:256          empty kernels queued behind the spin kernel: host cost of
-//                                     each launch call (enqueue_us) and GPU time per kernel when
-//                                     the queue is full (us_per_kernel)
-//   launch_to_start                   from the host's launch call to the kernel's first
-//                                     instruction (%globaltimer, host clock related to it
-//                                     NTP-style)
-//   stream_synchronize                cudaStreamSynchronize on an idle stream
-//   launch_synchronize                one empty kernel + cudaStreamSynchronize (a synchronous
-//   launch) event_record_synchronize          cudaEventRecord + cudaEventSynchronize on an idle
-//   stream memcpy_4_bytes/dir:h2d|d2h        cudaMemcpyAsync of 4 bytes (pinned) +
-//   cudaStreamSynchronize kernel_chain/kernels:N            N small kernels launched one by one vs
-//   the same chain
-//                                     captured once as a CUDA Graph and replayed
+// Names: launch/<case>[/<param>:<value>...]/sched:spin/device:<d>
+//   back_to_back/kernels:256           empty kernels queued behind the spin kernel: host cost of
+//                                      each launch call (enqueue_us) and GPU time per kernel when
+//                                      the queue is full (us_per_kernel)
+//   launch_to_start                    from the host's launch call to the kernel's first
+//                                      instruction (%globaltimer, host clock related to it
+//                                      NTP-style)
+//   stream_synchronize                 cudaStreamSynchronize on an idle stream
+//   launch_synchronize                 one empty kernel + cudaStreamSynchronize (a synchronous
+//                                      launch)
+//   event_record_synchronize           cudaEventRecord + cudaEventSynchronize on an idle stream
+//   memcpy_4_bytes/dir:h2d|d2h         cudaMemcpyAsync of 4 bytes (pinned) +
+//                                      cudaStreamSynchronize
+//   kernel_chain/kernels:N             N small kernels launched one by one vs the same chain
+//                                      captured once as a CUDA Graph and replayed
+// sched:spin: how the host thread waits for the GPU (k_scheduling).
 #pragma once
 
 #include <cstdint>
@@ -44,6 +46,17 @@ struct LaunchCase {
 };
 
 std::string case_name(const LaunchCase& c);
+
+// How the host thread waits for the GPU in every case, named in every case name ("sched:spin"):
+// each device's context is created with cudaDeviceScheduleSpin (the thread spins in the
+// synchronising calls rather than yielding or sleeping). One mode only: measuring the default
+// (cudaDeviceScheduleAuto) as well would double the cases' time (about +12 s in quick and +20 s
+// in standard on 8 GPUs, where the run plan allows +3 s and +2 s), and Auto is the driver's
+// heuristic (spin while the process has no more contexts than the system has logical processors,
+// else yield): on a server it spins too, but the documentation does not say which "logical
+// processors" count for a thread pinned to one CPU. Spin is the same everywhere.
+// suites/launch/README.md "Scheduling mode and pinning".
+inline constexpr const char* k_scheduling = "spin";
 
 // Chain lengths of kernel_chain (every profile: they are cheap).
 std::vector<int> chain_lengths(suite::Profile profile);

@@ -3,8 +3,11 @@
 // cases, launch_runner.cpp measures them).
 //
 // Flags besides Google Benchmark's: --device N | all (or GPUBENCH_DEVICE), --gpubench_info.
+// Every case runs with the thread pinned to one CPU of its GPU's NUMA node and the context
+// spinning while it waits (sched:spin in the names); README.md "Scheduling mode and pinning".
 #include <vector>
 
+#include "suites/common/cuda/pinning.hpp"
 #include "suites/common/device_flag.hpp"
 #include "suites/common/suite_support.hpp"
 #include "suites/launch/launch_cases.hpp"
@@ -21,6 +24,8 @@ int main(int argc, char** argv) {
   } catch (const gpubench::Error& e) {
     return suite::report_error("gpubench-launch", e);
   }
+  // Before any CUDA context: each case then runs on one CPU of its GPU's NUMA node.
+  suite::cuda::pin_before_each_case(devices);
   using suite::Direction;
   suite::SuiteInfo info;
   info.name = "launch";

@@ -13,6 +13,9 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <set>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "kernels/launch/launch.hpp"
@@ -24,6 +27,7 @@
 #include "suites/common/cuda/resources.hpp"
 #include "suites/common/cuda/timing.hpp"
 #include "suites/common/launch_ledger.hpp"
+#include "suites/common/pinning.hpp"
 #include "suites/common/sample_state_counters.hpp"
 
 namespace gpubench::launch {
@@ -46,6 +50,31 @@ void check(int status) {
 const cu::DeviceProbe& probe() {
   static const cu::DeviceProbe p = cu::probe_devices();
   return p;
+}
+
+// Makes `device` current with its context waiting in the mode every case name states (sched:spin,
+// launch_cases.hpp k_scheduling). The flags only take effect when the context is created, so the
+// first case on a device creates it with cudaInitDevice(cudaDeviceScheduleSpin) before
+// cudaSetDevice; every case then reads the flags back (cudaGetDeviceFlags) and fails rather than
+// measure another mode under this name. Returns the label text.
+std::string use_device_spinning(int device) {
+  static std::set<int> initialised;
+  if (initialised.count(device) == 0) {
+    GPUBENCH_CUDA_CHECK(
+        cudaInitDevice(device, cudaDeviceScheduleSpin, cudaInitDeviceFlagsAreValid));
+    initialised.insert(device);
+  }
+  GPUBENCH_CUDA_CHECK(cudaSetDevice(device));
+  unsigned int flags = 0;
+  GPUBENCH_CUDA_CHECK(cudaGetDeviceFlags(&flags));
+  if ((flags & cudaDeviceScheduleMask) != cudaDeviceScheduleSpin) {
+    char text[64];
+    std::snprintf(text, sizeof text, "0x%x", flags & cudaDeviceScheduleMask);
+    throw std::runtime_error("device " + std::to_string(device) +
+                             "'s context waits with scheduling flags " + text +
+                             ", not cudaDeviceScheduleSpin (0x1) as the case name says");
+  }
+  return "sched: cudaDeviceScheduleSpin (read back with cudaGetDeviceFlags)";
 }
 
 // Host-timed sample of `calls` repetitions of `call`: seconds per call.
@@ -132,7 +161,8 @@ std::optional<ClockOffset> sync_clocks(cu::PinnedBuffer<kl::ClockSync>& sync, cu
   return estimate_clock_offset(pings);
 }
 
-void run_launch_to_start(benchmark::State& state, cudaStream_t stream) {
+void run_launch_to_start(benchmark::State& state, cudaStream_t stream,
+                         const std::string& setup_label) {
   constexpr int k_launches_per_sample = 20;
   cu::PinnedBuffer<kl::ClockSync> sync(1, cu::HostMapping::mapped);
   cu::PinnedBuffer<std::uint64_t> stamp(1, cu::HostMapping::mapped);
@@ -176,7 +206,7 @@ void run_launch_to_start(benchmark::State& state, cudaStream_t stream) {
                 "host clock related to %%globaltimer within +-%.2f us (median of samples; "
                 "includes the timer's %lld ns tick)",
                 median(uncertainties_us), static_cast<long long>(tick_ns));
-  state.SetLabel(label);
+  state.SetLabel(std::string(label) + "; " + setup_label);
 }
 
 template <class Call>
@@ -285,7 +315,13 @@ void run_case(benchmark::State& state, const LaunchCase& c) {
     return;
   }
   suite::run_guarded(state, case_name(c), [&] {
-    GPUBENCH_CUDA_CHECK(cudaSetDevice(c.device));
+    // The thread was moved to its CPU before this body ran (register_timed's before-each-case
+    // hook, installed by main): before the context that use_device_spinning may create.
+    std::string label = use_device_spinning(c.device);
+    if (const suite::DevicePinning* pinning = suite::device_pinning()) {
+      label += "; " + pinning->label(c.device);
+    }
+    state.SetLabel(label);
     const cu::DeviceInfo info = cu::query_device(c.device);
     cu::Stream stream = cu::Stream::create();
     preload(c, stream.get());
@@ -294,7 +330,7 @@ void run_case(benchmark::State& state, const LaunchCase& c) {
         run_back_to_back(state, c, info, stream.get());
         break;
       case LaunchCaseKind::launch_to_start:
-        run_launch_to_start(state, stream.get());
+        run_launch_to_start(state, stream.get(), label);
         break;
       case LaunchCaseKind::stream_synchronize:
         run_host_timed(state, [&] { GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream.get())); });

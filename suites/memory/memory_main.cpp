@@ -9,6 +9,7 @@
 
 #if GPUBENCH_MEMORY_DEVICE
 #include "suites/common/cuda/device.hpp"
+#include "suites/common/cuda/pinning.hpp"
 #include "suites/common/device_flag.hpp"
 #include "suites/memory/device_stream.hpp"
 #endif
@@ -29,6 +30,9 @@ int main(int argc, char** argv) {
   } catch (const gpubench::Error& e) {
     return report_error("gpubench-memory", e);
   }
+  // Before any CUDA context: device cases run on one CPU of their GPU's NUMA node; host cases
+  // keep every allowed CPU (suites/common/pinning.hpp).
+  cuda::pin_before_each_case(devices);
 #endif
   SuiteInfo info;
   info.name = "memory";

@@ -5,12 +5,17 @@
 #include <latch>
 #include <thread>
 
+#include "suites/common/pinning.hpp"
+
 namespace gpubench::transfer {
 
 double time_concurrently(const std::function<void()>& first, const std::function<void()>& second) {
   std::latch ready(1), go(1);
   std::exception_ptr second_error;
   std::thread helper([&] {
+    // Started by a thread pinned to one CPU (suites/common/pinning.hpp), it would share that CPU
+    // with the first direction's thread: the directions would again run one at a time.
+    suite::release_thread_pin();
     ready.count_down();
     go.wait();
     try {

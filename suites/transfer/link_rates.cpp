@@ -105,16 +105,6 @@ std::optional<int> parse_int(const std::optional<std::string>& text) {
 }
 }  // namespace
 
-std::string normalise_bus_id(std::string_view bus_id) {
-  std::string s(bus_id);
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  // NVML writes an 8-digit domain; sysfs and CUDA a 4-digit one.
-  const auto colon = s.find(':');
-  if (colon != std::string::npos && colon > 4) s.erase(0, colon - 4);
-  return s;
-}
-
 PcieLink read_pcie_link_sysfs(const std::string& sysfs_root, const std::string& pci_bus_id) {
   PcieLink link;
   const std::string dir = sysfs_root + "/bus/pci/devices/" + normalise_bus_id(pci_bus_id) + "/";

@@ -21,6 +21,8 @@
 #include <string_view>
 #include <vector>
 
+#include "suites/common/numa.hpp"
+
 namespace gpubench::transfer {
 
 // A rate in decimal GB/s per direction, or the reason it is unknown.
@@ -104,8 +106,8 @@ struct NvlinkPair {
 NvlinkPair nvlink_pair(const std::vector<NvlinkInfo>& src, const std::vector<NvlinkInfo>& dst,
                        const std::string& dst_bus_id, ComputeCapability cc = {});
 
-// "0000:3B:00.0" / "00000000:3B:00.0" -> "0000:3b:00.0" (sysfs form).
-std::string normalise_bus_id(std::string_view bus_id);
+// "0000:3B:00.0" / "00000000:3B:00.0" -> "0000:3b:00.0" (sysfs form; suites/common/numa.hpp).
+using suite::normalise_bus_id;
 
 // Percentage of `rate` reached by `gb_per_s`, or nullopt when the rate is unknown.
 std::optional<double> pct_of_rate(double gb_per_s, const LinkRate& rate, double multiplier = 1.0);

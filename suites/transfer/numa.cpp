@@ -1,17 +1,11 @@
 #include "suites/transfer/numa.hpp"
 
-#include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
-
-#include "suites/transfer/link_rates.hpp"
 
 namespace gpubench::transfer {
 
@@ -24,15 +18,6 @@ constexpr unsigned k_mpol_mf_move = 1u << 1;
 constexpr std::size_t k_max_nodes = 1024;
 using NodeMask = unsigned long[k_max_nodes / (8 * sizeof(unsigned long))];
 
-std::optional<std::string> read_line(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  if (!in) return std::nullopt;
-  std::getline(in, line);
-  while (!line.empty() && (line.back() == '\n' || line.back() == ' ')) line.pop_back();
-  return line;
-}
-
 std::string errno_text(const char* call) {
   return std::string(call) + ": " + std::strerror(errno);
 }
@@ -43,103 +28,6 @@ void set_node(NodeMask& mask, int node) {
   mask[static_cast<std::size_t>(node) / bits] |= 1ul << (static_cast<std::size_t>(node) % bits);
 }
 }  // namespace
-
-std::optional<std::vector<int>> parse_id_list(const std::string& text) {
-  std::vector<int> out;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    const std::size_t comma = std::min(text.find(',', pos), text.size());
-    const std::string part = text.substr(pos, comma - pos);
-    pos = comma + 1;
-    if (part.empty()) continue;
-    char* end = nullptr;
-    const long first = std::strtol(part.c_str(), &end, 10);
-    if (end == part.c_str() || first < 0) return std::nullopt;
-    long last = first;
-    if (*end == '-') {
-      const char* second = end + 1;
-      last = std::strtol(second, &end, 10);
-      if (end == second || last < first) return std::nullopt;
-    }
-    if (*end != '\0') return std::nullopt;
-    for (long i = first; i <= last; ++i) out.push_back(static_cast<int>(i));
-  }
-  return out;
-}
-
-NumaTopology read_numa_topology(const std::string& sysfs_root) {
-  NumaTopology t;
-  const std::string dir = sysfs_root + "/devices/system/node/";
-  auto text = read_line(dir + "has_memory");
-  if (!text) text = read_line(dir + "online");
-  if (!text) {
-    t.reason =
-        "the host exposes no NUMA information (" + dir + " has neither has_memory nor online)";
-    return t;
-  }
-  const auto ids = parse_id_list(*text);
-  if (!ids) {
-    t.reason = "cannot parse the NUMA node list '" + *text + "'";
-    return t;
-  }
-  t.nodes = *ids;
-  if (t.nodes.empty()) t.reason = "the host lists no NUMA node with memory";
-  if (const auto cpu_text = read_line(dir + "has_cpu")) {
-    t.cpu_nodes = parse_id_list(*cpu_text).value_or(std::vector<int>{});
-  } else {
-    for (int n : parse_id_list(read_line(dir + "online").value_or("")).value_or(t.nodes)) {
-      if (!read_node_cpus(sysfs_root, n).empty()) t.cpu_nodes.push_back(n);
-    }
-  }
-  // node<N>/distance lists the distance to every online node, in the order of "online".
-  const auto online = parse_id_list(read_line(dir + "online").value_or(""));
-  if (online) {
-    for (int from : *online) {
-      const auto row = read_line(dir + "node" + std::to_string(from) + "/distance");
-      if (!row) continue;
-      std::istringstream in(*row);
-      int d = 0;
-      for (std::size_t k = 0; k < online->size() && in >> d; ++k) {
-        t.distance[{from, (*online)[k]}] = d;
-      }
-    }
-  }
-  return t;
-}
-
-GpuNode read_gpu_node(const std::string& sysfs_root, const std::string& pci_bus_id) {
-  GpuNode g;
-  if (pci_bus_id.empty() || pci_bus_id == "unknown") {
-    g.reason = "the GPU's PCI bus id is unknown";
-    return g;
-  }
-  const std::string path =
-      sysfs_root + "/bus/pci/devices/" + normalise_bus_id(pci_bus_id) + "/numa_node";
-  const auto text = read_line(path);
-  if (!text) {
-    g.reason = path + " is not readable";
-    return g;
-  }
-  char* end = nullptr;
-  const long v = std::strtol(text->c_str(), &end, 10);
-  if (end == text->c_str() || *end != '\0') {
-    g.reason = path + " holds '" + *text + "', not a node number";
-    return g;
-  }
-  if (v < 0) {
-    g.reason = "the platform reports no NUMA node for the GPU (" + path + " is " + *text + ")";
-    return g;
-  }
-  g.node = static_cast<int>(v);
-  return g;
-}
-
-std::vector<int> read_node_cpus(const std::string& sysfs_root, int node) {
-  const auto text =
-      read_line(sysfs_root + "/devices/system/node/node" + std::to_string(node) + "/cpulist");
-  if (!text) return {};
-  return parse_id_list(*text).value_or(std::vector<int>{});
-}
 
 Placement plan_placement(Numa want, const GpuNode& gpu, const NumaTopology& topology) {
   Placement p;
@@ -249,29 +137,6 @@ ScopedMemPolicy::ScopedMemPolicy(int node) {
 
 ScopedMemPolicy::~ScopedMemPolicy() {
   if (m_error.empty()) (void)syscall(SYS_set_mempolicy, k_mpol_default, nullptr, 0ul);
-}
-
-ScopedAffinity::ScopedAffinity(const std::vector<int>& cpus) {
-  if (cpus.empty()) return;
-  cpu_set_t previous;
-  CPU_ZERO(&previous);
-  if (sched_getaffinity(0, sizeof previous, &previous) != 0) return;
-  cpu_set_t wanted;
-  CPU_ZERO(&wanted);
-  for (int c : cpus) {
-    if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &wanted);
-  }
-  if (sched_setaffinity(0, sizeof wanted, &wanted) != 0) return;
-  m_previous.resize(sizeof previous);
-  std::memcpy(m_previous.data(), &previous, sizeof previous);
-  m_applied = true;
-}
-
-ScopedAffinity::~ScopedAffinity() {
-  if (!m_applied) return;
-  cpu_set_t previous;
-  std::memcpy(&previous, m_previous.data(), sizeof previous);
-  (void)sched_setaffinity(0, sizeof previous, &previous);
 }
 
 }  // namespace gpubench::transfer

@@ -1,45 +1,28 @@
 // NUMA placement of the transfer suite's host buffers (METHODOLOGY rule 10).
 //
-// Discovery reads sysfs (a root argument, so tests use a fake tree):
-//   <root>/bus/pci/devices/<bus id>/numa_node      the GPU's node; -1 = the platform says nothing
-//   <root>/devices/system/node/has_memory          nodes with memory ("0-1"); falls back to online
-//   <root>/devices/system/node/node<N>/cpulist     CPUs of a node (the copy thread runs there)
-//   <root>/devices/system/node/has_cpu             nodes with CPUs (else: a non-empty cpulist)
-//   <root>/devices/system/node/node<N>/distance    SLIT distances to the online nodes, in order
+// Discovery reads sysfs (suites/common/numa.hpp, a root argument, so tests use a fake tree).
 // Binding uses the raw mbind / set_mempolicy / move_pages system calls (no libnuma needed), and
 // every placement is verified afterwards by asking the kernel where the pages really are.
 #pragma once
 
 #include <cstddef>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "suites/common/numa.hpp"
 #include "suites/transfer/transfer_cases.hpp"
 
 namespace gpubench::transfer {
 
-// "0-3,8,10-11" -> {0,1,2,3,8,10,11}; nullopt when malformed. Empty text -> empty list.
-std::optional<std::vector<int>> parse_id_list(const std::string& text);
-
-struct NumaTopology {
-  std::vector<int> nodes;      // nodes with memory, ascending; empty when the host exposes no NUMA
-  std::string reason;          // why nodes is empty
-  std::vector<int> cpu_nodes;  // nodes with CPUs, ascending
-  // distance[{from, to}]: the firmware's relative distance (10 = local); absent when unknown.
-  std::map<std::pair<int, int>, int> distance;
-};
-NumaTopology read_numa_topology(const std::string& sysfs_root);
-
-struct GpuNode {
-  std::optional<int> node;
-  std::string reason;  // why node is empty
-};
-GpuNode read_gpu_node(const std::string& sysfs_root, const std::string& pci_bus_id);
-
-// CPUs of `node` (empty when unknown).
-std::vector<int> read_node_cpus(const std::string& sysfs_root, int node);
+// Discovery (sysfs) and thread affinity are shared with the other suites (common/numa.hpp).
+using suite::GpuNode;
+using suite::NumaTopology;
+using suite::parse_id_list;
+using suite::read_gpu_node;
+using suite::read_node_cpus;
+using suite::read_numa_topology;
+using suite::ScopedAffinity;
 
 // What a case does with its host buffer.
 struct Placement {
@@ -81,21 +64,6 @@ class ScopedMemPolicy {
 
  private:
   std::string m_error;
-};
-
-// Pins the calling thread to `cpus` while alive (the copy's CPU work runs next to its memory);
-// restores the previous mask. An empty list or a refusal leaves the thread as it was.
-class ScopedAffinity {
- public:
-  explicit ScopedAffinity(const std::vector<int>& cpus);
-  ~ScopedAffinity();
-  ScopedAffinity(const ScopedAffinity&) = delete;
-  ScopedAffinity& operator=(const ScopedAffinity&) = delete;
-  bool applied() const noexcept { return m_applied; }
-
- private:
-  bool m_applied = false;
-  std::vector<unsigned char> m_previous;  // cpu_set_t bytes
 };
 
 }  // namespace gpubench::transfer

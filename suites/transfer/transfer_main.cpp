@@ -14,6 +14,7 @@
 #include "suites/common/cuda/check.hpp"
 #include "suites/common/cuda/device.hpp"
 #include "suites/common/cuda/guard.hpp"
+#include "suites/common/cuda/pinning.hpp"
 #include "suites/common/device_selection.hpp"
 #include "suites/common/suite_support.hpp"
 #include "suites/transfer/transfer_cases.hpp"
@@ -133,6 +134,9 @@ int main(int argc, char** argv) {
   } catch (const gpubench::Error& e) {
     return suite::report_error("gpubench-transfer", e);
   }
+  // Before any CUDA context: each case then runs on one CPU of its GPU's NUMA node (numa:remote
+  // host cases move to the remote node's CPUs for the case, transfer_runner.cpp).
+  suite::cuda::pin_before_each_case(devices);
   suite::SuiteInfo info;
   info.name = "transfer";
   info.description =

@@ -273,6 +273,17 @@ TEST(TransferGpu, BidirectionalSmPeerCaseRunsUnderLazyLoadingWithTheKernelPreloa
   EXPECT_GE(ran, 1);
 }
 
+// The context really waits in the mode the name states, and the label says where the thread ran
+// (pinned, or why not).
+void expect_scheduling_and_pin_stated(const std::string& name, const json& result) {
+  EXPECT_NE(name.find("/sched:spin/device:0/"), std::string::npos) << name;
+  const std::string label = result.contains("label") ? result["label"].get<std::string>() : "";
+  EXPECT_NE(label.find("sched: cudaDeviceScheduleSpin"), std::string::npos) << label;
+  EXPECT_TRUE(label.find("pinned to CPU") != std::string::npos ||
+              label.find("not pinned: ") != std::string::npos)
+      << label;
+}
+
 TEST(LaunchGpu, GraphBeatsOneByOneAtOneHundredKernelsAndLatenciesArePlausible) {
   GPUBENCH_REQUIRE_DEVICE();
   const json doc = run_suite("launch", ".");
@@ -280,6 +291,7 @@ TEST(LaunchGpu, GraphBeatsOneByOneAtOneHundredKernelsAndLatenciesArePlausible) {
   for (const auto& b : doc["benchmarks"]) {
     const std::string name = b["name"];
     ASSERT_FALSE(errored(b)) << name << ": " << b["error_message"];
+    expect_scheduling_and_pin_stated(name, b);
     if (name.find("kernel_chain/kernels:100/") != std::string::npos) {
       chain = true;
       EXPECT_LT(b["us_per_kernel_graph"].get<double>(), b["us_per_kernel_stream"].get<double>());
@@ -292,6 +304,10 @@ TEST(LaunchGpu, GraphBeatsOneByOneAtOneHundredKernelsAndLatenciesArePlausible) {
     }
   }
   EXPECT_TRUE(chain && start);
+  const json pins = json::parse(doc["context"]["gpubench.pinning"].get<std::string>());
+  ASSERT_EQ(pins.size(), 1u) << pins;
+  EXPECT_TRUE(pins[0]["cpu"].is_number_integer() || !pins[0]["reason"].get<std::string>().empty())
+      << pins;
 }
 
 }  // namespace

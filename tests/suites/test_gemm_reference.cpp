@@ -3,12 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <iterator>
 #include <limits>
 #include <random>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "suites/common/validation.hpp"
@@ -96,6 +99,101 @@ TEST(Tolerance, PerDtypeOrdering) {
   EXPECT_EQ(gemm_tolerance(DType::bf16), 1e-2);
   EXPECT_EQ(gemm_tolerance(DType::tf32), 1e-2);
   EXPECT_GT(gemm_tolerance(DType::fp8_e4m3), gemm_tolerance(DType::bf16));
+}
+
+// Every dtype's bound, held at its documented value (validation.cpp gemm_tolerance): an element
+// 0.1% inside it passes and one 0.1% outside fails, on both sides of the reference, directly and
+// through ValidationReport. A bound made 10x looser (or tighter) fails here; the ordering test
+// above would not notice.
+TEST(Tolerance, EachDtypeAcceptsJustInsideAndRejectsJustOutsideItsBound) {
+  struct Bound {
+    DType dtype;
+    double tolerance;
+  };
+  const Bound bounds[] = {{DType::fp64, 1e-10}, {DType::fp32, 5e-5}, {DType::tf32, 1e-2},
+                          {DType::fp16, 1e-2},  {DType::bf16, 1e-2}, {DType::fp8_e4m3, 2e-2},
+                          {DType::int8, 0.0}};
+  ASSERT_EQ(std::size(bounds), std::size(k_all_dtypes));  // a new dtype needs its bound here
+  const DotReference ref{3.0, 5.0};                       // the bound is relative to |3| + 5 = 8
+  for (const Bound& b : bounds) {
+    const double tol = gemm_tolerance(b.dtype);
+    SCOPED_TRACE(to_string(b.dtype));
+    const double allowed = b.tolerance * (std::fabs(ref.value) + ref.magnitude);
+    // int8 is exact: the smallest difference a double can hold is already outside.
+    const double inside = b.dtype == DType::int8 ? 0.0 : 0.999 * allowed;
+    const double outside =
+        b.dtype == DType::int8 ? std::nextafter(ref.value, 4.0) - ref.value : 1.001 * allowed;
+    for (const double sign : {1.0, -1.0}) {
+      EXPECT_TRUE(within_tolerance(ref.value + sign * inside, ref, tol)) << sign * inside;
+      EXPECT_FALSE(within_tolerance(ref.value + sign * outside, ref, tol)) << sign * outside;
+    }
+    ValidationReport report(tol);
+    report.add(0, 0, ref.value + inside, ref);
+    EXPECT_TRUE(report.passed()) << report.summary();
+    report.add(0, 1, ref.value - outside, ref);
+    EXPECT_EQ(report.failed(), 1u) << report.summary();
+  }
+}
+
+// The FP8 fast-accumulation bound at the suite's k, held the same way: 4096 keeps the flat 2e-2
+// (128 additions x 2^-13 + 2^-8 = 0.0195 is below it), 16384 and 32768 follow the model.
+TEST(Tolerance, Fp8FastAccumulationAcceptsJustInsideAndRejectsJustOutside) {
+  const DotReference ref{-2.0, 6.0};  // scale 8
+  for (const auto& [k, bound] : {std::pair<std::int64_t, double>{4096, 2e-2},
+                                 {16384, 512 * std::ldexp(1.0, -13) + std::ldexp(1.0, -8)},
+                                 {32768, 1024 * std::ldexp(1.0, -13) + std::ldexp(1.0, -8)}}) {
+    const double tol = fp8_fast_accum_tolerance(k);
+    EXPECT_TRUE(within_tolerance(ref.value + 0.999 * bound * 8, ref, tol)) << "k=" << k;
+    EXPECT_FALSE(within_tolerance(ref.value + 1.001 * bound * 8, ref, tol)) << "k=" << k;
+  }
+}
+
+// The bugs the FP64 and FP32 bounds exist to catch: an FP64 GEMM run in FP32 and an FP32 GEMM
+// run on TF32 Tensor Cores (inputs cut to 10 mantissa bits) fail; an honest result in the right
+// precision, summed in another order than the reference, passes.
+float round_to_tf32(float v) {
+  std::uint32_t bits = std::bit_cast<std::uint32_t>(v);
+  bits += 0xFFFu + ((bits >> 13) & 1u);  // to nearest, ties to even, at TF32's last mantissa bit
+  return std::bit_cast<float>(bits & ~0x1FFFu);
+}
+
+TEST(Tolerance, LowerPrecisionThanTheDtypeFailsItsBound) {
+  std::mt19937 rng(5);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  const std::size_t k = 4096;
+  std::vector<double> a(k), b(k);
+  ValidationReport fp64_honest(gemm_tolerance(DType::fp64));
+  ValidationReport fp64_in_fp32(gemm_tolerance(DType::fp64));
+  ValidationReport fp32_honest(gemm_tolerance(DType::fp32));
+  ValidationReport fp32_on_tf32(gemm_tolerance(DType::fp32));
+  ValidationReport tf32_honest(gemm_tolerance(DType::tf32));
+  for (int trial = 0; trial < 40; ++trial) {
+    for (std::size_t p = 0; p < k; ++p) {
+      a[p] = static_cast<float>(normal(rng));  // exact in FP32 and FP64 alike
+      b[p] = static_cast<float>(normal(rng));
+    }
+    const DotReference ref = reference_dot(a.data(), 1, b.data(), 1, k);
+    double reversed = 0.0;
+    float f32 = 0.0f, tf32 = 0.0f;
+    for (std::size_t p = k; p-- > 0;) reversed += a[p] * b[p];
+    for (std::size_t p = 0; p < k; ++p) {
+      f32 += static_cast<float>(a[p]) * static_cast<float>(b[p]);
+      tf32 += round_to_tf32(static_cast<float>(a[p])) * round_to_tf32(static_cast<float>(b[p]));
+    }
+    const auto col = static_cast<std::size_t>(trial);
+    fp64_honest.add(0, col, reversed, ref);
+    fp64_in_fp32.add(0, col, f32, ref);
+    fp32_honest.add(0, col, f32, ref);
+    fp32_on_tf32.add(0, col, tf32, ref);
+    tf32_honest.add(0, col, tf32, ref);
+  }
+  EXPECT_TRUE(fp64_honest.passed()) << fp64_honest.summary();
+  EXPECT_EQ(fp64_in_fp32.failed(), fp64_in_fp32.checked()) << fp64_in_fp32.summary();
+  EXPECT_TRUE(fp32_honest.passed()) << fp32_honest.summary();
+  // TF32's error is random with a spread near 5x the FP32 bound: most elements fail, not all.
+  EXPECT_GE(fp32_on_tf32.failed(), fp32_on_tf32.checked() / 2) << fp32_on_tf32.summary();
+  EXPECT_GT(fp32_on_tf32.worst_error(), 4 * gemm_tolerance(DType::fp32)) << fp32_on_tf32.summary();
+  EXPECT_TRUE(tf32_honest.passed()) << tf32_honest.summary();
 }
 
 // A simulation of FP8 GEMM with fast accumulation (the model of fp8_fast_accum_tolerance): random

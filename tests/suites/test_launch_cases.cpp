@@ -11,12 +11,15 @@ namespace gpubench::launch {
 namespace {
 
 TEST(LaunchCases, NamesAndCaseList) {
+  // The scheduling mode the contexts wait in is part of every name (issue 36).
   EXPECT_EQ(case_name({LaunchCaseKind::kernel_chain, 100, 1}),
-            "launch/kernel_chain/kernels:100/device:1");
+            "launch/kernel_chain/kernels:100/sched:spin/device:1");
   EXPECT_EQ(case_name({LaunchCaseKind::memcpy_d2h_4_bytes, 0, 0}),
-            "launch/memcpy_4_bytes/dir:d2h/device:0");
+            "launch/memcpy_4_bytes/dir:d2h/sched:spin/device:0");
   EXPECT_EQ(case_name({LaunchCaseKind::back_to_back, 256, 0}),
-            "launch/back_to_back/kernels:256/device:0");
+            "launch/back_to_back/kernels:256/sched:spin/device:0");
+  EXPECT_EQ(case_name({LaunchCaseKind::launch_to_start, 0, 2}),
+            "launch/launch_to_start/sched:spin/device:2");
   const auto cases = all_cases(suite::Profile::quick, {0, 1});
   std::set<std::string> names;
   std::set<int> chains;
@@ -25,7 +28,10 @@ TEST(LaunchCases, NamesAndCaseList) {
     if (c.kind == LaunchCaseKind::kernel_chain && c.device == 0) chains.insert(c.kernels);
     const auto parsed = results::parse_benchmark_name(case_name(c), "launch");
     EXPECT_EQ(parsed.suite, "launch");
+    ASSERT_GE(parsed.params.size(), 2u);
     EXPECT_EQ(parsed.params.back().key, "device");
+    EXPECT_EQ(parsed.params[parsed.params.size() - 2].key, "sched");
+    EXPECT_EQ(parsed.params[parsed.params.size() - 2].text, "spin");
   }
   EXPECT_EQ(chains, (std::set<int>{1, 10, 100, 1000}));
   EXPECT_EQ(cases.size(), 2u * (1 + 6 + 4));

@@ -105,10 +105,42 @@ TEST(TransferLaunchSuites, QuickCaseListsMatchTheNamingScheme) {
     return n.find("numa:remote") != std::string::npos;
   }));
   const std::regex launch_name(
-      R"(launch/[a-z_0-9]+(/[a-z_]+:[a-z0-9]+)*/device:[0-9]+/iterations:10/manual_time)");
+      R"(launch/[a-z_0-9]+(/[a-z_]+:[a-z0-9]+)*/sched:spin/device:[0-9]+/iterations:10/manual_time)");
   const auto launch = list_of("launch", "quick");
   EXPECT_EQ(launch.size(), 11u);
   for (const auto& n : launch) EXPECT_TRUE(std::regex_match(n, launch_name)) << n;
+}
+
+// Both suites record the measuring thread's CPU per device (or why there is none) in their
+// context; without a GPU the reason names the missing device.
+TEST(TransferLaunchSuites, ContextRecordsThePinningOfEachDevice) {
+  for (const std::string suite : {"launch", "transfer"}) {
+    TempDir dir("gpubench-test-pinning");
+    const fs::path out = dir.path() / "out.json";
+    const CliResult r = run_suite(suite,
+                                  {"--device", "0",
+                                   "--benchmark_filter=stream_synchronize|h2d/"
+                                   "memory:pinned/engine:ce/numa:local/bytes:4096/",
+                                   "--benchmark_out=" + out.string()},
+                                  {{"GPUBENCH_PROFILE", "quick"}});
+    ASSERT_EQ(r.exit_code, 0) << suite << ": " << r.err;
+    const json doc = json::parse(read_file(out));
+    ASSERT_TRUE(doc["context"].contains("gpubench.pinning")) << suite << ": " << doc["context"];
+    const json pins = json::parse(doc["context"]["gpubench.pinning"].get<std::string>());
+    ASSERT_EQ(pins.size(), 1u) << pins;
+    EXPECT_EQ(pins[0]["index"], 0);
+    if (pins[0]["cpu"].is_null()) {
+      EXPECT_FALSE(pins[0]["reason"].get<std::string>().empty()) << pins;
+    } else {
+      EXPECT_TRUE(pins[0]["numa_node"].is_number_integer()) << pins;
+    }
+    if (!info_of(suite)["runnable"].get<bool>()) {
+      EXPECT_NE(pins[0]["reason"].get<std::string>().find("PCI bus id is unknown"),
+                std::string::npos)
+          << pins;
+    }
+    ASSERT_FALSE(doc["benchmarks"].empty()) << suite;
+  }
 }
 
 TEST(TransferLaunchSuites, BadNumaValueIsAUsageError) {
