@@ -219,7 +219,12 @@ TEST(LayerNormV3, TeamPerRowHoldsTheRowInRegisters) {
       if (!kl::version_supports(kl::Version::v3, p, cols)) continue;
       const unsigned team = kl::v3_row_threads(cols);
       ASSERT_GE(team, 32u);
-      ASSERT_LE(team, 1024u);
+      ASSERT_LE(team, kl::k_v3_max_block_threads);
+      // The block the launcher uses holds whole teams and stays within the kernel's
+      // __launch_bounds__ (a wider block would fail to launch once ptxas relies on the bound).
+      const unsigned block = kl::v3_block_threads(cols);
+      ASSERT_LE(block, kl::k_v3_max_block_threads) << cols;
+      ASSERT_EQ(block % team, 0u) << cols;
       ASSERT_EQ(team & (team - 1), 0u) << cols;
       const std::uint64_t packs = cols / per_pack;
       // Every pack has a register slot: ceil(packs / team) <= packs per thread.
@@ -231,6 +236,18 @@ TEST(LayerNormV3, TeamPerRowHoldsTheRowInRegisters) {
       }
     }
   }
+}
+
+// LayerNorm v3 fp32 needs 122 registers on sm_90 (ptxas): its 512-thread blocks fit the 65,536
+// registers of a block only because __launch_bounds__(512) caps the kernel at 128 per thread.
+TEST(LayerNormV3, BlocksStayWithinTheLaunchBound) {
+  EXPECT_EQ(kl::k_v3_max_block_threads, 512u);
+  EXPECT_EQ(kl::v3_block_threads(1024), 256u);  // 8 rows of a warp each
+  EXPECT_EQ(kl::v3_block_threads(8192), 256u);
+  EXPECT_EQ(kl::v3_block_threads(8193), 512u);
+  EXPECT_EQ(kl::v3_block_threads(kl::k_max_cols), 512u);
+  // 128 registers per thread is the per-block register file (64 Ki) over the largest block.
+  EXPECT_EQ(65536u / kl::k_v3_max_block_threads, 128u);
 }
 
 namespace kd = gpubench::kernels::device;
