@@ -7,8 +7,14 @@
 //   v2  fuses the bias into GELU: one elementwise kernel, one read of x, one write of y
 //   v3  v2 with 128-bit vector loads and stores (4 floats or 8 halves per access) and cheap
 //       per-element math: the same x / (1 + exp(-2z)) with the fast intrinsics __expf and
-//       __fdividef (about 10 instructions per element instead of ~27 with expf and an IEEE
-//       division, which made bf16 ALU-bound rather than DRAM-bound on B200)
+//       __fdividef (about 12 FP32 PTX instructions per element, 2 of them MUFU, plus the storage
+//       conversion, instead of ~27 with expf and an IEEE division, which made bf16 ALU-bound
+//       rather than DRAM-bound on B200)
+// v1 and v2 move one scalar element (2 or 4 bytes) per thread per access, as a naive elementwise
+// kernel does, and find an element's column from a 2D grid's loop counters rather than a 64-bit
+// % per element (fusion_grid.hpp). So v2 / v1 is what fusion saves (bytes and a launch), while v3
+// / v2 is what 16-byte accesses (8x or 4x the bytes in flight per thread: memory-level
+// parallelism) and the fast math add; v3 / v1 is both, not fusion alone.
 //
 // Bytes a perfect fused kernel must move (the effective-bandwidth numerator):
 //   read x (R*C) + read b (C) + write y (R*C)  =  (2*R*C + C) * element size
@@ -21,6 +27,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/common/fusion_grid.hpp"
 #include "kernels/common/precision.hpp"
 
 struct CUstream_st;  // cudaStream_t without including CUDA
@@ -59,9 +66,11 @@ constexpr std::uint64_t version_bytes(Version v, std::uint64_t rows, std::uint64
   return v == Version::v1 ? (4 * rows * cols + cols) * elem : fused_bytes(rows, cols, elem);
 }
 
-// Whether the version can run this shape: v3 needs whole 128-bit vectors per row.
+// Whether the version can run this shape: v3 needs whole 128-bit vectors per row; v1 and v2 index
+// columns in 32 bits (device::k_max_cols_2d, 2^31 - 1: fusion_grid.hpp).
 constexpr bool version_supports(Version v, Precision p, std::uint64_t cols) {
-  return v != Version::v3 || cols % elements_per_128_bits(p) == 0;
+  if (v == Version::v3) return cols % elements_per_128_bits(p) == 0;
+  return cols <= device::k_max_cols_2d;
 }
 
 // v3's GELU, per element (FP32):

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "kernels/common/fusion_grid.hpp"
 #include "kernels/common/precision.hpp"
 
 namespace gpubench::kernels::device {
@@ -90,17 +91,7 @@ __device__ __forceinline__ float block_reduce(float v, float* scratch) {
 }
 
 // --- launch plumbing ----------------------------------------------------------------------------
-inline constexpr int k_block_threads = 256;
-
-// Blocks for a grid-stride loop over `n` items handled `per_thread` at a time: enough to cover
-// them, capped at a few waves (the loop handles the rest).
-inline unsigned int grid_for(std::uint64_t n, std::uint64_t per_thread = 1) {
-  const std::uint64_t threads = (n + per_thread - 1) / per_thread;
-  std::uint64_t blocks = (threads + k_block_threads - 1) / k_block_threads;
-  if (blocks < 1) blocks = 1;
-  const std::uint64_t cap = 1u << 20;
-  return static_cast<unsigned int>(blocks < cap ? blocks : cap);
-}
+// k_block_threads, grid_for() and grid_2d_for(): fusion_grid.hpp (CUDA-free, host-tested).
 
 inline bool aligned16(const void* p) {
   return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;

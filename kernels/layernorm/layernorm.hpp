@@ -10,9 +10,9 @@
 //   v2  fuses the add into the LayerNorm: one kernel, one block per row, the row kept in shared
 //       memory between the statistics and the normalisation
 //   v3  v2 with 128-bit vector loads and the row held in registers (FP32) instead of shared
-//       memory: a team of v3_row_threads() threads (a warp for rows up to 1024 fp16/bf16 or 256
-//       fp32 packs, up to 1024 threads) per row, at most 32 values per thread, so x and res are
-//       read from memory once, as the byte count below assumes
+//       memory: a team of v3_row_threads() threads (a warp for rows up to 1024 columns, up to 512
+//       threads for the widest rows) per row, at most 32 values per thread, so x and res are read
+//       from memory once, as the byte count below assumes
 //
 // Bytes a perfect fused kernel must move (the effective-bandwidth numerator):
 //   read x, res (2*R*C) + write s, y (2*R*C) + read gamma, beta (2*C) = (4*R*C + 2*C) * element
@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/common/fusion_grid.hpp"
 #include "kernels/common/precision.hpp"
 
 struct CUstream_st;
@@ -65,20 +66,37 @@ constexpr std::uint64_t version_bytes(Version v, std::uint64_t rows, std::uint64
 }
 
 // v3: FP32 values of the row each thread keeps in registers, and the threads per row: the
-// smallest power of two from 32 (a warp) to 1024 (a block) whose registers hold the row.
+// smallest power of two from 32 (a warp) to k_v3_max_block_threads whose registers hold the row.
 inline constexpr int k_v3_values_per_thread = 32;
 constexpr int v3_packs_per_thread(Precision p) {
   return k_v3_values_per_thread / elements_per_128_bits(p);
 }
+
+// v3's block: its team, or 256 threads (several teams, one row each) when the team is smaller.
+// A 512-thread block may use 65,536 / 512 = 128 registers per thread (the per-block limit of
+// every sm_80+ GPU). The fp32 kernel takes 122 on sm_90 unbounded, one allocation granule of 8
+// below that, so it is compiled with __launch_bounds__(k_v3_max_block_threads): ptxas keeps it to
+// 128 and rows of 8193-12288 columns cannot fail with cudaErrorLaunchOutOfResources after a
+// compiler update (`nvcc -Xptxas -v`: no spills). fp16/bf16 take at most 94 and stay unbounded
+// (layernorm_kernels.cu says why).
+inline constexpr auto k_v3_min_block_threads = static_cast<unsigned>(device::k_block_threads);
+inline constexpr unsigned k_v3_max_block_threads = 512;
+
 constexpr unsigned v3_row_threads(std::uint64_t cols) {
   unsigned threads = 32;
-  while (threads < 1024 && static_cast<std::uint64_t>(threads) * k_v3_values_per_thread < cols)
+  while (threads < k_v3_max_block_threads &&
+         static_cast<std::uint64_t>(threads) * k_v3_values_per_thread < cols)
     threads *= 2;
   return threads;
 }
-// Every supported row fits in the registers of one block's threads, in every precision: v3 never
-// needs a fallback that re-reads the row.
-static_assert(std::uint64_t{1024} * k_v3_values_per_thread >= k_max_cols);
+constexpr unsigned v3_block_threads(std::uint64_t cols) {
+  const unsigned team = v3_row_threads(cols);
+  return team > k_v3_min_block_threads ? team : k_v3_min_block_threads;
+}
+// Every supported row fits in the registers of one team, in every precision (v3 never needs a
+// fallback that re-reads the row), and no block exceeds the kernel's launch bound.
+static_assert(std::uint64_t{k_v3_max_block_threads} * k_v3_values_per_thread >= k_max_cols);
+static_assert(v3_block_threads(k_max_cols) <= k_v3_max_block_threads);
 
 constexpr bool version_supports(Version v, Precision p, std::uint64_t cols) {
   if (cols == 0 || cols > k_max_cols) return false;

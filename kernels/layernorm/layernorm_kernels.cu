@@ -2,6 +2,8 @@
 // byte count). Matrices are rows x cols, row-major; all statistics in FP32.
 #include <cuda_runtime.h>
 
+#include <type_traits>
+
 #include "kernels/common/fusion_device.cuh"
 #include "kernels/layernorm/layernorm.hpp"
 
@@ -102,11 +104,14 @@ __device__ __forceinline__ float team_sum(float v, unsigned team, float* scratch
 // the FP32 sums in `v`; the mean and then the variance about it (two-pass, as exact as v2) come
 // from `v` through two team sums; pass 2 writes y from `v`. x and res are read once. Threads of a
 // row past the end still take part in the barriers of team_sum, and store nothing.
+// The body is a device function so that only the fp32 kernel carries a launch bound (below).
 template <class T, int MaxPacks>
-__global__ void fused_register_kernel(const T* __restrict__ x, const T* __restrict__ res,
-                                      const T* __restrict__ gamma, const T* __restrict__ beta,
-                                      T* __restrict__ s, T* __restrict__ y, std::uint64_t rows,
-                                      std::uint64_t cols, unsigned team) {
+__device__ __forceinline__ void fused_register_rows(const T* __restrict__ x,
+                                                    const T* __restrict__ res,
+                                                    const T* __restrict__ gamma,
+                                                    const T* __restrict__ beta, T* __restrict__ s,
+                                                    T* __restrict__ y, std::uint64_t rows,
+                                                    std::uint64_t cols, unsigned team) {
   using Pack = device::Pack128<T>;
   constexpr int P = Pack::size;
   __shared__ float scratch[32];
@@ -167,6 +172,33 @@ __global__ void fused_register_kernel(const T* __restrict__ x, const T* __restri
   }
 }
 
+// v3 for fp16/bf16: no launch bound. ptxas gives them 63-94 registers on sm_80..sm_120 (CUDA 13),
+// so a 512-thread block fits the 65,536 registers of a block without one, and any bound changes
+// ptxas's allocation (bf16 on sm_90: 80 registers unbounded, 86-96 bounded, one block fewer per
+// SM).
+template <class T, int MaxPacks>
+__global__ void fused_register_kernel(const T* __restrict__ x, const T* __restrict__ res,
+                                      const T* __restrict__ gamma, const T* __restrict__ beta,
+                                      T* __restrict__ s, T* __restrict__ y, std::uint64_t rows,
+                                      std::uint64_t cols, unsigned team) {
+  fused_register_rows<T, MaxPacks>(x, res, gamma, beta, s, y, rows, cols, team);
+}
+
+// v3 for fp32, bounded: its 8 packs of 4 values take 122 registers unbounded on sm_90, and
+// a 512-thread block (rows of 8193-12288 columns) may use at most 65,536 / 512 = 128, so one more
+// register from a compiler update would make those rows fail with cudaErrorLaunchOutOfResources.
+// __launch_bounds__(k_v3_max_block_threads) makes ptxas keep to 128 (v3_block_threads() never
+// exceeds it, layernorm.hpp). CUDA 13.0 ptxas, bounded: sm_80/86/89 122, sm_90 102, sm_100 85,
+// sm_120 106 registers, no spills.
+template <int MaxPacks>
+__global__ void __launch_bounds__(k_v3_max_block_threads)
+    fused_register_kernel_fp32(const float* __restrict__ x, const float* __restrict__ res,
+                               const float* __restrict__ gamma, const float* __restrict__ beta,
+                               float* __restrict__ s, float* __restrict__ y, std::uint64_t rows,
+                               std::uint64_t cols, unsigned team) {
+  fused_register_rows<float, MaxPacks>(x, res, gamma, beta, s, y, rows, cols, team);
+}
+
 }  // namespace
 
 int launch(Version v, Precision precision, const void* x, const void* res, const void* gamma,
@@ -211,11 +243,16 @@ int launch(Version v, Precision precision, const void* x, const void* res, const
         }
         constexpr int max_packs = k_v3_values_per_thread / device::Pack128<T>::size;
         const unsigned team = v3_row_threads(cols);
-        const unsigned block = team > static_cast<unsigned>(threads) ? team : threads;
+        const unsigned block = v3_block_threads(cols);  // <= the kernel's launch bound
         const unsigned rows_per_block = block / team;
         const auto blocks = static_cast<unsigned int>((rows + rows_per_block - 1) / rows_per_block);
-        fused_register_kernel<T, max_packs>
-            <<<blocks, block, 0, stream>>>(xt, rt, gt, bt, st, yt, rows, cols, team);
+        if constexpr (std::is_same_v<T, float>) {
+          fused_register_kernel_fp32<max_packs>
+              <<<blocks, block, 0, stream>>>(xt, rt, gt, bt, st, yt, rows, cols, team);
+        } else {
+          fused_register_kernel<T, max_packs>
+              <<<blocks, block, 0, stream>>>(xt, rt, gt, bt, st, yt, rows, cols, team);
+        }
         return cudaGetLastError();
       }
     }

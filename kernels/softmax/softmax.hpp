@@ -7,7 +7,7 @@
 //   v1  three kernels, three passes over x: row maxima, row sums of exp(x - max), normalise
 //   v2  online softmax (Milakov & Gimelshein 2018): one kernel, a warp per row; the maximum and the
 //       sum are found together in one read (the sum is rescaled whenever the maximum grows), then
-//       the row is read again to normalise it (from L1/L2 when it is still there; not counted on)
+//       the row is read again to normalise it (from DRAM at the large sizes, see below)
 //
 // Bytes a perfect fused kernel must move: read x + write y = 2*R*C * element size.
 // v1 moves 4*R*C * element size (x three times, y once) + 20*R bytes of FP32 row statistics
@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/common/fusion_grid.hpp"
 #include "kernels/common/precision.hpp"
 
 struct CUstream_st;
@@ -47,8 +48,10 @@ constexpr std::uint64_t version_bytes(Version v, std::uint64_t rows, std::uint64
   return v == Version::v1 ? 4 * rows * cols * elem + 20 * rows : 3 * rows * cols * elem;
 }
 
-constexpr bool version_supports(Version, Precision, std::uint64_t cols) {
-  return cols > 0;
+// v1's normalisation indexes columns in 32 bits (device::k_max_cols_2d, 2^31 - 1:
+// fusion_grid.hpp).
+constexpr bool version_supports(Version v, Precision, std::uint64_t cols) {
+  return cols > 0 && (v != Version::v1 || cols <= device::k_max_cols_2d);
 }
 
 // Validation: an element passes when |gpu - ref| <= tol * (|ref| + 1/C): 1/C is the mean output of

@@ -39,16 +39,23 @@ __global__ void row_sum_kernel(const T* __restrict__ x, const float* __restrict_
   if (threadIdx.x == 0) row_sum[blockIdx.x] = s;
 }
 
-// v1, kernel 3: elementwise grid-stride normalisation; element i belongs to row i / cols.
+// v1, kernel 3: elementwise normalisation on a 2D grid (fusion_grid.hpp, grid_2d_for): block row
+// blockIdx.y takes rows blockIdx.y, + gridDim.y, ... and reads their statistics once; within a row
+// thread (blockIdx.x, threadIdx.x) takes columns c0, c0 + gridDim.x * blockDim.x, ... So the row
+// of an element is the loop counter, not a 64-bit i / cols per element.
 template <class T>
 __global__ void normalise_kernel(const T* __restrict__ x, const float* __restrict__ row_max,
                                  const float* __restrict__ row_sum, T* __restrict__ y,
-                                 std::uint64_t n, std::uint64_t cols) {
-  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += stride) {
-    const std::uint64_t r = i / cols;
-    y[i] = from_float<T>(expf(to_float(x[i]) - row_max[r]) / row_sum[r]);
+                                 std::uint64_t rows, std::uint32_t cols) {
+  const std::uint32_t c0 = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint32_t c_stride = gridDim.x * blockDim.x;
+  for (std::uint64_t r = blockIdx.y; r < rows; r += gridDim.y) {
+    const std::uint64_t o = r * cols;  // first element of row r
+    const float m = row_max[r];
+    const float sum = row_sum[r];
+    for (std::uint32_t c = c0; c < cols; c += c_stride) {
+      y[o + c] = from_float<T>(expf(to_float(x[o + c]) - m) / sum);
+    }
   }
 }
 
@@ -62,8 +69,9 @@ __device__ __forceinline__ void merge_online(float& m, float& s, float m_b, floa
 
 // v2: one warp per row. Lane l reads columns l, l + 32, ... once, keeping its running maximum m and
 // the sum s of exp(x - m), rescaled by exp(m_old - m_new) whenever m grows. A butterfly of merges
-// gives every lane the row's (max, sum); the second loop re-reads the row (from L1/L2) and writes
-// y. Rows past the end leave as a whole warp before any shuffle.
+// gives every lane the row's (max, sum); the second loop reads the row again and writes y (from
+// DRAM at the sizes that matter: softmax.hpp counts x twice). Rows past the end leave as a whole
+// warp before any shuffle.
 template <class T>
 __global__ void online_kernel(const T* __restrict__ x, T* __restrict__ y, std::uint64_t rows,
                               std::uint64_t cols) {
@@ -112,9 +120,10 @@ int launch(Version v, Precision precision, const void* x, void* y, float* scratc
       if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
       row_sum_kernel<T><<<row_blocks, threads, 0, stream>>>(xt, row_max, row_sum, cols);
       if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
-      const std::uint64_t n = rows * cols;
-      normalise_kernel<T>
-          <<<device::grid_for(n), threads, 0, stream>>>(xt, row_max, row_sum, yt, n, cols);
+      // version_supports() has checked cols <= k_max_cols_2d, so it fits 32 bits.
+      const device::Grid2d g2 = device::grid_2d_for(rows, cols);
+      normalise_kernel<T><<<dim3(g2.x, g2.y), threads, 0, stream>>>(
+          xt, row_max, row_sum, yt, rows, static_cast<std::uint32_t>(cols));
       return cudaGetLastError();
     }
     const auto blocks =

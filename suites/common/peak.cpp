@@ -167,12 +167,14 @@ const NamedSku* find_named_sku(std::string_view name) {
 
 }  // namespace
 
-bool is_consumer_part(std::string_view device_name) {
-  // The L40 (not the L40S) is rated like a GeForce part: NVIDIA L40 datasheet, dense (without
-  // sparsity) FP16/BF16 Tensor with FP32 accumulate 181.05 TFLOP/s, TF32 90.5, FP8 362,
-  // INT8 724 TOPS = 142 SMs x 2490 MHz x half the FP32-accumulate Ada rate (INT8 at full rate).
-  // The L40S datasheet states the full rate (BF16 362.05 dense).
-  return device_name.find("GeForce") != std::string_view::npos || has_word(device_name, "L40");
+TensorRateClass tensor_rate_class(std::string_view device_name) {
+  if (device_name.find("GeForce") != std::string_view::npos) return TensorRateClass::geforce;
+  // NVIDIA L40 datasheet, dense (without sparsity): FP16/BF16 Tensor with FP32 accumulate
+  // 181.05 TFLOP/s, TF32 90.5, FP8 362, INT8 362 TOPS = 142 SMs x 2490 MHz x half the Ada rate
+  // (its "724" INT8 TOPS carry the sparsity asterisk). The L40S datasheet states the full rate
+  // (BF16 362.05, INT8 733 dense), so only the whole word "L40" is this class.
+  if (has_word(device_name, "L40")) return TensorRateClass::l40;
+  return TensorRateClass::full;
 }
 
 double tensor_clock_factor(int cc_major, int cc_minor, DType dtype) {
@@ -192,15 +194,16 @@ std::optional<double> sustained_tensor_clock_mhz(int cc_major, int cc_minor, DTy
   return std::nullopt;
 }
 
-double flops_per_clock_per_sm(int cc_major, int cc_minor, DType dtype, bool consumer) {
+double flops_per_clock_per_sm(int cc_major, int cc_minor, DType dtype, TensorRateClass rates) {
   const ArchRates* arch = find_exact(cc_major, cc_minor);
   if (!arch) return 0.0;
   double rate = arch->rates[static_cast<std::size_t>(column(dtype))];
-  // GeForce Tensor Cores accumulate in FP32 at half rate (FP16-accumulate and INT8 are full rate).
-  // (GeForce exists for sm_86, sm_89 and sm_120 only.)
+  // GeForce Tensor Cores accumulate in FP32 at half rate (FP16-accumulate and INT8 are full rate);
+  // the L40 also halves INT8. (GeForce exists for sm_86, sm_89 and sm_120 only.)
   const bool consumer_arch = (cc_major == 8 && (cc_minor == 6 || cc_minor == 9)) || cc_major == 12;
-  const bool halves = consumer && consumer_arch && is_tensor_float(dtype);
-  if (halves) rate /= 2.0;
+  const bool halves_float = rates != TensorRateClass::full && is_tensor_float(dtype);
+  const bool halves_int8 = rates == TensorRateClass::l40 && dtype == DType::int8;
+  if (consumer_arch && (halves_float || halves_int8)) rate /= 2.0;
   return rate;
 }
 
@@ -249,7 +252,7 @@ PeakEstimate dense_peak(const GpuSpec& gpu, DType dtype) {
                " is not in the peak table; computed with the rates of " + sm_name(major, minor) +
                " (" + arch->name + "), the nearest older architecture";
   }
-  const double rate = flops_per_clock_per_sm(major, minor, dtype, is_consumer_part(gpu.name));
+  const double rate = flops_per_clock_per_sm(major, minor, dtype, tensor_rate_class(gpu.name));
   if (rate <= 0.0) {
     const std::string why = dtype == DType::fp8_e4m3 && major < 9 && !(major == 8 && minor == 9)
                                 ? "FP8 needs sm_89 or newer"
@@ -312,7 +315,7 @@ constexpr PublishedPeak k_published[] = {
     {"L40", 8, 9, 142, 2490, "NVIDIA L40", DType::tf32, 90.5, k_checked},
     {"L40", 8, 9, 142, 2490, "NVIDIA L40", DType::bf16, 181.05, k_checked},
     {"L40", 8, 9, 142, 2490, "NVIDIA L40", DType::fp8_e4m3, 362.1, k_checked},
-    {"L40", 8, 9, 142, 2490, "NVIDIA L40", DType::int8, 724.2, k_checked},
+    {"L40", 8, 9, 142, 2490, "NVIDIA L40", DType::int8, 362.1, k_checked},
     {"L40S", 8, 9, 142, 2520, "NVIDIA L40S", DType::fp32, 91.6, k_checked},
     {"L40S", 8, 9, 142, 2520, "NVIDIA L40S", DType::tf32, 183, k_checked},
     {"L40S", 8, 9, 142, 2520, "NVIDIA L40S", DType::bf16, 362.05, k_checked},

@@ -8,7 +8,8 @@
 // H100, B200; 1/64-rate CUDA cores elsewhere), fp32 on the CUDA cores (no Tensor Cores), tf32,
 // fp16, bf16 and fp8 on Tensor Cores with FP32 accumulation, int8 with INT32 accumulation (so the
 // "TFLOP/s" of int8 are TOP/s). GeForce parts and the L40 (not the L40S) run FP32-accumulate
-// Tensor Core math at half rate. The gemm suite's fp64 uses CUBLAS_COMPUTE_64F (not _PEDANTIC,
+// Tensor Core math at half rate; the L40 runs INT8 at half rate too, GeForce at the full rate
+// (tensor_rate_class()). The gemm suite's fp64 uses CUBLAS_COMPUTE_64F (not _PEDANTIC,
 // which keeps DGEMM off the FP64 Tensor Cores), so the Tensor Core FP64 rate is the one that runs.
 #pragma once
 
@@ -26,7 +27,7 @@ struct GpuSpec {
   int cc_minor = 0;
   int sm_count = 0;
   double clock_mhz = 0.0;  // peak (boost) SM clock, cudaDevAttrClockRate / 1000
-  std::string name;  // device name; "GeForce" or "L40" selects the half-rate Tensor Core rates
+  std::string name;        // device name; "GeForce" or "L40" selects half-rate Tensor Core rates
 };
 
 struct PeakEstimate {
@@ -46,9 +47,26 @@ struct PeakEstimate {
 // with the reason.
 PeakEstimate dense_peak(const GpuSpec& gpu, DType dtype);
 
+// Which Tensor Core rates a part of an architecture with GeForce variants (sm_86, sm_89, sm_120)
+// has, by its name (datasheets, dense figures):
+enum class TensorRateClass {
+  // The table's rates: data-centre and workstation parts (A40, L40S, RTX 6000 Ada).
+  full,
+  // GeForce: FP32-accumulate tf32/fp16/bf16/fp8 at half rate, INT8 (INT32 accumulate) at the full
+  // rate (RTX 4090: BF16 165.2, INT8 660.6 TOPS = 128 SMs x 2520 MHz x 2048).
+  geforce,
+  // The NVIDIA L40 (not the L40S): FP32-accumulate float math and INT8 at half rate (BF16 181.05,
+  // FP8 362, INT8 362 TOPS; the datasheet's 724 is with sparsity).
+  l40,
+};
+
+// The class of a device name: "GeForce" anywhere, "L40" as a whole word (not "L40S"), else full.
+TensorRateClass tensor_rate_class(std::string_view device_name);
+
 // Dense FLOPs per clock per SM for a table architecture, 0 when the combination has no rate
-// (not in the table, or the data type is not supported there).
-double flops_per_clock_per_sm(int cc_major, int cc_minor, DType dtype, bool consumer);
+// (not in the table, or the data type is not supported there). `rates` halves the Tensor Core
+// rates it names only on the architectures that have such parts (sm_86, sm_89, sm_120).
+double flops_per_clock_per_sm(int cc_major, int cc_minor, DType dtype, TensorRateClass rates);
 
 // Hopper datasheets state Tensor Core peaks at 1830 MHz (SXM) / 1620 MHz (PCIe), about 92.4% of
 // the peak clock the driver reports; the CUDA-core and FP64 figures use the full clock. We apply
@@ -59,10 +77,6 @@ double tensor_clock_factor(int cc_major, int cc_minor, DType dtype);
 // assume a sustained clock (B200 1856 MHz, B300 1716 MHz, derived from the dense BF16 datasheet
 // figure). nullopt where the maximum clock applies.
 std::optional<double> sustained_tensor_clock_mhz(int cc_major, int cc_minor, DType dtype);
-
-// GeForce parts and the L40 (whole word: not the L40S): FP32-accumulate Tensor Core math at half
-// rate (their datasheets).
-bool is_consumer_part(std::string_view device_name);
 
 struct PublishedPeak {
   const char* sku;

@@ -256,10 +256,14 @@ std::optional<std::string> unsupported_reason(const FusionCase& c) {
     case Family::bias_gelu: {
       const auto v = bias_gelu_version(c.variant);
       if (!v) return what;
-      if (!kb::version_supports(*v, c.dtype, c.hidden))
+      if (!kb::version_supports(*v, c.dtype, c.hidden) && *v == kb::Version::v3)
         return "bias_gelu " + std::string(to_string(c.variant)) +
                " needs hidden to be a multiple of " +
                std::to_string(kernels::elements_per_128_bits(c.dtype)) + " (128-bit vectors)";
+      if (!kb::version_supports(*v, c.dtype, c.hidden))
+        return "bias_gelu " + std::string(to_string(c.variant)) +
+               " needs hidden <= " + std::to_string(kernels::device::k_max_cols_2d) +
+               " (32-bit column index)";
       return std::nullopt;
     }
     case Family::layernorm: {
@@ -272,9 +276,15 @@ std::optional<std::string> unsupported_reason(const FusionCase& c) {
                std::to_string(kernels::elements_per_128_bits(c.dtype));
       return std::nullopt;
     }
-    case Family::softmax:
-      if (!softmax_version(c.variant)) return what;
+    case Family::softmax: {
+      const auto v = softmax_version(c.variant);
+      if (!v) return what;
+      if (!ks::version_supports(*v, c.dtype, c.hidden))
+        return "softmax " + std::string(to_string(c.variant)) +
+               " needs 0 < hidden <= " + std::to_string(kernels::device::k_max_cols_2d) +
+               " (32-bit column index)";
       return std::nullopt;
+    }
     case Family::gemm_bias_gelu:
       if (c.variant != Variant::v1 && c.variant != Variant::epilogue && c.variant != Variant::graph)
         return what;

@@ -120,7 +120,11 @@ std::optional<std::string> too_slow_reason(const GemmCase& c, suite::Profile pro
 // CUBLAS_EMULATE_DOUBLE_PRECISION=1 is set (cuBLAS documentation, "Floating Point Emulation"),
 // even under the default compute type CUBLAS_COMPUTE_64F: the skip reason for fp64 cases then
 // (the native FP64 peak would not apply), nullopt when the variable is unset or "0". `value` is the
-// variable's value or null.
+// variable's value or null. Environment variables are not declared in the headers: cublas_api.h
+// names only CUBLAS_EMULATION_STRATEGY, which picks how to emulate once emulation is on and turns
+// nothing on itself; libcublas.so.13 and libcublasLt.so.13 (13.1) read
+// CUBLAS_EMULATE_DOUBLE_PRECISION (the name is in both libraries' strings), so this guard is the
+// one that can fire.
 std::optional<std::string> fp64_emulation_reason(const char* value);
 
 // Relative validation tolerance of a case: suite::gemm_tolerance(dtype), except FP8 with fast

@@ -6,6 +6,7 @@
 #include <regex>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "suites/fusion/fusion_cases.hpp"
@@ -215,6 +216,22 @@ TEST(FusionCases, UnsupportedCombinationsSayWhy) {
       make(Family::bias_gelu, Variant::v3, Precision::fp32, 4, 64, k_host_device)));
   EXPECT_TRUE(unsupported_reason(
       make(Family::bias_gelu, Variant::v2, Precision::bf16, 4, 64, k_host_device)));
+  // v1/v2 of bias_gelu and v1 (and its graph) of softmax index columns in 32 bits
+  // (kernels/common/fusion_grid.hpp): a wider row is refused with the limit, not launched.
+  const std::uint64_t too_wide = std::uint64_t{1} << 31;
+  for (const auto& [family, variant] :
+       {std::pair{Family::bias_gelu, Variant::v1}, std::pair{Family::bias_gelu, Variant::v2},
+        std::pair{Family::bias_gelu, Variant::graph}, std::pair{Family::softmax, Variant::v1},
+        std::pair{Family::softmax, Variant::graph}}) {
+    const auto wide = unsupported_reason(make(family, variant, Precision::bf16, 1, too_wide));
+    ASSERT_TRUE(wide) << to_string(family) << " " << to_string(variant);
+    EXPECT_NE(wide->find("hidden <= 2147483647"), std::string::npos) << *wide;
+    EXPECT_FALSE(unsupported_reason(make(family, variant, Precision::bf16, 1, too_wide - 1)));
+  }
+  EXPECT_FALSE(
+      unsupported_reason(make(Family::softmax, Variant::v2, Precision::bf16, 1, too_wide)));
+  EXPECT_FALSE(
+      unsupported_reason(make(Family::bias_gelu, Variant::v3, Precision::bf16, 1, too_wide)));
 }
 
 TEST(FusionCases, HostIterationsAndDeviceBatches) {

@@ -85,6 +85,21 @@ INSTANTIATE_TEST_SUITE_P(
              "_" + std::to_string(std::get<2>(p)) + "x" + std::to_string(std::get<3>(p));
     });
 
+// More rows than a grid's y dimension holds (65,535): the scalar v1/v2 kernels' 2D grid
+// (kernels/common/fusion_grid.hpp) goes round its row loop, and the validated rows include the
+// last, which only the second trip reaches.
+INSTANTIATE_TEST_SUITE_P(
+    TallMatrices, EveryVersion,
+    ::testing::Combine(::testing::Values(Family::bias_gelu, Family::layernorm, Family::softmax),
+                       ::testing::Values(Precision::fp32, Precision::bf16),
+                       ::testing::Values(std::uint64_t{70001}),
+                       ::testing::Values(std::uint64_t{72})),
+    [](const ::testing::TestParamInfo<Param>& param_info) {
+      const Param& p = param_info.param;
+      return std::string(to_string(std::get<0>(p))) + "_" + kernels::to_string(std::get<1>(p)) +
+             "_" + std::to_string(std::get<2>(p)) + "x" + std::to_string(std::get<3>(p));
+    });
+
 TEST(GemmBiasGelu, EpilogueUnfusedAndGraphValidate) {
   GPUBENCH_REQUIRE_DEVICE();
   for (Precision p : {Precision::bf16, Precision::fp16}) {

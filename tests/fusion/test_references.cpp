@@ -5,10 +5,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "kernels/bias_gelu/bias_gelu.hpp"
 #include "kernels/bias_gelu/bias_gelu_reference.hpp"
+#include "kernels/common/fusion_grid.hpp"
 #include "kernels/layernorm/layernorm.hpp"
 #include "kernels/layernorm/layernorm_reference.hpp"
 #include "kernels/softmax/softmax.hpp"
@@ -217,7 +219,12 @@ TEST(LayerNormV3, TeamPerRowHoldsTheRowInRegisters) {
       if (!kl::version_supports(kl::Version::v3, p, cols)) continue;
       const unsigned team = kl::v3_row_threads(cols);
       ASSERT_GE(team, 32u);
-      ASSERT_LE(team, 1024u);
+      ASSERT_LE(team, kl::k_v3_max_block_threads);
+      // The block the launcher uses holds whole teams and stays within the kernel's
+      // __launch_bounds__ (a wider block would fail to launch once ptxas relies on the bound).
+      const unsigned block = kl::v3_block_threads(cols);
+      ASSERT_LE(block, kl::k_v3_max_block_threads) << cols;
+      ASSERT_EQ(block % team, 0u) << cols;
       ASSERT_EQ(team & (team - 1), 0u) << cols;
       const std::uint64_t packs = cols / per_pack;
       // Every pack has a register slot: ceil(packs / team) <= packs per thread.
@@ -229,6 +236,93 @@ TEST(LayerNormV3, TeamPerRowHoldsTheRowInRegisters) {
       }
     }
   }
+}
+
+// LayerNorm v3 fp32 needs 122 registers on sm_90 (ptxas): its 512-thread blocks fit the 65,536
+// registers of a block only because __launch_bounds__(512) caps the kernel at 128 per thread.
+TEST(LayerNormV3, BlocksStayWithinTheLaunchBound) {
+  EXPECT_EQ(kl::k_v3_max_block_threads, 512u);
+  EXPECT_EQ(kl::v3_block_threads(1024), 256u);  // 8 rows of a warp each
+  EXPECT_EQ(kl::v3_block_threads(8192), 256u);
+  EXPECT_EQ(kl::v3_block_threads(8193), 512u);
+  EXPECT_EQ(kl::v3_block_threads(kl::k_max_cols), 512u);
+  // 128 registers per thread is the per-block register file (64 Ki) over the largest block.
+  EXPECT_EQ(65536u / kl::k_v3_max_block_threads, 128u);
+}
+
+namespace kd = gpubench::kernels::device;
+
+// The 2D grid of the scalar v1/v2 kernels (fusion_grid.hpp) launches as many blocks as the flat
+// grid it replaced wherever cols is a multiple of a block (every suite shape), so removing the
+// per-element 64-bit % and / changed nothing else about those baselines.
+TEST(FusionGrid, TwoDimensionalGridMatchesTheFlatGridOnSuiteShapes) {
+  const std::uint64_t shapes[][2] = {{8, 768},     {64, 1024},   {512, 2048},  {1024, 4096},
+                                     {4096, 4096}, {4096, 8192}, {8192, 8192}, {16384, 8192}};
+  for (const auto& s : shapes) {
+    const kd::Grid2d g = kd::grid_2d_for(s[0], s[1]);
+    EXPECT_EQ(std::uint64_t{g.x} * g.y, kd::grid_for(s[0] * s[1])) << s[0] << "x" << s[1];
+    EXPECT_EQ(std::uint64_t{g.x} * kd::k_block_threads, s[1]) << "one thread per column";
+  }
+}
+
+TEST(FusionGrid, TwoDimensionalGridRespectsTheLaunchLimits) {
+  struct Case {
+    std::uint64_t rows, cols;
+    unsigned x, y;
+  };
+  for (const Case c :
+       {Case{70001, 72, 1, 65535},  // taller than gridDim.y: rows loop round
+        Case{1, kd::k_max_cols_2d, 1u << 20, 1}, Case{1000000000, 1024, 4, 65535},
+        Case{1u << 20, 1u << 20, 4096, 256}, Case{0, 0, 1, 1}, Case{37, 1544, 7, 37}}) {
+    const kd::Grid2d g = kd::grid_2d_for(c.rows, c.cols);
+    EXPECT_EQ(g.x, c.x) << c.rows << "x" << c.cols;
+    EXPECT_EQ(g.y, c.y) << c.rows << "x" << c.cols;
+    EXPECT_LE(std::uint64_t{g.y}, kd::k_max_grid_y);
+    EXPECT_LE(std::uint64_t{g.x} * g.y, kd::k_max_blocks);
+  }
+  // The 32-bit column index plus its stride cannot wrap at the widest row the kernels accept.
+  const kd::Grid2d widest = kd::grid_2d_for(1, kd::k_max_cols_2d);
+  EXPECT_LT(kd::k_max_cols_2d + std::uint64_t{widest.x} * kd::k_block_threads,
+            std::uint64_t{1} << 32);
+}
+
+// The kernels' two loops (rows from blockIdx.y by gridDim.y, columns from
+// blockIdx.x * blockDim.x + threadIdx.x by gridDim.x * blockDim.x), replayed on the host over the
+// grid grid_2d_for gives: every element exactly once, also when rows exceed gridDim.y's limit and
+// cols is not a multiple of a block.
+TEST(FusionGrid, TwoDimensionalLoopsVisitEveryElementOnce) {
+  for (const auto& [rows, cols] :
+       {std::pair<std::uint64_t, std::uint64_t>{70001, 3}, {37, 72}, {5, 1544}, {1, 1}}) {
+    const kd::Grid2d g = kd::grid_2d_for(rows, cols);
+    std::vector<int> visits(rows * cols, 0);
+    const auto block = static_cast<std::uint32_t>(kd::k_block_threads);
+    for (std::uint32_t by = 0; by < g.y; ++by) {
+      for (std::uint32_t bx = 0; bx < g.x; ++bx) {
+        for (std::uint32_t t = 0; t < block; ++t) {
+          for (std::uint64_t r = by; r < rows; r += g.y) {
+            for (std::uint32_t c = bx * block + t; c < cols; c += g.x * block)
+              ++visits[r * cols + c];
+          }
+        }
+      }
+    }
+    for (std::size_t i = 0; i < visits.size(); ++i)
+      ASSERT_EQ(visits[i], 1) << rows << "x" << cols << " element " << i;
+  }
+}
+
+// v1/v2 of bias_gelu and v1 of softmax index columns in 32 bits; the vector and warp-per-row
+// versions do not.
+TEST(FusionGrid, ScalarVersionsRefuseRowsWiderThanA32BitIndex) {
+  using gpubench::kernels::Precision;
+  const std::uint64_t too_wide = kd::k_max_cols_2d + 1;
+  EXPECT_TRUE(kb::version_supports(kb::Version::v1, Precision::bf16, kd::k_max_cols_2d));
+  EXPECT_FALSE(kb::version_supports(kb::Version::v1, Precision::bf16, too_wide));
+  EXPECT_FALSE(kb::version_supports(kb::Version::v2, Precision::bf16, too_wide));
+  EXPECT_TRUE(kb::version_supports(kb::Version::v3, Precision::bf16, too_wide));
+  EXPECT_FALSE(ks::version_supports(ks::Version::v1, Precision::bf16, too_wide));
+  EXPECT_TRUE(ks::version_supports(ks::Version::v2, Precision::bf16, too_wide));
+  EXPECT_FALSE(ks::version_supports(ks::Version::v1, Precision::bf16, 0));
 }
 
 TEST(SoftmaxReference, HandComputedRow) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string_view>
 
 #include "suites/common/peak.hpp"
 
@@ -83,18 +84,46 @@ TEST(Peak, GeForcePartsHalveFp32AccumulateTensorMath) {
 }
 
 // NVIDIA L40 datasheet (dense): FP16/BF16 Tensor with FP32 accumulate 181.05 TFLOP/s, half of what
-// 142 SMs x 2490 MHz x the full Ada rate gives; the L40S (362.05) runs at the full rate.
+// 142 SMs x 2490 MHz x the full Ada rate gives; the L40S (362.05) runs at the full rate. INT8:
+// "362 | 724*" TOPS, the 724 with sparsity, so the dense INT8 rate is halved too (L40S 733 dense).
 TEST(Peak, L40IsRatedAtHalfTheL40sTensorRate) {
   const GpuSpec l40{8, 9, 142, 2490, "NVIDIA L40"};
   const GpuSpec l40s{8, 9, 142, 2490, "NVIDIA L40S"};
   EXPECT_NEAR(*dense_peak(l40, DType::bf16).tflops, 181.05, 181.05 * 0.01);
   EXPECT_NEAR(*dense_peak(l40, DType::fp16).tflops, 181.05, 181.05 * 0.01);
   EXPECT_NEAR(*dense_peak(l40s, DType::bf16).tflops, 2 * 181.05, 181.05 * 0.02);
-  EXPECT_NEAR(*dense_peak(l40, DType::int8).tflops, *dense_peak(l40s, DType::int8).tflops, 1e-9);
+  EXPECT_NEAR(*dense_peak(l40, DType::int8).tflops, 362.1, 362.1 * 0.01);
+  EXPECT_NEAR(*dense_peak(l40, DType::int8).tflops * 2, *dense_peak(l40s, DType::int8).tflops,
+              1e-9);
   EXPECT_NEAR(*dense_peak(l40, DType::fp32).tflops, *dense_peak(l40s, DType::fp32).tflops, 1e-9);
-  EXPECT_TRUE(is_consumer_part("NVIDIA L40"));
-  EXPECT_FALSE(is_consumer_part("NVIDIA L40S"));
-  EXPECT_FALSE(is_consumer_part("NVIDIA L4"));
+  EXPECT_EQ(tensor_rate_class("NVIDIA L40"), TensorRateClass::l40);
+  EXPECT_EQ(tensor_rate_class("NVIDIA L40S"), TensorRateClass::full);
+  EXPECT_EQ(tensor_rate_class("NVIDIA L4"), TensorRateClass::full);
+  EXPECT_EQ(tensor_rate_class("NVIDIA GeForce RTX 4090"), TensorRateClass::geforce);
+}
+
+// The datasheet cross-check table holds the L40's dense INT8 figure, not the sparse 724.
+TEST(Peak, L40Int8CrossCheckRowIsDense) {
+  bool found = false;
+  for (const PublishedPeak& p : published_peaks()) {
+    if (std::string_view(p.sku) != "L40" || p.dtype != DType::int8) continue;
+    found = true;
+    EXPECT_NEAR(p.tflops, 362.1, 0.1);
+  }
+  EXPECT_TRUE(found);
+}
+
+// INT8 of a GeForce part stays at the full rate (RTX 4090 datasheet: 660.6 dense TOPS), and the
+// L40's INT8 halving does not reach other Ada parts.
+TEST(Peak, GeForceInt8StaysFullRate) {
+  EXPECT_NEAR(*dense_peak({8, 9, 128, 2520, "NVIDIA GeForce RTX 4090"}, DType::int8).tflops, 660.6,
+              660.6 * 0.01);
+  EXPECT_NEAR(*dense_peak({8, 9, 142, 2520, "NVIDIA L40S"}, DType::int8).tflops, 733, 733 * 0.01);
+  EXPECT_DOUBLE_EQ(flops_per_clock_per_sm(8, 9, DType::int8, TensorRateClass::geforce), 2048);
+  EXPECT_DOUBLE_EQ(flops_per_clock_per_sm(8, 9, DType::int8, TensorRateClass::l40), 1024);
+  // The classes change nothing on architectures without such parts.
+  EXPECT_DOUBLE_EQ(flops_per_clock_per_sm(9, 0, DType::int8, TensorRateClass::l40), 8192);
+  EXPECT_DOUBLE_EQ(flops_per_clock_per_sm(9, 0, DType::bf16, TensorRateClass::geforce), 4096);
 }
 
 // The gemm suite's fp64 runs on the FP64 Tensor Cores (CUBLAS_COMPUTE_64F): the peak is theirs,
