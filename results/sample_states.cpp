@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "results/model.hpp"
+#include "results/sample_gpus.hpp"
 #include "results/schema/series_medians.hpp"
 #include "results/sqlite/sqlite.hpp"
 #include "results/store.hpp"
@@ -68,11 +69,13 @@ JOIN gpu_devices g ON g.id = rg.gpu_device_id WHERE sr.id = ?1)sql");
     if (u == uuid_of_nvml.end()) continue;
     ticks[u->second].push_back({telemetry_origin_s + t.t_s, t.throttle_reasons, t.sm_clock_mhz});
   }
+  // A sample without a GPU of its own ran on the GPUs its suite named (results/sample_gpus.hpp).
   Statement sel = db.prepare(R"sql(
 SELECT s.id, g.uuid, s.window_start_s, s.window_end_s, s.sm_clock_mhz, s.throttled,
-  s.thermal_or_hw_slowdown
-FROM samples s JOIN gpu_devices g ON g.id = s.gpu_device_id
+  s.thermal_or_hw_slowdown, s.benchmark_id, s.gpu_device_id
+FROM samples s LEFT JOIN gpu_devices g ON g.id = s.gpu_device_id
 WHERE s.suite_run_id = ?1 AND s.kind = 'iteration')sql");
+  SampleGpus multi(db, suite_run_id);
   Statement upd = db.prepare(R"sql(
 UPDATE samples SET power_limited = COALESCE(?2, power_limited),
   thermal_or_hw_slowdown = COALESCE(?3, thermal_or_hw_slowdown),
@@ -86,24 +89,31 @@ UPDATE samples SET power_limited = COALESCE(?2, power_limited),
   int64_t classified = 0;
   bool medians_changed = false;
   while (sel.step()) {
-    const std::string uuid = sel.column_text(1);
+    const std::vector<std::string> own = {sel.column_text(1)};
+    const std::vector<std::string>& gpus =
+        sel.column_optional_int64(8) ? own : multi.of(sel.column_int64(7));
+    if (gpus.empty()) continue;  // neither a GPU of its own nor any the suite named
     std::optional<SampleWindow> window;
     const auto start = sel.column_optional_double(2);
     const auto end = sel.column_optional_double(3);
     if (start && end) window = SampleWindow{*start, *end};
-    auto t = ticks.find(uuid);
-    auto e = expected.find(uuid);
-    const SampleStates states = classify_sample(window, t == ticks.end() ? none : t->second,
-                                                slack_s, sel.column_optional_double(4),
-                                                e == expected.end() ? std::nullopt : e->second);
+    std::vector<SampleStates> per_gpu;
+    for (const std::string& uuid : gpus) {
+      auto t = ticks.find(uuid);
+      auto e = expected.find(uuid);
+      per_gpu.push_back(classify_sample(window, t == ticks.end() ? none : t->second, slack_s,
+                                        sel.column_optional_double(4),
+                                        e == expected.end() ? std::nullopt : e->second));
+    }
+    const SampleStates states = per_gpu.size() == 1 ? per_gpu[0] : combine_gpu_states(per_gpu);
     upd.bind(1, sel.column_int64(0)).bind(2, flag(states.power_limited));
     upd.bind(3, flag(states.thermal_or_hw_slowdown)).bind(4, flag(states.clock_below_expected));
     upd.run();
     if (states.power_limited || states.clock_below_expected) ++classified;
     // `throttled` as the UPDATE sets it: the series medians leave out throttled samples.
-    const std::optional<int64_t> throttled =
-        states.thermal_or_hw_slowdown ? flag(states.thermal_or_hw_slowdown)
-                                      : sel.column_optional_int64(6);
+    const std::optional<int64_t> throttled = states.thermal_or_hw_slowdown
+                                                 ? flag(states.thermal_or_hw_slowdown)
+                                                 : sel.column_optional_int64(6);
     if (throttled != sel.column_optional_int64(5)) medians_changed = true;
   }
   // Ingest stored the medians; only a sample whose throttled mark changed moves them.

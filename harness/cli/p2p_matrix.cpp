@@ -47,6 +47,20 @@ void add_values(std::vector<double>& to, const std::vector<double>& values) {
 
 }  // namespace
 
+std::optional<int> perf_rank_in_label(const std::string& label) {
+  static const std::string key = "CUDA performance rank ";
+  const auto at = label.rfind(key);
+  if (at == std::string::npos) return std::nullopt;
+  std::size_t i = at + key.size();
+  int rank = 0;
+  const std::size_t first = i;
+  for (; i < label.size() && label[i] >= '0' && label[i] <= '9' && i - first < 6; ++i) {
+    rank = rank * 10 + (label[i] - '0');
+  }
+  if (i == first) return std::nullopt;
+  return rank;
+}
+
 bool is_p2p_result(const results::ResultRow& r) {
   return int_param(r, "src") && int_param(r, "dst");
 }
@@ -61,10 +75,19 @@ std::vector<P2pMatrix> build_p2p_matrices(const std::vector<results::ResultRow>&
   std::map<std::string, std::vector<std::string>> not_measured;  // by title
   // pct_of_link per (title, src, dst): with GB_per_s it gives the pair's link rate.
   std::map<std::string, PairValues> pct_of_link, link_basis;
+  // CUDA performance rank per (title, src, dst), from the case's label.
+  std::map<std::string, std::map<std::pair<int, int>, int>> perf_ranks;
   for (const auto& r : rows) {
     const auto src = int_param(r, "src");
     const auto dst = int_param(r, "dst");
     if (!src || !dst) continue;
+    if (const auto rank = perf_rank_in_label(r.label)) {
+      std::string t = r.suite + "/" + r.case_name;
+      for (const auto& p : r.params) {
+        if (!is_placement_param(p.key)) t += " " + p.key + ":" + p.text;
+      }
+      perf_ranks[t][{*src, *dst}] = *rank;
+    }
     if (r.status == results::BenchmarkStatus::ok && !r.values.empty() &&
         (r.metric == "pct_of_link" || r.metric == "GB_per_s")) {
       std::string t = r.suite + "/" + r.case_name;
@@ -131,6 +154,14 @@ std::vector<P2pMatrix> build_p2p_matrices(const std::vector<results::ResultRow>&
         p.m.link[pair.first * size + pair.second] = median(g->second) * 100.0 / percent;
       }
     }
+    if (auto ranks = perf_ranks.find(p.m.title); ranks != perf_ranks.end()) {
+      p.m.perf_rank.assign(p.m.cells.size(), std::nullopt);
+      for (const auto& [pair, rank] : ranks->second) {
+        if (pair.first < size && pair.second < size) {
+          p.m.perf_rank[pair.first * size + pair.second] = rank;
+        }
+      }
+    }
     out.push_back(std::move(p.m));
   }
   return out;
@@ -143,6 +174,7 @@ std::vector<SlowPair> find_slow_pairs(const P2pMatrix& m, double fraction) {
       const auto v = m.at(s, d);
       if (!v) continue;
       const auto link = m.link_at(s, d);
+      const auto rank = m.perf_rank_at(s, d);
       std::vector<double> siblings;
       for (int s2 = 0; s2 < m.size; ++s2) {
         for (int d2 = 0; d2 < m.size; ++d2) {
@@ -150,6 +182,10 @@ std::vector<SlowPair> find_slow_pairs(const P2pMatrix& m, double fraction) {
           if (link) {
             const auto other = m.link_at(s2, d2);
             if (!other || std::abs(*other - *link) > 0.01 * *link) continue;
+          }
+          if (rank) {
+            const auto other = m.perf_rank_at(s2, d2);
+            if (other && *other != *rank) continue;
           }
           siblings.push_back(*m.at(s2, d2));
         }

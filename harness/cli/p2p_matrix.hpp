@@ -38,12 +38,25 @@ struct P2pMatrix {
   // Pairs are only compared with pairs over the same link class (an NVLink pair with 2 links is
   // not "slow" next to pairs with 4, nor PCIe next to NVLink).
   std::vector<std::optional<double>> link;
+  // perf_rank[src * size + dst]: CUDA's P2P performance rank of the pair
+  // (cudaDevP2PAttrPerformanceRank, 0 = the best link of the host; the transfer suite puts it in
+  // the case's label), empty when not known. PCIe pairs share the source's "gen x width" rate
+  // whether they meet under one switch or across the root complex or the sockets; the rank tells
+  // those apart, so a cross-socket pair is not "slow" next to same-switch pairs.
+  std::vector<std::optional<int>> perf_rank;
 
   std::optional<double> at(int src, int dst) const { return cells[src * size + dst]; }
   std::optional<double> link_at(int src, int dst) const {
     return link.empty() ? std::nullopt : link[src * size + dst];
   }
+  std::optional<int> perf_rank_at(int src, int dst) const {
+    return perf_rank.empty() ? std::nullopt : perf_rank[src * size + dst];
+  }
 };
+
+// The CUDA P2P performance rank a transfer case's label names ("...; CUDA performance rank 1"),
+// nullopt when it names none.
+std::optional<int> perf_rank_in_label(const std::string& label);
 
 std::vector<P2pMatrix> build_p2p_matrices(const std::vector<results::ResultRow>& rows);
 // True when a result can be a cell of a matrix (numeric src: and dst: parameters); the other
@@ -51,7 +64,8 @@ std::vector<P2pMatrix> build_p2p_matrices(const std::vector<results::ResultRow>&
 bool is_p2p_result(const results::ResultRow& r);
 
 // A pair below `fraction` of the median of the other pairs of its matrix over the same link class
-// (same theoretical link rate within 1%; pairs of unknown rate are compared with all pairs)
+// (same theoretical link rate within 1% and the same CUDA performance rank; a pair whose rate or
+// rank is unknown is compared with all pairs on that count)
 // (default 80%: same-SKU GPUs differ by ~8% and run-to-run noise is a few %, a bad link costs far
 // more).
 struct SlowPair {

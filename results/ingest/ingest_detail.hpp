@@ -21,6 +21,7 @@
 #include "results/ingest/ingest_stream.hpp"
 #include "results/metric_roles.hpp"
 #include "results/model.hpp"
+#include "results/sample_gpus.hpp"
 #include "results/sqlite/sqlite.hpp"
 #include "results/store.hpp"
 #include "results/store_detail.hpp"
@@ -44,9 +45,9 @@ struct Outcome {
   int64_t position = 0;
   BenchmarkStatus status = BenchmarkStatus::ok;
   std::string message;
-  std::string complexity;         // big_o of its BigO row (results/schema/aggregates.hpp)
-  std::string label;  // the first label of its rows (benchmark_outcomes.label, schema v6)
-  int64_t next_repetition = 0;    // for files that do not number them
+  std::string complexity;       // big_o of its BigO row (results/schema/aggregates.hpp)
+  std::string label;            // the first label of its rows (benchmark_outcomes.label, schema v6)
+  int64_t next_repetition = 0;  // for files that do not number them
   std::optional<int64_t> device;  // the device of its rows
 };
 
@@ -120,6 +121,8 @@ struct DocumentIngest::State {
         in(db_, suite_run_id_) {
     for (const auto& [name, decl] : declared) in.declare(name, decl);
     gpubench_file = in.has_declarations();
+    // The GPUs of multi-GPU samples, read again by classify_samples: refused here when malformed.
+    (void)sample_device_sets(context);
     {
       Statement st = db.prepare("UPDATE suite_runs SET context = ?1 WHERE id = ?2");
       st.bind(1, context.dump()).bind(2, suite_run_id).run();

@@ -1,5 +1,6 @@
 #include "results/ingest/ingest_gpu.hpp"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -55,8 +56,19 @@ std::unordered_map<int64_t, SuiteDevice> suite_devices(const json& context) {
 }
 
 std::string normalized_pci_bus_id(const std::string& pci_bus_id) {
-  std::string id = to_lower(pci_bus_id);
-  return id.size() > 12 ? id.substr(id.size() - 12) : id;
+  const std::string id = to_lower(trim(pci_bus_id));
+  // domain:bus:device.function. The domain is a number whose width differs by writer (CUDA 4
+  // digits, NVML 8); it is not a fixed-width suffix: a VMD domain (10000) must stay apart from
+  // domain 0. Leading zeros go, then at least 4 digits, as sysfs writes it.
+  const auto colon = id.find(':');
+  if (colon == std::string::npos || id.find(':', colon + 1) == std::string::npos) return id;
+  const std::string domain = id.substr(0, colon);
+  if (domain.empty() || domain.find_first_not_of("0123456789abcdef") != std::string::npos) {
+    return id;
+  }
+  std::string digits = domain.substr(std::min(domain.find_first_not_of('0'), domain.size()));
+  if (digits.size() < 4) digits.insert(0, 4 - digits.size(), '0');
+  return digits + id.substr(colon);
 }
 
 int64_t GpuResolver::find(const std::string& uuid, const std::string& pci_bus_id) {

@@ -25,7 +25,8 @@ struct SuiteDevice {
 // Throws Error(bad_input) when it is not such an array or names an ordinal twice.
 std::unordered_map<int64_t, SuiteDevice> suite_devices(const nlohmann::json& context);
 
-// "0000:3B:00.0" (CUDA), "00000000:3B:00.0" (NVML), "0000:3b:00.0" (sysfs) -> "0000:3b:00.0".
+// "0000:3B:00.0" (CUDA), "00000000:3B:00.0" (NVML), "0000:3b:00.0" (sysfs) -> "0000:3b:00.0";
+// the whole domain is kept: "10000:3b:00.0" (a VMD domain) is not "0000:3b:00.0".
 std::string normalized_pci_bus_id(const std::string& pci_bus_id);
 
 // Finds (or records) the gpu_devices row of a GPU named by a suite, caching answers.

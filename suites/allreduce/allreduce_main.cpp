@@ -7,10 +7,11 @@
 // shuffle each rank's cases differently, or when, after registration, the ranks' builds, libnccl,
 // options or case lists differ (rank_checks.hpp). Every rank's identity and environment (host,
 // local rank, GPUs, NCCL_* variables, NCCL and MPI versions) is gathered to rank 0 and stored in
-// the context as "gpubench.ranks"; only rank 0 writes Google Benchmark output (the others drop
-// --benchmark_out and print nothing). Rank 0 rewrites its JSON file as cases finish
-// (incremental_reporter.hpp), so a killed suite keeps what it measured; at the end it adds the
-// sweep summary (peak busbw, knee, scaling efficiency, slow ranks) as
+// the context as "gpubench.ranks", every rank's GPU as "gpubench.devices" and the GPUs of each
+// series as "gpubench.sample_devices" (sample_devices.hpp); only rank 0 writes Google Benchmark
+// output (the others drop --benchmark_out and print nothing). Rank 0 rewrites its JSON file as
+// cases finish (incremental_reporter.hpp), so a killed suite keeps what it measured; at the end
+// it adds the sweep summary (peak busbw, knee, scaling efficiency, slow ranks) as
 // "gpubench.allreduce.summary". NCCL and MPI communicators are released before MPI_Finalize.
 #include <cstdio>
 #include <cstdlib>
@@ -65,17 +66,25 @@ nlohmann::json rank_env() {
 
 // Gathers who every rank is; rank 0 keeps the table and returns the context JSON.
 std::string gather_ranks(World& world) {
-  const nlohmann::json mine = {
-      {"rank", world.rank()},      {"local_rank", world.local_rank()}, {"host", world.host()},
-      {"gpus", local_gpu_uuids()}, {"nccl", nccl_library_text()},      {"mpi", world.library()},
-      {"env", rank_env()}};
+  const nlohmann::json mine = {{"rank", world.rank()},
+                               {"local_rank", world.local_rank()},
+                               {"host", world.host()},
+                               {"gpus", local_gpu_uuids()},
+                               {"pci_bus_ids", local_gpu_pci_bus_ids()},
+                               {"nccl", nccl_library_text()},
+                               {"mpi", world.library()},
+                               {"env", rank_env()}};
   const std::vector<std::string> all = world.gather(mine.dump());
   nlohmann::json list = nlohmann::json::array();
   auto& ids = suite_state().ranks;
   ids.clear();
+  std::vector<RankGpus> rank_gpus;  // every rank's GPUs, for the record of the samples' GPUs
   for (const auto& text : all) {
     nlohmann::json r = nlohmann::json::parse(text, nullptr, false);
     if (r.is_discarded()) continue;
+    rank_gpus.push_back({r.value("rank", 0), r.value("local_rank", 0),
+                         r.value("host", std::string("unknown")), r.value("gpus", std::string()),
+                         r.value("pci_bus_ids", std::string())});
     RankIdentity id;
     id.rank = r.value("rank", 0);
     id.local_rank = r.value("local_rank", 0);
@@ -85,6 +94,7 @@ std::string gather_ranks(World& world) {
     ids.push_back(id);
     list.push_back(std::move(r));
   }
+  suite_state().slot_gpus = slot_gpus(rank_gpus);
   if (world.size() == 1) {
     for (const auto& u : split(local_gpu_uuids(), ',')) {
       if (!u.empty()) suite_state().device_uuids.push_back(u);
@@ -212,6 +222,14 @@ int main(int argc, char** argv) {
     register_host_reference();
     register_nccl_cases();
     if (listing) return;
+    if (world.rank() == 0) {
+      // Which GPU, on which node, every sample ran on: the store classifies each allreduce sample
+      // over its series' GPUs (sample_devices.hpp, results/sample_gpus.hpp).
+      const SuiteState& st = suite_state();
+      benchmark::AddCustomContext("gpubench.devices", devices_record(st.slot_gpus).dump());
+      benchmark::AddCustomContext("gpubench.sample_devices",
+                                  sample_devices_record(st.series, st.slot_gpus).dump());
+    }
     if (const std::string why = agree_on_fingerprint(world, my_fingerprint(world, options));
         !why.empty()) {
       throw RefusedRun(why);

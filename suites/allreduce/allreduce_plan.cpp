@@ -5,7 +5,7 @@
 namespace gpubench::allreduce {
 
 namespace {
-// Creating the communicators of one series (ncclCommInitAll over its GPUs).
+// Creating the communicators of one series (ncclCommInitRankConfig for each GPU in one group).
 constexpr double k_comm_init_s = 0.5;
 constexpr double k_comm_init_per_rank_s = 0.2;
 }  // namespace
@@ -56,11 +56,13 @@ suite::SuitePlan plan_allreduce(const suite::PlanRequest& request, bool nccl_bui
             for (std::size_t raw : sizes) {
               const auto c = element_counts(collective, raw, element_bytes(type), ranks);
               if (!c) continue;
+              // ranks:1 in place is registered skipped (nccl_cases.cpp: nothing to time).
+              const bool skipped = !usable || (ranks == 1 && placement == Placement::in_place);
               const double seconds =
-                  usable ? r.per_benchmark_s * repetitions +
-                               repetitions *
-                                   planned_repetition_seconds(collective, c->bytes, ranks, sweep, r)
-                         : suite::skipped_case_seconds(repetitions, r);
+                  !skipped ? r.per_benchmark_s * repetitions +
+                                 repetitions * planned_repetition_seconds(collective, c->bytes,
+                                                                          ranks, sweep, r)
+                           : suite::skipped_case_seconds(repetitions, r);
               plan.cases.push_back(
                   {case_name(collective, to_string(type), placement, c->bytes, ranks, false),
                    seconds});

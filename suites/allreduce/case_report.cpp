@@ -72,7 +72,8 @@ void report_outcome(benchmark::State& state, const std::string& case_name,
 void report_repetition(benchmark::State& state, const SeriesKey& key, std::size_t nominal_bytes,
                        std::size_t bytes, const std::string& name,
                        const std::vector<double>& max_times_s,
-                       const std::vector<std::pair<int, double>>& own_times) {
+                       const std::vector<std::pair<int, double>>& own_times,
+                       const suite::SampleStateRecorder* gpu_states) {
   const double t = median(max_times_s);
   state.SetIterationTime(t);
   const Bandwidth bw = bandwidth(key.collective, bytes, key.ranks, t);
@@ -87,6 +88,7 @@ void report_repetition(benchmark::State& state, const SeriesKey& key, std::size_
   }
   const std::vector<RankTime> ranks = gather_rank_times(own_times);
   if (World::get().rank() == 0) {
+    if (gpu_states) gpu_states->write(state);
     if (key.ranks > 1) {
       if (const auto mean_s = mean_rank_time_s(ranks)) {
         state.counters["busbw_mean_GB_per_s"] =

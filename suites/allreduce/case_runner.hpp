@@ -36,6 +36,12 @@ namespace gpubench::allreduce {
 struct OwnTimes {
   double slowest_call_s = 0;                // max over the GPUs this process drives
   std::vector<std::pair<int, double>> own;  // (rank, seconds per call) per GPU it drives
+  // The sample's state on this process (suites/README.md "Sample states"): CLOCK_MONOTONIC
+  // seconds from the release of the held streams to the end of the wait for the timed calls, and
+  // the lowest SM clock (MHz) the clock probe read on its GPUs right after them; 0 = not read.
+  double window_start_s = 0;
+  double window_end_s = 0;
+  double min_clock_mhz = 0;
 };
 
 // What one process does for one case. Every call returns this process's own outcome (it agrees on

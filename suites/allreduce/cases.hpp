@@ -7,11 +7,14 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "suites/allreduce/case_outcome.hpp"
 #include "suites/allreduce/collectives.hpp"
+#include "suites/allreduce/sample_devices.hpp"
 #include "suites/allreduce/sweep.hpp"
+#include "suites/common/sample_state_counters.hpp"
 #include "suites/common/suite_support.hpp"
 
 namespace gpubench::allreduce {
@@ -32,6 +35,10 @@ struct SuiteState {
   std::vector<std::string> device_uuids;
   // Every case name registered, in order (the ranks compare a hash of it before running).
   std::vector<std::string> case_names;
+  // The NCCL series registered to run (scope, rank count), and every rank's GPU by slot (rank 0):
+  // the record of which GPUs each sample ran on (sample_devices.hpp).
+  std::vector<std::pair<Scope, int>> series;
+  std::vector<SlotGpu> slot_gpus;
 };
 SuiteState& suite_state();
 
@@ -52,6 +59,8 @@ std::string nccl_library_text();  // "NCCL 2.28.9" / "not built"
 void release_nccl();
 // The UUID of every GPU this process drives (MPI: the one of its rank; alone: all), "" if none.
 std::string local_gpu_uuids();
+// Their PCI bus ids, in the same order ("0000:19:00.0,..."), "" if none.
+std::string local_gpu_pci_bus_ids();
 
 // An agreed outcome that is not ok, as Google Benchmark data: skipped -> suite::skip, failed ->
 // suite::fail (every rank calls it with the same outcome, so every rank leaves the case). A
@@ -69,9 +78,13 @@ void report_outcome(benchmark::State& state, const std::string& case_name,
 // (busbw only for ranks > 1), busbw_mean (from the mean over ranks of their own times, nccl-tests'
 // default averaging; rank 0) and scaling_efficiency, records the repetition, and on rank 0 names a
 // slow rank.
+// `gpu_states` (NCCL cases; rank 0's): the repetition's window and the lowest SM clock over its
+// GPUs, written as the sample-state counters (the store ties them to the series' GPUs through
+// "gpubench.sample_devices"); null for the host reference.
 void report_repetition(benchmark::State& state, const SeriesKey& key, std::size_t nominal_bytes,
                        std::size_t bytes, const std::string& name,
                        const std::vector<double>& max_times_s,
-                       const std::vector<std::pair<int, double>>& own_times);
+                       const std::vector<std::pair<int, double>>& own_times,
+                       const suite::SampleStateRecorder* gpu_states = nullptr);
 
 }  // namespace gpubench::allreduce

@@ -28,8 +28,10 @@
 // In place, the timed calls feed on their own output (sums grow), so only phase A's call is
 // checked; ranks:1 in place is skipped (NCCL has nothing to move and enqueues no work).
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -353,6 +355,8 @@ class NcclBackend final : public CollectiveBackend {
   }
 
   void release() noexcept override {
+    // The timed calls run from here on (the device barrier first): the sample's window opens.
+    m_window_start_s = suite::SampleStateRecorder::now_s();
     if (m_held) release_streams(clique());
     m_held = false;
   }
@@ -364,11 +368,20 @@ class NcclBackend final : public CollectiveBackend {
       Clique& q = clique();
       out = wait_clique(q, m_timeout_s, "the timed calls of " + m_what);
       if (!out.ok() || q.members.empty()) return;
+      times.window_start_s = m_window_start_s;
+      times.window_end_s = suite::SampleStateRecorder::now_s();
       check_hold(q);
       for (Member& m : q.members) {
         const double per_call_s = m.stop.elapsed_ms_since(m.start) / 1e3 / m_plan.iterations;
         times.own.emplace_back(m.world_rank, per_call_s);
         times.slowest_call_s = std::max(times.slowest_call_s, per_call_s);
+      }
+      // The clock each GPU ran the calls at, read right after them (outside the timed interval).
+      for (Member& m : q.members) {
+        const double mhz = probe_clock_mhz(m);
+        if (mhz > 0 && (times.min_clock_mhz == 0 || mhz < times.min_clock_mhz)) {
+          times.min_clock_mhz = mhz;
+        }
       }
       if (!in_place(m_case)) {
         out = check_outputs(m_case, q, m_modulus, m_timeout_s, "after the timed calls");
@@ -393,6 +406,7 @@ class NcclBackend final : public CollectiveBackend {
   double m_timeout_s;
   std::string m_what;
   bool m_held = false;
+  double m_window_start_s = 0;
 };
 
 void run_nccl_case(benchmark::State& state, const NcclCase& c) {
@@ -420,9 +434,20 @@ void run_nccl_case(benchmark::State& state, const NcclCase& c) {
       report_outcome(state, c.name, r.outcome);
       break;
     }
-    std::vector<double> times{r.times.slowest_call_s};
+    // The slowest GPU's time, and (negated, so one max finds it) the lowest clock over every
+    // GPU of every rank; a rank without a clock reading (or sitting the case out) adds -inf.
+    const double clock = r.times.min_clock_mhz;
+    std::vector<double> times{r.times.slowest_call_s,
+                              clock > 0 ? -clock : -std::numeric_limits<double>::infinity()};
     world.max_in_place(times);
-    report_repetition(state, c.key, c.nominal_bytes, c.counts.bytes, c.name, times, r.times.own);
+    const double lowest_clock_mhz = std::isfinite(times[1]) ? -times[1] : 0.0;
+    times.pop_back();
+    suite::SampleStateRecorder gpu_states;
+    if (r.times.window_end_s > 0) {
+      gpu_states.add(lowest_clock_mhz, r.times.window_start_s, r.times.window_end_s);
+    }
+    report_repetition(state, c.key, c.nominal_bytes, c.counts.bytes, c.name, times, r.times.own,
+                      &gpu_states);
   }
 }
 
@@ -448,6 +473,25 @@ std::string local_gpu_uuids() {
     try {
       if (!out.empty()) out += ",";
       out += suite::cuda::query_device(d).uuid;
+    } catch (const std::exception&) {
+      out += "unknown";
+    }
+  }
+  return out;
+}
+
+std::string local_gpu_pci_bus_ids() {
+  const auto probe = suite::cuda::probe_devices();
+  if (probe.count == 0) return "";
+  World& world = World::get();
+  std::string out;
+  bool first = true;
+  for (int d = 0; d < probe.count; ++d) {
+    if (world.size() > 1 && d != world.local_rank() % probe.count) continue;
+    if (!first) out += ",";
+    first = false;
+    try {
+      out += suite::cuda::query_device(d).pci_bus_id;
     } catch (const std::exception&) {
       out += "unknown";
     }
@@ -573,6 +617,7 @@ void register_nccl_cases() {
       }
     }
   }
+  if (usable) suite_state().series = series;
 }
 
 }  // namespace gpubench::allreduce

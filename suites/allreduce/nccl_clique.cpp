@@ -274,6 +274,22 @@ void check_hold(const Clique& q) {
       "between them (a rank was slow to queue its calls, or to reach the agreement after them)");
 }
 
+double probe_clock_mhz(Member& m) {
+  GPUBENCH_CUDA_CHECK(cudaSetDevice(m.device));
+  if (m.probe.size() == 0) {
+    m.probe = suite::cuda::PinnedBuffer<kernels::ClockProbe>(1, suite::cuda::HostMapping::mapped);
+  }
+  m.probe.data()->cycles = 0;
+  m.probe.data()->ns = 0;
+  suite::cuda::launch_noted("common::clock_probe", [&] {
+    return static_cast<int>(kernels::launch_clock_probe(kernels::k_clock_probe_ns,
+                                                        m.probe.device_pointer(), m.stream.get()));
+  });
+  GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(m.stream.get()));
+  const kernels::ClockProbe p = *m.probe.data();
+  return p.ns == 0 ? 0.0 : static_cast<double>(p.cycles) / static_cast<double>(p.ns) * 1000.0;
+}
+
 void abort_clique(Clique& q) noexcept {
   release_streams(q);  // a spin kernel left waiting would hold the stream until its timeout
   for (Member& m : q.members) m.comm.abort();

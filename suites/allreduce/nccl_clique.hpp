@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/spin.hpp"
 #include "suites/allreduce/case_outcome.hpp"
 #include "suites/allreduce/collectives.hpp"
 #include "suites/allreduce/group_guard.hpp"
@@ -47,6 +48,8 @@ struct Member {
   suite::cuda::DeviceAllocation scratch;  // 16 B: the device barrier's allreduce
   suite::cuda::DeviceAllocation counter;  // the mismatch counter (unsigned long long)
   suite::cuda::PinnedBuffer<unsigned long long> mismatches;  // its host copy
+  // The clock probe's result (mapped host memory), made at the first probe_clock_mhz.
+  suite::cuda::PinnedBuffer<kernels::ClockProbe> probe;
   // Last, so it is destroyed first: an aborted communicator stops its kernels before the buffers
   // they use are freed.
   NcclComm comm;
@@ -99,6 +102,11 @@ void release_streams(Clique& q) noexcept;
 // After the held work completed: throws std::runtime_error when the spin kernel gave up waiting
 // (the timed interval would hold the queueing gaps).
 void check_hold(const Clique& q);
+// The SM clock (MHz) the member's GPU runs at now: the clock probe (clock64 cycles over
+// %globaltimer ns for kernels::k_clock_probe_ns, 100 us) on its stream, waited for; 0 when the
+// probe read nothing. Call on an idle stream, outside any gated scope (after the timed calls).
+double probe_clock_mhz(Member& m);
+
 // ncclCommAbort on every member (after a failure the ranks agreed on).
 void abort_clique(Clique& q) noexcept;
 // The orderly end: ncclCommFinalize on every member, their state polled until quiet, then

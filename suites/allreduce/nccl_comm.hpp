@@ -15,10 +15,11 @@
 namespace gpubench::allreduce {
 
 // Owns one communicator. The orderly end (ncclCommFinalize on every communicator of a clique, their
-// state polled against a deadline, then ncclCommDestroy via release()) lives in nccl_cases.cpp,
-// since finalizing waits for the peers. After an error call abort() (ncclCommAbort), since
-// outstanding work may never end; the destructor aborts a communicator nobody released (it runs on
-// error paths, where waiting could hang).
+// state polled against a deadline, then destroy(): ncclCommDestroy) is release_clique in
+// nccl_clique.cpp, since finalizing waits for the peers. After an error the ranks first agree
+// (case_runner.hpp), then abort() (ncclCommAbort) every communicator, since outstanding work may
+// never end; the destructor aborts a communicator nobody destroyed (it runs on error paths, where
+// waiting could hang).
 class NcclComm {
  public:
   NcclComm() = default;

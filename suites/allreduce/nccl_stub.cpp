@@ -15,6 +15,9 @@ std::string nccl_library_text() {
 std::string local_gpu_uuids() {
   return "";
 }
+std::string local_gpu_pci_bus_ids() {
+  return "";
+}
 std::string nccl_note() {
   return std::string("NCCL cases: not built: ") + GPUBENCH_NCCL_REASON;
 }

@@ -1,7 +1,8 @@
 // GPU test (label gpu): the NCCL allreduce on every GPU count of this machine, one process driving
 // all GPUs (non-blocking communicators), at one size per dtype: every case checks its result
-// exactly on the device and must report a positive busbw; ranks:1 in place is skipped with its
-// reason (nothing to time). Skips cleanly without a usable GPU or without NCCL in the build.
+// exactly on the device and must report a positive busbw, a clock and a window (sample states);
+// ranks:1 in place is skipped with its reason (nothing to time). Skips cleanly without a usable GPU
+// or without NCCL in the build.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -60,9 +61,22 @@ TEST(AllreduceGpu, NcclAllreduceIsExactAndMeasuredOnEveryGpuCount) {
     if (name.find("/ranks:1/") == std::string::npos) {
       EXPECT_GT(b["busbw_GB_per_s"].get<double>(), 0) << name;
     }
+    // Sample states (issue 37): the probe's clock and the window the store classifies by.
+    EXPECT_GT(b.value("sm_clock_MHz", 0.0), 0) << name;
+    EXPECT_GT(b.value("window_end_s", 0.0), b.value("window_start_s", 0.0)) << name;
     ++measured;
   }
   EXPECT_GE(measured, 3);  // 3 dtypes out of place at least (one GPU)
+  // Every GPU by slot, and each series' GPUs (suites/allreduce/sample_devices.hpp).
+  const auto devices = nlohmann::json::parse(doc["context"]["gpubench.devices"].get<std::string>());
+  ASSERT_FALSE(devices.empty());
+  EXPECT_EQ(devices[0]["index"], 0);
+  EXPECT_EQ(devices[0]["uuid"].get<std::string>().rfind("GPU-", 0), 0u);
+  const auto sets =
+      nlohmann::json::parse(doc["context"]["gpubench.sample_devices"].get<std::string>());
+  ASSERT_FALSE(sets.empty());
+  EXPECT_EQ(sets[0]["params"]["ranks"], "1");
+  EXPECT_EQ(sets[0]["devices"], nlohmann::json({0}));
 }
 
 }  // namespace

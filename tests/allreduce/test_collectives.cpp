@@ -7,6 +7,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "suites/allreduce/allreduce_plan.hpp"
 #include "suites/allreduce/collectives.hpp"
 #include "suites/allreduce/sweep.hpp"
 
@@ -324,6 +325,30 @@ TEST(RankTimes, TheMeanIsNcclTestsAveragingOverRanks) {
   EXPECT_FALSE(mean_rank_time_s({}));
   EXPECT_DOUBLE_EQ(*mean_rank_time_s(synthetic_ranks({1.0, 2.0, 3.0, 6.0})), 3.0);
   EXPECT_FALSE(mean_rank_time_s(synthetic_ranks({0.0, 0.0})));
+}
+
+// The run plan times what runs: ranks:1 in place is registered skipped (nothing to time), so it
+// costs a skipped case's seconds, not 25 calls per repetition (allreduce review, "Also noted").
+TEST(AllreducePlan, OneRankInPlaceIsPlannedAsTheSkipItIs) {
+  suite::PlanRequest request;
+  request.profile = suite::Profile::quick;
+  request.gpus = 2;
+  const suite::SuitePlan plan = plan_allreduce(request, true);
+  const double skip_s =
+      suite::skipped_case_seconds(suite::repetitions_of(request), suite::reference_rates());
+  const std::size_t bytes = std::size_t{1} << 20;
+  auto seconds_of = [&](Placement placement, int ranks) {
+    const std::string name =
+        case_name(Collective::allreduce, "fp32", placement, bytes, ranks, false);
+    for (const auto& c : plan.cases) {
+      if (c.name == name) return c.estimated_s;
+    }
+    ADD_FAILURE() << name << " is not in the plan";
+    return -1.0;
+  };
+  EXPECT_DOUBLE_EQ(seconds_of(Placement::in_place, 1), skip_s);
+  EXPECT_GT(seconds_of(Placement::out_of_place, 1), skip_s);
+  EXPECT_GT(seconds_of(Placement::in_place, 2), skip_s);
 }
 
 }  // namespace

@@ -131,6 +131,61 @@ TEST(P2pMatrix, SlowPairsAreJudgedWithinTheirLinkClass) {
   EXPECT_EQ(blind.size(), 2u);
 }
 
+// FIXTURE: a 2-socket PCIe box, 8 GPUs, every one at PCIe Gen5 x16 (64 GB/s): GPUs 0-5 under
+// the switches of socket 0, GPUs 6-7 on socket 1. Pairs on one socket do 50 GB/s, CUDA
+// performance rank 0; pairs across the sockets 30 GB/s, rank 1 (the labels say so, as the
+// transfer suite writes them). `degraded`: 0 -> 1 does 20 GB/s.
+std::vector<results::ResultRow> two_socket_rows(bool with_ranks, bool degraded) {
+  std::vector<results::ResultRow> rows;
+  auto socket = [](int gpu) { return gpu < 6 ? 0 : 1; };
+  for (int s = 0; s < 8; ++s) {
+    for (int d = 0; d < 8; ++d) {
+      if (s == d) continue;
+      const bool across = socket(s) != socket(d);
+      const double v = degraded && s == 0 && d == 1 ? 20.0 : across ? 30.0 : 50.0;
+      const std::string label =
+          "GPU " + std::to_string(s) + " -> GPU " + std::to_string(d) +
+          "; PCIe peer-to-peer over PCIe Gen5 x16" +
+          (with_ranks ? std::string("; CUDA performance rank ") + (across ? "1" : "0")
+                      : std::string());
+      results::ResultRow r = p2p_row(s, d, {v});
+      r.label = label;
+      rows.push_back(r);
+      results::ResultRow pct = p2p_row(s, d, {v * 100.0 / 64.0});
+      pct.metric = "pct_of_link";
+      pct.unit = "%";
+      pct.label = label;
+      rows.push_back(pct);
+    }
+  }
+  return rows;
+}
+
+TEST(P2pMatrix, PciePairsAcrossSocketsAreAClassOfTheirOwnByPerformanceRank) {
+  const auto m = build_p2p_matrices(two_socket_rows(true, false));
+  ASSERT_EQ(m.size(), 1u);
+  ASSERT_TRUE(m[0].perf_rank_at(0, 7));
+  EXPECT_EQ(*m[0].perf_rank_at(0, 7), 1);
+  EXPECT_EQ(*m[0].perf_rank_at(0, 1), 0);
+  EXPECT_NEAR(*m[0].link_at(0, 7), *m[0].link_at(0, 1), 1e-9);  // one PCIe rate for all pairs
+  EXPECT_TRUE(find_slow_pairs(m[0]).empty()) << "cross-socket pairs are not slow links";
+  // Without the rank (an older suite's labels) the 24 cross-socket pairs read as slow.
+  EXPECT_EQ(find_slow_pairs(build_p2p_matrices(two_socket_rows(false, false))[0]).size(), 24u);
+  // A bad same-socket link is still found, against its own class.
+  const auto slow = find_slow_pairs(build_p2p_matrices(two_socket_rows(true, true))[0]);
+  ASSERT_EQ(slow.size(), 1u);
+  EXPECT_EQ(slow[0].src, 0);
+  EXPECT_EQ(slow[0].dst, 1);
+  EXPECT_DOUBLE_EQ(slow[0].siblings_median, 50.0);
+}
+
+TEST(P2pMatrix, PerformanceRankIsReadFromTheLabel) {
+  EXPECT_EQ(perf_rank_in_label("GPU 0 GPU-a -> GPU 1 GPU-b; NVLink; CUDA performance rank 0"), 0);
+  EXPECT_EQ(perf_rank_in_label("x; CUDA performance rank 12"), 12);
+  EXPECT_FALSE(perf_rank_in_label("GPU 0 -> GPU 1; PCIe Gen4 x16"));
+  EXPECT_FALSE(perf_rank_in_label("CUDA performance rank "));
+}
+
 TEST(P2pMatrix, RendersTheMatrixAndNamesTheSlowPairWithUuids) {
   auto rows = fixture_rows();
   results::ResultRow skipped = p2p_row(3, 2, {});

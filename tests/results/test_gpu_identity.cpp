@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "helpers.hpp"
+#include "results/ingest/ingest_gpu.hpp"
 #include "results/schema/schema.hpp"
 #include "results/sqlite/sqlite.hpp"
 #include "util/error.hpp"
@@ -118,6 +119,34 @@ TEST_F(GpuIdentityTest, PciBusIdIsTheFallbackWhenTheUuidIsMissing) {
   const json devices = json::array({{{"index", 0}, {"uuid", ""}, {"pci_bus_id", "0000:13:00.0"}}});
   m_store.ingest_benchmark_json(m_suite_run, gemm_doc(devices, {0}), "gemm");
   EXPECT_EQ(uuids_by_ordinal().at(0), "GPU-00000003-fixture");
+}
+
+TEST(PciBusId, NormalisedWithTheWholeDomain) {
+  EXPECT_EQ(normalized_pci_bus_id("0000:3B:00.0"), "0000:3b:00.0");      // CUDA
+  EXPECT_EQ(normalized_pci_bus_id("00000000:3B:00.0"), "0000:3b:00.0");  // NVML
+  EXPECT_EQ(normalized_pci_bus_id(" 0000:3b:00.0\n"), "0000:3b:00.0");   // sysfs, as read
+  // A VMD domain (issue 37, allreduce review m10): its last 12 characters are domain 0's.
+  EXPECT_EQ(normalized_pci_bus_id("10000:3B:00.0"), "10000:3b:00.0");
+  EXPECT_EQ(normalized_pci_bus_id("00010000:3B:00.0"), "10000:3b:00.0");
+  EXPECT_NE(normalized_pci_bus_id("10000:3b:00.0"), normalized_pci_bus_id("0000:3b:00.0"));
+}
+
+TEST_F(GpuIdentityTest, PciFallbackTellsAVmdDomainFromDomainZero) {
+  // Fixture: the run's GPU 3 is 0000:13:00.0; the suite names 10000:13:00.0 (behind a VMD
+  // controller) without a UUID. That is another GPU, not run GPU 3.
+  const json vmd = json::array({{{"index", 0}, {"uuid", ""}, {"pci_bus_id", "10000:13:00.0"}}});
+  m_store.ingest_benchmark_json(m_suite_run, gemm_doc(vmd, {0}), "gemm");
+  EXPECT_NE(uuids_by_ordinal().at(0), "GPU-00000003-fixture");
+  // NVML's 8-digit domain 0 is the same GPU.
+  const int64_t again = m_store.add_suite_run(m_run, testing::sample_suite_run("gemm"));
+  const json nvml = json::array({{{"index", 0}, {"uuid", ""}, {"pci_bus_id", "00000000:13:00.0"}}});
+  m_store.ingest_benchmark_json(again, gemm_doc(nvml, {0}), "gemm");
+  Statement st = m_store.database().prepare(
+      "SELECT g.uuid FROM samples s JOIN gpu_devices g ON g.id = s.gpu_device_id "
+      "WHERE s.suite_run_id = ?1 LIMIT 1");
+  st.bind(1, again);
+  ASSERT_TRUE(st.step());
+  EXPECT_EQ(st.column_text(0), "GPU-00000003-fixture");
 }
 
 TEST_F(GpuIdentityTest, AnOrdinalWithoutARecordIsNeverJoinedByIndex) {
