@@ -229,6 +229,24 @@ void check_plan_only(const RunArgs& args) {
       "leave " + join(ignored, ", ") + " out of the plan, or drop --plan to run");
 }
 
+// A multi-rank suite built without MPI (the bundle's allreduce) would run under the launcher as one
+// world of one rank per task: N copies contending for every GPU of a node and writing the same
+// results file, stored as valid (allreduce N3). Refused before the launcher starts or anything is
+// stored; the suite refuses too, but only once the launcher has started every task.
+void check_launcher_builds(const std::vector<harness::SuiteExecutable>& suites,
+                           const RunArgs& args) {
+  for (const auto& s : suites) {
+    if (!harness::runs_under_launcher(s.name)) continue;
+    const std::string why =
+        harness::launcher_refusal(harness::ask_suite_info(s, args.profile), args.launcher);
+    if (why.empty()) continue;
+    throw bad_input("gpubench-" + s.name + " cannot run under --launcher: built without MPI", why,
+                    "build gpubench with MPI where the launcher runs (ci/setup installs Open MPI "
+                    "and builds; against a site MPI configure with -DGPUBENCH_MPI=ON and rebuild), "
+                    "or run without --launcher: one process then drives every GPU of this node");
+  }
+}
+
 // gemm's cuBLASLt choices across runs (harness/run/algorithm_seed.hpp): before the first suite the
 // newest stored choices made on this GPU model, driver and cuBLAS version are seeded into the
 // run's scratch directory, unless --reselect-algos; after the last one the run's are stored. A
@@ -354,6 +372,7 @@ void do_run(const RunArgs& args, Context& ctx) {
       *ctx.err << "gpubench: warning: --launcher applies only to multi-rank suites (allreduce), "
                   "and none is selected; the suites run directly\n";
     }
+    check_launcher_builds(options.suites, args);
   }
 
   // Readiness (gpubench doctor): one line before the run starts, stored with the run.

@@ -51,7 +51,8 @@ SuiteNodes nodes_from_context(const std::string& suite, const nlohmann::json& co
 std::vector<SuiteNodes> read_suite_nodes(results::Store& store, int64_t run_id);
 
 // "nodes of allreduce: 2 ranks on 1 node (...)" then one line per node and the summary (each
-// execution's, labelled, when there were several: "execution 2 of 3: ...").
+// execution's, labelled, when there were several: "execution 2 of 3: ..."), a series' scaling_note
+// after its figures.
 void print_suite_nodes(std::ostream& out, const std::vector<SuiteNodes>& suites);
 nlohmann::json suite_nodes_json(const std::vector<SuiteNodes>& suites);
 

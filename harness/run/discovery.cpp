@@ -94,24 +94,29 @@ std::vector<SuiteExecutable> select_suites(const std::vector<SuiteExecutable>& f
   return out;
 }
 
-SuiteDescription describe_suite(const SuiteExecutable& suite, const std::string& profile,
+namespace {
+
+// Runs `suite` with `flag` under the profile, its stdout into `out`.
+ProcessResult ask_suite(const SuiteExecutable& suite, const char* flag, const std::string& profile,
+                        const fs::path& out, double timeout_s) {
+  ProcessSpec spec;
+  spec.argv = {suite.path.string(), flag};
+  spec.env = {{"GPUBENCH_PROFILE", profile}};
+  spec.stdout_path = out;
+  spec.timeout_s = timeout_s;
+  spec.kill_grace_s = 2;
+  return run_process(spec);
+}
+
+}  // namespace
+
+SuiteDescription ask_suite_info(const SuiteExecutable& suite, const std::string& profile,
                                 double timeout_s) {
   SuiteDescription d;
   d.suite = suite;
   TempDir tmp("gpubench-describe");
-  // Runs the suite with `flag` under the profile, its stdout into `out`.
-  auto ask = [&](const char* flag, const fs::path& out) {
-    ProcessSpec spec;
-    spec.argv = {suite.path.string(), flag};
-    spec.env = {{"GPUBENCH_PROFILE", profile}};
-    spec.stdout_path = out;
-    spec.timeout_s = timeout_s;
-    spec.kill_grace_s = 2;
-    return run_process(spec);
-  };
-
   const fs::path info_json = tmp.path() / "info.json";
-  const ProcessResult r = ask("--gpubench_info", info_json);
+  const ProcessResult r = ask_suite(suite, "--gpubench_info", profile, info_json, timeout_s);
   if (!r.succeeded()) {
     d.reason =
         r.spawn_error.empty()
@@ -134,13 +139,23 @@ SuiteDescription describe_suite(const SuiteExecutable& suite, const std::string&
         }
       }
       if (j.contains("metrics")) d.metrics_json = j["metrics"].dump();
+      if (const auto mpi = j.find("mpi"); mpi != j.end() && mpi->is_boolean()) {
+        d.mpi = mpi->get<bool>();
+      }
     } catch (const std::exception&) {
       d.reason = "answered --gpubench_info with something that is not JSON";
     }
   }
+  return d;
+}
 
+SuiteDescription describe_suite(const SuiteExecutable& suite, const std::string& profile,
+                                double timeout_s) {
+  SuiteDescription d = ask_suite_info(suite, profile, timeout_s);
+  TempDir tmp("gpubench-describe");
   const fs::path list_txt = tmp.path() / "list.txt";
-  const ProcessResult lr = ask("--benchmark_list_tests=true", list_txt);
+  const ProcessResult lr =
+      ask_suite(suite, "--benchmark_list_tests=true", profile, list_txt, timeout_s);
   if (lr.succeeded()) {
     try {
       for (const std::string& line : split(read_file(list_txt), '\n')) {
@@ -153,6 +168,14 @@ SuiteDescription describe_suite(const SuiteExecutable& suite, const std::string&
     d.reason = "cannot list its benchmarks (--benchmark_list_tests failed)";
   }
   return d;
+}
+
+std::string launcher_refusal(const SuiteDescription& suite, const std::string& launcher_text) {
+  if (!suite.mpi.has_value() || *suite.mpi) return "";
+  return suite.suite.path.filename().string() + " (" + suite.suite.path.string() +
+         ") was built without MPI, so under --launcher '" + launcher_text +
+         "' every task the launcher starts would be a world of one rank driving every GPU of its "
+         "node, all writing the same results";
 }
 
 }  // namespace gpubench::harness

@@ -37,9 +37,20 @@ struct SuiteDescription {
   std::string reason;  // why it cannot run (or why we could not ask it)
   std::vector<std::string> notes;
   std::string metrics_json = "[]";  // the suite's metric declarations (JSON array text)
+  // A multi-rank suite's "mpi": whether it was built with MPI; unset when it does not say (a
+  // one-process suite, or one built before it said).
+  std::optional<bool> mpi;
   std::vector<std::string> benchmarks;
 };
 SuiteDescription describe_suite(const SuiteExecutable& suite, const std::string& profile,
                                 double timeout_s = 60);
+// Only what --gpubench_info says (no benchmark list): one process start.
+SuiteDescription ask_suite_info(const SuiteExecutable& suite, const std::string& profile,
+                                double timeout_s = 60);
+
+// Why `suite` cannot run under the launcher `launcher_text` (`gpubench run --launcher`), or ""
+// when it can: a suite that says it was built without MPI would run as one world of one rank per
+// task the launcher starts, each driving every GPU of its node and writing the same results.
+std::string launcher_refusal(const SuiteDescription& suite, const std::string& launcher_text);
 
 }  // namespace gpubench::harness

@@ -205,6 +205,7 @@ int main(int argc, char** argv) {
        Role::secondary}};
   info.availability = [] {
     Availability avail;
+    avail.mpi = GPUBENCH_ALLREDUCE_MPI != 0;
     avail.notes.push_back(host_reference_note());
     avail.notes.push_back(nccl_note());
     // Built with neither MPI nor NCCL, every case is a skip: say so up front.

@@ -147,6 +147,7 @@ int suite_main(int argc, char** argv, const SuiteInfo& info) {
                           {"reason", avail.reason},
                           {"notes", avail.notes},
                           {"gpubench_version", build_info::k_version}};
+    if (avail.mpi) out["mpi"] = *avail.mpi;
     std::cout << out.dump() << std::endl;
     return 0;
   }

@@ -2,7 +2,8 @@
 // it runs, its main(), and the small steps every suite's own main() repeats around it.
 //
 // A suite is a standard Google Benchmark binary. On top of Google Benchmark's flags it accepts
-//   --gpubench_info   print one JSON object (suite, metrics, availability) to stdout and exit 0
+//   --gpubench_info   print one JSON object (suite, metrics, availability; "mpi" from a suite
+//                     whose ranks join through MPI) to stdout and exit 0
 //   --gpubench_plan [--gpubench_plan_gpus=N] [--gpubench_plan_repetitions=N]
 //                     print the suite's run plan (suites/common/plan.hpp) as one JSON object and
 //                     exit 0: its cases for N GPUs (default 0) and the estimated seconds; runs
@@ -15,6 +16,7 @@
 #include <benchmark/benchmark.h>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -48,6 +50,10 @@ struct Availability {
   bool runnable = true;            // false: every benchmark will be skipped
   std::string reason;              // empty when fully available
   std::vector<std::string> notes;  // e.g. "device cases: skipped: no CUDA device"
+  // A multi-rank suite: whether it was built with MPI ("mpi" in --gpubench_info). Without MPI
+  // every task a launcher starts is a world of one, so `gpubench run --launcher` refuses it
+  // before launching. Unset for suites that do not run as ranks.
+  std::optional<bool> mpi;
 };
 
 struct PlanRequest;

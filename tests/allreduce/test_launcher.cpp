@@ -8,6 +8,7 @@
 
 #include "harness/cli/nodes.hpp"
 #include "harness/process/launcher.hpp"
+#include "harness/run/discovery.hpp"
 #include "results/store.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
@@ -115,6 +116,40 @@ TEST(Nodes, GroupsRanksByHostFromTheContext) {
   EXPECT_NE(text.find("peak busbw 42.50 GB/s"), std::string::npos) << text;
   EXPECT_NE(text.find("scaling efficiency vs 2 ranks 0.900"), std::string::npos) << text;
   EXPECT_EQ(suite_nodes_json({s})[0]["nodes"][1]["ranks"][0]["gpus"], "GPU-b");
+}
+
+// Issue 37 (allreduce N3): only a suite that says it was built without MPI is refused.
+TEST(Launcher, RefusesASuiteBuiltWithoutMpi) {
+  SuiteDescription d;
+  d.suite = {"allreduce", "/opt/gpubench/bin/gpubench-allreduce"};
+  EXPECT_EQ(launcher_refusal(d, "mpirun -np 2"), "");  // it does not say: the suite decides
+  d.mpi = true;
+  EXPECT_EQ(launcher_refusal(d, "mpirun -np 2"), "");
+  d.mpi = false;
+  const std::string why = launcher_refusal(d, "srun -N 2");
+  EXPECT_NE(why.find("gpubench-allreduce (/opt/gpubench/bin/gpubench-allreduce) was built without "
+                     "MPI, so under --launcher 'srun -N 2' every task"),
+            std::string::npos)
+      << why;
+}
+
+// Issue 37 (m12): a series whose efficiency is left out says why, after its figures.
+TEST(Nodes, PrintsTheScalingNoteOfASeries) {
+  const nlohmann::json summary = {
+      {"series",
+       {{{"series", "allreduce/dtype:fp32/mode:in_place/ranks:16"},
+         {"peak_busbw_GB_per_s", 40.0},
+         {"peak_bytes", 1 << 20},
+         {"knee_bytes", 1 << 18},
+         {"scaling_efficiency_vs_2_ranks", nullptr},
+         {"scaling_note", "spans 2 nodes while ranks:2 runs on one node: not a like link"}}}}};
+  std::ostringstream out;
+  print_suite_nodes(
+      out, {nodes_from_context("allreduce", {{"gpubench.allreduce.summary", summary.dump()}})});
+  EXPECT_NE(out.str().find("ranks:16: peak busbw 40.00 GB/s at 1048576 B, 90% of it from 262144 B; "
+                           "spans 2 nodes while ranks:2 runs on one node: not a like link\n"),
+            std::string::npos)
+      << out.str();
 }
 
 TEST(Nodes, ContextWithoutRanksOrWithGarbageGivesNothing) {

@@ -2,8 +2,9 @@
 # gpu-check run from a bundle layout (bin/, share/gpubench/gpu-check, BUNDLE) whose programs are
 # fixtures: gpubench-gemm says a GPU is usable, gpubench answers `run --plan --format json` with a
 # fixture plan and fails everything else. Checks, without a GPU: no build step, each step's time
-# limit taken from the plan (1.5 x estimate + 30 s), the failures reported as a FAIL verdict
-# (exit 1), and --out holding verdict.txt and suites.json, fewer than 8 files.
+# limit taken from the plan (1.5 x estimate + 30 s), the budget the sum of the limits (issue 37),
+# the failures reported as a FAIL verdict (exit 1), and --out holding verdict.txt and suites.json,
+# fewer than 8 files. tests/ci/test_gpu_check_budget.py checks the budget on 8 GPUs.
 #   gpu_check_bundle.sh SOURCE_DIR WORK_DIR
 set -uo pipefail
 source_dir="$1"
@@ -49,14 +50,17 @@ expect() {  # expect PATTERN WHAT
     failures=$((failures + 1))
   fi
 }
-PATH="/usr/bin:/bin" GPU_CHECK_BUDGET_S=600 timeout 300 "$bundle/share/gpubench/gpu-check" \
+PATH="/usr/bin:/bin" timeout 300 env -u GPU_CHECK_BUDGET_S "$bundle/share/gpubench/gpu-check" \
   --out "$work/check" >"$work/out.txt" 2>&1
 rc=$?
 cat "$work/out.txt"
 [ "$rc" -eq 1 ] || { echo "gpu_check_bundle: FAIL: exit $rc, want 1"; failures=$((failures + 1)); }
 expect "from the bundle gpubench-fixture-linux-x86_64: no build step" "bundle mode not detected"
 expect "GPU tests \(ctest -L gpu\) not run: the bundle carries no tests" "the ctest step is not skipped"
-expect "step time limits from gpubench run --plan \(quick profile: 40 s estimated\)" "plan not read"
+expect "step time limits: 1 GPU\(s\) \(found here\); quick profile 40 s estimated by gpubench run --plan" "plan not read"
+# gemm 45 + fusion 60 + transfer/launch 45 + two CLI runs 2 x 90 + timing 60 + doctor 60 +
+# allreduce 150 + identity 30 (one GPU: skipped) + checks between the steps 60
+expect "budget 690 s: the plan's total" "the budget is not the sum of the step limits"
 expect "gpubench-gemm, limit 45 s\)" "gemm limit is not 1.5 x 10 + 30"
 expect "gpu-check.d/fusion, limit 60 s\)" "fusion limit is not 1.5 x 20 + 30"
 expect "gpu-check.d/transfer-launch, limit 45 s\)" "transfer+launch limit is not 1.5 x 10 + 30"
