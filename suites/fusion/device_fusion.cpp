@@ -18,16 +18,16 @@
 #include "suites/common/cuda/libraries.hpp"
 #include "suites/common/cuda/memory_bandwidth.hpp"
 #include "suites/common/cuda/preload.hpp"
+#include "suites/common/l2_placement.hpp"
 #include "suites/common/launch_ledger.hpp"
 #include "suites/common/sample_state_counters.hpp"
+#include "suites/common/sampled_batches.hpp"
 #include "suites/common/sampling.hpp"
 #include "suites/common/suite_support.hpp"
 #include "suites/fusion/device_runner.hpp"
 #include "suites/fusion/fusion_preload.hpp"
 #include "suites/fusion/speedup.hpp"
 #include "suites/gemm/gemm_cases.hpp"
-#include "suites/memory/l2_placement.hpp"
-#include "suites/memory/sampled_batches.hpp"
 
 namespace gpubench::fusion {
 
@@ -175,29 +175,27 @@ PreparedCase& prepared_for(const FusionCase& c, DeviceContext& dev) {
   return *s.prepared;
 }
 
-// The sampled measurement of one variant (suites/memory/sampled_batches.hpp): hot batches of
+// The sampled measurement of one variant (suites/common/sampled_batches.hpp): hot batches of
 // back-to-back calls of at least the profile's batch target, sized by the kernels a call really
 // enqueues (a graph replay: all its nodes; a cuBLASLt call: its own kernels) so the queue behind
 // the spin kernel stays below its limit; warm-up until the SM clock is steady, starting from the
 // device's last steady clock; samples until the noise stop, the time budget or max_samples.
-suites::memory::SampledBatches time_variant(PreparedCase& p, const FusionCase& c,
-                                            DeviceContext& dev,
-                                            const suite::SamplingPolicy& policy) {
+suite::SampledBatches time_variant(PreparedCase& p, const FusionCase& c, DeviceContext& dev,
+                                   const suite::SamplingPolicy& policy) {
   const int kernels = enqueued_kernels_per_call(c, p.enqueued_nodes(c.variant));
   const int max_calls = std::max(1, k_max_kernels_per_batch / std::max(kernels, 1));
   double& last_steady = state_of_suite().last_steady_clock_mhz[c.device];
-  suites::memory::SampledBatches m =
-      suites::memory::measure_batches(policy, last_steady, max_calls, [&](int calls) {
-        const cu::BatchSample sample = dev.timer.time_batch(
-            [&] {
-              p.note_queued(c.variant);
-              for (int i = 0; i < calls; ++i) p.call(c.variant);
-            },
-            cu::CacheState::hot);
-        // The batch's GPU work ended just before time_batch returned.
-        return suites::memory::TimedBatch{sample.elapsed_ms / 1e3, sample.sm_clock_mhz,
-                                          suite::SampleStateRecorder::now_s()};
-      });
+  suite::SampledBatches m = suite::measure_batches(policy, last_steady, max_calls, [&](int calls) {
+    const cu::BatchSample sample = dev.timer.time_batch(
+        [&] {
+          p.note_queued(c.variant);
+          for (int i = 0; i < calls; ++i) p.call(c.variant);
+        },
+        cu::CacheState::hot);
+    // The batch's GPU work ended just before time_batch returned.
+    return suite::TimedBatch{sample.elapsed_ms / 1e3, sample.sm_clock_mhz,
+                             suite::SampleStateRecorder::now_s()};
+  });
   if (m.series.steady_clock_mhz() > 0) last_steady = m.series.steady_clock_mhz();
   return m;
 }
@@ -244,7 +242,7 @@ void run_device_case(benchmark::State& state, const FusionCase& c, suite::Profil
       return;
     }
     const suite::SamplingPolicy policy = suite::sampling_policy(profile);
-    std::optional<suites::memory::SampledBatches> t;
+    std::optional<suite::SampledBatches> t;
     for (auto _ : state) {
       t.emplace(time_variant(p, c, dev, policy));
       state.SetIterationTime(t->median_call_s());
@@ -261,12 +259,10 @@ void run_device_case(benchmark::State& state, const FusionCase& c, suite::Profil
     state.counters["GB_per_s"] = gb_per_s;
     // Hot calls over a working set in (or partly in) L2 do not measure DRAM: no share of its peak.
     const auto l2 = static_cast<std::uint64_t>(std::max(dev.info.l2_bytes, 0));
-    const suites::memory::L2Placement placement =
-        suites::memory::l2_placement(working_set_bytes(c), l2);
-    state.counters[suites::memory::k_l2_resident_counter] =
-        placement == suites::memory::L2Placement::resident ? 1 : 0;
-    if (dev.peak_gb_per_s > 0 && reports_dram_pct_of_peak(c) &&
-        suites::memory::is_dram_bandwidth(placement))
+    const suite::L2Placement placement = suite::l2_placement(working_set_bytes(c), l2);
+    state.counters[suite::k_l2_resident_counter] =
+        placement == suite::L2Placement::resident ? 1 : 0;
+    if (dev.peak_gb_per_s > 0 && reports_dram_pct_of_peak(c) && suite::is_dram_bandwidth(placement))
       state.counters["pct_of_peak"] = 100.0 * gb_per_s / dev.peak_gb_per_s;
     if (speedup) state.counters["speedup_over_v1"] = *speedup;
     state.counters["launches_per_call"] = launches_per_call(c);
@@ -289,8 +285,7 @@ void run_device_case(benchmark::State& state, const FusionCase& c, suite::Profil
                         " kernels_per_call=" + std::to_string(kernels_per_call(c));
     if (c.variant == Variant::graph)
       label += " (one graph of " + std::to_string(p.graph_nodes()) + " nodes)";
-    label += " " + t->summary() + " " +
-             suites::memory::describe_l2_placement(working_set_bytes(c), l2) +
+    label += " " + t->summary() + " " + suite::describe_l2_placement(working_set_bytes(c), l2) +
              " fused_bytes=" + std::to_string(fused_bytes(c)) +
              " variant_bytes=" + std::to_string(variant_bytes(c));
     if (dev.peak_gb_per_s > 0) {

@@ -3,7 +3,7 @@
 // kernels and v1's launched once outside any batch (preload, fusion_preload.hpp); the variant
 // validated against the CPU reference on sampled rows (outputs poisoned with NaN first, so a
 // variant that writes nothing fails); then one Google Benchmark iteration per repetition holding
-// the sampled measurement of suites/memory/sampled_batches.hpp with the profile's
+// the sampled measurement of suites/common/sampled_batches.hpp with the profile's
 // suite::SamplingPolicy: a 1-call probe sizes the batches (at least the batch target, at most 400
 // kernels, a graph replay counting its nodes), warm-up batches until the SM clock is steady (the
 // device's last steady clock carried from case to case), then samples, each a batch of

@@ -117,7 +117,7 @@ int device_calls_per_batch(double call_ms, double target_ms, int launches_per_ca
                            int max_launches = k_max_kernels_per_batch);
 
 // Distinct bytes one call reads or writes (each tensor once; what L2 holds between back-to-back
-// calls, suites/memory/l2_placement.hpp): fused_bytes, plus softmax v1's FP32 row statistics.
+// calls, suites/common/l2_placement.hpp): fused_bytes, plus softmax v1's FP32 row statistics.
 // GEMM: A, B, D and the bias (cuBLASLt's workspace, touched in part if at all, is left out).
 std::uint64_t working_set_bytes(const FusionCase& c);
 

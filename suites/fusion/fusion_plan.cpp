@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "suites/common/sampled_batches.hpp"
 #include "suites/common/sampling.hpp"
-#include "suites/memory/sampled_batches.hpp"
 #include "suites/memory/thread_pool.hpp"
 
 namespace gpubench::fusion {
@@ -32,11 +32,11 @@ double planned_case_seconds(const FusionCase& c, suite::Profile profile, int gpu
   double call_s =
       suite::transfer_seconds(bytes, r.hbm_bytes_per_s) + launches_per_call(c) * r.kernel_launch_s;
   if (c.family == Family::gemm_bias_gelu) call_s += gemm_flops(c) / r.bf16_flop_per_s;
-  // The sampled measurement (suites/memory/sampled_batches.hpp), batches capped at 400 kernels
+  // The sampled measurement (suites/common/sampled_batches.hpp), batches capped at 400 kernels
   // as device_fusion.cpp caps them.
   const int max_calls = std::max(1, k_max_kernels_per_batch / std::max(kernels_per_call(c), 1));
   const suite::CaseCost sampled =
-      suites::memory::planned_sampling_cost(call_s, max_calls, suite::sampling_policy(profile), r);
+      suite::planned_sampling_cost(call_s, max_calls, suite::sampling_policy(profile), r);
   cost.warmup_s = sampled.warmup_s;
   cost.sample_s = sampled.sample_s;
   cost.samples = sampled.samples;

@@ -17,17 +17,25 @@
 #include "suites/common/cuda/preload.hpp"
 #include "suites/common/cuda/resources.hpp"
 #include "suites/common/cuda/timing.hpp"
+#include "suites/common/l2_placement.hpp"
 #include "suites/common/launch_ledger.hpp"
 #include "suites/common/sample_state_counters.hpp"
+#include "suites/common/sampled_batches.hpp"
 #include "suites/common/sampling.hpp"
 #include "suites/common/suite_support.hpp"
-#include "suites/memory/l2_placement.hpp"
-#include "suites/memory/sampled_batches.hpp"
 
 namespace gpubench::suites::memory {
 namespace km = gpubench::kernels::memory;
 namespace cu = gpubench::suite::cuda;
+using gpubench::suite::describe_l2_placement;
+using gpubench::suite::is_dram_bandwidth;
+using gpubench::suite::k_l2_resident_counter;
+using gpubench::suite::l2_placement;
+using gpubench::suite::L2Placement;
+using gpubench::suite::measure_batches;
 using gpubench::suite::Profile;
+using gpubench::suite::SampledBatches;
+using gpubench::suite::TimedBatch;
 
 namespace {
 
@@ -129,7 +137,7 @@ void device_benchmark(benchmark::State& state, km::StreamOp op, std::uint64_t ar
     std::optional<SampledBatches> measured;
     for (auto _ : state) {
       // Hot batches of back-to-back passes: a sample is >= the profile's batch target of GPU
-      // time, the warm-up runs until the SM clock is steady (sampled_batches.hpp).
+      // time, the warm-up runs until the SM clock is steady (suites/common/sampled_batches.hpp).
       measured.emplace(measure_batches(policy, last_steady, k_max_passes_per_batch, [&](int count) {
         const cu::BatchSample s = timer.time_batch([&] { enqueue(count); }, cu::CacheState::hot);
         return TimedBatch{s.elapsed_ms / 1e3, s.sm_clock_mhz,

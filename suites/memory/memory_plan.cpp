@@ -3,9 +3,9 @@
 #include <algorithm>
 
 #include "kernels/memory/stream.hpp"
+#include "suites/common/sampled_batches.hpp"
 #include "suites/common/sampling.hpp"
 #include "suites/memory/host_stream.hpp"
-#include "suites/memory/sampled_batches.hpp"
 #include "suites/memory/thread_pool.hpp"
 #if GPUBENCH_MEMORY_DEVICE
 #include "suites/memory/device_stream.hpp"
@@ -45,7 +45,8 @@ suite::SuitePlan plan_memory(const suite::PlanRequest& request) {
               suite::transfer_seconds(static_cast<double>(km::stream_bytes_per_pass(op, bytes)),
                                       r.hbm_bytes_per_s) +
               r.kernel_launch_s;
-          suite::CaseCost cost = planned_sampling_cost(pass_s, k_max_passes_per_batch, policy, r);
+          suite::CaseCost cost =
+              suite::planned_sampling_cost(pass_s, k_max_passes_per_batch, policy, r);
           cost.setup_s =
               3 * r.per_allocation_s +
               suite::transfer_seconds(3.0 * static_cast<double>(bytes), r.hbm_bytes_per_s);

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "suites/common/l2_placement.hpp"
 #include "suites/fusion/fusion_cases.hpp"
 #include "suites/fusion/fusion_validation.hpp"
 #include "suites/fusion/speedup.hpp"
-#include "suites/memory/l2_placement.hpp"
 
 namespace gpubench::fusion {
 namespace {
@@ -249,11 +249,11 @@ TEST(FusionAccounting, WorkingSetCountsEveryTensorOnce) {
             2u * 64 * 1024 * 2 + 64 * 8);
 }
 
-// Against an H100/H200's 50 MiB L2 (suites/memory/l2_placement.hpp): the small quick shape runs
+// Against an H100/H200's 50 MiB L2 (suites/common/l2_placement.hpp): the small quick shape runs
 // from L2, the largest streams from DRAM (so ci/gpu-check's bias_gelu v3 share of peak exists),
 // and 1024 x 4096 layernorm straddles.
 TEST(FusionAccounting, QuickShapesAgainstAnH100sL2) {
-  namespace m = suites::memory;
+  namespace m = suite;
   constexpr std::uint64_t l2 = 50ull << 20;
   for (Family f : {Family::bias_gelu, Family::layernorm, Family::softmax}) {
     EXPECT_EQ(

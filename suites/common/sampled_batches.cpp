@@ -1,10 +1,10 @@
-#include "suites/memory/sampled_batches.hpp"
+#include "suites/common/sampled_batches.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 
-namespace gpubench::suites::memory {
+namespace gpubench::suite {
 
 std::vector<SampleWindow> SampledBatches::kept_windows() const {
   const std::vector<bool> off = series.off_clock_flags();
@@ -16,7 +16,7 @@ std::vector<SampleWindow> SampledBatches::kept_windows() const {
   return out;
 }
 
-void SampledBatches::record_kept(suite::SampleStateRecorder& states) const {
+void SampledBatches::record_kept(SampleStateRecorder& states) const {
   // The recorder keeps the lowest clock and the span of the windows it is given.
   for (const SampleWindow& w : kept_windows()) states.add(w.sm_clock_mhz, w.start_s, w.end_s);
 }
@@ -27,14 +27,14 @@ std::string SampledBatches::summary() const {
          (warmup_steady ? " (steady) " : " (budget) ") + series.summary();
 }
 
-SampledBatches measure_batches(const suite::SamplingPolicy& policy, double last_steady_mhz,
-                               int max_calls, const RunBatch& run_batch) {
+SampledBatches measure_batches(const SamplingPolicy& policy, double last_steady_mhz, int max_calls,
+                               const RunBatch& run_batch) {
   SampledBatches out(policy);
   max_calls = std::max(max_calls, 1);
   const TimedBatch probe = run_batch(1);
-  int calls = suite::calls_for_target(probe.elapsed_s, policy.batch_target_s, max_calls);
+  int calls = calls_for_target(probe.elapsed_s, policy.batch_target_s, max_calls);
 
-  suite::ClockSettle warm(policy, last_steady_mhz);
+  ClockSettle warm(policy, last_steady_mhz);
   TimedBatch last;
   do {
     last = run_batch(calls);
@@ -43,7 +43,7 @@ SampledBatches measure_batches(const suite::SamplingPolicy& policy, double last_
   out.warmup_batches = warm.batches();
   out.warmup_steady = warm.steady();
   if (last.elapsed_s > 0)
-    calls = suite::calls_for_target(last.elapsed_s / calls, policy.batch_target_s, max_calls);
+    calls = calls_for_target(last.elapsed_s / calls, policy.batch_target_s, max_calls);
   out.calls_per_batch = calls;
 
   do {
@@ -54,10 +54,9 @@ SampledBatches measure_batches(const suite::SamplingPolicy& policy, double last_
   return out;
 }
 
-suite::CaseCost planned_sampling_cost(double call_s, int max_calls,
-                                      const suite::SamplingPolicy& policy,
-                                      const suite::ModelRates& rates) {
-  const int calls = suite::calls_for_target(call_s, policy.batch_target_s, max_calls);
+CaseCost planned_sampling_cost(double call_s, int max_calls, const SamplingPolicy& policy,
+                               const ModelRates& rates) {
+  const int calls = calls_for_target(call_s, policy.batch_target_s, max_calls);
   const double gpu_batch_s = calls * std::max(call_s, 0.0);
   const double batch_s = gpu_batch_s + rates.sync_s;
   const auto batches_within = [&](double budget_s) {
@@ -67,7 +66,7 @@ suite::CaseCost planned_sampling_cost(double call_s, int max_calls,
   const double warmup_batches = std::max<double>(
       std::max(policy.min_warmup_batches, 1),
       std::min<double>(policy.steady_readings, batches_within(policy.warmup_budget_s)));
-  suite::CaseCost cost;
+  CaseCost cost;
   cost.warmup_s = std::max(call_s, 0.0) + rates.sync_s + warmup_batches * batch_s;
   cost.sample_s = batch_s;
   cost.samples = static_cast<std::int64_t>(
@@ -75,4 +74,4 @@ suite::CaseCost planned_sampling_cost(double call_s, int max_calls,
   return cost;
 }
 
-}  // namespace gpubench::suites::memory
+}  // namespace gpubench::suite

@@ -4,12 +4,12 @@
 //
 //   1. probe: one batch of 1 call sizes the batches: calls_for_target(its time, the profile's
 //      batch_target_s, max_calls), max_calls the kernel-queue limit of a batch;
-//   2. warm-up: batches of that many calls until the SM clock is steady (suite::ClockSettle: two
+//   2. warm-up: batches of that many calls until the SM clock is steady (ClockSettle: two
 //      readings in a row within 1.5%, or one within 1.5% of the device's last steady clock), at
 //      most warmup_budget_s of GPU time;
 //   3. the batch is re-sized from the last warm-up batch (many calls: its time per call no longer
 //      carries the probe's fixed cost of one event pair and one launch);
-//   4. samples: batches of that size until the suite::SampleSeries is done (noise below target
+//   4. samples: batches of that size until the SampleSeries is done (noise below target
 //      after min_samples kept, the time budget spent, or max_samples).
 // The case reports the median per-call time of the kept samples (those on the steady clock).
 #pragma once
@@ -21,7 +21,7 @@
 #include "suites/common/sample_state_counters.hpp"
 #include "suites/common/sampling.hpp"
 
-namespace gpubench::suites::memory {
+namespace gpubench::suite {
 
 // One timed batch as the suite's timer measured it.
 struct TimedBatch {
@@ -39,8 +39,8 @@ struct SampleWindow {
 };
 
 struct SampledBatches {
-  explicit SampledBatches(const suite::SamplingPolicy& policy) : series(policy) {}
-  suite::SampleSeries series;
+  explicit SampledBatches(const SamplingPolicy& policy) : series(policy) {}
+  SampleSeries series;
   int calls_per_batch = 0;     // calls in every timed sample
   int warmup_batches = 0;      // warm-up batches run (the probe not counted)
   bool warmup_steady = false;  // false: the warm-up budget ended the warm-up, not a steady clock
@@ -52,7 +52,7 @@ struct SampledBatches {
   std::vector<SampleWindow> kept_windows() const;
   // Adds the kept samples to `states` (METHODOLOGY rule 5: the repetition's lowest clock and its
   // time window are those of the samples its median comes from).
-  void record_kept(suite::SampleStateRecorder& states) const;
+  void record_kept(SampleStateRecorder& states) const;
   // "calls_per_sample=200 warmup=3 (steady) samples=7 off_clock=0 noise=0.21% stop=noise_target
   // clock=1980MHz" for labels.
   std::string summary() const;
@@ -63,8 +63,8 @@ using RunBatch = std::function<TimedBatch(int calls)>;
 
 // The procedure above. last_steady_mhz: the steady clock of the previous case on this device
 // (0: none). max_calls >= 1.
-SampledBatches measure_batches(const suite::SamplingPolicy& policy, double last_steady_mhz,
-                               int max_calls, const RunBatch& run_batch);
+SampledBatches measure_batches(const SamplingPolicy& policy, double last_steady_mhz, int max_calls,
+                               const RunBatch& run_batch);
 
 // The run plan's model of the procedure for a call of `call_s` seconds of GPU time (what the
 // batch queues per call, launches included): the probe and `steady_readings` warm-up batches (a
@@ -72,8 +72,7 @@ SampledBatches measure_batches(const suite::SamplingPolicy& policy, double last_
 // needs one) as warm-up, then samples of calls_for_target calls up to the time budget, at most
 // max_samples (the noise stop may end earlier: the plan keeps the bound). Each batch adds a
 // synchronisation round trip (rates.sync_s).
-suite::CaseCost planned_sampling_cost(double call_s, int max_calls,
-                                      const suite::SamplingPolicy& policy,
-                                      const suite::ModelRates& rates);
+CaseCost planned_sampling_cost(double call_s, int max_calls, const SamplingPolicy& policy,
+                               const ModelRates& rates);
 
-}  // namespace gpubench::suites::memory
+}  // namespace gpubench::suite

@@ -1,8 +1,8 @@
-#include "suites/memory/l2_placement.hpp"
+#include "suites/common/l2_placement.hpp"
 
 #include <cstdio>
 
-namespace gpubench::suites::memory {
+namespace gpubench::suite {
 
 L2Placement l2_placement(std::uint64_t working_set_bytes, std::uint64_t l2_bytes) {
   const double w = static_cast<double>(working_set_bytes);
@@ -44,4 +44,4 @@ std::string describe_l2_placement(std::uint64_t working_set_bytes, std::uint64_t
   return text;
 }
 
-}  // namespace gpubench::suites::memory
+}  // namespace gpubench::suite

@@ -19,7 +19,7 @@
 #include <cstdint>
 #include <string>
 
-namespace gpubench::suites::memory {
+namespace gpubench::suite {
 
 enum class L2Placement { resident, straddles, dram };
 
@@ -46,4 +46,4 @@ std::string describe_l2_placement(std::uint64_t working_set_bytes, std::uint64_t
 // parameter: it describes the measurement and is never compared).
 inline constexpr const char* k_l2_resident_counter = "l2_resident";
 
-}  // namespace gpubench::suites::memory
+}  // namespace gpubench::suite
