@@ -12,11 +12,22 @@
 //   4. samples: batches of that size until the SampleSeries is done (noise below target
 //      after min_samples kept, the time budget spent, or max_samples).
 // The case reports the median per-call time of the kept samples (those on the steady clock).
+//
+// A case whose working set straddles the L2 is measured cold instead
+// (suites/common/l2_placement.hpp cache_mode; measure_flushed_calls): warm-up and samples are
+// batches of (L2 flush, call) pairs with only the call between events
+// (BatchTimer::time_flushed_calls), hundreds of calls a repetition, and the case reports their
+// trimmed mean (suites/common/cold_series.hpp). A batch of hot calls cannot be cold: one flush
+// before it leaves every call after the first warm.
 #pragma once
 
 #include <functional>
+#include <optional>
+#include <string>
 #include <vector>
 
+#include "suites/common/cold_series.hpp"
+#include "suites/common/l2_placement.hpp"
 #include "suites/common/plan.hpp"
 #include "suites/common/sample_state_counters.hpp"
 #include "suites/common/sampling.hpp"
@@ -38,23 +49,38 @@ struct SampleWindow {
   double sm_clock_mhz = 0;
 };
 
+// One repetition's measurement, hot (series) or cold (cold).
 struct SampledBatches {
   explicit SampledBatches(const SamplingPolicy& policy) : series(policy) {}
-  SampleSeries series;
-  int calls_per_batch = 0;     // calls in every timed sample
-  int warmup_batches = 0;      // warm-up batches run (the probe not counted)
+  // Cold: `pairs_wanted` flushed calls.
+  SampledBatches(const SamplingPolicy& policy, int pairs_wanted)
+      : series(policy), cold(std::in_place, policy, pairs_wanted) {}
+  SampleSeries series;             // hot: one entry per sample (empty when cold)
+  std::optional<ColdSeries> cold;  // cold: the flushed calls, batch by batch
+  int calls_per_batch = 0;         // hot: calls in every timed sample; cold: pairs per batch
+  int warmup_batches = 0;          // warm-up batches run (the probe not counted)
   bool warmup_steady = false;  // false: the warm-up budget ended the warm-up, not a steady clock
-  std::vector<SampleWindow> windows;  // one per sample, in order
+  std::vector<SampleWindow> windows;  // one per sample (cold: per batch of pairs), in order
 
-  double median_call_s() const { return series.median_s(); }
+  CacheMode cache() const { return cold ? CacheMode::cold : CacheMode::hot; }
+  // The entries whose clocks decide what is kept: hot, the samples; cold, the batches.
+  const SampleSeries& batches() const { return cold ? cold->batches() : series; }
+  // The case's time per call: hot, the median of the kept samples; cold, the trimmed mean of the
+  // kept flushed calls (single calls are quantised by the events: cold_series.hpp).
+  double call_s() const { return cold ? cold->value_s() : series.median_s(); }
+  double steady_clock_mhz() const { return batches().steady_clock_mhz(); }
   // The windows and clocks of the kept samples (every sample when all were off-clock, as
   // SampleSeries::kept()), in order.
   std::vector<SampleWindow> kept_windows() const;
   // Adds the kept samples to `states` (METHODOLOGY rule 5: the repetition's lowest clock and its
   // time window are those of the samples its median comes from).
   void record_kept(SampleStateRecorder& states) const;
-  // "calls_per_sample=200 warmup=3 (steady) samples=7 off_clock=0 noise=0.21% stop=noise_target
-  // clock=1980MHz" for labels.
+  // The counters samples, samples_off_clock and noise_pct (cold: counted in single calls).
+  void write_counters(benchmark::State& state) const;
+  // "cache:hot calls_per_sample=200 warmup=3 (steady) samples=7 off_clock=0 noise=0.21%
+  // stop=noise_target clock=1980MHz"; cold: "cache:cold pairs_per_batch=64 warmup=2 (steady)
+  // samples=256 off_clock=0 noise=3.10% stop=pairs batches=4x64 estimator=trimmed_mean_10pct
+  // clock=1980MHz", for labels.
   std::string summary() const;
 };
 
@@ -66,6 +92,28 @@ using RunBatch = std::function<TimedBatch(int calls)>;
 SampledBatches measure_batches(const SamplingPolicy& policy, double last_steady_mhz, int max_calls,
                                const RunBatch& run_batch);
 
+// One batch of (L2 flush, call) pairs as the suite's timer measured it
+// (BatchTimer::time_flushed_calls).
+struct FlushedBatch {
+  std::vector<double> call_s;  // each call alone, between its own events, seconds
+  double elapsed_s = 0;        // GPU time of the whole batch, flushes included, seconds
+  double sm_clock_mhz = 0;     // the clock probe right after it (<= 0: unread)
+  double end_s = 0;            // SampleStateRecorder::now_s() once the batch had completed
+};
+
+// Runs `pairs` (flush, call) pairs of the case as one timed batch.
+using RunFlushedBatch = std::function<FlushedBatch(int pairs)>;
+
+// The cold procedure: warm-up batches of `pairs_per_batch` pairs until the SM clock is steady
+// (ClockSettle, as the hot procedure's warm-up), then batches of them until the ColdSeries has
+// `pairs_wanted` calls (a batch off the steady clock is left out with its calls, and counted).
+// No probe: the batch size is the launch queue's (cold_pairs_per_batch), not a time target, and
+// there is no noise stop (a single call's spread is mostly the events' resolution; the call count
+// makes the mean precise). pairs_per_batch >= 1.
+SampledBatches measure_flushed_calls(const SamplingPolicy& policy, double last_steady_mhz,
+                                     int pairs_per_batch, int pairs_wanted,
+                                     const RunFlushedBatch& run_batch);
+
 // The run plan's model of the procedure for a call of `call_s` seconds of GPU time (what the
 // batch queues per call, launches included): the probe and `steady_readings` warm-up batches (a
 // GPU coming from another case's clock needs two readings in a row; one already at its clock
@@ -74,5 +122,18 @@ SampledBatches measure_batches(const SamplingPolicy& policy, double last_steady_
 // synchronisation round trip (rates.sync_s).
 CaseCost planned_sampling_cost(double call_s, int max_calls, const SamplingPolicy& policy,
                                const ModelRates& rates);
+
+// The run plan's model of the cold procedure for a call of `call_s` seconds enqueuing
+// `kernels_per_call` kernels: batches of cold_pairs_per_batch(kernels_per_call,
+// max_queued_kernels) pairs, each pair the call, one L2 flush (rates.l2_flush_s) and the host
+// queueing a memset and two event records (3 x rates.kernel_launch_s), each batch a
+// synchronisation round trip more; warm-up batches as planned_sampling_cost counts them (no
+// probe); cold_batches(cold_pairs_per_repetition(profile), pairs per batch) timed batches.
+CaseCost planned_flushed_cost(double call_s, int kernels_per_call, int max_queued_kernels,
+                              Profile profile, const ModelRates& rates);
+
+// The cache mode a run plan assumes for a working set: cache_mode on the reference GPU's L2
+// (rates.l2_bytes, an H100/H200's 50 MiB).
+CacheMode planned_cache_mode(std::uint64_t working_set_bytes, const ModelRates& rates);
 
 }  // namespace gpubench::suite

@@ -85,7 +85,7 @@ TEST(SampledBatches, WarmUpRunsUntilTheClockIsSteadyThenSamplesStopOnTheNoiseTar
   EXPECT_TRUE(m.warmup_steady);
   EXPECT_EQ(m.series.stop_reason(), StopReason::noise_target);
   EXPECT_EQ(m.series.samples(), 5);
-  EXPECT_NEAR(m.median_call_s(), 4e-6, 1e-12);
+  EXPECT_NEAR(m.call_s(), 4e-6, 1e-12);
   EXPECT_NEAR(m.series.steady_clock_mhz(), 1980, 1e-9);
   // Every batch asked for is accounted for: the probe, the warm-up and the samples.
   ASSERT_EQ(gpu.calls.size(), 1u + 4u + 5u);
@@ -93,6 +93,9 @@ TEST(SampledBatches, WarmUpRunsUntilTheClockIsSteadyThenSamplesStopOnTheNoiseTar
   EXPECT_EQ(m.windows.size(), 5u);
   EXPECT_NE(m.summary().find("warmup=4 (steady)"), std::string::npos) << m.summary();
   EXPECT_NE(m.summary().find("stop=noise_target"), std::string::npos) << m.summary();
+  // A hot measurement says so first.
+  EXPECT_EQ(m.cache(), CacheMode::hot);
+  EXPECT_EQ(m.summary().rfind("cache:hot calls_per_sample=", 0), 0u) << m.summary();
 }
 
 TEST(SampledBatches, AGpuAlreadyAtTheDevicesLastSteadyClockWarmsUpInOneBatch) {
@@ -143,7 +146,7 @@ TEST(SampledBatches, OffClockSamplesAreLeftOutOfTheMedianAndTheSampleState) {
   gpu.clocks_mhz = {1980, 1980, 1980, 1980, 1980, 1890, 1980, 1980, 1980, 1980, 1980};
   const SampledBatches m = measure_batches(SamplingPolicy{}, 0, 400, gpu.runner());
   EXPECT_EQ(m.series.off_clock(), 1);
-  EXPECT_NEAR(m.median_call_s(), 4e-6, 1e-12);  // the slow sample is not in it
+  EXPECT_NEAR(m.call_s(), 4e-6, 1e-12);  // the slow sample is not in it
   const std::vector<SampleWindow> kept = m.kept_windows();
   ASSERT_EQ(kept.size(), m.windows.size() - 1);
   for (const SampleWindow& w : kept) {
@@ -195,6 +198,131 @@ TEST(SampledBatchesPlan, QuickBatchesOfTwoMillisecondsAfterAProbeAndTwoWarmUpBat
   const CaseCost full = planned_sampling_cost(0.2e-3, 400, sampling_policy(Profile::full), r);
   EXPECT_NEAR(full.sample_s, 25 * 0.2e-3 + 20e-6, 1e-12);
   EXPECT_EQ(full.samples, 20);
+}
+
+// ---- Straddling working sets are measured cold (issue 36) ----
+
+TEST(CacheMode, OnlyAStraddlingWorkingSetOnAKnownL2IsMeasuredCold) {
+  EXPECT_EQ(cache_mode(l2_placement(25 * k_mib, k_h100_l2), k_h100_l2), CacheMode::hot);
+  EXPECT_EQ(cache_mode(l2_placement(25 * k_mib + 1, k_h100_l2), k_h100_l2), CacheMode::cold);
+  EXPECT_EQ(cache_mode(l2_placement(200 * k_mib - 1, k_h100_l2), k_h100_l2), CacheMode::cold);
+  EXPECT_EQ(cache_mode(l2_placement(200 * k_mib, k_h100_l2), k_h100_l2), CacheMode::hot);
+  // L2 unknown: "straddles" by the conservative rule, but no flush can be sized: hot.
+  EXPECT_EQ(cache_mode(L2Placement::straddles, 0), CacheMode::hot);
+  EXPECT_STREQ(to_string(CacheMode::cold), "cache:cold");
+  EXPECT_STREQ(to_string(CacheMode::hot), "cache:hot");
+}
+
+TEST(CacheMode, OnlyAHotDramWorkingSetIsADramBandwidth) {
+  EXPECT_TRUE(is_dram_bandwidth(L2Placement::dram, CacheMode::hot));
+  EXPECT_FALSE(is_dram_bandwidth(L2Placement::dram, CacheMode::cold));
+  EXPECT_FALSE(is_dram_bandwidth(L2Placement::straddles, CacheMode::cold));
+  EXPECT_FALSE(is_dram_bandwidth(L2Placement::straddles, CacheMode::hot));
+  EXPECT_FALSE(is_dram_bandwidth(L2Placement::resident, CacheMode::hot));
+}
+
+TEST(CacheMode, ThePlanAssumesTheReferenceL2) {
+  ModelRates r;
+  EXPECT_EQ(r.l2_bytes, k_h100_l2);
+  EXPECT_EQ(planned_cache_mode(48 * k_mib, r), CacheMode::cold);  // standard's 16 MiB triad
+  EXPECT_EQ(planned_cache_mode(768 * k_mib, r), CacheMode::hot);  // quick's 256 MiB triad
+  EXPECT_EQ(planned_cache_mode(12 * k_mib, r), CacheMode::hot);
+  r.l2_bytes = 128 * k_mib;  // a GPU with more L2: 48 MiB is resident there
+  EXPECT_EQ(planned_cache_mode(48 * k_mib, r), CacheMode::hot);
+}
+
+// A fake GPU behind BatchTimer::time_flushed_calls: each batch's clock from a trace (the last
+// value repeats), every call `call_s` long but for a few slow outliers, quantised to the events'
+// 0.5 us steps as cudaEventElapsedTime reads them. Invented fixture values, not measurements.
+struct FakeFlushedGpu {
+  std::vector<double> clocks_mhz = {1980};
+  double call_s = 14.3e-6;  // a 48 MiB triad pass at about 3.5 TB/s from a cold L2
+  double flush_s = 30e-6;   // the memset over twice a 50 MiB L2
+  std::vector<int> pairs;   // pairs of every batch asked for
+  double now_s = 100;
+
+  FlushedBatch run(int n) {
+    const double clock = clocks_mhz[std::min(pairs.size(), clocks_mhz.size() - 1)];
+    pairs.push_back(n);
+    FlushedBatch b;
+    for (int i = 0; i < n; ++i) {
+      const double t = (i % 2 == 0 ? 14.0e-6 : 14.5e-6) * 1980 / clock;  // 14.25 us mean
+      b.call_s.push_back(i == 3 ? 40e-6 : t);  // one preempted call per batch
+    }
+    b.elapsed_s = n * (flush_s + call_s);
+    b.sm_clock_mhz = clock;
+    now_s += b.elapsed_s + 1e-3;
+    b.end_s = now_s;
+    return b;
+  }
+  RunFlushedBatch runner() {
+    return [this](int n) { return run(n); };
+  }
+};
+
+TEST(FlushedCalls, WarmUpUntilSteadyThenHundredsOfFlushedCallsAndTheirTrimmedMean) {
+  FakeFlushedGpu gpu;
+  gpu.clocks_mhz = {1400, 1750, 1975, 1980};
+  const SamplingPolicy quick = sampling_policy(Profile::quick);
+  const SampledBatches m =
+      measure_flushed_calls(quick, 0, cold_pairs_per_batch(1, 400),
+                            cold_pairs_per_repetition(Profile::quick), gpu.runner());
+  EXPECT_EQ(m.cache(), CacheMode::cold);
+  EXPECT_EQ(m.warmup_batches, 4);  // 1400, 1750, 1975, 1980: no probe, pairs from the start
+  EXPECT_TRUE(m.warmup_steady);
+  ASSERT_TRUE(m.cold.has_value());
+  // 256 calls in batches of 64 (the queue: 400 / (flush + pass + events) = 133, capped at 64).
+  EXPECT_EQ(m.calls_per_batch, 64);
+  EXPECT_EQ(m.cold->pairs(), 256);
+  ASSERT_EQ(gpu.pairs.size(), 4u + 4u);
+  for (int n : gpu.pairs) EXPECT_EQ(n, 64);
+  EXPECT_EQ(m.windows.size(), 4u);  // one per timed batch
+  // The trimmed mean drops the preempted calls and averages the quantised readings: 14.25 us.
+  EXPECT_NEAR(m.call_s(), 14.25e-6, 1e-12);
+  EXPECT_NEAR(m.steady_clock_mhz(), 1980, 1e-9);
+  const std::string summary = m.summary();
+  EXPECT_EQ(summary.rfind("cache:cold pairs_per_batch=64 warmup=4 (steady) samples=256 ", 0), 0u)
+      << summary;
+  EXPECT_NE(summary.find("stop=pairs batches=4x64 estimator=trimmed_mean_10pct"), std::string::npos)
+      << summary;
+}
+
+TEST(FlushedCalls, ABatchOffTheSteadyClockIsLeftOutWithItsCallsAndItsWindow) {
+  FakeFlushedGpu gpu;
+  // Two warm-up batches at 1980 MHz, then the timed batches: the second one power-capped.
+  gpu.clocks_mhz = {1980, 1980, 1980, 1890, 1980, 1980, 1980};
+  const SampledBatches m = measure_flushed_calls(SamplingPolicy{}, 0, 64, 256, gpu.runner());
+  ASSERT_TRUE(m.cold.has_value());
+  // The first four timed batches hold the 256 calls; the off-clock one's 64 are counted, not kept.
+  EXPECT_EQ(m.cold->off_clock(), 64);
+  EXPECT_EQ(m.cold->kept().size(), 192u);
+  EXPECT_NEAR(m.call_s(), 14.25e-6, 1e-12);  // none of the 1890 MHz calls in it
+  const std::vector<SampleWindow> kept = m.kept_windows();
+  ASSERT_EQ(kept.size(), 3u);
+  for (const SampleWindow& w : kept) EXPECT_EQ(w.sm_clock_mhz, 1980);
+  SampleStateRecorder states;
+  m.record_kept(states);
+  EXPECT_EQ(states.min_clock_mhz(), 1980);
+}
+
+TEST(FlushedCallsPlan, PairsOfCallFlushAndQueueingInBatchesOfSixtyFour) {
+  ModelRates r;
+  r.sync_s = 20e-6;
+  r.l2_flush_s = 50e-6;
+  r.kernel_launch_s = 5e-6;
+  // A 12 us pass + 5 us launch (standard's 16 MiB triad at 4 TB/s): a pair is 17 + 50 + 15 us.
+  const double call_s = 17e-6;
+  const double pair_s = call_s + 50e-6 + 3 * 5e-6;
+  const CaseCost standard = planned_flushed_cost(call_s, 1, 400, Profile::standard, r);
+  EXPECT_NEAR(standard.sample_s, 64 * pair_s + 20e-6, 1e-12);
+  EXPECT_EQ(standard.samples, 4);                                // 256 calls
+  EXPECT_NEAR(standard.warmup_s, 2 * standard.sample_s, 1e-12);  // two readings in a row, no probe
+  // full: 1024 calls, 16 batches.
+  EXPECT_EQ(planned_flushed_cost(call_s, 1, 400, Profile::full, r).samples, 16);
+  // A call of 6 kernels (a graph replay): 400 / 8 = 50 pairs a batch, 6 batches for 256 calls.
+  const CaseCost graph = planned_flushed_cost(call_s, 6, 400, Profile::quick, r);
+  EXPECT_NEAR(graph.sample_s, 50 * pair_s + 20e-6, 1e-12);
+  EXPECT_EQ(graph.samples, 6);
 }
 
 }  // namespace
