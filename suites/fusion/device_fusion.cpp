@@ -37,9 +37,13 @@ namespace cu = suite::cuda;
 DeviceContext::DeviceContext(int device)
     : info(cu::query_device(device)),
       stream(cu::Stream::create()),
-      cublaslt(cu::CublasLtHandle::create()),
       timer(stream.get(), info.clock_khz, static_cast<std::size_t>(info.l2_bytes)),
       peak_gb_per_s(cu::peak_dram_gb_per_s(device)) {}
+
+cu::CublasLtHandle& DeviceContext::cublaslt() {
+  if (!m_cublaslt) m_cublaslt.emplace(cu::CublasLtHandle::create());
+  return *m_cublaslt;
+}
 
 std::uint64_t PreparedCase::next_id() {
   static std::atomic<std::uint64_t> id{0};
@@ -239,7 +243,8 @@ void run_device_case(benchmark::State& state, const FusionCase& c, suite::Profil
     return;
   }
   // GEMM + epilogue runs on cuBLASLt, loaded at run time: without it, skipped with its reason.
-  if (c.family == Family::gemm_bias_gelu) {
+  // No other case touches the library (DeviceContext::cublaslt is created at first use).
+  if (needs_cublaslt(c)) {
     if (const std::string why = cu::unavailable_reason({cu::Library::cublasLt}); !why.empty()) {
       suite::skip(state, why);
       return;

@@ -416,6 +416,10 @@ suite::CacheMode device_cache_mode(const FusionCase& c, std::uint64_t l2_bytes) 
   return suite::cache_mode(suite::l2_placement(shape_bytes, l2_bytes), l2_bytes);
 }
 
+bool needs_cublaslt(const FusionCase& c) {
+  return c.family == Family::gemm_bias_gelu && !c.on_host();
+}
+
 double modelled_call_s(const FusionCase& c) {
   const suite::ModelRates& r = suite::reference_rates();
   double s = suite::transfer_seconds(static_cast<double>(fused_bytes(c)), r.hbm_bytes_per_s);

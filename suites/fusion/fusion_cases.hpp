@@ -129,6 +129,10 @@ std::uint64_t working_set_bytes(const FusionCase& c);
 // two of them are measured the same way (METHODOLOGY rule 3: cold and hot are different metrics).
 suite::CacheMode device_cache_mode(const FusionCase& c, std::uint64_t l2_bytes);
 
+// Whether the case calls cuBLASLt (gemm_bias_gelu): only such a case needs libcublasLt, loaded at
+// run time, and skips without it; every other device case runs on a machine without it.
+bool needs_cublaslt(const FusionCase& c);
+
 // Launch-bound device cases: a call whose modelled GPU time at the run plan's reference rates
 // (suites/common/plan.hpp: the perfect-fusion bytes at the HBM rate, plus 2MNK at the BF16 rate
 // for the GEMM) is below k_launch_bound_call_s. At that length a call's fixed costs (the gap

@@ -301,6 +301,21 @@ TEST(FusionCacheMode, TheShapesWorkingSetDecidesForEveryVariant) {
             suite::CacheMode::hot);
 }
 
+// Review N1: only gemm_bias_gelu calls cuBLASLt; every other device case runs without it.
+TEST(FusionCacheMode, OnlyGemmBiasGeluNeedsCublasLt) {
+  int gemm = 0;
+  for (suite::Profile profile :
+       {suite::Profile::quick, suite::Profile::standard, suite::Profile::full}) {
+    for (const FusionCase& c : device_cases(profile, {0, 1})) {
+      EXPECT_EQ(needs_cublaslt(c), c.family == Family::gemm_bias_gelu) << benchmark_name(c);
+      gemm += c.family == Family::gemm_bias_gelu ? 1 : 0;
+    }
+    for (const FusionCase& c : host_cases(profile, 4))
+      EXPECT_FALSE(needs_cublaslt(c)) << benchmark_name(c);
+  }
+  EXPECT_GT(gemm, 0);
+}
+
 // The run plan times a straddling shape as the suite does: (flush, call) pairs, not hot batches.
 TEST(FusionCacheMode, ThePlanCostsAStraddlingShapeAsFlushedPairs) {
   const FusionCase c = make(Family::layernorm, Variant::v3, Precision::bf16, 1024, 4096);
