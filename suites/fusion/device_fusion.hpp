@@ -11,7 +11,9 @@
 // target, the time budget or max_samples. The iteration's time and time_per_call_us are the median
 // of the samples on the steady clock (hot: consecutive calls may find the inputs in L2 when they
 // fit there, as in a real model's back-to-back layers; the label and l2_resident say where the
-// working set lives, and pct_of_peak is reported only when it streams from DRAM).
+// working set lives, and pct_of_peak is reported only when it streams from DRAM). A shape whose
+// working set straddles the L2 is timed cold instead: single calls each right after an L2 flush,
+// their trimmed mean (suites/common/sampled_batches.hpp measure_flushed_calls; `cache:cold`).
 #pragma once
 
 #include <string>

@@ -7,11 +7,13 @@
 // sample a hot batch of back-to-back passes (at least the profile's batch target of GPU time, at
 // most k_max_passes_per_batch) queued behind the shared spin kernel and timed with CUDA events,
 // after a warm-up until the SM clock is steady; samples until the noise target, the time budget or
-// max_samples. Metrics GB_per_s (decimal GB/s, STREAM byte counting, from the median pass) and
-// pct_of_peak (of the theoretical DRAM bandwidth; only for working sets of at least 4x L2, where
-// the passes stream from DRAM: suites/common/l2_placement.hpp); the counters samples,
-// samples_off_clock, noise_pct and l2_resident describe the measurement. Results are validated
-// after timing on a sampled subset of elements against the CPU reference.
+// max_samples; arrays whose working set straddles the L2 are timed cold instead, as single passes
+// each right after an L2 flush (suites/common/sampled_batches.hpp measure_flushed_calls, their
+// trimmed mean; `cache:cold` in the label). Metrics GB_per_s (decimal GB/s, STREAM byte counting,
+// from the median pass) and pct_of_peak (of the theoretical DRAM bandwidth; only for working sets
+// of at least 4x L2, where hot passes stream from DRAM: suites/common/l2_placement.hpp); the
+// counters samples, samples_off_clock, noise_pct and l2_resident describe the measurement. Results
+// are validated after timing on a sampled subset of elements against the CPU reference.
 #pragma once
 
 #include <cstdint>
