@@ -60,7 +60,10 @@ struct ModelRates {
   double kernel_launch_s = 5e-6;    // one launch or copy call queued on a stream
   double sync_s = 20e-6;            // one host <-> GPU synchronisation round trip
   double l2_flush_s = 50e-6;        // memset over the L2 (50 MiB) before a cold sample
-  double validation_s = 0.005;      // reading back and checking a sampled result
+  // The reference GPU's L2 (cudaDevAttrL2CacheSize of an H100/H200): which working sets straddle
+  // it, and so are measured cold (suites/common/l2_placement.hpp), in the memory and fusion plans.
+  std::uint64_t l2_bytes = 50ull << 20;
+  double validation_s = 0.005;  // reading back and checking a sampled result
 };
 
 // The reference table (H100/H200 class).

@@ -10,6 +10,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "suites/common/cuda/check.hpp"
@@ -18,16 +19,16 @@
 #include "suites/common/cuda/libraries.hpp"
 #include "suites/common/cuda/memory_bandwidth.hpp"
 #include "suites/common/cuda/preload.hpp"
+#include "suites/common/l2_placement.hpp"
 #include "suites/common/launch_ledger.hpp"
 #include "suites/common/sample_state_counters.hpp"
+#include "suites/common/sampled_batches.hpp"
 #include "suites/common/sampling.hpp"
 #include "suites/common/suite_support.hpp"
 #include "suites/fusion/device_runner.hpp"
 #include "suites/fusion/fusion_preload.hpp"
 #include "suites/fusion/speedup.hpp"
 #include "suites/gemm/gemm_cases.hpp"
-#include "suites/memory/l2_placement.hpp"
-#include "suites/memory/sampled_batches.hpp"
 
 namespace gpubench::fusion {
 
@@ -36,9 +37,13 @@ namespace cu = suite::cuda;
 DeviceContext::DeviceContext(int device)
     : info(cu::query_device(device)),
       stream(cu::Stream::create()),
-      cublaslt(cu::CublasLtHandle::create()),
       timer(stream.get(), info.clock_khz, static_cast<std::size_t>(info.l2_bytes)),
       peak_gb_per_s(cu::peak_dram_gb_per_s(device)) {}
+
+cu::CublasLtHandle& DeviceContext::cublaslt() {
+  if (!m_cublaslt) m_cublaslt.emplace(cu::CublasLtHandle::create());
+  return *m_cublaslt;
+}
 
 std::uint64_t PreparedCase::next_id() {
   static std::atomic<std::uint64_t> id{0};
@@ -175,31 +180,53 @@ PreparedCase& prepared_for(const FusionCase& c, DeviceContext& dev) {
   return *s.prepared;
 }
 
-// The sampled measurement of one variant (suites/memory/sampled_batches.hpp): hot batches of
-// back-to-back calls of at least the profile's batch target, sized by the kernels a call really
-// enqueues (a graph replay: all its nodes; a cuBLASLt call: its own kernels) so the queue behind
-// the spin kernel stays below its limit; warm-up until the SM clock is steady, starting from the
-// device's last steady clock; samples until the noise stop, the time budget or max_samples.
-suites::memory::SampledBatches time_variant(PreparedCase& p, const FusionCase& c,
-                                            DeviceContext& dev,
-                                            const suite::SamplingPolicy& policy) {
+// The sampled measurement of one variant (suites/common/sampled_batches.hpp), sized by the kernels
+// a call really enqueues (a graph replay: all its nodes; a cuBLASLt call: its own kernels) so the
+// queue behind the spin kernel stays below its limit, with warm-up until the SM clock is steady,
+// starting from the device's last steady clock. Hot (device_cache_mode): batches of back-to-back
+// calls of at least the profile's batch target, samples until the noise stop, the time budget or
+// max_samples. Cold (the shape's working set straddles the L2): batches of (L2 flush, call) pairs,
+// only the call between events, cold_pairs_per_repetition calls.
+suite::SampledBatches time_variant(PreparedCase& p, const FusionCase& c, DeviceContext& dev,
+                                   suite::Profile profile) {
+  const suite::SamplingPolicy policy = suite::sampling_policy(profile);
   const int kernels = enqueued_kernels_per_call(c, p.enqueued_nodes(c.variant));
-  const int max_calls = std::max(1, k_max_kernels_per_batch / std::max(kernels, 1));
   double& last_steady = state_of_suite().last_steady_clock_mhz[c.device];
-  suites::memory::SampledBatches m =
-      suites::memory::measure_batches(policy, last_steady, max_calls, [&](int calls) {
-        const cu::BatchSample sample = dev.timer.time_batch(
-            [&] {
-              p.note_queued(c.variant);
-              for (int i = 0; i < calls; ++i) p.call(c.variant);
-            },
-            cu::CacheState::hot);
-        // The batch's GPU work ended just before time_batch returned.
-        return suites::memory::TimedBatch{sample.elapsed_ms / 1e3, sample.sm_clock_mhz,
-                                          suite::SampleStateRecorder::now_s()};
-      });
-  if (m.series.steady_clock_mhz() > 0) last_steady = m.series.steady_clock_mhz();
-  return m;
+  const auto l2 = static_cast<std::uint64_t>(std::max(dev.info.l2_bytes, 0));
+  std::optional<suite::SampledBatches> m;
+  if (device_cache_mode(c, l2) == suite::CacheMode::cold) {
+    m.emplace(suite::measure_flushed_calls(
+        policy, last_steady, suite::cold_pairs_per_batch(kernels, k_max_kernels_per_batch),
+        suite::cold_pairs_per_repetition(profile), [&](int pairs) {
+          const cu::FlushedCallsSample sample = dev.timer.time_flushed_calls(
+              [&] {
+                p.note_queued(c.variant);
+                p.call(c.variant);
+              },
+              pairs);
+          suite::FlushedBatch batch;
+          for (double ms : sample.call_ms) batch.call_s.push_back(ms / 1e3);
+          batch.elapsed_s = sample.elapsed_ms / 1e3;
+          batch.sm_clock_mhz = sample.sm_clock_mhz;
+          batch.end_s = suite::SampleStateRecorder::now_s();
+          return batch;
+        }));
+  } else {
+    const int max_calls = std::max(1, k_max_kernels_per_batch / std::max(kernels, 1));
+    m.emplace(suite::measure_batches(policy, last_steady, max_calls, [&](int calls) {
+      const cu::BatchSample sample = dev.timer.time_batch(
+          [&] {
+            p.note_queued(c.variant);
+            for (int i = 0; i < calls; ++i) p.call(c.variant);
+          },
+          cu::CacheState::hot);
+      // The batch's GPU work ended just before time_batch returned.
+      return suite::TimedBatch{sample.elapsed_ms / 1e3, sample.sm_clock_mhz,
+                               suite::SampleStateRecorder::now_s()};
+    }));
+  }
+  if (m->steady_clock_mhz() > 0) last_steady = m->steady_clock_mhz();
+  return std::move(*m);
 }
 
 std::string describe_sizes(const FusionCase& c) {
@@ -216,7 +243,8 @@ void run_device_case(benchmark::State& state, const FusionCase& c, suite::Profil
     return;
   }
   // GEMM + epilogue runs on cuBLASLt, loaded at run time: without it, skipped with its reason.
-  if (c.family == Family::gemm_bias_gelu) {
+  // No other case touches the library (DeviceContext::cublaslt is created at first use).
+  if (needs_cublaslt(c)) {
     if (const std::string why = cu::unavailable_reason({cu::Library::cublasLt}); !why.empty()) {
       suite::skip(state, why);
       return;
@@ -243,30 +271,30 @@ void run_device_case(benchmark::State& state, const FusionCase& c, suite::Profil
       suite::fail(state, "validation failed: " + v.summary);
       return;
     }
-    const suite::SamplingPolicy policy = suite::sampling_policy(profile);
-    std::optional<suites::memory::SampledBatches> t;
+    std::optional<suite::SampledBatches> t;
     for (auto _ : state) {
-      t.emplace(time_variant(p, c, dev, policy));
-      state.SetIterationTime(t->median_call_s());
+      t.emplace(time_variant(p, c, dev, profile));
+      state.SetIterationTime(t->call_s());
     }
     if (!t) return;
-    const double call_ms = t->median_call_s() * 1e3;
+    const double call_ms = t->call_s() * 1e3;
+    // v1 is measured the way this variant is (device_cache_mode decides per shape).
     const std::optional<double> speedup = speedup_over_v1(c, call_ms, [&](const FusionCase& v1) {
       p.prepare(Variant::v1);
-      return time_variant(p, v1, dev, policy).median_call_s() * 1e3;
+      return time_variant(p, v1, dev, profile).call_s() * 1e3;
     });
     const double gb_per_s =
         call_ms > 0 ? static_cast<double>(fused_bytes(c)) / (call_ms * 1e-3) / 1e9 : 0.0;
     state.counters["time_per_call_us"] = call_ms * 1e3;
     state.counters["GB_per_s"] = gb_per_s;
-    // Hot calls over a working set in (or partly in) L2 do not measure DRAM: no share of its peak.
+    // Only hot calls over a working set that streams from DRAM measure DRAM: no share of its peak
+    // for one in (or partly in) L2, nor for cold calls over a straddling one (l2_placement.hpp).
     const auto l2 = static_cast<std::uint64_t>(std::max(dev.info.l2_bytes, 0));
-    const suites::memory::L2Placement placement =
-        suites::memory::l2_placement(working_set_bytes(c), l2);
-    state.counters[suites::memory::k_l2_resident_counter] =
-        placement == suites::memory::L2Placement::resident ? 1 : 0;
+    const suite::L2Placement placement = suite::l2_placement(working_set_bytes(c), l2);
+    state.counters[suite::k_l2_resident_counter] =
+        placement == suite::L2Placement::resident ? 1 : 0;
     if (dev.peak_gb_per_s > 0 && reports_dram_pct_of_peak(c) &&
-        suites::memory::is_dram_bandwidth(placement))
+        suite::is_dram_bandwidth(placement, t->cache()))
       state.counters["pct_of_peak"] = 100.0 * gb_per_s / dev.peak_gb_per_s;
     if (speedup) state.counters["speedup_over_v1"] = *speedup;
     state.counters["launches_per_call"] = launches_per_call(c);
@@ -275,11 +303,11 @@ void run_device_case(benchmark::State& state, const FusionCase& c, suite::Profil
     // Launch-bound shapes: the time at the GPU's maximum SM clock (cudaDevAttrClockRate), from
     // the median and the samples' steady clock, so a run at a lower clock compares with one at
     // the maximum (fusion_cases.hpp launch_bound).
-    const double at_max_s = suite::time_at_clock_s(t->median_call_s(), t->series.steady_clock_mhz(),
-                                                   dev.info.clock_khz / 1000.0);
+    const double at_max_s =
+        suite::time_at_clock_s(t->call_s(), t->steady_clock_mhz(), dev.info.clock_khz / 1000.0);
     if (launch_bound(c) && at_max_s > 0)
       state.counters[k_time_at_max_clock_counter] = at_max_s * 1e6;
-    suite::write_sampling_counters(state, t->series);
+    t->write_counters(state);
     // Sample state (METHODOLOGY rule 5), stored with the samples, not as metrics: the kept
     // samples' lowest clock and their time window.
     suite::SampleStateRecorder states;
@@ -289,8 +317,7 @@ void run_device_case(benchmark::State& state, const FusionCase& c, suite::Profil
                         " kernels_per_call=" + std::to_string(kernels_per_call(c));
     if (c.variant == Variant::graph)
       label += " (one graph of " + std::to_string(p.graph_nodes()) + " nodes)";
-    label += " " + t->summary() + " " +
-             suites::memory::describe_l2_placement(working_set_bytes(c), l2) +
+    label += " " + t->summary() + " " + suite::describe_l2_placement(working_set_bytes(c), l2) +
              " fused_bytes=" + std::to_string(fused_bytes(c)) +
              " variant_bytes=" + std::to_string(variant_bytes(c));
     if (dev.peak_gb_per_s > 0) {

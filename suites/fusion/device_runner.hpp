@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "suites/common/cuda/captured_graph.hpp"
@@ -22,9 +23,18 @@ struct DeviceContext {
   explicit DeviceContext(int device);
   suite::cuda::DeviceInfo info;
   suite::cuda::Stream stream;
-  suite::cuda::CublasLtHandle cublaslt;
   suite::cuda::BatchTimer timer;
   double peak_gb_per_s = 0.0;  // theoretical DRAM bandwidth, 0 when unknown
+
+  // The device's cuBLASLt handle, created at the first call: only the cases that call cuBLASLt
+  // (needs_cublaslt: gemm_bias_gelu) ask for it. Creating it loads libcublasLt at run time, which
+  // a driver-only node does not have; created with the context, it failed every elementwise case
+  // there (review N1). Throws CudaError when it cannot be created (the next call tries again).
+  suite::cuda::CublasLtHandle& cublaslt();
+  bool has_cublaslt() const noexcept { return m_cublaslt.has_value(); }
+
+ private:
+  std::optional<suite::cuda::CublasLtHandle> m_cublaslt;
 };
 
 struct Validation {

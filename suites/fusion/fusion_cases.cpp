@@ -419,6 +419,17 @@ std::uint64_t working_set_bytes(const FusionCase& c) {
   return fused_bytes(c) + (row_statistics ? 2 * c.tokens * sizeof(float) : 0);
 }
 
+suite::CacheMode device_cache_mode(const FusionCase& c, std::uint64_t l2_bytes) {
+  FusionCase v1 = c;
+  v1.variant = Variant::v1;
+  const std::uint64_t shape_bytes = std::max(working_set_bytes(c), working_set_bytes(v1));
+  return suite::cache_mode(suite::l2_placement(shape_bytes, l2_bytes), l2_bytes);
+}
+
+bool needs_cublaslt(const FusionCase& c) {
+  return c.family == Family::gemm_bias_gelu && !c.on_host();
+}
+
 double modelled_call_s(const FusionCase& c) {
   const suite::ModelRates& r = suite::reference_rates();
   double s = suite::transfer_seconds(static_cast<double>(fused_bytes(c)), r.hbm_bytes_per_s);

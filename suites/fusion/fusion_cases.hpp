@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "kernels/common/precision.hpp"
+#include "suites/common/l2_placement.hpp"
 #include "suites/common/suite_support.hpp"
 
 namespace gpubench::fusion {
@@ -117,9 +118,20 @@ int device_calls_per_batch(double call_ms, double target_ms, int launches_per_ca
                            int max_launches = k_max_kernels_per_batch);
 
 // Distinct bytes one call reads or writes (each tensor once; what L2 holds between back-to-back
-// calls, suites/memory/l2_placement.hpp): fused_bytes, plus softmax v1's FP32 row statistics.
+// calls, suites/common/l2_placement.hpp): fused_bytes, plus softmax v1's FP32 row statistics.
 // GEMM: A, B, D and the bias (cuBLASLt's workspace, touched in part if at all, is left out).
 std::uint64_t working_set_bytes(const FusionCase& c);
+
+// How a device case is timed (issue 36: shapes whose working set straddles L2 are measured cold):
+// suite::cache_mode of the shape's working set against an L2 of `l2_bytes`. The shape's, not the
+// variant's: the largest working set of its variants (v1's; softmax v1 also keeps its row
+// statistics) decides for all of them, so the variants of a shape and the speed-up that divides
+// two of them are measured the same way (METHODOLOGY rule 3: cold and hot are different metrics).
+suite::CacheMode device_cache_mode(const FusionCase& c, std::uint64_t l2_bytes);
+
+// Whether the case calls cuBLASLt (gemm_bias_gelu): only such a case needs libcublasLt, loaded at
+// run time, and skips without it; every other device case runs on a machine without it.
+bool needs_cublaslt(const FusionCase& c);
 
 // Launch-bound device cases: a call whose modelled GPU time at the run plan's reference rates
 // (suites/common/plan.hpp: the perfect-fusion bytes at the HBM rate, plus 2MNK at the BF16 rate

@@ -9,11 +9,11 @@
 #include <utility>
 #include <vector>
 
+#include "suites/common/l2_placement.hpp"
 #include "suites/common/sampling.hpp"
 #include "suites/common/suite_support.hpp"
 #include "suites/fusion/fusion_plan.hpp"
 #include "suites/fusion/host_fusion.hpp"
-#include "suites/memory/l2_placement.hpp"
 #include "suites/memory/thread_pool.hpp"
 #include "util/error.hpp"
 
@@ -64,7 +64,7 @@ std::vector<suite::MetricSpec> metrics() {
        "to the GPU's maximum SM clock (x steady clock of the samples / maximum clock), so runs at "
        "different clocks compare",
        suite::Role::secondary},
-      {suites::memory::k_l2_resident_counter, "flag", Direction::lower,
+      {suite::k_l2_resident_counter, "flag", Direction::lower,
        "device cases: 1 when the tensors one call touches fit in half the GPU's L2 (GB_per_s is "
        "then served from L2 and pct_of_peak is not reported), else 0",
        suite::Role::parameter},

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "suites/common/sampled_batches.hpp"
 #include "suites/common/sampling.hpp"
-#include "suites/memory/sampled_batches.hpp"
 #include "suites/memory/thread_pool.hpp"
 
 namespace gpubench::fusion {
@@ -32,11 +32,15 @@ double planned_case_seconds(const FusionCase& c, suite::Profile profile, int gpu
   double call_s =
       suite::transfer_seconds(bytes, r.hbm_bytes_per_s) + launches_per_call(c) * r.kernel_launch_s;
   if (c.family == Family::gemm_bias_gelu) call_s += gemm_flops(c) / r.bf16_flop_per_s;
-  // The sampled measurement (suites/memory/sampled_batches.hpp), batches capped at 400 kernels
-  // as device_fusion.cpp caps them.
+  // The sampled measurement (suites/common/sampled_batches.hpp), batches capped at 400 kernels
+  // as device_fusion.cpp caps them; cold (flushed pairs) where the shape's working set straddles
+  // the reference L2, as device_fusion.cpp decides it (device_cache_mode).
   const int max_calls = std::max(1, k_max_kernels_per_batch / std::max(kernels_per_call(c), 1));
   const suite::CaseCost sampled =
-      suites::memory::planned_sampling_cost(call_s, max_calls, suite::sampling_policy(profile), r);
+      device_cache_mode(c, r.l2_bytes) == suite::CacheMode::cold
+          ? suite::planned_flushed_cost(call_s, kernels_per_call(c), k_max_kernels_per_batch,
+                                        profile, r)
+          : suite::planned_sampling_cost(call_s, max_calls, suite::sampling_policy(profile), r);
   cost.warmup_s = sampled.warmup_s;
   cost.sample_s = sampled.sample_s;
   cost.samples = sampled.samples;
@@ -73,8 +77,11 @@ suite::SuitePlan plan_fusion(const suite::PlanRequest& request, bool device_case
       std::to_string(policy.steady_readings) + " warm-up batches and at most " +
       std::to_string(policy.max_samples) +
       " samples of >= " + std::to_string(static_cast<int>(policy.batch_target_s * 1e3 + 0.5)) +
-      " ms (the noise stop may end earlier), validated against the host reference; " +
-      suite::rates_summary(r);
+      " ms (the noise stop may end earlier), validated against the host reference; shapes whose "
+      "working set straddles a " +
+      std::to_string(r.l2_bytes >> 20) +
+      " MiB L2 cold: " + std::to_string(suite::cold_pairs_per_repetition(request.profile)) +
+      " (L2 flush, call) pairs; " + suite::rates_summary(r);
   return plan;
 }
 

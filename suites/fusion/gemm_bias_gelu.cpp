@@ -91,7 +91,7 @@ class GemmBiasGeluCase : public PreparedCase {
     cudaStream_t s = m_dev.stream.get();
     const bool fused = v == Variant::epilogue;
     GPUBENCH_CUBLAS_CHECK(cublasLtMatmul(
-        m_dev.cublaslt.get(), fused ? m_fused.get() : m_plain.get(), &m_alpha, m_w.data(),
+        m_dev.cublaslt().get(), fused ? m_fused.get() : m_plain.get(), &m_alpha, m_w.data(),
         m_a_layout.get(), m_x.data(), m_b_layout.get(), &m_beta, m_d.data(), m_d_layout.get(),
         m_d.data(), m_d_layout.get(), fused ? &m_fused_algo : &m_plain_algo, m_workspace.data(),
         m_workspace.bytes(), s));
@@ -174,7 +174,7 @@ class GemmBiasGeluCase : public PreparedCase {
     cublasLtMatmulHeuristicResult_t result{};
     int returned = 0;
     const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(
-        m_dev.cublaslt.get(), desc.get(), m_a_layout.get(), m_b_layout.get(), m_d_layout.get(),
+        m_dev.cublaslt().get(), desc.get(), m_a_layout.get(), m_b_layout.get(), m_d_layout.get(),
         m_d_layout.get(), pref.get(), 1, &result, &returned);
     if (status != CUBLAS_STATUS_SUCCESS || returned == 0) {
       throw suite::SkipCase(std::string("the cuBLASLt heuristic returned no algorithm (") + what +

@@ -17,17 +17,27 @@
 #include "suites/common/cuda/preload.hpp"
 #include "suites/common/cuda/resources.hpp"
 #include "suites/common/cuda/timing.hpp"
+#include "suites/common/l2_placement.hpp"
 #include "suites/common/launch_ledger.hpp"
 #include "suites/common/sample_state_counters.hpp"
+#include "suites/common/sampled_batches.hpp"
 #include "suites/common/sampling.hpp"
 #include "suites/common/suite_support.hpp"
-#include "suites/memory/l2_placement.hpp"
-#include "suites/memory/sampled_batches.hpp"
 
 namespace gpubench::suites::memory {
 namespace km = gpubench::kernels::memory;
 namespace cu = gpubench::suite::cuda;
+using gpubench::suite::cache_mode;
+using gpubench::suite::CacheMode;
+using gpubench::suite::describe_l2_placement;
+using gpubench::suite::is_dram_bandwidth;
+using gpubench::suite::k_l2_resident_counter;
+using gpubench::suite::l2_placement;
+using gpubench::suite::L2Placement;
+using gpubench::suite::measure_batches;
 using gpubench::suite::Profile;
+using gpubench::suite::SampledBatches;
+using gpubench::suite::TimedBatch;
 
 namespace {
 
@@ -126,20 +136,43 @@ void device_benchmark(benchmark::State& state, km::StreamOp op, std::uint64_t ar
     cu::BatchTimer timer(stream.get(), info.clock_khz, static_cast<std::size_t>(info.l2_bytes));
     const gpubench::suite::SamplingPolicy policy = gpubench::suite::sampling_policy(profile);
     double& last_steady = last_steady_clock_mhz()[device];
+    // Where the arrays one pass touches live against the L2 decides how the passes are timed: a
+    // straddling working set cold, each pass right after an L2 flush (l2_placement.hpp).
+    const std::uint64_t bytes_per_pass = km::stream_bytes_per_pass(op, n * sizeof(double));
+    const auto l2 = static_cast<std::uint64_t>(std::max(info.l2_bytes, 0));
+    const L2Placement placement = l2_placement(bytes_per_pass, l2);
+    const CacheMode cache = cache_mode(placement, l2);
     std::optional<SampledBatches> measured;
     for (auto _ : state) {
-      // Hot batches of back-to-back passes: a sample is >= the profile's batch target of GPU
-      // time, the warm-up runs until the SM clock is steady (sampled_batches.hpp).
-      measured.emplace(measure_batches(policy, last_steady, k_max_passes_per_batch, [&](int count) {
-        const cu::BatchSample s = timer.time_batch([&] { enqueue(count); }, cu::CacheState::hot);
-        return TimedBatch{s.elapsed_ms / 1e3, s.sm_clock_mhz,
-                          gpubench::suite::SampleStateRecorder::now_s()};
-      }));
-      state.SetIterationTime(measured->median_call_s());
+      if (cache == CacheMode::cold) {
+        // Batches of (flush, pass) pairs, only the pass between events; hundreds of passes.
+        measured.emplace(gpubench::suite::measure_flushed_calls(
+            policy, last_steady, gpubench::suite::cold_pairs_per_batch(1, cu::k_max_queued_kernels),
+            gpubench::suite::cold_pairs_per_repetition(profile), [&](int pairs) {
+              const cu::FlushedCallsSample s = timer.time_flushed_calls([&] { enqueue(1); }, pairs);
+              gpubench::suite::FlushedBatch batch;
+              for (double ms : s.call_ms) batch.call_s.push_back(ms / 1e3);
+              batch.elapsed_s = s.elapsed_ms / 1e3;
+              batch.sm_clock_mhz = s.sm_clock_mhz;
+              batch.end_s = gpubench::suite::SampleStateRecorder::now_s();
+              return batch;
+            }));
+      } else {
+        // Hot batches of back-to-back passes: a sample is >= the profile's batch target of GPU
+        // time, the warm-up runs until the SM clock is steady (suites/common/sampled_batches.hpp).
+        measured.emplace(
+            measure_batches(policy, last_steady, k_max_passes_per_batch, [&](int count) {
+              const cu::BatchSample s =
+                  timer.time_batch([&] { enqueue(count); }, cu::CacheState::hot);
+              return TimedBatch{s.elapsed_ms / 1e3, s.sm_clock_mhz,
+                                gpubench::suite::SampleStateRecorder::now_s()};
+            }));
+      }
+      state.SetIterationTime(measured->call_s());
     }
     stream.synchronize();
     if (!measured) return;
-    if (measured->series.steady_clock_mhz() > 0) last_steady = measured->series.steady_clock_mhz();
+    if (measured->steady_clock_mhz() > 0) last_steady = measured->steady_clock_mhz();
 
     const km::StreamReference ref(op, passes);
     const km::StreamCheck check = validate_sampled(ref, a.data(), b.data(), c.data(), n);
@@ -147,18 +180,16 @@ void device_benchmark(benchmark::State& state, km::StreamOp op, std::uint64_t ar
       gpubench::suite::fail(state, check.describe());
       return;
     }
-    const std::uint64_t bytes_per_pass = km::stream_bytes_per_pass(op, n * sizeof(double));
-    const double pass_s = measured->median_call_s();
+    const double pass_s = measured->call_s();
     const double gb_per_s = pass_s > 0 ? static_cast<double>(bytes_per_pass) / pass_s / 1e9 : 0.0;
     state.counters["GB_per_s"] = gb_per_s;
-    // A hot pass over arrays in (or partly in) L2 is not a DRAM bandwidth: no share of its peak.
-    const auto l2 = static_cast<std::uint64_t>(std::max(info.l2_bytes, 0));
-    const L2Placement placement = l2_placement(bytes_per_pass, l2);
+    // Only a hot pass over arrays that stream from DRAM is a DRAM bandwidth: no share of its peak
+    // for one in (or partly in) L2, nor for a cold straddling pass (l2_placement.hpp says why).
     state.counters[k_l2_resident_counter] = placement == L2Placement::resident ? 1 : 0;
     const double peak = cu::peak_dram_gb_per_s(device);
-    if (peak > 0 && is_dram_bandwidth(placement))
+    if (peak > 0 && is_dram_bandwidth(placement, cache))
       state.counters["pct_of_peak"] = 100.0 * gb_per_s / peak;
-    gpubench::suite::write_sampling_counters(state, measured->series);
+    measured->write_counters(state);
     // Sample state (METHODOLOGY rule 5), not metrics: the lowest SM clock of the kept samples and
     // their time window, under the shared state keys.
     gpubench::suite::SampleStateRecorder states;

@@ -2,16 +2,18 @@
 // in device memory, swept over array size, one GPU at a time. Only built with CUDA.
 //
 // Names: memory/device_<op>/array_bytes:<bytes of ONE array>/device:<index>; Google Benchmark
-// appends /iterations:1/manual_time: one iteration per repetition, whose time is the median time
-// of one pass. A repetition is the sampled measurement of sampled_batches.hpp: each sample a hot
-// batch of back-to-back passes (at least the profile's batch target of GPU time, at most
-// k_max_passes_per_batch) queued behind the shared spin kernel and timed with CUDA events, after a
-// warm-up until the SM clock is steady; samples until the noise target, the time budget or
-// max_samples. Metrics GB_per_s (decimal GB/s, STREAM byte counting, from the median pass) and
-// pct_of_peak (of the theoretical DRAM bandwidth; only for working sets of at least 4x L2, where
-// the passes stream from DRAM: l2_placement.hpp); the counters samples, samples_off_clock,
-// noise_pct and l2_resident describe the measurement. Results are validated after timing on a
-// sampled subset of elements against the CPU reference.
+// appends /iterations:1/manual_time: one iteration per repetition, whose time is the median time of
+// one pass. A repetition is the sampled measurement of suites/common/sampled_batches.hpp: each
+// sample a hot batch of back-to-back passes (at least the profile's batch target of GPU time, at
+// most k_max_passes_per_batch) queued behind the shared spin kernel and timed with CUDA events,
+// after a warm-up until the SM clock is steady; samples until the noise target, the time budget or
+// max_samples; arrays whose working set straddles the L2 are timed cold instead, as single passes
+// each right after an L2 flush (suites/common/sampled_batches.hpp measure_flushed_calls, their
+// trimmed mean; `cache:cold` in the label). Metrics GB_per_s (decimal GB/s, STREAM byte counting,
+// from the median pass) and pct_of_peak (of the theoretical DRAM bandwidth; only for working sets
+// of at least 4x L2, where hot passes stream from DRAM: suites/common/l2_placement.hpp); the
+// counters samples, samples_off_clock, noise_pct and l2_resident describe the measurement. Results
+// are validated after timing on a sampled subset of elements against the CPU reference.
 #pragma once
 
 #include <cstdint>

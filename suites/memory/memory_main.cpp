@@ -1,9 +1,9 @@
 // gpubench-memory: host and device memory bandwidth (STREAM copy/scale/add/triad, plus a host
 // memcpy ceiling). See host_stream.hpp and device_stream.hpp for names, sweeps and byte counting.
+#include "suites/common/l2_placement.hpp"
 #include "suites/common/sampling.hpp"
 #include "suites/common/suite_support.hpp"
 #include "suites/memory/host_stream.hpp"
-#include "suites/memory/l2_placement.hpp"
 #include "suites/memory/memory_plan.hpp"
 #include "suites/memory/thread_pool.hpp"
 
@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
   // Device cases: how the samples were taken (sampling.hpp) and where the arrays lived.
   for (MetricSpec& m : sampling_metrics()) info.metrics.push_back(std::move(m));
   info.metrics.push_back(
-      {gpubench::suites::memory::k_l2_resident_counter, "flag", Direction::lower,
+      {gpubench::suite::k_l2_resident_counter, "flag", Direction::lower,
        "device cases: 1 when the arrays a pass touches fit in half the GPU's L2 (GB_per_s is then "
        "an L2 bandwidth, never a DRAM one), else 0",
        Role::parameter});

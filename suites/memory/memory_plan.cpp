@@ -3,9 +3,9 @@
 #include <algorithm>
 
 #include "kernels/memory/stream.hpp"
+#include "suites/common/sampled_batches.hpp"
 #include "suites/common/sampling.hpp"
 #include "suites/memory/host_stream.hpp"
-#include "suites/memory/sampled_batches.hpp"
 #include "suites/memory/thread_pool.hpp"
 #if GPUBENCH_MEMORY_DEVICE
 #include "suites/memory/device_stream.hpp"
@@ -40,12 +40,18 @@ suite::SuitePlan plan_memory(const suite::PlanRequest& request) {
       for (std::uint64_t bytes : device_sweep(request.profile)) {
         double seconds = suite::skipped_case_seconds(repetitions, r);
         if (request.gpus > 0) {
-          // One pass: its bytes at HBM rate and its launch; the sampled measurement around it.
+          // One pass: its bytes at HBM rate and its launch; the sampled measurement around it,
+          // cold (flushed pairs) where the arrays straddle the reference L2, as device_stream.cpp
+          // measures them.
+          const std::uint64_t pass_bytes = km::stream_bytes_per_pass(op, bytes);
           const double pass_s =
-              suite::transfer_seconds(static_cast<double>(km::stream_bytes_per_pass(op, bytes)),
-                                      r.hbm_bytes_per_s) +
+              suite::transfer_seconds(static_cast<double>(pass_bytes), r.hbm_bytes_per_s) +
               r.kernel_launch_s;
-          suite::CaseCost cost = planned_sampling_cost(pass_s, k_max_passes_per_batch, policy, r);
+          suite::CaseCost cost =
+              suite::planned_cache_mode(pass_bytes, r) == suite::CacheMode::cold
+                  ? suite::planned_flushed_cost(pass_s, 1, k_max_passes_per_batch, request.profile,
+                                                r)
+                  : suite::planned_sampling_cost(pass_s, k_max_passes_per_batch, policy, r);
           cost.setup_s =
               3 * r.per_allocation_s +
               suite::transfer_seconds(3.0 * static_cast<double>(bytes), r.hbm_bytes_per_s);
@@ -60,7 +66,11 @@ suite::SuitePlan plan_memory(const suite::PlanRequest& request) {
       "device: per repetition a 1-pass probe, " + std::to_string(policy.steady_readings) +
       " warm-up batches and at most " + std::to_string(policy.max_samples) +
       " samples of >= " + std::to_string(static_cast<int>(policy.batch_target_s * 1e3 + 0.5)) +
-      " ms of passes at HBM rate (the noise stop may end earlier)";
+      " ms of passes at HBM rate (the noise stop may end earlier); working sets straddling a " +
+      std::to_string(r.l2_bytes >> 20) +
+      " MiB L2 cold: " + std::to_string(suite::cold_pairs_per_repetition(request.profile)) +
+      " (L2 flush, pass) pairs in batches of " +
+      std::to_string(suite::cold_pairs_per_batch(1, k_max_passes_per_batch));
 #endif
   plan.assumptions = "host: the sweep of this machine's " + std::to_string(cpus) +
                      " usable CPUs, ~512 MiB per repetition; " + device_part + "; " +

@@ -9,10 +9,12 @@
 #include <utility>
 #include <vector>
 
+#include "suites/common/l2_placement.hpp"
+#include "suites/common/sampled_batches.hpp"
 #include "suites/fusion/fusion_cases.hpp"
+#include "suites/fusion/fusion_plan.hpp"
 #include "suites/fusion/fusion_validation.hpp"
 #include "suites/fusion/speedup.hpp"
-#include "suites/memory/l2_placement.hpp"
 
 namespace gpubench::fusion {
 namespace {
@@ -266,11 +268,11 @@ TEST(FusionAccounting, WorkingSetCountsEveryTensorOnce) {
             2u * 64 * 1024 * 2 + 64 * 8);
 }
 
-// Against an H100/H200's 50 MiB L2 (suites/memory/l2_placement.hpp): the small quick shape runs
+// Against an H100/H200's 50 MiB L2 (suites/common/l2_placement.hpp): the small quick shape runs
 // from L2, the largest streams from DRAM (so ci/gpu-check's bias_gelu v3 share of peak exists),
 // and 1024 x 4096 layernorm straddles.
 TEST(FusionAccounting, QuickShapesAgainstAnH100sL2) {
-  namespace m = suites::memory;
+  namespace m = suite;
   constexpr std::uint64_t l2 = 50ull << 20;
   for (Family f : {Family::bias_gelu, Family::layernorm, Family::softmax}) {
     EXPECT_EQ(
@@ -286,6 +288,74 @@ TEST(FusionAccounting, QuickShapesAgainstAnH100sL2) {
       m::l2_placement(
           working_set_bytes(make(Family::layernorm, Variant::v2, Precision::bf16, 1024, 4096)), l2),
       m::L2Placement::straddles);
+}
+
+// Issue 36: shapes whose working set straddles the L2 are measured cold, every variant alike.
+TEST(FusionCacheMode, TheShapesWorkingSetDecidesForEveryVariant) {
+  constexpr std::uint64_t l2 = 50ull << 20;
+  const auto mode = [&](Family f, Variant v, Precision p, std::uint64_t rows, std::uint64_t cols) {
+    return device_cache_mode(make(f, v, p, rows, cols), l2);
+  };
+  for (Variant v : {Variant::v1, Variant::v2, Variant::v3, Variant::graph}) {
+    // Quick: 1024 x 4096 bf16 layernorm (32 MiB) straddles and goes cold; the same shape of
+    // bias_gelu and softmax (16 MiB) is resident, 64 x 1024 too, 8192 x 8192 DRAM: all hot.
+    EXPECT_EQ(mode(Family::layernorm, v, Precision::bf16, 1024, 4096), suite::CacheMode::cold);
+    EXPECT_EQ(mode(Family::bias_gelu, v, Precision::bf16, 1024, 4096), suite::CacheMode::hot);
+    EXPECT_EQ(mode(Family::softmax, v, Precision::bf16, 1024, 4096), suite::CacheMode::hot);
+    EXPECT_EQ(mode(Family::layernorm, v, Precision::bf16, 64, 1024), suite::CacheMode::hot);
+    EXPECT_EQ(mode(Family::layernorm, v, Precision::bf16, 8192, 8192), suite::CacheMode::hot);
+    // Softmax 1024 x 6400 bf16: the data is exactly half the L2 (resident for v2 and v3 alone),
+    // v1's row statistics push the shape past it: every variant cold, so the speed-up over v1
+    // divides two cold times (METHODOLOGY rule 3).
+    EXPECT_EQ(mode(Family::softmax, v, Precision::bf16, 1024, 6400), suite::CacheMode::cold);
+  }
+  EXPECT_EQ(
+      suite::l2_placement(
+          working_set_bytes(make(Family::softmax, Variant::v2, Precision::bf16, 1024, 6400)), l2),
+      suite::L2Placement::resident);
+  // No L2 size: no flush can be sized, hot.
+  EXPECT_EQ(device_cache_mode(make(Family::layernorm, Variant::v3, Precision::bf16, 1024, 4096), 0),
+            suite::CacheMode::hot);
+}
+
+// Review N1: only gemm_bias_gelu calls cuBLASLt; every other device case runs without it.
+TEST(FusionCacheMode, OnlyGemmBiasGeluNeedsCublasLt) {
+  int gemm = 0;
+  for (suite::Profile profile :
+       {suite::Profile::quick, suite::Profile::standard, suite::Profile::full}) {
+    for (const FusionCase& c : device_cases(profile, {0, 1})) {
+      EXPECT_EQ(needs_cublaslt(c), c.family == Family::gemm_bias_gelu) << benchmark_name(c);
+      gemm += c.family == Family::gemm_bias_gelu ? 1 : 0;
+    }
+    for (const FusionCase& c : host_cases(profile, 4))
+      EXPECT_FALSE(needs_cublaslt(c)) << benchmark_name(c);
+  }
+  EXPECT_GT(gemm, 0);
+}
+
+// The run plan times a straddling shape as the suite does: (flush, call) pairs, not hot batches.
+TEST(FusionCacheMode, ThePlanCostsAStraddlingShapeAsFlushedPairs) {
+  const FusionCase c = make(Family::layernorm, Variant::v3, Precision::bf16, 1024, 4096);
+  suite::ModelRates cold_rates;  // the reference 50 MiB L2: straddles
+  suite::ModelRates hot_rates;
+  hot_rates.l2_bytes = 1ull << 30;  // an L2 that holds it: resident, hot
+  const int reps = 3;
+  const double cold_s = planned_case_seconds(c, suite::Profile::quick, 8, reps, cold_rates);
+  const double hot_s = planned_case_seconds(c, suite::Profile::quick, 8, reps, hot_rates);
+  // Everything but the timed procedure is the same; the difference is the two procedures'.
+  const double call_s =
+      suite::transfer_seconds(static_cast<double>(variant_bytes(c)), cold_rates.hbm_bytes_per_s) +
+      launches_per_call(c) * cold_rates.kernel_launch_s;
+  const suite::CaseCost flushed = suite::planned_flushed_cost(
+      call_s, kernels_per_call(c), k_max_kernels_per_batch, suite::Profile::quick, cold_rates);
+  const suite::CaseCost sampled =
+      suite::planned_sampling_cost(call_s, k_max_kernels_per_batch / kernels_per_call(c),
+                                   suite::sampling_policy(suite::Profile::quick), hot_rates);
+  const auto timed = [](const suite::CaseCost& k) {
+    return k.warmup_s + static_cast<double>(k.samples) * k.sample_s;
+  };
+  EXPECT_NEAR(cold_s - hot_s, reps * (timed(flushed) - timed(sampled)), 1e-9);
+  EXPECT_EQ(flushed.samples, 4);  // 256 pairs in batches of 64
 }
 
 TEST(FusionAccounting, LaunchBoundShapesAreTheCallsModelledUnderTwentyMicroseconds) {

@@ -68,6 +68,24 @@ TEST_P(EveryVersion, ValidatesAgainstTheReference) {
   }
 }
 
+// Review N1: a device's context creates no cuBLASLt handle until a gemm_bias_gelu case asks for
+// one, so the elementwise cases run where libcublasLt is missing.
+TEST(DeviceContext, ElementwiseCasesNeverCreateACublasLtHandle) {
+  GPUBENCH_REQUIRE_DEVICE();
+  auto* ctx = new DeviceContext(0);  // never destroyed: see suites/gemm/main.cpp
+  FusionCase c;
+  c.family = Family::layernorm;
+  c.dtype = Precision::bf16;
+  c.tokens = 64;
+  c.hidden = 1024;
+  c.device = 0;
+  auto prepared = prepare_elementwise(c, *ctx);
+  for (Variant v : {Variant::v1, Variant::v3, Variant::graph}) {
+    EXPECT_TRUE(prepared->validate(v).passed) << to_string(v);
+  }
+  EXPECT_FALSE(ctx->has_cublaslt());
+}
+
 // Shapes: one block/warp edge case (odd row count, hidden not a multiple of 32), a typical one,
 // one whose LayerNorm v3 rows take two warps each (four rows share a block and its barriers; with
 // 37 rows the last block has rows past the end), and the widest LayerNorm row (v1/v2 stage it in

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -148,6 +149,41 @@ TEST(FusionSuite, BadDeviceRequestExitsTwo) {
   EXPECT_NE(r.err.find("gpubench-fusion: error: "), std::string::npos) << r.err;
 }
 #endif
+
+// Review N1: on a machine without libcublasLt (an empty GPUBENCH_CUDA_LIBS, searched alone), the
+// elementwise device cases run (the cuBLASLt handle is created only for gemm_bias_gelu) and the
+// gemm_bias_gelu case skips naming the library. Without a usable GPU every device case skips
+// before either, so the test skips too.
+TEST(FusionSuite, ElementwiseDeviceCasesRunWithoutCublasLt) {
+  gpubench::TempDir empty("gpubench-test-no-cublaslt");
+  const ChildResult r =
+      run_suite({"--benchmark_filter=fusion/(bias_gelu/variant:v3/dtype:bf16/tokens:64/hidden:1024|"
+                 "gemm_bias_gelu/variant:epilogue/dtype:bf16/tokens:512/in:1024/out:4096)/device:0",
+                 "--benchmark_format=json"},
+                {"GPUBENCH_PROFILE=quick", "GPUBENCH_CUDA_LIBS=" + empty.path().string(),
+                 "GPUBENCH_CUDA_LIBS_ONLY=1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  std::map<std::string, nlohmann::json> by_family;
+  for (const auto& b : doc.at("benchmarks")) {
+    const std::string name = b.at("name").get<std::string>();
+    by_family[name.find("gemm_bias_gelu") != std::string::npos ? "gemm" : "bias_gelu"] = b;
+  }
+  ASSERT_EQ(by_family.size(), 2u) << r.out;
+  const nlohmann::json& elementwise = by_family.at("bias_gelu");
+  // No usable GPU (no driver, no device): every device case is skipped before either matters.
+  // Without the fix the elementwise case is no skip but an error naming libcublasLt.
+  if (is_error(elementwise) && elementwise.value("error_message", "").rfind("skipped: ", 0) == 0) {
+    GTEST_SKIP() << elementwise.value("error_message", "");
+  }
+  EXPECT_FALSE(is_error(elementwise)) << elementwise.value("error_message", "");
+  EXPECT_GT(elementwise.value("GB_per_s", 0.0), 0.0);
+  const nlohmann::json& gemm = by_family.at("gemm");
+  ASSERT_TRUE(is_error(gemm));
+  const std::string message = gemm.value("error_message", "");
+  EXPECT_EQ(message.rfind("skipped: ", 0), 0u) << message;
+  EXPECT_NE(message.find("libcublasLt"), std::string::npos) << message;
+}
 
 // Through the real CLI: `gpubench run --suite fusion` stores the host results (GB/s of fused and
 // unfused, the speed-up) and every device case as skipped with its reason (or, with a GPU, run).

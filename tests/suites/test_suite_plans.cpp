@@ -3,7 +3,9 @@
 // devices) the same case names as the benchmarks it registers, so the plan cannot drift from them.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -12,6 +14,9 @@
 
 #include "harness/process/process.hpp"
 #include "harness/run/run_plan.hpp"
+#include "kernels/memory/stream.hpp"
+#include "suites/common/plan.hpp"
+#include "suites/common/sampled_batches.hpp"
 #include "util/fs.hpp"
 
 namespace gpubench {
@@ -129,6 +134,52 @@ TEST(SuitePlans, PlanForThisMachineListsTheRegisteredBenchmarks) {
       EXPECT_EQ(planned, listed) << suite << " " << profile;
     }
   }
+}
+
+// Issue 36: the memory plan times a device case whose arrays straddle the reference L2 (50 MiB)
+// as the suite measures it, (L2 flush, pass) pairs, and the DRAM-sized ones as hot batches.
+TEST(SuitePlans, MemoryPlansStraddlingArraysAsFlushedPairs) {
+  const fs::path bin = fs::path(GPUBENCH_BIN_DIR) / "gpubench-memory";
+  if (!fs::exists(bin)) GTEST_SKIP() << "no memory suite";
+  TempDir data("gpubench-test-plan-data");
+  const Output r =
+      run_suite("memory", {"--gpubench_plan", "--gpubench_plan_gpus=1"}, "standard", data.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json plan = json::parse(r.out);
+  std::map<std::string, double> estimated_s;
+  for (const auto& c : plan["cases"])
+    estimated_s[c["name"].get<std::string>()] = c["estimated_s"].get<double>();
+  if (!estimated_s.count("memory/device_triad/array_bytes:16777216/device:0"))
+    GTEST_SKIP() << "built without the device cases";
+  const suite::ModelRates& rates = suite::reference_rates();
+  const int reps = suite::repetitions_for(suite::Profile::standard);
+  // memory_plan.cpp's model around the procedure: the arrays' allocation and initialisation, one
+  // validation.
+  const auto expected = [&](std::uint64_t array_bytes, bool cold) {
+    namespace km = kernels::memory;
+    const std::uint64_t pass_bytes = km::stream_bytes_per_pass(km::StreamOp::triad, array_bytes);
+    const double pass_s =
+        suite::transfer_seconds(static_cast<double>(pass_bytes), rates.hbm_bytes_per_s) +
+        rates.kernel_launch_s;
+    suite::CaseCost cost =
+        cold ? suite::planned_flushed_cost(pass_s, 1, 400, suite::Profile::standard, rates)
+             : suite::planned_sampling_cost(
+                   pass_s, 400, suite::sampling_policy(suite::Profile::standard), rates);
+    cost.setup_s =
+        3 * rates.per_allocation_s +
+        suite::transfer_seconds(3.0 * static_cast<double>(array_bytes), rates.hbm_bytes_per_s);
+    cost.validation_s = rates.validation_s;
+    return suite::case_seconds(cost, reps, rates);
+  };
+  // 16 MiB arrays: a 48 MiB triad working set straddles 50 MiB of L2: cold.
+  EXPECT_NEAR(estimated_s["memory/device_triad/array_bytes:16777216/device:0"],
+              expected(16ull << 20, true), 1e-9);
+  EXPECT_GT(std::abs(expected(16ull << 20, true) - expected(16ull << 20, false)), 1e-6);
+  // 256 MiB arrays: 768 MiB is DRAM: hot.
+  EXPECT_NEAR(estimated_s["memory/device_triad/array_bytes:268435456/device:0"],
+              expected(256ull << 20, false), 1e-9);
+  EXPECT_NE(plan["assumptions"].get<std::string>().find("(L2 flush, pass) pairs"),
+            std::string::npos);
 }
 
 }  // namespace

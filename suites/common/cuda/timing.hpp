@@ -81,7 +81,7 @@ class BatchTimer {
   // enqueue_call queues exactly one call; the rules of time_batch's enqueue apply. One pair's
   // time is quantised by the events' resolution (about 0.5 us, cudaEventElapsedTime) against
   // calls of a few microseconds, so a case's value is an estimate over hundreds of pairs
-  // (suites/gemm/gemm_cases.hpp, trimmed_mean), never one pair. The events come from a pool
+  // (suites/common/cold_series.hpp, trimmed_mean), never one pair. The events come from a pool
   // grown to 2 x pairs once, not created per sample. Throws std::invalid_argument when pairs < 1;
   // otherwise as time_batch.
   FlushedCallsSample time_flushed_calls(const std::function<void()>& enqueue_call, int pairs);

@@ -1,8 +1,8 @@
-#include "suites/memory/l2_placement.hpp"
+#include "suites/common/l2_placement.hpp"
 
 #include <cstdio>
 
-namespace gpubench::suites::memory {
+namespace gpubench::suite {
 
 L2Placement l2_placement(std::uint64_t working_set_bytes, std::uint64_t l2_bytes) {
   const double w = static_cast<double>(working_set_bytes);
@@ -28,6 +28,14 @@ const char* to_string(L2Placement placement) {
   return "dram";
 }
 
+CacheMode cache_mode(L2Placement placement, std::uint64_t l2_bytes) {
+  return placement == L2Placement::straddles && l2_bytes > 0 ? CacheMode::cold : CacheMode::hot;
+}
+
+const char* to_string(CacheMode mode) {
+  return mode == CacheMode::cold ? "cache:cold" : "cache:hot";
+}
+
 std::string describe_l2_placement(std::uint64_t working_set_bytes, std::uint64_t l2_bytes) {
   constexpr double k_mib = 1024.0 * 1024.0;
   char text[128];
@@ -44,4 +52,4 @@ std::string describe_l2_placement(std::uint64_t working_set_bytes, std::uint64_t
   return text;
 }
 
-}  // namespace gpubench::suites::memory
+}  // namespace gpubench::suite
