@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <map>
 #include <span>
 #include <string_view>
@@ -9,6 +10,7 @@
 
 #include "compare/aggregates.hpp"
 #include "compare/algorithms.hpp"
+#include "compare/gpu_pairing.hpp"
 #include "compare/hardware.hpp"
 #include "compare/run_problems.hpp"
 #include "compare/stats/stats.hpp"
@@ -161,13 +163,24 @@ bool compared_metric(std::string_view metric, const std::optional<std::string>& 
 namespace {
 
 // The rows compare looks at, sorted by key; rows of one key stay in side order (stable), so a
-// pool's first row is the one the side listed first.
-std::vector<KeyedRow> keyed_rows(const Side& side, const Options& options) {
+// pool's first row is the one the side listed first. A GPU row is keyed by the name `pairing`
+// gives it (compare/gpu_pairing.hpp); names that differ from the row's own are kept in `renamed`
+// (a deque: its strings never move, so the views stay valid).
+std::vector<KeyedRow> keyed_rows(const Side& side, const Options& options,
+                                 const GpuPairing& pairing, std::deque<std::string>& renamed) {
   std::vector<KeyedRow> out;
   out.reserve(side.results.size());
   for (const results::ResultRow& row : side.results) {
     if (!compared_metric(row.metric, options.metric)) continue;
     if (row.role == results::MetricRole::parameter) continue;  // describes the case
+    if (pairing.by_uuid && row.device_index) {
+      PairedName name = paired_name(pairing, row);
+      std::string_view benchmark = row.benchmark;
+      if (name.benchmark != row.benchmark)
+        benchmark = renamed.emplace_back(std::move(name.benchmark));
+      out.push_back({row.suite, benchmark, row.metric, std::move(name.device), &row});
+      continue;
+    }
     out.push_back({row.suite, row.benchmark, row.metric, device_label(row.device_index), &row});
   }
   std::stable_sort(out.begin(), out.end(),
@@ -234,6 +247,7 @@ SideStats side_stats(const Pool& pool, const RunOfExecution& run_of) {
     values.insert(values.end(), rows[i]->values.begin(), rows[i]->values.end());
     for (int t : rows[i]->throttled) s.throttled += t == 1 ? 1 : 0;
     if (s.gpu_uuid.empty()) s.gpu_uuid = rows[i]->gpu_uuid;
+    if (!s.device_index) s.device_index = rows[i]->device_index;
   }
   // Runs in the order of their first execution.
   std::vector<int64_t> runs;
@@ -448,9 +462,13 @@ Comparison compare_sides(const Side& base, const Side& candidate, const Options&
 
   // Both sides sorted by key and merged: pools in key order, as the entries are kept.
   // The two sides are sorted at once, one on a second thread.
+  // GPU series are paired by UUID when both sides know them (compare/gpu_pairing.hpp).
+  const GpuPairing pairing = pair_gpus(base, candidate);
+  cmp.gpu_pairing = pairing.note;
   std::vector<KeyedRow> b_rows, c_rows;
-  run_both([&] { b_rows = keyed_rows(base, options); },
-           [&] { c_rows = keyed_rows(candidate, options); });
+  std::deque<std::string> b_names, c_names;
+  run_both([&] { b_rows = keyed_rows(base, options, pairing, b_names); },
+           [&] { c_rows = keyed_rows(candidate, options, pairing, c_names); });
   const std::vector<Pool> b = pools_of(b_rows);
   const std::vector<Pool> c = pools_of(c_rows);
   std::vector<std::pair<const Pool*, const Pool*>> matched;

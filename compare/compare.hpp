@@ -102,6 +102,9 @@ struct SideStats {
   double max = 0;
   std::size_t throttled = 0;
   std::string gpu_uuid;
+  // The CUDA ordinal this side's suite named the GPU by (`device:N`); with series paired by UUID
+  // (compare/gpu_pairing.hpp) the two sides' may differ. Unset for a host series.
+  std::optional<int> device_index;
   std::vector<double> values;  // pooled samples
 };
 
@@ -205,6 +208,9 @@ struct Comparison {
   std::vector<Unmatched> removed;  // base only
   std::vector<Unmatched> skipped;  // skipped/ignored on either side
   std::vector<SuiteSummary> suites;
+  // How GPU series were paired (compare/gpu_pairing.hpp GpuPairing::note): "GPU series paired by
+  // GPU UUID", or by CUDA index with why; empty when neither side ran on a GPU.
+  std::string gpu_pairing;
   // Failed, interrupted or running runs and failed suites on either side, for the top of every
   // output ("candidate run 7 is failed: suite memory crashed (signal 11)").
   std::vector<std::string> problems;

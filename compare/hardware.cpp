@@ -6,6 +6,7 @@
 #include <set>
 
 #include "compare/compare.hpp"
+#include "compare/gpu_pairing.hpp"
 #include "results/model.hpp"
 #include "results/sqlite/sqlite.hpp"
 #include "results/store.hpp"
@@ -91,8 +92,9 @@ std::vector<std::string> run_hardware_problems(results::Store& store, const resu
                                                const ExpectedHardware& expected) {
   std::vector<std::string> out;
   if (!expected.any()) return out;
-  out = hardware_problems(expected, run.info.gpus,
-                          missing_gpus(store, run.info.host.hostname, run.run.id, run.info.gpus));
+  out = hardware_problems(
+      expected, run.info.gpus,
+      missing_gpus(store, run.info.host.hostname, run.run.id, run.info.gpus, run.run.started_at));
   if (expected.gpus) {
     if (auto skips = lost_device_skips(rows)) out.push_back(*skips);
   }
@@ -100,20 +102,28 @@ std::vector<std::string> run_hardware_problems(results::Store& store, const resu
 }
 
 std::vector<MissingGpu> missing_gpus(results::Store& store, const std::string& hostname,
-                                     int64_t run_id, const std::vector<results::GpuInfo>& present) {
+                                     int64_t run_id, const std::vector<results::GpuInfo>& present,
+                                     const std::string& before) {
   std::set<std::string> here;
   for (const results::GpuInfo& g : present) here.insert(g.uuid);
-  // The bare columns come from the row of max(run_id) (SQLite's rule for a lone max()).
+  // Newest first by start time (ids follow import order, not time: a run imported later may have
+  // started earlier). Only runs that started before `before` (ties: a smaller id) count: a GPU
+  // seen in a rerun after the run is no evidence of what the run should have had, and "last seen
+  // run N" must name a run from before it (issue 38).
   results::Statement st = store.database().prepare(
-      "SELECT g.uuid, g.pci_bus_id, g.name, max(rg.run_id) FROM run_gpus rg "
+      "SELECT g.uuid, g.pci_bus_id, g.name, r.id FROM run_gpus rg "
       "JOIN gpu_devices g ON g.id = rg.gpu_device_id JOIN runs r ON r.id = rg.run_id "
       "JOIN hosts h ON h.id = r.host_id WHERE h.hostname = ?1 AND rg.run_id <> ?2 "
-      "GROUP BY g.uuid ORDER BY 4 DESC, g.uuid");
-  st.bind(1, std::string_view(hostname)).bind(2, run_id);
+      "AND (?3 = '' OR julianday(?3) IS NULL OR julianday(r.started_at) < julianday(?3) "
+      "OR (julianday(r.started_at) = julianday(?3) AND r.id < ?2)) "
+      "ORDER BY julianday(r.started_at) DESC, r.id DESC, g.uuid");
+  st.bind(1, std::string_view(hostname)).bind(2, run_id).bind(3, std::string_view(before));
   std::vector<MissingGpu> out;
+  std::set<std::string> named;
   while (st.step()) {
     MissingGpu m{st.column_text(0), st.column_text(1), st.column_text(2), st.column_int64(3)};
     if (m.uuid.empty() || m.uuid == results::k_unknown || here.count(m.uuid)) continue;
+    if (!named.insert(m.uuid).second) continue;  // seen in a newer run already
     out.push_back(std::move(m));
   }
   return out;
@@ -265,24 +275,29 @@ void count_lost_hardware(const Side& base, const Side& candidate, Comparison& cm
   // Per suite, a GPU that measured it on base and is gone from the candidate's runs. CUDA numbers
   // the remaining GPUs from 0, so losing GPU 3 of 8 removes the series of `device:7`, whose own
   // GPU is still there (as device 6): the suite's removed GPU series are lost all the same.
+  // Paired by UUID (compare/gpu_pairing.hpp), the numbers no longer shift: only the lost GPU's own
+  // series are removed.
+  const GpuPairing pairing = pair_gpus(base, candidate);
   std::map<std::string, std::string> gone_by_suite;
   for (const results::ResultRow& row : base.results) {
-    if (!row.device_index || row.gpu_uuid.empty() || row.gpu_uuid == results::k_unknown ||
-        view.uuids.count(row.gpu_uuid) || !view.suites.count(row.suite)) {
+    if (pairing.by_uuid || !row.device_index || row.gpu_uuid.empty() ||
+        row.gpu_uuid == results::k_unknown || view.uuids.count(row.gpu_uuid) ||
+        !view.suites.count(row.suite)) {
       continue;
     }
     gone_by_suite.try_emplace(row.suite, row.gpu_uuid);
   }
   std::map<Key, Entry> made;
   for (const results::ResultRow& row : base.results) {
-    const Key key{row.suite, row.benchmark, row.metric,
-                  row.device_index ? "gpu" + std::to_string(*row.device_index) : "host"};
+    PairedName name = paired_name(pairing, row);
+    const Key key{row.suite, std::move(name.benchmark), row.metric, std::move(name.device)};
     if (!removed.count(key) || key.device == "host" || !view.suites.count(key.suite)) continue;
     if (!lost.count(key)) {
       const bool own_gpu_known = !row.gpu_uuid.empty() && row.gpu_uuid != results::k_unknown;
       if (own_gpu_known && !view.uuids.count(row.gpu_uuid)) {
-        lost[key] = "lost with its GPU: " + row.gpu_uuid + " measured it on base and is not in " +
-                    "the candidate's run";
+        lost[key] = "lost with its GPU: " + row.gpu_uuid +
+                    " (device:" + std::to_string(*row.device_index) +
+                    " on base) measured it on base and is not in the candidate's run";
       } else if (auto gone = gone_by_suite.find(key.suite); gone != gone_by_suite.end()) {
         lost[key] = "lost with a GPU: " + gone->second + " measured this suite on base and is " +
                     "not in the candidate's run (CUDA numbered the remaining GPUs from 0, so " +
@@ -300,6 +315,7 @@ void count_lost_hardware(const Side& base, const Side& candidate, Comparison& cm
       e.direction = row.direction;
       e.primary = row.role != results::MetricRole::secondary;
       e.base.gpu_uuid = row.gpu_uuid;
+      e.base.device_index = row.device_index;
       e.ratio = e.ci_low = e.ci_high = e.p_value = e.q_value = e.mde = std::nan("");
       e.verdict = Verdict::missing;
       e.lost_hardware = true;

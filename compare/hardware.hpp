@@ -57,9 +57,13 @@ struct MissingGpu {
 };
 
 // GPUs the store recorded in runs on `hostname` (other than `run_id`; 0: none excluded) that are
-// not in `present`, the most recently seen first. Unknown UUIDs are left out.
+// not in `present`, the most recently seen first (by the runs' start times), each with the newest
+// run that had it. With `before` (ISO 8601, the run's own start) only runs that started before it
+// count (at the same instant: those with a smaller id); empty: every run. Unknown UUIDs are left
+// out.
 std::vector<MissingGpu> missing_gpus(results::Store& store, const std::string& hostname,
-                                     int64_t run_id, const std::vector<results::GpuInfo>& present);
+                                     int64_t run_id, const std::vector<results::GpuInfo>& present,
+                                     const std::string& before = "");
 
 // What falls short of `expected`, one line each, e.g.
 //   "incomplete: expected 8 GPUs, found 7 (missing GPU-1234, last seen run 41)"

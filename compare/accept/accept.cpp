@@ -9,6 +9,7 @@
 #include <set>
 
 #include "compare/accept/accept_detail.hpp"
+#include "compare/gpu_pairing.hpp"
 #include "compare/hardware.hpp"
 #include "compare/run_noise.hpp"
 #include "compare/run_problems.hpp"
@@ -226,6 +227,20 @@ AcceptResult accept_against_reference(const Side& run, const Side& reference,
                                       const AcceptOptions& options) {
   AcceptResult result = start(run, reference.selection, options);
   std::map<Key, Pooled> mine = pool(run);
+  // A GPU's series are held to the same GPU's in the reference when both know the UUIDs
+  // (compare/gpu_pairing.hpp): the run's name of a series is mapped to the reference's name of it
+  // (GPU-...4 ran as device:3 after GPU 3 was lost; the reference named it device:4).
+  const GpuPairing pairing = pair_gpus(reference, run);
+  const auto reference_name = [&](const Key& key, const Pooled& p) -> PairedName {
+    const results::ResultRow& row = *p.first;
+    if (!pairing.by_uuid || !row.device_index || !pairing.base_index.count(row.gpu_uuid)) {
+      // By index: also a GPU the reference does not have (a replaced one), held to the
+      // reference's GPU of its number.
+      return {key.benchmark, key.device};
+    }
+    const int index = pairing.base_index.at(row.gpu_uuid);
+    return {with_device_index(key.benchmark, index), device_label(index)};
+  };
   // Reference values pooled over its devices: the reference is the class, not a GPU.
   std::map<Key, Pooled> ref;
   // GPUs each benchmark was measured on, in the reference and in the run: a GPU fewer in the run
@@ -253,11 +268,14 @@ AcceptResult accept_against_reference(const Side& run, const Side& reference,
   std::map<std::pair<std::string, std::string>, std::pair<Key, const Pooled*>> no_samples;
   for (const auto& [key, p] : mine) {
     if (key.metric.empty()) {
-      no_samples[{key.benchmark, key.device == "host" ? "host" : "gpu"}] = {key, &p};
+      no_samples[{reference_name(key, p).benchmark, key.device == "host" ? "host" : "gpu"}] = {key,
+                                                                                               &p};
     }
   }
   for (const auto& [key, p] : mine) {
+    const PairedName named = reference_name(key, p);
     Key rk = key;
+    rk.benchmark = named.benchmark;
     rk.device = key.device == "host" ? "host" : "gpu";
     auto it = ref.find(rk);
     if (it == ref.end()) continue;  // not in the reference: nothing to accept against
@@ -288,7 +306,9 @@ AcceptResult accept_against_reference(const Side& run, const Side& reference,
     if (usable(c, p)) {
       // Run-to-run noise: the run and the reference are one run each, so the history's variance
       // of one run's median counts once a side (as compare's estimate()).
-      const SeriesNoise* noise = series_noise(options.history, key);
+      // History is the reference's: its series of this GPU are named as the reference named them.
+      const Key noise_key{key.suite, named.benchmark, key.metric, named.device};
+      const SeriesNoise* noise = series_noise(options.history, noise_key);
       const double extra = noise ? 2.0 * noise->log_sd * noise->log_sd : 0.0;
       RatioEstimate r = ratio_of_medians(
           rp.values, p.values, options.confidence, extra,
@@ -312,12 +332,40 @@ AcceptResult accept_against_reference(const Side& run, const Side& reference,
                    format_significant(options.confidence * 100.0, 2) + "%" +
                    " confidence; required: no worse than -" + pct(options.tolerance) +
                    marginal_advice(c) + noise_note(options, key, noise, c.per_execution);
+        if (named.benchmark != key.benchmark) {
+          c.reason += "; the reference measured this GPU as " + named.device + " (paired by UUID)";
+        }
       }
     }
     result.checks.push_back(std::move(c));
   }
+  // GPUs of the run (recorded, or named by a row): a reference GPU not among them is lost, and
+  // its series are said once, under the GPU, not once per benchmark (issue 38).
+  std::set<std::string> run_uuids;
+  for (const results::RunDetail& r : run.runs) {
+    for (const results::GpuInfo& g : r.info.gpus) run_uuids.insert(g.uuid);
+  }
+  for (const results::ResultRow& row : run.results) {
+    if (knows_gpu(row)) run_uuids.insert(row.gpu_uuid);
+  }
+  struct LostGpu {
+    Key first;
+    int index = -1;
+    std::vector<std::string> benchmarks;
+  };
+  std::map<std::string, LostGpu> lost;  // by UUID
   for (const auto& [key, p] : ref) {
     if (seen.count(key) || p.values.empty() || !is_primary(*p.first)) continue;
+    if (pairing.by_uuid && p.first->device_index && knows_gpu(*p.first) &&
+        !run_uuids.count(p.first->gpu_uuid)) {
+      LostGpu& l = lost[p.first->gpu_uuid];
+      if (l.benchmarks.empty()) {
+        l.first = key;
+        l.index = *p.first->device_index;
+      }
+      l.benchmarks.push_back(key.benchmark + " " + key.metric);
+      continue;
+    }
     auto gone = no_samples.find({key.benchmark, key.device});
     if (gone == no_samples.end()) {
       result.missing.push_back({key, "in the reference, never measured in the run"});
@@ -333,6 +381,22 @@ AcceptResult accept_against_reference(const Side& run, const Side& reference,
     fill_device(c, run, *gone->second.second->first);
     usable(c, *gone->second.second);
     result.checks.push_back(std::move(c));
+  }
+  for (const auto& [uuid, l] : lost) {
+    std::string bus;
+    for (const results::RunDetail& r : reference.runs) {
+      for (const results::GpuInfo& g : r.info.gpus) {
+        if (g.uuid == uuid && g.pci_bus_id != results::k_unknown) bus = g.pci_bus_id;
+      }
+    }
+    std::vector<std::string> shown(
+        l.benchmarks.begin(), l.benchmarks.begin() + std::min<std::size_t>(3, l.benchmarks.size()));
+    result.missing.push_back(
+        {l.first, "lost with its GPU: " + uuid + " (device:" + std::to_string(l.index) +
+                      " in the reference" + (bus.empty() ? "" : ", bus " + bus) +
+                      ") is not in the run; it measured " + std::to_string(l.benchmarks.size()) +
+                      " series in the reference: " + join(shown, ", ") +
+                      (l.benchmarks.size() > shown.size() ? ", ..." : "")});
   }
   for (const auto& [key, devices] : ref_gpus) {
     auto it = run_gpus.find(key);

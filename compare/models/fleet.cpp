@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -60,6 +61,28 @@ std::vector<int64_t> select_runs(results::Store& store, const std::vector<std::s
                     "import or run some first ('gpubench runs' lists what is stored)");
   }
   return ids;
+}
+
+std::vector<int64_t> newest_per_host(results::Store& store, const std::vector<int64_t>& run_ids,
+                                     int per_host) {
+  if (per_host <= 0) return run_ids;
+  const std::set<int64_t> wanted(run_ids.begin(), run_ids.end());
+  // host -> (start, id) of its selected runs
+  std::map<std::string, std::vector<std::pair<std::string, int64_t>>> by_host;
+  for (const results::RunRow& r : store.list_runs(0)) {
+    if (wanted.count(r.id)) by_host[r.hostname].emplace_back(r.started_at, r.id);
+  }
+  std::vector<int64_t> out;
+  for (auto& [host, runs] : by_host) {
+    // Start times are stored in one form (UTC, ISO 8601, milliseconds), so text order is time
+    // order.
+    std::sort(runs.begin(), runs.end(), std::greater<>());
+    for (std::size_t i = 0; i < runs.size() && i < static_cast<std::size_t>(per_host); ++i) {
+      out.push_back(runs[i].second);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 Observations load_observations(results::Store& store, const std::vector<int64_t>& run_ids) {

@@ -73,6 +73,12 @@ Observations load_observations(results::Store& store, const std::vector<int64_t>
 // Throws Error(bad_input) when nothing is selected.
 std::vector<int64_t> select_runs(results::Store& store, const std::vector<std::string>& selectors);
 
+// The newest `per_host` of `run_ids` on each host (by start time; the same instant: the larger
+// id), ascending; `per_host` 0 keeps them all. A fleet is what its hosts are now: the median over
+// every run of a host hides a GPU that went slow in the newest one (issue 38).
+std::vector<int64_t> newest_per_host(results::Store& store, const std::vector<int64_t>& run_ids,
+                                     int per_host);
+
 struct OutlierRule {
   double z_threshold = 3.5;  // |robust z| beyond this ...
   double min_effect = 0.05;  // ... and worse than the model's median by more than this fraction

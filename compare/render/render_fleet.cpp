@@ -79,6 +79,7 @@ json fleet_json(const Fleet& fleet, const Observations& obs, const FleetOptions&
           {"suite", options.suite.empty() ? json(nullptr) : json(options.suite)},
           {"metric", options.metric.empty() ? json(nullptr) : json(options.metric)},
           {"runs", obs.runs},
+          {"runs_used", options.runs_used},
           {"gpus_per_model", gpus_per_model(obs)},
           {"series", series},
           {"outliers", outliers}};
@@ -91,7 +92,9 @@ void fleet_text(std::ostream& out, const Fleet& fleet, const Observations& obs,
   char rule[128];
   std::snprintf(rule, sizeof rule, "worse than the model's median by > %g%% and |robust z| > %g",
                 100 * options.rule.min_effect, options.rule.z_threshold);
-  out << "Fleet: " << obs.runs.size() << " run(s); outlier = " << rule << "\n";
+  out << "Fleet: " << obs.runs.size() << " run(s)"
+      << (options.runs_used.empty() ? "" : " (" + options.runs_used + ")") << "; outlier = " << rule
+      << "\n";
   // One set of shown names for every model's table: a benchmark reads the same in each.
   std::vector<std::string> names;
   std::size_t longest = 0;

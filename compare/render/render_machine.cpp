@@ -21,6 +21,7 @@ nlohmann::json number(double v) {
 
 nlohmann::json side_json(const SideStats& s) {
   return {{"n", s.n},
+          {"device_index", s.device_index ? nlohmann::json(*s.device_index) : nlohmann::json()},
           {"runs", s.runs},
           {"executions", s.executions},
           {"per_run_medians", s.per_run},
@@ -105,6 +106,7 @@ nlohmann::json comparison_json_head(const Comparison& cmp) {
     env.push_back({{"field", d.field}, {"base", d.base}, {"candidate", d.candidate}});
   }
   doc["environment_differences"] = env;
+  doc["gpu_pairing"] = cmp.gpu_pairing.empty() ? nlohmann::json() : nlohmann::json(cmp.gpu_pairing);
   std::size_t counts[k_verdict_count] = {};
   for (Verdict v : k_all_verdicts) counts[static_cast<std::size_t>(v)] = cmp.count(v);
   doc["counts"] = counts_json(counts);
@@ -187,6 +189,7 @@ namespace {
 void write_side(JsonWriter& w, const SideStats& s) {
   w.begin_object();
   w.key("cv").number(s.cv);
+  w.key("device_index").optional_integer(s.device_index);
   w.key("executions").unsigned_integer(s.executions);
   w.key("gpu_uuid").string(s.gpu_uuid);
   w.key("max").number(s.max);

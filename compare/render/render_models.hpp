@@ -20,6 +20,9 @@ struct FleetOptions {
   OutlierRule rule;
   std::string suite;
   std::string metric;
+  // Which of the selected runs were used, for the head of the output: "the newest run of each
+  // host" (the default), "the newest 3 runs of each host", "every selected run".
+  std::string runs_used;
 };
 // format: text, json, html. Lists every series' median and MAD and each GPU's robust z.
 void render_fleet(std::ostream& out, const Fleet& fleet, const Observations& obs,

@@ -100,6 +100,18 @@ std::string signed_words(double change, bool known) {
   return pct_abs(change) + (change < 0 ? " worse" : " better");
 }
 
+// The device column: the label, and where series were paired by GPU UUID (compare/gpu_pairing.hpp)
+// and the candidate's suite numbered the GPU otherwise (a GPU before it was lost), the GPU and
+// the candidate's number: "gpu4 = GPU-...4 (candidate gpu3)".
+std::string device_cell(const Entry& e) {
+  if (!e.base.device_index || !e.candidate.device_index ||
+      *e.base.device_index == *e.candidate.device_index) {
+    return e.key.device;
+  }
+  return e.key.device + " = " + text_name(e.candidate.gpu_uuid) + " (candidate " +
+         device_label(e.candidate.device_index) + ")";
+}
+
 }  // namespace
 
 std::vector<const Entry*> entries_in_order(const Comparison& cmp) {
@@ -187,6 +199,7 @@ void render_text(const Comparison& cmp, std::ostream& out, bool colour) {
   for (const std::string& p : cmp.problems) out << "PROBLEM " << p << '\n';
   out << "base:      " << cmp.base_selection << " (" << runs_text(cmp.base_runs) << ")\n";
   out << "candidate: " << cmp.candidate_selection << " (" << runs_text(cmp.candidate_runs) << ")\n";
+  if (!cmp.gpu_pairing.empty()) out << "GPUs:      " << cmp.gpu_pairing << '\n';
   for (const std::string& a : annotation_lines(cmp)) out << "annotated: " << a << '\n';
   out << "\nenvironment differences:";
   if (cmp.env_differences.empty()) out << " none";
@@ -228,7 +241,7 @@ void render_text(const Comparison& cmp, std::ostream& out, bool colour) {
   for (const Entry* ep : entries_in_order(cmp)) {
     const Entry& e = *ep;
     rows.push_back({name.at(e.key.benchmark), e.key.metric + (e.primary ? "" : " (secondary)"),
-                    e.key.device, format_value(e.base.median), format_value(e.candidate.median),
+                    device_cell(e), format_value(e.base.median), format_value(e.candidate.median),
                     e.unit, change_pct(e.ratio), interval(e),
                     std::to_string(e.base.n) + "/" + std::to_string(e.candidate.n),
                     to_string(e.verdict), plain_why(e, cmp.options.confidence)});

@@ -24,6 +24,9 @@ struct FleetArgs {
   std::string min_effect = "5%";
   std::string format = "text";
   std::string output;
+  int last = 1;           // --last N: the newest N runs of each host
+  bool all_runs = false;  // --all-runs: every selected run
+  bool last_given = false;
 };
 
 constexpr double k_max_z = 100;
@@ -42,10 +45,28 @@ void do_fleet(const FleetArgs& args, Context& ctx) {
   options.rule.min_effect = compare::read_percent(args.min_effect, "--min-effect");
   options.suite = args.suite;
   options.metric = args.metric;
+  if (args.last < 1) {
+    throw bad_input("invalid --last " + std::to_string(args.last),
+                    "it is the number of newest runs of each host to use, 1 or more",
+                    "e.g. --last 3, or --all-runs for every selected run");
+  }
+  if (args.all_runs && args.last_given) {
+    throw bad_input("--last and --all-runs contradict each other",
+                    "--last picks the newest runs of each host, --all-runs takes every one",
+                    "give one of them");
+  }
+  options.runs_used = args.all_runs ? "every selected run; --last N: the newest N of each host"
+                      : args.last == 1
+                          ? "the newest run of each host; --last N, --all-runs for more"
+                          : "the newest " + std::to_string(args.last) +
+                                " runs of each host; --all-runs for every one";
   check_output(ctx, args.output);
   results::Store store = open_store(ctx, results::OpenMode::read_only);
-  const compare::Observations obs =
-      compare::load_observations(store, compare::select_runs(store, args.selectors));
+  // A fleet is what its hosts are now (issue 38): by default the newest run of each host, so an
+  // older healthy run does not outvote the newest one where a GPU went slow.
+  const compare::Observations obs = compare::load_observations(
+      store, compare::newest_per_host(store, compare::select_runs(store, args.selectors),
+                                      args.all_runs ? 0 : args.last));
   const compare::Fleet fleet = compare::fleet_scores(obs, options.rule, args.suite, args.metric);
   if (fleet.series.empty()) {
     throw bad_input("no series to compare across GPUs",
@@ -69,7 +90,8 @@ void add_fleet_command(CLI::App& app, Context& ctx) {
       "Every GPU against the others of its model: median, MAD, robust z; exit 1 when "
       "a GPU is an outlier");
   cmd->add_option("selectors", args->selectors,
-                  "runs (as for models); default: every complete run");
+                  "runs (as for models); default: every complete run. Of these, the newest run "
+                  "of each host is used unless --last or --all-runs says otherwise");
   cmd->add_option("--suite", args->suite, "only this suite");
   cmd->add_option("--metric", args->metric, "only this metric (default: each suite's primary)");
   cmd->add_option("--z", args->z, "|robust z| beyond which a worse GPU is an outlier")
@@ -77,6 +99,11 @@ void add_fleet_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--min-effect", args->min_effect,
                   "and worse than the model's median by more than this")
       ->capture_default_str();
+  cmd->add_option("--last", args->last,
+                  "use the newest N of the selected runs of each host (default 1: the newest)")
+      ->each([args](const std::string&) { args->last_given = true; });
+  cmd->add_flag("--all-runs", args->all_runs,
+                "use every selected run (each GPU's median over its runs)");
   cmd->add_option("--format", args->format, "text, json or html")->capture_default_str();
   cmd->add_option("-o,--output", args->output, "file to write (default: stdout)");
   cmd->callback([args, &ctx] { do_fleet(*args, ctx); });

@@ -4,6 +4,7 @@
 #include <ostream>
 #include <set>
 
+#include "compare/gpu_pairing.hpp"
 #include "compare/render/render.hpp"
 #include "compare/run_noise.hpp"
 #include "compare/selection.hpp"
@@ -151,7 +152,13 @@ UntilDecidedOutcome run_until_decided(results::Store& store, const RunOptions& r
     for (const compare::Entry& e : cmp.entries) {
       if (e.verdict != compare::Verdict::inconclusive) continue;
       suites.insert(e.key.suite);
-      names.insert(e.key.benchmark);
+      // Paired by UUID (compare/gpu_pairing.hpp), the key holds the base's `device:N`; the rerun
+      // selects the candidate's own number of the GPU.
+      const bool renumbered = e.base.device_index && e.candidate.device_index &&
+                              *e.base.device_index != *e.candidate.device_index;
+      names.insert(renumbered
+                       ? compare::with_device_index(e.key.benchmark, *e.candidate.device_index)
+                       : e.key.benchmark);
     }
     out << "until-decided: round " << extra << " (candidate " << cmp.candidate_selection << " vs "
         << options.base << "): " << cmp.count(compare::Verdict::inconclusive) << " inconclusive of "

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "compare/accept/accept.hpp"
+#include "compare/gpu_pairing.hpp"
 #include "compare/hardware.hpp"
 #include "fixtures.hpp"
 #include "util/error.hpp"
@@ -196,4 +197,75 @@ TEST(Hardware, AGpuLostFromTheMiddleIsMissingThoughTheGpusWereRenumbered) {
     EXPECT_NE(e.reason.find("GPU-fixture-3"), std::string::npos) << e.reason;
   }
   EXPECT_EQ(cmp.exit_code(FailOn::regression), 1);
+}
+
+// Issue 38: paired by UUID, each GPU is held to itself. GPU i measures 400 + 4 i, so a series
+// held against its neighbour is 1% off; the lost GPU is the only missing one, named as the base
+// named it.
+TEST(Hardware, SeriesArePairedByUuidAfterAGpuIsLost) {
+  std::vector<double> mean;
+  for (int i = 0; i < 8; ++i) mean.push_back(400.0 + 4.0 * i);
+  const Side base = server(1, gpus(8), mean);
+  std::vector<GpuInfo> left = gpus(8);
+  left.erase(left.begin() + 3);
+  std::vector<double> left_mean = mean;
+  left_mean.erase(left_mean.begin() + 3);
+  const Comparison cmp = compare_sides(base, server(2, left, left_mean), Options{});
+  EXPECT_EQ(cmp.gpu_pairing, "GPU series paired by GPU UUID");
+  EXPECT_TRUE(cmp.removed.empty());
+  EXPECT_TRUE(cmp.added.empty());
+  ASSERT_EQ(cmp.entries.size(), 8u);
+  for (const Entry& e : cmp.entries) {
+    if (e.verdict == Verdict::missing) {
+      EXPECT_EQ(e.key.benchmark, "memory/triad/bytes:1/device:3/manual_time");
+      EXPECT_NE(e.reason.find("GPU-fixture-3 (device:3 on base)"), std::string::npos) << e.reason;
+      continue;
+    }
+    EXPECT_EQ(e.base.gpu_uuid, e.candidate.gpu_uuid) << e.key.benchmark;
+    EXPECT_EQ(e.verdict, Verdict::unchanged) << e.key.benchmark << ": " << e.reason;
+    EXPECT_NEAR(e.ratio, 1.0, 0.005) << e.key.benchmark;
+  }
+  EXPECT_EQ(cmp.count(Verdict::missing), 1u);
+}
+
+// Without a UUID on one side, the CUDA index pairs them (said so), and the shifted numbers make
+// the last ordinal's series the lost one (issue 23's rule).
+TEST(Hardware, WithoutUuidsTheCudaIndexPairsAndTheNoteSaysSo) {
+  const Side base = server(1, gpus(8), std::vector(8, 400.0));
+  std::vector<GpuInfo> left = gpus(8);
+  left.erase(left.begin() + 3);
+  Side candidate = server(2, left, std::vector(7, 400.0));
+  for (auto& r : candidate.results) r.gpu_uuid.clear();
+  const Comparison cmp = compare_sides(base, candidate, Options{});
+  // (A side built by hand lists no suite runs: the note names the side, not a run.)
+  EXPECT_EQ(cmp.gpu_pairing.rfind(
+                "GPU series paired by CUDA index (device:N), not by GPU UUID: candidate side", 0),
+            0u)
+      << cmp.gpu_pairing;
+  ASSERT_EQ(cmp.count(Verdict::missing), 1u);
+  for (const Entry& e : cmp.entries) {
+    if (e.verdict == Verdict::missing) {
+      EXPECT_EQ(e.key.benchmark, "memory/triad/bytes:1/device:7/manual_time");
+    }
+  }
+}
+
+// A GPU replaced by another (a new UUID in the same slot) is not the old one: the old GPU's
+// series are missing, the new one's added under its UUID (characters unsafe in a label replaced).
+TEST(Hardware, AReplacedGpuIsNotPairedWithTheOneItReplaced) {
+  const Side base = server(1, gpus(4), std::vector(4, 400.0));
+  std::vector<GpuInfo> now = gpus(4);
+  now[2].uuid = "GPU-new\x1b[31m";
+  const Comparison cmp = compare_sides(base, server(2, now, std::vector(4, 400.0)), Options{});
+  ASSERT_EQ(cmp.count(Verdict::missing), 1u);
+  ASSERT_EQ(cmp.added.size(), 1u);
+  EXPECT_EQ(cmp.added[0].key.device.rfind("GPU-new__31m~", 0), 0u) << cmp.added[0].key.device;
+  EXPECT_EQ(cmp.added[0].key.benchmark, "memory/triad/bytes:1/device:2/manual_time");
+  EXPECT_EQ(cmp.count(Verdict::unchanged), 3u);
+}
+
+TEST(Hardware, DeviceIndexReplacedInAName) {
+  EXPECT_EQ(with_device_index("memory/triad/device:3/manual_time", 4),
+            "memory/triad/device:4/manual_time");
+  EXPECT_EQ(with_device_index("fusion/x/threads:2", 4), "fusion/x/threads:2");
 }
