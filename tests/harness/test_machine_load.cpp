@@ -85,8 +85,8 @@ TEST(MachineLoad, CompareNamesADifferenceOfHalfACpuOrMore) {
   const auto diffs = compare::environment_differences(run_with(1.0), run_with(18.0));
   ASSERT_EQ(diffs.size(), 1u);
   EXPECT_EQ(diffs[0].field, "machine load (memory)");
-  EXPECT_EQ(diffs[0].base, "0.1 CPUs busy elsewhere (load average 2.1)");
-  EXPECT_EQ(diffs[0].candidate, "1.8 CPUs busy elsewhere (load average 2.1)");
+  EXPECT_EQ(diffs[0].base, "0.10 CPUs busy elsewhere (load average 2.10)");
+  EXPECT_EQ(diffs[0].candidate, "1.8 CPUs busy elsewhere (load average 2.10)");
   EXPECT_TRUE(compare::environment_differences(run_with(1.0), run_with(5.0)).empty())
       << "0.4 CPUs apart is within the noise";
 }
