@@ -4,8 +4,10 @@
 #include <cmath>
 #include <deque>
 #include <map>
+#include <set>
 #include <span>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 
 #include "compare/aggregates.hpp"
@@ -103,10 +105,19 @@ std::size_t Comparison::compared() const {
       std::count_if(entries.begin(), entries.end(), [](const Entry& e) { return e.primary; }));
 }
 
+std::size_t Comparison::removed_benchmarks() const {
+  std::set<std::tuple<std::string, std::string, std::string>> gone;
+  for (const Unmatched& u : removed) gone.insert({u.key.suite, u.key.benchmark, u.key.device});
+  return gone.size();
+}
+
 std::size_t Comparison::failing(FailOn fail_on) const {
+  // A benchmark the base measured and the candidate did not run (a suite that stopped running)
+  // is no pass: it fails under every --fail-on but never, each counted once.
   return static_cast<std::size_t>(
-      std::count_if(entries.begin(), entries.end(),
-                    [&](const Entry& e) { return e.primary && entry_fails(e, fail_on); }));
+             std::count_if(entries.begin(), entries.end(),
+                           [&](const Entry& e) { return e.primary && entry_fails(e, fail_on); })) +
+         (fail_on == FailOn::never ? 0 : removed_benchmarks());
 }
 
 bool entry_fails(const Entry& entry, FailOn fail_on) {

@@ -40,6 +40,7 @@ inline constexpr std::size_t k_verdict_count = 7;
 //   changed:      a regression or a `changed` (significant change, direction unknown);
 //   inconclusive: anything not decided: regression, changed, inconclusive, invalid, missing;
 //   never:        nothing.
+// Under all but never, a benchmark in the base that the candidate lacks (removed) fails too.
 enum class FailOn { regression, changed, inconclusive, never };
 const char* to_string(FailOn fail_on);
 std::optional<FailOn> fail_on_from_string(const std::string& text);
@@ -218,7 +219,11 @@ struct Comparison {
   // entries count (secondary metrics are shown, not counted).
   std::size_t count(Verdict verdict) const;
   std::size_t compared() const;  // primary entries: the sum of count() over every verdict
-  std::size_t failing(FailOn fail_on) const;  // entries that fail under fail_on
+  // Entries that fail under fail_on, plus (but under never) removed_benchmarks(): a suite or
+  // benchmark the base has and the candidate did not run fails the comparison.
+  std::size_t failing(FailOn fail_on) const;
+  // Distinct (suite, benchmark, device) in `removed`: benchmarks of the base not in the candidate.
+  std::size_t removed_benchmarks() const;
   // Exit code per --fail-on: 1 when it fails, else 0.
   int exit_code(FailOn fail_on) const;
 };

@@ -1,4 +1,6 @@
 // Environment differences between the two sides of a comparison (DESIGN.md: verdicts name them).
+#include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <set>
@@ -27,6 +29,44 @@ std::string gpu_models(const results::RunDetail& run) {
   std::vector<std::string> parts;
   for (const auto& [name, n] : counts) parts.push_back(std::to_string(n) + "x " + name);
   return join(parts, "+");
+}
+
+// The busiest execution of each suite on a side: CPUs other processes kept busy while it ran
+// (results::MachineLoad, recorded by `gpubench run`), with the load average then.
+std::map<std::string, const results::MachineLoad*> busiest_by_suite(
+    const std::vector<results::RunDetail>& runs) {
+  std::map<std::string, const results::MachineLoad*> out;
+  for (const results::RunDetail& run : runs) {
+    for (const results::SuiteRunInfo& s : run.suites) {
+      if (!s.load) continue;
+      auto [it, fresh] = out.emplace(s.suite, &*s.load);
+      if (!fresh && s.load->other_cpus_busy() > it->second->other_cpus_busy()) {
+        it->second = &*s.load;
+      }
+    }
+  }
+  return out;
+}
+
+std::string load_text(const results::MachineLoad& m) {
+  return format_significant(m.other_cpus_busy(), 2) + " CPUs busy elsewhere (load average " +
+         format_significant(std::max(m.loadavg_1m_start, m.loadavg_1m_end), 3) + ")";
+}
+
+// A suite both sides ran whose machine differed in how busy it was with other work by half a CPU
+// or more: a host-bound result can move that much on a neighbour's job alone (issue 38).
+void append_machine_load_differences(const std::vector<results::RunDetail>& base,
+                                     const std::vector<results::RunDetail>& cand,
+                                     std::vector<EnvDifference>& out) {
+  constexpr double k_min_cpus = 0.5;
+  const auto b = busiest_by_suite(base);
+  const auto c = busiest_by_suite(cand);
+  for (const auto& [suite, bl] : b) {
+    auto it = c.find(suite);
+    if (it == c.end()) continue;
+    if (std::fabs(bl->other_cpus_busy() - it->second->other_cpus_busy()) < k_min_cpus) continue;
+    out.push_back({"machine load (" + suite + ")", load_text(*bl), load_text(*it->second)});
+  }
 }
 
 }  // namespace
@@ -85,7 +125,8 @@ std::vector<EnvDifference> environment_differences(const std::vector<results::Ru
     std::string c = joined_values(cand, get);
     if (b != c) out.push_back({"env " + name, b, c});
   }
-  append_doctor_differences(base, cand, out);  // issue 15
+  append_doctor_differences(base, cand, out);        // issue 15
+  append_machine_load_differences(base, cand, out);  // issue 38
   return out;
 }
 

@@ -51,6 +51,7 @@ ExpectedHardware parse_spec_hardware(std::string_view text, const std::string& o
                         "'" + value + "' is not a number of GPUs (1 or more)", example);
       }
       out.gpus = static_cast<int>(*n);
+      out.source = "spec " + origin + " line " + std::to_string(line_no);
     } else if (word == "expect_gpu_model") {
       std::string model = value;
       if (model.size() >= 2 && model.front() == '"' && model.back() == '"') {
@@ -61,11 +62,11 @@ ExpectedHardware parse_spec_hardware(std::string_view text, const std::string& o
                         "'" + value + "' is not a quoted model name", example);
       }
       out.gpu_model = model;
+      out.model_source = "spec " + origin + " line " + std::to_string(line_no);
     } else {
       throw bad_input("unknown '" + word + "' in " + where,
                       "the hardware lines are expect_gpus and expect_gpu_model", example);
     }
-    out.source = "spec " + origin;
   }
   return out;
 }
@@ -83,6 +84,7 @@ ExpectedHardware expected_from_reference(const Side& reference) {
   }
   if (models.size() == 1 && *models.begin() != results::k_unknown) {
     out.gpu_model = *models.begin();
+    out.model_source = out.source;
   }
   return out;
 }
@@ -148,19 +150,27 @@ std::vector<std::string> hardware_problems(const ExpectedHardware& expected,
                                            const std::vector<MissingGpu>& missing) {
   std::vector<std::string> out;
   std::vector<const results::GpuInfo*> usable;
+  const std::string& model_source =
+      expected.model_source.empty() ? expected.source : expected.model_source;
   for (const results::GpuInfo& g : gpus) {
     if (!expected.gpu_model.empty() && !model_matches(g.name, expected.gpu_model)) {
       out.push_back("wrong GPU model: " + gpu_where(g) + " is \"" + g.name + "\", expected \"" +
                     expected.gpu_model + "\"" +
-                    (expected.source.empty() ? "" : " (" + expected.source + ")"));
+                    (model_source.empty() ? "" : " (" + model_source + ")"));
       continue;
     }
     usable.push_back(&g);
   }
   if (expected.gpus && static_cast<int>(usable.size()) < *expected.gpus) {
-    // Another model's GPUs are named on their own lines above; here they are not counted.
-    std::string line = "incomplete: expected " + std::to_string(*expected.gpus) + " GPUs, found " +
-                       std::to_string(usable.size());
+    // Another model's GPUs are named on their own lines above; here they are not counted, and
+    // the count says so ("found 0 \"H200\"" on an H100 server is not "found 0 GPUs").
+    const std::size_t other_model = gpus.size() - usable.size();
+    const std::string model = other_model == 0 ? std::string() : " \"" + expected.gpu_model + "\"";
+    std::string line = "incomplete: expected " + std::to_string(*expected.gpus) + model +
+                       " GPUs, found " + std::to_string(usable.size()) + model;
+    if (other_model > 0) {
+      line += " (" + std::to_string(other_model) + " GPU(s) of another model, named above)";
+    }
     const std::size_t short_by = static_cast<std::size_t>(*expected.gpus) - usable.size();
     std::vector<std::string> named;
     for (std::size_t i = 0; i < missing.size() && i < short_by; ++i) {
@@ -168,14 +178,19 @@ std::vector<std::string> hardware_problems(const ExpectedHardware& expected,
                       std::to_string(missing[i].last_seen_run));
     }
     if (!named.empty()) line += " (missing " + join(named, "; ") + ")";
-    if (!expected.source.empty()) line += " [expected by " + expected.source + "]";
+    if (!expected.source.empty()) {
+      line += " [expected by " + expected.source +
+              (other_model > 0 && model_source != expected.source ? "; model by " + model_source
+                                                                  : std::string()) +
+              "]";
+    }
     out.push_back(std::move(line));
   } else if (!expected.gpus && !expected.gpu_model.empty() && gpus.empty()) {
     // A model is a promise of at least one GPU of it: a server with none (no driver, every GPU
     // lost) must not pass because no GPU was there to be the wrong model. (GPUs of another
     // model are named above.)
     std::string line = "incomplete: expected \"" + expected.gpu_model + "\" GPU(s), found none";
-    if (!expected.source.empty()) line += " [expected by " + expected.source + "]";
+    if (!model_source.empty()) line += " [expected by " + model_source + "]";
     out.push_back(std::move(line));
   }
   return out;

@@ -29,7 +29,10 @@ struct Comparison;
 struct ExpectedHardware {
   std::optional<int> gpus;  // usable GPUs (of gpu_model when set)
   std::string gpu_model;    // a substring of the NVML name, case-insensitive ("H200")
-  std::string source;       // "--expect-gpus", "spec line 3", "reference run 41" (for messages)
+  std::string source;       // of `gpus`: "--expect-gpus", "spec F line 3", "reference run 41"
+  // Of `gpu_model`, which --expect-gpus does not set: a count from the command line and a model
+  // from a spec line are each attributed to where they were written. Empty: `source`.
+  std::string model_source;
   bool any() const { return gpus.has_value() || !gpu_model.empty(); }
 };
 
@@ -39,7 +42,8 @@ int check_expect_gpus(int value, const std::string& option);
 // The hardware lines of an acceptance spec (the rest is compare/accept/accept.hpp parse_spec's):
 //   expect_gpus 8
 //   expect_gpu_model "H200"
-// Bad lines: Error(bad_input) with file:line and an example. source: "spec FILE line N".
+// Bad lines: Error(bad_input) with file:line and an example. source / model_source: "spec FILE
+// line N" of the line that set each.
 ExpectedHardware parse_spec_hardware(std::string_view text, const std::string& origin);
 // True for a spec line parse_spec_hardware reads (its first word starts with "expect_").
 bool is_spec_hardware_line(std::string_view first_word);
@@ -69,6 +73,8 @@ std::vector<MissingGpu> missing_gpus(results::Store& store, const std::string& h
 //   "incomplete: expected 8 GPUs, found 7 (missing GPU-1234, last seen run 41)"
 //   "wrong GPU model: GPU-5678 (index 3, bus 0000:9B:00.0) is \"NVIDIA A100\", expected \"H200\""
 //   "incomplete: expected \"H200\" GPU(s), found none" (a model expected, no GPU at all)
+//   "incomplete: expected 16 \"H200\" GPUs, found 0 \"H200\" (8 GPUs of another model, named
+//    above)" (the count is of the model as written, when one is expected)
 // `missing` names up to the shortfall's number of GPUs (missing_gpus' order). Empty: enough.
 std::vector<std::string> hardware_problems(const ExpectedHardware& expected,
                                            const std::vector<results::GpuInfo>& gpus,

@@ -38,11 +38,71 @@ void check_name(const std::string& name) {
                     "a name must be non-empty without spaces or ':'",
                     "use a name like nightly-h200 or release-1.2");
   }
+  if (name == k_previous_good) {
+    throw bad_input("baseline name '" + name + "' is reserved",
+                    "baseline:previous-good is the rolling baseline: the newest good run before "
+                    "the run it is compared with",
+                    "use another name, e.g. nightly");
+  }
+}
+
+bool is_previous_good(const std::string& selection) {
+  return trim(selection) == std::string("baseline:") + k_previous_good;
 }
 
 }  // namespace
 
+int64_t previous_good_run(results::Store& store, int64_t candidate) {
+  // Good: complete, every suite ok or skipped (run_problems finds nothing), not an
+  // --until-decided rerun and not an imported file; on the candidate's host, started before it.
+  Statement st = store.database().prepare(
+      "SELECT r.id FROM runs r JOIN hosts h ON h.id = r.host_id, runs c "
+      "JOIN hosts ch ON ch.id = c.host_id WHERE c.id = ?1 AND h.hostname = ch.hostname "
+      "AND r.status = 'complete' AND (r.started_at < c.started_at OR "
+      "(r.started_at = c.started_at AND r.id < c.id)) "
+      "AND NOT EXISTS (SELECT 1 FROM suite_runs s WHERE s.run_id = r.id "
+      "AND s.status NOT IN ('ok', 'skipped')) "
+      "AND NOT EXISTS (SELECT 1 FROM run_tags x WHERE x.run_id = r.id AND trim(x.key) IN ('" +
+      std::string(results::k_rerun_tag_key) + "', '" + results::k_imported_tag_key +
+      "')) ORDER BY r.started_at DESC, r.id DESC LIMIT 1");
+  st.bind(1, candidate);
+  if (st.step()) return st.column_int64(0);
+  throw bad_input("baseline:previous-good matches no run before run " + std::to_string(candidate),
+                  "no earlier run on its host is complete with every suite ok (reruns and "
+                  "imported files do not count)",
+                  "compare with a named baseline (`gpubench baseline set NAME RUN`) until a good "
+                  "run is stored; `gpubench runs` lists them");
+}
+
+std::pair<std::vector<int64_t>, std::vector<int64_t>> resolve_pair(results::Store& store,
+                                                                   const std::string& first,
+                                                                   const std::string& second,
+                                                                   int last) {
+  if (is_previous_good(first) && is_previous_good(second)) {
+    throw bad_input("both sides are baseline:previous-good",
+                    "the rolling baseline is the good run before the other side's run",
+                    "give the run to judge as the other side, e.g. compare baseline:previous-good "
+                    "RUN");
+  }
+  // The rolling baseline comes before the oldest run of the other side (ids are newest first).
+  if (is_previous_good(first)) {
+    std::vector<int64_t> other = resolve_selection(store, second, last);
+    return {{previous_good_run(store, other.back())}, other};
+  }
+  if (is_previous_good(second)) {
+    std::vector<int64_t> other = resolve_selection(store, first, last);
+    return {other, {previous_good_run(store, other.back())}};
+  }
+  return {resolve_selection(store, first, last), resolve_selection(store, second, last)};
+}
+
 int64_t baseline_run(results::Store& store, const std::string& name) {
+  if (name == k_previous_good) {
+    throw bad_input("baseline:previous-good needs the run it is compared with",
+                    "the rolling baseline is the newest good run before that run",
+                    "use it as a side of compare or accept --against (`gpubench compare "
+                    "baseline:previous-good RUN`)");
+  }
   Statement st = store.database().prepare("SELECT run_id FROM baselines WHERE name = ?1");
   st.bind(1, name);
   if (st.step()) return st.column_int64(0);
@@ -195,8 +255,9 @@ std::pair<Side, Side> load_sides(results::Store& store, const std::string& base,
   std::pair<Side, Side> sides;
   sides.first.selection = base;
   sides.second.selection = candidate;
-  const std::vector<int64_t> base_ids = resolve_selection(store, base, last);
-  const std::vector<int64_t> candidate_ids = resolve_selection(store, candidate, last);
+  const auto ids = resolve_pair(store, base, candidate, last);
+  const std::vector<int64_t>& base_ids = ids.first;
+  const std::vector<int64_t>& candidate_ids = ids.second;
   run_both([&] { load_runs(store, base_ids, sides.first, keep); },
            [&] {
              results::Store second =

@@ -8,6 +8,11 @@
 //   gpu:SUBSTRING                                 the newest N complete runs with such a GPU
 //   tag:KEY=VALUE~K, host:NAME~K, gpu:SUBSTRING~K  the same, K runs further back (tag:nightly~1
 //                                                 is the previous nightly run)
+//   baseline:previous-good                        the rolling baseline: the newest good run
+//                                                 (complete, every suite ok, not a rerun, not
+//                                                 imported) on the other side's host, before
+//                                                 the other side's (oldest) run; a side of a
+//                                                 pair only (resolve_pair)
 // N is --last (default 1). `latest` and the groups skip `run --until-decided` reruns (tagged
 // until_decided=<first run>: a few benchmarks each, not the server's results); tag:until_decided
 // selects them, an id always does. Unknown ids, unknown baselines and empty selections throw
@@ -27,6 +32,17 @@ namespace gpubench::compare {
 
 std::vector<int64_t> resolve_selection(results::Store& store, const std::string& selection,
                                        int last = 1);
+// The reserved baseline name of the rolling baseline (baseline:previous-good).
+inline constexpr const char* k_previous_good = "previous-good";
+// Both sides of a pair, base first: as resolve_selection, except that baseline:previous-good on
+// one side is previous_good_run of the other side's oldest run.
+std::pair<std::vector<int64_t>, std::vector<int64_t>> resolve_pair(results::Store& store,
+                                                                   const std::string& first,
+                                                                   const std::string& second,
+                                                                   int last = 1);
+// The newest run on `candidate`'s host started before it that is complete, has no failed suite,
+// and is neither an --until-decided rerun nor an imported file; Error(bad_input) when none.
+int64_t previous_good_run(results::Store& store, int64_t candidate);
 // Every complete run a group selector (tag:, host:, gpu:) matches, whatever --last and ~K pick
 // from them; empty for a selector of one run (an id, latest~N, baseline:NAME). History uses it to
 // keep the candidate's group out of the base's noise.

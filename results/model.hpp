@@ -29,6 +29,10 @@ inline constexpr std::size_t k_max_text_bytes = 4096;
 // rerun holds only the benchmarks that were inconclusive: selections of "the latest results"
 // (`latest`, tag:, host:, gpu:) skip runs carrying it, so they resolve to the whole first run.
 inline constexpr const char* k_rerun_tag_key = "until_decided";
+// The tag `gpubench import` gives a run it makes from a Google Benchmark file (value: the file's
+// name): the run was measured elsewhere, so `latest` (while the database has runs of its own) and
+// baseline:previous-good skip it; tag:imported selects such runs, an id always does.
+inline constexpr const char* k_imported_tag_key = "imported";
 
 struct HostInfo {
   std::string hostname = k_unknown;
@@ -114,6 +118,19 @@ enum class SuiteStatus { ok, failed, timeout, crashed, interrupted, skipped };
 const char* to_string(SuiteStatus status);
 std::optional<SuiteStatus> suite_status_from_string(const std::string& text);
 
+// How busy the machine was with other work while a suite ran (harness/run/machine_load.hpp),
+// kept in the suite run's context JSON under "gpubench.machine_load".
+struct MachineLoad {
+  double loadavg_1m_start = 0;  // /proc/loadavg's 1-minute average (runnable tasks) at the start
+  double loadavg_1m_end = 0;    // ... and at the end
+  // CPU seconds other processes used meanwhile: the busy time of /proc/stat's "cpu" line minus
+  // the CPU time of gpubench and of the suite's processes (their rusage).
+  double other_cpu_s = 0;
+  double wall_s = 0;  // seconds the suite ran
+  // CPUs busy elsewhere on average: other_cpu_s / wall_s (0 without a duration).
+  double other_cpus_busy() const { return wall_s > 0 ? other_cpu_s / wall_s : 0; }
+};
+
 // One suite executable's run inside a run.
 struct SuiteRunInfo {
   std::string suite;       // "memory"
@@ -128,6 +145,8 @@ struct SuiteRunInfo {
   std::string reason;       // why it failed / was skipped, for people
   std::string stderr_tail;  // last few KiB of stderr
   std::string stdout_tail;  // last 8 KiB of stdout, kept when the suite did not end ok
+  // Unset: not recorded (imported files, runs stored before issue 38, no /proc).
+  std::optional<MachineLoad> load;
 };
 
 // NVML clocks-event reason groups (util/sample_state.hpp `reasons::`): the power cap (0x4), board

@@ -167,6 +167,10 @@ class Store {
   int64_t begin_run(const RunInfo& info);
   // Records a suite run (after the child finished). Returns the suite run id.
   int64_t add_suite_run(int64_t run_id, const SuiteRunInfo& suite);
+  // Keeps how busy the machine was while the suite ran in its suite run's context JSON (key
+  // "gpubench.machine_load", beside the Google Benchmark context; exported and merged with it),
+  // read back as SuiteRunInfo::load. No schema change.
+  void record_machine_load(int64_t suite_run_id, const MachineLoad& load);
   // Stores a Google Benchmark JSON document's benchmarks as samples of `suite_run_id`.
   // `default_suite` names benchmarks without a suite prefix. Metrics come from the context key
   // "gpubench.metrics" (a JSON array, or a string holding one) or get direction unknown;

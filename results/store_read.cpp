@@ -1,6 +1,7 @@
 // Store: the read side (runs, one run); results are read in store_results.cpp.
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
@@ -125,6 +126,23 @@ std::vector<std::string> json_strings(const std::string& text) {
   return out;
 }
 
+// A suite run's "gpubench.machine_load" (Store::record_machine_load); nullopt when it is not an
+// object of finite numbers (a hand-edited or foreign context).
+std::optional<MachineLoad> machine_load_from(const std::string& text) {
+  const json j = json::parse(text, nullptr, false);
+  if (!j.is_object()) return std::nullopt;
+  MachineLoad m;
+  for (const auto& [key, field] :
+       {std::pair{"loadavg_1m_start", &m.loadavg_1m_start},
+        std::pair{"loadavg_1m_end", &m.loadavg_1m_end}, std::pair{"other_cpu_s", &m.other_cpu_s},
+        std::pair{"wall_s", &m.wall_s}}) {
+    auto it = j.find(key);
+    if (it == j.end() || !it->is_number() || !std::isfinite(it->get<double>())) return std::nullopt;
+    *field = it->get<double>();
+  }
+  return m;
+}
+
 template <typename T>
 std::optional<T> opt_int(const Statement& st, int col) {
   const auto v = st.column_optional_int64(col);
@@ -165,10 +183,21 @@ int64_t Store::resolve_run(const std::string& raw_spec) {
     // Finished runs only: a run still going (or abandoned, or whose gpubench died) is not what
     // "the latest results" means, nor is an --until-decided rerun (a few benchmarks of the run
     // before it: k_rerun_tag_key); address them by id or UUID.
-    const std::string finished =
+    std::string finished =
         "status NOT IN ('running', 'abandoned') AND NOT EXISTS (SELECT 1 FROM run_tags t WHERE "
         "t.run_id = runs.id AND trim(t.key) = '" +
         std::string(k_rerun_tag_key) + "')";
+    // Nor, while the database holds runs it measured itself, a Google Benchmark file imported
+    // into it (k_imported_tag_key): a file imported by mistake into a nightly database must not
+    // become the night's results. A database of imports only keeps its newest import as latest.
+    const std::string own =
+        " AND NOT EXISTS (SELECT 1 FROM run_tags i WHERE i.run_id = runs.id "
+        "AND trim(i.key) = '" +
+        std::string(k_imported_tag_key) + "')";
+    Statement any_own =
+        db.prepare("SELECT EXISTS (SELECT 1 FROM runs WHERE " + finished + own + ")");
+    any_own.step();
+    if (any_own.column_int64(0) != 0) finished += own;
     Statement st = db.prepare("SELECT id FROM runs WHERE " + finished +
                               " ORDER BY started_at DESC, id DESC LIMIT 1 OFFSET ?1");
     st.bind(1, back);
@@ -179,8 +208,9 @@ int64_t Store::resolve_run(const std::string& raw_spec) {
     unknown_run(db, spec,
                 n == 0 ? std::string("there are no finished runs yet")
                        : "there are only " + std::to_string(n) +
-                             " finished run(s) (running and abandoned runs and "
-                             "--until-decided reruns do not count)");
+                             " finished run(s) (running and abandoned runs, "
+                             "--until-decided reruns and, beside runs of this database's own, "
+                             "imported files do not count)");
   }
   if (all_digits(spec)) {
     const auto id = parse_int(spec);
@@ -303,7 +333,8 @@ WHERE rg.run_id = ?1 ORDER BY rg.device_index)sql");
   {
     Statement st = db.prepare(R"sql(
 SELECT id, suite, executable, argv, started_at, finished_at, duration_s, exit_code, term_signal,
-       status, reason, stderr_tail, stdout_tail
+       status, reason, stderr_tail, stdout_tail,
+       CASE WHEN json_valid(context) THEN json_extract(context, '$."gpubench.machine_load"') END
 FROM suite_runs WHERE run_id = ?1 ORDER BY id)sql");
     st.bind(1, run_id);
     while (st.step()) {
@@ -321,6 +352,7 @@ FROM suite_runs WHERE run_id = ?1 ORDER BY id)sql");
       s.reason = st.column_text(10);
       s.stderr_tail = st.column_text(11);
       s.stdout_tail = st.column_text(12);
+      if (!st.is_null(13)) s.load = machine_load_from(st.column_text(13));
       d.suites.push_back(std::move(s));
     }
   }

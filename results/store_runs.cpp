@@ -234,6 +234,20 @@ int64_t Store::add_suite_run(int64_t run_id, const SuiteRunInfo& s) {
   return id;
 }
 
+void Store::record_machine_load(int64_t suite_run_id, const MachineLoad& load) {
+  Database& db = *m_db;
+  const json value = {{"loadavg_1m_start", load.loadavg_1m_start},
+                      {"loadavg_1m_end", load.loadavg_1m_end},
+                      {"other_cpu_s", load.other_cpu_s},
+                      {"wall_s", load.wall_s}};
+  Transaction tx(db);
+  Statement st = db.prepare(
+      "UPDATE suite_runs SET context = json_set(coalesce(context, '{}'), "
+      "'$.\"gpubench.machine_load\"', json(?1)) WHERE id = ?2");
+  st.bind(1, value.dump()).bind(2, suite_run_id).run();
+  tx.commit();
+}
+
 void Store::finish_run(int64_t run_id, RunStatus status) {
   Database& db = *m_db;
   check_database_file(run_id);

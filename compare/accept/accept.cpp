@@ -3,6 +3,7 @@
 #include "compare/accept/accept.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -17,6 +18,7 @@
 #include "compare/stats/thresholds.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
+#include "util/suggest.hpp"
 
 namespace gpubench::compare {
 
@@ -415,6 +417,95 @@ AcceptResult accept_against_reference(const Side& run, const Side& reference,
   return result;
 }
 
+namespace {
+
+// The metric a spec line checks: its own, or pct_of_peak for "N% of peak".
+std::string checked_metric(const SpecRule& rule) {
+  return rule.of_peak ? std::string("pct_of_peak") : rule.metric;
+}
+
+// "did you mean 'TFLOP_per_s'?" for a metric as people write it: a typo (util/suggest.hpp), or the
+// same letters without the underscores and "per" that metric names spell units with ("TFLOPs",
+// "GB/s"). "" when nothing is near.
+std::string metric_suggestion(const std::string& written, const std::vector<std::string>& known) {
+  if (std::string near = did_you_mean(written, known); !near.empty()) return near;
+  auto squash = [](const std::string& name) {
+    std::string out;
+    for (std::size_t i = 0; i < name.size(); ++i) {
+      if (name.compare(i, 5, "_per_") == 0)
+        i += 4;  // "_per_" reads as "/", dropped
+      else if (std::isalnum(static_cast<unsigned char>(name[i])))
+        out += static_cast<char>(std::tolower(static_cast<unsigned char>(name[i])));
+    }
+    return out;
+  };
+  std::vector<std::string> squashed;
+  for (const std::string& k : known) squashed.push_back(squash(k));
+  for (std::size_t i = 0; i < known.size(); ++i) {
+    if (squashed[i] == squash(written)) return "did you mean '" + known[i] + "'?";
+  }
+  return "";
+}
+
+// One series held to the line that decides it (accept_against_spec).
+void spec_check(const Side& run, const Key& key, const Pooled& p, const SpecRule& rule,
+                const AcceptOptions& options, AcceptResult& result) {
+  const bool no_samples = key.metric.empty();
+  if (!no_samples && !rule.of_peak && rule.unit != p.first->unit) {
+    throw bad_input("spec line " + std::to_string(rule.line) + " does not fit " + key.benchmark,
+                    "the rule's unit is '" + rule.unit + "' but " + key.metric + " is in '" +
+                        p.first->unit + "'",
+                    "write the limit in " + p.first->unit);
+  }
+  AcceptCheck c;
+  c.key = key;
+  if (no_samples) c.key.metric = rule.of_peak ? "pct_of_peak" : rule.metric;
+  c.unit = no_samples ? rule.unit : p.first->unit;
+  c.direction = p.first->direction;
+  c.n = p.values.size();
+  c.per_execution = p.per_execution;
+  c.reference = rule.limit;
+  c.required = rule.limit;
+  fill_device(c, run, *p.first);
+  c.median = p.values.empty() ? std::nan("") : median(p.values);
+  const std::string where = " (spec line " + std::to_string(rule.line) + ")";
+  if (usable(c, p)) {
+    bool positive = std::all_of(p.values.begin(), p.values.end(), [](double v) { return v > 0; });
+    if (!positive) {
+      c.outcome = CheckOutcome::fail;
+      c.reason = "values are not all positive; no interval";
+    } else {
+      std::vector<double> logs;
+      for (double v : p.values) logs.push_back(std::log(v));
+      // Tied samples hold the spread at the data's resolution (log_resolution), never 0.
+      const double resolution = log_resolution(p.values, {});
+      const double variance = std::max(std::pow(stddev(logs), 2), resolution * resolution / 12);
+      double se = std::sqrt(variance / static_cast<double>(logs.size()));
+      double q = se == 0 ? 0
+                         : student_t_quantile(0.5 + options.confidence / 2.0,
+                                              static_cast<double>(logs.size() - 1));
+      c.low = std::exp(std::log(c.median) - q * se);
+      c.high = std::exp(std::log(c.median) + q * se);
+      if (rule.at_least) {
+        classify(c, c.low, c.high, c.median, rule.limit, q * se, c.n);
+      } else {  // a ceiling: orient by taking reciprocals
+        classify(c, 1.0 / c.high, 1.0 / c.low, 1.0 / c.median, 1.0 / rule.limit, q * se, c.n);
+      }
+      c.reason = "median " + format_value(c.median) + " " + c.unit + ", between " +
+                 format_value(c.low) + " and " + format_value(c.high) + " with " +
+                 format_significant(options.confidence * 100.0, 2) + "%" +
+                 " confidence; required " + (rule.at_least ? ">= " : "<= ") +
+                 format_value(rule.limit) + " " + c.unit + (rule.of_peak ? " of peak" : "") +
+                 where + marginal_advice(c);
+    }
+  } else {
+    c.reason += where;
+  }
+  result.checks.push_back(std::move(c));
+}
+
+}  // namespace
+
 AcceptResult accept_against_spec(const Side& run, const std::vector<SpecRule>& spec,
                                  const std::string& spec_name, const AcceptOptions& options) {
   AcceptResult result = start(run, "spec " + spec_name, options);
@@ -422,74 +513,54 @@ AcceptResult accept_against_spec(const Side& run, const std::vector<SpecRule>& s
   std::vector<bool> used(spec.size(), false);
   for (const auto& [key, p] : mine) {
     const bool no_samples = key.metric.empty();  // skipped or failed before any sample
-    const SpecRule* rule = nullptr;
+    // The lines that decide this series (k_spec_example): per metric, the last line whose glob
+    // matches. A benchmark skipped or failed before any sample has no metric of its own, so each
+    // metric a matching line names gets its check, counted under that line.
+    std::vector<const SpecRule*> deciding;
+    std::set<std::string> decided;
     for (std::size_t i = spec.size(); i-- > 0;) {
-      const std::string& want = spec[i].of_peak ? std::string("pct_of_peak") : spec[i].metric;
-      if ((no_samples || want == key.metric) && glob_match(spec[i].glob, key.benchmark)) {
-        rule = &spec[i];
-        used[i] = true;
-        break;
-      }
+      const std::string want = checked_metric(spec[i]);
+      if ((!no_samples && want != key.metric) || !glob_match(spec[i].glob, key.benchmark)) continue;
+      if (!decided.insert(want).second) continue;  // a later line decides this metric
+      deciding.push_back(&spec[i]);
+      used[i] = true;
     }
-    if (!rule) continue;
-    if (!no_samples && !rule->of_peak && rule->unit != p.first->unit) {
-      throw bad_input("spec line " + std::to_string(rule->line) + " does not fit " + key.benchmark,
-                      "the rule's unit is '" + rule->unit + "' but " + key.metric + " is in '" +
-                          p.first->unit + "'",
-                      "write the limit in " + p.first->unit);
-    }
-    AcceptCheck c;
-    c.key = key;
-    if (no_samples) c.key.metric = rule->of_peak ? "pct_of_peak" : rule->metric;
-    c.unit = no_samples ? rule->unit : p.first->unit;
-    c.direction = p.first->direction;
-    c.n = p.values.size();
-    c.per_execution = p.per_execution;
-    c.reference = rule->limit;
-    c.required = rule->limit;
-    fill_device(c, run, *p.first);
-    c.median = p.values.empty() ? std::nan("") : median(p.values);
-    const std::string where = " (spec line " + std::to_string(rule->line) + ")";
-    if (usable(c, p)) {
-      bool positive = std::all_of(p.values.begin(), p.values.end(), [](double v) { return v > 0; });
-      if (!positive) {
-        c.outcome = CheckOutcome::fail;
-        c.reason = "values are not all positive; no interval";
-      } else {
-        std::vector<double> logs;
-        for (double v : p.values) logs.push_back(std::log(v));
-        // Tied samples hold the spread at the data's resolution (log_resolution), never 0.
-        const double resolution = log_resolution(p.values, {});
-        const double variance = std::max(std::pow(stddev(logs), 2), resolution * resolution / 12);
-        double se = std::sqrt(variance / static_cast<double>(logs.size()));
-        double q = se == 0 ? 0
-                           : student_t_quantile(0.5 + options.confidence / 2.0,
-                                                static_cast<double>(logs.size() - 1));
-        c.low = std::exp(std::log(c.median) - q * se);
-        c.high = std::exp(std::log(c.median) + q * se);
-        if (rule->at_least) {
-          classify(c, c.low, c.high, c.median, rule->limit, q * se, c.n);
-        } else {  // a ceiling: orient by taking reciprocals
-          classify(c, 1.0 / c.high, 1.0 / c.low, 1.0 / c.median, 1.0 / rule->limit, q * se, c.n);
-        }
-        c.reason = "median " + format_value(c.median) + " " + c.unit + ", between " +
-                   format_value(c.low) + " and " + format_value(c.high) + " with " +
-                   format_significant(options.confidence * 100.0, 2) + "%" +
-                   " confidence; required " + (rule->at_least ? ">= " : "<= ") +
-                   format_value(rule->limit) + " " + c.unit + (rule->of_peak ? " of peak" : "") +
-                   where + marginal_advice(c);
-      }
-    } else {
-      c.reason += where;
-    }
-    result.checks.push_back(std::move(c));
+    for (const SpecRule* rule : deciding) spec_check(run, key, p, *rule, options, result);
   }
   for (std::size_t i = 0; i < spec.size(); ++i) {
-    if (!used[i]) {
-      result.missing.push_back(
-          {{"", spec[i].glob, spec[i].of_peak ? "pct_of_peak" : spec[i].metric, ""},
-           "spec line " + std::to_string(spec[i].line) + " matched no benchmark of the run"});
+    // A line whose glob matches benchmarks with samples and that names a metric none of them
+    // records is a typo ("TFLOPs"), not a benchmark gone: refused, with the near name.
+    std::set<std::string> metrics, run_metrics;
+    for (const auto& [key, p] : mine) {
+      if (key.metric.empty()) continue;
+      run_metrics.insert(key.metric);
+      if (glob_match(spec[i].glob, key.benchmark)) metrics.insert(key.metric);
     }
+    const std::string where =
+        "spec line " + std::to_string(spec[i].line) + " ('" + spec[i].text + "')";
+    for (const std::string& want : {spec[i].metric, checked_metric(spec[i])}) {
+      if (metrics.empty() || metrics.count(want)) continue;
+      const std::vector<std::string> known(metrics.begin(), metrics.end());
+      const std::string near = metric_suggestion(want, known);
+      throw bad_input(
+          where + " names metric '" + want + "'",
+          "none of the benchmarks its glob matches records it (they record " + join(known, ", ") +
+              ")" + (near.empty() ? "" : "; " + near),
+          want == "pct_of_peak"
+              ? "their suite computes no peak for them: write '>= <pct>% of <peak figure> <unit>'"
+              : "write one of their metrics (`gpubench show RUN` lists them)");
+    }
+    if (used[i] || !metrics.empty()) continue;  // metrics: overridden by later lines everywhere
+    std::string reason =
+        "spec line " + std::to_string(spec[i].line) + " matched no benchmark of the run";
+    if (!run_metrics.count(spec[i].metric)) {
+      const std::string near =
+          metric_suggestion(spec[i].metric, {run_metrics.begin(), run_metrics.end()});
+      if (!near.empty()) {
+        reason += " (no benchmark of the run records '" + spec[i].metric + "'; " + near + ")";
+      }
+    }
+    result.missing.push_back({{"", spec[i].glob, checked_metric(spec[i]), ""}, reason});
   }
   sibling_check(run, mine, options, result);
   remap_failure_checks(run, result);

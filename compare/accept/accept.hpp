@@ -24,7 +24,9 @@ namespace gpubench::compare {
 //       gemm/bf16/*     TFLOP_per_s  >= 70% of 989 TFLOP/s
 //       gemm/*          TFLOP_per_s  >= 60% of peak
 //       launch/*        real_time    <= 5000 ns
-// The last matching rule per (benchmark, metric) applies. Syntax errors: Error(bad_input) with
+// Overlaps: per (benchmark, metric) the last line whose glob matches and that names the metric
+// decides ("N% of peak" lines name pct_of_peak); a benchmark without samples gets one check per
+// metric its deciding lines name. Syntax errors, and "% of peak" above 100: Error(bad_input) with
 // file:line:column and an example.
 struct SpecRule {
   std::string glob;
@@ -110,6 +112,10 @@ struct AcceptResult {
   std::vector<AcceptCheck> checks;
   std::vector<SiblingOutlier> outliers;
   std::vector<Unmatched> missing;  // in the reference/spec but never measured in the run
+  // What differed around the measurements and may explain them, not a failure: "machine load
+  // (memory): the run had 1.8 CPUs busy elsewhere (...), the reference 0.1 ..." (set by the CLI
+  // against a reference run from compare's environment_differences).
+  std::vector<std::string> environment;
   std::size_t count(CheckOutcome outcome) const;
   // No FAIL (nor MARGINAL with strict), no sibling outlier, nothing missing, no hardware
   // problem, and no run problem unless allow_failed.
@@ -123,6 +129,8 @@ AcceptResult accept_against_reference(const Side& run, const Side& reference,
 // The rows acceptance looks at (not cpu_time, not parameter metrics): a row filter for
 // load_side/load_sides, so the others are dropped as they are read.
 bool accept_counts(const results::ResultRow& row);
+// A line whose glob matches measured benchmarks none of which records its metric:
+// Error(bad_input) with their metrics and a did-you-mean.
 AcceptResult accept_against_spec(const Side& run, const std::vector<SpecRule>& spec,
                                  const std::string& spec_name, const AcceptOptions& options);
 

@@ -12,15 +12,20 @@
 namespace gpubench::compare {
 
 const char* const k_spec_example =
-    "# acceptance.spec: one rule per line, '#' starts a comment; the last matching rule wins.\n"
+    "# acceptance.spec: one rule per line, '#' starts a comment.\n"
     "# Globs match full benchmark names (`gpubench show RUN` lists them); '*' spans '/'.\n"
+    "# Overlapping lines: for each benchmark and metric, the LAST line whose glob matches the\n"
+    "# benchmark and that names the metric decides, so write general lines first and exceptions\n"
+    "# after. A '% of peak' line checks the metric pct_of_peak: it stands beside a line on\n"
+    "# TFLOP_per_s instead of replacing it.\n"
     "# <glob> <metric> >=|<= <value> <unit>\n"
-    "memory/device_triad/*        GB_per_s     >= 3000 GB/s\n"
-    "memory/host_*                GB_per_s     >= 20 GB/s\n"
-    "# <glob> <metric> >=|<= <pct>% of <peak figure> <unit>\n"
-    "gemm/*/dtype:bf16/*          TFLOP_per_s  >= 70% of 989 TFLOP/s\n"
-    "# <glob> <metric> >= <pct>% of peak   (the suite's computed peak: its pct_of_peak metric)\n"
+    "memory/*                     GB_per_s     >= 20 GB/s\n"
+    "memory/device_triad/*        GB_per_s     >= 3000 GB/s    # replaces the line above here\n"
+    "# <glob> <metric> >= <pct>% of peak   (the suite's computed peak: its pct_of_peak metric;\n"
+    "# at most 100%)\n"
     "gemm/*                       TFLOP_per_s  >= 50% of peak\n"
+    "# <glob> <metric> >=|<= <pct>% of <peak figure> <unit>\n"
+    "gemm/*/dtype:bf16/*          TFLOP_per_s  >= 70% of 989 TFLOP/s  # and the line above\n"
     "calibration/*                ms_per_call  <= 1000 ms\n"
     "# the server's GPUs: fewer (or another model) fail, naming the GPU that went missing\n"
     "expect_gpus 8\n"
@@ -84,6 +89,12 @@ std::vector<SpecRule> parse_spec(std::string_view text, const std::string& origi
       if (!pct || !std::isfinite(*pct) || *pct <= 0)  // NaN would pass every check
         spec_error(origin, line_no, tokens[3].second,
                    "'" + value + "' is not a percentage (a finite number above 0)");
+      if (*pct > 100) {  // the computed peak is what the GPU can do at most: never passes
+        spec_error(origin, line_no, tokens[3].second,
+                   "'" + value +
+                       "' of peak is above 100%: the suite's computed peak is the most "
+                       "the GPU can do, so no run could pass it");
+      }
       r.of_peak = true;
       r.limit = *pct;
       r.unit = "%";

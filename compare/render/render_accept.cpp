@@ -88,6 +88,7 @@ void render_accept_text(const AcceptResult& r, std::ostream& out) {
     out << "  MISSING " << text_name(m.key.benchmark) << " " << m.key.metric << ": " << m.reason
         << '\n';
   }
+  for (const auto& e : r.environment) out << "  ENVIRONMENT " << e << '\n';
   std::size_t shown = 0;
   for (const auto& c : r.checks) {
     if (c.outcome != CheckOutcome::pass) continue;
@@ -132,6 +133,7 @@ void render_accept_json(const AcceptResult& r, std::ostream& out) {
   w.key("counts").value({{"pass", r.count(CheckOutcome::pass)},
                          {"marginal", r.count(CheckOutcome::marginal)},
                          {"fail", r.count(CheckOutcome::fail)}});
+  w.key("environment").value(r.environment);
   w.key("hardware").value(r.hardware);
   w.key("missing").begin_array();
   for (const auto& m : r.missing) {

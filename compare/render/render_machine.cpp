@@ -315,7 +315,8 @@ void render_junit(const Comparison& cmp, std::ostream& out) {
   auto any = [](const Entry&) { return true; };
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out << "<testsuites name=\"gpubench compare\" tests=\""
-      << tally(nullptr, any) + cmp.skipped.size() << "\" failures=\"" << tally(nullptr, is_failure)
+      << tally(nullptr, any) + cmp.skipped.size() + cmp.removed.size() << "\" failures=\""
+      << tally(nullptr, is_failure) + (policy == FailOn::never ? 0 : cmp.removed.size())
       << "\" errors=\"" << tally(nullptr, invalid) << "\" skipped=\""
       << tally(nullptr, is_skipped) + cmp.skipped.size() << "\">\n";
   if (!cmp.problems.empty()) {  // failed/interrupted runs and failed suites, first (issue 9)
@@ -361,6 +362,19 @@ void render_junit(const Comparison& cmp, std::ostream& out) {
       out << "    <testcase classname=\"" << html_escape(u.key.suite) << "\" name=\""
           << html_escape(u.key.benchmark + " " + u.key.metric + " " + u.key.device)
           << "\"><skipped message=\"" << html_escape(u.reason) << "\"/></testcase>\n";
+    }
+    out << "  </testsuite>\n";
+  }
+  if (!cmp.removed.empty()) {  // in the base, not run now: failures unless --fail-on never
+    const bool fail = policy != FailOn::never;
+    out << "  <testsuite name=\"removed\" tests=\"" << cmp.removed.size() << "\" failures=\""
+        << (fail ? cmp.removed.size() : 0) << "\">\n";
+    for (const auto& u : cmp.removed) {
+      out << "    <testcase classname=\"" << html_escape(u.key.suite) << "\" name=\""
+          << html_escape(u.key.benchmark + " " + u.key.metric + " " + u.key.device) << "\">"
+          << (fail ? "<failure message=\"removed\" type=\"removed\">" : "<system-out>removed: ")
+          << html_escape(u.reason + ": the candidate did not run it")
+          << (fail ? "</failure>" : "</system-out>") << "</testcase>\n";
     }
     out << "  </testsuite>\n";
   }

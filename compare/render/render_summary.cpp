@@ -40,8 +40,13 @@ std::string column(const std::vector<RunHeader>& runs, std::string (*get)(const 
 
 std::string verdict_headline(const Comparison& cmp) {
   const std::size_t failing = cmp.failing(cmp.options.fail_on);
+  // Removed benchmarks fail (Comparison::failing): counted here, not only listed at the end.
+  const std::size_t removed = cmp.removed_benchmarks();
   const std::string counts =
-      nonzero_counts(cmp) + " of " + std::to_string(cmp.compared()) + " compared";
+      nonzero_counts(cmp) + " of " + std::to_string(cmp.compared()) + " compared" +
+      (removed == 0
+           ? std::string()
+           : "; " + std::to_string(removed) + " removed: in the base, not in the candidate");
   if (failing > 0) {
     return "FAIL: " + std::to_string(failing) + " failing under --fail-on " +
            to_string(cmp.options.fail_on) + " (" + counts + ")";

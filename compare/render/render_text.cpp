@@ -53,6 +53,8 @@ std::string counts_line(const Comparison& cmp) {
   for (Verdict v : k_all_verdicts)
     parts.push_back(std::to_string(cmp.count(v)) + " " + to_string(v));
   return join(parts, ", ") + " (" + std::to_string(cmp.compared()) + " compared, " +
+         (cmp.removed_benchmarks() == 0 ? std::string()
+                                        : std::to_string(cmp.removed_benchmarks()) + " removed, ") +
          std::to_string(cmp.failing(cmp.options.fail_on)) + " failing --fail-on " +
          to_string(cmp.options.fail_on) + ")";
 }

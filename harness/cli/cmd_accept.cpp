@@ -120,6 +120,13 @@ void do_accept(const AcceptArgs& args, Context& ctx) {
     options.history_window = args.history;
     result = compare::accept_against_reference(run, reference, options);
     result.options.history = nullptr;  // not owned past this block
+    // How busy the machine was with other work, when it differed (issue 38): named, not judged.
+    for (const compare::EnvDifference& d :
+         compare::environment_differences(reference.runs, run.runs)) {
+      if (d.field.rfind("machine load", 0) != 0) continue;
+      result.environment.push_back(d.field + ": the run had " + d.candidate + ", the reference " +
+                                   d.base);
+    }
     // A baseline remembers what its run saw (issue 23): its GPU count unless told otherwise.
     expected = compare::expected_from_reference(reference);
   } else {

@@ -64,9 +64,9 @@ void do_compare(const CompareArgs& args, Context& ctx) {
 
   results::Store store = open_store(ctx, results::OpenMode::read_only);
   // Sides that share a run are refused before their samples are read.
-  compare::check_disjoint(args.base, compare::resolve_selection(store, args.base, args.last),
-                          args.candidate,
-                          compare::resolve_selection(store, args.candidate, args.last));
+  const auto [base_ids, candidate_ids] =
+      compare::resolve_pair(store, args.base, args.candidate, args.last);
+  compare::check_disjoint(args.base, base_ids, args.candidate, candidate_ids);
   // Rows of metrics compare_sides does not look at (cpu_time unless asked for; with --metric,
   // every other metric) are dropped as they are read. Rows without a metric (skips, errors)
   // stay: they carry the benchmark's status.

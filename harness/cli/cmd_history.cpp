@@ -13,6 +13,7 @@
 #include "compare/history/series_history.hpp"
 #include "compare/render/render.hpp"
 #include "compare/render/render_history.hpp"
+#include "compare/stats/thresholds.hpp"
 #include "harness/cli/cli_common.hpp"
 #include "harness/cli/command.hpp"
 #include "util/error.hpp"
@@ -33,7 +34,7 @@ struct HistoryArgs {
   int permutations = 999;
   int64_t seed = 1;
   int min_segment = 3;
-  double delta = 0.02;
+  std::string delta = "2%";  // read as every percentage option (compare::read_percent)
   bool fail_on_change = false;
   int new_runs = 4;
   bool record = false;
@@ -63,10 +64,6 @@ compare::ChangePointOptions detection_of(const HistoryArgs& a) {
                         ", " + std::to_string(a.seed),
                     "e.g. --permutations 999 --min-segment 3");
   }
-  if (!(a.delta >= 0 && a.delta < 1)) {
-    throw bad_input("--delta must be a fraction in [0, 1)", "got " + std::to_string(a.delta),
-                    "e.g. --delta 0.02 for 2%");
-  }
   compare::ChangePointOptions o;
   o.significance =
       a.significance == "ttest" ? compare::Significance::ttest : compare::Significance::permutation;
@@ -74,7 +71,7 @@ compare::ChangePointOptions detection_of(const HistoryArgs& a) {
   o.permutations = static_cast<std::size_t>(a.permutations);
   o.seed = static_cast<uint64_t>(a.seed);
   o.min_segment = static_cast<std::size_t>(a.min_segment);
-  o.min_magnitude = a.delta;
+  o.min_magnitude = compare::read_percent(a.delta, "--delta");
   return o;
 }
 
@@ -149,7 +146,8 @@ void add_history_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--seed", args->seed, "seed of the permutations")->capture_default_str();
   cmd->add_option("--min-segment", args->min_segment, "fewest runs on each side of a change")
       ->capture_default_str();
-  cmd->add_option("--delta", args->delta, "smallest change that counts (fraction, 0.02 = 2%)")
+  cmd->add_option("--delta", args->delta,
+                  "smallest change that counts, a percentage as --threshold reads it (2% or 2)")
       ->capture_default_str();
   cmd->add_flag("--fail-on-change", args->fail_on_change,
                 "exit 1 when a primary metric has a change point at one of the newest --new-runs "

@@ -147,6 +147,13 @@ results::RunInfo run_info_from(const ImportArgs& args, const Context& ctx, const
                                std::string& suite) {
   results::RunInfo info;
   for (const auto& t : args.tags) info.tags.push_back(parse_tag(t));
+  // Marked as imported (measured elsewhere, by whatever ran the file): `latest` and
+  // baseline:previous-good skip it in a database with runs of its own (results/model.hpp).
+  if (std::none_of(info.tags.begin(), info.tags.end(),
+                   [](const auto& t) { return t.first == results::k_imported_tag_key; })) {
+    info.tags.emplace_back(results::k_imported_tag_key,
+                           std::filesystem::path(args.file).filename().string());
+  }
   info.note = args.note;
   info.argv = ctx.argv;
   info.config.profile = results::k_unknown;

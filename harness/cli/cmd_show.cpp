@@ -304,6 +304,25 @@ void do_show(const ShowArgs& args, Context& ctx) {
     row[3] = duration_text(suite_seconds[row[0]]);
   }
   print_table(out, {"suite", "status", "executions", "duration", "reason"}, suite_rows);
+  // How busy the machine was with other work while each suite ran (issue 38): a result a
+  // neighbour's job slowed down is explained here. Per suite the busiest of its executions.
+  std::vector<std::string> load_parts;
+  std::map<std::string, const results::MachineLoad*> busiest;
+  std::vector<std::string> load_order;
+  for (const results::SuiteRunInfo& s : detail.suites) {
+    if (!s.load) continue;
+    auto [it, fresh] = busiest.emplace(s.suite, &*s.load);
+    if (fresh) load_order.push_back(s.suite);
+    if (s.load->other_cpus_busy() > it->second->other_cpus_busy()) it->second = &*s.load;
+  }
+  for (const std::string& suite : load_order) {
+    const results::MachineLoad& m = *busiest[suite];
+    load_parts.push_back(suite + " " + format_significant(m.other_cpus_busy(), 2) +
+                         " CPUs busy elsewhere (load average " +
+                         format_significant(m.loadavg_1m_start, 3) + " -> " +
+                         format_significant(m.loadavg_1m_end, 3) + ")");
+  }
+  if (!load_parts.empty()) out << "machine load: " << join(load_parts, "; ") << '\n';
   for (std::size_t i = 0; i < detail.suites.size(); ++i) {
     const results::SuiteRunInfo& s = detail.suites[i];
     const std::string name = executions_seen[s.suite] > 1 ? execution_label[i] : s.suite;

@@ -108,6 +108,14 @@ nlohmann::json suites_member(const results::RunDetail& detail) {
                       {"argv", sr.argv},
                       {"stderr_tail", sr.stderr_tail},
                       {"stdout_tail", sr.stdout_tail}});
+    // How busy the machine was with other work meanwhile (issue 38); null when not recorded.
+    suites.back()["machine_load"] =
+        sr.load ? nlohmann::json{{"loadavg_1m_start", sr.load->loadavg_1m_start},
+                                 {"loadavg_1m_end", sr.load->loadavg_1m_end},
+                                 {"other_cpu_s", sr.load->other_cpu_s},
+                                 {"other_cpus_busy", sr.load->other_cpus_busy()},
+                                 {"wall_s", sr.load->wall_s}}
+                : nlohmann::json();
   }
   return suites;
 }

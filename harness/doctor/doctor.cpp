@@ -190,9 +190,17 @@ std::vector<DoctorCheck> run_doctor(const DoctorOptions& options) {
   // Data storage.
   const fs::path data_dir = options.data_dir.empty() ? default_data_dir() : options.data_dir;
   StorageFacts storage = probe_storage(data_dir);
-  if (!options.profile.empty()) {  // the dataloader is to run: would it take the directory?
-    const char* env = std::getenv("GPUBENCH_DATA_DIR");
-    storage.unusable = data_dir_problem(data_dir, !options.data_dir.empty() || (env && *env));
+  const char* env = std::getenv("GPUBENCH_DATA_DIR");
+  const std::string given_by = !options.data_dir.empty() ? "--data-dir"
+                               : env && *env             ? "GPUBENCH_DATA_DIR"
+                                                         : "";
+  // The dataloader is to run: would it take the directory? A wrong GPUBENCH_DATA_DIR is named,
+  // so the fix is plain (a run that selects no dataloader does not need the directory).
+  if (!options.profile.empty()) {
+    storage.unusable = data_dir_problem(data_dir, !given_by.empty());
+    if (!storage.unusable.empty() && !given_by.empty()) {
+      storage.unusable += " (set by " + given_by + ")";
+    }
   }
   out.push_back(check_storage_device(storage));
   out.push_back(check_free_space(storage, options.profile.empty()

@@ -61,8 +61,9 @@ struct StorageFacts {
   std::optional<uint64_t> free_bytes;  // statvfs f_bavail * f_frsize
   std::string reason;                  // why block_device/rotational are unknown
   // Why the dataloader would refuse the directory, in its own words ("data directory 'x' does not
-  // exist", "... is not writable (Read-only file system)"); empty when it would use it. Set by
-  // run_doctor when the dataloader is to run (data_dir_problem).
+  // exist", "... is not writable (Read-only file system)", with "(set by GPUBENCH_DATA_DIR)" when
+  // named); empty when it would use it. Set by run_doctor when the dataloader is to run
+  // (data_dir_problem).
   std::string unusable;
 };
 // NVMe passes; another non-rotational device warns (SATA/SAS SSD); rotational warns (HDD).

@@ -131,7 +131,9 @@ DoctorCheck check_free_space(const StorageFacts& f, const DiskNeed& need) {
   }
   if (!f.unusable.empty()) {  // the suite would fail on it, whatever the free space
     return make_check(name, k_area_storage, CheckStatus::fail, f.unusable,
-                      "a writable data directory the dataloader can use", fix);
+                      "a writable data directory the dataloader can use",
+                      "create it (mkdir -p) or point --data-dir / GPUBENCH_DATA_DIR at a writable "
+                      "directory (unset GPUBENCH_DATA_DIR for the default)");
   }
   if (!f.free_bytes) {
     return unknown_check(name, k_area_storage, "statvfs('" + f.probed_path + "') failed", expected,

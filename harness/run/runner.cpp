@@ -20,6 +20,7 @@
 #include "harness/probe/nvml.hpp"
 #include "harness/process/launcher.hpp"
 #include "harness/process/process.hpp"
+#include "harness/run/machine_load.hpp"
 #include "harness/run/run_order.hpp"
 #include "results/ingest/ingest.hpp"
 #include "util/clock.hpp"
@@ -290,12 +291,14 @@ SuiteOutcome run_suite(results::Store& store, int64_t run_id, const SuiteExecuta
 
   info.started_at = now_iso8601_utc();
   if (sampler) sampler->start();
+  const LoadSnapshot load_before = take_load_snapshot();
   ProcessResult r;
   if (launch.problem.empty()) {
     r = run_process(spec);
   } else {
     r.spawn_error = launch.problem;
   }
+  info.load = load_between(load_before, take_load_snapshot());
   out.telemetry = sampler ? sampler->stop() : std::vector<results::TelemetrySample>{};
   const TelemetryCounts counts = count_telemetry(out.telemetry);
   out.telemetry_samples = counts.samples;
@@ -317,6 +320,14 @@ SuiteOutcome run_suite(results::Store& store, int64_t run_id, const SuiteExecuta
     info.stdout_tail = file_tail(spec.stdout_path, options.stderr_tail_bytes);
   }
   store_outcome(store, run_id, suite.name, doc ? &*doc : nullptr, out.telemetry, out);
+  if (info.load && out.suite_run_id > 0) {
+    try {
+      store.record_machine_load(out.suite_run_id, *info.load);
+    } catch (const Error&) {
+      // The results are stored; a note of the machine's load that cannot be is not worth a
+      // failed suite (the database's trouble shows at the next write).
+    }
+  }
   return out;
 }
 
