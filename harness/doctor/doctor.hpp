@@ -186,8 +186,11 @@ struct GpuFacts {
   std::optional<int> pcie_gpu_max_gen;              // the GPU's own maximum
   std::optional<bool> idle;                         // clocks-event reason "GPU idle" set
   // Application SM clock target and its default (nvmlDeviceGetClock APP_CLOCK_TARGET /
-  // APP_CLOCK_DEFAULT, falling back to the deprecated nvmlDeviceGetApplicationsClock pair).
+  // APP_CLOCK_DEFAULT, falling back to the nvmlDeviceGetApplicationsClock pair): all deprecated in
+  // CUDA 13, read only to show a lock a driver still reports.
   std::optional<int> app_sm_clock_mhz, default_app_sm_clock_mhz;
+  // The SM clock range of P0 (nvmlDeviceGetMinMaxClockOfPState, not deprecated), MHz.
+  std::optional<int> p0_min_sm_clock_mhz, p0_max_sm_clock_mhz;
   // Clocks-event reason 0x2 "applications clocks setting": older drivers set it for application
   // or locked clocks; CUDA 13's nvml.h marks it "no longer used". Only `true` says anything.
   std::optional<bool> clocks_user_limited;
@@ -241,9 +244,11 @@ DoctorCheck check_pcie(const std::vector<GpuFacts>& gpus, const GpuCount& count)
 // MIG on fails (a whole-GPU benchmark would measure one slice, or CUDA sees no whole GPU); a
 // pending change warns; a GPU without MIG passes.
 DoctorCheck check_mig(const std::vector<GpuFacts>& gpus, const GpuCount& count);
-// Application SM clock away from its default, a clock offset, or clocks-event reason 0x2 warn.
-// Unknown when the application clocks cannot be read. Locked clocks (nvidia-smi -lgc) have no
-// NVML getter: the check says so; telemetry's clock_below_expected shows their effect.
+// The clock settings NVML reports: P0's SM clock range against the boost limit (a P0 maximum more
+// than 2% below it warns: the GPU is capped), the clock offset (nonzero warns), an application
+// clock target away from its default where the driver still reports one (deprecated; warns),
+// clocks-event reason 0x2 (warns). Unknown only when neither P0's range nor the application clocks
+// can be read. Locked clocks (nvidia-smi -lgc) have no NVML getter: the check says so.
 DoctorCheck check_app_clocks(const std::vector<GpuFacts>& gpus, const GpuCount& count);
 // Whether each GPU's SM clock is locked (harness/probe/clock_lock.hpp): "SM clock: not locked
 // (boost up to N MHz)" passes, "locked at N MHz" (application clocks) or a clocks-event reason 0x2

@@ -333,6 +333,9 @@ std::vector<results::GpuInfo> probe_gpus(results::SoftwareEnv& software,
       f.default_app_sm_clock_mhz = g.default_sm_clock_mhz;
       f.reasons = nvml.throttle_reasons(i);
       f.sm_clock_mhz = nvml.current_clock_mhz(i, NvmlClock::sm);
+      if (const auto p0 = nvml.pstate_clock_range_mhz(i, NvmlClock::sm, 0)) {
+        f.p0_max_sm_clock_mhz = p0->second;
+      }
       locks.push_back(sm_clock_lock(f));
     }
     gpus.push_back(std::move(g));
