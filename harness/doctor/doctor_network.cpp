@@ -191,7 +191,9 @@ DoctorCheck check_ib_ports(const RdmaFacts& f) {
   for (const auto& [layer, by_rate] : rates) {
     mixed = mixed || by_rate.size() > 1;
     for (const auto& [gbps, n] : by_rate) {
-      groups.push_back(std::to_string(n) + " x " + format_significant(gbps, 4) + " Gb/s " + layer);
+      char rate[32];
+      std::snprintf(rate, sizeof rate, "%g", gbps);  // "400", "56", "53.125"
+      groups.push_back(std::to_string(n) + " x " + rate + " Gb/s " + layer);
     }
   }
   std::string value = std::to_string(active) + " of " + std::to_string(f.ports.size()) +
