@@ -62,8 +62,10 @@ struct GpuInfo {
   std::optional<int> max_sm_clock_mhz;
   std::optional<int> max_mem_clock_mhz;
   std::optional<int> default_sm_clock_mhz;  // NVML default applications clock (SM)
-  // The SM clock the GPU is set to run at: NVML's current applications clock (what
-  // `nvidia-smi -ac` sets). A sample below it is `clock_below_expected`.
+  // NVML's current applications clock (what `nvidia-smi -ac` sets; a deprecated query that
+  // current drivers may not answer). Away from default_sm_clock_mhz it is a lock, and the clock
+  // samples are expected at (results/sample_states.hpp expected_sm_clock_mhz); else they are
+  // expected at max_sm_clock_mhz.
   std::optional<int> app_sm_clock_mhz;
   // The enforced limit (nvmlDeviceGetEnforcedPowerLimit: after out-of-band caps), W.
   std::optional<double> power_limit_w;

@@ -8,9 +8,11 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace gpubench::sample_state {
 
@@ -21,7 +23,7 @@ enum class Field {
   power_w,                 // board power (W)
   throttle_reasons,        // NVML clocks-event reason mask
   power_limited,           // 1/0: the power cap, board limit or reliability policy held the clock
-  thermal_or_hw_slowdown,  // 1/0: HW slowdown, HW/SW thermal or HW power brake: sample invalid
+  thermal_or_hw_slowdown,  // 1/0: sustained HW slowdown, HW/SW thermal or HW power brake: invalid
   clock_below_expected,    // 1/0: SM clock below the application/locked (or base) clock
   window_start_s,          // CLOCK_MONOTONIC seconds when the repetition's first sample began
   window_end_s,            // CLOCK_MONOTONIC seconds when its last sample ended
@@ -93,6 +95,52 @@ inline constexpr int64_t power_limited = sw_power_cap | board_limit | reliabilit
 inline constexpr int64_t thermal_or_hw_slowdown =
     hw_slowdown | sw_thermal_slowdown | hw_thermal_slowdown | hw_power_brake_slowdown;
 }  // namespace reasons
+
+// HW slowdown (0x8) alone is a sample's invalid mark only when it is sustained. nvml.h lists it
+// for a too-high temperature, an external power brake and Fast Trigger power protection, and adds
+// "May be also reported during PState or clock change": a single reading of it, or a run of
+// readings shorter than this, is such a change and does not invalidate. Chosen as three intervals
+// of the default 10 Hz telemetry (harness/probe/telemetry.hpp): a run must hold from its first
+// reading to its last for at least this long (seconds), so one or two isolated readings never
+// count, and at a 1 s interval two consecutive readings already do. The other slowdown bits
+// (0x20, 0x40, 0x80) invalidate from one reading: nvml.h gives them no transient cause.
+inline constexpr double k_hw_slowdown_sustained_s = 0.3;
+
+// One telemetry reading of one GPU: its time (seconds, any origin) and its reason mask (nullopt:
+// unreadable).
+struct ReasonReading {
+  double t_s = 0;
+  std::optional<int64_t> reasons;
+};
+
+// The readings' masks with HW slowdown (0x8) cleared where it is transient: its run of
+// consecutive readings carrying 0x8 spans less than k_hw_slowdown_sustained_s. A reading with an
+// unreadable mask ends a run (nothing is known about it). `readings` must be in time order (one
+// GPU); the result has one entry per reading, nullopt where the mask is unreadable.
+inline std::vector<std::optional<int64_t>> without_transient_hw_slowdown(
+    const std::vector<ReasonReading>& readings) {
+  std::vector<std::optional<int64_t>> out;
+  out.reserve(readings.size());
+  for (const ReasonReading& r : readings) out.push_back(r.reasons);
+  const auto has_bit = [&](std::size_t i) {
+    return readings[i].reasons && (*readings[i].reasons & reasons::hw_slowdown) != 0;
+  };
+  std::size_t i = 0;
+  while (i < readings.size()) {
+    if (!has_bit(i)) {
+      ++i;
+      continue;
+    }
+    std::size_t end = i;  // last reading of the run
+    while (end + 1 < readings.size() && has_bit(end + 1)) ++end;
+    // 1 ns of slack: reading times are sums of a float grid (0.1 s steps do not add up exactly).
+    if (readings[end].t_s - readings[i].t_s < k_hw_slowdown_sustained_s - 1e-9) {
+      for (std::size_t k = i; k <= end; ++k) *out[k] &= ~reasons::hw_slowdown;
+    }
+    i = end + 1;
+  }
+  return out;
+}
 
 // A measured SM clock counts as below the expected one when it is more than this fraction
 // lower: twice the clock probe's resolution (100 us against a global timer of up to 1 us, 1%).

@@ -256,6 +256,16 @@ std::vector<DoctorCheck> run_doctor(const DoctorOptions& options) {
   out.push_back(check_iommu(probe_iommu()));
   out.push_back(check_nvlink(gpus, count));
   out.push_back(check_nvlink_fabric(gpus, count));
+  std::vector<std::string> bus_ids;
+  for (const GpuFacts& g : gpus) {
+    if (!g.bus_id.empty()) bus_ids.push_back(g.bus_id);
+  }
+  out.push_back(check_pcie_acs(probe_acs(bus_ids)));
+
+  // Multi-node network (this node only: run doctor on every node, harness/doctor/README.md).
+  const RdmaFacts rdma = probe_rdma();
+  out.push_back(check_ib_ports(rdma));
+  out.push_back(check_gpudirect_rdma(rdma, probe_gdr()));
 
   // Containers.
   const ContainerFacts container = probe_container();

@@ -16,6 +16,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "results/doctor_store.hpp"
@@ -35,6 +36,7 @@ inline constexpr const char* k_area_pcie = "PCIe";
 inline constexpr const char* k_area_clocks = "Clocks and power";
 inline constexpr const char* k_area_topology = "Topology";
 inline constexpr const char* k_area_container = "Containers";
+inline constexpr const char* k_area_network = "Multi-node network";
 
 // What NVML said about the GPUs as a whole: how many, or why none can be read.
 struct GpuCount {
@@ -187,8 +189,11 @@ struct GpuFacts {
   std::optional<int> pcie_gpu_max_gen;              // the GPU's own maximum
   std::optional<bool> idle;                         // clocks-event reason "GPU idle" set
   // Application SM clock target and its default (nvmlDeviceGetClock APP_CLOCK_TARGET /
-  // APP_CLOCK_DEFAULT, falling back to the deprecated nvmlDeviceGetApplicationsClock pair).
+  // APP_CLOCK_DEFAULT, falling back to the nvmlDeviceGetApplicationsClock pair): all deprecated in
+  // CUDA 13, read only to show a lock a driver still reports.
   std::optional<int> app_sm_clock_mhz, default_app_sm_clock_mhz;
+  // The SM clock range of P0 (nvmlDeviceGetMinMaxClockOfPState, not deprecated), MHz.
+  std::optional<int> p0_min_sm_clock_mhz, p0_max_sm_clock_mhz;
   // Clocks-event reason 0x2 "applications clocks setting": older drivers set it for application
   // or locked clocks; CUDA 13's nvml.h marks it "no longer used". Only `true` says anything.
   std::optional<bool> clocks_user_limited;
@@ -242,9 +247,11 @@ DoctorCheck check_pcie(const std::vector<GpuFacts>& gpus, const GpuCount& count)
 // MIG on fails (a whole-GPU benchmark would measure one slice, or CUDA sees no whole GPU); a
 // pending change warns; a GPU without MIG passes.
 DoctorCheck check_mig(const std::vector<GpuFacts>& gpus, const GpuCount& count);
-// Application SM clock away from its default, a clock offset, or clocks-event reason 0x2 warn.
-// Unknown when the application clocks cannot be read. Locked clocks (nvidia-smi -lgc) have no
-// NVML getter: the check says so; telemetry's clock_below_expected shows their effect.
+// The clock settings NVML reports: P0's SM clock range against the boost limit (a P0 maximum more
+// than 2% below it warns: the GPU is capped), the clock offset (nonzero warns), an application
+// clock target away from its default where the driver still reports one (deprecated; warns),
+// clocks-event reason 0x2 (warns). Unknown only when neither P0's range nor the application clocks
+// can be read. Locked clocks (nvidia-smi -lgc) have no NVML getter: the check says so.
 DoctorCheck check_app_clocks(const std::vector<GpuFacts>& gpus, const GpuCount& count);
 // Whether each GPU's SM clock is locked (harness/probe/clock_lock.hpp): "SM clock: not locked
 // (boost up to N MHz)" passes, "locked at N MHz" (application clocks) or a clocks-event reason 0x2
@@ -287,6 +294,82 @@ class Nvml;
 GpuCount probe_gpu_count(const Nvml& nvml);
 std::vector<GpuFacts> probe_gpu_facts(const Nvml& nvml);
 DriverFacts probe_driver_facts(const Nvml& nvml);
+
+// ---- multi-node network (doctor_network.cpp) ---------------------------------------------------
+// Read from sysfs and procfs under a root directory (`/` on the live system; tests pass a temp
+// directory holding a FIXTURE tree), so every rule runs on the host without RDMA hardware.
+
+// One port of an RDMA device: /sys/class/infiniband/<device>/ports/<port>/{state, phys_state,
+// rate, link_layer}, as the kernel writes them ("4: ACTIVE", "5: LinkUp", "400 Gb/sec (4X NDR)",
+// "InfiniBand" or "Ethernet" for RoCE). Empty strings where a file is missing.
+struct RdmaPort {
+  std::string device;  // "mlx5_0"
+  std::string port;    // "1"
+  std::string state, phys_state, rate, link_layer;
+};
+struct RdmaFacts {
+  bool sysfs_readable = false;  // <root>/sys/class/infiniband exists (the RDMA core is loaded)
+  std::vector<RdmaPort> ports;  // every port of every device, sorted by device then port
+};
+// "4: ACTIVE" -> "ACTIVE"; "400 Gb/sec (4X NDR)" -> 400 (Gb/s); nullopt when not a rate.
+std::string sysfs_state_word(const std::string& text);
+std::optional<double> parse_ib_rate_gbps(const std::string& rate);
+RdmaFacts probe_rdma(const std::filesystem::path& root = "/");
+
+// How GPU memory can be registered with an RDMA NIC (GPUDirect RDMA), as NCCL's IB transport
+// decides it: a peer-memory module (NCCL checks /sys/kernel/mm/memory_peers/nv_mem/version,
+// .../nv_mem_nc/version and /sys/module/nvidia_peermem/version), or DMA-BUF (NCCL_DMABUF_ENABLE,
+// on by default, "automatically disabled if the Linux kernel or the CUDA/NIC driver do not
+// support it"): Linux 5.12 or newer (RDMA dma-buf memory registration) and NVIDIA's open GPU
+// kernel modules (published from driver 515).
+struct GdrFacts {
+  std::string peer_memory_module;  // the sysfs path that showed a module, "" when none
+  std::string peer_memory_version;
+  std::string kernel_release;  // <root>/proc/sys/kernel/osrelease ("6.8.0-45-generic"), "" unknown
+  std::optional<bool> open_kernel_module;  // from <root>/proc/driver/nvidia/version
+  std::string driver_version;              // "560.35.03" from the same file, "" unknown
+  std::string nccl_dmabuf_enable;          // NCCL_DMABUF_ENABLE as set, "" when unset
+};
+// /proc/driver/nvidia/version text -> (open flavour?, version); nullopt / "" when not found.
+std::pair<std::optional<bool>, std::string> parse_nvidia_proc_version(const std::string& text);
+GdrFacts probe_gdr(const std::filesystem::path& root = "/");
+
+// network.ib_ports: no RDMA device passes as not applicable; a port not ACTIVE (or whose physical
+// state is not LinkUp) while another port is active fails, naming it; no port active warns (a
+// multi-node job would run over TCP sockets); active ports of one link layer at different rates
+// warn (the slowest sets NCCL's ring speed); otherwise passes with the ports per rate and layer.
+DoctorCheck check_ib_ports(const RdmaFacts& facts);
+// network.gpudirect_rdma: no RDMA device passes as not applicable; a peer-memory module passes;
+// else DMA-BUF's kernel and driver conditions pass (and NCCL_DMABUF_ENABLE=0 warns); otherwise
+// warns (NCCL copies through host memory: inter-node bandwidth far below line rate). Unknown when
+// neither the kernel release nor the driver can be read.
+DoctorCheck check_gpudirect_rdma(const RdmaFacts& rdma, const GdrFacts& gdr);
+
+// PCIe Access Control Services on the bridges above the GPUs and RDMA NICs: P2P Request or
+// Completion Redirect enabled sends peer traffic up to the root complex (P2P and GPUDirect RDMA
+// slow down or fail). Read from each bridge's config space in sysfs (<root>/sys/bus/pci/devices/
+// <bdf>/config, the ACS extended capability, ID 0x000D, control register at +6: bit 2 request
+// redirect, bit 3 completion redirect). The extended config space (offset 256 on) reads only as
+// root: then the bridges are unknown with that reason.
+struct AcsBridge {
+  std::string bdf;               // "0000:16:02.0"
+  std::string below;             // what sits under it ("GPU 0000:17:00.0", "NIC mlx5_0")
+  std::optional<bool> redirect;  // nullopt: unreadable (reason) or no ACS capability (false)
+  std::string reason;
+};
+struct AcsFacts {
+  std::vector<AcsBridge> bridges;
+  std::string reason;  // why nothing could be read, "" otherwise
+};
+// The ACS control word from a config-space image, nullopt when the image holds no ACS
+// capability; `readable` false when the image is shorter than the extended space (not root).
+std::optional<uint16_t> acs_control(const std::string& config, bool* readable);
+// GPUs by NVML bus id ("00000000:17:00.0"), NICs from <root>/sys/class/infiniband/*/device.
+AcsFacts probe_acs(const std::vector<std::string>& gpu_bus_ids,
+                   const std::filesystem::path& root = "/");
+// topology.pcie_acs: a bridge with redirect on warns, naming it and what is below; none passes;
+// nothing readable is unknown with the reason.
+DoctorCheck check_pcie_acs(const AcsFacts& facts);
 
 // ---- the whole doctor (doctor.cpp) --------------------------------------------------------------
 struct DoctorOptions {

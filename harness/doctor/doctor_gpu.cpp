@@ -14,6 +14,7 @@
 #include "harness/probe/clock_lock.hpp"
 #include "harness/probe/nvml.hpp"
 #include "results/model.hpp"
+#include "util/sample_state.hpp"
 #include "util/strings.hpp"
 
 namespace gpubench::harness {
@@ -304,22 +305,38 @@ DoctorCheck check_mig(const std::vector<GpuFacts>& gpus, const GpuCount& count) 
 DoctorCheck check_app_clocks(const std::vector<GpuFacts>& gpus, const GpuCount& count) {
   return per_gpu(
       "clocks.application", k_area_clocks, gpus, count,
-      "application SM clock at its default, no clock offset, no clock setting reported (or as "
-      "configured; value shown). Locked clocks (nvidia-smi -lgc) have no NVML getter: a run's "
-      "clock_below_expected samples show them",
-      "nvidia-smi -rac, -rgc and -rmc to reset, or record the setting as intended",
+      "P0 reaches the boost limit, no clock offset, no application clock setting or clocks-event "
+      "reason 0x2 (or as configured; value shown). Locked clocks (nvidia-smi -lgc) have no NVML "
+      "getter: a run's clock_below_expected samples show them",
+      "nvidia-smi -rgc, -rac and -rmc to reset, or record the setting as intended",
       [](const GpuFacts& g) {
         std::vector<std::string> parts;
         CheckStatus s = CheckStatus::pass;
+        bool known = false;
+        if (g.p0_max_sm_clock_mhz && g.max_sm_clock_mhz) {
+          known = true;
+          parts.push_back("P0 SM clock " + std::to_string(g.p0_min_sm_clock_mhz.value_or(0)) + "-" +
+                          std::to_string(*g.p0_max_sm_clock_mhz) + " MHz of a " +
+                          std::to_string(*g.max_sm_clock_mhz) + " MHz boost limit");
+          if (*g.p0_max_sm_clock_mhz <
+              *g.max_sm_clock_mhz * (1.0 - sample_state::k_clock_tolerance)) {
+            parts.back() += " (capped)";
+            s = CheckStatus::warn;
+          }
+        }
+        // Deprecated in CUDA 13 (removed in 14): shown where a driver still answers, since a
+        // target away from its default is a lock; silence proves nothing.
         if (g.app_sm_clock_mhz && g.default_app_sm_clock_mhz) {
+          known = true;
           parts.push_back("application SM clock " + std::to_string(*g.app_sm_clock_mhz) +
                           " MHz (default " + std::to_string(*g.default_app_sm_clock_mhz) + ")");
-          if (*g.app_sm_clock_mhz != *g.default_app_sm_clock_mhz) s = CheckStatus::warn;
-        } else {
-          // Without the setting there is no verdict: the clocks-event bit that once showed it is
-          // no longer set by current drivers, so its absence proves nothing.
-          parts.push_back("application SM clock not readable");
-          s = CheckStatus::unknown;
+          if (*g.app_sm_clock_mhz != *g.default_app_sm_clock_mhz) s = worse(s, CheckStatus::warn);
+        }
+        if (!known) {
+          // The clocks-event bit that once showed a setting is no longer set by current drivers,
+          // so without either reading there is no verdict.
+          parts.push_back("neither P0's clock range nor the application clocks are readable");
+          s = worse(s, CheckStatus::unknown);
         }
         if (g.graphics_clock_offset_mhz && *g.graphics_clock_offset_mhz != 0) {
           parts.push_back("clock offset " + std::to_string(*g.graphics_clock_offset_mhz) + " MHz");
@@ -337,9 +354,10 @@ DoctorCheck check_sm_clock_lock(const std::vector<GpuFacts>& gpus, const GpuCoun
   CheckStatus worst = CheckStatus::pass;
   DoctorCheck c = per_gpu(
       "clocks.sm_lock", k_area_clocks, gpus, count,
-      "not locked: the GPUs boost as they do in production. NVML shows a lock set through the "
-      "application clocks (nvidia-smi -ac) and the clocks-event reason 0x2 of older drivers; a "
-      "lock set with nvidia-smi -lgc has no NVML getter and reads as not locked",
+      "not locked: the GPUs boost as they do in production. NVML shows a P0 clock range capped "
+      "below the boost limit, a lock set through the application clocks (nvidia-smi -ac, drivers "
+      "that still report them) and the clocks-event reason 0x2 of older drivers; nvidia-smi -lgc "
+      "has no NVML getter, so a full P0 range does not rule such a lock out",
       "locked on purpose (CI): compare only with runs locked the same way (the run records "
       "clocks_locked; set GPUBENCH_CLOCKS to the lock, README \"Locked clocks for CI\"); otherwise "
       "unlock with nvidia-smi -rgc and -rac",
@@ -350,6 +368,7 @@ DoctorCheck check_sm_clock_lock(const std::vector<GpuFacts>& gpus, const GpuCoun
         f.default_app_sm_clock_mhz = g.default_app_sm_clock_mhz;
         if (g.clocks_user_limited == true) f.reasons = throttle::applications_clocks_setting;
         f.sm_clock_mhz = g.sm_clock_mhz;
+        f.p0_max_sm_clock_mhz = g.p0_max_sm_clock_mhz;
         const ClockLockState lock = sm_clock_lock(f);
         const CheckStatus s = lock.lock == ClockLock::locked       ? CheckStatus::warn
                               : lock.lock == ClockLock::not_locked ? CheckStatus::pass

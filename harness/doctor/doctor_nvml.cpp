@@ -300,6 +300,10 @@ std::vector<GpuFacts> probe_gpu_facts(const Nvml& nvml) {
     g.default_app_sm_clock_mhz = nvml.default_app_clock_mhz(i, NvmlClock::sm);
     g.graphics_clock_offset_mhz = clock_offset_mhz(nvml, i);
     g.max_sm_clock_mhz = nvml.max_clock_mhz(i, NvmlClock::sm);
+    if (const auto p0 = nvml.pstate_clock_range_mhz(i, NvmlClock::sm, 0)) {
+      g.p0_min_sm_clock_mhz = p0->first;
+      g.p0_max_sm_clock_mhz = p0->second;
+    }
     g.sm_clock_mhz = nvml.current_clock_mhz(i, NvmlClock::sm);
     g.power_limit_w = nvml.power_limit_w(i);
     g.configured_power_limit_w = nvml.configured_power_limit_w(i);

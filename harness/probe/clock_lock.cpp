@@ -23,13 +23,29 @@ ClockLockState sm_clock_lock(const ClockLockFacts& f) {
         (f.sm_clock_mhz ? "; now " + std::to_string(*f.sm_clock_mhz) + " MHz)" : std::string(")"));
     return s;
   }
-  if (!app_known) {
+  const bool p0_known = f.p0_max_sm_clock_mhz && f.max_sm_clock_mhz;
+  if (p0_known &&
+      *f.p0_max_sm_clock_mhz < *f.max_sm_clock_mhz * (1.0 - sample_state::k_clock_tolerance)) {
+    s.lock = ClockLock::locked;
+    s.locked_mhz = *f.p0_max_sm_clock_mhz;
+    s.text = "SM clock: capped at " + std::to_string(*f.p0_max_sm_clock_mhz) +
+             " MHz (P0 allows at most that of the " + std::to_string(*f.max_sm_clock_mhz) +
+             " MHz boost limit: a clock lock such as nvidia-smi -lgc, or a firmware limit)";
+    return s;
+  }
+  if (!app_known && !p0_known) {
     s.text =
-        "SM clock: unknown: NVML does not report the application clocks (deprecated in CUDA 13), "
-        "and a lock set with nvidia-smi -lgc has no NVML getter";
+        "SM clock: unknown: NVML does not report the application clocks (deprecated in CUDA 13) "
+        "nor P0's clock range, and a lock set with nvidia-smi -lgc has no NVML getter";
     return s;
   }
   s.lock = ClockLock::not_locked;
+  if (!app_known) {
+    s.text = "SM clock: no lock NVML shows (P0 allows up to the " +
+             std::to_string(*f.max_sm_clock_mhz) +
+             " MHz boost limit; a nvidia-smi -lgc lock has no NVML getter)";
+    return s;
+  }
   s.text = "SM clock: not locked (boost up to " +
            (f.max_sm_clock_mhz ? std::to_string(*f.max_sm_clock_mhz) + " MHz)"
                                : std::string("an unknown maximum)"));

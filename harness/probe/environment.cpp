@@ -4,6 +4,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -247,15 +248,40 @@ std::string nccl_version_text(int code) {
   return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
 }
 
-std::string suite_module_loading(const char* user_value) {
-  if (user_value != nullptr && *user_value != '\0') return user_value;
-  return k_cuda_module_loading;
+bool suite_loads_modules_eagerly(const std::string& suite) {
+  return suite != "gemm" && suite != "allreduce";
 }
 
-std::vector<std::pair<std::string, std::string>> suite_child_env(const std::string& profile) {
+std::string suite_module_loading(const char* user_value, const std::string& suite) {
+  if (user_value != nullptr && *user_value != '\0') return user_value;
+  return suite_loads_modules_eagerly(suite) ? k_cuda_module_loading : k_cuda_module_loading_lazy;
+}
+
+std::vector<std::pair<std::string, std::string>> suite_child_env(const std::string& profile,
+                                                                 const std::string& suite) {
   return {{"GPUBENCH_PROFILE", profile},
           {"CUDA_DEVICE_ORDER", k_cuda_device_order},
-          {"CUDA_MODULE_LOADING", suite_module_loading(std::getenv("CUDA_MODULE_LOADING"))}};
+          {"CUDA_MODULE_LOADING", suite_module_loading(std::getenv("CUDA_MODULE_LOADING"), suite)}};
+}
+
+std::string run_module_loading(const std::vector<std::string>& suites) {
+  const char* user = std::getenv("CUDA_MODULE_LOADING");
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;  // value -> suites
+  for (const std::string& suite : suites) {
+    const std::string value = suite_module_loading(user, suite);
+    auto it =
+        std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == value; });
+    if (it == groups.end()) {
+      groups.push_back({value, {suite}});
+    } else {
+      it->second.push_back(suite);
+    }
+  }
+  if (groups.empty()) return suite_module_loading(user, "");
+  if (groups.size() == 1) return groups.front().first;
+  std::vector<std::string> parts;
+  for (const auto& [value, names] : groups) parts.push_back(value + " (" + join(names, ", ") + ")");
+  return join(parts, "; ");
 }
 
 std::string cuda_version_text(int code) {
@@ -333,6 +359,9 @@ std::vector<results::GpuInfo> probe_gpus(results::SoftwareEnv& software,
       f.default_app_sm_clock_mhz = g.default_sm_clock_mhz;
       f.reasons = nvml.throttle_reasons(i);
       f.sm_clock_mhz = nvml.current_clock_mhz(i, NvmlClock::sm);
+      if (const auto p0 = nvml.pstate_clock_range_mhz(i, NvmlClock::sm, 0)) {
+        f.p0_max_sm_clock_mhz = p0->second;
+      }
       locks.push_back(sm_clock_lock(f));
     }
     gpus.push_back(std::move(g));

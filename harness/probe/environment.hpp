@@ -39,18 +39,32 @@ std::map<std::string, std::string> relevant_env_live();
 // default, FASTEST_FIRST, reorders GPUs of mixed models). The run's configuration records it.
 inline constexpr const char* k_cuda_device_order = "PCI_BUS_ID";
 
-// Suites run with CUDA_MODULE_LOADING=EAGER unless the user set CUDA_MODULE_LOADING (then their
-// value is kept): since CUDA 12.2 modules load lazily at a kernel's first launch, and such a load
-// can wait for the device to go idle, which never happens while the timing spin kernel holds the
-// stream (METHODOLOGY rule 2). `user_value`: the user's CUDA_MODULE_LOADING, nullptr when unset;
-// an empty value counts as unset (CUDA then uses its default, lazy).
+// CUDA_MODULE_LOADING for a suite child. Since CUDA 12.2 modules load lazily at a kernel's first
+// launch, and such a load can wait for the device to go idle, which never happens while the
+// timing spin kernel holds the stream (METHODOLOGY rule 2). So suites run EAGER, except those that
+// load a large library's modules and preload every kernel they time themselves: gemm (cuBLASLt
+// runs every candidate algorithm once before any batch) and allreduce (NCCL; each series loads the
+// spin kernel and runs a device barrier before any held stream). EAGER would load all of
+// cuBLASLt's or NCCL's kernels into every GPU context (memory and start time no plan counts), so
+// they run LAZY: the path gpu-check and the GPU tests exercise. A suite not named here runs EAGER,
+// the safe choice for a spin-gated timer. The user's CUDA_MODULE_LOADING is kept for every suite.
 inline constexpr const char* k_cuda_module_loading = "EAGER";
-std::string suite_module_loading(const char* user_value);
+inline constexpr const char* k_cuda_module_loading_lazy = "LAZY";
+// Whether `suite` ("gemm", "launch", ...) starts with eager module loading by default.
+bool suite_loads_modules_eagerly(const std::string& suite);
+// The value a suite runs with: `user_value` (the user's CUDA_MODULE_LOADING; nullptr or empty
+// counts as unset) when set, else EAGER or LAZY for `suite` as above.
+std::string suite_module_loading(const char* user_value, const std::string& suite);
 
-// The variables `gpubench run` sets for every suite child, on top of its own environment:
+// The variables `gpubench run` sets for a suite child, on top of its own environment:
 // GPUBENCH_PROFILE, CUDA_DEVICE_ORDER and CUDA_MODULE_LOADING (see above; read from this
-// process's environment). The run's configuration records the same values.
-std::vector<std::pair<std::string, std::string>> suite_child_env(const std::string& profile);
+// process's environment). The run's configuration records CUDA_MODULE_LOADING per suite
+// (run_module_loading).
+std::vector<std::pair<std::string, std::string>> suite_child_env(const std::string& profile,
+                                                                 const std::string& suite);
+// The run-level record of CUDA_MODULE_LOADING for `suites`: the one value when every suite runs
+// with the same, else "EAGER (launch, memory); LAZY (gemm)" in the order given.
+std::string run_module_loading(const std::vector<std::string>& suites);
 
 // "21804" (NCCL code) -> "2.18.4"; major*10000+minor*100+patch, or the pre-2.9 major*1000 form.
 std::string nccl_version_text(int code);

@@ -120,6 +120,7 @@ const char* const k_symbols[] = {
     "nvmlDeviceGetRetiredPages",
     "nvmlDeviceGetRemappedRows",
     "nvmlDeviceGetPcieReplayCounter",
+    "nvmlDeviceGetMinMaxClockOfPState",
 };
 
 }  // namespace
@@ -291,6 +292,20 @@ std::optional<int> Nvml::app_clock_mhz(int index, NvmlClock clock) const {
   }
   auto v = m_impl->clock_query("nvmlDeviceGetApplicationsClock", index, clock);
   return v && *v > 0 ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
+}
+
+std::optional<std::pair<int, int>> Nvml::pstate_clock_range_mhz(int index, NvmlClock clock,
+                                                                int pstate) const {
+  // nvmlDeviceGetMinMaxClockOfPState(device, nvmlClockType_t, nvmlPstates_t,
+  //                                  unsigned int* minClockMHz, unsigned int* maxClockMHz)
+  auto f = m_impl->fn<nvmlReturn_t (*)(nvmlDevice_t, int, int, unsigned*, unsigned*)>(
+      "nvmlDeviceGetMinMaxClockOfPState");
+  nvmlDevice_t dev = m_impl->handle(index);
+  unsigned lo = 0, hi = 0;
+  if (!f || !dev || f(dev, static_cast<int>(clock), pstate, &lo, &hi) != k_success || hi == 0) {
+    return std::nullopt;
+  }
+  return std::make_pair(static_cast<int>(lo), static_cast<int>(hi));
 }
 
 std::optional<double> Nvml::power_instant_w(int index) const {

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "util/sample_state.hpp"
 
@@ -63,6 +64,7 @@ class Nvml {
   std::optional<NvmlPci> pci(int index) const;
   std::optional<int64_t> memory_total_bytes(int index) const;
   std::optional<int> max_clock_mhz(int index, NvmlClock clock) const;
+  // The default application clock (deprecated like app_clock_mhz, same fallback), MHz.
   std::optional<int> default_app_clock_mhz(int index, NvmlClock clock) const;
   std::optional<int> current_clock_mhz(int index, NvmlClock clock) const;
   // The power limit the driver enforces after every limiter (nvmlDeviceGetEnforcedPowerLimit:
@@ -82,9 +84,15 @@ class Nvml {
   // nvmlDeviceGetCurrentClocksEventReasons, falling back to the deprecated
   // nvmlDeviceGetCurrentClocksThrottleReasons on drivers without it (same bits).
   std::optional<uint64_t> throttle_reasons(int index) const;  // throttle:: bits
-  // The SM clock the GPU targets: nvmlDeviceGetClock(APP_CLOCK_TARGET), falling back to the
-  // deprecated nvmlDeviceGetApplicationsClock. MHz.
+  // The application clock target: nvmlDeviceGetClock(APP_CLOCK_TARGET), falling back to
+  // nvmlDeviceGetApplicationsClock. MHz. Both are deprecated in CUDA 13 ("do not use"; removed in
+  // 14) and current drivers may not answer: read only to show an application-clock lock where a
+  // driver still reports one (clock_lock.hpp), never as the clock a GPU is expected to run at.
   std::optional<int> app_clock_mhz(int index, NvmlClock clock) const;
+  // The clock range a P-state allows (nvmlDeviceGetMinMaxClockOfPState, not deprecated), MHz:
+  // {min, max}. `pstate` is nvmlPstates_t (0 = P0, maximum performance).
+  std::optional<std::pair<int, int>> pstate_clock_range_mhz(int index, NvmlClock clock,
+                                                            int pstate = 0) const;
   // Board power right now (NVML_FI_DEV_POWER_INSTANT through nvmlDeviceGetFieldValues), where
   // power_usage_w is NVML's 1-second average on Ampere and newer.
   std::optional<double> power_instant_w(int index) const;

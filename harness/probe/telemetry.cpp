@@ -2,10 +2,13 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
+#include <map>
 
 #include "util/error.hpp"
+#include "util/sample_state.hpp"
 #include "util/strings.hpp"
 
 namespace gpubench::harness {
@@ -148,11 +151,24 @@ void TelemetrySampler::loop() {
 
 TelemetryCounts count_telemetry(const std::vector<results::TelemetrySample>& rows) {
   TelemetryCounts c;
+  // Per GPU in time order, so a transient HW slowdown (util/sample_state.hpp) is not counted.
+  std::map<int, std::vector<const results::TelemetrySample*>> by_gpu;
   for (const auto& r : rows) {
     ++c.samples;
-    if (!r.throttle_reasons) continue;
-    if (results::is_slowdown(*r.throttle_reasons)) ++c.throttled;
-    if (results::is_power_limited(*r.throttle_reasons)) ++c.power_limited;
+    by_gpu[r.nvml_index].push_back(&r);
+  }
+  for (auto& [index, list] : by_gpu) {
+    std::stable_sort(list.begin(), list.end(),
+                     [](const auto* a, const auto* b) { return a->t_s < b->t_s; });
+    std::vector<sample_state::ReasonReading> readings;
+    readings.reserve(list.size());
+    for (const auto* r : list) readings.push_back({r->t_s, r->throttle_reasons});
+    for (const std::optional<int64_t>& mask :
+         sample_state::without_transient_hw_slowdown(readings)) {
+      if (!mask) continue;
+      if (results::is_slowdown(*mask)) ++c.throttled;
+      if (results::is_power_limited(*mask)) ++c.power_limited;
+    }
   }
   return c;
 }

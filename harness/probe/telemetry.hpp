@@ -96,7 +96,9 @@ class TelemetrySampler {
 // What a list of samples says, for progress lines.
 struct TelemetryCounts {
   int64_t samples = 0;
-  int64_t throttled = 0;      // samples with a thermal or HW slowdown reason set (invalid)
+  // Samples with a thermal reason, a power brake or a sustained HW slowdown set (invalid); a
+  // transient HW slowdown (util/sample_state.hpp) is not counted.
+  int64_t throttled = 0;
   int64_t power_limited = 0;  // samples with a power cap / board limit / reliability reason
 };
 TelemetryCounts count_telemetry(const std::vector<results::TelemetrySample>& rows);

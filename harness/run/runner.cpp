@@ -280,7 +280,7 @@ SuiteOutcome run_suite(results::Store& store, int64_t run_id, const SuiteExecuta
 
   ProcessSpec spec;
   spec.argv = info.argv;
-  spec.env = suite_child_env(options.profile);
+  spec.env = suite_child_env(options.profile, suite.name);
   // The run's scratch directory, shared by a suite's executions (gemm keeps its algorithm choices
   // there for the later ones). Not in the run's recorded environment: it says where, not what.
   spec.env.emplace_back("GPUBENCH_RUN_SCRATCH", options.work_dir.string());
@@ -347,9 +347,12 @@ RunOutcome execute_run(results::Store& store, const RunOptions& options, std::os
   info.software = std::move(env.software);
   info.config = std::move(env.config);
   // What the suites run with (suite_child_env), not what this process was started with.
-  for (const auto& [key, value] : suite_child_env(options.suite_options.profile)) {
+  std::vector<std::string> suite_names;
+  for (const SuiteExecutable& s : options.suites) suite_names.push_back(s.name);
+  for (const auto& [key, value] : suite_child_env(options.suite_options.profile, "")) {
     if (key != "GPUBENCH_PROFILE") info.config.env[key] = value;
   }
+  info.config.env["CUDA_MODULE_LOADING"] = run_module_loading(suite_names);
 
   // Device suites first, power-heavy ones last among them, host suites after (run_order.hpp).
   const std::vector<SuiteExecutable> ordered = order_suites(options.suites);

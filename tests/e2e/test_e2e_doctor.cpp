@@ -26,7 +26,8 @@ const std::vector<std::string> k_checks = {
     "gpu.retired_memory",     "gpu.mig_mode",       "pcie.link",
     "clocks.application",     "clocks.sm_lock",     "clocks.power_limit",
     "topology.numa_affinity", "topology.iommu",     "topology.nvlink",
-    "topology.nvlink_fabric", "container.runtime",  "container.gpu_visibility"};
+    "topology.nvlink_fabric", "topology.pcie_acs",  "network.ib_ports",
+    "network.gpudirect_rdma", "container.runtime",  "container.gpu_visibility"};
 
 TEST(E2eDoctor, JsonListsEveryCheckWithStatusAndReason) {
   Workspace ws;

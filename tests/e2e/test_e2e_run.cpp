@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
+#include <fstream>
 #include <string>
 
 #include "e2e_support.hpp"
@@ -256,6 +257,51 @@ TEST(E2eRun, SuitesRunWithEagerModuleLoadingUnlessTheUserChose) {
              {{"CUDA_MODULE_LOADING", "LAZY"}}, 300);
   ASSERT_EQ(lazy.exit_code, 0) << lazy.out << lazy.err;
   EXPECT_EQ(stored_mode(), "LAZY");
+}
+
+// gemm and allreduce run LAZY (they preload what they time; EAGER would load all of cuBLASLt or
+// NCCL into every GPU context), the other suites EAGER: the real child processes' environment
+// shows it. FIXTURE suites named gemm and launch record CUDA_MODULE_LOADING, then answer as
+// fixture_ok (made-up numbers).
+TEST(E2eRun, ModuleLoadingIsChosenPerSuite) {
+  unsetenv("CUDA_MODULE_LOADING");  // this test's own environment must not decide the default
+  Workspace ws;
+  for (const std::string name : {"gemm", "launch"}) {
+    const fs::path script = ws.suites() / ("gpubench-" + name);
+    std::ofstream(script) << "#!/bin/sh\n"
+                          << "# FIXTURE suite: records CUDA_MODULE_LOADING, answers as fixture_ok\n"
+                          << "case \"$*\" in *--benchmark_out=*) echo \"$CUDA_MODULE_LOADING\" > '"
+                          << (ws.root() / (name + ".env")).string() << "' ;; esac\n"
+                          << "exec '" << (ws.suites() / "gpubench-fixture_ok").string()
+                          << "' \"$@\"\n";
+    chmod(script.c_str(), 0755);
+  }
+  const auto recorded = [&](const std::string& name) {
+    std::string text = read_file(ws.root() / (name + ".env"));
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    return text;
+  };
+  const CliResult r =
+      ws.run({"run", "--suite", "gemm,launch", "--repetitions", "2", ws.db_arg()}, {}, 300);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(recorded("gemm"), "LAZY");
+  EXPECT_EQ(recorded("launch"), "EAGER");
+  const json detail = json::parse(ws.run({"show", "latest", "--format", "json", ws.db_arg()}).out);
+  const std::string stored = detail.at("environment")
+                                 .at("configuration")
+                                 .at("env")
+                                 .at("CUDA_MODULE_LOADING")
+                                 .get<std::string>();
+  EXPECT_TRUE(contains(stored, "EAGER (launch)")) << stored;
+  EXPECT_TRUE(contains(stored, "LAZY (gemm)")) << stored;
+
+  // A mode the user set is kept for every suite.
+  const CliResult eager =
+      ws.run({"run", "--suite", "gemm,launch", "--repetitions", "2", ws.db_arg()},
+             {{"CUDA_MODULE_LOADING", "EAGER"}}, 300);
+  ASSERT_EQ(eager.exit_code, 0) << eager.out << eager.err;
+  EXPECT_EQ(recorded("gemm"), "EAGER");
+  EXPECT_EQ(recorded("launch"), "EAGER");
 }
 
 }  // namespace

@@ -63,6 +63,28 @@ TEST(ClockLock, ReasonTwoSetIsALockClearProvesNothing) {
   EXPECT_TRUE(contains(u.text, "nvidia-smi -lgc has no NVML getter")) << u.text;
 }
 
+// P0's clock range (nvmlDeviceGetMinMaxClockOfPState, not deprecated) is what current drivers
+// still report: a P0 maximum below the boost limit is a cap, whatever set it.
+TEST(ClockLock, AP0RangeBelowTheBoostLimitIsACap) {
+  ClockLockFacts f = h100();
+  f.app_sm_clock_mhz.reset();  // a CUDA 13 driver: no application clocks
+  f.default_app_sm_clock_mhz.reset();
+  f.p0_max_sm_clock_mhz = 1410;
+  const ClockLockState capped = sm_clock_lock(f);
+  EXPECT_EQ(capped.lock, ClockLock::locked);
+  EXPECT_EQ(capped.locked_mhz, 1410);
+  EXPECT_EQ(capped.text,
+            "SM clock: capped at 1410 MHz (P0 allows at most that of the 1980 MHz boost limit: a "
+            "clock lock such as nvidia-smi -lgc, or a firmware limit)");
+  f.p0_max_sm_clock_mhz = 1980;
+  const ClockLockState full = sm_clock_lock(f);
+  EXPECT_EQ(full.lock, ClockLock::not_locked);
+  EXPECT_TRUE(contains(full.text, "no lock NVML shows")) << full.text;
+  EXPECT_TRUE(contains(full.text, "nvidia-smi -lgc lock has no NVML getter")) << full.text;
+  f.p0_max_sm_clock_mhz = 1960;  // within the 2% tolerance: not a cap
+  EXPECT_EQ(sm_clock_lock(f).lock, ClockLock::not_locked);
+}
+
 TEST(ClockLock, TheRunRecordsTrueOnlyWhenNvmlShowsALock) {
   const ClockLockState free = sm_clock_lock(h100());
   ClockLockFacts f = h100();

@@ -109,6 +109,28 @@ TEST(DoctorGpu, UnreadableApplicationClocksAreUnknownNotPass) {
   EXPECT_TRUE(contains(offset.value, "clock offset -200 MHz")) << offset.value;
 }
 
+// Current drivers drop the (deprecated) application clocks; P0's clock range still answers and
+// decides the check on its own.
+TEST(DoctorGpu, P0ClockRangeDecidesWithoutApplicationClocks) {
+  auto g = gpus(1);
+  g[0].max_sm_clock_mhz = 1980;
+  g[0].p0_min_sm_clock_mhz = 345;
+  g[0].p0_max_sm_clock_mhz = 1980;
+  g[0].graphics_clock_offset_mhz = 0;
+  const DoctorCheck full = check_app_clocks(g, count_of(g));
+  EXPECT_EQ(full.status, CheckStatus::pass) << full.value;
+  EXPECT_TRUE(contains(full.value, "P0 SM clock 345-1980 MHz of a 1980 MHz boost limit"))
+      << full.value;
+  g[0].p0_max_sm_clock_mhz = 1410;
+  const DoctorCheck capped = check_app_clocks(g, count_of(g));
+  EXPECT_EQ(capped.status, CheckStatus::warn) << capped.value;
+  EXPECT_TRUE(contains(capped.value, "1410 MHz of a 1980 MHz boost limit (capped)"))
+      << capped.value;
+  const DoctorCheck lock = check_sm_clock_lock(g, count_of(g));
+  EXPECT_EQ(lock.status, CheckStatus::warn) << lock.value;
+  EXPECT_TRUE(contains(lock.value, "capped at 1410 MHz")) << lock.value;
+}
+
 TEST(DoctorGpu, EnforcedPowerLimitBelowTheConfiguredOneWarns) {
   auto g = gpus(1);
   g[0].power_limit_w = 700;

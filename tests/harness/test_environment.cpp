@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "gpubench_version.hpp"
@@ -102,22 +103,62 @@ TEST(Environment, RecordsCublasAndTf32Variables) {
   EXPECT_EQ(env.count("NVIDIA_VISIBLE_DEVICES"), 0u);
 }
 
-// Suites start with eager module loading (no lazy load behind the spin kernel) unless the user
-// chose a mode, which is kept as set.
-TEST(Environment, SuitesLoadModulesEagerlyUnlessTheUserChose) {
-  EXPECT_EQ(suite_module_loading(nullptr), "EAGER");
-  EXPECT_EQ(suite_module_loading(""), "EAGER");
-  EXPECT_EQ(suite_module_loading("LAZY"), "LAZY");
-  EXPECT_EQ(suite_module_loading("EAGER"), "EAGER");
+// Suites start with eager module loading (no lazy load behind the spin kernel), except gemm and
+// allreduce, which preload what they time and would load all of cuBLASLt or NCCL under EAGER; a
+// mode the user chose is kept for every suite.
+TEST(Environment, SuitesLoadModulesEagerlyExceptLibrarySuitesUnlessTheUserChose) {
+  for (const char* suite : {"launch", "transfer", "fusion", "memory", "calibration", "new_one"}) {
+    EXPECT_EQ(suite_module_loading(nullptr, suite), "EAGER") << suite;
+    EXPECT_EQ(suite_module_loading("", suite), "EAGER") << suite;
+    EXPECT_EQ(suite_module_loading("LAZY", suite), "LAZY") << suite;
+  }
+  for (const char* suite : {"gemm", "allreduce"}) {
+    EXPECT_EQ(suite_module_loading(nullptr, suite), "LAZY") << suite;
+    EXPECT_EQ(suite_module_loading("", suite), "LAZY") << suite;
+    EXPECT_EQ(suite_module_loading("EAGER", suite), "EAGER") << suite;
+  }
 }
 
-TEST(Environment, SuiteChildEnvironmentNamesEveryVariableTheHarnessSets) {
-  std::map<std::string, std::string> env;
-  for (const auto& [key, value] : suite_child_env("standard")) env[key] = value;
-  EXPECT_EQ(env.at("GPUBENCH_PROFILE"), "standard");
-  EXPECT_EQ(env.at("CUDA_DEVICE_ORDER"), "PCI_BUS_ID");
-  const char* user = std::getenv("CUDA_MODULE_LOADING");
-  EXPECT_EQ(env.at("CUDA_MODULE_LOADING"), user && *user ? std::string(user) : "EAGER");
+class ModuleLoadingEnv : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* v = std::getenv("CUDA_MODULE_LOADING");
+    if (v) m_saved = v;
+    unsetenv("CUDA_MODULE_LOADING");  // this process's environment must not decide the default
+  }
+  void TearDown() override {
+    if (m_saved) {
+      setenv("CUDA_MODULE_LOADING", m_saved->c_str(), 1);
+    } else {
+      unsetenv("CUDA_MODULE_LOADING");
+    }
+  }
+  std::optional<std::string> m_saved;
+};
+
+TEST_F(ModuleLoadingEnv, SuiteChildEnvironmentNamesEveryVariableAndDiffersPerSuite) {
+  auto env_of = [](const std::string& suite) {
+    std::map<std::string, std::string> env;
+    for (const auto& [key, value] : suite_child_env("standard", suite)) env[key] = value;
+    return env;
+  };
+  const auto launch = env_of("launch");
+  EXPECT_EQ(launch.at("GPUBENCH_PROFILE"), "standard");
+  EXPECT_EQ(launch.at("CUDA_DEVICE_ORDER"), "PCI_BUS_ID");
+  EXPECT_EQ(launch.at("CUDA_MODULE_LOADING"), "EAGER");
+  EXPECT_EQ(env_of("gemm").at("CUDA_MODULE_LOADING"), "LAZY");
+  EXPECT_EQ(env_of("allreduce").at("CUDA_MODULE_LOADING"), "LAZY");
+  setenv("CUDA_MODULE_LOADING", "LAZY", 1);
+  EXPECT_EQ(env_of("launch").at("CUDA_MODULE_LOADING"), "LAZY");
+}
+
+TEST_F(ModuleLoadingEnv, RunRecordsOneValueOrTheValuePerSuite) {
+  EXPECT_EQ(run_module_loading({"launch", "memory"}), "EAGER");
+  EXPECT_EQ(run_module_loading({"gemm"}), "LAZY");
+  EXPECT_EQ(run_module_loading({"launch", "gemm", "memory", "allreduce"}),
+            "EAGER (launch, memory); LAZY (gemm, allreduce)");
+  setenv("CUDA_MODULE_LOADING", "EAGER", 1);
+  EXPECT_EQ(run_module_loading({"launch", "gemm"}), "EAGER");  // the user's choice, everywhere
 }
 
 TEST(Environment, FormatsLibraryVersionCodes) {

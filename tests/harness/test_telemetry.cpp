@@ -233,6 +233,20 @@ TEST(TelemetryClassification, SlowdownsAreInvalidAndThePowerCapIsOnlyPowerLimite
   mixed[2].throttle_reasons = throttle::sw_power_cap;
   EXPECT_EQ(count_telemetry(mixed).power_limited, 1);
   EXPECT_EQ(count_telemetry(mixed).throttled, 1);
+
+  // HW slowdown: one reading on GPU 0 during a clock change is not counted; GPU 1 holds it for
+  // 0.3 s (four readings at 10 Hz) and all four count. Rows of the two GPUs interleave.
+  std::vector<results::TelemetrySample> hw;
+  for (int k = 0; k < 4; ++k) {
+    for (int gpu : {0, 1}) {
+      results::TelemetrySample s;
+      s.nvml_index = gpu;
+      s.t_s = 0.1 * k;
+      s.throttle_reasons = gpu == 1 || k == 2 ? throttle::hw_slowdown : 0;
+      hw.push_back(s);
+    }
+  }
+  EXPECT_EQ(count_telemetry(hw).throttled, 4);
 }
 
 class EnvVar {
