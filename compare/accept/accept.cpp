@@ -164,8 +164,8 @@ std::string history_span(const SeriesNoise& n) {
   std::string out;
   if (n.since_run > 0) out += " since the change point at run " + std::to_string(n.since_run);
   if (n.outliers > 0) {
-    out += std::string(n.since_run > 0 ? "," : "") + " " + std::to_string(n.outliers) +
-           " outlying run" + (n.outliers == 1 ? "" : "s") + " left out";
+    out += ", " + std::to_string(n.outliers) + " outlying run" + (n.outliers == 1 ? "" : "s") +
+           " left out";
   }
   return out;
 }
@@ -174,7 +174,7 @@ std::string history_span(const SeriesNoise& n) {
 // spread between the runs' executions (issue 35), or why it holds within-run noise only.
 std::string noise_note(const AcceptOptions& options, const Key& key, const SeriesNoise* noise,
                        bool per_execution, bool same_run) {
-  if (same_run) {
+  if (same_run && options.history && options.history_window > 0) {  // history not added
     return "; interval holds within-run noise only (the run is its own reference: no run-to-run "
            "noise between them)";
   }

@@ -119,7 +119,7 @@ TEST(E2eHistoryNoise, AHealthyRerunAfterOneFaultyRunPassesStrict) {
   EXPECT_EQ(slow.exit_code, 1) << slow.out << slow.err;
   const std::string gpu5 = line_with(slow.out, "device:5");
   EXPECT_EQ(gpu5.rfind("  FAIL ", 0), 0u) << slow.out;
-  EXPECT_TRUE(contains(gpu5, "7% worse than the reference")) << slow.out;
+  EXPECT_TRUE(contains(gpu5, "7.00% worse than the reference")) << slow.out;
 }
 
 // Issue 38: `0% better, between -22.1% and +28.3%` and FAIL under --strict for a run against
