@@ -378,11 +378,13 @@ void judge(const Pool& bpool, const Pool& cpool, const RunOfExecution& brun,
   e.sample_cv = std::max(std::isnan(rcv_b) ? 0.0 : rcv_b, std::isnan(rcv_c) ? 0.0 : rcv_c);
   if (options.history) {
     auto h = options.history->find(e.key);
-    if (h != options.history->end() && h->second.runs >= 2 && std::isfinite(h->second.log_sd)) {
+    if (h != options.history->end() && h->second.usable && std::isfinite(h->second.log_sd)) {
       e.history = h->second;
     }
     auto found = options.history->suite_runs.find(e.key.suite);
     if (found != options.history->suite_runs.end()) e.history_runs_found = found->second;
+    // The series' own count when it has too few (since its change point, outliers left out).
+    if (h != options.history->end() && !h->second.usable) e.history_runs_found = h->second.runs;
   }
   const results::ResultRow* err_b = find_status(bpool, results::BenchmarkStatus::error);
   const results::ResultRow* err_c = find_status(cpool, results::BenchmarkStatus::error);

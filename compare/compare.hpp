@@ -62,13 +62,18 @@ struct Key {
 
 // Run-to-run noise of one series, from the store's history (compare/run_noise.hpp fills it): the
 // sample sd of the log per-run medians of the newest runs of the base side's hardware class and
-// configuration. Repetitions inside one run understate it (they share the run's machine state).
+// configuration since the series' last change point, outlying runs left out (robust). Repetitions
+// inside one run understate it (they share the run's machine state).
 struct SeriesNoise {
   double log_sd = 0;     // sd of log(per-run median); ~ the run-to-run CV as a fraction
   std::size_t runs = 0;  // per-run medians it was computed from (its df is runs - 1)
+  std::size_t outliers = 0;  // runs left out as outlying (compare/run_noise.hpp)
+  int64_t since_run = 0;     // run id of the last change point the history starts at; 0: none
+  bool usable = false;       // runs >= k_min_history_runs: enough df to go into an interval
 };
-// The noise of each series with enough history, and per suite how many history runs were found
-// (also when fewer than the 3 needed, so a verdict can say why its interval has no history).
+// The noise of each series with history (usable or not: an unusable entry says how few runs
+// there were), and per suite how many history runs were found (also when fewer than needed, so
+// a verdict can say why its interval has no history).
 struct HistoryNoise : std::map<Key, SeriesNoise> {
   std::map<std::string, std::size_t> suite_runs;
 };

@@ -9,7 +9,9 @@
 #include <unordered_map>
 
 #include "compare/selection.hpp"
+#include "compare/stats/changepoints.hpp"
 #include "compare/stats/stats.hpp"
+#include "results/history_exclusions.hpp"
 #include "results/sqlite/sqlite.hpp"
 #include "util/error.hpp"
 
@@ -30,6 +32,7 @@ struct RunClass {
 struct RunFacts {
   int64_t id = 0;
   bool complete = false;
+  bool excluded = false;  // `history exclude`: never history, even as a base run
   RunClass cls;
   std::vector<std::pair<std::string, int64_t>> ok_suites;  // suite, suite run id
 };
@@ -47,7 +50,9 @@ std::vector<RunFacts> load_runs(results::Database& db, const std::string& newest
   std::unordered_map<int64_t, std::size_t> index;
   Statement st = db.prepare(
       "SELECT r.id, r.status, r.configuration_id, h.cpu_model, sr.id, sr.suite, sr.status, "
-      "r.host_id "
+      "r.host_id, " +
+      results::not_excluded_sql(db, "r.id") +
+      " "
       "FROM runs r JOIN hosts h ON h.id = r.host_id LEFT JOIN suite_runs sr ON sr.run_id = r.id "
       "WHERE (r.started_at <= ?1 AND r.status = 'complete') OR r.id IN "
       "(SELECT value FROM json_each(?2)) ORDER BY r.started_at DESC, r.id DESC, sr.id");
@@ -62,6 +67,7 @@ std::vector<RunFacts> load_runs(results::Database& db, const std::string& newest
       f.cls.configuration_id = st.column_int64(2);
       f.cls.cpu_model = st.column_text(3);
       if (same_host) f.cls.host_id = st.column_int64(7);
+      f.excluded = st.column_int64(8) == 0;
       runs.push_back(std::move(f));
     }
     if (!st.is_null(4) && st.column_text(6) == "ok") {
@@ -87,6 +93,7 @@ std::vector<RunFacts> load_runs(results::Database& db, const std::string& newest
 struct RunMedian {
   int64_t benchmark_id, metric_id, device, run_id;
   double median;
+  std::size_t age = 0;  // order of the run's start among the runs loaded, 0 the oldest
 };
 
 // Reads the stored per-run medians (results/schema/series_medians.hpp: the median of each series'
@@ -105,7 +112,7 @@ std::vector<RunMedian> read_medians(results::Database& db, const std::vector<int
     auto run = run_of.find(st.column_int64(0));
     if (run == run_of.end()) continue;
     out.push_back(RunMedian{st.column_int64(1), st.column_int64(2), st.column_int64(3), run->second,
-                            st.column_double(4)});
+                            st.column_double(4), 0});
   }
   return out;
 }
@@ -125,7 +132,62 @@ std::string metric_ids(results::Database& db, const std::optional<std::string>& 
   return id_array(ids);
 }
 
+// Stored change points (`history --record`) of the history's runs, as (benchmark id, metric id,
+// run id): the first run of a new level. The table has no device: a recorded change applies to
+// every device of the benchmark and metric.
+std::set<std::tuple<int64_t, int64_t, int64_t>> recorded_change_points(
+    results::Database& db, const std::unordered_map<int64_t, int64_t>& run_of) {
+  std::set<int64_t> run_ids;
+  for (const auto& [suite_run, run] : run_of) run_ids.insert(run);
+  std::set<std::tuple<int64_t, int64_t, int64_t>> out;
+  Statement st = db.prepare(
+      "SELECT benchmark_id, metric_id, run_id FROM change_points WHERE run_id IN "
+      "(SELECT value FROM json_each(?1))");
+  st.bind(1, id_array(std::vector<int64_t>(run_ids.begin(), run_ids.end())));
+  while (st.step()) out.insert({st.column_int64(0), st.column_int64(1), st.column_int64(2)});
+  return out;
+}
+
+// Detection inside a history window (<= --history runs): the t-test, cheap enough for every
+// series of a fleet comparison; the defaults of `history` otherwise (min segment 3, delta 2%).
+const ChangePointOptions& history_detection() {
+  static const ChangePointOptions options = [] {
+    ChangePointOptions o;
+    o.significance = Significance::ttest;
+    return o;
+  }();
+  return options;
+}
+
 }  // namespace
+
+SeriesNoise robust_series_noise(std::span<const double> logs, std::size_t first,
+                                int64_t since_run) {
+  SeriesNoise out;
+  out.since_run = since_run;
+  if (first >= logs.size()) return out;
+  const std::span<const double> level = logs.subspan(first);
+  const double centre = median(level);
+  std::vector<double> deviations;
+  deviations.reserve(level.size());
+  for (double v : level) deviations.push_back(std::fabs(v - centre));
+  // 1.4826 x MAD estimates a normal sd (as robust_cv in compare/stats/stats.hpp).
+  const double robust_sd = 1.4826 * median(deviations);
+  const double cut = std::max(k_outlier_robust_sds * robust_sd, k_outlier_floor);
+  std::vector<double> kept;
+  kept.reserve(level.size());
+  for (double v : level) {
+    if (std::fabs(v - centre) <= cut) {
+      kept.push_back(v);
+    } else {
+      ++out.outliers;
+    }
+  }
+  out.runs = kept.size();
+  out.log_sd = kept.size() >= 2 ? stddev(kept) : std::nan("");
+  out.usable = kept.size() >= k_min_history_runs && std::isfinite(out.log_sd);
+  return out;
+}
 
 void check_history_window(int window) {
   if (window == 0 || window >= static_cast<int>(k_min_history_runs)) return;
@@ -178,7 +240,10 @@ HistoryNoise load_history_noise(results::Store& store, const Side& base, const S
   std::unordered_map<int64_t, int64_t> run_of;  // suite run id -> run id
   for (const RunFacts& f : runs) {
     bool base_run = std::find(base_ids.begin(), base_ids.end(), f.id) != base_ids.end();
-    if (candidate_ids.count(f.id) || !(f.complete || base_run) || !classes.count(f.cls)) continue;
+    if (candidate_ids.count(f.id) || f.excluded || !(f.complete || base_run) ||
+        !classes.count(f.cls)) {
+      continue;
+    }
     std::set<std::string> counted;
     for (const auto& [suite, suite_run_id] : f.ok_suites) {
       if (!suites.count(suite)) continue;
@@ -199,32 +264,37 @@ HistoryNoise load_history_noise(results::Store& store, const Side& base, const S
   }
   if (suite_runs.empty()) return noise;
 
-  // Per series: the per-run medians, sorted so each series' runs are adjacent. A run that ran a
-  // suite twice has two medians of a series; their median (the mean of the two) stands for it.
+  // Per series: the per-run medians, sorted so each series' runs are adjacent and in the order
+  // the runs started (oldest first: a change point splits them in time). A run that ran a suite
+  // twice has two medians of a series; their median (the mean of the two) stands for it.
+  std::unordered_map<int64_t, std::size_t> age;  // run id -> 0 for the oldest run loaded
+  for (std::size_t i = 0; i < runs.size(); ++i) age[runs[i].id] = runs.size() - 1 - i;
   std::unordered_map<int64_t, std::string> metric_names;
   std::string metrics = metric_ids(db, metric, metric_names);
   std::vector<RunMedian> medians = read_medians(db, suite_runs, metrics, run_of);
+  for (RunMedian& m : medians) m.age = age[m.run_id];
   auto series_of = [](const RunMedian& m) {
     return std::tie(m.benchmark_id, m.metric_id, m.device);
   };
-  std::sort(medians.begin(), medians.end(), [&](const RunMedian& a, const RunMedian& b) {
-    return std::tie(a.benchmark_id, a.metric_id, a.device, a.run_id) <
-           std::tie(b.benchmark_id, b.metric_id, b.device, b.run_id);
+  std::sort(medians.begin(), medians.end(), [](const RunMedian& a, const RunMedian& b) {
+    return std::tie(a.benchmark_id, a.metric_id, a.device, a.age, a.run_id) <
+           std::tie(b.benchmark_id, b.metric_id, b.device, b.age, b.run_id);
   });
-  // sd of the log per-run medians: the run-to-run noise on the scale the estimator works on.
-  // The plain sd, not a MAD: a transient run is run-to-run noise too, and the estimator carries
-  // its runs - 1 degrees of freedom, so few runs widen the interval instead of fooling it.
+  const std::set<std::tuple<int64_t, int64_t, int64_t>> recorded =
+      recorded_change_points(db, run_of);
   struct Found {
     int64_t benchmark_id, metric_id, device;
     SeriesNoise noise;
   };
   std::vector<Found> found;
   std::vector<double> logs;
+  std::vector<int64_t> log_runs;
   std::vector<double> same_run;
   for (std::size_t i = 0; i < medians.size();) {
     std::size_t end = i;
     while (end < medians.size() && series_of(medians[end]) == series_of(medians[i])) ++end;
     logs.clear();
+    log_runs.clear();
     for (std::size_t r = i; r < end;) {
       same_run.clear();
       std::size_t next = r;
@@ -232,15 +302,23 @@ HistoryNoise load_history_noise(results::Store& store, const Side& base, const S
         same_run.push_back(medians[next].median);
       }
       const double m = median(same_run);
-      if (m > 0 && std::isfinite(m)) logs.push_back(std::log(m));
+      if (m > 0 && std::isfinite(m)) {
+        logs.push_back(std::log(m));
+        log_runs.push_back(medians[r].run_id);
+      }
       r = next;
     }
-    if (logs.size() >= k_min_history_runs) {
-      const double sd = stddev(logs);
-      if (std::isfinite(sd)) {
-        found.push_back(Found{medians[i].benchmark_id, medians[i].metric_id, medians[i].device,
-                              SeriesNoise{sd, logs.size()}});
-      }
+    // The last change point: recorded at one of these runs, or detected in them.
+    std::size_t first = 0;
+    for (std::size_t k = 1; k < log_runs.size(); ++k) {
+      if (recorded.count({medians[i].benchmark_id, medians[i].metric_id, log_runs[k]})) first = k;
+    }
+    for (const ChangePoint& cp : detect_change_points(logs, history_detection())) {
+      first = std::max(first, cp.index);
+    }
+    if (!logs.empty()) {
+      found.push_back(Found{medians[i].benchmark_id, medians[i].metric_id, medians[i].device,
+                            robust_series_noise(logs, first, first > 0 ? log_runs[first] : 0)});
     }
     i = end;
   }

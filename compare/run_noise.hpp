@@ -12,13 +12,24 @@
 //     repeated later, and runs made after the change, which carry it, stay out),
 //   - are not candidate runs, and do not match the candidate's selector (tag:/host:/gpu:) unless
 //     they match the base's too: with `compare tag:side=a tag:side=b --last 2` the older side-b
-//     runs carry the change, and counting them as noise would hide it.
-// The base side's own runs count. A series needs per-run medians from >= k_min_history_runs runs,
-// else it gets no entry and its interval holds within-run noise only (the reason says so).
+//     runs carry the change, and counting them as noise would hide it,
+//   - are not excluded from history (`gpubench history exclude RUN`,
+//     results/history_exclusions.hpp).
+// The base side's own runs count. Per series, history then describes the server, not its
+// accidents (issue 38):
+//   - it starts at the series' last change point: recorded (`history --record`) at one of these
+//     runs, or detected in them (detect_change_points, t-test, min segment 3, delta 2%); the
+//     level before a step is another server state, not noise;
+//   - runs further than k_outlier_robust_sds robust sds (1.4826 x MAD of the log medians, at least
+//     k_outlier_floor) from the median are left out as outlying (a run with a throttled GPU, a
+//     busy machine): one such run among healthy ones would otherwise be the noise;
+//   - the sd of the runs left needs >= k_min_history_runs of them (df >= 5); with fewer, the
+//     series' interval holds within-run noise only, and the reason says how many runs there were.
 #pragma once
 
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "compare/compare.hpp"
@@ -27,13 +38,25 @@
 namespace gpubench::compare {
 
 constexpr int k_default_history_window = 10;  // runs per suite
-// Fewest runs for a series sd. Its uncertainty is carried by the df (runs - 1), so 3 runs are
-// honest: they widen the interval (t quantile with few df) rather than narrow it.
-constexpr std::size_t k_min_history_runs = 3;
+// Fewest runs (after outliers are left out) for a series sd: 6, df 5. With 3 (df 2) the interval
+// of a healthy server against itself spanned -22% to +28% at 99% (issue 38): too wide to accept
+// anything, while one bad run among 3 to 4 still set the noise. Below it: within-run noise only.
+constexpr std::size_t k_min_history_runs = 6;
+// A run whose log median lies further than this many robust sds from the series' median is
+// outlying; deviations under k_outlier_floor (log units, ~1%) never are (a series whose runs
+// mostly tie has a MAD of 0).
+constexpr double k_outlier_robust_sds = 3.5;
+constexpr double k_outlier_floor = 0.01;
 
-// --history N: 0 (off) or at least k_min_history_runs. 1 or 2 would silently mean no history, so
+// --history N: 0 (off) or at least k_min_history_runs. Fewer would silently mean no history, so
 // they are refused like negative numbers (Error(bad_input) naming the value).
 void check_history_window(int window);
+
+// The noise of one series from its log per-run medians, oldest first, of which the first `first`
+// precede its last change point: sd of those from `first` on that are not outlying (see above).
+// `since_run` is copied into the result. Pure: no database.
+SeriesNoise robust_series_noise(std::span<const double> logs, std::size_t first,
+                                int64_t since_run = 0);
 
 // Two queries for the runs plus two for the samples, whatever the number of series. Per-run
 // medians are Google Benchmark's `median` aggregates where the suite run recorded them, else the

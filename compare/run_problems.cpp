@@ -27,6 +27,14 @@ std::vector<std::string> run_problems(const results::RunDetail& run) {
     case results::RunStatus::failed:
       out.push_back(id + " failed");
       break;
+    case results::RunStatus::incomplete: {
+      // The reason is the shortfall line "incomplete: expected 8 GPUs, found 7 (...)".
+      std::string reason = run.run.status_reason;
+      if (reason.rfind("incomplete: ", 0) == 0) reason.erase(0, 12);
+      out.push_back(id + " is incomplete: " +
+                    (reason.empty() ? std::string("it missed its expected hardware") : reason));
+      break;
+    }
   }
   // A run measures each suite in several executions (issue 35), each its own suite run: a failed
   // one is named by its place among its suite's suite runs, in id order.

@@ -18,13 +18,15 @@ const char* to_string(RunStatus status) {
       return "failed";
     case RunStatus::abandoned:
       return "abandoned";
+    case RunStatus::incomplete:
+      return "incomplete";
   }
   return "failed";
 }
 
 std::optional<RunStatus> run_status_from_string(const std::string& text) {
   for (RunStatus s : {RunStatus::running, RunStatus::complete, RunStatus::interrupted,
-                      RunStatus::failed, RunStatus::abandoned}) {
+                      RunStatus::failed, RunStatus::abandoned, RunStatus::incomplete}) {
     if (text == to_string(s)) return s;
   }
   return std::nullopt;

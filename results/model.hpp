@@ -99,7 +99,9 @@ struct Configuration {
 };
 
 // abandoned: the gpubench that ran it died without closing it (found by a later writer).
-enum class RunStatus { running, complete, interrupted, failed, abandoned };
+// incomplete: every suite finished, but the server missed the hardware the run expected
+// (`run --expect-gpus N`: a GPU gone): its results are not the server's (schema v7, issue 38).
+enum class RunStatus { running, complete, interrupted, failed, abandoned, incomplete };
 const char* to_string(RunStatus status);
 std::optional<RunStatus> run_status_from_string(const std::string& text);
 

@@ -72,6 +72,9 @@ struct RunRow {
   int64_t suites_failed = 0;
   int64_t benchmarks = 0;
   std::string status_reason;  // why it ended so, when recorded (abandoned: the evidence)
+  // `history exclude`'s reason when the run is left out of every history, else empty
+  // (results/history_exclusions.hpp).
+  std::string history_excluded;
   // Only for status running: its owner is gone (judged without writing; the next writing
   // command marks it abandoned). Shown as `abandoned?`.
   bool owner_gone = false;
@@ -182,6 +185,10 @@ class Store {
   IngestSummary ingest_benchmark_json(int64_t suite_run_id, const nlohmann::json& doc,
                                       const std::string& default_suite);
   void finish_run(int64_t run_id, RunStatus status);
+  // After finish_run: what the run's own checks found once its suites were stored (a GPU missing
+  // from `--expect-gpus`, issue 38) becomes its status and status_reason, so `latest`, `show` and
+  // `compare` see the run the exit code described. Error(bad_input) for an unknown run.
+  void record_run_outcome(int64_t run_id, RunStatus status, const std::string& reason);
 
   // A finished suite in ONE transaction: its row, the document's benchmarks (when `doc` is not
   // null) and its telemetry commit together or not at all. Throws Error(bad_input) when the

@@ -70,6 +70,10 @@ std::vector<RunRow> load_run_rows(Database& db, const std::string& ids_sql, int6
       if (it != index.end()) fn(rows[it->second], st);
     }
   };
+  if (db.table_exists("history_exclusions")) {  // v7
+    for_each("SELECT run_id, reason FROM history_exclusions WHERE run_id" + in,
+             [](RunRow& row, const Statement& st) { row.history_excluded = st.column_text(1); });
+  }
   // GPU summary "8x NVIDIA H200", models in order of their first device index.
   std::unordered_map<int64_t, std::vector<std::pair<std::string, int>>> gpus;
   for_each(
@@ -182,9 +186,11 @@ int64_t Store::resolve_run(const std::string& raw_spec) {
     }
     // Finished runs only: a run still going (or abandoned, or whose gpubench died) is not what
     // "the latest results" means, nor is an --until-decided rerun (a few benchmarks of the run
-    // before it: k_rerun_tag_key); address them by id or UUID.
+    // before it: k_rerun_tag_key), nor a run that missed its expected hardware (incomplete: its
+    // results are not the server's); address them by id or UUID.
     std::string finished =
-        "status NOT IN ('running', 'abandoned') AND NOT EXISTS (SELECT 1 FROM run_tags t WHERE "
+        "status NOT IN ('running', 'abandoned', 'incomplete') AND NOT EXISTS (SELECT 1 FROM "
+        "run_tags t WHERE "
         "t.run_id = runs.id AND trim(t.key) = '" +
         std::string(k_rerun_tag_key) + "')";
     // Nor, while the database holds runs it measured itself, a Google Benchmark file imported
@@ -208,7 +214,7 @@ int64_t Store::resolve_run(const std::string& raw_spec) {
     unknown_run(db, spec,
                 n == 0 ? std::string("there are no finished runs yet")
                        : "there are only " + std::to_string(n) +
-                             " finished run(s) (running and abandoned runs, "
+                             " finished run(s) (running, abandoned and incomplete runs, "
                              "--until-decided reruns and, beside runs of this database's own, "
                              "imported files do not count)");
   }

@@ -262,4 +262,14 @@ void Store::finish_run(int64_t run_id, RunStatus status) {
   }
 }
 
+void Store::record_run_outcome(int64_t run_id, RunStatus status, const std::string& reason) {
+  Database& db = *m_db;
+  check_database_file(run_id);
+  Transaction tx(db);
+  detail::require_run(db, run_id);
+  Statement st = db.prepare("UPDATE runs SET status = ?1, status_reason = ?2 WHERE id = ?3");
+  st.bind(1, to_string(status)).bind(2, reason).bind(3, run_id).run();
+  tx.commit();
+}
+
 }  // namespace gpubench::results

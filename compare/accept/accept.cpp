@@ -147,7 +147,7 @@ std::string signed_pct(double fraction) {
 const SeriesNoise* series_noise(const HistoryNoise* history, const Key& key) {
   if (!history) return nullptr;
   auto usable_noise = [](const SeriesNoise& n) {
-    return n.runs >= k_min_history_runs && std::isfinite(n.log_sd) && n.log_sd > 0;
+    return n.usable && std::isfinite(n.log_sd) && n.log_sd > 0;
   };
   auto exact = history->find(key);
   if (exact != history->end() && usable_noise(exact->second)) return &exact->second;
@@ -161,17 +161,39 @@ const SeriesNoise* series_noise(const HistoryNoise* history, const Key& key) {
   return best;
 }
 
+// Where a series' history starts and what it left out: " since the change point at run 12, 1
+// outlying run left out".
+std::string history_span(const SeriesNoise& n) {
+  std::string out;
+  if (n.since_run > 0) out += " since the change point at run " + std::to_string(n.since_run);
+  if (n.outliers > 0) {
+    out += ", " + std::to_string(n.outliers) + " outlying run" + (n.outliers == 1 ? "" : "s") +
+           " left out";
+  }
+  return out;
+}
+
 // What the interval holds, for the reason: the history it learned run-to-run noise from, the
 // spread between the runs' executions (issue 35), or why it holds within-run noise only.
 std::string noise_note(const AcceptOptions& options, const Key& key, const SeriesNoise* noise,
-                       bool per_execution) {
+                       bool per_execution, bool same_run) {
+  if (same_run && options.history && options.history_window > 0) {  // history not added
+    return "; interval holds within-run noise only (the run is its own reference: no run-to-run "
+           "noise between them)";
+  }
   if (noise) {
     return "; interval includes run-to-run noise from " + std::to_string(noise->runs) +
-           " runs of history";
+           " runs of history" + history_span(*noise);
   }
   if (per_execution) return "; interval holds the noise between executions (no history used)";
   if (!options.history || options.history_window == 0) {
     return "; interval holds within-run noise only (--history 0)";
+  }
+  // The series' own history, too short once change points and outliers are accounted for.
+  if (auto own = options.history->find(key); own != options.history->end()) {
+    return "; interval holds within-run noise only (" + std::to_string(own->second.runs) +
+           " run(s) of history" + history_span(own->second) + ", fewer than the " +
+           std::to_string(k_min_history_runs) + " needed for run-to-run noise)";
   }
   auto found = options.history->suite_runs.find(key.suite);
   const std::size_t runs = found == options.history->suite_runs.end() ? 0 : found->second;
@@ -228,6 +250,13 @@ bool is_primary(const results::ResultRow& row) {
 AcceptResult accept_against_reference(const Side& run, const Side& reference,
                                       const AcceptOptions& options) {
   AcceptResult result = start(run, reference.selection, options);
+  // A run accepted against itself: both medians are the same run's, so no run-to-run noise lies
+  // between them; history's would only widen an interval around an exact 1 until it straddled
+  // the tolerance (issue 38: "0% better, between -22.1% and +28.3%", FAIL under --strict).
+  std::set<int64_t> run_ids, reference_ids;
+  for (const results::RunDetail& r : run.runs) run_ids.insert(r.run.id);
+  for (const results::RunDetail& r : reference.runs) reference_ids.insert(r.run.id);
+  const bool same_run = !run_ids.empty() && run_ids == reference_ids;
   std::map<Key, Pooled> mine = pool(run);
   // A GPU's series are held to the same GPU's in the reference when both know the UUIDs
   // (compare/gpu_pairing.hpp): the run's name of a series is mapped to the reference's name of it
@@ -310,7 +339,7 @@ AcceptResult accept_against_reference(const Side& run, const Side& reference,
       // of one run's median counts once a side (as compare's estimate()).
       // History is the reference's: its series of this GPU are named as the reference named them.
       const Key noise_key{key.suite, named.benchmark, key.metric, named.device};
-      const SeriesNoise* noise = series_noise(options.history, noise_key);
+      const SeriesNoise* noise = same_run ? nullptr : series_noise(options.history, noise_key);
       const double extra = noise ? 2.0 * noise->log_sd * noise->log_sd : 0.0;
       RatioEstimate r = ratio_of_medians(
           rp.values, p.values, options.confidence, extra,
@@ -333,7 +362,7 @@ AcceptResult accept_against_reference(const Side& run, const Side& reference,
                    signed_pct(g_high - 1.0) + " with " +
                    format_significant(options.confidence * 100.0, 2) + "%" +
                    " confidence; required: no worse than -" + pct(options.tolerance) +
-                   marginal_advice(c) + noise_note(options, key, noise, c.per_execution);
+                   marginal_advice(c) + noise_note(options, key, noise, c.per_execution, same_run);
         if (named.benchmark != key.benchmark) {
           c.reason += "; the reference measured this GPU as " + named.device + " (paired by UUID)";
         }

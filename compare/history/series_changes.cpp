@@ -229,6 +229,8 @@ nlohmann::json scan_parameters_json(const HistoryOptions& options) {
   nlohmann::json parameters = detection_parameters_json(options.detection);
   parameters["selector"] = options.selector;
   parameters["last"] = options.last;
+  // Only when some run is excluded, so scans stored before exclusions existed stay reusable.
+  if (!options.excluded_runs.empty()) parameters["excluded_runs"] = options.excluded_runs;
   return parameters;
 }
 

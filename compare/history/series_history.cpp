@@ -112,7 +112,19 @@ History load_history(results::Store& store, const HistoryOptions& options) {
                       "'" + *options.benchmark + "': " + e.what(), "e.g. --benchmark 'spin/.*'");
     }
   }
-  for (int64_t id : selected_runs(store, options.selector)) {
+  std::vector<int64_t> selected = selected_runs(store, options.selector);
+  // Runs excluded on purpose (`history exclude`) are in no history; the output names them.
+  h.excluded = results::list_history_exclusions(store.database(), selected);
+  for (const results::HistoryExclusion& x : h.excluded) {
+    h.options.excluded_runs.push_back(x.run_id);
+    selected.erase(std::remove(selected.begin(), selected.end(), x.run_id), selected.end());
+  }
+  if (selected.empty()) {
+    throw bad_input("every run of '" + options.selector + "' is excluded from history",
+                    "'gpubench history exclude' left them out (see 'gpubench runs')",
+                    "'gpubench history include RUN' takes one back");
+  }
+  for (int64_t id : selected) {
     HistoryRun r;
     r.id = id;
     r.detail = store.get_run(id);

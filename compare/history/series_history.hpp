@@ -19,6 +19,7 @@
 #include "compare/compare.hpp"
 #include "compare/stats/changepoints.hpp"
 #include "compare/stats/stats.hpp"
+#include "results/history_exclusions.hpp"
 #include "results/store.hpp"
 
 namespace gpubench::compare {
@@ -102,11 +103,16 @@ struct HistoryOptions {
   // Any other case (no scan, other parameters, a run deleted or merged in before the scan's last
   // run, a stored change point no longer in the series) is detected in full.
   bool incremental = false;
+  // Set by load_history: the selected runs left out because `history exclude` excluded them
+  // (results/history_exclusions.hpp), ascending. A scan is reused only under the same set.
+  std::vector<int64_t> excluded_runs;
 };
 
 struct History {
   HistoryOptions options;
   std::vector<HistoryRun> runs;  // oldest first
+  // Runs the selector matched but `history exclude` left out, with the reasons (by run id).
+  std::vector<results::HistoryExclusion> excluded;
   std::vector<SeriesHistory> series;
 };
 

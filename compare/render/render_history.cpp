@@ -114,6 +114,11 @@ void render_json(const History& h, std::ostream& out) {
                     {"annotations", r.detail.annotations}});
   }
   doc["runs"] = std::move(runs);
+  json excluded = json::array();
+  for (const results::HistoryExclusion& x : h.excluded) {
+    excluded.push_back({{"run", x.run_id}, {"reason", x.reason}, {"excluded_at", x.excluded_at}});
+  }
+  doc["excluded_runs"] = std::move(excluded);
   json series = json::array();
   for (const SeriesHistory& s : h.series) {
     json points = json::array();
@@ -209,6 +214,17 @@ void text_change(const History& h, const SeriesHistory& s, const SeriesChange& c
     out << (md ? "  - " : "    ") << "annotated: " << md_text(md, a) << '\n';
 }
 
+// "excluded from history: run 5 (GPU 3 throttled), ...": selected runs `history exclude` left out.
+void excluded_line(const History& h, bool md, std::ostream& out) {
+  if (h.excluded.empty()) return;
+  std::vector<std::string> runs;
+  for (const results::HistoryExclusion& x : h.excluded) {
+    runs.push_back("run " + std::to_string(x.run_id) + " (" + x.reason + ")");
+  }
+  out << (md ? "" : "  ") << "excluded from history: " << md_text(md, join(runs, ", "))
+      << (md ? "\n\n" : "\n");
+}
+
 void render_changes(const History& h, bool md, std::ostream& out) {
   const std::vector<RunChanges> all = changes_by_run(h);
   const std::map<std::string, std::string> name = title_names(h, md);
@@ -216,6 +232,7 @@ void render_changes(const History& h, bool md, std::ostream& out) {
       << md_text(md, h.options.selector) << " (" << h.series.size() << " series)";
   out << (md ? " (" : "\n  method: ") << parameters_text(h) << (md ? ")\n" : "\n");
   if (md) out << '\n';
+  excluded_line(h, md, out);
   if (all.empty()) {
     out << "no change points\n";
     return;
@@ -248,6 +265,8 @@ void render_series(const History& h, bool md, std::ostream& out) {
       << h.runs.size() << " runs";
   if (!h.runs.empty()) out << ", " << date_of(h.runs.front()) << " .. " << date_of(h.runs.back());
   out << (md ? " (" : "\n  method: ") << parameters_text(h) << (md ? ")\n" : "\n");
+  if (md && !h.excluded.empty()) out << '\n';
+  excluded_line(h, md, out);
   const std::map<std::string, std::string> name = title_names(h, md);
   for (const SeriesHistory& s : h.series) {
     out << '\n'

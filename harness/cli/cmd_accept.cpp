@@ -192,7 +192,7 @@ void add_accept_command(CLI::App& app, Context& ctx) {
                 "measured results");
   cmd->add_option("--history", args->history,
                   "runs of the reference's hardware and configuration whose run-to-run spread "
-                  "goes into the interval, as compare --history (0: off; else 3 or more)")
+                  "goes into the interval, as compare --history (0: off; else 6 or more)")
       ->capture_default_str();
   cmd->add_option("--suite", args->suites,
                   "accept only these suites (comma-separated or repeated), e.g. those rerun");

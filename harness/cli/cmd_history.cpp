@@ -4,6 +4,9 @@
 // a new run touched, and there only their tails; --full: everything). --fail-on-change: exit 1 when
 // a change point falls in the newest --new-runs runs (nightly CI: a change found once --min-segment
 // runs follow it is new).
+// gpubench history exclude RUN --reason TEXT / history include RUN: leave a run out of every
+// history on purpose (run-to-run noise of compare/accept, history series and change points), or
+// take it back (results/history_exclusions.hpp).
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <memory>
@@ -16,7 +19,9 @@
 #include "compare/stats/thresholds.hpp"
 #include "harness/cli/cli_common.hpp"
 #include "harness/cli/command.hpp"
+#include "results/history_exclusions.hpp"
 #include "util/error.hpp"
+#include "util/strings.hpp"
 
 namespace gpubench::cli {
 namespace {
@@ -75,7 +80,42 @@ compare::ChangePointOptions detection_of(const HistoryArgs& a) {
   return o;
 }
 
+struct ExclusionArgs {
+  std::string run;
+  std::string reason;
+};
+
+void do_exclude(const ExclusionArgs& args, Context& ctx) {
+  check_note(args.reason, "the reason");
+  results::Store store = open_store(ctx, results::OpenMode::read_write);
+  const int64_t run_id = store.resolve_run(args.run);
+  const bool again = results::history_exclusion(store.database(), run_id).has_value();
+  results::exclude_from_history(store.database(), run_id, args.reason);
+  write_output(ctx, "", OutputKind::for_people,
+               "run " + std::to_string(run_id) + (again ? ": still" : ":") +
+                   " excluded from history (" + std::string(trim(args.reason)) +
+                   "); compare, accept and history leave it out ('gpubench history include " +
+                   std::to_string(run_id) + "' undoes it)\n");
+}
+
+void do_include(const ExclusionArgs& args, Context& ctx) {
+  results::Store store = open_store(ctx, results::OpenMode::read_write);
+  const int64_t run_id = store.resolve_run(args.run);
+  if (!results::include_in_history(store.database(), run_id)) {
+    throw bad_input("run " + std::to_string(run_id) + " is not excluded from history",
+                    "only a run 'gpubench history exclude' left out can be included again",
+                    "'gpubench runs' marks excluded runs 'no history'");
+  }
+  write_output(ctx, "", OutputKind::for_people,
+               "run " + std::to_string(run_id) + ": counts in history again\n");
+}
+
 void do_history(const HistoryArgs& args, Context& ctx) {
+  if (args.selector.empty()) {
+    throw bad_input("history needs a selector", "it names the runs whose history to show",
+                    "e.g. gpubench history all, or history tag:ci=nightly; 'history exclude RUN "
+                    "--reason TEXT' leaves a run out");
+  }
   check_format(args.format, {"text", "md", "html", "json", "csv"});
   // Checked before anything is read or printed: a bad value must not follow a whole history.
   if (args.fail_on_change && args.new_runs < 1) {
@@ -129,8 +169,7 @@ void add_history_command(CLI::App& app, Context& ctx) {
   CLI::App* cmd = app.add_subcommand(
       "history", "per-run medians of each series over time, with change points and their causes");
   cmd->add_option("selector", args->selector,
-                  "runs: tag:K=V, host:NAME, gpu:MODEL, all (or one run id)")
-      ->required();
+                  "runs: tag:K=V, host:NAME, gpu:MODEL, all (or one run id)");
   cmd->add_option("--benchmark", args->benchmark, "only benchmarks matching this regex");
   cmd->add_option("--metric", args->metric, "only this metric (default: all but cpu_time)");
   cmd->add_option("--last", args->last, "the newest N runs (0: all)")->capture_default_str();
@@ -161,7 +200,24 @@ void add_history_command(CLI::App& app, Context& ctx) {
                 "recorded before with the same parameters are recomputed only where new runs "
                 "can have changed them");
   cmd->add_flag("--full", args->full, "with --record: detect every series in full");
-  cmd->callback([args, &ctx] { do_history(*args, ctx); });
+  auto exclusion = std::make_shared<ExclusionArgs>();
+  CLI::App* exclude = cmd->add_subcommand(
+      "exclude", "leave a run out of every history (run-to-run noise, series, change points)");
+  exclude->add_option("run", exclusion->run, "run id, latest, latest~N, or UUID (prefix)")
+      ->required();
+  exclude->add_option("--reason", exclusion->reason, "why (shown by runs, show and history)")
+      ->required();
+  exclude->callback([exclusion, &ctx] { do_exclude(*exclusion, ctx); });
+  CLI::App* include =
+      cmd->add_subcommand("include", "undo 'history exclude': the run counts again");
+  include->add_option("run", exclusion->run, "run id, latest, latest~N, or UUID (prefix)")
+      ->required();
+  include->callback([exclusion, &ctx] { do_include(*exclusion, ctx); });
+  cmd->require_subcommand(0, 1);
+  cmd->callback([args, &ctx, exclude, include] {
+    if (exclude->parsed() || include->parsed()) return;
+    do_history(*args, ctx);
+  });
 }
 
 }  // namespace gpubench::cli

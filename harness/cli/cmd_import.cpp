@@ -118,6 +118,10 @@ void print_summary(const std::string& file, bool database, const results::MergeS
   if (sum.annotations > 0) {
     *ctx.out << ", " << sum.annotations << " annotation(s) added to runs already present";
   }
+  if (sum.exclusions > 0) {
+    *ctx.out << ", " << sum.exclusions
+             << " exclusion(s) from history added to runs already present";
+  }
   *ctx.out << '\n';
   for (const std::string& uuid : sum.added) *ctx.out << "  added " << uuid << '\n';
   for (const auto& [uuid, evidence] : sum.abandoned) {

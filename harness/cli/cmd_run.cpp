@@ -97,6 +97,34 @@ void do_plan(const RunArgs& args, const std::vector<harness::SuiteExecutable>& s
   }
 }
 
+// --filter that matches no case of any selected suite: refused before anything is stored (issue
+// 38; it used to store a `complete` run of 0 benchmarks that became `latest`). The cases are the
+// suites' own plans (`run --plan`), for this machine's GPUs and at least one, so GPU cases a
+// GPU-less run would record as skipped still count as matched. A suite that gives no plan (one
+// built before plans) cannot be judged here: the run goes ahead and says per suite.
+void check_filter_matches(const RunArgs& args, const std::vector<harness::SuiteExecutable>& suites,
+                          int repetitions) {
+  if (args.filter.empty() || suites.empty()) return;
+  const int gpus = std::max(1, harness::detect_gpu_count().first);
+  std::vector<std::string> names;
+  for (const auto& s : suites) {
+    try {
+      if (harness::ask_suite_plan(s, args.profile, gpus, repetitions, args.filter).cases() > 0) {
+        return;
+      }
+    } catch (const Error&) {
+      return;
+    }
+    names.push_back(s.name);
+  }
+  throw bad_input("--filter '" + args.filter + "' matches no benchmark of " + join(names, ", "),
+                  "a run of nothing would be stored as a complete run and become 'latest'; "
+                  "nothing was run or stored",
+                  "list the cases with 'gpubench run --plan" +
+                      (args.suites.empty() ? std::string() : " --suite " + join(args.suites, ",")) +
+                      "' and fix the pattern, or pick other suites");
+}
+
 // One line per suite: its executions together (the worst status, the first reason, the time of
 // all of them), "3/3" executions finished.
 void print_summary(std::ostream& out, const harness::RunOutcome& o) {
@@ -352,6 +380,7 @@ void do_run(const RunArgs& args, Context& ctx) {
     do_plan(args, options.suites, repetitions, executions, ctx);
     return;
   }
+  check_filter_matches(args, options.suites, repetitions);
   options.note = args.note;
   options.argv = ctx.argv;
   auto& so = options.suite_options;
@@ -415,7 +444,21 @@ void do_run(const RunArgs& args, Context& ctx) {
     interrupted_before_start(ctx, outcome.interrupt_signal);
     return;
   }
-  print_summary(*ctx.out, outcome);
+  // Lost hardware fails the run (issue 23) and is part of it (issue 38): its results are stored,
+  // but they are not the server's, so the run is stored `incomplete` (a run with failed suites
+  // stays `failed`) with the shortfall as its reason; `latest` and group selections skip it.
+  std::vector<std::string> shortfall;
+  harness::RunOutcome shown = outcome;
+  if (outcome.interrupt_signal == 0 && outcome.store_error.empty()) {
+    shortfall = run_shortfall(args, *store, outcome.run_id);
+    if (!shortfall.empty()) {
+      if (shown.status == results::RunStatus::complete) {
+        shown.status = results::RunStatus::incomplete;
+      }
+      store->record_run_outcome(outcome.run_id, shown.status, join(shortfall, "; "));
+    }
+  }
+  print_summary(*ctx.out, shown);
   if (outcome.interrupt_signal != 0) {
     *ctx.err << "gpubench: run " << outcome.run_id << " interrupted by "
              << harness::signal_name(outcome.interrupt_signal)
@@ -432,10 +475,7 @@ void do_run(const RunArgs& args, Context& ctx) {
                     "long-held lock, a full disk) and run again");
     *ctx.err << "\n";
     ctx.exit_code = static_cast<int>(ExitCode::infrastructure);
-  } else if (const auto shortfall = run_shortfall(args, *store, outcome.run_id);
-             !shortfall.empty()) {
-    // Lost hardware fails the run (issue 23): its results are stored, but they are not the
-    // server's; `accept`/`compare` against its baseline say the same.
+  } else if (!shortfall.empty()) {
     for (const std::string& p : shortfall) *ctx.err << "gpubench: error: " << p << '\n';
     ctx.exit_code = static_cast<int>(ExitCode::infrastructure);
   } else if (outcome.status != results::RunStatus::complete) {

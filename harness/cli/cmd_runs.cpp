@@ -39,6 +39,9 @@ void do_runs(const RunsArgs& args, Context& ctx) {
     for (const auto& r : runs) {
       nlohmann::json tags = nlohmann::json::object();
       for (const auto& [k, v] : r.tags) tags[k] = v;
+      // `history exclude`'s reason, null when the run counts in history.
+      const nlohmann::json excluded =
+          r.history_excluded.empty() ? nlohmann::json() : nlohmann::json(r.history_excluded);
       arr.push_back({{"id", r.id},
                      {"uuid", r.uuid},
                      {"started_at", r.started_at},
@@ -46,6 +49,7 @@ void do_runs(const RunsArgs& args, Context& ctx) {
                      {"status", results::to_string(r.status)},
                      {"owner_gone", r.owner_gone},
                      {"status_reason", r.status_reason},
+                     {"history_excluded", excluded},
                      {"host", r.hostname},
                      {"gpus", r.gpu_summary},
                      {"profile", r.profile},
@@ -61,7 +65,9 @@ void do_runs(const RunsArgs& args, Context& ctx) {
   std::vector<std::vector<std::string>> rows;
   rows.reserve(runs.size());
   for (const auto& r : runs) {
-    rows.push_back({std::to_string(r.id), r.uuid.substr(0, 8), r.started_at, run_status_text(r),
+    // "complete, no history": left out of every history (`history exclude`, reason in `show`).
+    rows.push_back({std::to_string(r.id), r.uuid.substr(0, 8), r.started_at,
+                    run_status_text(r) + (r.history_excluded.empty() ? "" : ", no history"),
                     r.hostname, r.gpu_summary, r.profile, tags_text(r.tags),
                     std::to_string(r.suites_failed) + "/" + std::to_string(r.suites_total)});
   }

@@ -45,6 +45,10 @@ void print_environment(std::ostream& out, const results::RunDetail& d) {
   const auto& info = d.info;
   out << "run " << r.id << "  " << r.uuid << "  " << run_status_text(r) << '\n';
   if (!r.status_reason.empty()) out << "  " << r.status_reason << '\n';
+  if (!r.history_excluded.empty()) {
+    out << "  excluded from history: " << r.history_excluded << " ('gpubench history include "
+        << r.id << "' undoes it)\n";
+  }
   out << "  started " << r.started_at << ", finished "
       << (r.finished_at.empty() ? "-" : r.finished_at) << ", by " << info.user << ", profile "
       << info.config.profile << '\n';

@@ -49,6 +49,9 @@ nlohmann::json run_member(const results::RunDetail& detail) {
           {"status", results::to_string(r.status)},
           {"status_reason", r.status_reason},
           {"owner_gone", r.owner_gone},
+          // `history exclude`'s reason, null when the run counts in history.
+          {"history_excluded",
+           r.history_excluded.empty() ? nlohmann::json() : nlohmann::json(r.history_excluded)},
           {"user", info.user},
           {"argv", info.argv},
           {"tags", tags},

@@ -192,6 +192,7 @@ MergeSummary merge_attached(Database& db, const MergeOptions& options) {
   const bool doctor = has_table(db, "src", "doctor_checks");
   const bool liveness = has_table(db, "src", "run_liveness");
   const bool algorithms = has_table(db, "src", "cublaslt_algorithms");
+  const bool exclusions = has_table(db, "src", "history_exclusions");  // v7
 
   std::vector<std::pair<int64_t, std::string>> runs;
   {
@@ -271,6 +272,9 @@ MergeSummary merge_attached(Database& db, const MergeOptions& options) {
                {"metric_id", k_metric_map},
                {"configuration_id", config_map}},
               "WHERE s.run_id = ?1", {old_run, run});
+    if (exclusions) {
+      copy.copy("history_exclusions", {{"run_id", "?2"}}, "WHERE s.run_id = ?1", {old_run, run});
+    }
     summary.added.push_back(uuid);
   }
   // Annotations made on the source after a run was merged (or imported from an export): a run
@@ -288,6 +292,16 @@ MergeSummary merge_attached(Database& db, const MergeOptions& options) {
                 present_run + " AND a.text = s.text AND a.benchmark_id IS " + bench +
                 " AND a.hardware_class IS s.hardware_class)");
   summary.annotations = db.changes();
+  // Exclusions from history made on the source after a run was merged: added where the run here
+  // has none (a run this database excluded keeps its own reason; an `include` on the source is not
+  // carried: merging only adds).
+  if (exclusions) {
+    copy.copy("history_exclusions", {{"run_id", present_run}},
+              "WHERE s.run_id IN (SELECT o.id FROM src.runs o JOIN main.runs m ON m.uuid = o.uuid) "
+              "AND NOT EXISTS (SELECT 1 FROM main.history_exclusions x WHERE x.run_id = " +
+                  present_run + ")");
+    summary.exclusions = db.changes();
+  }
   // Series annotations (no run): once, however often the same source is merged.
   copy.copy("annotations",
             {{"run_id", "NULL"},

@@ -2,7 +2,8 @@
 //  - merge_database: every finished run of another gpubench database that this one lacks, with
 //    every table that belongs to it (results/exchange/exchange_tables.hpp lists each table and how
 //    it is carried): environment, suites with their output tails, benchmark outcomes, samples,
-//    invalid samples, doctor checks, telemetry, metric roles, annotations; baselines when asked;
+//    invalid samples, doctor checks, telemetry, metric roles, annotations, exclusions from
+//    history; baselines when asked;
 //  - import_run_json: a run written by `gpubench export --format json`.
 // Both are idempotent by run UUID (a run already present is left alone and counted as skipped)
 // and all or nothing: one transaction on the target database. The source is read through a
@@ -37,6 +38,8 @@ struct MergeSummary {
   int64_t samples = 0;               // sample rows copied
   // Annotations added to runs already present (made on the source after they were merged).
   int64_t annotations = 0;
+  // Exclusions from history (`history exclude`) added to runs already present.
+  int64_t exclusions = 0;
   std::vector<std::string> baselines_added;  // names, with --with-baselines
   // Names left as they were: the target already uses the name (for another run, or the same).
   std::vector<std::string> baselines_kept;

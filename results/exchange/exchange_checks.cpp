@@ -43,7 +43,8 @@ void check_uuid(const std::string& source, const std::string& where, const std::
 }
 
 // A value of an exported row checked as the command line and ingest check it: UUIDs, the
-// lengths of names, notes, tags and annotations, and the depth of JSON text columns.
+// lengths of names, notes, tags, annotations and exclusion reasons, and the depth of JSON text
+// columns.
 void check_exported_value(const std::string& source, const std::string& table,
                           const std::string& column, const json& v, const std::string& at) {
   if (!v.is_string()) return;
@@ -59,7 +60,8 @@ void check_exported_value(const std::string& source, const std::string& table,
   }
   if ((table == "runs" && column == "note") || (table == "run_tags" && column == "key") ||
       (table == "run_tags" && column == "value") || (table == "annotations" && column == "text") ||
-      (table == "benchmark_outcomes" && column == "label")) {
+      (table == "benchmark_outcomes" && column == "label") ||
+      (table == "history_exclusions" && column == "reason")) {
     check_text_limit(source, where, s, k_max_text_bytes);
   }
 }

@@ -380,7 +380,8 @@ MergeSummary import_run_json(Store& store, const json& doc, const std::string& s
   }
   std::optional<RunStatus> status = run_status_from_string(text(doc["run"], "status", ""));
   if (!status) {
-    bad_export(source, "run.status is not running, complete, interrupted, failed or abandoned");
+    bad_export(source,
+               "run.status is not running, complete, interrupted, failed, abandoned or incomplete");
   }
   TempDir tmp("gpubench-import", TempDirLock::held);  // a killed import's is swept next time
   const std::filesystem::path staged = tmp.path() / "run.db";

@@ -79,6 +79,10 @@ const std::vector<ExchangedTable>& exchanged_tables() {
       {"annotations", Carried::with_run,
        "SELECT * FROM annotations WHERE run_id = ?1 ORDER BY id",
        "a run's annotations with it; series annotations (no run) by merge, once"},
+      {"history_exclusions", Carried::with_run,
+       "SELECT * FROM history_exclusions WHERE run_id = ?1",
+       "with their run (`history exclude`); one made on the source later is added by a later "
+       "merge, an `include` there is not carried"},
       {"baselines", Carried::opt_in,
        "SELECT * FROM baselines WHERE run_id = ?1 ORDER BY name",
        "only with --with-baselines: a name the target already uses for another run is kept"},

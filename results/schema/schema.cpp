@@ -371,6 +371,7 @@ const std::vector<Migration>& migrations() {
       {4, "aggregate-only benchmarks and complexity fits", &apply_v4},
       {5, "change-point scans: incremental history --record", &apply_v5},
       {6, "cuBLASLt algorithms kept with runs, benchmark labels", &apply_v6},
+      {7, "runs excluded from history on purpose", &apply_v7},
   };
   return steps;
 }

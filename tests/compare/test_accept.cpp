@@ -214,6 +214,39 @@ TEST(Accept, IdenticalRunPassesAgainstItself) {
   EXPECT_TRUE(r.passed());
 }
 
+// Issue 38: with history, a run against itself was "0% better, between -22.1% and +28.3%",
+// MARGINAL and so FAIL under --strict. The same run on both sides has no run-to-run noise between
+// its medians; another run of the same server does, and stays undecided with that much noise.
+TEST(Accept, ARunAgainstItselfPassesStrictWhateverItsHistory) {
+  Side s = eight_gpus("run", 1.0, 7);
+  HistoryNoise history;
+  for (const auto& row : s.results) {
+    SeriesNoise n;
+    n.log_sd = 0.06;  // a poisoned history: 6% run to run
+    n.runs = 6;
+    n.usable = true;
+    history[Key{row.suite, row.benchmark, row.metric, device_label(row.device_index)}] = n;
+  }
+  AcceptOptions strict;
+  strict.strict = true;
+  strict.history = &history;
+  strict.history_window = 10;
+  AcceptResult self = accept_against_reference(s, s, strict);
+  EXPECT_TRUE(self.passed());
+  EXPECT_EQ(self.count(CheckOutcome::marginal), 0u);
+  ASSERT_FALSE(self.checks.empty());
+  EXPECT_NE(self.checks[0].reason.find("the run is its own reference"), std::string::npos)
+      << self.checks[0].reason;
+  Side other = s;
+  other.runs[0].run.id = 2;
+  AcceptResult rerun = accept_against_reference(other, s, strict);
+  EXPECT_GT(rerun.count(CheckOutcome::marginal), 0u);
+  EXPECT_NE(rerun.checks[0].reason.find("run-to-run noise from 6 runs of history"),
+            std::string::npos)
+      << rerun.checks[0].reason;
+  EXPECT_FALSE(rerun.passed());
+}
+
 TEST(Accept, FailedRunFailsUnlessAllowed) {
   Side s = eight_gpus("run", 1.0, 7);
   s.runs[0].run.status = gpubench::results::RunStatus::failed;

@@ -11,6 +11,9 @@
 #include "compare/run_noise.hpp"
 #include "compare/selection.hpp"
 #include "fixtures.hpp"
+#include "results/change_points.hpp"
+#include "results/history_exclusions.hpp"
+#include "results/sqlite/sqlite.hpp"
 #include "results/store.hpp"
 #include "util/fs.hpp"
 
@@ -143,7 +146,7 @@ TEST_F(History, TenPercentAgainstAQuietHistoryIsStillARegression) {
   EXPECT_GT(e.ci_low, 1.05) << e.reason;
 }
 
-TEST_F(History, FewerThanThreeRunsMeansWithinRunNoiseOnly) {
+TEST_F(History, FewerThanSixRunsMeansWithinRunNoiseOnly) {
   add_run(1.0, 0.02);
   int64_t base = add_run(1.0, 0.02);
   int64_t cand = add_run(1.0, 0.02);
@@ -155,11 +158,12 @@ TEST_F(History, FewerThanThreeRunsMeansWithinRunNoiseOnly) {
   EXPECT_EQ(e.noise_source, "one execution (no run-to-run noise)");
   EXPECT_DOUBLE_EQ(e.history_variance, 0.0);
   EXPECT_NE(e.reason.find("interval lacks run-to-run noise"), std::string::npos) << e.reason;
-  EXPECT_NE(e.reason.find("2 run(s) of history, fewer than the 3 needed"), std::string::npos) << e.reason;
+  EXPECT_NE(e.reason.find("2 run(s) of history, fewer than the 6 needed"), std::string::npos)
+      << e.reason;
 }
 
 TEST_F(History, CandidateRunsAndOtherClassesAreExcluded) {
-  for (double level : {1.0, 1.001, 0.998, 1.002}) add_run(level);
+  for (double level : {1.0, 1.001, 0.998, 1.002, 0.999, 1.0005}) add_run(level);
   add_run(0.7, 0.002, "standard");            // other configuration
   add_run(0.7, 0.002, "quick", "Other CPU");  // other hardware class
   int64_t base = add_run(0.999);
@@ -169,11 +173,13 @@ TEST_F(History, CandidateRunsAndOtherClassesAreExcluded) {
   Side c = load_side(m_store, std::to_string(cand));
   HistoryNoise h = load_history_noise(m_store, b, c, 10);
   ASSERT_EQ(h.count(key()), 1u);
-  EXPECT_EQ(h[key()].runs, 5u);  // runs 1-4 and base
+  EXPECT_EQ(h[key()].runs, 7u);  // runs 1-6 and base
+  EXPECT_TRUE(h[key()].usable);
   EXPECT_LT(h[key()].log_sd, 0.005);
   // The window keeps the newest runs only.
-  HistoryNoise h2 = load_history_noise(m_store, b, c, 2);
-  EXPECT_EQ(h2.count(key()), 0u);  // 2 runs: too few
+  HistoryNoise h2 = load_history_noise(m_store, b, c, 6);
+  ASSERT_EQ(h2.count(key()), 1u);
+  EXPECT_EQ(h2[key()].runs, 6u);  // runs 2-6 and base
   Entry e = compare_runs(base, cand, 10);
   EXPECT_EQ(e.verdict, Verdict::regression) << e.reason;
 }
@@ -181,7 +187,7 @@ TEST_F(History, CandidateRunsAndOtherClassesAreExcluded) {
 // accept draws the reference's noise from its own host (same_host): in a merged fleet database
 // the spread between servers of one class is not run-to-run noise.
 TEST_F(History, SameHostLeavesOtherServersOfTheClassOut) {
-  for (double level : {1.0, 1.001, 0.998, 1.002}) add_run(level);
+  for (double level : {1.0, 1.001, 0.998, 1.002, 0.999, 1.0005}) add_run(level);
   for (double level : {0.90, 1.10, 0.95}) {
     add_run(level, 0.002, "quick", "Fixture CPU", false, "other-server");
   }
@@ -189,30 +195,160 @@ TEST_F(History, SameHostLeavesOtherServersOfTheClassOut) {
   int64_t cand = add_run(1.0);
   Side b = load_side(m_store, std::to_string(base));
   Side c = load_side(m_store, std::to_string(cand));
+  // The other server's runs lie 5-10% away: the robust estimate leaves them out as outlying
+  // (issue 38), which same_host does by construction.
   HistoryNoise fleet = load_history_noise(m_store, b, c, 10);
   ASSERT_EQ(fleet.count(key()), 1u);
-  EXPECT_EQ(fleet[key()].runs, 8u);
-  EXPECT_GT(fleet[key()].log_sd, 0.03);
+  EXPECT_EQ(fleet[key()].runs + fleet[key()].outliers, 10u);
+  EXPECT_EQ(fleet[key()].outliers, 3u);
   HistoryNoise own = load_history_noise(m_store, b, c, 10, std::nullopt, /*same_host=*/true);
   ASSERT_EQ(own.count(key()), 1u);
-  EXPECT_EQ(own[key()].runs, 5u);  // runs 1-4 and base
+  EXPECT_EQ(own[key()].runs, 7u);  // runs 1-6 and base
+  EXPECT_EQ(own[key()].outliers, 0u);
   EXPECT_LT(own[key()].log_sd, 0.005);
 }
 
 TEST_F(History, RunMediansOfTheRepetitionsAreUsedNotAggregates) {
-  // The repetitions sit at 1.00, 1.10, 0.90, 1.10, 0.90 (cv 1e-9) while every median
-  // aggregate row says 1.0: an sd of the logs of 0.10036 (numpy:
-  // np.std(np.log([1,1.1,.9,1.1,.9]), ddof=1)) proves the stored medians of the repetitions were
-  // read (an aggregate would include throttled repetitions; a stored median does not).
-  for (double level : {1.00, 1.10, 0.90, 1.10}) add_run(level, 1e-9, "quick", "Fixture CPU", true);
+  // The repetitions sit at 1.00, 1.10, 0.90, 1.10, 0.90, 1.00, 0.90 (cv 1e-9) while every median
+  // aggregate row says 1.0: an sd of the logs of 0.090574 (Python:
+  // statistics.stdev(map(math.log, [1, 1.1, .9, 1.1, .9, 1, .9]))) proves the stored medians of
+  // the repetitions were read (an aggregate would include throttled repetitions; a stored median
+  // does not). None is outlying: the robust sd of these is 0.14.
+  for (double level : {1.00, 1.10, 0.90, 1.10, 0.90, 1.00}) {
+    add_run(level, 1e-9, "quick", "Fixture CPU", true);
+  }
   int64_t base = add_run(0.90, 1e-9, "quick", "Fixture CPU", true);
   int64_t cand = add_run(1.0, 1e-9, "quick", "Fixture CPU", true);
   Side b = load_side(m_store, std::to_string(base));
   Side c = load_side(m_store, std::to_string(cand));
   HistoryNoise h = load_history_noise(m_store, b, c, 10);
   ASSERT_EQ(h.count(key()), 1u);
-  EXPECT_EQ(h[key()].runs, 5u);
-  EXPECT_NEAR(h[key()].log_sd, 0.10036051248800132, 1e-6);
+  EXPECT_EQ(h[key()].runs, 7u);
+  EXPECT_EQ(h[key()].outliers, 0u);
+  EXPECT_NEAR(h[key()].log_sd, 0.09057403169822831, 1e-6);
+}
+
+// Issue 38: one faulty run among quiet ones (a GPU at 85%) was the whole "run-to-run noise" of
+// the series: sd 0.057 from 8 runs. It is left out as outlying, and the verdict is decided.
+TEST_F(History, OneOutlyingRunIsLeftOutOfTheNoise) {
+  for (double level : {1.0, 1.001, 0.998, 1.002, 0.999, 1.0005, 1.0015}) add_run(level);
+  add_run(1.0 / 0.85);  // real_time: 15% slower
+  int64_t base = add_run(0.9995);
+  int64_t cand = add_run(1.0);
+  Side b = load_side(m_store, std::to_string(base));
+  Side c = load_side(m_store, std::to_string(cand));
+  HistoryNoise h = load_history_noise(m_store, b, c, 10);
+  ASSERT_EQ(h.count(key()), 1u);
+  EXPECT_EQ(h[key()].runs, 8u);  // 7 quiet runs and base
+  EXPECT_EQ(h[key()].outliers, 1u);
+  EXPECT_TRUE(h[key()].usable);
+  EXPECT_LT(h[key()].log_sd, 0.005);
+  Entry e = compare_runs(base, cand, 10);
+  ASSERT_TRUE(e.history);
+  EXPECT_EQ(e.verdict, Verdict::unchanged) << e.reason;
+}
+
+// A step in the series: the level before it is another state of the server, not noise. History
+// starts at the change point, detected in the window's runs.
+TEST_F(History, HistoryStartsAtADetectedChangePoint) {
+  for (double level : {1.0, 1.001, 0.999, 1.0005, 0.9995, 1.0}) add_run(level);
+  int64_t step = add_run(1.10);
+  for (double level : {1.101, 1.099, 1.1005, 1.0995, 1.1}) add_run(level);
+  int64_t base = add_run(1.1);
+  int64_t cand = add_run(1.1);
+  Side b = load_side(m_store, std::to_string(base));
+  Side c = load_side(m_store, std::to_string(cand));
+  HistoryNoise h = load_history_noise(m_store, b, c, 20);
+  ASSERT_EQ(h.count(key()), 1u);
+  EXPECT_EQ(h[key()].since_run, step);
+  EXPECT_EQ(h[key()].runs, 7u);  // the step's run, 5 after it and base
+  EXPECT_TRUE(h[key()].usable);
+  EXPECT_LT(h[key()].log_sd, 0.005);  // across the step it is ~0.05
+}
+
+// A change point recorded by `history --record` (here at a run the t-test in the window would not
+// find: no step) starts the history too; with too few runs after it, none is used.
+TEST_F(History, HistoryStartsAtARecordedChangePoint) {
+  std::vector<int64_t> runs;
+  for (double level : {1.0, 1.001, 0.999, 1.0005, 0.9995, 1.0, 1.001, 0.999}) {
+    runs.push_back(add_run(level));
+  }
+  int64_t base = add_run(1.0);
+  int64_t cand = add_run(1.0);
+  Side b = load_side(m_store, std::to_string(base));
+  Side c = load_side(m_store, std::to_string(cand));
+  ASSERT_EQ(load_history_noise(m_store, b, c, 10)[key()].since_run, 0);
+  auto ids = [&](const std::string& sql) {
+    results::Statement st = m_store.database().prepare(sql);
+    st.step();
+    return st.column_int64(0);
+  };
+  const int64_t benchmark = ids("SELECT id FROM benchmarks WHERE name = 'calibration/spin/work:1'");
+  const int64_t metric = ids("SELECT id FROM metrics WHERE name = 'real_time'");
+  auto record_at = [&](int64_t run) {
+    results::StoredChangePoint cp;
+    cp.benchmark_id = benchmark;
+    cp.metric_id = metric;
+    cp.hardware_class = "fixture-host [no GPU]";
+    cp.run_id = run;
+    cp.detail = "{}";
+    results::replace_change_points(m_store.database(), {{benchmark, metric, cp.hardware_class}},
+                                   {cp}, {});
+  };
+  record_at(runs[2]);
+  HistoryNoise h = load_history_noise(m_store, b, c, 10);
+  EXPECT_EQ(h[key()].since_run, runs[2]);
+  EXPECT_EQ(h[key()].runs, 7u);  // runs 3-8 and base
+  EXPECT_TRUE(h[key()].usable);
+  record_at(runs[5]);
+  HistoryNoise late = load_history_noise(m_store, b, c, 10);
+  EXPECT_EQ(late[key()].runs, 4u);  // runs 6-8 and base
+  EXPECT_FALSE(late[key()].usable);
+  Entry e = compare_runs(base, cand, 10);
+  EXPECT_FALSE(e.history);
+  EXPECT_NE(e.reason.find("4 run(s) of history, fewer than the 6 needed"), std::string::npos)
+      << e.reason;
+}
+
+// `history exclude`: the run is in no history, even as the base side's own run.
+TEST_F(History, ExcludedRunsAreLeftOut) {
+  std::vector<int64_t> runs;
+  for (double level : {1.0, 1.001, 0.998, 1.002, 0.999, 1.0005, 1.001}) {
+    runs.push_back(add_run(level));
+  }
+  int64_t base = add_run(1.0);
+  int64_t cand = add_run(1.0);
+  Side b = load_side(m_store, std::to_string(base));
+  Side c = load_side(m_store, std::to_string(cand));
+  EXPECT_EQ(load_history_noise(m_store, b, c, 10)[key()].runs, 8u);
+  results::exclude_from_history(m_store.database(), runs[1], "fixture: excluded");
+  results::exclude_from_history(m_store.database(), base, "fixture: the base too");
+  HistoryNoise h = load_history_noise(m_store, b, c, 10);
+  EXPECT_EQ(h[key()].runs, 6u);
+  EXPECT_TRUE(results::include_in_history(m_store.database(), runs[1]));
+  EXPECT_FALSE(results::include_in_history(m_store.database(), runs[1]));
+  EXPECT_EQ(load_history_noise(m_store, b, c, 10)[key()].runs, 7u);
+}
+
+// The estimate itself: outliers beyond 3.5 robust sds, never within 1%, and the run minimum.
+TEST(RobustSeriesNoise, LeavesOutlyingRunsAndCountsTheRest) {
+  const std::vector<double> tied = {0.0, 0.0, 0.0, 0.0, 0.005, -0.004, 0.0};
+  SeriesNoise n = robust_series_noise(tied, 0);
+  EXPECT_EQ(n.runs, 7u);  // MAD 0, yet deviations under 1% are never outlying
+  EXPECT_EQ(n.outliers, 0u);
+  EXPECT_TRUE(n.usable);
+  const std::vector<double> one_bad = {0.0, 0.001, -0.001, 0.002, -0.002, 0.0, -0.1625};
+  n = robust_series_noise(one_bad, 0);
+  EXPECT_EQ(n.outliers, 1u);
+  EXPECT_EQ(n.runs, 6u);
+  EXPECT_TRUE(n.usable);
+  EXPECT_LT(n.log_sd, 0.002);
+  n = robust_series_noise(one_bad, 2, 42);  // from the change point at index 2
+  EXPECT_EQ(n.since_run, 42);
+  EXPECT_EQ(n.runs + n.outliers, 5u);
+  EXPECT_FALSE(n.usable);
+  EXPECT_FALSE(robust_series_noise(one_bad, 7).usable);  // nothing after the change
+  EXPECT_EQ(robust_series_noise(one_bad, 7).runs, 0u);
 }
 
 // --last N: each side pools 4 runs whose levels differ by ~3% run to run while each run is tight.

@@ -60,6 +60,10 @@ void fill_source(const Workspace& ws) {
                                    {{"FAKE_JSON", invalid_values_json(ws).string()}});
   ASSERT_EQ(invalid.exit_code, 0) << invalid.err;
   ASSERT_EQ(ws.run({"baseline", "set", "gold", "2", ws.db_arg()}).exit_code, 0);
+  // A run left out of history on purpose (issue 38), carried with its run.
+  ASSERT_EQ(ws.run({"history", "exclude", "3", "--reason", "FIXTURE: excluded", ws.db_arg()})
+                .exit_code,
+            0);
   FaultDb raw(ws.db());
   raw.exec(
       "INSERT INTO telemetry(run_id, suite_run_id, device_index, t_s, sm_clock_mhz, power_w) "

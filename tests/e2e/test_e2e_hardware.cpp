@@ -176,6 +176,25 @@ TEST(E2eHardware, RunAndDoctorWithExpectGpusFailNamingGpusLastSeenOnThisHost) {
   EXPECT_TRUE(contains(run.err, uuid_of(7) + ", last seen run 1")) << run.err;
   EXPECT_TRUE(contains(run.out, "fail: gpu.expected_count"))
       << "a readiness check too: " << run.out;
+  // Issue 38: the failed expectation is part of the stored run, not only of the exit code: run 2
+  // is `incomplete` with the shortfall as its reason, shown by runs/show/report, and `latest`
+  // (so a nightly's compare, a baseline set from it) skips it unless it is named by id.
+  EXPECT_TRUE(contains(run.out, "): incomplete in ")) << run.out;
+  const json listed = json::parse(ws.run({"runs", "--format", "json", ws.db_arg()}).out);
+  ASSERT_EQ(listed.size(), 2u);
+  EXPECT_EQ(listed[0]["id"], 2);
+  EXPECT_EQ(listed[0]["status"], "incomplete");
+  EXPECT_TRUE(contains(listed[0]["status_reason"].get<std::string>(), expected)) << listed[0];
+  const json shown = json::parse(ws.run({"show", "2", "--format", "json", ws.db_arg()}).out);
+  ASSERT_FALSE(shown["problems"].empty()) << shown["problems"];
+  const std::string problem = "run 2 is incomplete: expected 64 GPUs, found ";
+  EXPECT_TRUE(contains(shown["problems"][0].get<std::string>(), problem)) << shown["problems"];
+  EXPECT_TRUE(contains(ws.run({"--wide", "show", "2", ws.db_arg()}).out, "PROBLEM " + problem));
+  EXPECT_TRUE(contains(ws.run({"--wide", "report", "2", ws.db_arg()}).out, problem));
+  EXPECT_EQ(
+      json::parse(ws.run({"show", "latest", "--format", "json", ws.db_arg()}).out)["run"]["id"], 1);
+  const CliResult base = ws.run({"baseline", "set", "nightly", "latest", ws.db_arg()});
+  EXPECT_TRUE(contains(base.out, "baseline nightly -> run 1")) << base.out << base.err;
 
   const CliResult doctor = ws.run({"doctor", "--expect-gpus", "64", ws.db_arg()}, env);
   EXPECT_EQ(doctor.exit_code, 3) << doctor.out << doctor.err;

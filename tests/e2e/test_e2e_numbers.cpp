@@ -219,9 +219,11 @@ TEST_F(Numbers, AcceptSuiteAndFilterLeaveOutWhatWasNotRerun) {
 // Item 6: with `compare tag:side=a tag:side=b --last 2`, the older side-b runs (which carry the
 // change) counted as base history, widened the interval and hid a 10% step.
 TEST_F(Numbers, HistoryNeverCountsRunsOfTheCandidatesSelector) {
-  // Interleaved A/B: A runs at 100, B runs (the change) at 90, each run tight.
-  const char* times[] = {"09:00", "09:10", "09:20", "09:30", "09:40", "09:50", "10:00", "10:10"};
-  for (int i = 0; i < 8; ++i) {
+  // Interleaved A/B: A runs at 100, B runs (the change) at 90, each run tight. Seven A runs: a
+  // history needs 6 (issue 38).
+  const char* times[] = {"09:00", "09:10", "09:20", "09:30", "09:40", "09:50", "10:00",
+                         "10:10", "10:20", "10:30", "10:40", "10:50", "11:00", "11:10"};
+  for (int i = 0; i < 14; ++i) {
     const bool b = i % 2 == 1;
     import_run(times[i], {{"memory/triad", around(b ? 90.0 : 100.0 * (1 + 0.002 * i))}},
                {b ? "side=b" : "side=a"});
@@ -232,18 +234,18 @@ TEST_F(Numbers, HistoryNeverCountsRunsOfTheCandidatesSelector) {
   const nlohmann::json j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["results"].size(), 1u) << r.out;
   EXPECT_EQ(j["results"][0]["verdict"], "regression") << r.out;
-  EXPECT_EQ(j["results"][0]["history_runs"], 4) << r.out;  // the four A runs, no B run
+  EXPECT_EQ(j["results"][0]["history_runs"], 7) << r.out;  // the seven A runs, no B run
 
-  // --history 1 or 2 would silently mean none: refused, naming the minimum.
-  for (const char* few : {"1", "2"}) {
+  // --history 1 to 5 would silently mean none: refused, naming the minimum.
+  for (const char* few : {"1", "2", "5"}) {
     const CliResult c = gb({"compare", "tag:side=a", "tag:side=b", "--history", few});
     EXPECT_EQ(c.exit_code, 2) << c.out;
     EXPECT_TRUE(contains(c.err, "invalid --history " + std::string(few))) << c.err;
-    EXPECT_TRUE(contains(c.err, "at least 3 runs")) << c.err;
+    EXPECT_TRUE(contains(c.err, "at least 6 runs")) << c.err;
   }
 }
 
-TEST_F(Numbers, FewerThanThreeHistoryRunsAreStatedInTheReason) {
+TEST_F(Numbers, FewerThanSixHistoryRunsAreStatedInTheReason) {
   import_run("09:00", {{"memory/triad", around(100)}});
   import_run("09:10", {{"memory/triad", around(100.5)}});
   import_run("09:20", {{"memory/triad", around(100.2)}});
@@ -251,7 +253,7 @@ TEST_F(Numbers, FewerThanThreeHistoryRunsAreStatedInTheReason) {
       gb({"compare", "2", "3", "--format", "json", "--metric", "GB_per_s", "--fail-on", "never"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const std::string reason = nlohmann::json::parse(r.out)["results"][0]["reason"];
-  EXPECT_TRUE(contains(reason, "2 run(s) of history, fewer than the 3 needed")) << reason;
+  EXPECT_TRUE(contains(reason, "2 run(s) of history, fewer than the 6 needed")) << reason;
 }
 
 // Item 7: tied, coarsely rounded samples gave +5.00% [+5.00%, +5.00%] p = 0.

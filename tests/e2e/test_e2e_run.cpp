@@ -226,11 +226,32 @@ TEST(E2eRun, RealMemorySuiteRunsEndToEnd) {
   }
   EXPECT_TRUE(found) << detail["results"].dump(1);
 
-  // A filter that matches nothing in a suite is not a failure of that suite.
+  // A filter that matches nothing in every selected suite stores nothing and exits 2 (issue 38:
+  // it stored a `complete` run of 0 benchmarks that became `latest`).
+  const std::size_t runs_before =
+      json::parse(ws.run({"runs", "--format", "json", ws.db_arg()}).out).size();
   const CliResult none =
       ws.run({"run", "--suite", "memory", "--filter", "no_such_benchmark_zzz", ws.db_arg()});
-  EXPECT_EQ(none.exit_code, 0) << none.out << none.err;
-  EXPECT_TRUE(contains(none.out, "no benchmark matches the filter")) << none.out;
+  EXPECT_EQ(none.exit_code, 2) << none.out << none.err;
+  EXPECT_TRUE(contains(none.err, "--filter 'no_such_benchmark_zzz' matches no benchmark of memory"))
+      << none.err;
+  EXPECT_EQ(json::parse(ws.run({"runs", "--format", "json", ws.db_arg()}).out).size(), runs_before);
+}
+
+// A filter that matches nothing in one of the selected suites is not a failure of that suite,
+// while it matches in another.
+TEST(E2eRun, AFilterMatchingOneSuiteOfTwoRunsThatOne) {
+  const fs::path memory = fs::path(GPUBENCH_BIN_DIR) / "gpubench-memory";
+  const fs::path calibration = fs::path(GPUBENCH_BIN_DIR) / "gpubench-calibration";
+  if (!fs::exists(memory) || !fs::exists(calibration)) {
+    GTEST_SKIP() << "gpubench-memory or gpubench-calibration is not built";
+  }
+  Workspace ws;
+  const CliResult r = ws.run({"run", "--suite", "memory,calibration", "--profile", "quick",
+                              "--filter", "host_copy", "--repetitions", "2", ws.db_arg()},
+                             {}, 300);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "no benchmark matches the filter")) << r.out;
 }
 
 // Suites start with CUDA_MODULE_LOADING=EAGER (no lazy module load behind the timing spin kernel)
