@@ -54,7 +54,8 @@ bool is_previous_good(const std::string& selection) {
 
 int64_t previous_good_run(results::Store& store, int64_t candidate) {
   // Good: complete, every suite ok or skipped (run_problems finds nothing), not an
-  // --until-decided rerun and not an imported file; on the candidate's host, started before it.
+  // --until-decided rerun, not an imported file and not left out of history on purpose
+  // (`history exclude`); on the candidate's host, started before it.
   Statement st = store.database().prepare(
       "SELECT r.id FROM runs r JOIN hosts h ON h.id = r.host_id, runs c "
       "JOIN hosts ch ON ch.id = c.host_id WHERE c.id = ?1 AND h.hostname = ch.hostname "
@@ -62,14 +63,15 @@ int64_t previous_good_run(results::Store& store, int64_t candidate) {
       "(r.started_at = c.started_at AND r.id < c.id)) "
       "AND NOT EXISTS (SELECT 1 FROM suite_runs s WHERE s.run_id = r.id "
       "AND s.status NOT IN ('ok', 'skipped')) "
+      "AND NOT EXISTS (SELECT 1 FROM history_exclusions e WHERE e.run_id = r.id) "
       "AND NOT EXISTS (SELECT 1 FROM run_tags x WHERE x.run_id = r.id AND trim(x.key) IN ('" +
       std::string(results::k_rerun_tag_key) + "', '" + results::k_imported_tag_key +
       "')) ORDER BY r.started_at DESC, r.id DESC LIMIT 1");
   st.bind(1, candidate);
   if (st.step()) return st.column_int64(0);
   throw bad_input("baseline:previous-good matches no run before run " + std::to_string(candidate),
-                  "no earlier run on its host is complete with every suite ok (reruns and "
-                  "imported files do not count)",
+                  "no earlier run on its host is complete with every suite ok (reruns, "
+                  "imported files and runs excluded from history do not count)",
                   "compare with a named baseline (`gpubench baseline set NAME RUN`) until a good "
                   "run is stored; `gpubench runs` lists them");
 }

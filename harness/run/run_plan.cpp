@@ -147,6 +147,21 @@ PlannedSuite ask_suite_plan(const SuiteExecutable& suite, const std::string& pro
   return s;
 }
 
+std::optional<bool> suite_lists_a_match(const SuiteExecutable& suite, const std::string& profile,
+                                        const std::string& filter, double timeout_s) {
+  TempDir tmp("gpubench-list");
+  ProcessSpec spec;
+  spec.argv = {suite.path.string(), "--benchmark_list_tests=true",
+               "--benchmark_filter=" + filter};
+  spec.env = {{"GPUBENCH_PROFILE", profile}};
+  spec.stdout_path = tmp.path() / "list.txt";
+  spec.timeout_s = timeout_s;
+  spec.kill_grace_s = 2;
+  const ProcessResult r = run_process(spec);
+  if (!r.succeeded()) return std::nullopt;
+  return !trim(read_file(spec.stdout_path)).empty();
+}
+
 std::pair<int, std::string> detect_gpu_count() {
   const Nvml nvml;
   if (!nvml.available()) return {0, "no GPU known: NVML unavailable (" + nvml.reason() + ")"};

@@ -71,6 +71,14 @@ PlannedSuite ask_suite_plan(const SuiteExecutable& suite, const std::string& pro
                             int repetitions, const std::string& filter, double timeout_s = 60,
                             const std::vector<std::pair<std::string, std::string>>& env = {});
 
+// Whether Google Benchmark's own filter, applied by the suite to its registered names
+// (`--benchmark_list_tests --benchmark_filter=FILTER`), selects at least one case. A plan names
+// cases without the suffixes Google Benchmark adds (`/iterations:16/manual_time`), so a filter
+// written against the names a run stores can match none of the plan's names and still run cases.
+// nullopt when the suite does not answer (it cannot be judged).
+std::optional<bool> suite_lists_a_match(const SuiteExecutable& suite, const std::string& profile,
+                                        const std::string& filter, double timeout_s = 60);
+
 // The GPU count of this machine from NVML, with a note saying how it was found (0 when NVML is
 // missing or sees no GPU).
 std::pair<int, std::string> detect_gpu_count();

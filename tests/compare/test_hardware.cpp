@@ -89,7 +89,10 @@ TEST(Hardware, ShortfallNamesTheMissingGpuAndTheRunThatLastSawIt) {
   EXPECT_EQ(wrong[0],
             "wrong GPU model: GPU-fixture-2 (index 2, bus 0000:12:00.0) is \"NVIDIA "
             "A100-SXM4-80GB\", expected \"h200\"");
-  EXPECT_EQ(wrong[1], "incomplete: expected 8 GPUs, found 7");
+  // Counted per model as written: the A100 is not one of the 8 H200s expected.
+  EXPECT_EQ(wrong[1],
+            "incomplete: expected 8 \"h200\" GPUs, found 7 \"h200\" (1 GPU(s) of another model, "
+            "named above)");
 }
 
 // Defect 10: `expect_gpu_model "H200"` alone passed on a server with no GPU (no GPU was there to

@@ -97,6 +97,9 @@ TEST(E2eNightlyGates, PreviousGoodIsTheNewestGoodRunBeforeTheCandidateOnItsHost)
       {"accept", "5", "--against", "baseline:previous-good", "--format", "json", ws.db_arg()});
   EXPECT_EQ(acc.exit_code, 0) << acc.out << acc.err;
   EXPECT_EQ(json::parse(acc.out).at("reference"), "baseline:previous-good") << acc.out;
+  // A run left out of history on purpose is no reference either.
+  ASSERT_EQ(ws.run({"history", "exclude", "3", "--reason", "fan swap", ws.db_arg()}).exit_code, 0);
+  EXPECT_EQ(base_run_of(ws, {"baseline:previous-good", "5"}), 1) << "run 3 is excluded";
 
   // Nothing good before the first run; the name is reserved; alone it has no run to follow.
   const CliResult first = ws.run({"compare", "baseline:previous-good", "1", ws.db_arg()});

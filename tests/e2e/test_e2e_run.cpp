@@ -254,6 +254,21 @@ TEST(E2eRun, AFilterMatchingOneSuiteOfTwoRunsThatOne) {
   EXPECT_TRUE(contains(r.out, "no benchmark matches the filter")) << r.out;
 }
 
+// A filter written against the names a run stores (Google Benchmark's suffixes included) matches
+// although the suite's plan names its cases without them: the run goes ahead.
+TEST(E2eRun, AFilterOnStoredNamesIsNotAnEmptyFilter) {
+  const fs::path calibration = fs::path(GPUBENCH_BIN_DIR) / "gpubench-calibration";
+  if (!fs::exists(calibration)) GTEST_SKIP() << "gpubench-calibration is not built";
+  Workspace ws;
+  const CliResult r = ws.run({"run", "--suite", "calibration", "--profile", "quick", "--filter",
+                              "hash_chain/base_units:250000/iterations", "--repetitions", "2",
+                              "--executions", "2", ws.db_arg()},
+                             {}, 300);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const json shown = json::parse(ws.run({"show", "latest", "--format", "json", ws.db_arg()}).out);
+  EXPECT_EQ(shown["run"]["status"], "complete") << shown.dump(1);
+}
+
 // Suites start with CUDA_MODULE_LOADING=EAGER (no lazy module load behind the timing spin kernel)
 // unless the user set it; the run's stored environment shows what the suites ran with.
 TEST(E2eRun, SuitesRunWithEagerModuleLoadingUnlessTheUserChose) {

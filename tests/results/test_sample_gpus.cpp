@@ -18,7 +18,7 @@ namespace {
 namespace ss = sample_state;
 using nlohmann::json;
 
-// FIXTURE: node 0 has four GPUs (the run's, NVML 0-3, application clock 1980 MHz); node 1 two
+// FIXTURE: node 0 has four GPUs (the run's, NVML 0-3, max SM clock 1980 MHz); node 1 two
 // more that only the suite saw (no telemetry, no expected clock in the store).
 RunInfo node0_run() {
   RunInfo info = testing::sample_run_info();
@@ -29,7 +29,7 @@ RunInfo node0_run() {
     g.uuid = "GPU-node0-" + std::to_string(i) + "-fixture";
     g.pci_bus_id = "0000:1" + std::to_string(i) + ":00.0";
     g.name = "NVIDIA H100 80GB HBM3";
-    g.app_sm_clock_mhz = 1980;
+    g.max_sm_clock_mhz = 1980;  // the expected clock of an unlocked GPU
     info.gpus.push_back(g);
   }
   return info;
@@ -130,8 +130,9 @@ class SampleGpusTest : public ::testing::Test {
 TEST_F(SampleGpusTest, AllreduceSamplesAreClassifiedOverEveryGpuOfTheirSeries) {
   m_store.ingest_benchmark_json(m_suite_run, allreduce_doc(sample_devices()), "allreduce");
   // FIXTURE telemetry, origin 990 s: t 10.5 = repetition 0, 12.5 = repetition 1, 14.5 = the
-  // inter-node case. Every node-0 GPU reports each time; GPU 3 has a HW slowdown in repetition
-  // 0, GPU 1 the power cap in repetition 1.
+  // inter-node case. Every node-0 GPU reports each time; GPU 3 has a thermal slowdown (invalid
+  // from one reading, unlike a transient HW slowdown) in repetition 0, GPU 1 the power cap in
+  // repetition 1.
   std::vector<TelemetrySample> tel;
   for (double t : {10.5, 12.5, 14.5}) {
     for (int g = 0; g < 4; ++g) {
@@ -139,7 +140,7 @@ TEST_F(SampleGpusTest, AllreduceSamplesAreClassifiedOverEveryGpuOfTheirSeries) {
       s.nvml_index = g;
       s.t_s = t;
       s.throttle_reasons = 0;
-      if (g == 3 && t == 10.5) s.throttle_reasons = ss::reasons::hw_slowdown;
+      if (g == 3 && t == 10.5) s.throttle_reasons = ss::reasons::sw_thermal_slowdown;
       if (g == 1 && t == 12.5) s.throttle_reasons = ss::reasons::sw_power_cap;
       tel.push_back(s);
     }
