@@ -151,8 +151,7 @@ std::optional<bool> suite_lists_a_match(const SuiteExecutable& suite, const std:
                                         const std::string& filter, double timeout_s) {
   TempDir tmp("gpubench-list");
   ProcessSpec spec;
-  spec.argv = {suite.path.string(), "--benchmark_list_tests=true",
-               "--benchmark_filter=" + filter};
+  spec.argv = {suite.path.string(), "--benchmark_list_tests=true", "--benchmark_filter=" + filter};
   spec.env = {{"GPUBENCH_PROFILE", profile}};
   spec.stdout_path = tmp.path() / "list.txt";
   spec.timeout_s = timeout_s;
