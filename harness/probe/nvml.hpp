@@ -93,8 +93,9 @@ class Nvml {
   // {min, max}. `pstate` is nvmlPstates_t (0 = P0, maximum performance).
   std::optional<std::pair<int, int>> pstate_clock_range_mhz(int index, NvmlClock clock,
                                                             int pstate = 0) const;
-  // Board power right now (NVML_FI_DEV_POWER_INSTANT through nvmlDeviceGetFieldValues), where
-  // power_usage_w is NVML's 1-second average on Ampere and newer.
+  // Board power right now (NVML_FI_DEV_POWER_INSTANT through nvmlDeviceGetFieldValues). nvml.h
+  // (nvmlDeviceGetPowerUsage): power_usage_w is a 1-second average on Ampere except GA100 and
+  // newer, and instantaneous on GA100 and older.
   std::optional<double> power_instant_w(int index) const;
 
   // Telemetry counters (harness/probe/telemetry.hpp). All nullopt where the GPU or driver lacks
