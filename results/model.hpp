@@ -33,6 +33,13 @@ inline constexpr const char* k_rerun_tag_key = "until_decided";
 // name): the run was measured elsewhere, so `latest` (while the database has runs of its own) and
 // baseline:previous-good skip it; tag:imported selects such runs, an id always does.
 inline constexpr const char* k_imported_tag_key = "imported";
+// The tag `gpubench accept` adds to the run it accepted (issue 38; value: "PASS|FAIL against
+// <reference> at <ISO 8601 UTC>", one tag per verdict, the newest, highest position, counts):
+// a run whose newest verdict is FAIL is left out of run-to-run noise and `history`
+// (results/history_exclusions.hpp) until a later PASS or `history include RUN`, which adds
+// k_history_included_tag_key after it.
+inline constexpr const char* k_accept_tag_key = "gpubench.accept";
+inline constexpr const char* k_history_included_tag_key = "gpubench.history";
 
 struct HostInfo {
   std::string hostname = k_unknown;
@@ -169,11 +176,11 @@ struct TelemetrySample {
   double t_s = 0;      // seconds since the run started (steady clock)
   std::optional<double> sm_clock_mhz;
   std::optional<double> mem_clock_mhz;
-  std::optional<double> temperature_c;  // GPU die
-  std::optional<double> power_w;        // board power draw, NVML's 1-second average
-  std::optional<double> power_instant_w;  // board power now (NVML_FI_DEV_POWER_INSTANT)
-  std::optional<double> util_gpu_pct;   // % of the last sample period a kernel was running
-  std::optional<double> util_mem_pct;   // % of the last sample period device memory was busy
+  std::optional<double> temperature_c;      // GPU die
+  std::optional<double> power_w;            // board power draw, NVML's 1-second average
+  std::optional<double> power_instant_w;    // board power now (NVML_FI_DEV_POWER_INSTANT)
+  std::optional<double> util_gpu_pct;       // % of the last sample period a kernel was running
+  std::optional<double> util_mem_pct;       // % of the last sample period device memory was busy
   std::optional<int64_t> throttle_reasons;  // NVML clocks-event reason bit mask
   std::optional<int64_t> ecc_sbe;           // volatile corrected (single-bit) ECC errors
   std::optional<int64_t> ecc_dbe;           // volatile uncorrected (double-bit) ECC errors
@@ -205,9 +212,9 @@ struct TelemetrySummary {
   std::optional<double> max_power_w;
   std::optional<double> min_sm_clock_mhz;
   std::optional<double> max_sm_clock_mhz;
-  int64_t throttled_samples = 0;      // samples with a thermal or HW slowdown reason set
-  int64_t power_limited_samples = 0;  // samples with the power cap reason set
-  int64_t throttle_known = 0;      // samples whose reason mask was readable
+  int64_t throttled_samples = 0;            // samples with a thermal or HW slowdown reason set
+  int64_t power_limited_samples = 0;        // samples with the power cap reason set
+  int64_t throttle_known = 0;               // samples whose reason mask was readable
   std::optional<int64_t> ecc_sbe_increase;  // max - min over the run (volatile counters)
   std::optional<int64_t> ecc_dbe_increase;
   std::optional<int64_t> retired_pages_increase;
@@ -235,8 +242,8 @@ const char* to_string(BenchmarkStatus status);
 // A typed parameter parsed from a benchmark name ("bytes:268435456" -> bytes = 268435456).
 struct Param {
   std::string key;
-  std::string text;                   // as written
-  std::optional<double> number;       // when the text is a number
+  std::string text;              // as written
+  std::optional<double> number;  // when the text is a number
 };
 
 // "memory/triad/bytes:268435456/threads:2" -> suite "memory", case "triad", params

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "results/annotations.hpp"
+#include "results/history_exclusions.hpp"
 #include "results/liveness.hpp"
 #include "results/sqlite/sqlite.hpp"
 #include "results/store.hpp"
@@ -70,9 +71,15 @@ std::vector<RunRow> load_run_rows(Database& db, const std::string& ids_sql, int6
       if (it != index.end()) fn(rows[it->second], st);
     }
   };
-  if (db.table_exists("history_exclusions")) {  // v7
-    for_each("SELECT run_id, reason FROM history_exclusions WHERE run_id" + in,
-             [](RunRow& row, const Statement& st) { row.history_excluded = st.column_text(1); });
+  {  // on purpose (v7) or by a failed acceptance (issue 38)
+    std::vector<int64_t> ids;
+    if (!all_runs) {
+      for (const RunRow& row : rows) ids.push_back(row.id);
+    }
+    for (const HistoryExclusion& x : list_history_exclusions(db, ids)) {
+      auto it = index.find(x.run_id);
+      if (it != index.end()) rows[it->second].history_excluded = x.reason;
+    }
   }
   // GPU summary "8x NVIDIA H200", models in order of their first device index.
   std::unordered_map<int64_t, std::vector<std::pair<std::string, int>>> gpus;

@@ -1,10 +1,16 @@
 // gpubench accept RUN --against baseline:NAME|RUN | --spec FILE [--tolerance 5%] [--strict]
-// [--allow-failed] [--expect-gpus N] [--history N] [--suite S,...] [--filter REGEX]: per GPU and
-// benchmark acceptance (PASS / MARGINAL / FAIL, compare/accept/accept.hpp), a sibling-outlier check
-// and the expected hardware (compare/hardware.hpp). Exit 1 when anything fails, 2 on bad input.
+// [--allow-failed] [--expect-gpus N] [--history N] [--suite S,...] [--filter REGEX] [--no-record]:
+// per GPU and benchmark acceptance (PASS / MARGINAL / FAIL, compare/accept/accept.hpp), a
+// sibling-outlier check and the expected hardware (compare/hardware.hpp). Exit 1 when anything
+// fails, 2 on bad input. The overall verdict is recorded on the accepted run (issue 38, tag
+// results::k_accept_tag_key): a FAILed run leaves every history until a PASS or `history include`.
+#include <unistd.h>
 #include <CLI/CLI.hpp>
+
+#include <filesystem>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -17,6 +23,9 @@
 #include "compare/stats/thresholds.hpp"
 #include "harness/cli/cli_common.hpp"
 #include "harness/cli/command.hpp"
+#include "results/history_exclusions.hpp"
+#include "results/model.hpp"
+#include "util/clock.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
@@ -34,6 +43,7 @@ struct AcceptArgs {
   std::string output;
   bool strict = false;
   bool allow_failed = false;
+  bool no_record = false;          // --no-record: leave the verdict unrecorded
   std::optional<int> expect_gpus;  // --expect-gpus N
   int history = compare::k_default_history_window;
   std::vector<std::string> suites;
@@ -75,6 +85,20 @@ compare::RowFilter selection_filter(const AcceptArgs& args) {
   };
 }
 
+// Whether the verdict can be recorded: the database file and its directory (SQLite's journal)
+// are writable. A database on read-only media or shared read-only is accepted from, not written.
+bool database_writable(const Context& ctx) {
+  const std::filesystem::path path = resolve_db_path(ctx);
+  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
+  return ::access(path.c_str(), W_OK) == 0 && ::access(dir.c_str(), W_OK) == 0;
+}
+
+// "FAIL against baseline:golden at 2026-12-05T15:40:00Z": what the run was held to, and when.
+std::string verdict_text(const AcceptArgs& args, const compare::AcceptResult& result) {
+  return std::string(result.passed() ? "PASS" : "FAIL") + " against " +
+         (args.spec.empty() ? args.against : "spec " + args.spec) + " at " + now_iso8601_utc();
+}
+
 void do_accept(const AcceptArgs& args, Context& ctx) {
   if (args.against.empty() == args.spec.empty()) {
     throw bad_input("accept needs exactly one reference",
@@ -98,7 +122,11 @@ void do_accept(const AcceptArgs& args, Context& ctx) {
     expected = compare::parse_spec_hardware(text, args.spec);
   }
 
-  results::Store store = open_store(ctx, results::OpenMode::read_only);
+  // Written only to record the verdict; without --no-record a database that cannot be written
+  // is still accepted from, and a note on stderr says the verdict was not recorded.
+  const bool record = !args.no_record && database_writable(ctx);
+  results::Store store =
+      open_store(ctx, record ? results::OpenMode::read_write : results::OpenMode::read_only);
   compare::AcceptOptions options;
   options.tolerance = tolerance;
   options.strict = args.strict;
@@ -151,6 +179,16 @@ void do_accept(const AcceptArgs& args, Context& ctx) {
                                                                    : " (after --suite/--filter)"),
         "check the run with `gpubench show " + args.run + "`");
   }
+  if (record) {
+    const std::string verdict = verdict_text(args, result);
+    for (const results::RunDetail& r : run.runs) {
+      results::record_accept_verdict(store.database(), r.run.id, verdict);
+    }
+  } else if (!args.no_record) {
+    *ctx.err << "gpubench: note: verdict not recorded (the database '" << resolve_db_path(ctx)
+             << "' is read-only here; a FAILed run stays in history: run accept where the "
+                "database is writable, or `gpubench history exclude RUN --reason TEXT`)\n";
+  }
   // Written as it is produced (issue 16): to stdout, or to a temp file renamed over -o.
   stream_output(ctx, args.output, output_kind(args.format), [&](std::ostream& out) {
     if (args.format == "json") {
@@ -194,6 +232,9 @@ void add_accept_command(CLI::App& app, Context& ctx) {
                   "runs of the reference's hardware and configuration whose run-to-run spread "
                   "goes into the interval, as compare --history (0: off; else 6 or more)")
       ->capture_default_str();
+  cmd->add_flag("--no-record", args->no_record,
+                "do not record the verdict on the run (by default a FAIL leaves the run out of "
+                "run-to-run noise and history until a PASS or `history include RUN`)");
   cmd->add_option("--suite", args->suites,
                   "accept only these suites (comma-separated or repeated), e.g. those rerun");
   cmd->add_option("--filter", args->filter,

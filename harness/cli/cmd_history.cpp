@@ -103,7 +103,8 @@ void do_include(const ExclusionArgs& args, Context& ctx) {
   const int64_t run_id = store.resolve_run(args.run);
   if (!results::include_in_history(store.database(), run_id)) {
     throw bad_input("run " + std::to_string(run_id) + " is not excluded from history",
-                    "only a run 'gpubench history exclude' left out can be included again",
+                    "only a run 'gpubench history exclude' or a FAILed accept left out can be "
+                    "included again",
                     "'gpubench runs' marks excluded runs 'no history'");
   }
   write_output(ctx, "", OutputKind::for_people,
