@@ -1,4 +1,5 @@
 // gpubench runs: one line per stored run, newest first.
+#include <algorithm>
 #include <CLI/CLI.hpp>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -19,9 +20,20 @@ struct RunsArgs {
   int64_t limit = 0;
 };
 
+// A key given more than once (accept adds a `gpubench.accept` verdict each time it judges the run)
+// shows its newest value only, where the key first appeared, as the JSON's object does.
 std::string tags_text(const std::vector<std::pair<std::string, std::string>>& tags) {
+  std::vector<std::pair<std::string, std::string>> newest;
+  for (const auto& [k, v] : tags) {
+    auto it = std::find_if(newest.begin(), newest.end(), [&](const auto& t) { return t.first == k; });
+    if (it == newest.end()) {
+      newest.emplace_back(k, v);
+    } else {
+      it->second = v;
+    }
+  }
   std::vector<std::string> parts;
-  for (const auto& [k, v] : tags) parts.push_back(k + "=" + v);
+  for (const auto& [k, v] : newest) parts.push_back(k + "=" + v);
   return join(parts, ",");
 }
 

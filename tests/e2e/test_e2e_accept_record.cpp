@@ -143,6 +143,11 @@ TEST(E2eAcceptRecord, AFailedRunLeavesLaterHistoryUntilIncludedOrPassed) {
   const CliResult show_pass = ws.run({"show", "8", "--format", "json", ws.db_arg()});
   const json shown = json::parse(show_pass.out);
   EXPECT_EQ(shown["run"]["history_excluded"], json()) << show_pass.out;
+  // `runs` shows the newest of the three verdicts only, as its JSON does.
+  const std::string runs_text = ws.run({"--wide", "runs", ws.db_arg()}).out;
+  const std::string row8 = line_with(runs_text, "gpubench.accept=");
+  EXPECT_TRUE(contains(row8, "gpubench.accept=PASS against 8")) << runs_text;
+  EXPECT_FALSE(contains(row8, "FAIL against")) << runs_text;
 }
 
 TEST(E2eAcceptRecord, NoRecordRecordsNothing) {
