@@ -70,6 +70,9 @@ struct SeriesNoise {
   std::size_t outliers = 0;  // runs left out as outlying (compare/run_noise.hpp)
   int64_t since_run = 0;     // run id of the last change point the history starts at; 0: none
   bool usable = false;       // runs >= k_min_history_runs: enough df to go into an interval
+  // Whose runs a GPU series' history holds (compare/run_noise.hpp): "GPU-...4's own runs, by
+  // UUID", or which runs were taken by CUDA index and why; empty for a host series.
+  std::string gpu_note;
 };
 // The noise of each series with history (usable or not: an unusable entry says how few runs
 // there were), and per suite how many history runs were found (also when fewer than needed, so

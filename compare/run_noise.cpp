@@ -8,12 +8,14 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "compare/gpu_pairing.hpp"
 #include "compare/selection.hpp"
 #include "compare/stats/changepoints.hpp"
 #include "compare/stats/stats.hpp"
 #include "results/history_exclusions.hpp"
 #include "results/sqlite/sqlite.hpp"
 #include "util/error.hpp"
+#include "util/strings.hpp"
 
 namespace gpubench::compare {
 namespace {
@@ -23,7 +25,9 @@ using results::Statement;
 // Hardware class and configuration of a run: what a history run must share with the base side.
 struct RunClass {
   std::string cpu_model;
-  std::string gpus;  // GPU model names in device order, '\n'-separated; "" without GPUs
+  // GPU model names in device order, '\n'-separated, "" without GPUs; when GPU series follow
+  // their UUIDs, the distinct model names, sorted (a run that lost a GPU is the same class).
+  std::string gpus;
   int64_t configuration_id = 0;
   int64_t host_id = 0;  // 0 unless history must come from the base side's host
   auto operator<=>(const RunClass&) const = default;
@@ -34,6 +38,8 @@ struct RunFacts {
   bool complete = false;
   bool excluded = false;  // `history exclude`: never history, even as a base run
   RunClass cls;
+  std::string gpu_list;  // GPU model names in device order: what host series and runs without
+                         // GPU UUIDs need the same of
   std::vector<std::pair<std::string, int64_t>> ok_suites;  // suite, suite run id
 };
 
@@ -45,7 +51,8 @@ std::string id_array(const std::vector<int64_t>& ids) {
 
 // Complete runs that started no later than `newest`, and the base side's runs, newest first.
 std::vector<RunFacts> load_runs(results::Database& db, const std::string& newest,
-                                const std::vector<int64_t>& base_ids, bool same_host) {
+                                const std::vector<int64_t>& base_ids, bool same_host,
+                                bool by_uuid) {
   std::vector<RunFacts> runs;
   std::unordered_map<int64_t, std::size_t> index;
   Statement st = db.prepare(
@@ -82,9 +89,15 @@ std::vector<RunFacts> load_runs(results::Database& db, const std::string& newest
   while (gpus.step()) {
     auto it = index.find(gpus.column_int64(0));
     if (it == index.end()) continue;
-    std::string& list = runs[it->second].cls.gpus;
+    std::string& list = runs[it->second].gpu_list;
     if (!list.empty()) list += '\n';
     list += gpus.column_text(1);
+  }
+  for (RunFacts& f : runs) {
+    std::vector<std::string> models = split(f.gpu_list, '\n');
+    std::sort(models.begin(), models.end());
+    models.erase(std::unique(models.begin(), models.end()), models.end());
+    f.cls.gpus = by_uuid ? join(models, "\n") : f.gpu_list;
   }
   return runs;
 }
@@ -94,6 +107,12 @@ struct RunMedian {
   int64_t benchmark_id, metric_id, device, run_id;
   double median;
   std::size_t age = 0;  // order of the run's start among the runs loaded, 0 the oldest
+  int64_t suite_run_id = 0;
+  // The series it belongs to, in the base's naming: index into the names (suite, benchmark) and
+  // the base's CUDA ordinal (-1: host). By UUID, GPU-...4's device:3 of a run that lost a GPU is
+  // the base's device:4.
+  int64_t series = 0, series_device = -1;
+  bool by_index = false;  // a GPU series' median placed by CUDA index: the run had no UUID
 };
 
 // Reads the stored per-run medians (results/schema/series_medians.hpp: the median of each series'
@@ -112,7 +131,7 @@ std::vector<RunMedian> read_medians(results::Database& db, const std::vector<int
     auto run = run_of.find(st.column_int64(0));
     if (run == run_of.end()) continue;
     out.push_back(RunMedian{st.column_int64(1), st.column_int64(2), st.column_int64(3), run->second,
-                            st.column_double(4), 0});
+                            st.column_double(4), 0, st.column_int64(0)});
   }
   return out;
 }
@@ -189,6 +208,31 @@ SeriesNoise robust_series_noise(std::span<const double> logs, std::size_t first,
   return out;
 }
 
+std::map<int64_t, std::map<int64_t, std::string>> suite_run_gpu_uuids(
+    results::Database& db, const std::vector<int64_t>& suite_runs) {
+  std::map<int64_t, std::map<int64_t, std::string>> out;
+  // The list is a JSON array, or a string holding one (AddCustomContext writes strings):
+  // json_extract gives the text of either.
+  Statement st = db.prepare(
+      "SELECT id, json_extract(context, '$.\"gpubench.devices\"') FROM suite_runs "
+      "WHERE id IN (SELECT value FROM json_each(?1)) AND json_valid(context)");
+  st.bind(1, id_array(suite_runs));
+  while (st.step()) {
+    if (st.is_null(1)) continue;
+    const nlohmann::json devices = nlohmann::json::parse(st.column_text(1), nullptr, false);
+    if (!devices.is_array()) continue;
+    for (const nlohmann::json& d : devices) {
+      if (!d.is_object() || !d.contains("index") || !d["index"].is_number_integer()) continue;
+      const auto u = d.find("uuid");
+      if (u == d.end() || !u->is_string()) continue;
+      const std::string uuid = u->get<std::string>();
+      if (uuid.empty() || uuid == results::k_unknown) continue;
+      out[st.column_int64(0)][d["index"].get<int64_t>()] = uuid;
+    }
+  }
+  return out;
+}
+
 void check_history_window(int window) {
   if (window == 0 || window >= static_cast<int>(k_min_history_runs)) return;
   throw bad_input("invalid --history " + std::to_string(window),
@@ -225,11 +269,23 @@ HistoryNoise load_history_noise(results::Store& store, const Side& base, const S
     if (!base_group.count(id)) candidate_ids.insert(id);
   }
   results::Database& db = store.database();
-  std::vector<RunFacts> runs = load_runs(db, newest, base_ids, same_host);
+  // GPU series follow their UUIDs when the base names every GPU's (as compare pairs them).
+  const GpuPairing keying = pair_gpus(base, base);
+  std::vector<RunFacts> runs = load_runs(db, newest, base_ids, same_host, keying.by_uuid);
 
   std::set<RunClass> classes;
+  std::set<std::pair<RunClass, std::string>> lists;  // with the GPU list in device order
   for (const RunFacts& f : runs) {
-    if (std::find(base_ids.begin(), base_ids.end(), f.id) != base_ids.end()) classes.insert(f.cls);
+    if (std::find(base_ids.begin(), base_ids.end(), f.id) != base_ids.end()) {
+      classes.insert(f.cls);
+      lists.insert({f.cls, f.gpu_list});
+    }
+  }
+  // Runs with a base run's GPU list: the only ones whose host series and CUDA indices mean the
+  // same as the base's.
+  std::set<int64_t> same_list;
+  for (const RunFacts& f : runs) {
+    if (lists.count({f.cls, f.gpu_list})) same_list.insert(f.id);
   }
   std::set<std::string> suites;
   for (const results::ResultRow& row : base.results) suites.insert(row.suite);
@@ -273,28 +329,74 @@ HistoryNoise load_history_noise(results::Store& store, const Side& base, const S
   std::string metrics = metric_ids(db, metric, metric_names);
   std::vector<RunMedian> medians = read_medians(db, suite_runs, metrics, run_of);
   for (RunMedian& m : medians) m.age = age[m.run_id];
+  // Each median's series in the base's naming: by the GPU's UUID where the run recorded it (the
+  // base's ordinal of that GPU), else by CUDA index in runs with the base's GPU list.
+  std::unordered_map<int64_t, std::pair<std::string, std::string>> benchmarks;  // suite, name
+  {
+    std::set<int64_t> ids;
+    for (const RunMedian& m : medians) ids.insert(m.benchmark_id);
+    Statement st = db.prepare(
+        "SELECT id, suite, name FROM benchmarks WHERE id IN (SELECT value FROM json_each(?1))");
+    st.bind(1, id_array(std::vector<int64_t>(ids.begin(), ids.end())));
+    while (st.step()) benchmarks[st.column_int64(0)] = {st.column_text(1), st.column_text(2)};
+  }
+  const auto uuids = keying.by_uuid ? suite_run_gpu_uuids(db, suite_runs)
+                                    : std::map<int64_t, std::map<int64_t, std::string>>{};
+  std::map<int64_t, std::string> base_uuid;  // the base's ordinal -> its GPU's UUID
+  for (const auto& [uuid, ordinal] : keying.base_index) base_uuid[ordinal] = uuid;
+  std::map<std::pair<std::string, std::string>, int64_t> series_index;
+  std::vector<std::pair<std::string, std::string>> series_names;  // suite, name
+  std::vector<RunMedian> placed;
+  placed.reserve(medians.size());
+  for (RunMedian& m : medians) {
+    const auto b = benchmarks.find(m.benchmark_id);
+    if (b == benchmarks.end()) continue;
+    std::string name = b->second.second;
+    m.series_device = m.device;
+    std::string uuid;
+    if (const auto r = uuids.find(m.suite_run_id); m.device >= 0 && r != uuids.end()) {
+      if (const auto u = r->second.find(m.device); u != r->second.end()) uuid = u->second;
+    }
+    if (!uuid.empty()) {
+      const auto ordinal = keying.base_index.find(uuid);
+      if (ordinal == keying.base_index.end()) continue;  // a GPU the base does not have
+      m.series_device = ordinal->second;
+      if (ordinal->second != m.device) name = with_device_index(name, ordinal->second);
+    } else {
+      if (!same_list.count(m.run_id)) continue;  // an index names another GPU there
+      m.by_index = m.device >= 0 && keying.by_uuid;
+    }
+    auto [it, fresh] = series_index.try_emplace({b->second.first, name},
+                                                static_cast<int64_t>(series_names.size()));
+    if (fresh) series_names.emplace_back(b->second.first, std::move(name));
+    m.series = it->second;
+    placed.push_back(m);
+  }
+  medians = std::move(placed);
   auto series_of = [](const RunMedian& m) {
-    return std::tie(m.benchmark_id, m.metric_id, m.device);
+    return std::tie(m.series, m.metric_id, m.series_device);
   };
   std::sort(medians.begin(), medians.end(), [](const RunMedian& a, const RunMedian& b) {
-    return std::tie(a.benchmark_id, a.metric_id, a.device, a.age, a.run_id) <
-           std::tie(b.benchmark_id, b.metric_id, b.device, b.age, b.run_id);
+    return std::tie(a.series, a.metric_id, a.series_device, a.age, a.run_id) <
+           std::tie(b.series, b.metric_id, b.series_device, b.age, b.run_id);
   });
   const std::set<std::tuple<int64_t, int64_t, int64_t>> recorded =
       recorded_change_points(db, run_of);
   struct Found {
-    int64_t benchmark_id, metric_id, device;
+    int64_t series, metric_id, device;
     SeriesNoise noise;
   };
   std::vector<Found> found;
   std::vector<double> logs;
-  std::vector<int64_t> log_runs;
+  std::vector<int64_t> log_runs, log_benchmarks;
   std::vector<double> same_run;
   for (std::size_t i = 0; i < medians.size();) {
     std::size_t end = i;
     while (end < medians.size() && series_of(medians[end]) == series_of(medians[i])) ++end;
     logs.clear();
     log_runs.clear();
+    log_benchmarks.clear();
+    std::set<int64_t> by_index;  // runs placed by CUDA index
     for (std::size_t r = i; r < end;) {
       same_run.clear();
       std::size_t next = r;
@@ -305,52 +407,54 @@ HistoryNoise load_history_noise(results::Store& store, const Side& base, const S
       if (m > 0 && std::isfinite(m)) {
         logs.push_back(std::log(m));
         log_runs.push_back(medians[r].run_id);
+        log_benchmarks.push_back(medians[r].benchmark_id);  // the run's own name of the series
+        if (medians[r].by_index) by_index.insert(medians[r].run_id);
       }
       r = next;
     }
     // The last change point: recorded at one of these runs, or detected in them.
     std::size_t first = 0;
     for (std::size_t k = 1; k < log_runs.size(); ++k) {
-      if (recorded.count({medians[i].benchmark_id, medians[i].metric_id, log_runs[k]})) first = k;
+      if (recorded.count({log_benchmarks[k], medians[i].metric_id, log_runs[k]})) first = k;
     }
     for (const ChangePoint& cp : detect_change_points(logs, history_detection())) {
       first = std::max(first, cp.index);
     }
     if (!logs.empty()) {
-      found.push_back(Found{medians[i].benchmark_id, medians[i].metric_id, medians[i].device,
-                            robust_series_noise(logs, first, first > 0 ? log_runs[first] : 0)});
+      SeriesNoise n = robust_series_noise(logs, first, first > 0 ? log_runs[first] : 0);
+      const int64_t device = medians[i].series_device;
+      if (device >= 0 && keying.by_uuid) {
+        const auto u = base_uuid.find(device);
+        n.gpu_note = u == base_uuid.end() ? "" : u->second + "'s own runs, by UUID";
+        if (!by_index.empty()) {
+          std::vector<std::string> ids;
+          for (int64_t id : by_index) ids.push_back(std::to_string(id));
+          n.gpu_note += std::string(n.gpu_note.empty() ? "" : "; ") + "run" +
+                        (ids.size() == 1 ? " " : "s ") + join(ids, ", ") +
+                        " by CUDA index: no GPU UUID recorded";
+        }
+      } else if (device >= 0) {
+        n.gpu_note = "by CUDA index: the base recorded no GPU UUIDs";
+      }
+      found.push_back(Found{medians[i].series, medians[i].metric_id, device, std::move(n)});
     }
     i = end;
   }
   medians = {};
-  std::vector<int64_t> benchmark_ids;
-  for (const Found& f : found) {
-    if (benchmark_ids.empty() || benchmark_ids.back() != f.benchmark_id) {
-      benchmark_ids.push_back(f.benchmark_id);
-    }
-  }
-  std::unordered_map<int64_t, std::pair<std::string, std::string>> benchmarks;  // suite, name
-  {
-    Statement st = db.prepare(
-        "SELECT id, suite, name FROM benchmarks WHERE id IN (SELECT value FROM json_each(?1))");
-    st.bind(1, id_array(benchmark_ids));
-    while (st.step()) benchmarks[st.column_int64(0)] = {st.column_text(1), st.column_text(2)};
-  }
   // Keys sorted first, so the map is built by appending (no string comparisons per insert).
   std::vector<std::pair<Key, SeriesNoise>> keyed;
   keyed.reserve(found.size());
-  for (const Found& f : found) {
-    auto b = benchmarks.find(f.benchmark_id);
-    if (b == benchmarks.end()) continue;
+  for (Found& f : found) {
+    const auto& [suite, name] = series_names[static_cast<std::size_t>(f.series)];
     keyed.emplace_back(
-        Key{b->second.first, b->second.second, metric_names[f.metric_id],
+        Key{suite, name, metric_names[f.metric_id],
             device_label(f.device < 0 ? std::nullopt
                                       : std::optional<int>(static_cast<int>(f.device)))},
-        f.noise);
+        std::move(f.noise));
   }
   std::sort(keyed.begin(), keyed.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (auto& [key, n] : keyed) noise.emplace_hint(noise.end(), std::move(key), n);
+  for (auto& [key, n] : keyed) noise.emplace_hint(noise.end(), std::move(key), std::move(n));
   return noise;
 }
 

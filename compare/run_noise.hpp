@@ -15,8 +15,13 @@
 //     runs carry the change, and counting them as noise would hide it,
 //   - are not excluded from history (`gpubench history exclude RUN`,
 //     results/history_exclusions.hpp).
-// The base side's own runs count. Per series, history then describes the server, not its
-// accidents (issue 38):
+// The base side's own runs count. A GPU series follows the GPU's UUID (issue 38): when every GPU
+// row of the base names its UUID, the base's series of device:N (GPU U) has as history the series
+// of U in each run, whatever its CUDA index there (a run after a GPU was lost names GPU-...4
+// device:3), and history runs then need the same GPU models, not the same list in device order;
+// a run whose suite recorded no UUIDs falls back to the CUDA index (its device list must then
+// match), and SeriesNoise::gpu_note says so. Host series need the same GPU list. Per series,
+// history then describes the server, not its accidents (issue 38):
 //   - it starts at the series' last change point: recorded (`history --record`) at one of these
 //     runs, or detected in them (detect_change_points, t-test, min segment 3, delta 2%); the
 //     level before a step is another server state, not noise;
@@ -28,9 +33,12 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "compare/compare.hpp"
 #include "results/store.hpp"
@@ -57,6 +65,12 @@ void check_history_window(int window);
 // `since_run` is copied into the result. Pure: no database.
 SeriesNoise robust_series_noise(std::span<const double> logs, std::size_t first,
                                 int64_t since_run = 0);
+
+// The GPU UUID of each CUDA ordinal of the given suite runs, as their suites listed them (context
+// gpubench.devices, by which ingest ties samples to GPUs): suite run id -> ordinal -> UUID.
+// Ordinals without a UUID (none, "" or "unknown") are absent.
+std::map<int64_t, std::map<int64_t, std::string>> suite_run_gpu_uuids(
+    results::Database& db, const std::vector<int64_t>& suite_runs);
 
 // Two queries for the runs plus two for the samples, whatever the number of series. Per-run
 // medians are Google Benchmark's `median` aggregates where the suite run recorded them, else the

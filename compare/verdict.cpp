@@ -238,7 +238,8 @@ void estimate_by_execution(std::vector<Entry>& entries, const Options& options) 
       e.executions_needed = size_executions(n, now, e.delta, options.confidence).executions_needed;
       e.noise_source = "between executions";
       if (e.history && r.var_extra > 0) {
-        e.noise_source += " + history (" + std::to_string(e.history->runs) + " runs)";
+        e.noise_source += " + history (" + std::to_string(e.history->runs) + " runs" +
+                          (e.history->gpu_note.empty() ? "" : ": " + e.history->gpu_note) + ")";
       }
       e.reason = "pending";
     }
@@ -268,7 +269,8 @@ bool estimate(Entry& e, const Options& options) {
   e.noise_source = per_run ? "per-run medians" : "one execution (no run-to-run noise)";
   if (e.history && r.var_extra > 0) {
     e.noise_source = (per_run ? "per-run medians" : "one execution") + std::string(" + history (") +
-                     std::to_string(e.history->runs) + " runs)";
+                     std::to_string(e.history->runs) + " runs" +
+                     (e.history->gpu_note.empty() ? "" : ": " + e.history->gpu_note) + ")";
   }
   return true;
 }

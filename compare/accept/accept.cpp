@@ -183,7 +183,8 @@ std::string noise_note(const AcceptOptions& options, const Key& key, const Serie
   }
   if (noise) {
     return "; interval includes run-to-run noise from " + std::to_string(noise->runs) +
-           " runs of history" + history_span(*noise);
+           " runs of history" + history_span(*noise) +
+           (noise->gpu_note.empty() ? "" : " (" + noise->gpu_note + ")");
   }
   if (per_execution) return "; interval holds the noise between executions (no history used)";
   if (!options.history || options.history_window == 0) {

@@ -13,7 +13,9 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "compare/gpu_pairing.hpp"
 #include "compare/history/series_history_detail.hpp"
+#include "compare/run_noise.hpp"
 #include "compare/selection.hpp"
 #include "compare/stats/stats.hpp"
 #include "results/change_points.hpp"
@@ -88,8 +90,14 @@ bool median_interval(std::vector<double>& v, double& low, double& high) {
   return true;
 }
 
+// A series by CUDA index: group, benchmark, metric, device. A GPU series whose runs recorded the
+// GPU's UUID follows the GPU instead (issue 38): group "host + UUID", `name` its benchmark name
+// with the index left out, benchmark 0 and device k_by_uuid; it is shown under the group and
+// names of its newest run.
+constexpr int64_t k_by_uuid = -2;
 struct SeriesId {
   std::string group;
+  std::string name;
   int64_t benchmark, metric, device;
   auto operator<=>(const SeriesId&) const = default;
 };
@@ -196,6 +204,9 @@ History load_history(results::Store& store, const HistoryOptions& options) {
   // The repetitions of every kept series, per run and execution (suite run), for the per-run
   // intervals.
   std::map<SeriesId, std::map<std::size_t, std::map<int64_t, std::vector<double>>>> values;
+  // A UUID series' newest run (index into h.runs), its benchmark id and CUDA index there.
+  std::map<SeriesId, std::tuple<std::size_t, int64_t, int64_t>> newest;
+  const auto uuids = suite_run_gpu_uuids(db, suite_runs);
   Statement s = db.prepare(
       "SELECT suite_run_id, benchmark_id, metric_id, COALESCE(device_index, -1), value "
       "FROM samples WHERE suite_run_id IN (SELECT value FROM json_each(?1)) AND kind = "
@@ -208,21 +219,38 @@ History load_history(results::Store& store, const HistoryOptions& options) {
     if (metric == metrics.end() || !metric->second.keep) continue;
     if (role_of(bench->second.suite, metric->second.name) == "parameter") continue;
     const std::size_t run = suite_run_to_run.at(s.column_int64(0));
-    values[{h.runs[run].group, s.column_int64(1), s.column_int64(2), s.column_int64(3)}][run]
-          [s.column_int64(0)]
-              .push_back(s.column_double(4));
+    const int64_t device = s.column_int64(3);
+    SeriesId id{h.runs[run].group, "", s.column_int64(1), s.column_int64(2), device};
+    if (const auto r = uuids.find(s.column_int64(0)); device >= 0 && r != uuids.end()) {
+      if (const auto u = r->second.find(device); u != r->second.end()) {
+        id = SeriesId{h.runs[run].detail.info.host.hostname + "\n" + u->second,
+                      with_device_index(bench->second.name, -1), 0, s.column_int64(2), k_by_uuid};
+        auto [at, fresh] = newest.try_emplace(id, run, s.column_int64(1), device);
+        if (!fresh && std::get<0>(at->second) < run) at->second = {run, s.column_int64(1), device};
+      }
+    }
+    values[id][run][s.column_int64(0)].push_back(s.column_double(4));
   }
   std::map<std::pair<std::size_t, std::size_t>, std::vector<EnvDifference>> memo;
+  // In the order of (group, benchmark, metric, CUDA index) as shown.
+  std::vector<std::pair<std::tuple<std::string, int64_t, int64_t, int64_t>, SeriesHistory>> built;
   for (auto& [id, by_run] : values) {
     SeriesHistory series;
+    int64_t benchmark = id.benchmark, device = id.device;
     series.group = id.group;
-    const Name& bench = benchmarks.at(id.benchmark);
+    if (id.device == k_by_uuid) {
+      const auto& [run, newest_benchmark, newest_device] = newest.at(id);
+      series.group = h.runs[run].group;
+      benchmark = newest_benchmark;
+      device = newest_device;
+    }
+    const Name& bench = benchmarks.at(benchmark);
     const Metric& metric = metrics.at(id.metric);
-    series.benchmark_id = id.benchmark;
+    series.benchmark_id = benchmark;
     series.metric_id = id.metric;
-    series.key = Key{bench.suite, bench.name, metric.name,
-                     device_label(id.device < 0 ? std::nullopt
-                                                : std::optional<int>(static_cast<int>(id.device)))};
+    series.key =
+        Key{bench.suite, bench.name, metric.name,
+            device_label(device < 0 ? std::nullopt : std::optional<int>(static_cast<int>(device)))};
     series.unit = metric.unit;
     series.direction = metric.direction;
     series.primary = role_of(bench.suite, metric.name) == "primary";
@@ -242,8 +270,11 @@ History load_history(results::Store& store, const HistoryOptions& options) {
           !median_interval(per_execution.size() >= 2 ? per_execution : v, p.low, p.high);
       series.points.push_back(p);
     }
-    h.series.push_back(std::move(series));
+    built.emplace_back(std::tuple(series.group, benchmark, id.metric, device), std::move(series));
   }
+  std::sort(built.begin(), built.end(),
+            [](const auto& x, const auto& y) { return x.first < y.first; });
+  for (auto& [order, series] : built) h.series.push_back(std::move(series));
   if (h.series.empty()) {
     throw bad_input("no series to show",
                     "the selected runs hold no repetitions" +

@@ -5,7 +5,10 @@
 //
 // A series here is suite + benchmark + metric + device on one group of runs: when the selection
 // spans several hosts or GPU models, each host/GPU-model list is a group of its own (a change of
-// machine is not a change point). Runs are ordered by start time.
+// machine is not a change point). A GPU series whose runs recorded the GPU's UUID follows the GPU
+// (issue 38): GPU-...4's runs as device:4 and, after GPU 3 was lost, as device:3 are one series,
+// shown under the group, benchmark name and device of its newest run; runs without UUIDs keep
+// the CUDA index. Runs are ordered by start time.
 #pragma once
 
 #include <cstddef>

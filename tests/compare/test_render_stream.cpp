@@ -61,7 +61,7 @@ Comparison varied_comparison(HistoryNoise* history) {
   b.results.push_back(row("fusion/only_cand/n:6", "real_time", "ns", Direction::lower, {1, 2}));
   b.results.push_back(row("aaa/only_cand/n:7", "real_time", "ns", Direction::lower, {1, 2}));
   (*history)[Key{"memory", "memory/copy/bytes:4096/mode:x/mode:y", "GB_per_s", "gpu0"}] =
-      SeriesNoise{0.02, 5, 0, 0, true};  // marked usable by hand (a fixture)
+      SeriesNoise{0.02, 5, 0, 0, true, ""};  // marked usable by hand (a fixture)
   Options options;
   options.history = history;
   options.history_window = 10;

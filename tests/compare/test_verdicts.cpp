@@ -63,7 +63,7 @@ TEST(Defects, TenPercentAtThreePercentRunToRunIsNeverUnchanged) {
       logs.push_back(std::log(median(gen.run(1.0, 0.01, 10, sim::Shape::lognormal, 0.03))));
     }
     HistoryNoise history;
-    history[Key{"s", "s/b", "real_time", "gpu0"}] = SeriesNoise{stddev(logs), 10, 0, 0, true};
+    history[Key{"s", "s/b", "real_time", "gpu0"}] = SeriesNoise{stddev(logs), 10, 0, 0, true, ""};
     Options o;
     o.history = &history;
     Comparison c = one(gen.run(1.0, 0.01, 10, sim::Shape::lognormal, 0.03),

@@ -269,5 +269,64 @@ TEST(E2eGpuPairing, FleetUsesTheNewestRunOfEachHostByDefault) {
   EXPECT_TRUE(contains(both.err, "--last and --all-runs")) << both.err;
 }
 
+// Issue 38: history and run-to-run noise follow the GPU's UUID across a lost GPU. FIXTURE: runs
+// 1-7 on 8 GPUs, runs 8-10 without GPU 3 (GPU-...4 is device:3 there); GPU 4 is 10% slower than
+// the others in every run, each run has a jitter of ~0.1%. By CUDA index, device:3's history
+// would hold GPU-...3's level before the loss and GPU-...4's after it.
+TEST(E2eGpuPairing, HistoryAndNoiseFollowTheGpuUuidAfterALostGpu) {
+  Workspace ws;
+  const double levels[] = {1.000,  1.002,  0.998,  1.001,  0.999,
+                           1.0015, 0.9985, 1.0005, 0.9995, 1.001};
+  for (int night = 1; night <= 10; ++night) {
+    ServerRun run = server(
+        "2026-12-" + std::string(night < 10 ? "0" : "") + std::to_string(night) + "T07:00:00+00:00",
+        night <= 7 ? k_all : k_lost_3);
+    for (int g : k_all) run.scale[g] = levels[night - 1] * (g == 4 ? 0.9 : 1.0);
+    import(ws, "night" + std::to_string(night) + ".json", run);
+  }
+
+  // `history`: the series shown as the newest runs' device:3 is GPU-...4's, every run of it.
+  const CliResult hist = ws.run({"history", "all", "--format", "json", "--metric", "GB_per_s",
+                                 "--benchmark", "device_triad", ws.db_arg()});
+  ASSERT_EQ(hist.exit_code, 0) << hist.out << hist.err;
+  const json doc = json::parse(hist.out);
+  std::size_t shown = 0;
+  for (const json& series : doc.at("series")) {
+    if (series.at("device") != "gpu3" || !contains(series.at("group"), "7x")) continue;
+    ++shown;
+    EXPECT_EQ(series.at("points").size(), 10u) << "GPU-...4's runs before the loss too: " << series;
+    for (const json& p : series.at("points")) {
+      EXPECT_NEAR(p.at("median").get<double>(), fixture_median(4, 0.9), 0.01 * 4044) << p;
+    }
+    EXPECT_TRUE(series.at("changes").empty()) << series;
+  }
+  EXPECT_EQ(shown, 1u) << hist.out;
+
+  // Run-to-run noise of the candidate's device:3 (base run 9, candidate run 10): GPU-...4's runs,
+  // as device:4 before the loss and device:3 after it, and the output says so.
+  const CliResult acc = ws.run({"--wide", "accept", "10", "--against", "9", ws.db_arg()});
+  // It fails on GPU-...4 being 10% slower than its siblings, not on its own check.
+  EXPECT_EQ(acc.exit_code, 1) << acc.out << acc.err;
+  EXPECT_TRUE(contains(acc.out, "(14 pass, 0 marginal, 0 fail of 14 checks; 2 sibling outlier"))
+      << acc.out;
+  std::istringstream lines(acc.out);
+  std::size_t device3 = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (!contains(line, "/device:3/") || contains(line, "OUTLIER")) continue;
+    ++device3;
+    EXPECT_EQ(line.rfind("  PASS ", 0), 0u) << line;
+    EXPECT_TRUE(contains(
+        line, "run-to-run noise from 9 runs of history (" + uuid_of(4) + "'s own runs, by UUID)"))
+        << line;
+  }
+  EXPECT_EQ(device3, 2u) << acc.out;
+  const CliResult cmp = ws.run({"compare", "9", "10", "--format", "json", ws.db_arg()});
+  for (const json& e : json::parse(cmp.out).at("results")) {
+    if (e.at("metric") != "GB_per_s" || !contains(e.at("benchmark"), "/device:3/")) continue;
+    EXPECT_TRUE(contains(e.at("noise_source"), "history (9 runs: " + uuid_of(4) + "'s own runs"))
+        << e;
+  }
+}
+
 }  // namespace
 }  // namespace gpubench::e2e
