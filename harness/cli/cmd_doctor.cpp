@@ -4,11 +4,13 @@
 // node) or a launched task gave no report, 3 when the server has fewer GPUs than --expect-gpus or
 // the launcher cannot be started.
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
+#include <thread>
 
 #include "compare/hardware.hpp"
 #include "harness/cli/cli_common.hpp"
@@ -146,9 +148,15 @@ void do_doctor(const DoctorArgs& args, Context& ctx) {
   if (args.per_node) {
     // A launched task: the report is the line, and exit 0 so the launcher does not stop the
     // other nodes' tasks; the harness decides from the reports.
-    *ctx.out << harness::node_report_line(harness::doctor_host_name(),
-                                          harness::task_index_from_env(), checks)
-             << '\n';
+    for (const std::string& line : harness::node_report_lines(
+             harness::doctor_host_name(), harness::task_index_from_env(), checks)) {
+      // One write per line, then a pause: a launcher reads each task's pipe in chunks (Open
+      // MPI's up to 4 KiB) and forwards a chunk whole, so lines queued faster than it reads can
+      // be cut mid-line by another task's chunk (seen under mpirun -np 2). 5 ms per line
+      // (about 0.15 s per report) lets it drain between lines.
+      *ctx.out << line << '\n' << std::flush;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
     return;
   }
   const results::DoctorCounts counts = results::count_checks(checks);

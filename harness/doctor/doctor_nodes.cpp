@@ -72,20 +72,38 @@ std::string doctor_host_name() {
   return "unknown";
 }
 
-std::string node_report_line(const std::string& host, const std::optional<TaskIndex>& task,
-                             const std::vector<results::DoctorCheck>& checks) {
-  nlohmann::json j = doctor_json(checks);
-  j["host"] = host;
-  j["rank"] = task ? nlohmann::json(task->rank) : nlohmann::json(nullptr);
-  j["tasks"] = task ? nlohmann::json(task->tasks) : nlohmann::json(nullptr);
-  // dump() without indent escapes newlines inside strings: the report stays one line.
-  return std::string(k_node_report_marker) + j.dump();
+std::vector<std::string> node_report_lines(const std::string& host,
+                                           const std::optional<TaskIndex>& task,
+                                           const std::vector<results::DoctorCheck>& checks) {
+  nlohmann::json who = {{"host", host}};
+  who["rank"] = task ? nlohmann::json(task->rank) : nlohmann::json(nullptr);
+  who["tasks"] = task ? nlohmann::json(task->tasks) : nlohmann::json(nullptr);
+  std::vector<std::string> lines;
+  const nlohmann::json list = doctor_json(checks)["checks"];
+  for (const nlohmann::json& c : list) {
+    nlohmann::json j = who;
+    j["check"] = c;
+    // dump() without indent escapes newlines inside strings: each stays one line.
+    lines.push_back(std::string(k_node_report_marker) + j.dump());
+  }
+  nlohmann::json end = who;
+  end["end"] = checks.size();
+  lines.push_back(std::string(k_node_report_marker) + end.dump());
+  return lines;
 }
 
 NodeReports collect_node_reports(const std::string& stdout_text) {
+  // Each task's lines, by (host, rank; -1 when the launcher says no rank), in order of first line.
+  struct Task {
+    std::string host;
+    int rank = -1;
+    int tasks = 0;
+    std::vector<results::DoctorCheck> checks;
+    std::optional<std::size_t> end;  // the check count its end line gave
+  };
+  std::vector<Task> tasks;
+  std::map<std::pair<std::string, int>, std::size_t> index;
   NodeReports out;
-  std::map<std::string, std::size_t> by_host;
-  std::set<int> ranks_seen;
   std::istringstream in(stdout_text);
   std::string line;
   while (std::getline(in, line)) {
@@ -94,36 +112,50 @@ NodeReports collect_node_reports(const std::string& stdout_text) {
     if (at == std::string::npos) continue;
     const std::string body = line.substr(at + std::string(k_node_report_marker).size());
     const nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
-    std::vector<results::DoctorCheck> checks;
-    bool ok = j.is_object() && j.contains("host") && j["host"].is_string() &&
-              j.contains("checks") && j["checks"].is_array();
-    if (ok) {
-      for (const nlohmann::json& c : j["checks"]) {
-        const auto check = check_from_json(c);
-        if (!check) {
-          ok = false;
-          break;
-        }
-        checks.push_back(*check);
-      }
-    }
-    if (!ok) {
-      out.problems.push_back("a task's report could not be read ('" + line_start(body) +
+    std::optional<results::DoctorCheck> check;
+    const bool named = j.is_object() && j.contains("host") && j["host"].is_string();
+    const bool is_end = named && j.contains("end") && j["end"].is_number_unsigned();
+    if (named && !is_end && j.contains("check")) check = check_from_json(j["check"]);
+    if (!is_end && !check) {
+      out.problems.push_back("a task's report line could not be read ('" + line_start(body) +
                              "'): a different gpubench on that node? Install the same build on "
                              "every node");
       continue;
     }
-    const std::string host = j["host"].get<std::string>();
-    auto [it, added] = by_host.emplace(host, out.nodes.size());
-    if (added) out.nodes.push_back(NodeReport{host, {}, std::move(checks)});
-    NodeReport& node = out.nodes[it->second];
-    if (j.contains("rank") && j["rank"].is_number_integer() && j.contains("tasks") &&
-        j["tasks"].is_number_integer()) {
-      const int rank = j["rank"].get<int>();
-      node.ranks.push_back(rank);
-      ranks_seen.insert(rank);
-      out.tasks = std::max(out.tasks, j["tasks"].get<int>());
+    const bool ranked = j.contains("rank") && j["rank"].is_number_integer() &&
+                        j.contains("tasks") && j["tasks"].is_number_integer();
+    const int rank = ranked ? j["rank"].get<int>() : -1;
+    auto [it, added] =
+        index.emplace(std::make_pair(j["host"].get<std::string>(), rank), tasks.size());
+    if (added)
+      tasks.push_back(Task{j["host"].get<std::string>(),
+                           rank,
+                           ranked ? j["tasks"].get<int>() : 0,
+                           {},
+                           std::nullopt});
+    Task& task = tasks[it->second];
+    if (is_end) {
+      task.end = j["end"].get<std::size_t>();
+    } else {
+      task.checks.push_back(*check);
     }
+  }
+  std::set<int> ranks_seen;
+  std::map<std::string, std::size_t> by_host;
+  for (Task& task : tasks) {
+    const std::string who =
+        task.rank >= 0 ? "task " + std::to_string(task.rank) + " on " + task.host : task.host;
+    if (!task.end || *task.end != task.checks.size()) {
+      out.problems.push_back(who + " sent " + std::to_string(task.checks.size()) + " checks of " +
+                             (task.end ? std::to_string(*task.end) : std::string("?")) +
+                             ": its report was cut (the task died while printing?)");
+      continue;
+    }
+    out.tasks = std::max(out.tasks, task.tasks);
+    if (task.rank >= 0) ranks_seen.insert(task.rank);
+    auto [it, added] = by_host.emplace(task.host, out.nodes.size());
+    if (added) out.nodes.push_back(NodeReport{task.host, {}, std::move(task.checks)});
+    if (task.rank >= 0) out.nodes[it->second].ranks.push_back(task.rank);
   }
   for (NodeReport& node : out.nodes) std::sort(node.ranks.begin(), node.ranks.end());
   for (int r = 0; r < out.tasks; ++r) {

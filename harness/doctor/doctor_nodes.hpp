@@ -1,6 +1,6 @@
 // `gpubench doctor --launcher "srun -N 2 --ntasks-per-node=1"`: doctor on every node of a
 // multi-node job. The harness starts the launcher with this gpubench's `doctor --per-node`; each
-// task runs the checks on its node and prints one marked line (node_report_line) on stdout; the
+// task runs the checks on its node and prints marked lines (node_report_lines) on stdout; the
 // harness keeps one report per host (tasks on one host are one node) and names every task that
 // gave none. Host logic here; the CLI (harness/cli/cmd_doctor.cpp) starts the launcher.
 #pragma once
@@ -31,9 +31,14 @@ std::optional<TaskIndex> task_index_from_env();
 // nodes on one machine; documented in harness/doctor/README.md), else gethostname().
 std::string doctor_host_name();
 
-// One line (no newline): the marker, then {"host", "rank", "tasks", "checks": [...]} as JSON.
-std::string node_report_line(const std::string& host, const std::optional<TaskIndex>& task,
-                             const std::vector<results::DoctorCheck>& checks);
+// A task's report as lines (no newlines), each the marker then JSON naming the task ("host",
+// "rank", "tasks"): one per check ("check": {...}), then {"end": <checks>}. Short, self-contained
+// lines because a launcher forwards the tasks' output in chunks and may interleave two tasks' bytes
+// inside a long line (mpirun did with one line per report); each line is to be written and flushed
+// on its own, paced (cmd_doctor.cpp): a launcher forwards a task's output in the chunks it reads.
+std::vector<std::string> node_report_lines(const std::string& host,
+                                           const std::optional<TaskIndex>& task,
+                                           const std::vector<results::DoctorCheck>& checks);
 
 struct NodeReport {
   std::string host;
@@ -49,8 +54,10 @@ struct NodeReports {
       problems;  // "task 1 of 2 gave no report", unreadable lines, launcher failure
 };
 
-// Reads every marked line of `stdout_text`. A task is missing when its rank (0 .. tasks-1) sent no
-// report; a marked line that is not a report is a problem (named, with its start).
+// Reads every marked line of `stdout_text`, gathering each task's lines (they may interleave with
+// other tasks'). A task is missing when its rank (0 .. tasks-1) sent no complete report (its end
+// line, with as many checks as it says); a marked line that cannot be read is a problem (named,
+// with its start).
 NodeReports collect_node_reports(const std::string& stdout_text);
 
 // Whether every node passed (no failing check) and nothing is missing.

@@ -18,10 +18,19 @@ std::vector<DoctorCheck> checks(CheckStatus ib) {
            "check the cable"}};
 }
 
-TEST(DoctorNodes, ReportLineIsOneMarkedLineThatRoundTrips) {
-  const std::string line = node_report_line("node-a", TaskIndex{1, 2}, checks(CheckStatus::fail));
-  EXPECT_EQ(line.rfind(k_node_report_marker, 0), 0u);
-  EXPECT_EQ(line.find('\n'), std::string::npos);
+// A task's report as its lines would reach the harness, one after the other.
+std::string report(const std::string& host, TaskIndex task, const std::vector<DoctorCheck>& c) {
+  std::string text;
+  for (const std::string& line : node_report_lines(host, task, c)) {
+    EXPECT_EQ(line.rfind(k_node_report_marker, 0), 0u);
+    EXPECT_EQ(line.find('\n'), std::string::npos);
+    text += (text.empty() ? "" : "\n") + line;
+  }
+  return text;
+}
+
+TEST(DoctorNodes, ReportLinesRoundTrip) {
+  const std::string line = report("node-a", TaskIndex{1, 2}, checks(CheckStatus::fail));
   const NodeReports r = collect_node_reports("launcher chatter\n" + line + "\n");
   ASSERT_EQ(r.nodes.size(), 1u);
   EXPECT_EQ(r.nodes[0].host, "node-a");
@@ -36,10 +45,9 @@ TEST(DoctorNodes, ReportLineIsOneMarkedLineThatRoundTrips) {
 }
 
 TEST(DoctorNodes, TasksOnOneHostAreOneNodeAndPrefixesAreAllowed) {
-  const std::string text =
-      "0: " + node_report_line("a", TaskIndex{0, 3}, checks(CheckStatus::pass)) +
-      "\n1: " + node_report_line("a", TaskIndex{1, 3}, checks(CheckStatus::pass)) + "\n" +
-      node_report_line("b", TaskIndex{2, 3}, checks(CheckStatus::pass)) + "\n";
+  const std::string text = "0: " + report("a", TaskIndex{0, 3}, checks(CheckStatus::pass)) +
+                           "\n1: " + report("a", TaskIndex{1, 3}, checks(CheckStatus::pass)) +
+                           "\n" + report("b", TaskIndex{2, 3}, checks(CheckStatus::pass)) + "\n";
   const NodeReports r = collect_node_reports(text);
   ASSERT_EQ(r.nodes.size(), 2u);
   EXPECT_EQ(r.nodes[0].host, "a");
@@ -48,6 +56,31 @@ TEST(DoctorNodes, TasksOnOneHostAreOneNodeAndPrefixesAreAllowed) {
   EXPECT_EQ(r.tasks, 3);
   EXPECT_TRUE(r.problems.empty());
   EXPECT_TRUE(nodes_ready(r));
+}
+
+// mpirun forwards two tasks' lines interleaved: each task's report is still whole.
+TEST(DoctorNodes, InterleavedLinesOfTwoTasksAreGathered) {
+  const auto a = node_report_lines("a", TaskIndex{0, 2}, checks(CheckStatus::pass));
+  const auto b = node_report_lines("b", TaskIndex{1, 2}, checks(CheckStatus::fail));
+  std::string text;
+  for (std::size_t i = 0; i < a.size(); ++i) text += a[i] + "\n" + b[i] + "\n";
+  const NodeReports r = collect_node_reports(text);
+  ASSERT_EQ(r.nodes.size(), 2u);
+  EXPECT_TRUE(r.problems.empty()) << r.problems[0];
+  EXPECT_EQ(r.nodes[1].checks.size(), 2u);
+  EXPECT_EQ(r.nodes[1].checks[1].status, CheckStatus::fail);
+}
+
+// A task that died after its first check line: its report is cut, and it counts as missing.
+TEST(DoctorNodes, ACutReportIsAProblemAndItsTaskMissing) {
+  const auto a = node_report_lines("a", TaskIndex{0, 1}, checks(CheckStatus::pass));
+  const NodeReports r = collect_node_reports(a[0] + "\n");
+  EXPECT_TRUE(r.nodes.empty());
+  ASSERT_FALSE(r.problems.empty());
+  EXPECT_EQ(r.problems[0],
+            "task 0 on a sent 1 checks of ?: its report was cut (the task died "
+            "while printing?)");
+  EXPECT_FALSE(nodes_ready(r));
 }
 
 TEST(DoctorNodes, AnUnreadableReportIsAProblem) {
@@ -60,9 +93,9 @@ TEST(DoctorNodes, AnUnreadableReportIsAProblem) {
 }
 
 TEST(DoctorNodes, TextNamesTheNodeOnFailingLinesAndSumsUpEachNode) {
-  const NodeReports r = collect_node_reports(
-      node_report_line("a", TaskIndex{0, 2}, checks(CheckStatus::pass)) + "\n" +
-      node_report_line("b", TaskIndex{1, 2}, checks(CheckStatus::fail)) + "\n");
+  const NodeReports r =
+      collect_node_reports(report("a", TaskIndex{0, 2}, checks(CheckStatus::pass)) + "\n" +
+                           report("b", TaskIndex{1, 2}, checks(CheckStatus::fail)) + "\n");
   std::ostringstream out;
   print_nodes_text(out, r);
   const std::string text = out.str();
