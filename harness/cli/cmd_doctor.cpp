@@ -1,21 +1,29 @@
-// gpubench doctor [--format text|json] [--data-dir DIR] [--expect-gpus N]: readiness checks of
-// this server (harness/doctor/doctor.hpp). Exit 0 when no check fails, 1 when one does, 3 when the
-// server has fewer GPUs than --expect-gpus.
+// gpubench doctor [--format text|json] [--data-dir DIR] [--expect-gpus N] [--launcher L]:
+// readiness checks of this server (harness/doctor/doctor.hpp), or of every node a launcher starts a
+// task on (harness/doctor/doctor_nodes.hpp). Exit 0 when no check fails, 1 when one does (on any
+// node) or a launched task gave no report, 3 when the server has fewer GPUs than --expect-gpus or
+// the launcher cannot be started.
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
+#include <thread>
 
 #include "compare/hardware.hpp"
 #include "harness/cli/cli_common.hpp"
 #include "harness/cli/command.hpp"
 #include "harness/doctor/doctor.hpp"
+#include "harness/doctor/doctor_nodes.hpp"
 #include "harness/probe/environment.hpp"
+#include "harness/process/launcher.hpp"
+#include "harness/process/process.hpp"
 #include "harness/run/runner.hpp"
 #include "results/store.hpp"
 #include "util/error.hpp"
+#include "util/fs.hpp"
 
 namespace gpubench::cli {
 
@@ -25,7 +33,74 @@ struct DoctorArgs {
   std::string data_dir;
   std::string profile = "standard";  // whose datasets the free space must hold
   std::optional<int> expect_gpus;    // --expect-gpus N
+  std::string launcher;              // --launcher: doctor on every node it starts a task on
+  bool per_node = false;             // hidden --per-node: one marked report line (a launched task)
 };
+
+// Each node's doctor reads sysfs and NVML: seconds. The limit only bounds a launcher that hangs
+// (a node that never answers).
+constexpr double k_launcher_timeout_s = 300;
+
+// --launcher: starts the launcher with this binary's `doctor --per-node` (same options), collects
+// one report per host and prints them all.
+void do_doctor_nodes(const DoctorArgs& args, Context& ctx) {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) {
+    throw infrastructure("gpubench doctor --launcher cannot find its own executable",
+                         "/proc/self/exe: " + ec.message(), "run it on Linux with /proc mounted");
+  }
+  std::vector<std::string> argv = {self.string(), "doctor", "--per-node", "--profile",
+                                   args.profile};
+  if (!args.data_dir.empty()) argv.insert(argv.end(), {"--data-dir", args.data_dir});
+  if (args.expect_gpus)
+    argv.insert(argv.end(), {"--expect-gpus", std::to_string(*args.expect_gpus)});
+  const harness::LaunchCommand launch =
+      harness::launch_command(harness::split_launcher(args.launcher), argv);
+  if (!launch.problem.empty()) {
+    throw infrastructure("gpubench doctor --launcher cannot start its launcher", launch.problem,
+                         "fix --launcher");
+  }
+  TempDir tmp("gpubench-doctor");
+  harness::ProcessSpec spec;
+  spec.argv = launch.argv;
+  spec.stdout_path = tmp.path() / "launcher.out";
+  spec.timeout_s = k_launcher_timeout_s;
+  harness::InterruptGuard guard;
+  const harness::ProcessResult result = harness::run_process(spec);
+  harness::NodeReports reports = harness::collect_node_reports(
+      std::filesystem::exists(spec.stdout_path) ? read_file(spec.stdout_path) : std::string());
+  std::string launcher_problem;
+  if (!result.spawn_error.empty()) {
+    launcher_problem = "could not start: " + result.spawn_error;
+  } else if (result.timed_out) {
+    launcher_problem = "stopped after " + std::to_string(static_cast<int>(k_launcher_timeout_s)) +
+                       " s (a node that never answered?)";
+  } else if (result.term_signal) {
+    launcher_problem = "ended by " + harness::signal_name(*result.term_signal);
+  } else if (result.exit_code && *result.exit_code != 0) {
+    launcher_problem = "exited with status " + std::to_string(*result.exit_code);
+  } else if (result.interrupt_signal) {
+    launcher_problem = "interrupted by " + harness::signal_name(result.interrupt_signal);
+  }
+  if (!launcher_problem.empty()) {
+    reports.problems.push_back("the launcher '" + args.launcher + "' " + launcher_problem);
+  }
+  if (reports.nodes.empty()) {
+    reports.problems.push_back("no task gave a report: does the launcher start this gpubench (" +
+                               self.string() + ") on every node, from a shared path?");
+  }
+  if (!result.succeeded() && !result.stderr_tail.empty()) {
+    *ctx.err << "gpubench: the launcher's stderr (last lines):\n" << result.stderr_tail;
+    if (result.stderr_tail.back() != '\n') *ctx.err << '\n';
+  }
+  if (args.format == "json") {
+    *ctx.out << harness::nodes_json(reports).dump(2) << '\n';
+  } else {
+    harness::print_nodes_text(*ctx.out, reports);
+  }
+  if (!harness::nodes_ready(reports)) ctx.exit_code = 1;
+}
 
 // --expect-gpus: the GPUs NVML lists against N; a missing one is named from the store's runs on
 // this host when there is a readable database (a doctor never needs one).
@@ -56,6 +131,10 @@ void do_doctor(const DoctorArgs& args, Context& ctx) {
   options.data_dir = args.data_dir;
   harness::profile_defaults(args.profile);  // an unknown profile: exit 2 naming the known ones
   options.profile = args.profile;
+  if (!args.launcher.empty() && !args.per_node) {
+    do_doctor_nodes(args, ctx);
+    return;
+  }
   std::vector<results::DoctorCheck> checks = harness::run_doctor(options);
   std::vector<std::string> shortfall;
   if (args.expect_gpus.has_value()) {
@@ -65,6 +144,20 @@ void do_doctor(const DoctorArgs& args, Context& ctx) {
     expected.gpus = *args.expect_gpus;
     expected.source = "--expect-gpus";
     checks.push_back(compare::expected_gpus_check(expected, found, shortfall));
+  }
+  if (args.per_node) {
+    // A launched task: the report is the line, and exit 0 so the launcher does not stop the
+    // other nodes' tasks; the harness decides from the reports.
+    for (const std::string& line : harness::node_report_lines(
+             harness::doctor_host_name(), harness::task_index_from_env(), checks)) {
+      // One write per line, then a pause: a launcher reads each task's pipe in chunks (Open
+      // MPI's up to 4 KiB) and forwards a chunk whole, so lines queued faster than it reads can
+      // be cut mid-line by another task's chunk (seen under mpirun -np 2). 5 ms per line
+      // (about 0.15 s per report) lets it drain between lines.
+      *ctx.out << line << '\n' << std::flush;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return;
   }
   const results::DoctorCounts counts = results::count_checks(checks);
   if (args.format == "json") {
@@ -94,9 +187,16 @@ void add_doctor_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--expect-gpus", args->expect_gpus,
                   "GPUs this server must have: fewer fail (exit 3), naming the missing GPU's UUID "
                   "and the last run that saw it");
+  cmd->add_option("--launcher", args->launcher,
+                  "run doctor on every node this launcher starts a task on, e.g. \"srun -N 2 "
+                  "--ntasks-per-node=1\" or \"mpirun -np 2 --map-by ppr:1:node\"; one report "
+                  "per host");
+  // Hidden: what each task runs under --launcher (one marked single-line JSON report).
+  cmd->add_flag("--per-node", args->per_node, "")->group("");
   cmd->footer(
-      "Exit codes: 0 no check failed, 1 a check failed, 2 bad command line, 3 fewer GPUs than "
-      "--expect-gpus.");
+      "Exit codes: 0 no check failed, 1 a check failed (on any node) or a launched task gave no "
+      "report, 2 bad command line, 3 fewer GPUs than --expect-gpus or the launcher cannot be "
+      "started.");
   cmd->callback([args, &ctx] { do_doctor(*args, ctx); });
 }
 

@@ -68,6 +68,24 @@ TEST(E2eAllreduce, LauncherRunStoresHostBusbwAndSkipsNcclWithTheReason) {
   EXPECT_TRUE(contains(text.out, "nodes of allreduce (3 executions): 2 ranks on 1 node")) << text.out;
 }
 
+// Issue 37 (n5): `doctor --launcher` under a real mpirun: two tasks on this one host are one
+// node, both tasks named, every check listed.
+TEST(E2eAllreduce, DoctorUnderMpirunReportsThisHostOnceWithBothTasks) {
+  GPUBENCH_REQUIRE_MPI();
+  Workspace ws;
+  const CliResult r = ws.run({"doctor", "--format", "json", "--data-dir", ws.root().string(),
+                              "--launcher", mpirun_path() + " -np 2 --oversubscribe"},
+                             mpi_env(), 120);
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.out << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["nodes"].size(), 1u) << j.dump(2);
+  EXPECT_EQ(j["nodes"][0]["ranks"], nlohmann::json::array({0, 1}));
+  EXPECT_EQ(j["tasks"], 2);
+  EXPECT_TRUE(j["problems"].empty()) << j["problems"];
+  EXPECT_GT(j["nodes"][0]["checks"].size(), 20u);
+  EXPECT_EQ(r.exit_code, j["summary"]["failing_nodes"].get<int>() > 0 ? 1 : 0);
+}
+
 TEST(E2eAllreduce, MissingLauncherIsAFailedSuite) {
   // Built without MPI, the suite is refused before its launcher is looked for
   // (NoMpiBuildUnderALauncherIsRefusedBeforeLaunching).
