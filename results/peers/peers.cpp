@@ -1,0 +1,27 @@
+// The table of formats `gpubench import` knows besides its own (issue 40).
+#include "results/peers/peers.hpp"
+
+namespace gpubench::results::peers {
+
+const std::vector<PeerFormat>& peer_formats() {
+  // One line per format, added with its reader (peers_<tool>.cpp). Text formats whose first lines
+  // another tool could print come after the more specific ones.
+  static const std::vector<PeerFormat> formats = {};
+  return formats;
+}
+
+const PeerFormat* find_peer_format(std::string_view name) {
+  for (const PeerFormat& f : peer_formats()) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+const PeerFormat* detect_peer_format(std::string_view head) {
+  for (const PeerFormat& f : peer_formats()) {
+    if (f.detect(head)) return &f;
+  }
+  return nullptr;
+}
+
+}  // namespace gpubench::results::peers
