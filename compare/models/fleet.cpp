@@ -11,6 +11,7 @@
 #include "compare/hardware.hpp"
 #include "compare/selection.hpp"
 #include "compare/stats/stats.hpp"
+#include "results/sqlite/sqlite.hpp"
 #include "results/store.hpp"
 #include "util/error.hpp"
 
@@ -119,12 +120,43 @@ Observations load_observations(results::Store& store, const std::vector<int64_t>
       }
       for (auto& [uuid, w] : watts) power[{sr, uuid}] = median(w);
     }
+    // The power_w each sample carries (a sample-state counter of the suite's or an imported
+    // file's rows; issue 39: imported results have no NVML telemetry, only these), per (suite
+    // run, benchmark, GPU UUID). A sample row per metric repeats its repetition's power, which
+    // leaves the median as it is.
+    std::map<std::tuple<int64_t, std::string, std::string>, std::vector<double>> sample_watts;
+    {
+      results::Statement st = store.database().prepare(
+          "SELECT s.suite_run_id, b.name, g.uuid, s.power_w FROM suite_runs sr "
+          "JOIN samples s ON s.suite_run_id = sr.id JOIN benchmarks b ON b.id = s.benchmark_id "
+          "JOIN gpu_devices g ON g.id = s.gpu_device_id WHERE sr.run_id = ?1 "
+          "AND s.kind = 'iteration' AND s.power_w IS NOT NULL AND s.power_w > 0");
+      st.bind(1, id);
+      while (st.step()) {
+        sample_watts[{st.column_int64(0), st.column_text(1), st.column_text(2)}].push_back(
+            st.column_double(3));
+      }
+    }
+    // The power of a row's execution: its samples' median power_w (what this benchmark drew),
+    // else the suite run's telemetry median on that GPU; the source as Observation::PowerFrom.
+    auto power_of = [&](const results::ResultRow& r)
+        -> std::optional<std::pair<double, Observation::PowerFrom>> {
+      if (auto w = sample_watts.find({r.suite_run_id, r.benchmark, r.gpu_uuid});
+          w != sample_watts.end()) {
+        return std::pair{median(w->second), Observation::PowerFrom::samples};
+      }
+      if (auto p = power.find({r.suite_run_id, r.gpu_uuid}); p != power.end()) {
+        return std::pair{p->second, Observation::PowerFrom::telemetry};
+      }
+      return std::nullopt;
+    };
     // One observation per series and GPU of the run: a run measures each suite in several
     // executions (issue 35), each its own suite run with its own row, and an execution is no
     // independent run. (GPU UUID, CUDA ordinal, benchmark, metric) -> index in `rows`.
     std::map<std::tuple<std::string, int, std::string, std::string>, std::size_t> series_at;
     std::vector<Observation> rows;
     std::vector<std::vector<double>> execution_medians, execution_power;  // per row of `rows`
+    std::vector<Observation::PowerFrom> power_from;                       // per row of `rows`
     for (const results::ResultRow& r : store.get_results(id)) {
       if (r.status != results::BenchmarkStatus::ok || r.metric == "cpu_time" || r.aggregate_only ||
           r.role == results::MetricRole::parameter) {
@@ -141,8 +173,9 @@ Observations load_observations(results::Store& store, const std::vector<int64_t>
           rows.size());
       if (!fresh) {  // a further execution of the series
         execution_medians[at->second].push_back(median(values));
-        if (auto p = power.find({r.suite_run_id, r.gpu_uuid}); p != power.end()) {
-          execution_power[at->second].push_back(p->second);
+        if (auto p = r.gpu_uuid.empty() ? std::nullopt : power_of(r)) {
+          execution_power[at->second].push_back(p->first);
+          power_from[at->second] = std::max(power_from[at->second], p->second);
         }
         continue;
       }
@@ -155,14 +188,16 @@ Observations load_observations(results::Store& store, const std::vector<int64_t>
       o.node_gpus = static_cast<int>(run.info.gpus.size());
       execution_medians.push_back({median(o.values)});
       execution_power.emplace_back();
+      power_from.push_back(Observation::PowerFrom::none);
       if (!r.gpu_uuid.empty()) {
         auto g = info_of.find(r.gpu_uuid);
         o.gpu_model = g != info_of.end() ? g->second->name : results::k_unknown;
         o.node_gpus = per_model[o.gpu_model];
         o.pci_bus_id = r.gpu_pci_bus_id;
         o.index = r.device_index.value_or(-1);
-        if (auto p = power.find({r.suite_run_id, r.gpu_uuid}); p != power.end()) {
-          execution_power.back().push_back(p->second);
+        if (auto p = power_of(r)) {
+          execution_power.back().push_back(p->first);
+          power_from.back() = p->second;
         }
       }
       o.suite = r.suite;
@@ -179,7 +214,10 @@ Observations load_observations(results::Store& store, const std::vector<int64_t>
       o.median = median(execution_medians[i]);
       // Several executions: the executions, not the repetitions, are the noise of the run.
       if (o.executions > 1) o.values = execution_medians[i];
-      if (!execution_power[i].empty()) o.power_w = median(execution_power[i]);
+      if (!execution_power[i].empty()) {
+        o.power_w = median(execution_power[i]);
+        o.power_from = power_from[i];
+      }
       out.rows.push_back(std::move(o));
     }
   }

@@ -35,13 +35,18 @@ struct Observation {
   std::string metric;
   std::string unit;
   results::Direction direction = results::Direction::unknown;
-  bool primary = true;            // primary (or undeclared) metric of its suite
+  bool primary = true;  // primary (or undeclared) metric of its suite
   // Valid repetitions (thermal/HW slowdown samples left out); with several executions, one value
   // per execution (the median of its valid repetitions).
   std::vector<double> values;
-  double median = 0;              // of values: the median of the executions' medians
-  std::size_t executions = 1;     // suite runs of the series in the run
-  std::optional<double> power_w;  // median NVML board power of this GPU while its suite ran
+  double median = 0;           // of values: the median of the executions' medians
+  std::size_t executions = 1;  // suite runs of the series in the run
+  // The power this GPU drew for the series: the median of the `power_w` its samples carry (a
+  // suite's or an imported file's per-sample counter: what this benchmark drew), else the median
+  // NVML board power of the GPU's telemetry while its suite ran.
+  std::optional<double> power_w;
+  enum class PowerFrom { none, samples, telemetry };
+  PowerFrom power_from = PowerFrom::none;
   int node_gpus = 0;  // GPUs of gpu_model in the run (a host series: all the run's GPUs)
 };
 

@@ -25,6 +25,14 @@ std::string trimmed(std::string_view s) {
   return std::string(s.substr(b, e - b + 1));
 }
 
+// ASCII letters upper-cased ("usd" and "USD" are one currency); other bytes as they are.
+std::string to_upper(std::string text) {
+  for (char& c : text) {
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  }
+  return text;
+}
+
 std::vector<std::string> split_on(const std::string& line, char sep) {
   std::vector<std::string> out;
   std::size_t from = 0;
@@ -142,6 +150,82 @@ std::string ratio_wording(const LogEstimate& ratio, double confidence) {
   return text;
 }
 
+std::string advantage_text(const LogEstimate& ratio, double confidence, const std::string& model,
+                           const std::string& reference, const std::string& lead,
+                           const std::string& aspect) {
+  if (!ratio.valid()) return aspect + ": unknown";
+  const double r = ratio.value(), lo = ratio.low(confidence), hi = ratio.high(confidence);
+  auto pct = [](double v, bool sign) {
+    char text[32];
+    std::snprintf(text, sizeof text, sign ? "%+.1f%%" : "%.1f%%", 100 * (v - 1));
+    return std::string(text);
+  };
+  const bool interval = std::isfinite(lo) && std::isfinite(hi);
+  if (interval && lo > 1) {
+    return model + " " + pct(r, false) + " " + lead + " [" + pct(lo, false) + ", " +
+           pct(hi, false) + "]";
+  }
+  if (interval && hi < 1) {
+    return reference + " " + pct(1 / r, false) + " " + lead + " [" + pct(1 / hi, false) + ", " +
+           pct(1 / lo, false) + "]";
+  }
+  if (!interval) {
+    return model + " " + pct(r, true) + " " + aspect + " against " + reference +
+           " (no interval: no spread to judge by)";
+  }
+  return "no clear difference " + aspect + " (" + model + " " + pct(r, true) + " [" +
+         pct(lo, true) + ", " + pct(hi, true) + "])";
+}
+
+std::pair<std::string, double> parse_rate(const std::string& text) {
+  const auto eq = text.find('=');
+  const std::string example = "e.g. --currency USD --rate EUR=1.08 (1 EUR = 1.08 USD)";
+  if (eq == std::string::npos || eq == 0) {
+    throw bad_input("bad --rate '" + text + "'", "it is not CURRENCY=RATE", example);
+  }
+  const auto rate = positive(trimmed(text.substr(eq + 1)));
+  if (!rate || *rate > 1e12) {
+    throw bad_input("bad --rate '" + text + "'",
+                    "the rate '" + text.substr(eq + 1) + "' is not a number > 0", example);
+  }
+  return {to_upper(trimmed(text.substr(0, eq))), *rate};
+}
+
+void convert_prices(std::vector<PriceEntry>& prices, const std::string& target_currency,
+                    const CurrencyRates& rates, const std::string& file) {
+  const std::string target = to_upper(target_currency);
+  if (target.empty()) {
+    for (const PriceEntry& p : prices) {
+      if (p.currency == prices.front().currency) continue;
+      // Per USD against per EUR is no comparison: a ratio of the two would be off by the rate.
+      throw bad_input("mixed currencies in " + file,
+                      "line " + std::to_string(prices.front().line) + " is in " +
+                          prices.front().currency + ", line " + std::to_string(p.line) + " in " +
+                          p.currency + ", so per-price figures would not compare",
+                      "convert them: --currency " + prices.front().currency + " --rate " +
+                          p.currency + "=RATE (RATE: " + prices.front().currency + " per 1 " +
+                          p.currency + "), or give every price in one currency");
+    }
+    return;
+  }
+  for (PriceEntry& p : prices) {
+    if (p.currency == target) continue;
+    const auto rate = std::find_if(rates.begin(), rates.end(),
+                                   [&](const auto& r) { return r.first == p.currency; });
+    if (rate == rates.end()) {
+      throw bad_input(
+          "no rate for " + p.currency + " (" + file + ":" + std::to_string(p.line) + ")",
+          "--currency " + target + " converts every price, and " + p.currency + " has no --rate",
+          "add --rate " + p.currency + "=RATE (RATE: " + target + " per 1 " + p.currency + ")");
+    }
+    p.written_price = p.price;
+    p.written_currency = p.currency;
+    p.rate = rate->second;
+    p.price *= rate->second;
+    p.currency = target;
+  }
+}
+
 std::vector<PriceEntry> parse_prices(std::string_view text, const std::string& file) {
   check_utf8(text, "prices file '" + file + "'");
   // A spreadsheet's "CSV UTF-8" starts with a byte order mark: not part of the header.
@@ -173,7 +257,7 @@ std::vector<PriceEntry> parse_prices(std::string_view text, const std::string& f
                         example);
       }
     }
-    const PriceEntry p{f[0], *price, f[2], power_w, number};
+    PriceEntry p{f[0], *price, to_upper(f[2]), power_w, number, std::nullopt, "", 1};
     for (const PriceEntry& other : out) {
       if (to_lower(other.model) == to_lower(p.model)) {
         throw bad_input("bad prices line " + where,

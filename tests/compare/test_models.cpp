@@ -88,6 +88,57 @@ TEST(Models, PricesFile) {
   }
 }
 
+// Issue 39: the purchase answer's clause names the leader; the reference leads below 1, its
+// lead 1/ratio - 1 with the interval inverted; an interval holding 1 is no clear difference.
+TEST(Models, AdvantageTextNamesTheLeaderWithItsInterval) {
+  LogEstimate r;
+  r.mean_log = std::log(1.06);
+  r.var = 0.0001;
+  r.df = 10;
+  const double lo = r.low(0.99), hi = r.high(0.99);
+  char want[160];
+  std::snprintf(want, sizeof want, "H200 6.0%% faster [%.1f%%, %.1f%%]", 100 * (lo - 1),
+                100 * (hi - 1));
+  EXPECT_EQ(advantage_text(r, 0.99, "H200", "H100", "faster", "in speed"), want);
+  r.mean_log = std::log(1 / 1.21);
+  std::snprintf(want, sizeof want, "H100 21.0%% more per USD [%.1f%%, %.1f%%]",
+                100 * (1 / r.high(0.99) - 1), 100 * (1 / r.low(0.99) - 1));
+  EXPECT_EQ(advantage_text(r, 0.99, "H200", "H100", "more per USD", "per USD"), want);
+  r.mean_log = std::log(1.01);
+  r.var = 0.01;
+  EXPECT_EQ(advantage_text(r, 0.99, "H200", "H100", "more per W", "per W")
+                .rfind("no clear difference per W (H200 +1.0% [-", 0),
+            0u)
+      << advantage_text(r, 0.99, "H200", "H100", "more per W", "per W");
+}
+
+// Issue 39: prices in several currencies are refused unless converted; a rate converts and is
+// recorded; currencies compare without case.
+TEST(Models, PricesInOneCurrencyOrConverted) {
+  auto prices = parse_prices("H100,25000,usd\nH200,30000,EUR\nB200,40000,USD\n", "p.csv");
+  EXPECT_EQ(prices[0].currency, "USD");
+  try {
+    convert_prices(prices, "", {}, "p.csv");
+    ADD_FAILURE() << "mixed currencies accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::bad_input);
+    EXPECT_NE(std::string(e.what()).find("--currency USD --rate EUR=RATE"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(convert_prices(prices, "USD", {}, "p.csv"), Error) << "EUR has no rate";
+  convert_prices(prices, "usd", {parse_rate("eur=1.08")}, "p.csv");
+  EXPECT_EQ(prices[1].currency, "USD");
+  EXPECT_NEAR(prices[1].price, 32400, 1e-9);
+  EXPECT_EQ(prices[1].written_currency, "EUR");
+  EXPECT_EQ(*prices[1].written_price, 30000);
+  EXPECT_FALSE(prices[0].written_price) << "already in USD";
+  auto same = parse_prices("H100,25000,USD\nH200,30000,usd\n", "p.csv");
+  EXPECT_NO_THROW(convert_prices(same, "", {}, "p.csv"));
+  for (const char* bad : {"EUR", "=1.1", "EUR=0", "EUR=x"}) {
+    EXPECT_THROW(parse_rate(bad), Error) << bad;
+  }
+}
+
 TEST(Models, WeightsFileIsNormalised) {
   const auto w =
       parse_weights("gemm/*/dtype:bf16/m:8192/* 70\nallreduce 20 # nodes\nmemory 10\n", "w.txt");
