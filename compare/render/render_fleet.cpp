@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "compare/render/html_style.hpp"
+#include "compare/render/lists.hpp"
 #include "compare/render/render.hpp"
 #include "compare/render/render_models.hpp"
 #include "util/error.hpp"
@@ -92,7 +93,13 @@ void fleet_text(std::ostream& out, const Fleet& fleet, const Observations& obs,
   char rule[128];
   std::snprintf(rule, sizeof rule, "worse than the model's median by > %g%% and |robust z| > %g",
                 100 * options.rule.min_effect, options.rule.z_threshold);
-  out << "Fleet: " << obs.runs.size() << " run(s)"
+  // At fleet scale (100 hosts) the runs and hosts in one short line, never a wrapped list.
+  std::vector<std::string> hosts;
+  for (const GpuFacts& g : obs.gpus) hosts.push_back(g.host);
+  for (const Observation& o : obs.rows) {
+    if (o.gpu_uuid.empty()) hosts.push_back(o.host);
+  }
+  out << "Fleet: " << runs_on_hosts(obs.runs, hosts)
       << (options.runs_used.empty() ? "" : " (" + options.runs_used + ")") << "; outlier = " << rule
       << "\n";
   // One set of shown names for every model's table: a benchmark reads the same in each.

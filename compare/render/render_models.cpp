@@ -3,10 +3,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "compare/render/html_style.hpp"
+#include "compare/render/lists.hpp"
+#include "compare/render/models_layout.hpp"
 #include "compare/render/render.hpp"
 #include "compare/render/svg.hpp"
 #include "util/error.hpp"
@@ -15,6 +19,8 @@
 #include "util/text_width.hpp"
 
 namespace gpubench::compare {
+
+using namespace models_layout;  // NOLINT: this file is its other half
 
 using nlohmann::json;
 
@@ -58,9 +64,25 @@ json models_json(const ModelsTable& t) {
               {"memory_GB", r.memory_gb ? json(*r.memory_gb) : json(nullptr)},
               {"tdp_W", r.tdp_w ? json(*r.tdp_w) : json(nullptr)},
               {"memory_GB_per_price",
-               r.memory_gb_per_price ? json(*r.memory_gb_per_price) : json(nullptr)}};
-    m["price"] =
-        r.price ? json{{"value", r.price->price}, {"currency", r.price->currency}} : json(nullptr);
+               r.memory_gb_per_price ? json(*r.memory_gb_per_price) : json(nullptr)},
+              {"memory_GiB", r.memory_gib ? json(*r.memory_gib) : json(nullptr)},
+              {"memory_GiB_per_price",
+               r.memory_gib_per_price ? json(*r.memory_gib_per_price) : json(nullptr)},
+              {"power_units",
+               {{"samples", r.power.samples},
+                {"telemetry", r.power.telemetry},
+                {"tdp", r.power.tdp},
+                {"none", r.power.none}}},
+              {"composite_missing", r.composite_missing}};
+    m["price"] = nullptr;
+    if (r.price) {
+      m["price"] = {{"value", r.price->price}, {"currency", r.price->currency}};
+      if (r.price->written_price) {
+        m["price"]["written"] = {{"value", *r.price->written_price},
+                                 {"currency", r.price->written_currency},
+                                 {"rate", r.price->rate}};
+      }
+    }
     m["excluded"] = json::array();
     for (const FleetOutlier& o : r.excluded) m["excluded"].push_back(fleet_outlier_json(o));
     m["suites"] = json::array();
@@ -79,7 +101,9 @@ json models_json(const ModelsTable& t) {
                                {"figure", figure_json(h.value, conf)},
                                {"per_watt", figure_json(h.per_watt, conf)},
                                {"per_price", figure_json(h.per_price, conf)},
-                               {"ratio", ratio_json(h.ratio, conf)}});
+                               {"ratio", ratio_json(h.ratio, conf)},
+                               {"per_watt_ratio", ratio_json(h.per_watt_ratio, conf)},
+                               {"per_price_ratio", ratio_json(h.per_price_ratio, conf)}});
     }
     m["composite"] = r.composite ? figure_json(*r.composite, conf) : json(nullptr);
     m["composite_ratio"] = ratio_json(r.composite_ratio, conf);
@@ -89,130 +113,145 @@ json models_json(const ModelsTable& t) {
   for (const WeightEntry& w : t.options.weights) {
     weights.push_back({{"pattern", w.pattern}, {"weight", w.weight}});
   }
+  json unmatched = json::array();
+  for (const WeightEntry& w : t.unmatched_weights) unmatched.push_back(w.pattern);
   return {{"schema", "gpubench.models/1"},
           {"confidence", conf},
+          {"unmatched_weights", unmatched},
           {"power", t.options.power == PowerSource::tdp ? "tdp" : "measured"},
           {"reference", t.reference_model.empty() ? json(nullptr) : json(t.reference_model)},
           {"weights", weights},
           {"models", models}};
 }
 
-std::string num(double v) {
-  return std::isfinite(v) ? format_significant(v, 4) : "—";
-}
-
-// "1234 [1200, 1260]" or "—".
-std::string figure_text(const Figure& f, double conf) {
-  if (!f.estimate.valid()) return f.note.empty() ? "—" : "— (" + f.note + ")";
-  std::string s = num(f.estimate.value());
-  const double lo = f.estimate.low(conf), hi = f.estimate.high(conf);
-  if (std::isfinite(lo)) s += " [" + num(lo) + ", " + num(hi) + "]";
-  if (f.estimate.within_run_only) s += "*";
-  return s;
-}
-
-std::string ratio_text(const std::optional<Ratio>& r, double conf) {
-  if (!r) return "—";
-  if (r->wording == "reference") return "reference";
-  return r->wording + " [" + num(r->estimate.low(conf)) + ", " + num(r->estimate.high(conf)) + "]";
-}
-
-std::string outlier_text(const FleetOutlier& o) {
-  char dev[32];
-  std::snprintf(dev, sizeof dev, "%+.1f%%", 100 * o.deviation);
-  std::string s = o.uuid + " (host " + o.host + ", bus " + o.pci_bus_id + ", NVML index " +
-                  std::to_string(o.nvml_index) + "): " + o.benchmark + " " + o.metric + " " +
-                  num(o.value) + " vs model median " + num(o.model_median) + " (" + dev +
-                  ", robust z " + (std::isfinite(o.z) ? format_significant(o.z, 3) : "inf") + ")";
-  if (!o.differences.empty()) s += "; differs: " + join(o.differences, "; ");
-  return s;
-}
-
-std::string row_title(const ModelRow& r) {
-  return r.gpu_model + " (" + std::to_string(r.gpus_per_node) + " GPUs/node, interconnect " +
-         r.interconnect + ")";
-}
-
-// A table in lines of at most `width` columns (0: no limit; util/text_width.hpp fit_table).
-void text_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows,
-                const std::string& indent, std::size_t width) {
-  for (const std::string& line : fit_table(rows, width, indent)) out << line << '\n';
-}
-
-// The rows of one model's figure table (text and Markdown).
-std::vector<std::vector<std::string>> figure_rows(const ModelsTable& t, const ModelRow& r) {
-  const double conf = t.options.confidence;
-  const std::string per_price = r.price ? "per " + r.price->currency : "per price";
-  std::vector<std::vector<std::string>> rows = {
-      {"figure", "value [99% interval]", "per W", per_price, "vs reference"}};
-  for (const HeadlineFigure& h : r.headline) {
-    if (!h.value.estimate.valid()) continue;
-    rows.push_back({h.label, figure_text(h.value, conf), figure_text(h.per_watt, conf),
-                    figure_text(h.per_price, conf), ratio_text(h.ratio, conf)});
-  }
-  for (const SuiteFigure& s : r.suites) {
-    std::string label = "suite " + s.suite + " (geomean of " + std::to_string(s.benchmarks) + ")";
-    rows.push_back({label, figure_text(s.geomean, conf), "", "", ratio_text(s.ratio, conf)});
-    if (s.pct_of_peak.estimate.valid()) {
-      rows.push_back(
-          {"suite " + s.suite + " % of peak", figure_text(s.pct_of_peak, conf), "", "", ""});
+// Columns padded to their widest cell, two spaces apart; when that is wider than `width` (0: no
+// limit), each row stacked instead: its label, then one "model: cell" line per model, so no
+// number is ever cut.
+void text_grid(std::ostream& out, const std::vector<std::vector<std::string>>& rows,
+               std::size_t width) {
+  std::vector<std::size_t> widths(rows.front().size(), 0);
+  for (const auto& row : rows) {
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      widths[c] = std::max(widths[c], display_width(row[c]));
     }
   }
-  if (r.composite) {
-    rows.push_back({"composite (weights)", figure_text(*r.composite, conf), "", "",
-                    ratio_text(r.composite_ratio, conf)});
-  }
-  return rows;
-}
-
-std::string facts_line(const ModelRow& r) {
-  std::string s = "memory " + (r.memory_gb ? num(*r.memory_gb) + " GB" : std::string("unknown"));
-  s += ", TDP " + (r.tdp_w ? num(*r.tdp_w) + " W" : std::string("unknown"));
-  if (r.price) {
-    s += ", price " + num(r.price->price) + " " + r.price->currency;
-    if (r.memory_gb_per_price) s += ", " + num(*r.memory_gb_per_price) + " GB/" + r.price->currency;
-  } else {
-    s += ", no price";
-  }
-  return s;
-}
-
-// `width`: the text's columns (0: no limit); Markdown is never fitted.
-void render_text(std::ostream& out, const ModelsTable& t, bool markdown, std::size_t width = 0) {
-  const std::string power = t.options.power == PowerSource::tdp ? "TDP" : "measured power";
-  // Stored text (model and host names, currencies) in Markdown escaped as compare's Markdown
-  // escapes it (issue 43: raw HTML reached the purchase memo).
-  const auto esc = [markdown](const std::string& text) {
-    return markdown ? markdown_escape(text) : text;
-  };
-  out << (markdown ? "# GPU models\n\n" : "GPU models\n");
-  out << "99% intervals over GPUs x runs; per W from " << power
-      << (t.reference_model.empty() ? "" : "; ratios against " + esc(t.reference_model))
-      << "; * = one unit, interval from its repetitions only\n";
-  for (const ModelRow& r : t.rows) {
-    out << '\n'
-        << (markdown ? "## " : "") << esc(row_title(r)) << (r.is_reference ? " [reference]" : "")
-        << '\n';
-    if (markdown) out << '\n';
-    out << (markdown ? "- " : "  ") << r.gpus << " GPU(s) pooled, runs ";
-    std::vector<std::string> ids;
-    for (int64_t id : r.runs) ids.push_back(std::to_string(id));
-    out << join(ids, ",") << ", hosts " << esc(join(r.hosts, ",")) << '\n';
-    out << (markdown ? "- " : "  ") << esc(facts_line(r)) << '\n';
-    for (const FleetOutlier& o : r.excluded) {
-      out << (markdown ? "- " : "  ") << "excluded outlier GPU " << esc(outlier_text(o)) << '\n';
-    }
-    const auto rows = figure_rows(t, r);
-    if (markdown) {
-      out << '\n';
-      for (std::size_t i = 0; i < rows.size(); ++i) {
-        out << '|';
-        for (const std::string& c : rows[i]) out << ' ' << markdown_escape(c) << " |";
-        out << '\n';
-        if (i == 0) out << "|---|---:|---:|---:|---|\n";
+  std::size_t total = 2;
+  for (std::size_t w : widths) total += w + 2;
+  if (width == 0 || total - 2 <= width) {
+    for (const auto& row : rows) {
+      std::string line = "  ";
+      for (std::size_t c = 0; c < row.size(); ++c) {
+        line += row[c];
+        if (c + 1 < row.size()) line += std::string(widths[c] + 2 - display_width(row[c]), ' ');
       }
-    } else {
-      text_table(out, rows, "  ", width);
+      out << line << '\n';
+    }
+    return;
+  }
+  // The labels on lines of their own above the cells, the cells' columns under the models.
+  std::size_t cells = 6;
+  for (std::size_t c = 1; c < widths.size(); ++c) cells += widths[c] + 2;
+  if (cells - 2 <= width) {
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      if (i > 0) out << "  " << rows[i][0] << '\n';
+      std::string line = "      ";
+      for (std::size_t c = 1; c < rows[i].size(); ++c) {
+        line += rows[i][c];
+        if (c + 1 < rows[i].size()) {
+          line += std::string(widths[c] + 2 - display_width(rows[i][c]), ' ');
+        }
+      }
+      out << line << '\n';
+    }
+    return;
+  }
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    out << "  " << rows[i][0] << '\n';
+    for (std::size_t c = 1; c < rows[i].size(); ++c) {
+      out << "      " << rows[0][c] << ": " << rows[i][c] << '\n';
+    }
+  }
+}
+
+// Markdown and text share the head: what the figures are, the purchase answer, each model's facts.
+void render_text(std::ostream& out, const ModelsTable& t, std::size_t width) {
+  out << "GPU models\n";
+  out << "99% intervals over GPUs x runs; " << power_words(t)
+      << (t.reference_model.empty() ? "" : "; ratios against " + t.reference_model)
+      << "; * = one unit, interval from its repetitions only\n";
+  const auto answer = purchase_answer(t);
+  if (!answer.empty()) {
+    std::size_t ref = 0;
+    while (!t.rows[ref].is_reference) ++ref;  // purchase_answer is empty without one
+    out << "\nPurchase answer (against " << short_names(t)[ref] << ", 99% intervals):\n";
+    for (const Answer& a : answer) {
+      for (const std::string& line : sentence_lines("  ", a.head, a.clauses, width)) {
+        out << line << '\n';
+      }
+      for (const std::string& line :
+           name_lines("    " + a.label + ", headline benchmark ", a.benchmarks, width)) {
+        out << line << '\n';
+      }
+    }
+  } else if (t.reference_model.empty() && t.rows.size() > 1) {
+    out << "\n--reference MODEL gives the purchase answer: each model against it, per price, "
+           "per W and in speed\n";
+  }
+  const auto names = short_names(t);
+  for (std::size_t m = 0; m < t.rows.size(); ++m) {
+    const ModelRow& r = t.rows[m];
+    out << '\n' << row_title(r) << (r.is_reference ? " [reference]" : "") << '\n';
+    out << "  " << r.gpus << " GPU(s) pooled; " << runs_on_hosts(r.runs, r.hosts) << '\n';
+    out << "  " << facts_line(r) << '\n';
+    if (!r.composite_missing.empty()) out << "  " << composite_note(r) << '\n';
+    for (const FleetOutlier& o : r.excluded) {
+      out << "  excluded outlier GPU " << outlier_text(o) << '\n';
+    }
+  }
+  out << '\n';
+  text_grid(out, grid_rows(t), width);
+}
+
+void render_markdown(std::ostream& out, const ModelsTable& t) {
+  // Stored text (model and host names, currencies) escaped as compare's Markdown escapes it
+  // (issue 43: raw HTML reached the purchase memo).
+  out << "# GPU models\n\n99% intervals over GPUs x runs; " << markdown_escape(power_words(t))
+      << (t.reference_model.empty() ? "" : "; ratios against " + markdown_escape(t.reference_model))
+      << "; \\* = one unit, interval from its repetitions only\n";
+  const auto answer = purchase_answer(t);
+  if (!answer.empty()) {
+    out << "\n## Purchase answer\n\n";
+    for (const Answer& a : answer) {
+      out << "- **" << markdown_escape(a.head) << "**: " << markdown_escape(join(a.clauses, "; "))
+          << " (" << markdown_escape(a.label) << ", headline benchmark "
+          << markdown_escape(a.benchmarks) << ")\n";
+    }
+  }
+  out << "\n## Models\n\n";
+  const auto names = short_names(t);
+  auto row = [&](const std::vector<std::string>& cells) {
+    out << '|';
+    for (const std::string& c : cells) out << ' ' << markdown_escape(c) << " |";
+    out << '\n';
+  };
+  auto grid = grid_rows(t);
+  row(grid.front());
+  out << "|---|";
+  for (std::size_t m = 0; m < t.rows.size(); ++m) out << "---:|";
+  out << '\n';
+  for (const auto& cells : fact_rows(t)) row(cells);
+  for (std::size_t i = 1; i < grid.size(); ++i) row(grid[i]);
+  bool notes = false;
+  for (const ModelRow& r : t.rows) {
+    for (const FleetOutlier& o : r.excluded) {
+      out << (notes ? "" : "\n") << "- excluded outlier GPU (" << markdown_escape(r.gpu_model)
+          << ") " << markdown_escape(outlier_text(o)) << '\n';
+      notes = true;
+    }
+    if (!r.composite_missing.empty()) {
+      out << (notes ? "" : "\n") << "- " << markdown_escape(r.gpu_model) << ": "
+          << markdown_escape(composite_note(r)) << '\n';
+      notes = true;
     }
   }
 }
@@ -221,52 +260,33 @@ void render_csv(std::ostream& out, const ModelsTable& t) {
   const double conf = t.options.confidence;
   out << "gpu_model,gpus_per_node,interconnect,figure,benchmark,unit,value,low,high,"
          "per_watt,per_watt_low,per_watt_high,per_price,per_price_low,per_price_high,currency,"
-         "ratio,ratio_low,ratio_high\n";
+         "ratio,ratio_low,ratio_high,per_watt_ratio,per_watt_ratio_low,per_watt_ratio_high,"
+         "per_price_ratio,per_price_ratio_low,per_price_ratio_high,memory_GiB\n";
   auto cell = [](double v) { return std::isfinite(v) ? format_significant(v, 6) : std::string(); };
   auto fig = [&](const Figure& f) {
     return cell(f.estimate.valid() ? f.estimate.value() : NAN) + "," + cell(f.estimate.low(conf)) +
            "," + cell(f.estimate.high(conf));
   };
+  auto ratio_cells = [&](const std::optional<Ratio>& r) {
+    return r ? fig(Figure{r->estimate, "", "", ""}) : std::string(",,");
+  };
   for (const ModelRow& r : t.rows) {
-    auto line = [&](const std::string& key, const Figure& f, const Figure* pw, const Figure* pp,
+    auto line = [&](const std::string& key, const Figure& f, const HeadlineFigure* h,
                     const std::optional<Ratio>& ratio) {
       out << csv_field(r.gpu_model) << ',' << r.gpus_per_node << ',' << csv_field(r.interconnect)
           << ',' << csv_field(key) << ',' << csv_field(f.benchmark) << ',' << csv_field(f.unit)
-          << ',' << fig(f) << ',' << (pw ? fig(*pw) : ",,") << ',' << (pp ? fig(*pp) : ",,") << ','
-          << csv_field(r.price ? r.price->currency : "") << ','
-          << (ratio ? fig(Figure{ratio->estimate, "", "", ""}) : ",,") << '\n';
+          << ',' << fig(f) << ',' << (h ? fig(h->per_watt) : ",,") << ','
+          << (h ? fig(h->per_price) : ",,") << ',' << csv_field(r.price ? r.price->currency : "")
+          << ',' << ratio_cells(ratio) << ',' << (h ? ratio_cells(h->per_watt_ratio) : ",,") << ','
+          << (h ? ratio_cells(h->per_price_ratio) : ",,") << ','
+          << (r.memory_gib ? cell(*r.memory_gib) : "") << '\n';
     };
     for (const HeadlineFigure& h : r.headline) {
-      if (h.value.estimate.valid()) line(h.key, h.value, &h.per_watt, &h.per_price, h.ratio);
+      if (h.value.estimate.valid()) line(h.key, h.value, &h, h.ratio);
     }
-    for (const SuiteFigure& s : r.suites)
-      line("suite:" + s.suite, s.geomean, nullptr, nullptr, s.ratio);
-    if (r.composite) line("composite", *r.composite, nullptr, nullptr, r.composite_ratio);
+    for (const SuiteFigure& s : r.suites) line("suite:" + s.suite, s.geomean, nullptr, s.ratio);
+    if (r.composite) line("composite", *r.composite, nullptr, r.composite_ratio);
   }
-}
-
-void render_html(std::ostream& out, const ModelsTable& t) {
-  const double conf = t.options.confidence;
-  out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>GPU "
-         "models</title>\n<style>"
-      << k_html_style << "</style></head><body>\n<h1>GPU models</h1>\n";
-  std::ostringstream text;
-  render_text(text, t, false);
-  out << "<pre>" << html_escape(text.str()) << "</pre>\n";
-  // One chart per headline figure that at least one model has, models side by side.
-  for (std::size_t i = 0; !t.rows.empty() && i < t.rows.front().headline.size(); ++i) {
-    std::vector<BarRow> bars;
-    std::string unit;
-    for (const ModelRow& r : t.rows) {
-      const Figure& f = r.headline[i].value;
-      if (!f.estimate.valid()) continue;
-      unit = f.unit;
-      bars.push_back({r.gpu_model + " x" + std::to_string(r.gpus_per_node), f.estimate.value(),
-                      f.estimate.low(conf), f.estimate.high(conf)});
-    }
-    if (!bars.empty()) bar_chart(out, t.rows.front().headline[i].label, unit, bars);
-  }
-  out << "</body></html>\n";
 }
 
 }  // namespace
@@ -292,15 +312,15 @@ void render_models(std::ostream& out, const ModelsTable& table, const std::strin
   if (format == "json") {
     out << json_text(models_json(table), 2) << '\n';
   } else if (format == "md") {
-    render_text(out, table, true);
+    render_markdown(out, table);
   } else if (format == "text") {  // fits the terminal (issue 26)
     std::ostringstream text;
-    render_text(text, table, false, output_width());
+    render_text(text, table, output_width());
     out << wrap_lines(text.str(), output_width());
   } else if (format == "csv") {
     render_csv(out, table);
   } else if (format == "html") {
-    render_html(out, table);
+    render_models_html(out, table);
   } else {
     throw bad_input("unknown --format '" + format + "'", "", "use text, md, html, json or csv");
   }

@@ -252,7 +252,11 @@ TEST(E2eGpuPairing, FleetUsesTheNewestRunOfEachHostByDefault) {
   EXPECT_EQ(doc.at("outliers")[0].at("host"), "fixture-node-a");
   const CliResult text = ws.run({"fleet", ws.db_arg()});
   EXPECT_EQ(text.exit_code, 1);
-  EXPECT_TRUE(contains(text.out, "Fleet: 2 run(s) (the newest run of each host;")) << text.out;
+  EXPECT_TRUE(
+      contains(text.out,
+               "Fleet: 2 runs (3-4) on 2 hosts, fixture-node-a, fixture-node-b (the newest run of "
+               "each host;"))
+      << text.out;
 
   const CliResult last2 = ws.run({"fleet", "--last", "2", "--format", "json", ws.db_arg()});
   EXPECT_EQ(last2.exit_code, 1) << last2.out;

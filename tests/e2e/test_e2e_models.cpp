@@ -413,34 +413,73 @@ TEST_F(E2eModels, ShowListsEachGpusMemoryPowerLimitAndClocks) {
       << r.out;
 }
 
+// Issue 39: Markdown has the models as columns of one table; HTML a real table the same way and,
+// per headline figure, one chart for throughput, per W and per price, each interval a whisker
+// with caps, all within a 1400 px page (laid out in headless Chromium).
 TEST_F(E2eModels, MarkdownCsvAndHtmlCarryTheFigures) {
-  const CliResult md = gb({"models", "--format", "md", "--reference", "H100"});
+  const CliResult md =
+      gb({"models", "--format", "md", "--reference", "H100", "--prices", prices().string()});
   ASSERT_EQ(md.exit_code, 0) << md.err;
-  EXPECT_TRUE(contains(md.out, "## " + k_h200.name)) << md.out;
-  EXPECT_TRUE(contains(md.out, "| dense BF16 TFLOP/s |")) << md.out;
+  EXPECT_TRUE(contains(md.out,
+                       "| figure \\[99% interval\\] | H100 (FIXTURE) (ref) | H200 "
+                       "(FIXTURE) |\n|---|---:|---:|\n"))
+      << "models as columns: " << md.out;
+  EXPECT_TRUE(contains(md.out, "| dense BF16 TFLOP/s | ")) << md.out;
+  EXPECT_TRUE(contains(md.out, "| memory per GPU | 74.51 GiB | 131.32 GiB |")) << md.out;
+  EXPECT_TRUE(contains(md.out, "- **BF16**: H100 (FIXTURE) ")) << md.out;
   const CliResult csv = gb({"models", "--format", "csv"});
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
   EXPECT_TRUE(contains(csv.out, "NVIDIA H200 (FIXTURE),8,unknown,bf16_tflops,")) << csv.out;
-  const CliResult html = gb({"models", "--format", "html"});
+  const CliResult html =
+      gb({"models", "--format", "html", "--reference", "H100", "--prices", prices().string()});
   ASSERT_EQ(html.exit_code, 0) << html.err;
   EXPECT_EQ(compare::testing::check_markup(html.out, true), "");
-  // One chart per headline figure measured (bf16, memory, allreduce), both models in each.
-  std::size_t charts = 0;
+  EXPECT_TRUE(contains(html.out,
+                       "<table class=\"models\">\n<tr><th class=\"lab\">figure [99% "
+                       "interval]</th><th class=\"num\">H100 (FIXTURE) (ref)</th><th "
+                       "class=\"num\">H200 (FIXTURE)</th></tr>"))
+      << html.out;
+  EXPECT_TRUE(contains(html.out, "<h2>Purchase answer</h2>")) << html.out;
+  // Per headline figure measured: bf16 and memory throughput, per W, per USD; allreduce (a
+  // whole-node figure) throughput only. Both models in each, every interval with its caps.
+  std::vector<std::string> titles;
   for (std::size_t at = html.out.find("<svg"); at != std::string::npos;
        at = html.out.find("<svg", at + 1)) {
-    ++charts;
     const std::string chart = html.out.substr(at, html.out.find("</svg>", at) - at);
+    const std::size_t t = chart.find("<title>") + 7;
+    titles.push_back(chart.substr(t, chart.find(',', t) - t));
     EXPECT_TRUE(contains(chart, "NVIDIA H100 (FIXTURE) x8")) << chart;
     EXPECT_TRUE(contains(chart, "NVIDIA H200 (FIXTURE) x8")) << chart;
-    EXPECT_TRUE(contains(chart, "class=\"ci\"")) << "intervals drawn: " << chart;
+    std::size_t caps = 0;
+    for (std::size_t c = chart.find("class=\"ci cap\""); c != std::string::npos;
+         c = chart.find("class=\"ci cap\"", c + 1)) {
+      ++caps;
+    }
+    EXPECT_EQ(caps, 4u) << "two capped whiskers: " << chart;
   }
-  EXPECT_EQ(charts, 3u);
-  // Laid out in headless Chromium: every label and tick inside its chart, none overlapping.
+  EXPECT_EQ(titles,
+            (std::vector<std::string>{"dense BF16 TFLOP/s", "dense BF16 TFLOP/s per W (TFLOP/s/W)",
+                                      "dense BF16 TFLOP/s per USD (TFLOP/s/USD)",
+                                      "device memory GB/s", "device memory GB/s per W (GB/s/W)",
+                                      "device memory GB/s per USD (GB/s/USD)",
+                                      "allreduce busbw at 8 GPUs GB/s"}));
+  // Laid out in headless Chromium: every label and tick inside its chart, none overlapping; no
+  // table and nothing else wider than the 1400 px window.
   const fs::path page = m_ws.root() / "models.html";
   write_file_atomic(page, html.out);
   const std::string check = chromium_chart_check(page, m_ws.root());
   if (check.empty()) GTEST_SKIP() << "no Chromium here: the layout check needs one";
-  EXPECT_EQ(check, "labels=6 OK") << check;
+  EXPECT_EQ(check, "labels=14 OK") << check;
+  const std::string fits = chromium_script_result(find_chromium_binary(), page, m_ws.root(), R"(
+const w=window.innerWidth; let tables=0;
+if(document.documentElement.scrollWidth>w) out.push('page '+document.documentElement.scrollWidth+' px wide');
+document.querySelectorAll('table').forEach(t=>{tables++;const r=t.getBoundingClientRect();
+  if(r.right>w) out.push('table '+tables+' ends at '+Math.round(r.right)+' px');});
+document.querySelectorAll('svg.chart').forEach((s,i)=>{const r=s.getBoundingClientRect();
+  if(r.right>w) out.push('chart '+i+' ends at '+Math.round(r.right)+' px');});
+const p=out.splice(0); out.push('tables='+tables+' '+(p.length?p.join(' | '):'OK'));)",
+                                                  "1400,1000");
+  EXPECT_EQ(fits, "tables=1 OK") << fits;
   // The fleet's HTML: the series with the outlier, every GPU a bar.
   const CliResult fleet = gb({"fleet", "--format", "html", "--suite", "memory"});
   EXPECT_EQ(fleet.exit_code, 1);
@@ -448,6 +487,281 @@ TEST_F(E2eModels, MarkdownCsvAndHtmlCarryTheFigures) {
   const fs::path fleet_page = m_ws.root() / "fleet.html";
   write_file_atomic(fleet_page, fleet.out);
   EXPECT_EQ(chromium_chart_check(fleet_page, m_ws.root()), "labels=8 OK");
+}
+
+// Issue 39: the purchase answer. Against the reference, per price (a constant: the throughput
+// ratio's interval, shifted), in speed and per W (both spreads), one sentence per headline
+// figure naming its benchmark; the per-dollar clause recomputed here from the JSON's ratio.
+std::string pct(double ratio) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f%%", 100 * (ratio - 1));
+  return text;
+}
+
+TEST_F(E2eModels, PurchaseAnswerSaysWhoLeadsPerDollarInSpeedAndPerWattWithIntervals) {
+  const CliResult j =
+      gb({"models", "--prices", prices().string(), "--reference", "H100", "--format", "json"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  const json doc = json::parse(j.out);
+  const json& h100 = headline(model(doc, k_h100.name), "bf16_tflops");
+  const json& h200 = headline(model(doc, k_h200.name), "bf16_tflops");
+  const json& speed = h200.at("ratio");
+  const json& dollar = h200.at("per_price_ratio");
+  const json& watt = h200.at("per_watt_ratio");
+  // Prices are constants: per USD is the throughput ratio times 25000/32000, interval alike.
+  const double k = 25000.0 / 32000.0;
+  EXPECT_NEAR(dollar.at("value").get<double>(), speed.at("value").get<double>() * k, 1e-12);
+  EXPECT_NEAR(dollar.at("low").get<double>(), speed.at("low").get<double>() * k, 1e-12);
+  EXPECT_NEAR(dollar.at("high").get<double>(), speed.at("high").get<double>() * k, 1e-12);
+  EXPECT_EQ(dollar.at("wording"), "0.85x (less per USD)");
+  // Per W: the ratio of the two per-W figures, its interval from both spreads (wider than
+  // either figure's own).
+  const double pw =
+      h200.at("per_watt").at("value").get<double>() / h100.at("per_watt").at("value").get<double>();
+  EXPECT_NEAR(watt.at("value").get<double>(), pw, 1e-12);
+  EXPECT_LT(watt.at("low").get<double>(), pw);
+  EXPECT_GT(watt.at("high").get<double>(), pw);
+  EXPECT_NEAR(headline(model(doc, k_h100.name), "bf16_tflops").at("per_price_ratio").at("value"),
+              1.0, 1e-12);
+
+  const CliResult text =
+      gb({"models", "--prices", prices().string(), "--reference", "H100", "--wide"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  // The H100 leads per dollar: 1/ratio - 1 over [1/high - 1, 1/low - 1].
+  const double r = dollar.at("value").get<double>();
+  const std::string per_dollar = "H100 (FIXTURE) " + pct(1 / r) + " more per USD [" +
+                                 pct(1 / dollar.at("high").get<double>()) + ", " +
+                                 pct(1 / dollar.at("low").get<double>()) + "]";
+  const std::string faster = "H200 (FIXTURE) " + pct(speed.at("value").get<double>()) +
+                             " faster [" + pct(speed.at("low").get<double>()) + ", " +
+                             pct(speed.at("high").get<double>()) + "]";
+  const std::string per_watt = "H200 (FIXTURE) " + pct(pw) + " more per W [" +
+                               pct(watt.at("low").get<double>()) + ", " +
+                               pct(watt.at("high").get<double>()) + "]";
+  EXPECT_TRUE(contains(
+      text.out, "Purchase answer (against H100 (FIXTURE), 99% intervals):\n  BF16: " + per_dollar +
+                    "; " + faster + "; " + per_watt + "\n"))
+      << text.out;
+  EXPECT_TRUE(contains(text.out,
+                       "    dense BF16 TFLOP/s, headline benchmark "
+                       "gemm/lt/dtype:bf16/m:8192/n:8192/k:8192/layout:tn/cache:cold\n"))
+      << text.out;
+  // Whole-node figure: no per price, and an interval holding 1 says so.
+  EXPECT_TRUE(
+      contains(text.out, "  Allreduce (8 GPUs): no clear difference in speed (H200 (FIXTURE) "))
+      << text.out;
+  // Without a reference there is no answer, and the text says how to get one.
+  const CliResult none = gb({"models", "--prices", prices().string()});
+  EXPECT_TRUE(contains(none.out, "--reference MODEL gives the purchase answer")) << none.out;
+  // At 80 columns the sentence breaks between clauses, never inside one.
+  const CliResult narrow =
+      m_ws.run({"models", "--prices", prices().string(), "--reference", "H100", m_ws.db_arg()},
+               {{"COLUMNS", "80"}});
+  ASSERT_EQ(narrow.exit_code, 0) << narrow.err;
+  EXPECT_LE(longest_line(narrow.out), 80u) << narrow.out;
+  for (const std::string& clause : {per_dollar, faster, per_watt}) {
+    EXPECT_TRUE(contains(narrow.out, clause)) << clause << "\n" << narrow.out;
+  }
+}
+
+// Issue 39: memory in GiB as `show` prints it (80e9 bytes: 74.51 GiB), never GB.
+TEST_F(E2eModels, MemoryInGibAsShowPrintsIt) {
+  const CliResult text = gb({"models", "--prices", prices().string(), "--wide"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_TRUE(
+      contains(text.out, "memory 74.51 GiB, TDP 700.0 W, price 25000 USD, 0.002980 GiB/USD"))
+      << text.out;
+  EXPECT_TRUE(contains(text.out, "memory 131.32 GiB")) << text.out;
+  EXPECT_TRUE(contains(gb({"show", "1"}).out, "memory 74.51 GiB"));
+  EXPECT_FALSE(contains(text.out, " GB,")) << text.out;
+  EXPECT_FALSE(contains(text.out, "GB/USD")) << text.out;
+  const json doc = json::parse(gb({"models", "--format", "json"}).out);
+  EXPECT_NEAR(model(doc, k_h100.name).at("memory_GiB").get<double>(), 80e9 / (1 << 30), 1e-9);
+}
+
+// Issue 39: per USD against per EUR is no comparison: refused, naming both lines and the fix;
+// --currency with --rate converts, and the output says what was converted.
+TEST_F(E2eModels, MixedCurrenciesAreRefusedUnlessConverted) {
+  write_file_atomic(prices(), "# FIXTURE prices\nH100,25000,USD\nH200,30000,EUR\n");
+  CliResult r = gb({"models", "--prices", prices().string(), "--reference", "H100"});
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_TRUE(contains(r.err, "mixed currencies in " + prices().string())) << r.err;
+  EXPECT_TRUE(contains(r.err, "line 2 is in USD, line 3 in EUR")) << r.err;
+  EXPECT_TRUE(contains(r.err, "--currency USD --rate EUR=RATE")) << r.err;
+  r = gb({"models", "--prices", prices().string(), "--currency", "USD"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "add --rate EUR=RATE")) << r.err;
+  r = gb({"models", "--prices", prices().string(), "--rate", "EUR=1.1"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "--rate without --currency")) << r.err;
+  r = gb({"models", "--prices", prices().string(), "--currency", "USD", "--rate", "EUR=lots"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "bad --rate 'EUR=lots'")) << r.err;
+
+  r = gb({"models", "--prices", prices().string(), "--currency", "usd", "--rate", "EUR=1.1",
+          "--reference", "H100", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json h200 = model(json::parse(r.out), k_h200.name);
+  EXPECT_NEAR(h200.at("price").at("value").get<double>(), 33000, 1e-9);
+  EXPECT_EQ(h200.at("price").at("currency"), "USD");
+  EXPECT_EQ(h200.at("price").at("written").at("currency"), "EUR");
+  EXPECT_FALSE(headline(h200, "bf16_tflops").at("per_price_ratio").is_null());
+  const CliResult text = gb({"models", "--prices", prices().string(), "--currency", "USD", "--rate",
+                             "EUR=1.1", "--reference", "H100", "--wide"});
+  EXPECT_TRUE(contains(text.out, "price 33000 USD (30000 EUR at 1.100)")) << text.out;
+  EXPECT_TRUE(contains(text.out, "more per USD [")) << text.out;
+}
+
+// Issue 39: a weights pattern no benchmark matches is warned, and the composite is the others'
+// renormalised (said so), not emptied.
+TEST_F(E2eModels, UnmatchedWeightsPatternIsWarnedAndTheCompositeRenormalised) {
+  const fs::path weights = m_ws.root() / "w.txt";
+  write_file_atomic(weights, "# FIXTURE workload\ngemm/*/dtype:bf16/m:8192/* 70\nnonesuch 30\n");
+  const CliResult r =
+      gb({"models", "--weights", weights.string(), "--reference", "H100", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.err, "gpubench: warning: " + weights.string() +
+                                  ":3: pattern 'nonesuch' matches no benchmark of the selected "
+                                  "runs; the composite is renormalised over the other patterns"))
+      << r.err;
+  const json doc = json::parse(r.out);
+  EXPECT_EQ(doc.at("unmatched_weights"), json::array({"nonesuch"}));
+  for (const FixtureModel* m : {&k_h100, &k_h200}) {
+    const json& row = model(doc, m->name);
+    const double bf16 = headline(row, "bf16_tflops").at("figure").at("value").get<double>();
+    // Renormalised: the bf16 pattern alone carries weight 1.
+    EXPECT_NEAR(row.at("composite").at("value").get<double>(), bf16, 1e-9 * bf16) << m->name;
+    EXPECT_EQ(row.at("composite_missing"), json::array({"nonesuch"}));
+  }
+  EXPECT_FALSE(model(doc, k_h200.name).at("composite_ratio").is_null());
+  const CliResult text =
+      gb({"models", "--weights", weights.string(), "--reference", "H100", "--wide"});
+  EXPECT_TRUE(contains(text.out,
+                       "composite: 'nonesuch' matched no benchmark of this model; renormalised "
+                       "over the other patterns"))
+      << text.out;
+}
+
+// FIXTURE Google Benchmark file as a gpubench gemm suite writes it (made-up numbers): 4 GPUs of
+// one model, each repetition carrying a power_w counter (a sample state, not a metric), and no
+// NVML telemetry: what `gpubench import` of another site's results gives.
+json imported_gemm(const std::string& host, bool with_power) {
+  json devices = json::array();
+  for (int d = 0; d < 4; ++d) {
+    devices.push_back({{"index", d},
+                       {"uuid", "GPU-IMPORT-FIXTURE-" + std::to_string(d)},
+                       {"name", "NVIDIA H100 (IMPORT FIXTURE)"},
+                       {"pci_bus_id", "0000:1" + std::to_string(d) + ":00.0"},
+                       {"memory_bytes", 85'899'345'920}});
+  }
+  const json metrics = json::array({{{"name", "TFLOP_per_s"},
+                                     {"unit", "TFLOP/s"},
+                                     {"direction", "higher"},
+                                     {"role", "primary"}}});
+  json doc;
+  doc["context"] = {{"date", "2026-12-03T07:00:00+00:00"},
+                    {"host_name", host},
+                    {"gpubench.suite", "gemm"},
+                    {"gpubench.metrics", metrics.dump()},
+                    {"gpubench.devices", devices.dump()}};
+  doc["benchmarks"] = json::array();
+  for (int d = 0; d < 4; ++d) {
+    const std::string name = "gemm/lt/dtype:bf16/m:8192/n:8192/k:8192/device:" + std::to_string(d);
+    for (int rep = 0; rep < 3; ++rep) {
+      json counters = {{"TFLOP_per_s", 700.0 + 2 * d + rep}};
+      if (with_power) counters["power_w"] = 600.0 + 10 * d + rep;
+      doc["benchmarks"].push_back(iteration_entry({.name = name,
+                                                   .repetition = rep,
+                                                   .repetitions = 3,
+                                                   .iterations = 10,
+                                                   .real_time = 1.0,
+                                                   .cpu_time = 1.0,
+                                                   .time_unit = "ms"},
+                                                  counters));
+    }
+  }
+  return doc;
+}
+
+// Issue 39: per W of imported results from their samples' power_w (it was blank); where there is
+// neither that nor telemetry, the output says `--power tdp` gives TDP.
+TEST(E2eModelsImported, PerWattFromTheSamplesPowerCounters) {
+  Workspace ws;
+  const fs::path file = ws.root() / "gemm.json";
+  write_file_atomic(file, imported_gemm("import-node-FIXTURE", true).dump());
+  ASSERT_EQ(ws.run({"import", file.string(), ws.db_arg()}).exit_code, 0);
+  const CliResult r = ws.run({"models", "--format", "json", ws.db_arg()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json doc = json::parse(r.out);
+  ASSERT_EQ(doc.at("models").size(), 1u) << r.out;
+  const json& row = doc.at("models")[0];
+  EXPECT_EQ(row.at("power_units").at("samples"), 4) << row.dump(1);
+  EXPECT_EQ(row.at("power_units").at("telemetry"), 0);
+  EXPECT_NEAR(row.at("memory_GiB").get<double>(), 80, 1e-9) << "85.90 GB is 80 GiB";
+  // Each GPU: the median of its repetitions over the median of their power.
+  double logs = 0;
+  for (int d = 0; d < 4; ++d) logs += std::log((701.0 + 2 * d) / (601.0 + 10 * d));
+  const double expected = std::exp(logs / 4);
+  const json* bf16 = nullptr;
+  for (const json& h : row.at("headline")) {
+    if (h.at("key") == "bf16_tflops") bf16 = &h;
+  }
+  ASSERT_NE(bf16, nullptr);
+  EXPECT_NEAR(bf16->at("per_watt").at("value").get<double>(), expected, 1e-9 * expected);
+  const CliResult text = ws.run({"models", "--wide", ws.db_arg()});
+  EXPECT_TRUE(contains(text.out, "per W from measured power (the samples' power_w counters)"))
+      << text.out;
+  EXPECT_TRUE(contains(text.out, "memory 80 GiB")) << text.out;
+
+  Workspace bare;
+  const fs::path plain = bare.root() / "gemm.json";
+  write_file_atomic(plain, imported_gemm("import-node-FIXTURE", false).dump());
+  ASSERT_EQ(bare.run({"import", plain.string(), bare.db_arg()}).exit_code, 0);
+  const CliResult hint = bare.run({"models", "--wide", bare.db_arg()});
+  ASSERT_EQ(hint.exit_code, 0) << hint.err;
+  EXPECT_TRUE(contains(hint.out,
+                       "per W unknown: no measured power in these runs (neither NVML telemetry "
+                       "nor power_w counters in the samples); --power tdp gives per W from TDP"))
+      << hint.out;
+}
+
+// Issue 39 at fleet scale: a database of 100 FIXTURE nodes x 8 GPUs (one export each, merged by
+// import). models and fleet say the runs and hosts in one short line, never a wrapped list.
+TEST(E2eModelsFleetScale, RunsAndHostsSummarisedNeverWrapped) {
+  Workspace ws;
+  for (int node = 0; node < 100; ++node) {
+    char host[16];
+    std::snprintf(host, sizeof host, "node-%03d", node);
+    FixtureModel m = k_h100;
+    m.host = host;
+    json doc = export_doc(m, 0);
+    doc["run"]["uuid"] = run_uuid(host, node);
+    // Fewer rows keep the fixture small: the memory suite only, and each GPU its own UUID.
+    json results = json::array();
+    for (const json& row : doc["results"]) {
+      if (row.at("suite") == "memory") results.push_back(row);
+    }
+    doc["results"] = results;
+    doc["telemetry"] = json::array();
+    for (json& g : doc["environment"]["gpus"]) {
+      g["uuid"] =
+          "GPU-" + std::string(host) + "-FIXTURE-" + std::to_string(g["nvml_index"].get<int>());
+    }
+    const fs::path path = ws.root() / "node.json";
+    write_file_atomic(path, doc.dump());
+    ASSERT_EQ(ws.run({"import", path.string(), ws.db_arg()}).exit_code, 0) << node;
+  }
+  const std::string summary = "100 runs (1-100) on 100 hosts, node-000 … node-099";
+  for (const std::string columns : {"80", "120"}) {
+    const CliResult models = ws.run({"models", ws.db_arg()}, {{"COLUMNS", columns}});
+    ASSERT_EQ(models.exit_code, 0) << models.err;
+    EXPECT_TRUE(contains(models.out, "  800 GPU(s) pooled; " + summary + "\n")) << models.out;
+    EXPECT_LE(longest_line(models.out), std::stoul(columns)) << models.out;
+    EXPECT_FALSE(contains(models.out, "node-050")) << "no list of every host: " << models.out;
+    const CliResult fleet = ws.run({"fleet", ws.db_arg()}, {{"COLUMNS", columns}});
+    ASSERT_EQ(fleet.exit_code, 0) << fleet.err;
+    EXPECT_TRUE(contains(fleet.out, "Fleet: " + summary + " (the newest run")) << fleet.out;
+  }
 }
 
 }  // namespace
