@@ -93,8 +93,15 @@ void facts_from_context(const nlohmann::json& c, results::RunInfo& info) {
   if (devices.is_string())
     devices = nlohmann::json::parse(devices.get<std::string>(), nullptr, false);
   if (!devices.is_array()) return;
+  const auto h = c.find("host_name");
+  const std::string host = h != c.end() && h->is_string() ? h->get<std::string>() : std::string();
   for (const nlohmann::json& d : devices) {
     if (!d.is_object()) continue;
+    // A multi-node record (allreduce under a launcher, nccl-tests' rank list) names each GPU's
+    // host: the run's GPUs are its own host's.
+    if (d.contains("host") && d["host"].is_string() && !host.empty() && d["host"] != host) {
+      continue;
+    }
     results::GpuInfo g;
     // A suite's record holds CUDA ordinals, not NVML indices: the position stands in for the NVML
     // index, which nothing joins on (results are tied to GPUs by UUID at ingest).
