@@ -511,11 +511,6 @@ void do_import(const ImportArgs& args, Context& ctx) {
     import_peer(args, ctx, forced_format(args.format));
     return;
   }
-  if (const results::peers::PeerFormat* peer =
-          results::peers::detect_peer_format(file_head(args.file))) {
-    import_peer(args, ctx, *peer);
-    return;
-  }
   if (is_sqlite_file(args.file)) {
     CreatedDatabase created(ctx);  // a refused merge leaves no new database behind
     results::MergeSummary summary;
@@ -525,6 +520,13 @@ void do_import(const ImportArgs& args, Context& ctx) {
     }
     created.keep();
     print_summary(args.file, true, summary, ctx);
+    return;
+  }
+  // Another tool's text, known by its first lines (before JSON parsing, which would call it
+  // "not valid JSON").
+  if (const results::peers::PeerFormat* peer =
+          results::peers::detect_peer_format(file_head(args.file))) {
+    import_peer(args, ctx, *peer);
     return;
   }
   // One pass over the file (Google Benchmark's NaN tolerated); its entries are stored as they
