@@ -342,6 +342,29 @@ TEST(PeersNccl, SrunLabelsAndPerIterationColumns) {
             4.90);
 }
 
+TEST(PeersNccl, ALogOfSeveralRunsKeepsEachProgramAndRepeatsAsRepetitions) {
+  // FIXTURE: two of superbench's outputs one after the other, each after the command line that
+  // a script's log would show, and the allreduce run twice.
+  const std::string ar = fixture("superbench-nccl_allreduce-a100x8.log");
+  const std::string bc = fixture("superbench-nccl_broadcast-a100x8.log");
+  const std::string log = "$ ./build/all_reduce_perf -b 1 -e 8G -f 2 -g 8\n" + ar +
+                          "$ ./build/broadcast_perf -b 1 -e 8G -f 2 -g 8\n" + bc +
+                          "$ ./build/all_reduce_perf -b 1 -e 8G -f 2 -g 8\n" + ar;
+  const PeerDocument doc = parse_nccl_tests(log, "nightly.log");
+  EXPECT_EQ(doc.document.at("benchmarks").size(), 68u * 3);
+  const std::string big =
+      "nccl-tests/allreduce/dtype:fp32/op:sum/mode:out_of_place/bytes:8589934592/ranks:8";
+  EXPECT_EQ(entry(doc, big, 0).at("repetitions"), 2);
+  EXPECT_EQ(entry(doc, big, 1).at("busbw_GB_per_s"), 235.26);
+  EXPECT_EQ(entry(doc,
+                  "nccl-tests/broadcast/dtype:fp32/op:none/mode:out_of_place/"
+                  "bytes:8589934592/ranks:8/root:0")
+                .at("busbw_GB_per_s"),
+            232.81);
+  EXPECT_EQ(doc.document.at("context").at("peer.command"),
+            "./build/all_reduce_perf -b 1 -e 8G -f 2 -g 8");
+}
+
 TEST(PeersNccl, NamesAndVersions) {
   EXPECT_EQ(nccl_collective_name("./build/all_reduce_perf"), "allreduce");
   EXPECT_EQ(nccl_collective_name("all_gather_perf_mpi"), "allgather");
