@@ -1,12 +1,25 @@
 // The table of formats `gpubench import` knows besides its own (issue 40).
 #include "results/peers/peers.hpp"
 
+#include "results/peers/peers_cuda_samples.hpp"
+#include "results/peers/peers_nvbandwidth.hpp"
+#include "results/peers/peers_nvbench.hpp"
+
 namespace gpubench::results::peers {
 
 const std::vector<PeerFormat>& peer_formats() {
   // One line per format, added with its reader (peers_<tool>.cpp). Text formats whose first lines
   // another tool could print come after the more specific ones.
-  static const std::vector<PeerFormat> formats = {};
+  static const std::vector<PeerFormat> formats = {
+      {"nvbandwidth", "nvbandwidth text or --json output (v0.4 onwards)", detect_nvbandwidth,
+       parse_nvbandwidth},
+      {"nvbench", "nvbench --json file or the markdown tables it prints", detect_nvbench,
+       parse_nvbench},
+      {"p2pBandwidthLatencyTest", "CUDA samples p2pBandwidthLatencyTest text",
+       detect_p2p_bandwidth_latency_test, parse_p2p_bandwidth_latency_test},
+      {"bandwidthTest", "CUDA samples bandwidthTest text (tables or --csv lines)",
+       detect_bandwidth_test, parse_bandwidth_test},
+  };
   return formats;
 }
 
