@@ -116,8 +116,17 @@ struct JsonReader {
   std::optional<std::vector<double>> read_samples(const std::string& filename, long long count) {
     if (dir.empty() || filename.empty() || count <= 0) return std::nullopt;
     std::filesystem::path p(filename);
-    if (p.is_relative()) p = dir / p;
     std::error_code ec;
+    if (p.is_relative()) {
+      // Current nvbench writes the path relative to the JSON's directory
+      // ("result.json-bin/0.bin"); older versions wrote it as given on the command line
+      // ("out/result.json-bin/0.bin"), whose last two parts lie next to the JSON.
+      const std::filesystem::path written = p;
+      p = dir / written;
+      if (!std::filesystem::is_regular_file(p, ec) && written.has_parent_path()) {
+        p = dir / written.parent_path().filename() / written.filename();
+      }
+    }
     if (!std::filesystem::is_regular_file(p, ec)) return std::nullopt;
     if (std::filesystem::file_size(p, ec) != static_cast<std::uintmax_t>(count) * 4) {
       return std::nullopt;

@@ -74,15 +74,14 @@ void refuse(const std::string& source, std::string_view format, int line,
   why += found.empty() ? ", found nothing" : ", found '" + quoted(found) + "'";
   throw bad_input("cannot import " + source + " as " + std::string(format), why,
                   "give the tool's whole output as it printed it, or --format to read it as "
-                  "another format; nothing was stored");
+                  "another format");
 }
 
 void refuse_nothing_measured(const std::string& source, std::string_view format,
                              const std::string& why) {
   throw bad_input("cannot import " + source + " as " + std::string(format),
                   "nothing was measured: " + why,
-                  "run the tool again until it prints a result table and import that output; "
-                  "nothing was stored");
+                  "run the tool again until it prints a result table and import that output");
 }
 
 nlohmann::json metric(std::string_view name, std::string_view unit, std::string_view direction,
