@@ -206,3 +206,63 @@ TEST(PeersNvbandwidth, AnErrorAfterSomeResultsIsTheRunsFailure) {
 
 }  // namespace
 }  // namespace gpubench::results::peers
+
+namespace gpubench::results::peers {
+namespace {
+
+TEST(PeersNvbandwidth, LocalAllGpusAndDeviceLatencyTitles) {
+  // FIXTURE, constructed from the titles nvbandwidth prints (testcases_ce.cpp, testcases_sm.cpp,
+  // commit 66746a3); values invented.
+  const std::string text =
+      "Running device_local_copy.\n"
+      "memcpy local GPU(column) bandwidth (GB/s)\n"
+      "           0         1\n"
+      " 0   1500.00   1501.00\n"
+      "\n"
+      "SUM device_local_copy 3001.00\n"
+      "Running all_to_one_write_sm.\n"
+      "memcpy SM All Gpus -> GPU(column) total bandwidth (GB/s)\n"
+      "           0         1\n"
+      " 0    300.00    301.00\n"
+      "\n"
+      "SUM all_to_one_write_sm 601.00\n"
+      "Running device_to_device_latency_sm.\n"
+      "Device to Device Latency SM GPU(row) <-> GPU(column) (ns)\n"
+      "           0         1\n"
+      " 0       N/A    700.00\n"
+      " 1    701.00       N/A\n"
+      "\n"
+      "SUM device_to_device_latency_sm 1401.00\n";
+  const PeerDocument doc = parse_nvbandwidth(text, "t.txt");
+  EXPECT_DOUBLE_EQ(testing::value_of(doc, "nvbandwidth/device_local_copy/src:1/dst:1", "GB_per_s"),
+                   1501.0);
+  EXPECT_DOUBLE_EQ(
+      testing::value_of(doc, "nvbandwidth/all_to_one_write_sm/src:all/dst:0", "GB_per_s"), 300.0);
+  EXPECT_DOUBLE_EQ(
+      testing::value_of(doc, "nvbandwidth/device_to_device_latency_sm/src:1/dst:0", "latency_ns"),
+      701.0);
+}
+
+TEST(PeersTable, EachFixtureIsDetectedAsItsOwnFormat) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"nvbandwidth/v0.6_gh200_superbench.txt", "nvbandwidth"},
+      {"nvbandwidth/v0.10_azure_healthchecks.txt", "nvbandwidth"},
+      {"nvbandwidth/v0.8_a100_constructed.json", "nvbandwidth"},
+      {"nvbench/nvbench_axes_test_ref.json", "nvbench"},
+      {"nvbench/nvbench_auto_throughput_superbench.json", "nvbench"},
+      {"nvbench/nvbench_sleep_kernel_markdown_superbench.md", "nvbench"},
+      {"cuda-samples/bandwidthTest_t4_gbs_cuda_demo.txt", "bandwidthTest"},
+      {"cuda-samples/bandwidthTest_p100_mbs_gearshifft.txt", "bandwidthTest"},
+      {"cuda-samples/p2pBandwidthLatencyTest_rtx6000ada_stelline.txt", "p2pBandwidthLatencyTest"},
+  };
+  for (const auto& [file, format] : cases) {
+    std::string head = testing::read_peer_fixture(file).substr(0, k_detect_bytes);
+    const PeerFormat* f = detect_peer_format(head);
+    ASSERT_NE(f, nullptr) << file;
+    EXPECT_EQ(f->name, format) << file;
+    EXPECT_EQ(find_peer_format(format), f);
+  }
+}
+
+}  // namespace
+}  // namespace gpubench::results::peers
