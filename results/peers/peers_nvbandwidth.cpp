@@ -18,7 +18,9 @@
 // rows. bytes: the buffer size, where the printed command line states it (-b/--bufferSize, MiB);
 // latency testcases use a fixed buffer and are left without. "N/A" cells (no peer access) are
 // not values. Multi-node runs list "Process <rank> (<host>): device <d>: <name> (<pci>)"; their
-// matrix indices are ranks, and each rank's GPU is stored with its host.
+// matrix indices are ranks, and each rank's GPU is stored with its host. The --json form holds
+// the same matrices as strings; a bidirectional device testcase's three matrices are appended
+// there into one, and are split again here.
 #include "results/peers/peers_nvbandwidth.hpp"
 
 #include <map>
@@ -459,9 +461,6 @@ void Reader::read_json(const json& root) {
              tc.dump().substr(0, 200));
     }
     const std::size_t cols = m[0].size();
-    std::string lines_text = std::string(tc["bandwidth_description"].get<std::string>()) + "\n";
-    for (std::size_t c = 0; c < cols; ++c) lines_text += " " + std::to_string(c);
-    lines_text += "\n";
     for (std::size_t r = 0; r < m.size(); ++r) {
       if (!m[r].is_array() || m[r].size() != cols) {
         refuse(source, k_format, 0,
@@ -469,11 +468,6 @@ void Reader::read_json(const json& root) {
                    " values",
                m[r].dump());
       }
-      lines_text += std::to_string(r);
-      for (const json& cell : m[r]) {
-        lines_text += " " + (cell.is_string() ? cell.get<std::string>() : cell.dump());
-      }
-      lines_text += "\n";
     }
     double sum = 0;
     if (auto s = tc.find("sum"); s != tc.end() && s->is_number()) {
@@ -481,15 +475,44 @@ void Reader::read_json(const json& root) {
     } else {
       refuse(source, k_format, 0, where + " with a numeric \"sum\"", tc.dump().substr(0, 200));
     }
-    // The matrix as the text prints it, so both forms are read by one set of rules; a bad cell
-    // is refused naming the testcase and row (a JSON file has no lines worth counting).
-    lines_text += "\nSUM " + testcase + " " + std::to_string(sum) + "\n";
-    const std::vector<Line> lines = split_lines(lines_text);
-    std::size_t i = 0;
-    const std::string saved = source;
-    source = saved + " (" + where + ", '" + testcase + "')";
-    read_matrix(lines, i, *t);
-    source = saved;
+    // A bidirectional device testcase's three matrices (Read1 or Write1, Read2 or Write2, Total)
+    // land in one "bandwidth_matrix", one after the other, under the last one's description and
+    // sum (nvbandwidth's json_output.cpp appends each matrix's rows): split them again. The
+    // first two sums are added up here as nvbandwidth adds them for its text (N/A as 0).
+    std::vector<Title> titles = {*t};
+    if (!t->qualifier.empty() && t->row_kind == "GPU" && m.size() == 3 * cols) {
+      const bool write = contains(testcase, "write");
+      titles = {*t, *t, *t};
+      titles[0].qualifier = write ? "write1" : "read1";
+      titles[1].qualifier = write ? "write2" : "read2";
+      titles[2].qualifier = "total";
+    }
+    const std::size_t rows = m.size() / titles.size();
+    for (std::size_t part = 0; part < titles.size(); ++part) {
+      // The matrix as the text prints it, so both forms are read by one set of rules; a bad
+      // cell is refused naming the testcase and row (a JSON file has no lines worth counting).
+      std::string lines_text = tc["bandwidth_description"].get<std::string>() + "\n";
+      for (std::size_t c = 0; c < cols; ++c) lines_text += " " + std::to_string(c);
+      lines_text += "\n";
+      double part_sum = 0;
+      for (std::size_t r = 0; r < rows; ++r) {
+        lines_text += std::to_string(r);
+        for (const json& cell : m[part * rows + r]) {
+          const std::string v = cell.is_string() ? cell.get<std::string>() : cell.dump();
+          lines_text += " " + v;
+          part_sum += number(v).value_or(0.0);
+        }
+        lines_text += "\n";
+      }
+      const bool last = part + 1 == titles.size();
+      lines_text += "\nSUM " + testcase + " " + std::to_string(last ? sum : part_sum) + "\n";
+      const std::vector<Line> lines = split_lines(lines_text);
+      std::size_t i = 0;
+      const std::string saved = source;
+      source = saved + " (" + where + ", '" + testcase + "')";
+      read_matrix(lines, i, titles[part]);
+      source = saved;
+    }
   }
 }
 

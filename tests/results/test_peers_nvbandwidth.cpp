@@ -266,3 +266,39 @@ TEST(PeersTable, EachFixtureIsDetectedAsItsOwnFormat) {
 
 }  // namespace
 }  // namespace gpubench::results::peers
+
+namespace gpubench::results::peers {
+namespace {
+
+TEST(PeersNvbandwidth, JsonBidirectionalMatricesAppendedInOneAreSplitAgain) {
+  // FIXTURE, constructed from nvbandwidth's JSON writer (json_output.cpp, commit 66746a3:
+  // addTestcaseResults appends each matrix's rows to the testcase's "bandwidth_matrix" and
+  // overwrites its description and sum); values invented.
+  const std::string text = R"json({
+   "nvbandwidth" : {
+      "testcases" : [
+         {
+            "bandwidth_description" : "memcpy CE GPU(row) <-> GPU(column) Total bandwidth (GB/s)",
+            "bandwidth_matrix" : [ [ "N/A", "10" ], [ "11", "N/A" ],
+                                   [ "N/A", "20" ], [ "21", "N/A" ],
+                                   [ "N/A", "30" ], [ "31", "N/A" ] ],
+            "name" : "device_to_device_bidirectional_memcpy_read_ce",
+            "status" : "Passed",
+            "sum" : 61
+         }
+      ],
+      "version" : "v0.8"
+   }
+})json";
+  const PeerDocument doc = parse_nvbandwidth(text, "bidir.json");
+  const std::string b = "nvbandwidth/device_to_device_bidirectional_memcpy_read_ce";
+  EXPECT_DOUBLE_EQ(testing::value_of(doc, b + "/matrix:read1/src:1/dst:0", "GB_per_s"), 11.0);
+  EXPECT_DOUBLE_EQ(testing::value_of(doc, b + "/matrix:read2/src:0/dst:1", "GB_per_s"), 20.0);
+  EXPECT_DOUBLE_EQ(testing::value_of(doc, b + "/matrix:total/src:1/dst:0", "GB_per_s"), 31.0);
+  EXPECT_DOUBLE_EQ(testing::value_of(doc, b + "/matrix:read1/sum", "GB_per_s"), 21.0);
+  EXPECT_DOUBLE_EQ(testing::value_of(doc, b + "/matrix:total/sum", "GB_per_s"), 61.0);
+  EXPECT_TRUE(testing::entries(doc, b + "/matrix:total/src:3/dst:0").empty());
+}
+
+}  // namespace
+}  // namespace gpubench::results::peers
