@@ -1,7 +1,10 @@
 // The table of formats `gpubench import` knows besides its own (issue 40).
 #include "results/peers/peers.hpp"
 
+#include "results/peers/peers_cuda_samples.hpp"
 #include "results/peers/peers_nccl_tests.hpp"
+#include "results/peers/peers_nvbandwidth.hpp"
+#include "results/peers/peers_nvbench.hpp"
 
 namespace gpubench::results::peers {
 
@@ -11,6 +14,14 @@ const std::vector<PeerFormat>& peer_formats() {
   static const std::vector<PeerFormat> formats = {
       {"nccl-tests", "nccl-tests and rccl-tests *_perf text output", detect_nccl_tests,
        parse_nccl_tests},
+      {"nvbandwidth", "nvbandwidth text or --json output (v0.4 onwards)", detect_nvbandwidth,
+       parse_nvbandwidth},
+      {"nvbench", "nvbench --json file or the markdown tables it prints", detect_nvbench,
+       parse_nvbench},
+      {"p2pBandwidthLatencyTest", "CUDA samples p2pBandwidthLatencyTest text",
+       detect_p2p_bandwidth_latency_test, parse_p2p_bandwidth_latency_test},
+      {"bandwidthTest", "CUDA samples bandwidthTest text (tables or --csv lines)",
+       detect_bandwidth_test, parse_bandwidth_test},
   };
   return formats;
 }
