@@ -2,12 +2,15 @@
 //   - another gpubench database (.db): its runs this database lacks are merged in;
 //   - a run exported with `gpubench export RUN --format json`;
 //   - a Google Benchmark JSON file (from any binary) becomes a new run; a file written by a
-//     gpubench suite fills the run's GPU and version facts from its gpubench.* context.
+//     gpubench suite fills the run's GPU and version facts from its gpubench.* context;
+//   - another tool's output (nccl-tests, ...: results/peers/), detected from the file's first
+//     bytes or named with --format, read whole into a Google Benchmark document and stored as one.
 // The first two are idempotent by run UUID (results/exchange/exchange.hpp). A Google Benchmark
 // file is read once as a stream and stored in one transaction as it is read
 // (results/ingest/ingest_stream.hpp), so bad input found half-way rolls back and changes nothing.
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -21,6 +24,7 @@
 #include "results/exchange/exchange.hpp"
 #include "results/ingest/ingest.hpp"
 #include "results/ingest/ingest_stream.hpp"
+#include "results/peers/peers.hpp"
 #include "results/store.hpp"
 #include "util/clock.hpp"
 #include "util/error.hpp"
@@ -38,6 +42,7 @@ struct ImportArgs {
   std::vector<std::string> tags;
   std::string note;
   bool with_baselines = false;
+  std::string format;  // --format: a peer format's name (results/peers/peers.hpp); empty: detect
 };
 
 // Google Benchmark's context "date" ("2026-12-02T16:29:34+01:00") as UTC ISO 8601; empty when
@@ -70,8 +75,17 @@ std::string date_to_utc(const std::string& date) {
 // GPU and version facts a gpubench suite wrote into its context ("gpubench.devices" is a JSON
 // array, or a string holding one: index, uuid, name, pci_bus_id, cc, sm_count, memory_bytes).
 void facts_from_context(const nlohmann::json& c, results::RunInfo& info) {
-  if (c.contains("gpubench.version") && c["gpubench.version"].is_string()) {
-    info.software.gpubench_version = c["gpubench.version"].get<std::string>();
+  // Versions a file states (a peer tool's output: results/peers/README.md lists the keys).
+  const std::pair<const char*, std::string results::SoftwareEnv::*> versions[] = {
+      {"gpubench.version", &results::SoftwareEnv::gpubench_version},
+      {"gpubench.driver_version", &results::SoftwareEnv::driver_version},
+      {"gpubench.cuda_driver_version", &results::SoftwareEnv::cuda_driver_version},
+      {"gpubench.cuda_runtime_version", &results::SoftwareEnv::cuda_runtime_version},
+      {"gpubench.nccl_version", &results::SoftwareEnv::nccl_version}};
+  for (const auto& [key, field] : versions) {
+    if (auto v = c.find(key); v != c.end() && v->is_string() && !v->get<std::string>().empty()) {
+      info.software.*field = v->get<std::string>();
+    }
   }
   auto it = c.find("gpubench.devices");
   if (it == c.end()) return;
@@ -79,8 +93,15 @@ void facts_from_context(const nlohmann::json& c, results::RunInfo& info) {
   if (devices.is_string())
     devices = nlohmann::json::parse(devices.get<std::string>(), nullptr, false);
   if (!devices.is_array()) return;
+  const auto h = c.find("host_name");
+  const std::string host = h != c.end() && h->is_string() ? h->get<std::string>() : std::string();
   for (const nlohmann::json& d : devices) {
     if (!d.is_object()) continue;
+    // A multi-node record (allreduce under a launcher, nccl-tests' rank list) names each GPU's
+    // host: the run's GPUs are its own host's.
+    if (d.contains("host") && d["host"].is_string() && !host.empty() && d["host"] != host) {
+      continue;
+    }
     results::GpuInfo g;
     // A suite's record holds CUDA ordinals, not NVML indices: the position stands in for the NVML
     // index, which nothing joins on (results are tied to GPUs by UUID at ingest).
@@ -177,6 +198,14 @@ results::RunInfo run_info_from(const ImportArgs& args, const Context& ctx, const
     }
     if (suite.empty() && c.contains("gpubench.suite") && c["gpubench.suite"].is_string()) {
       suite = c["gpubench.suite"].get<std::string>();
+    }
+    // Another tool's output: the tool as a tag, so `compare tag:peer.tool=nccl-tests` selects
+    // its runs (peer.version and peer.command stay in the suite run's stored context).
+    if (auto t = c.find("peer.tool");
+        t != c.end() && t->is_string() && !t->get<std::string>().empty() &&
+        std::none_of(info.tags.begin(), info.tags.end(),
+                     [](const auto& tag) { return tag.first == "peer.tool"; })) {
+      info.tags.emplace_back("peer.tool", t->get<std::string>());
     }
     facts_from_context(c, info);
   }
@@ -356,6 +385,121 @@ void check_suite_name(const std::string& suite) {
                   "file's gpubench.suite (else 'imported')");
 }
 
+// The formats --format takes, for --help and errors: "nccl-tests (nccl-tests *_perf text), ...".
+std::string peer_format_list() {
+  std::vector<std::string> names;
+  for (const results::peers::PeerFormat& f : results::peers::peer_formats()) {
+    names.push_back(std::string(f.name) + " (" + std::string(f.description) + ")");
+  }
+  return names.empty() ? std::string("none yet") : join(names, ", ");
+}
+
+const results::peers::PeerFormat& forced_format(const std::string& name) {
+  if (const results::peers::PeerFormat* f = results::peers::find_peer_format(name)) return *f;
+  throw bad_input("unknown --format '" + visible_text(name.substr(0, 60)) + "'",
+                  "the formats import reads besides gpubench's own are: " + peer_format_list(),
+                  "give one of these names, or leave --format out to detect the format (a "
+                  "gpubench database, an export and Google Benchmark JSON are always detected)");
+}
+
+// Up to k_detect_bytes of a regular file, for detection; empty for anything else: a pipe's first
+// bytes would be taken from the one read that parses it (--format names a pipe's format).
+std::string file_head(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return {};
+  std::ifstream in(path, std::ios::binary);
+  std::string head(results::peers::k_detect_bytes, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+  return head;
+}
+
+// A peer tool's output is read whole: these are kilobytes of text; the bound keeps a device that
+// never ends (/dev/zero) from filling memory.
+constexpr std::size_t k_max_peer_file_bytes = std::size_t{256} << 20;
+
+std::string read_peer_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw bad_input("cannot import '" + path + "'", "it is a directory", "give a file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw bad_input("cannot import '" + path + "'", errno_text(errno),
+                    "check that the file exists and is readable");
+  }
+  std::string text;
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > k_max_peer_file_bytes) {
+      throw bad_input("cannot import '" + path + "'",
+                      "it holds more than " + std::to_string(k_max_peer_file_bytes) +
+                          " bytes, far more than a tool's text output (a device or a wrong file?)",
+                      "give the tool's output file; the database was not changed");
+    }
+  }
+  if (in.bad()) {
+    throw bad_input("cannot import '" + path + "'", "I/O error while reading",
+                    "check the file and the disk");
+  }
+  return text;
+}
+
+// Another tool's output: parsed whole (a broken table throws naming the line, before anything
+// is stored), then stored as a suite's file is, in one transaction. A run the tool ended in an
+// error (an NCCL error after some sizes) is stored with its suite and the run failed, the tool's
+// message as the reason. PeerDocument::facts (dcgmi diag) are not stored here yet.
+void import_peer(const ImportArgs& args, Context& ctx, const results::peers::PeerFormat& format) {
+  const std::string text = read_peer_file(args.file);
+  results::peers::PeerDocument peer;
+  try {
+    peer = format.parse(text, args.file);
+  } catch (const Error& e) {
+    if (e.code() != ExitCode::bad_input) throw;
+    throw bad_input(
+        e.what_failed(), e.why(),
+        (e.fix().empty() ? std::string() : e.fix() + "; ") + "the database was not changed");
+  }
+  const nlohmann::json& doc = peer.document;
+  const auto b = doc.find("benchmarks");
+  if ((b == doc.end() || !b->is_array() || b->empty()) && peer.facts.empty()) {
+    throw bad_input("cannot import '" + args.file + "'",
+                    "it is " + std::string(format.name) + " output that measured nothing",
+                    "import a run of the tool that finished at least one measurement; the "
+                    "database was not changed");
+  }
+  std::string suite;
+  const auto c = doc.find("context");
+  const results::RunInfo info =
+      run_info_from(args, ctx, c != doc.end() ? *c : nlohmann::json(), suite);
+  results::SuiteRunInfo sr = suite_run_of(args, info, suite);
+  if (!peer.failure.empty()) {
+    sr.status = results::SuiteStatus::failed;
+    sr.reason = peer.failure;
+  }
+  CreatedDatabase created(ctx);
+  int64_t run_id = 0;
+  results::StoredSuite stored;
+  {
+    results::Store store = open_store(ctx, results::OpenMode::read_write_create);
+    try {
+      stored = store.import_run(info, sr, doc, suite, run_id);
+      // As `gpubench run` ends a run whose suite failed (import_run stored it complete).
+      if (!peer.failure.empty()) {
+        store.record_run_outcome(run_id, results::RunStatus::failed, peer.failure);
+      }
+    } catch (const Error& e) {
+      storing_failed(args, e);
+    }
+  }
+  created.keep();
+  print_ingest(args, ctx, run_id, stored.summary);
+  if (!peer.failure.empty()) {
+    *ctx.out << "  stored as failed: " << peer.failure << "\n";
+  }
+}
+
 void do_import(const ImportArgs& args, Context& ctx) {
   // Bad arguments before any reading: their own errors, not the file's.
   if (args.suite_given) check_suite_name(args.suite);
@@ -363,6 +507,15 @@ void do_import(const ImportArgs& args, Context& ctx) {
   check_note(args.note);
   check_utf8(args.suite, "--suite");
   resolve_db_path(ctx);
+  if (!args.format.empty()) {
+    import_peer(args, ctx, forced_format(args.format));
+    return;
+  }
+  if (const results::peers::PeerFormat* peer =
+          results::peers::detect_peer_format(file_head(args.file))) {
+    import_peer(args, ctx, *peer);
+    return;
+  }
   if (is_sqlite_file(args.file)) {
     CreatedDatabase created(ctx);  // a refused merge leaves no new database behind
     results::MergeSummary summary;
@@ -388,9 +541,11 @@ void do_import(const ImportArgs& args, Context& ctx) {
     const auto bytes = std::filesystem::file_size(args.file, ec);
     if (ec) throw;  // unreadable: read_file's message names the path and the cause
     throw bad_input("cannot import '" + args.file + "'",
-                    "it is not valid JSON (" + std::to_string(bytes) + " bytes; " + e.what() + ")",
+                    "it is not valid JSON (" + std::to_string(bytes) + " bytes; " + e.what() +
+                        "), nor the output of another tool import reads: " + peer_format_list(),
                     "pass a complete file written with --benchmark_out=FILE "
-                    "--benchmark_out_format=json; the database was not changed");
+                    "--benchmark_out_format=json, or one of those tools' output (--format NAME "
+                    "when it is not detected, as from a pipe); the database was not changed");
   }
   if (streaming.started()) {
     if (streaming.entries() == 0) nothing_to_import(args);  // rolls back, as any error does
@@ -458,10 +613,11 @@ void add_import_command(CLI::App& app, Context& ctx) {
   CLI::App* cmd = app.add_subcommand(
       "import",
       "merge another gpubench database, import an exported run, or store a Google Benchmark JSON "
-      "file as a run");
+      "file or another tool's output (nccl-tests, ...) as a run");
   cmd->add_option("file", args->file,
-                  "another gpubench .db, a `gpubench export --format json` file, or Google "
-                  "Benchmark JSON (--benchmark_out_format=json)")
+                  "another gpubench .db, a `gpubench export --format json` file, Google "
+                  "Benchmark JSON (--benchmark_out_format=json) or another tool's output "
+                  "(see --format)")
       ->required();
   CLI::Option* suite =
       cmd->add_option("--suite", args->suite,
@@ -469,6 +625,9 @@ void add_import_command(CLI::App& app, Context& ctx) {
                       "gpubench.suite, else 'imported'); no '/' or control characters");
   cmd->add_option("--tag", args->tags, "k=v label stored with the run (repeatable)");
   cmd->add_option("--note", args->note, "free text stored with the run");
+  cmd->add_option(
+      "--format", args->format,
+      "read FILE as this tool's output instead of detecting its format: " + peer_format_list());
   cmd->add_flag("--with-baselines", args->with_baselines,
                 "another database or an export: also copy its baselines of the runs merged (a "
                 "name this database already uses is left as it is)");

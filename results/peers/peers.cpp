@@ -1,12 +1,17 @@
 // The table of formats `gpubench import` knows besides its own (issue 40).
 #include "results/peers/peers.hpp"
 
+#include "results/peers/peers_nccl_tests.hpp"
+
 namespace gpubench::results::peers {
 
 const std::vector<PeerFormat>& peer_formats() {
   // One line per format, added with its reader (peers_<tool>.cpp). Text formats whose first lines
   // another tool could print come after the more specific ones.
-  static const std::vector<PeerFormat> formats = {};
+  static const std::vector<PeerFormat> formats = {
+      {"nccl-tests", "nccl-tests and rccl-tests *_perf text output", detect_nccl_tests,
+       parse_nccl_tests},
+  };
   return formats;
 }
 

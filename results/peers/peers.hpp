@@ -27,13 +27,13 @@ struct AcceptanceFact {
 struct PeerDocument {
   std::string format;  // the format's name, as --format takes it ("nccl-tests")
   // Google Benchmark JSON ({"context": {...}, "benchmarks": [...]}), stored as a run by the path a
-  // suite's file takes. Benchmark names follow gpubench's scheme, "<suite>/<kind>/<key>:<value>/..",
-  // with the suite being the tool ("nccl-tests/allreduce/dtype:fp32/op:sum/mode:out_of_place/
-  // bytes:1048576/ranks:8"), so compare, history, models and peers line them up with gpubench's
-  // own suites. Context keys the import reads (README.md here lists them all): host_name, date,
-  // gpubench.suite, gpubench.devices (as a suite writes them), gpubench.driver_version,
-  // gpubench.cuda_driver_version, gpubench.cuda_runtime_version, gpubench.nccl_version,
-  // peer.tool, peer.version, peer.command.
+  // suite's file takes. Benchmark names follow gpubench's scheme,
+  // "<suite>/<kind>/<key>:<value>/..", with the suite being the tool
+  // ("nccl-tests/allreduce/dtype:fp32/op:sum/mode:out_of_place/ bytes:1048576/ranks:8"), so
+  // compare, history, models and peers line them up with gpubench's own suites. Context keys the
+  // import reads (README.md here lists them all): host_name, date, gpubench.suite, gpubench.devices
+  // (as a suite writes them), gpubench.driver_version, gpubench.cuda_driver_version,
+  // gpubench.cuda_runtime_version, gpubench.nccl_version, peer.tool, peer.version, peer.command.
   nlohmann::json document;
   // Non-empty when the tool's run ended in an error (an NCCL error after some sizes were
   // measured): the run is stored with its suite failed and this as the reason.
