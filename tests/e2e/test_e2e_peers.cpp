@@ -268,3 +268,58 @@ TEST_F(E2ePeers, AHostWithoutPeerRunsSaysWhatToImport) {
 
 }  // namespace
 }  // namespace gpubench::e2e
+
+namespace gpubench::e2e {
+namespace {
+
+// A real nccl-tests output (tests/fixtures/peers/nccl-tests/: superbench's all_reduce_perf log of
+// 8 A100-40GB in one process, "on localhost") imported by `gpubench import`'s nccl-tests reader,
+// beside a FIXTURE gpubench allreduce run of that host (invented values).
+TEST(E2ePeersNcclTests, ARealAllReducePerfOutputLinesUpWithTheAllreduceSuite) {
+  Workspace ws;
+  const std::string base = "allreduce/allreduce/dtype:fp32/mode:";
+  json results = json::array();
+  for (const std::string mode : {"out_of_place", "in_place"}) {
+    results.push_back(result("allreduce", 1, base + mode + "/bytes:67108864/ranks:8",
+                             "busbw_GB_per_s", "GB/s", {195, 196, 197}));
+  }
+  const json run = {
+      {"run",
+       {{"uuid", "0e7c2a51-0000-4000-8000-000000000042"},
+        {"started_at", "2026-12-05T07:00:00Z"},
+        {"finished_at", "2026-12-05T08:00:00Z"},
+        {"status", "complete"}}},
+      {"environment", {{"host", {{"hostname", "localhost"}}}}},
+      {"suites", json::array({{{"id", 1}, {"suite", "allreduce"}, {"status", "ok"}}})},
+      {"results", results}};
+  const fs::path path = ws.root() / "run.json";
+  write_file_atomic(path, run.dump());
+  ASSERT_EQ(ws.run({"import", path.string(), ws.db_arg()}).exit_code, 0);
+  const fs::path log = fs::path(GPUBENCH_SOURCE_DIR) /
+                       "tests/fixtures/peers/nccl-tests/superbench-nccl_allreduce-a100x8.log";
+  const CliResult imported = ws.run({"import", log.string(), ws.db_arg()});
+  ASSERT_EQ(imported.exit_code, 0) << imported.out << imported.err;
+
+  const CliResult r = ws.run({"peers", "1", "--format", "json", ws.db_arg()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json doc = json::parse(r.out);
+  ASSERT_EQ(doc["lines"].size(), 2u) << doc.dump(1);
+  for (const json& l : doc["lines"]) {
+    EXPECT_EQ(l["peer"]["suite"], "nccl-tests");
+    const bool out_of_place =
+        l["gpubench"]["benchmark"].get<std::string>().find("out_of_place") != std::string::npos;
+    // The log's busbw at 67108864 bytes: 200.91 out of place, 201.82 in place.
+    const double peer = out_of_place ? 200.91 : 201.82;
+    EXPECT_DOUBLE_EQ(l["peer"]["median"].get<double>(), peer);
+    EXPECT_DOUBLE_EQ(l["ratio"].get<double>(), 196.0 / peer);
+    EXPECT_NE(l["peer"]["benchmark"].get<std::string>().find("op:sum"), std::string::npos);
+  }
+  const CliResult text = ws.run({"peers", "1", ws.db_arg()});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  if (const char* keep = std::getenv("GPUBENCH_FIXTURE_OUT")) {
+    write_file_atomic(fs::path(keep) / "peers_nccl.txt", text.out);
+  }
+}
+
+}  // namespace
+}  // namespace gpubench::e2e
