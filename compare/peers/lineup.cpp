@@ -298,6 +298,21 @@ std::string short_host(const std::string& host) {
   return lower(host.substr(0, host.find('.')));
 }
 
+// A PCI address in one spelling: NVML writes "00000000:18:00.0", sysfs and nccl-tests
+// "0000:18:00.0" or "0000:18:00", some tools "18:00.0". Domain as a number, bus and device as
+// written (lower case), function 0 when left out; "" when it is no address.
+std::string canonical_bus_id(const std::string& id) {
+  std::vector<std::string> parts = split(lower(id), ':');
+  if (parts.size() == 2) parts.insert(parts.begin(), "0");
+  if (parts.size() != 3) return "";
+  const std::string domain = parts[0].find_first_not_of('0') == std::string::npos
+                                 ? "0"
+                                 : parts[0].substr(parts[0].find_first_not_of('0'));
+  std::string device = parts[2];
+  if (device.find('.') == std::string::npos) device += ".0";
+  return domain + ":" + parts[1] + ":" + device;
+}
+
 }  // namespace
 
 bool is_peer_suite(std::string_view suite) {
@@ -377,19 +392,23 @@ std::string peer_mismatch(const results::RunDetail& own, const results::RunDetai
   // The same GPUs where both runs name them: every GPU the peer names is one of the run's.
   for (const bool by_uuid : {true, false}) {
     std::set<std::string> mine;
-    std::vector<std::string> theirs;
+    std::vector<std::pair<std::string, std::string>> theirs;  // (compared form, as stated)
+    const auto id_of = [by_uuid](const results::GpuInfo& g) {
+      if (by_uuid) return known(g.uuid) ? lower(g.uuid) : std::string();
+      return known(g.pci_bus_id) ? canonical_bus_id(g.pci_bus_id) : std::string();
+    };
     for (const auto& g : own.info.gpus) {
-      const std::string& id = by_uuid ? g.uuid : g.pci_bus_id;
-      if (known(id)) mine.insert(lower(id));
+      if (const std::string id = id_of(g); !id.empty()) mine.insert(id);
     }
     for (const auto& g : peer.info.gpus) {
-      const std::string& id = by_uuid ? g.uuid : g.pci_bus_id;
-      if (known(id)) theirs.push_back(lower(id));
+      if (const std::string id = id_of(g); !id.empty()) {
+        theirs.emplace_back(id, by_uuid ? g.uuid : g.pci_bus_id);
+      }
     }
     if (mine.empty() || theirs.empty()) continue;
-    for (const std::string& id : theirs) {
+    for (const auto& [id, stated] : theirs) {
       if (!mine.count(id)) {
-        return std::string("other GPUs (") + (by_uuid ? "UUID " : "PCI bus id ") + id +
+        return std::string("other GPUs (") + (by_uuid ? "UUID " : "PCI bus id ") + stated +
                " is not in the run)";
       }
     }

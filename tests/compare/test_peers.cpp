@@ -257,12 +257,17 @@ TEST(PeerLineup, PeerRunsOfAnotherHostOrOtherGpusAreLeftOut) {
   EXPECT_EQ(peer_mismatch(own.detail, run(2, {}, {}, "other-FIXTURE").detail),
             "another host (other-FIXTURE)");
   EXPECT_EQ(peer_mismatch(own.detail, run(2, {}, {gpu("GPU-c-FIXTURE")}).detail),
-            "other GPUs (UUID gpu-c-fixture is not in the run)");
+            "other GPUs (UUID GPU-c-FIXTURE is not in the run)");
   // Without UUIDs, PCI bus ids decide.
   EXPECT_NE(peer_mismatch(own.detail, run(2, {}, {gpu("unknown", "0000:99:00.0")}).detail)
                 .find("PCI bus id 0000:99:00.0"),
             std::string::npos);
   EXPECT_EQ(peer_mismatch(own.detail, run(2, {}, {gpu("unknown", "0000:18:00.0")}).detail), "");
+  // NVML's 8-digit domain and nccl-tests' 4-digit one without the function are one address.
+  own.detail.info.gpus[0].uuid = "unknown";
+  own.detail.info.gpus[0].pci_bus_id = "00000000:18:00.0";
+  EXPECT_EQ(peer_mismatch(own.detail, run(2, {}, {gpu("unknown", "0000:18:00")}).detail), "");
+  EXPECT_NE(peer_mismatch(own.detail, run(2, {}, {gpu("unknown", "0000:19:00")}).detail), "");
 }
 
 TEST(PeerLineup, TextFitsTheWidthAndNotesAreFootnotes) {

@@ -189,7 +189,7 @@ TEST_F(E2ePeers, PeersLinesUpTheNewestPeerRunOfEachToolOnTheSameHostAndGpus) {
   for (const json& u : doc["peer_runs"]) runs.push_back(u["run"]);
   EXPECT_EQ(runs, (std::vector<int64_t>{6, 5, 4, 3})) << doc["peer_runs"].dump(1);
   EXPECT_EQ(doc["peer_runs"][0]["left_out"],
-            "other GPUs (UUID gpu-elsewhere-fixture is not in the run)");
+            "other GPUs (UUID GPU-elsewhere-FIXTURE is not in the run)");
   ASSERT_EQ(doc["lines"].size(), 4u) << doc.dump(1);
 
   const json& ar = line_of(doc, "nccl-tests", k_ar);
