@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
       add_doctor_command,
       add_history_command,  add_annotate_command, add_site_command,  // issue 25
       add_models_command,   add_fleet_command,  // issue 24
+      add_peers_command,                        // issue 40
   };
   const int rc = run_cli(argc, argv, k_adders);
   // The last buffered bytes are written here: a full disk or /dev/full shows up now. close()

@@ -11,6 +11,7 @@
 #include "compare/aggregates.hpp"
 #include "compare/render/html_style.hpp"
 #include "compare/render/render_large.hpp"
+#include "compare/render/render_peers.hpp"
 #include "compare/render/svg.hpp"
 #include "compare/report/report_detail.hpp"
 #include "compare/run_problems.hpp"
@@ -275,6 +276,7 @@ void render_json_report(const RunReport& r, std::ostream& out) {
                                                : nlohmann::json(n.executions_needed)}});
   }
   doc["noisy_series"] = noisy;
+  if (!r.peers.peer_runs.empty()) doc["peers"] = peers_json(r.peers);
   out << json_text(doc, 2) << '\n';
 }
 
@@ -440,6 +442,7 @@ void render_report(const RunReport& r, Format format, std::ostream& out, bool co
         out << '\n';
         for (const std::string& l : noisy) out << text_name(l) << '\n';
       }
+      render_peers_section(r.peers, out);
       return;
     }
   }

@@ -8,6 +8,7 @@
 
 #include "compare/compare.hpp"
 #include "compare/noisy_series.hpp"
+#include "compare/peers/lineup.hpp"
 #include "compare/render/render.hpp"
 
 namespace gpubench::compare {
@@ -31,6 +32,9 @@ struct RunReport {
   // noisy_sized series with two or more executions.
   std::vector<NoisySeries> noisy;
   std::size_t noisy_sized = 0;
+  // The run beside imported peer tools of its host (issue 40): filled by the caller from the
+  // store (compare::peer_lineup); text and JSON show it when it has peer runs.
+  PeerLineup peers;
 };
 
 // The threshold the report's noisy series are sized for (compare's default --threshold).

@@ -1,6 +1,7 @@
 // gpubench report RUN: one run rendered for people (text, Markdown, HTML) or machines (JSON,
 // JUnit, CSV). Read-only on the database.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <memory>
 #include <sstream>
 
@@ -32,6 +33,11 @@ void do_report(const ReportArgs& args, Context& ctx) {
   results::Store store = open_store(ctx, results::OpenMode::read_only);
   int64_t id = store.resolve_run(args.run);
   compare::RunReport report = compare::build_report(store.get_run(id), store.get_results(id));
+  // A peer run itself (nccl-tests, ...) has no peers section: peer_lineup would refuse it.
+  if (std::none_of(report.run.suites.begin(), report.run.suites.end(),
+                   [](const auto& s) { return compare::is_peer_suite(s.suite); })) {
+    report.peers = compare::peer_lineup(store, id);
+  }
   const bool colour = ctx.interactive && args.output.empty() && *format == compare::Format::text;
   const std::string rows_csv = sidecar_for(ctx, args.output, ".results.csv");  // large md/html
   const auto render = [&](bool coloured) {

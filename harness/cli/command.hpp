@@ -57,5 +57,7 @@ void add_annotate_command(CLI::App& app, Context& ctx);
 void add_site_command(CLI::App& app, Context& ctx);
 void add_models_command(CLI::App& app, Context& ctx);
 void add_fleet_command(CLI::App& app, Context& ctx);
+// Issue 40: a run beside the imported outputs of peer tools.
+void add_peers_command(CLI::App& app, Context& ctx);
 
 }  // namespace gpubench::cli

@@ -7,8 +7,8 @@ gpubench-gemm says a GPU is usable and records that it ran; nvidia-smi lists 8 G
 
 From that plan each suite step may take 1.5 x its estimate + 30 s: gemm 105, fusion 95,
 transfer+launch 452, each of the two CLI runs 746, allreduce 146, plus the fixed steps timing 60,
-doctor 60, identity 240 (8 GPUs) and 60 s of checks between the steps: 2770 s in all, where the
-old default budget was 600 s."""
+doctor 60, peers 180 (issue 40), identity 240 (8 GPUs) and 60 s of checks between the steps:
+2950 s in all, where the old default budget was 600 s."""
 import json
 import os
 import stat
@@ -30,7 +30,7 @@ PLAN_8_GPUS = {
                {"suite": "calibration", "estimated_s": 6.0},
                {"suite": "dataloader", "estimated_s": 3.6}],
     "settle": {"settles": 2, "bound_s": 10, "estimated_s": 6.7}}
-TOTAL_8_GPUS = 105 + 95 + 452 + 746 + 746 + 60 + 60 + 146 + 240 + 60
+TOTAL_8_GPUS = 105 + 95 + 452 + 746 + 746 + 60 + 60 + 146 + 180 + 240 + 60
 
 
 def read(path):
@@ -110,7 +110,8 @@ class GpuCheckBudget(unittest.TestCase):
         for line in ("gpubench-gemm, limit 105 s)", "gpu-check.d/fusion, limit 95 s)",
                      "gpu-check.d/transfer-launch, limit 452 s)",
                      "gpubench run --profile quick, limit 746 s)", "gpubench doctor (limit 60 s)",
-                     "gpu-check.d/allreduce, limit 146 s)", "gpu-check.d/gpu-identity, limit 240 s)"):
+                     "gpu-check.d/allreduce, limit 146 s)", "gpu-check.d/peers, limit 180 s)",
+                     "gpu-check.d/gpu-identity, limit 240 s)"):
             self.assertIn(line, out)
         self.assertNotIn("no time left", out)
         self.assertIn("gpubench-gemm --benchmark_out", ran)

@@ -30,7 +30,8 @@ TEST(CliCommon, EveryOptionOfEverySubcommandRefusesAnEmptyValue) {
       add_run_command,      add_suites_command, add_runs_command,    add_show_command,
       add_import_command,   add_export_command, add_compare_command, add_accept_command,
       add_baseline_command, add_report_command, add_doctor_command,  add_history_command,
-      add_annotate_command, add_site_command,   add_models_command,  add_fleet_command};
+      add_annotate_command, add_site_command,   add_models_command,  add_fleet_command,
+      add_peers_command};
   CLI::App app;
   Context listing;
   for (Adder add : k_adders) add(app, listing);
