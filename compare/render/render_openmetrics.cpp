@@ -179,7 +179,7 @@ void write_comparison(Writer& w, const OpenMetricsInput& in, const std::string& 
     // Direction applied, primary metrics only (issue 39): what Grafana's "Change vs baseline"
     // summarises as better/worse; a time and its reciprocal rate would otherwise cancel out.
     if (const auto speedup = e.speedup(); speedup && std::isfinite(*speedup)) {
-      w.gauge("gpubench_change_speedup", "ratio",
+      w.gauge("gpubench_change_speedup_ratio", "ratio",
               "Speed-up of this run's primary metric over the baseline's, > 1 better (the change "
               "ratio with the metric's direction applied)",
               labels, *speedup);

@@ -171,7 +171,7 @@ def one_attempt(args):
     # Direction applied, primary metrics only (issue 39): twice the work halves calls_per_s's
     # speed, and real_time (secondary, its reciprocal) gets none, so a dashboard's summary counts
     # the slowdown once, as worse.
-    speedup = families.get("gpubench_change_speedup")
+    speedup = families.get("gpubench_change_speedup_ratio")
     check(speedup is not None and any(
         s.labels.get("metric") == "calls_per_s" and s.value < 0.7 for s in speedup.samples),
           "change speed-up below 1 (worse) for calls_per_s")

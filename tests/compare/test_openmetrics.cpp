@@ -186,7 +186,7 @@ TEST(OpenMetrics, SpeedupHasTheDirectionAppliedForPrimaryMetricsOnly) {
   std::ostringstream out;
   render_openmetrics(in, out);
   const std::string text = out.str();
-  EXPECT_TRUE(contains(text, "gpubench_change_speedup{host=")) << text;
+  EXPECT_TRUE(contains(text, "gpubench_change_speedup_ratio{host=")) << text;
   for (const char* metric : {"calls_per_s", "wall_time"}) {
     EXPECT_TRUE(
         contains(text, std::string("metric=\"") + metric + "\",baseline=\"nightly\"} 0.5\n"))
@@ -194,8 +194,8 @@ TEST(OpenMetrics, SpeedupHasTheDirectionAppliedForPrimaryMetricsOnly) {
         << text;
   }
   std::size_t speedups = 0;
-  for (std::size_t at = text.find("\ngpubench_change_speedup{"); at != std::string::npos;
-       at = text.find("\ngpubench_change_speedup{", at + 1)) {
+  for (std::size_t at = text.find("\ngpubench_change_speedup_ratio{"); at != std::string::npos;
+       at = text.find("\ngpubench_change_speedup_ratio{", at + 1)) {
     ++speedups;
   }
   EXPECT_EQ(speedups, 2u) << text;  // not real_time (secondary), not widgets (no direction)
