@@ -181,28 +181,50 @@ std::vector<RunChanges> changes_by_run(const History& history) {
   }
   std::vector<RunChanges> out;
   for (auto& [run, rc] : by_run) {
-    // The geometric mean of the changes, with the mean of their 99% log intervals: the series
-    // share their runs, so their errors are not independent and a t interval over the series
-    // (n - 1 df) would treat two series as two independent witnesses.
-    double log_sum = 0, half_sum = 0;
-    std::size_t with_interval = 0;
+    // Per side, the geometric mean of the speed-ups with the mean of their 99% log intervals:
+    // the series share their runs, so their errors are not independent and a t interval over
+    // the series (n - 1 df) would treat two series as two independent witnesses.
+    struct LogSums {
+      double log_sum = 0, half_sum = 0;
+      std::size_t count = 0, with_interval = 0;
+    } worse, better;
     for (const auto& [si, ci] : rc.changes) {
-      const SeriesChange& c = history.series[si].changes[ci];
-      log_sum += std::log(c.ratio);
+      const SeriesHistory& s = history.series[si];
+      const SeriesChange& c = s.changes[ci];
+      if (!s.primary) {
+        ++rc.secondary;
+        continue;
+      }
+      if (s.direction == results::Direction::unknown || !(c.ratio > 0)) {
+        ++rc.unknown_direction;
+        continue;
+      }
+      // log speed-up: log(after/before) for higher-is-better, its negative for lower.
+      const double sign = s.direction == results::Direction::lower ? -1.0 : 1.0;
+      const double log_speed = sign * std::log(c.ratio);
+      LogSums& side = log_speed < 0 ? worse : better;
+      side.log_sum += log_speed;
+      ++side.count;
       if (std::isfinite(c.ci_low) && std::isfinite(c.ci_high) && c.ci_low > 0) {
-        half_sum += (std::log(c.ci_high) - std::log(c.ci_low)) / 2;
-        ++with_interval;
+        side.half_sum += (std::log(c.ci_high) - std::log(c.ci_low)) / 2;
+        ++side.with_interval;
       }
     }
-    const double centre = log_sum / static_cast<double>(rc.changes.size());
-    rc.geomean.count = rc.changes.size();
-    rc.geomean.value = std::exp(centre);
-    if (with_interval > 0) {
-      const double half = half_sum / static_cast<double>(with_interval);
-      rc.geomean.ci_low = std::exp(centre - half);
-      rc.geomean.ci_high = std::exp(centre + half);
-    } else {
-      rc.geomean.ci_low = rc.geomean.ci_high = std::nan("");
+    for (auto [sums, mean] : {std::pair{&worse, &rc.worse}, std::pair{&better, &rc.better}}) {
+      mean->count = sums->count;
+      if (sums->count == 0) {
+        mean->ci_low = mean->ci_high = std::nan("");
+        continue;
+      }
+      const double centre = sums->log_sum / static_cast<double>(sums->count);
+      mean->value = std::exp(centre);
+      if (sums->with_interval > 0) {
+        const double half = sums->half_sum / static_cast<double>(sums->with_interval);
+        mean->ci_low = std::exp(centre - half);
+        mean->ci_high = std::exp(centre + half);
+      } else {
+        mean->ci_low = mean->ci_high = std::nan("");
+      }
     }
     std::stable_sort(rc.differences.begin(), rc.differences.end(),
                      [](const RankedDifference& a, const RankedDifference& b) {

@@ -1,4 +1,7 @@
 // The inline stylesheet of every HTML report (compare and report): one place, no external CSS.
+// Pages fit 1400 px (issue 39): tables sit in a .table-wrap (the only place that scrolls
+// sideways), benchmark names (td.name) wrap, long cells (td.why) are one line that opens, and
+// charts scale down to the page.
 #pragma once
 
 namespace gpubench::compare {
@@ -22,9 +25,16 @@ svg .improvement .pt,svg .improvement .ci{fill:#2e7d32;stroke:#2e7d32}
 svg .inconclusive .pt{fill:#b8860b}
 .note{color:#666;font-size:.9em}
 table.results td,table.results th{white-space:nowrap;vertical-align:top}
-table.results td.why{white-space:normal;min-width:20em;max-width:40em}
+.table-wrap{max-width:100%;overflow-x:auto}
+table.results{width:100%}
+table.results td.name{white-space:normal;overflow-wrap:anywhere;min-width:12em}
+table.results td.why{white-space:normal;width:12em}
 table.results td.why summary{white-space:nowrap;overflow:hidden;text-overflow:ellipsis;
-display:block;cursor:pointer;max-width:40em}
+display:block;cursor:pointer;max-width:12em}
+svg.chart{max-width:100%;height:auto}
+ol.failing li{margin:.2em 0}ol.failing .name{overflow-wrap:anywhere}
+ol.failing li.regression strong,ol.failing li.invalid strong{color:#c62828}
+p.per-gpu{overflow-wrap:anywhere}
 .legend .sw{display:inline-block;width:.9em;height:.9em;margin:0 .3em 0 .8em;
 border:1px solid #bbb;vertical-align:middle}
 .sw.regression{background:#fde2e2}.sw.improvement{background:#e2f5e2}

@@ -11,6 +11,9 @@
 //   gpubench_change_ratio{..., baseline} and gpubench_verdict{..., baseline, verdict}  1
 //     (only with a comparison: candidate median / baseline median, and the verdict of primary
 //     metrics only, so count() over it equals compare's counts; none when the baseline is the run)
+//   gpubench_change_speedup_ratio{..., baseline}  (primary metrics with a direction: the change
+//     ratio with the direction applied, > 1 better; what the dashboard's worse/better summary
+//     reads)
 //   gpubench_telemetry_*{host, gpu_uuid, gpu_model, device}: samples, throttled samples, peaks
 //   gpubench_doctor_check{host, check, area, status}  1
 // Names and units follow Prometheus conventions (base units, _seconds, _bytes_per_second); label

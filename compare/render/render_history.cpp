@@ -99,6 +99,14 @@ json difference_json(const RankedDifference& d) {
           {"differs_between_consecutive_runs", d.flips}};
 }
 
+// One side of a run's change summary (RunChanges::worse or ::better).
+json side_json(const GeoMean& g) {
+  return {{"series", g.count},
+          {"geomean_speedup", g.count ? number(g.value) : json(nullptr)},
+          {"low", number(g.ci_low)},
+          {"high", number(g.ci_high)}};
+}
+
 void render_json(const History& h, std::ostream& out) {
   json doc = {{"schema", "gpubench-history"},
               {"version", k_history_json_version},
@@ -164,9 +172,11 @@ void render_json(const History& h, std::ostream& out) {
     by_run.push_back({{"run", h.runs[rc.run].id},
                       {"started_at", h.runs[rc.run].started_at},
                       {"series", rc.series},
-                      {"geomean", number(rc.geomean.value)},
-                      {"geomean_low", number(rc.geomean.ci_low)},
-                      {"geomean_high", number(rc.geomean.ci_high)},
+                      {"primary_worse", side_json(rc.worse)},
+                      {"primary_better", side_json(rc.better)},
+                      {"secondary_series", rc.secondary},
+                      {"unknown_direction_series", rc.unknown_direction},
+                      {"summary", change_summary(rc)},
                       {"annotations", h.runs[rc.run].detail.annotations},
                       {"differences", std::move(diffs)}});
   }
@@ -238,9 +248,8 @@ void render_changes(const History& h, bool md, std::ostream& out) {
     return;
   }
   for (const RunChanges& rc : all) {
-    out << (md ? "- " : "") << md_text(md, run_headline(h, rc)) << ": " << rc.series
-        << " series, geomean " << pct(rc.geomean.value) << ' '
-        << interval(rc.geomean.ci_low, rc.geomean.ci_high) << '\n';
+    out << (md ? "- " : "") << md_text(md, run_headline(h, rc)) << ": " << change_summary(rc)
+        << '\n';
     const std::string in = md ? "  - " : "  ";
     for (const RankedDifference& d : rc.differences) {
       out << in << "differs: " << md_text(md, difference_text(d)) << " (" << d.series
@@ -305,6 +314,26 @@ std::string sparkline(const std::vector<double>& values) {
     out += k_bars[std::clamp(i, 0, 7)];
   }
   return out;
+}
+
+std::string change_summary(const RunChanges& rc) {
+  const auto side = [](const GeoMean& g, const char* word) {
+    std::string text = std::to_string(g.count) + " " + word;
+    if (g.count > 0) {
+      text += " (geomean " + pct(g.value) + " speed " + interval(g.ci_low, g.ci_high) + ")";
+    }
+    return text;
+  };
+  const std::size_t primary = rc.worse.count + rc.better.count + rc.unknown_direction;
+  std::string text = std::to_string(primary) + " primary series: " + side(rc.worse, "worse") +
+                     ", " + side(rc.better, "better");
+  if (rc.unknown_direction > 0) {
+    text += ", " + std::to_string(rc.unknown_direction) + " changed (no direction)";
+  }
+  if (rc.secondary > 0) {
+    text += "; " + std::to_string(rc.secondary) + " secondary not counted";
+  }
+  return text;
 }
 
 std::string run_headline(const History& h, const RunChanges& changes) {

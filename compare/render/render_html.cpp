@@ -126,6 +126,127 @@ void write_sweeps(const Comparison& cmp, std::ostream& out,
   }
 }
 
+// The fail-on a verdict is read under: the comparison's own, or the default when it was not
+// gated (--fail-on never).
+FailOn gate_of(const Comparison& cmp) {
+  return cmp.options.fail_on == FailOn::never ? FailOn::regression : cmp.options.fail_on;
+}
+
+// The heading's verdict (issue 39: the nightly page rendered with --fail-on never opened "NOT
+// GATED" on a failing night): PASS or FAIL always, under --fail-on never read under the default
+// --fail-on regression and said so: "FAIL (not gated: --fail-on never): 5 failing under
+// --fail-on regression (...)".
+std::string html_headline(const Comparison& cmp) {
+  const std::string line = verdict_headline(cmp);
+  if (cmp.options.fail_on != FailOn::never) return line;
+  const std::size_t failing = cmp.failing(FailOn::regression);
+  // The counts in parentheses at the end of the text headline, whatever its wording.
+  const std::size_t paren = line.find(" (", line.find(':'));
+  const std::string counts = paren == std::string::npos ? "" : line.substr(paren);
+  return std::string(failing > 0 ? "FAIL" : "PASS") + " (not gated: --fail-on never): " +
+         (failing > 0 ? std::to_string(failing) + " failing" : std::string("none failing")) +
+         " under --fail-on regression" + counts;
+}
+
+// Which verdict colours a grouped row: the one to act on first.
+int verdict_rank(Verdict v) {
+  switch (v) {
+    case Verdict::regression:
+      return 0;
+    case Verdict::invalid:
+      return 1;
+    case Verdict::improvement:
+      return 2;
+    case Verdict::changed:
+      return 3;
+    case Verdict::missing:
+      return 4;
+    case Verdict::inconclusive:
+      return 5;
+    case Verdict::unchanged:
+      return 6;
+  }
+  return 7;
+}
+
+// log speed-up (< 0 worse) for ordering by severity; the size of the change when the metric has
+// no direction, counted as worse.
+double log_speed(const Entry& e) {
+  if (const auto s = e.speedup(); s && *s > 0 && std::isfinite(*s)) return std::log(*s);
+  return std::isfinite(e.ratio) && e.ratio > 0 ? -std::fabs(std::log(e.ratio)) : 0.0;
+}
+
+// The summary lists at most this many failing entries: the rest are in the results below.
+constexpr std::size_t k_max_summary_failing = 50;
+
+// Summary first (issue 39), as the text does: the failing entries by severity (verdict, then the
+// largest slowdown), then one verdict per GPU: "gpu3 GPU-…: FAIL (5 checks); 7 GPUs PASS".
+void write_failing_summary(const Comparison& cmp, std::ostream& out) {
+  const FailOn gate = gate_of(cmp);
+  std::vector<const Entry*> failing;
+  for (const Entry& e : cmp.entries) {
+    if (e.primary && entry_fails(e, gate)) failing.push_back(&e);
+  }
+  std::stable_sort(failing.begin(), failing.end(), [](const Entry* a, const Entry* b) {
+    if (verdict_rank(a->verdict) != verdict_rank(b->verdict)) {
+      return verdict_rank(a->verdict) < verdict_rank(b->verdict);
+    }
+    return log_speed(*a) < log_speed(*b);
+  });
+  out << "<h2>Summary</h2>\n";
+  if (failing.empty()) {
+    out << "<p>Nothing fails under <code>--fail-on " << to_string(gate) << "</code>.</p>\n";
+  } else {
+    out << "<p>Failing under <code>--fail-on " << to_string(gate) << "</code>, worst first:</p>\n"
+        << "<ol class=\"failing\">\n";
+    for (std::size_t i = 0; i < failing.size(); ++i) {
+      if (i == k_max_summary_failing) {
+        out << "<li>and " << failing.size() - i << " more, in the results below</li>\n";
+        break;
+      }
+      const Entry* e = failing[i];
+      out << "<li class=\"" << to_string(e->verdict) << "\"><strong>" << to_string(e->verdict)
+          << "</strong> <span class=\"name\">" << html_escape(e->key.benchmark) << "</span> "
+          << html_escape(e->key.metric) << ' ' << html_escape(e->key.device) << ": "
+          << change_pct(e->ratio);
+      if (std::isfinite(e->ci_low)) {
+        out << " [" << change_pct(e->ci_low) << ", " << change_pct(e->ci_high) << "]";
+      }
+      out << " <span class=\"note\">" << html_escape(plain_why(*e, cmp.options.confidence))
+          << "</span></li>\n";
+    }
+    out << "</ol>\n";
+  }
+  // Per GPU: the devices named gpuN, each with its UUID where the candidate recorded one.
+  std::map<std::string, std::pair<std::string, std::size_t>> gpus;  // device -> (uuid, failing)
+  for (const Entry& e : cmp.entries) {
+    if (!e.primary || e.key.device.rfind("gpu", 0) != 0) continue;
+    auto& g = gpus[e.key.device];
+    if (g.first.empty()) g.first = e.candidate.gpu_uuid;
+    if (entry_fails(e, gate)) ++g.second;
+  }
+  if (gpus.size() < 2) return;
+  std::vector<std::string> fail, pass;
+  std::vector<std::pair<std::string, std::pair<std::string, std::size_t>>> ordered(gpus.begin(),
+                                                                                   gpus.end());
+  std::sort(ordered.begin(), ordered.end(),
+            [](const auto& a, const auto& b) { return svg::natural_less(a.first, b.first); });
+  for (const auto& [device, g] : ordered) {
+    if (g.second == 0) {
+      pass.push_back(device);
+      continue;
+    }
+    fail.push_back(device + (g.first.empty() ? "" : " " + g.first) + ": FAIL (" +
+                   std::to_string(g.second) + (g.second == 1 ? " check)" : " checks)"));
+  }
+  if (!pass.empty()) {
+    fail.push_back(std::to_string(pass.size()) +
+                   (pass.size() == 1 ? " GPU PASS (" : " GPUs PASS (") + join(pass, ", ") + ")");
+  }
+  out << "<p class=\"per-gpu\"><strong>Per GPU:</strong> " << html_escape(join(fail, "; "))
+      << "</p>\n";
+}
+
 // The page up to the verdict counts: head, problems, the two sides, counts.
 void write_head(const Comparison& cmp, std::ostream& out) {
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -133,9 +254,14 @@ void write_head(const Comparison& cmp, std::ostream& out) {
       << html_escape(cmp.candidate_selection) << "</title>\n<style>" << k_html_style
       << "</style>\n</head>\n<body>\n";
   out << "<h1>gpubench compare</h1>\n";
-  // The verdict first, as in text and Markdown (issue 26).
-  out << "<p class=\"verdict-line\"><strong>" << html_escape(verdict_headline(cmp))
+  // The verdict first, as in text and Markdown (issue 26), always the gated one (issue 39).
+  out << "<p class=\"verdict-line\"><strong>" << html_escape(html_headline(cmp))
       << "</strong></p>\n";
+  if (cmp.options.fail_on == FailOn::never) {
+    out << "<p class=\"note not-gated\">Not gated: this comparison ran with <code>--fail-on "
+           "never</code>, so its exit code was 0 whatever it found; the verdict above is the one "
+           "<code>--fail-on regression</code> (the default) would have given.</p>\n";
+  }
   for (const std::string& p : cmp.problems) {
     out << "<p class=\"problem\"><strong>Problem:</strong> " << html_escape(p) << "</p>\n";
   }
@@ -169,14 +295,15 @@ void write_summary(const Comparison& cmp, std::ostream& out) {
   if (cmp.env_differences.empty()) {
     out << "<p>None: both sides ran in the same recorded environment.</p>\n";
   } else {
-    out << "<table><tr><th>field</th><th>base</th><th>candidate</th></tr>\n";
+    out << "<div class=\"table-wrap\"><table><tr><th>field</th><th>base</th><th>candidate</th>"
+           "</tr>\n";
     for (const auto& d : cmp.env_differences) {
       out << "<tr><td>" << html_escape(d.field) << "</td><td>" << html_escape(d.base) << "</td><td>"
           << html_escape(d.candidate) << "</td></tr>\n";
     }
-    out << "</table>\n";
+    out << "</table></div>\n";
   }
-  out << "<h2>Suites</h2>\n<table><tr><th>suite</th><th>compared</th>";
+  out << "<h2>Suites</h2>\n<div class=\"table-wrap\"><table><tr><th>suite</th><th>compared</th>";
   for (Verdict v : k_all_verdicts) out << "<th>" << to_string(v) << "</th>";
   out << "<th>speed-up (geomean)</th><th>99% interval</th><th>geomean of</th><th>note</th></tr>\n";
   for (const auto& s : cmp.suites) {
@@ -188,13 +315,14 @@ void write_summary(const Comparison& cmp, std::ostream& out) {
         << "</td><td class=\"num\">" << s.geomean_count << " entries</td><td>"
         << html_escape(suite_note(s)) << "</td></tr>\n";
   }
-  out << "</table>\n<p class=\"note\">Counts, speed-ups and the exit code use each suite's "
+  out << "</table></div>\n<p class=\"note\">Counts, speed-ups and the exit code use each suite's "
          "primary metrics: one verdict per benchmark. Secondary metrics are in the table, marked, "
          "not counted.</p>\n";
 }
 
 const char* k_results_header =
-    "<table class=\"results\"><tr><th>benchmark</th><th>metric</th><th>device</th>"
+    "<div class=\"table-wrap\"><table "
+    "class=\"results\"><tr><th>benchmark</th><th>metric</th><th>device</th>"
     "<th>base</th><th>candidate</th><th>unit</th><th>change</th><th>99% interval</th>"
     "<th>n</th><th>verdict</th><th>why</th></tr>\n";
 
@@ -203,12 +331,12 @@ const char* k_results_header =
 // holds the whole text.
 void write_result_row(const Entry& e, double confidence, std::ostream& out) {
   const std::string why = html_escape(plain_why(e, confidence));
-  out << "<tr class=\"" << (e.primary ? to_string(e.verdict) : "secondary") << "\"><td>"
-      << html_escape(e.key.benchmark) << "</td><td>" << html_escape(e.key.metric)
-      << (e.primary ? "" : " (secondary)") << "</td><td>" << e.key.device
-      << "</td><td class=\"num\">" << format_value(e.base.median) << "</td><td class=\"num\">"
-      << format_value(e.candidate.median) << "</td><td>" << html_escape(e.unit)
-      << "</td><td class=\"num\">" << change_pct(e.ratio) << "</td><td>"
+  out << "<tr class=\"" << (e.primary ? to_string(e.verdict) : "secondary")
+      << "\"><td class=\"name\">" << html_escape(e.key.benchmark) << "</td><td>"
+      << html_escape(e.key.metric) << (e.primary ? "" : " (secondary)") << "</td><td>"
+      << e.key.device << "</td><td class=\"num\">" << format_value(e.base.median)
+      << "</td><td class=\"num\">" << format_value(e.candidate.median) << "</td><td>"
+      << html_escape(e.unit) << "</td><td class=\"num\">" << change_pct(e.ratio) << "</td><td>"
       << (std::isfinite(e.ci_low) ? "[" + change_pct(e.ci_low) + ", " + change_pct(e.ci_high) + "]"
                                   : "—")
       << "</td><td class=\"num\">" << e.base.n << '/' << e.candidate.n << "</td><td>"
@@ -224,27 +352,6 @@ std::size_t device_count(const Comparison& cmp) {
   std::set<std::string_view> devices;
   for (const Entry& e : cmp.entries) devices.insert(e.key.device);
   return devices.size();
-}
-
-// Which verdict colours a grouped row: the one to act on first.
-int verdict_rank(Verdict v) {
-  switch (v) {
-    case Verdict::regression:
-      return 0;
-    case Verdict::invalid:
-      return 1;
-    case Verdict::improvement:
-      return 2;
-    case Verdict::changed:
-      return 3;
-    case Verdict::missing:
-      return 4;
-    case Verdict::inconclusive:
-      return 5;
-    case Verdict::unchanged:
-      return 6;
-  }
-  return 7;
 }
 
 // One row per (suite, benchmark without its device:N, metric): a strip of one square per GPU
@@ -264,14 +371,17 @@ void write_strip_rows(const Comparison& cmp, std::size_t devices, std::ostream& 
   }
   out << "<p class=\"note\">" << devices
       << " devices: one row per benchmark and metric; each square of the strip is one device "
-         "(colour: its verdict; hover: its change and 99% interval), the change is the median "
-         "over the devices with their range, and the last cell opens to every device.</p>\n"
-      << "<table class=\"results\"><tr><th>benchmark</th><th>metric</th><th>devices</th>"
-      << "<th>change (median)</th><th>range</th><th>unit</th><th>verdicts</th><th>per device</th>"
-      << "</tr>\n";
+         "(colour: its verdict; hover: its change and 99% interval), the change is the worst "
+         "device's (the verdict to act on first, then the largest slowdown) with the range over "
+         "the devices, and the last cell opens to every device.</p>\n"
+      << "<div class=\"table-wrap\"><table class=\"results\"><tr><th>benchmark</th><th>metric"
+      << "</th><th>devices</th><th>change (worst device)</th><th>range</th><th>unit</th><th>"
+      << "verdicts</th><th>per device</th></tr>\n";
   for (const std::vector<const Entry*>& g : groups) {
     const Entry& first = *g.front();
-    const Entry* worst = first.primary ? &first : nullptr;
+    // The device to act on first (issue 39: the median over 8 GPUs read +0.05% where GPU 3 was
+    // -15%): the most severe verdict, then the largest slowdown.
+    const Entry* worst = &first;
     std::vector<double> changes;
     std::map<int, std::pair<Verdict, std::size_t>> counts;
     for (const Entry* e : g) {
@@ -279,17 +389,18 @@ void write_strip_rows(const Comparison& cmp, std::size_t devices, std::ostream& 
       auto& c = counts[verdict_rank(e->verdict)];
       c.first = e->verdict;
       ++c.second;
-      if (worst != nullptr && verdict_rank(e->verdict) < verdict_rank(worst->verdict)) worst = e;
+      const int rank = verdict_rank(e->verdict), worst_rank = verdict_rank(worst->verdict);
+      if (rank < worst_rank || (rank == worst_rank && log_speed(*e) < log_speed(*worst))) worst = e;
     }
     std::sort(changes.begin(), changes.end());
     std::vector<std::string> tally;
     for (const auto& [rank, c] : counts) {
       tally.push_back(std::to_string(c.second) + " " + to_string(c.first));
     }
-    const double mid = changes.empty() ? std::nan("") : median(changes);
-    out << "<tr class=\"" << (worst != nullptr ? to_string(worst->verdict) : "secondary")
-        << "\"><td>" << html_escape(without_device(first.key.benchmark)) << "</td><td>"
-        << html_escape(first.key.metric) << (first.primary ? "" : " (secondary)")
+    const bool measured = std::isfinite(worst->ratio) && worst->ratio > 0;
+    out << "<tr class=\"" << (first.primary ? to_string(worst->verdict) : "secondary")
+        << "\"><td class=\"name\">" << html_escape(without_device(first.key.benchmark))
+        << "</td><td>" << html_escape(first.key.metric) << (first.primary ? "" : " (secondary)")
         << "</td><td><svg class=\"strip\" width=\"" << 12 * g.size() + 2
         << "\" height=\"14\" role=\"img\">";
     for (std::size_t i = 0; i < g.size(); ++i) {
@@ -301,7 +412,8 @@ void write_strip_rows(const Comparison& cmp, std::size_t devices, std::ostream& 
           << to_string(e.verdict) << "\"><title>" << html_escape(e.key.device) << ": "
           << change_pct(e.ratio) << interval << ", " << to_string(e.verdict) << "</title></rect>";
     }
-    out << "</svg></td><td class=\"num\">" << (changes.empty() ? "—" : change_pct(mid))
+    out << "</svg></td><td class=\"num worst\">"
+        << (measured ? html_escape(worst->key.device) + " " + change_pct(worst->ratio) : "—")
         << "</td><td>"
         << (changes.empty() ? "—"
                             : change_pct(changes.front()) + " … " + change_pct(changes.back()))
@@ -316,7 +428,7 @@ void write_strip_rows(const Comparison& cmp, std::size_t devices, std::ostream& 
     }
     out << "</details></td></tr>\n";
   }
-  out << "</table>\n";
+  out << "</table></div>\n";
 }
 
 // A list longer than k_large_report_entries goes in a closed <details> (large layout).
@@ -353,6 +465,7 @@ void write_compact_block(const std::string& summary, const std::vector<const Ent
 void render_html_large(const Comparison& cmp, std::ostream& out, const std::string& csv_path) {
   const LargeGroups groups = group_large(cmp);
   write_head(cmp, out);
+  write_failing_summary(cmp, out);
   out << "<p class=\"note\">" << cmp.entries.size() << " entries (more than "
       << k_large_report_entries << "): every regression, improvement, changed, invalid and "
       << "missing entry is listed below, in full rows up to " << k_max_full_rows
@@ -393,7 +506,7 @@ void render_html_large(const Comparison& cmp, std::ostream& out, const std::stri
     }
     out << k_results_header;
     for (const Entry* e : g.full) write_result_row(*e, cmp.options.confidence, out);
-    out << "</table>\n";
+    out << "</table></div>\n";
     if (!g.compact.empty()) {
       write_compact_block(std::to_string(g.compact.size()) + " more " + to_string(g.verdict) +
                               " entries, largest change first",
@@ -433,6 +546,7 @@ void render_html(const Comparison& cmp, std::ostream& out, const std::string& un
     return;
   }
   write_head(cmp, out);
+  write_failing_summary(cmp, out);
   write_summary(cmp, out);
   out << "<h2>Change per benchmark</h2>\n";
   write_forest(cmp, out);
@@ -444,7 +558,7 @@ void render_html(const Comparison& cmp, std::ostream& out, const std::string& un
   } else {
     out << k_results_header;
     for (const Entry* e : entries_in_order(cmp)) write_result_row(*e, cmp.options.confidence, out);
-    out << "</table>\n";
+    out << "</table></div>\n";
   }
   write_unmatched(cmp, out);
   out << "</body>\n</html>\n";

@@ -176,6 +176,14 @@ void write_comparison(Writer& w, const OpenMetricsInput& in, const std::string& 
     // metric (real_time next to a suite's own primary metric) would count one regression two or
     // three times in a dashboard's count().
     if (!e.primary) continue;
+    // Direction applied, primary metrics only (issue 39): what Grafana's "Change vs baseline"
+    // summarises as better/worse; a time and its reciprocal rate would otherwise cancel out.
+    if (const auto speedup = e.speedup(); speedup && std::isfinite(*speedup)) {
+      w.gauge("gpubench_change_speedup_ratio", "ratio",
+              "Speed-up of this run's primary metric over the baseline's, > 1 better (the change "
+              "ratio with the metric's direction applied)",
+              labels, *speedup);
+    }
     labels.emplace_back("verdict", to_string(e.verdict));
     w.gauge("gpubench_verdict", "",
             "1 for the verdict of this run's primary metric against the baseline (regression, "

@@ -120,17 +120,18 @@ void write_html_head(const RunReport& r, std::ostream& out) {
   for (const std::string& p : r.problems) {
     out << "<p class=\"problem\"><strong>Problem:</strong> " << html_escape(p) << "</p>\n";
   }
-  out << "<table>\n";
+  out << "<div class=\"table-wrap\"><table class=\"env\">\n";
   for (const auto& [k, v] : environment(r)) {
     out << "<tr><th>" << html_escape(k) << "</th><td>" << html_escape(v) << "</td></tr>\n";
   }
-  out << "</table>\n<h2>Suites</h2>\n<table>\n<tr><th>suite</th><th>status</th></tr>\n";
+  out << "</table></div>\n<h2>Suites</h2>\n<div class=\"table-wrap\"><table>\n<tr><th>suite"
+      << "</th><th>status</th></tr>\n";
   for (const auto& [k, v] : suite_lines(r)) {
     bool bad = v.rfind("ok", 0) != 0 && v.rfind("skipped", 0) != 0;
     out << "<tr" << (bad ? " class=\"invalid\"" : "") << "><td>" << html_escape(k) << "</td><td>"
         << html_escape(v) << "</td></tr>\n";
   }
-  out << "</table>\n";
+  out << "</table></div>\n";
 }
 
 void write_html_sweeps(const RunReport& r, std::ostream& out, std::size_t max_points) {
@@ -139,6 +140,9 @@ void write_html_sweeps(const RunReport& r, std::ostream& out, std::size_t max_po
   std::map<std::string, std::string> units;
   for (const ReportRow& row : r.rows) {
     if (row.status != results::BenchmarkStatus::ok || row.stats.n == 0) continue;
+    // Primary metrics only (issue 39): calls_per_s, ms_per_call and real_time of one sweep are
+    // one measurement three ways; secondary metrics are in the table.
+    if (!row.primary) continue;
     for (std::size_t i = 0; i < row.params.size(); ++i) {
       if (!row.params[i].number || is_run_control_param(row.params[i].key)) continue;
       std::string rest;
@@ -198,19 +202,21 @@ void render_html_report(const RunReport& r, std::ostream& out, const std::string
   write_html_sweeps(r, out);
   // One line per row: cells do not wrap; the status (a skip or error reason can be a paragraph)
   // is a closed <details> whose one-line summary opens onto the whole text.
-  out << "<h2>Results</h2>\n<table class=\"results\"><tr>";
+  // Fits 1400 px (issue 39): the name wraps, the table scrolls sideways only inside its wrapper.
+  out << "<h2>Results</h2>\n<div class=\"table-wrap\"><table class=\"results\"><tr>";
   for (const auto& h : k_header) out << "<th>" << h << "</th>";
   out << "</tr>\n";
   for (const ReportRow& row : r.rows) {
     out << "<tr" << (row.status == results::BenchmarkStatus::error ? " class=\"invalid\"" : "")
         << ">";
     const std::vector<std::string> c = cells(row);
-    for (std::size_t i = 0; i + 1 < c.size(); ++i) out << "<td>" << html_escape(c[i]) << "</td>";
+    out << "<td class=\"name\">" << html_escape(c[0]) << "</td>";
+    for (std::size_t i = 1; i + 1 < c.size(); ++i) out << "<td>" << html_escape(c[i]) << "</td>";
     const std::string last = html_escape(c.back());
     out << "<td class=\"why\"><details><summary>" << last << "</summary>" << last
         << "</details></td></tr>\n";
   }
-  out << "</table>\n";
+  out << "</table></div>\n";
   if (const auto noisy = noisy_report_lines(r); !noisy.empty()) {
     out << "<h2>Noisy between executions</h2>\n<p>" << html_escape(noisy.front()) << "</p>\n<ul>\n";
     for (std::size_t i = 1; i < noisy.size(); ++i) {
@@ -314,6 +320,7 @@ RunReport build_report(const results::RunDetail& run, const std::vector<results:
       r.params = row.params;
       r.unit = row.unit;
       r.direction = row.direction;
+      r.primary = row.role != results::MetricRole::secondary;
       r.stats.gpu_uuid = row.gpu_uuid;
     }
     if (row.status != results::BenchmarkStatus::ok) {

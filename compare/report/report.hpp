@@ -19,6 +19,7 @@ struct ReportRow {
   std::vector<results::Param> params;
   std::string unit;
   results::Direction direction = results::Direction::unknown;
+  bool primary = true;  // not a secondary metric (results/metric_roles.hpp)
   results::BenchmarkStatus status = results::BenchmarkStatus::ok;
   std::string message;
   SideStats stats;

@@ -211,8 +211,7 @@ std::string run_html(const History& h, std::size_t run, const RunChanges* change
   if (changes == nullptr) {
     out << "<p>none</p>\n";
   } else {
-    out << "<p>" << changes->series << " series, geomean " << change_pct(changes->geomean.value)
-        << "</p>\n<ul>\n";
+    out << "<p>" << html_escape(change_summary(*changes)) << "</p>\n<ul>\n";
     for (const auto& [si, ci] : changes->changes) {
       const SeriesHistory& s = h.series[si];
       out << "<li><a href=\"series/" << series_page(s) << "\">"
@@ -240,8 +239,8 @@ std::string index_html(const History& h, const std::vector<results::RunRow>& run
   if (changes.empty()) out << "<li>none</li>\n";
   for (const RunChanges& c : changes) {
     out << "<li><a href=\"" << run_page(h.runs[c.run].id) << "\">"
-        << html_escape(run_headline(h, c)) << "</a>: " << c.series << " series, geomean "
-        << change_pct(c.geomean.value) << "</li>\n";
+        << html_escape(run_headline(h, c)) << "</a>: " << html_escape(change_summary(c))
+        << "</li>\n";
   }
   out << "</ul>\n<h2>Suites</h2>\n<ul>\n";
   for (const auto& [suite, series] : suites) {

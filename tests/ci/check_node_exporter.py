@@ -13,7 +13,8 @@ prometheus-node-exporter; ci/setup installs them) on a real database built by th
    with node_textfile_scrape_error 0 and every series of the export present, values equal.
 3. A Prometheus server (127.0.0.1, free port, temp TSDB) scrapes that node_exporter; every stat
    panel of ci/grafana/gpubench.json about verdicts, queried with "All" selected, equals what
-   `gpubench compare --format json` counts on the same runs.
+   `gpubench compare --format json` counts on the same runs; the "Change vs baseline" panel
+   draws primary metrics only, the slowdown as worse (issue 39).
 Both daemons are stopped at the end, also when a check fails.
 
 usage: check_node_exporter.py --bin BUILD/bin --work TEMP_DIR --source SOURCE_DIR
@@ -131,6 +132,31 @@ def panels_equal_cli(prom_port, source, counts):
     check(checked >= 3, f"{checked} verdict panels checked against the CLI")
 
 
+def change_panel_is_direction_aware(prom_port, source):
+    """Issue 39: the "Change vs baseline" panel over primary metrics with the direction applied.
+    The second run does twice the work: its one primary series (calls_per_s) is worse, nothing
+    is better, and real_time / ms_per_call (secondary reciprocals) are not drawn."""
+    dash = json.load(open(os.path.join(source, "ci/grafana/gpubench.json")))
+    panel = next((p for p in dash["panels"] if p["title"].startswith("Change vs baseline")), None)
+    check(panel is not None, "Grafana has a 'Change vs baseline' panel")
+    if panel is None:
+        return
+    results = {}
+    for target in panel["targets"]:
+        expr = target["expr"].replace("$host", ".*").replace("$suite", ".*").replace(
+            "$benchmark", ".*")
+        results[target["legendFormat"]] = query(prom_port, expr)
+    worse = [r for k, r in results.items() if "worse" in k]
+    better = [r for k, r in results.items() if "better" in k]
+    each = [r for k, r in results.items() if "worse" not in k and "better" not in k]
+    check(len(worse) == 1 and len(worse[0]) == 1 and float(worse[0][0]["value"][1]) < 0.7,
+          f"the panel's worse series: one host, geomean speed-up below 0.7 ({worse})")
+    check(len(better) == 1 and not better[0], f"the panel's better series: none ({better})")
+    metrics = {r["metric"].get("metric") for rs in each for r in rs}
+    check(metrics == {"calls_per_s"},
+          f"the panel draws the primary metric only, not its reciprocals ({metrics})")
+
+
 def one_attempt(args):
     gb, db, env = om.build_database(args.bin, args.work)
     against = om.run(gb, db, "export", "latest", "--format", "openmetrics", "--against", "nightly")
@@ -186,6 +212,7 @@ def one_attempt(args):
         if ready is None:
             return
         panels_equal_cli(prom_port, args.source, counts)
+        change_panel_is_direction_aware(prom_port, args.source)
     finally:
         stop(prom)
         stop(ne)

@@ -168,6 +168,16 @@ def one_attempt(args):
     check(ratio is not None and ratio.unit == "ratio" and any(
         s.labels.get("metric") == "real_time" and s.value > 1.5 for s in ratio.samples),
           "change ratio about 2 for real_time")
+    # Direction applied, primary metrics only (issue 39): twice the work halves calls_per_s's
+    # speed, and real_time (secondary, its reciprocal) gets none, so a dashboard's summary counts
+    # the slowdown once, as worse.
+    speedup = families.get("gpubench_change_speedup_ratio")
+    check(speedup is not None and any(
+        s.labels.get("metric") == "calls_per_s" and s.value < 0.7 for s in speedup.samples),
+          "change speed-up below 1 (worse) for calls_per_s")
+    check(speedup is not None and not any(
+        s.labels.get("metric") in ("real_time", "ms_per_call") for s in speedup.samples),
+          "no speed-up for secondary metrics (real_time, ms_per_call)")
     doctor = families.get("gpubench_doctor_check")
     check(doctor is not None and len(doctor.samples) >= 20, "doctor checks exported")
 

@@ -85,7 +85,8 @@ TEST_F(LargeReportE2E, HtmlToFileNamesEveryRegressionAndWritesUnchangedBesideIt)
   const std::vector<json> regressions = results_with("regression");
   EXPECT_GE(regressions.size(), 10u);  // 12 slowed benchmarks x 2 metrics, most decided
   for (const json& e : regressions) {
-    EXPECT_NE(html.find("<td>" + e["benchmark"].get<std::string>() + "</td>"), std::string::npos)
+    EXPECT_NE(html.find("<td class=\"name\">" + e["benchmark"].get<std::string>() + "</td>"),
+              std::string::npos)
         << e["benchmark"];
   }
   ASSERT_TRUE(fs::exists(path("cmp.unchanged.csv")));

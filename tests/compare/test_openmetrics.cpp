@@ -163,6 +163,44 @@ TEST(OpenMetrics, VerdictsOnlyForPrimaryMetrics) {
   EXPECT_EQ(cmp.count(Verdict::regression), 1u);
 }
 
+// Issue 39: Grafana's "Change vs baseline" summarises worse and better; it needs the direction
+// applied and secondary metrics (a primary rate's reciprocal time) left out.
+TEST(OpenMetrics, SpeedupHasTheDirectionAppliedForPrimaryMetricsOnly) {
+  Comparison cmp;
+  for (const auto& [metric, direction, primary] :
+       {std::tuple{"calls_per_s", results::Direction::higher, true},
+        std::tuple{"wall_time", results::Direction::lower, true},
+        std::tuple{"real_time", results::Direction::lower, false},
+        std::tuple{"widgets", results::Direction::unknown, true}}) {
+    Entry e;
+    e.key = {"calibration", "calibration/x", metric, "host"};
+    e.direction = direction;
+    e.primary = primary;
+    e.ratio = direction == results::Direction::higher ? 0.5 : 2;  // all a 2x slowdown
+    e.verdict = Verdict::regression;
+    cmp.entries.push_back(e);
+  }
+  OpenMetricsInput in;
+  in.comparison = &cmp;
+  in.baseline = "nightly";
+  std::ostringstream out;
+  render_openmetrics(in, out);
+  const std::string text = out.str();
+  EXPECT_TRUE(contains(text, "gpubench_change_speedup_ratio{host=")) << text;
+  for (const char* metric : {"calls_per_s", "wall_time"}) {
+    EXPECT_TRUE(
+        contains(text, std::string("metric=\"") + metric + "\",baseline=\"nightly\"} 0.5\n"))
+        << metric << '\n'
+        << text;
+  }
+  std::size_t speedups = 0;
+  for (std::size_t at = text.find("\ngpubench_change_speedup_ratio{"); at != std::string::npos;
+       at = text.find("\ngpubench_change_speedup_ratio{", at + 1)) {
+    ++speedups;
+  }
+  EXPECT_EQ(speedups, 2u) << text;  // not real_time (secondary), not widgets (no direction)
+}
+
 TEST(DoctorDifferences, StatusChangesAreListedOnlyWhenBothSidesHaveChecks) {
   auto run_with = [](results::CheckStatus status, const std::string& value) {
     results::RunDetail d;

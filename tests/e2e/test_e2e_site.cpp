@@ -99,5 +99,38 @@ TEST(E2eSite, HistoryHtmlRendersEveryChartWithTheChangeMarked) {
             "charts=2 points=120 marked=2 annotations=2 clipped=0");
 }
 
+// Issue 39: the unit label overlapped the top tick, the first and last points were half cut off
+// at the frame, and the x axis named two runs. Measured in the browser on every chart: no two
+// texts overlap, every point and its interval inside the frame (the first <rect>), more than two
+// run labels.
+TEST(E2eSite, HistoryChartsNameRunsAndKeepPointsAndLabelsClear) {
+  const std::string chromium = find_chromium_binary();
+  if (chromium.empty()) GTEST_SKIP() << "no Chromium to render the page";
+  Workspace ws;
+  make_fixture_db(ws.db(), 60, 41, 0.94, 7);
+  ASSERT_EQ(ws.run({"annotate", "41", "driver upgrade"}).exit_code, 0);
+  const fs::path page = ws.root() / "history.html";
+  ASSERT_EQ(ws.run({"history", "all", "--format", "html", "-o", page.string()}).exit_code, 0);
+  const std::string result = chromium_check(chromium, page,
+                                            R"(let charts=0, ticks=9999, problems=[];
+document.querySelectorAll('svg.history').forEach((svg,i)=>{charts++;
+  const f=svg.querySelector('rect').getBBox();
+  const texts=[...svg.querySelectorAll('text')].map(t=>({b:t.getBBox(),s:t.textContent}));
+  for(let p=0;p<texts.length;p++) for(let q=p+1;q<texts.length;q++){const a=texts[p].b,b=texts[q].b;
+    if(a.x<b.x+b.width-0.5&&b.x<a.x+a.width-0.5&&a.y<b.y+b.height-0.5&&b.y<a.y+a.height-0.5)
+      problems.push('chart '+i+': '+texts[p].s+' / '+texts[q].s);}
+  svg.querySelectorAll('g.run').forEach(g=>{const b=g.getBBox();
+    if(b.x<f.x+1||b.x+b.width>f.x+f.width-1||b.y<f.y||b.y+b.height>f.y+f.height)
+      problems.push('chart '+i+': point outside the frame at x '+Math.round(b.x));});
+  ticks=Math.min(ticks,svg.querySelectorAll('text.run-tick').length);});
+if(ticks<3) problems.push('only '+ticks+' run labels');
+out.push('charts='+charts+' '+(problems.length?problems.join(' | '):'OK'));
+)");
+  EXPECT_EQ(result, "charts=2 OK");
+  const std::string html = read_file(page);
+  EXPECT_TRUE(contains(html, "<text class=\"run-tick\"")) << html.substr(0, 2000);
+  EXPECT_TRUE(contains(html, ">run 60</text>")) << html.substr(0, 2000);
+}
+
 }  // namespace
 }  // namespace gpubench::e2e
