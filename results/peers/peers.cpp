@@ -1,6 +1,7 @@
 // The table of formats `gpubench import` knows besides its own (issue 40).
 #include "results/peers/peers.hpp"
 
+#include "results/peers/peers_dcgm.hpp"
 #include "results/peers/peers_nccl_tests.hpp"
 
 namespace gpubench::results::peers {
@@ -11,6 +12,9 @@ const std::vector<PeerFormat>& peer_formats() {
   static const std::vector<PeerFormat> formats = {
       {"nccl-tests", "nccl-tests and rccl-tests *_perf text output", detect_nccl_tests,
        parse_nccl_tests},
+      {k_dcgm_format,
+       "dcgmi diag text (its box table) or -j JSON: acceptance facts per test and GPU",
+       &detect_dcgm_diag, &parse_dcgm_diag},
   };
   return formats;
 }
