@@ -275,6 +275,7 @@ void render_json_report(const RunReport& r, std::ostream& out) {
                                                : nlohmann::json(n.executions_needed)}});
   }
   doc["noisy_series"] = noisy;
+  doc["acceptance_facts"] = results::acceptance_facts_json(r.facts);
   out << json_text(doc, 2) << '\n';
 }
 
@@ -340,6 +341,12 @@ RunReport build_report(const results::RunDetail& run, const std::vector<results:
   return report;
 }
 
+std::string acceptance_facts_line(const RunReport& report) {
+  const std::vector<std::string> items = results::summarize_acceptance_facts(report.facts);
+  if (items.empty()) return {};
+  return "acceptance facts (" + report.facts.front().source + "): " + join(items, "; ");
+}
+
 void render_report(const RunReport& r, Format format, std::ostream& out, bool colour,
                    const std::string& rows_csv) {
   switch (format) {
@@ -391,6 +398,9 @@ void render_report(const RunReport& r, Format format, std::ostream& out, bool co
       for (const auto& [k, v] : suite_lines(r)) {
         out << "| suite " << markdown_escape(k) << " | " << markdown_escape(v) << " |\n";
       }
+      if (const std::string facts = acceptance_facts_line(r); !facts.empty()) {
+        out << "\n" << markdown_escape(facts) << "\n";
+      }
       out << "\n|";
       for (const auto& h : k_header) out << ' ' << h << " |";
       out << "\n|";
@@ -419,6 +429,9 @@ void render_report(const RunReport& r, Format format, std::ostream& out, bool co
       for (const auto& [k, v] : environment(r)) out << "  " << k << ": " << v << '\n';
       out << "  suites:\n";
       for (const auto& [k, v] : suite_lines(r)) out << "    " << k << ": " << v << '\n';
+      if (const std::string facts = acceptance_facts_line(r); !facts.empty()) {
+        out << "  " << facts << '\n';
+      }
       std::vector<std::string> names;
       for (const ReportRow& row : r.rows) names.push_back(row.key.benchmark);
       const std::map<std::string, std::string> name = text_names(names);

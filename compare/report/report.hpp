@@ -9,6 +9,7 @@
 #include "compare/compare.hpp"
 #include "compare/noisy_series.hpp"
 #include "compare/render/render.hpp"
+#include "results/acceptance_facts.hpp"
 
 namespace gpubench::compare {
 
@@ -31,7 +32,14 @@ struct RunReport {
   // noisy_sized series with two or more executions.
   std::vector<NoisySeries> noisy;
   std::size_t noisy_sized = 0;
+  // What another tool stated about the run's node and GPUs (`dcgmi diag`, imported; schema v8):
+  // a short section in text and Markdown, an array in JSON. Filled by the caller.
+  std::vector<results::AcceptanceFact> facts;
 };
+
+// "acceptance facts (dcgmi diag): 7 of 8 GPUs pass all 3 tests; GPU 3 memory: FAIL (...)";
+// empty when the run has none.
+std::string acceptance_facts_line(const RunReport& report);
 
 // The threshold the report's noisy series are sized for (compare's default --threshold).
 inline constexpr double k_report_noisy_threshold = 0.02;

@@ -9,6 +9,7 @@
 #include "compare/report/report.hpp"
 #include "harness/cli/cli_common.hpp"
 #include "harness/cli/command.hpp"
+#include "results/acceptance_facts.hpp"
 #include "util/error.hpp"
 #include "util/text_safety.hpp"
 #include "util/text_width.hpp"
@@ -32,6 +33,7 @@ void do_report(const ReportArgs& args, Context& ctx) {
   results::Store store = open_store(ctx, results::OpenMode::read_only);
   int64_t id = store.resolve_run(args.run);
   compare::RunReport report = compare::build_report(store.get_run(id), store.get_results(id));
+  report.facts = results::get_acceptance_facts(store.database(), id);  // dcgmi diag (issue 40)
   const bool colour = ctx.interactive && args.output.empty() && *format == compare::Format::text;
   const std::string rows_csv = sidecar_for(ctx, args.output, ".results.csv");  // large md/html
   const auto render = [&](bool coloured) {
