@@ -118,14 +118,18 @@ std::vector<std::string> summarize_acceptance_facts(const std::vector<Acceptance
   std::vector<std::string> lines;
   if (facts.empty()) return lines;
   // GPUs and the tests they ran; a GPU passes when every fact about it is a pass.
+  // A skip is a test not run, not a failure: a GPU passes when none of its results is a fail or
+  // a warn, and the head says skips were left out (they are listed below it).
   std::map<int, bool> gpu_passes;
   std::set<std::string> gpu_tests;
+  bool gpu_skips = false;
   int node_facts = 0, node_passes = 0;
   for (const AcceptanceFact& f : facts) {
     if (f.gpu_index >= 0) {
       auto [it, fresh] = gpu_passes.emplace(f.gpu_index, true);
       (void)fresh;
-      if (f.result != "pass") it->second = false;
+      if (f.result == "fail" || f.result == "warn") it->second = false;
+      gpu_skips = gpu_skips || f.result == "skip";
       gpu_tests.insert(fact_test_key(f.test));
     } else {
       ++node_facts;
@@ -138,7 +142,8 @@ std::vector<std::string> summarize_acceptance_facts(const std::vector<Acceptance
         std::count_if(gpu_passes.begin(), gpu_passes.end(), [](const auto& g) { return g.second; });
     head = std::to_string(passing) + " of " + std::to_string(gpu_passes.size()) +
            " GPUs pass all " + std::to_string(gpu_tests.size()) +
-           (gpu_tests.size() == 1 ? " test" : " tests");
+           (gpu_tests.size() == 1 ? " test" : " tests") +
+           (gpu_skips ? " (skips left out, listed below)" : "");
   }
   if (node_facts > 0) {
     if (!head.empty()) head += "; ";

@@ -46,8 +46,9 @@ void insert_acceptance_facts(Database& db, int64_t run_id,
 // for a database older than schema v8, read without migrating).
 std::vector<AcceptanceFact> get_acceptance_facts(Database& db, int64_t run_id);
 
-// What `show` and `report` print: the first line counts GPUs that pass every test they ran
-// ("7 of 8 GPUs pass all 3 tests", "node: 9 tests pass" for facts about the whole node), each
+// What `show` and `report` print: the first line counts GPUs with no fail or warn ("7 of 8 GPUs
+// pass all 3 tests", "(skips left out, listed below)" when a test was skipped; "node: 9 of 9
+// tests pass" for facts about the whole node), each
 // further line one result that is not a pass, GPUs with the same result and words grouped
 // ("GPU 3 memory: FAIL (...)", "GPUs 0-7 GPU Memory: SKIP"). The tool's words are cut at
 // `max_info_chars` characters. Empty for no facts.

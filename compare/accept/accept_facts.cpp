@@ -1,6 +1,7 @@
 // Spec lines on other tools' acceptance facts (issue 40): `dcgm <test> must pass` (syntax in
 // accept.hpp), judged per GPU against the `dcgmi diag` facts imported with the run.
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "compare/accept/accept.hpp"

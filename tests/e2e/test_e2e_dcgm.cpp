@@ -41,9 +41,11 @@ TEST(E2eDcgm, TextAndJsonImportAsRunsOfFacts) {
   import_ok(ws, k_dcgm4_text,
             "imported " + dcgm(k_dcgm4_text).string() +
                 " as run 1: 0 benchmarks, 0 samples, 0 skipped, 0 errors\n  25 acceptance facts "
-                "(dcgmi diag): 8 of 8 GPUs pass all 3 tests (see 'gpubench show 1')");
+                "(dcgmi diag): 8 of 8 GPUs pass all 3 tests; node: 0 of 1 test passes (see "
+                "'gpubench show 1')");
   import_ok(ws, k_dcgm3_json, "80 acceptance facts (dcgmi diag): 8 of 8 GPUs pass all 10 tests");
-  import_ok(ws, k_dcgm3_text, "3 of 4 GPUs pass all 6 tests; node: 9 of 9 tests pass");
+  import_ok(ws, k_dcgm3_text,
+            "3 of 4 GPUs pass all 7 tests (skips left out, listed below); node: 9 of 9 tests pass");
   // Forced format: the same reader.
   const CliResult forced = ws.run({"import", dcgm(k_dcgm4_json).string(), "--format", "dcgm-diag"});
   ASSERT_EQ(forced.exit_code, 0) << forced.err;
@@ -52,9 +54,11 @@ TEST(E2eDcgm, TextAndJsonImportAsRunsOfFacts) {
   // show: the section, then each result that is not a pass.
   const CliResult show = ws.run({"show", "1"});
   ASSERT_EQ(show.exit_code, 0) << show.err;
-  EXPECT_NE(show.out.find("acceptance facts (dcgmi diag): 8 of 8 GPUs pass all 3 tests\n  node "
-                          "pcie: FAIL (There was an internal error during the test: 'Output of "
-                          "child process (11167) couldn't be parsed:"),
+  EXPECT_NE(show.out.find(
+                "acceptance facts (dcgmi diag): 8 of 8 GPUs pass all 3 tests; node: 0 of 1 test "
+                "passes\n  node "
+                "pcie: FAIL (There was an internal error during the test: 'Output of "
+                "child process (11167) couldn't be parsed:"),
             std::string::npos)
       << show.out;
   EXPECT_NE(show.out.find("570.172.08"), std::string::npos) << show.out;  // the driver stated
@@ -79,7 +83,7 @@ TEST(E2eDcgm, TextAndJsonImportAsRunsOfFacts) {
       << report.out;
   const CliResult rj = ws.run({"report", "3", "--format", "json"});
   ASSERT_EQ(rj.exit_code, 0) << rj.err;
-  EXPECT_EQ(json::parse(rj.out)["acceptance_facts"].size(), 4u * 6u + 9u);
+  EXPECT_EQ(json::parse(rj.out)["acceptance_facts"].size(), 4u * 7u + 9u);
 }
 
 TEST(E2eDcgm, AcceptRequiresADcgmTestToPassOnEveryGpu) {
@@ -155,7 +159,7 @@ TEST(E2eDcgm, ACutTableIsRefusedAndNothingIsStored) {
   write_file_atomic(cut, text);
   const CliResult r = ws.run({"import", cut.string()});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_NE(r.err.find("line 36: 'Killed'; expected a table row '| name | result |'"),
+  EXPECT_NE(r.err.find("line 38: 'Killed'; expected a table row '| name | result |'"),
             std::string::npos)
       << r.err;
   EXPECT_FALSE(fs::exists(ws.db()));
@@ -168,7 +172,7 @@ TEST(E2eDcgm, FactsTravelWithTheirRun) {
   import_ok(ws, k_dcgm3_text, "as run 1");
   const json before =
       json::parse(ws.run({"show", "1", "--format", "json"}).out)["acceptance_facts"];
-  ASSERT_EQ(before.size(), 33u);
+  ASSERT_EQ(before.size(), 37u);  // 7 tests on 4 GPUs, 9 node checks
   const fs::path exported = ws.root() / "run1.json";
   ASSERT_EQ(ws.run({"export", "1", "--format", "json", "-o", exported.string()}).exit_code, 0);
   const fs::path other = ws.root() / "other.db";
@@ -187,7 +191,7 @@ TEST(E2eDcgm, FactsTravelWithTheirRun) {
   EXPECT_EQ(json::parse(ws.run({"show", "1", "--format", "json", "--db", merged.string()})
                             .out)["acceptance_facts"]
                 .size(),
-            33u);
+            37u);
 }
 
 }  // namespace
