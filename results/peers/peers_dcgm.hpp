@@ -21,9 +21,9 @@ bool detect_dcgm_diag(std::string_view head);
 
 // The document (context only: suite "dcgm-diag", peer.tool "dcgmi diag", peer.version and
 // gpubench.driver_version where stated; no benchmarks, and no gpubench.devices: dcgmi names its
-// GPUs by index and PCI device id only, no UUID, name or bus) and the facts. Throws Error(bad_input) naming `source`, the line and what was
-// expected for a broken table or JSON, an unknown result word, or an output that ran no test
-// (a `runtime_error` and no results).
+// GPUs by index and PCI device id only, no UUID, name or bus) and the facts. Throws
+// Error(bad_input) naming `source`, the line and what was expected for a broken table or JSON, an
+// unknown result word, or an output that ran no test (a `runtime_error` and no results).
 PeerDocument parse_dcgm_diag(std::string_view text, const std::string& source);
 
 }  // namespace gpubench::results::peers
