@@ -223,7 +223,9 @@ std::size_t AcceptResult::count(CheckOutcome outcome) const {
 }
 
 bool AcceptResult::passed() const {
-  if (!outliers.empty() || !missing.empty() || !hardware.empty()) return false;
+  if (!outliers.empty() || !missing.empty() || !hardware.empty() || !facts.failed.empty()) {
+    return false;
+  }
   if (!problems.empty() && !options.allow_failed) return false;
   if (count(CheckOutcome::fail) > 0) return false;
   return !options.strict || count(CheckOutcome::marginal) == 0;

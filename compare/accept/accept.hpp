@@ -12,6 +12,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "compare/compare.hpp"
+#include "results/acceptance_facts.hpp"
 
 namespace gpubench::compare {
 
@@ -24,6 +25,12 @@ namespace gpubench::compare {
 //       gemm/bf16/*     TFLOP_per_s  >= 70% of 989 TFLOP/s
 //       gemm/*          TFLOP_per_s  >= 60% of peak
 //       launch/*        real_time    <= 5000 ns
+// A spec line can also require another tool's acceptance fact (issue 40):
+//   dcgm <test> must pass          every `dcgmi diag` result of <test> imported with the run
+//                                  (`gpubench import diag.json`) must be a pass: a fail, warn or
+//                                  skip on any GPU (or the node) fails, naming the GPU and the
+//                                  tool's words; <test> as dcgmi prints it ("memory",
+//                                  "Targeted Power"; case, spaces and '_' do not matter)
 // Overlaps: per (benchmark, metric) the last line whose glob matches and that names the metric
 // decides ("N% of peak" lines name pct_of_peak); a benchmark without samples gets one check per
 // metric its deciding lines name. Syntax errors, and "% of peak" above 100: Error(bad_input) with
@@ -38,6 +45,23 @@ struct SpecRule {
   std::string text;      // the rule as written, for reports
   int line = 0;
 };
+// `dcgm <test> must pass` lines (parse_spec skips them; parse_spec_facts reads them).
+struct FactRule {
+  std::string test;  // as written
+  std::string text;  // the line, for messages
+  int line = 0;
+};
+bool is_spec_fact_line(std::string_view first_word);
+std::vector<FactRule> parse_spec_facts(std::string_view text, const std::string& origin);
+// One line per fact that is not a pass (or per rule whose test the run lacks) in `failed`; one
+// per rule with passes in `passed`. Rules but no facts at all: Error(bad_input) "no dcgmi diag
+// facts in run N: import `dcgmi diag -j` output (gpubench import diag.json) first".
+struct FactJudgement {
+  std::vector<std::string> failed;
+  std::vector<std::string> passed;
+};
+FactJudgement judge_fact_rules(const std::vector<FactRule>& rules,
+                               const std::vector<results::AcceptanceFact>& facts, int64_t run_id);
 // A complete example spec, shown by `accept --help` and in spec errors.
 extern const char* const k_spec_example;
 std::vector<SpecRule> parse_spec(std::string_view text, const std::string& origin);
@@ -109,6 +133,8 @@ struct AcceptResult {
   // Fewer GPUs than expected, a wrong model, a GPU benchmark skipped for want of a GPU
   // (compare/hardware.hpp): always fails, --allow-failed or not.
   std::vector<std::string> hardware;
+  // `dcgm <test> must pass` lines (judge_fact_rules): any failed line fails the run.
+  FactJudgement facts;
   std::vector<AcceptCheck> checks;
   std::vector<SiblingOutlier> outliers;
   std::vector<Unmatched> missing;  // in the reference/spec but never measured in the run

@@ -29,7 +29,10 @@ const char* const k_spec_example =
     "calibration/*                ms_per_call  <= 1000 ms\n"
     "# the server's GPUs: fewer (or another model) fail, naming the GPU that went missing\n"
     "expect_gpus 8\n"
-    "expect_gpu_model \"H200\"\n";
+    "expect_gpu_model \"H200\"\n"
+    "# another tool's verdict imported with the run (`gpubench import diag.json`): every GPU's\n"
+    "# dcgmi diag result of the test must be a pass\n"
+    "dcgm memory must pass\n";
 
 namespace {
 
@@ -63,6 +66,10 @@ std::vector<SpecRule> parse_spec(std::string_view text, const std::string& origi
     }
     if (tokens.empty()) continue;
     if (is_spec_hardware_line(tokens[0].first)) {  // parse_spec_hardware's (compare/hardware.hpp)
+      hardware_lines = true;
+      continue;
+    }
+    if (is_spec_fact_line(tokens[0].first)) {  // parse_spec_facts's (accept_facts.cpp)
       hardware_lines = true;
       continue;
     }

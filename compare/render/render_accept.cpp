@@ -31,6 +31,9 @@ std::string verdict_line(const AcceptResult& r) {
       std::to_string(r.missing.size()) + " missing" +
       (r.hardware.empty() ? ""
                           : ", " + std::to_string(r.hardware.size()) + " hardware problem(s)") +
+      (r.facts.failed.empty() && r.facts.passed.empty()
+           ? ""
+           : ", " + std::to_string(r.facts.failed.size()) + " dcgm fact(s) failed") +
       ")";
   if (!r.problems.empty()) {
     line += r.options.allow_failed ? " [run problems allowed by --allow-failed]"
@@ -88,8 +91,13 @@ void render_accept_text(const AcceptResult& r, std::ostream& out) {
     out << "  MISSING " << text_name(m.key.benchmark) << " " << m.key.metric << ": " << m.reason
         << '\n';
   }
+  for (const auto& f : r.facts.failed) out << "  FAIL " << f << '\n';
   for (const auto& e : r.environment) out << "  ENVIRONMENT " << e << '\n';
   std::size_t shown = 0;
+  for (const auto& f : r.facts.passed) {
+    if (shown++ == 0) out << "passed:\n";
+    out << "  PASS " << f << '\n';
+  }
   for (const auto& c : r.checks) {
     if (c.outcome != CheckOutcome::pass) continue;
     if (shown++ == 0) out << "passed:\n";
@@ -104,6 +112,8 @@ void render_accept_text(const AcceptResult& r, std::ostream& out) {
 void render_accept_json(const AcceptResult& r, std::ostream& out) {
   JsonWriter w(out);
   w.begin_object();
+  w.key("acceptance_facts")
+      .value({{"failed", r.facts.failed}, {"passed", r.facts.passed}});  // dcgm spec lines
   w.key("allow_failed").boolean(r.options.allow_failed);
   w.key("checks").begin_array();
   for (const auto& c : r.checks) {
@@ -175,8 +185,8 @@ void render_accept_json(const AcceptResult& r, std::ostream& out) {
 
 void render_accept_junit(const AcceptResult& r, std::ostream& out) {
   bool problems_fail = !r.problems.empty() && !r.options.allow_failed;
-  std::size_t failures =
-      r.outliers.size() + r.missing.size() + r.problems.size() + r.hardware.size();
+  std::size_t failures = r.outliers.size() + r.missing.size() + r.problems.size() +
+                         r.hardware.size() + r.facts.failed.size();
   for (const auto& c : r.checks) {
     failures +=
         c.outcome == CheckOutcome::fail || (r.options.strict && c.outcome == CheckOutcome::marginal)
@@ -187,8 +197,15 @@ void render_accept_junit(const AcceptResult& r, std::ostream& out) {
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"gpubench accept "
       << html_escape(r.run_selection) << "\" tests=\""
       << r.checks.size() + r.outliers.size() + r.missing.size() + r.problems.size() +
-             r.hardware.size()
+             r.hardware.size() + r.facts.failed.size() + r.facts.passed.size()
       << "\" failures=\"" << failures << "\">\n";
+  for (const auto& f : r.facts.failed) {
+    out << "  <testcase classname=\"dcgm\" name=\"" << html_escape(f)
+        << "\"><failure message=\"dcgm\">" << html_escape(f) << "</failure></testcase>\n";
+  }
+  for (const auto& f : r.facts.passed) {
+    out << "  <testcase classname=\"dcgm\" name=\"" << html_escape(f) << "\"/>\n";
+  }
   for (const auto& h : r.hardware) {
     out << "  <testcase classname=\"hardware\" name=\"" << html_escape(h)
         << "\"><failure message=\"hardware\">" << html_escape(h) << "</failure></testcase>\n";

@@ -283,6 +283,7 @@ void render_json_report(const RunReport& r, std::ostream& out) {
   }
   doc["noisy_series"] = noisy;
   if (!r.peers.peer_runs.empty()) doc["peers"] = peers_json(r.peers);
+  doc["acceptance_facts"] = results::acceptance_facts_json(r.facts);
   out << json_text(doc, 2) << '\n';
 }
 
@@ -349,6 +350,12 @@ RunReport build_report(const results::RunDetail& run, const std::vector<results:
   return report;
 }
 
+std::string acceptance_facts_line(const RunReport& report) {
+  const std::vector<std::string> items = results::summarize_acceptance_facts(report.facts);
+  if (items.empty()) return {};
+  return "acceptance facts (" + report.facts.front().source + "): " + join(items, "; ");
+}
+
 void render_report(const RunReport& r, Format format, std::ostream& out, bool colour,
                    const std::string& rows_csv) {
   switch (format) {
@@ -400,6 +407,9 @@ void render_report(const RunReport& r, Format format, std::ostream& out, bool co
       for (const auto& [k, v] : suite_lines(r)) {
         out << "| suite " << markdown_escape(k) << " | " << markdown_escape(v) << " |\n";
       }
+      if (const std::string facts = acceptance_facts_line(r); !facts.empty()) {
+        out << "\n" << markdown_escape(facts) << "\n";
+      }
       out << "\n|";
       for (const auto& h : k_header) out << ' ' << h << " |";
       out << "\n|";
@@ -428,6 +438,9 @@ void render_report(const RunReport& r, Format format, std::ostream& out, bool co
       for (const auto& [k, v] : environment(r)) out << "  " << k << ": " << v << '\n';
       out << "  suites:\n";
       for (const auto& [k, v] : suite_lines(r)) out << "    " << k << ": " << v << '\n';
+      if (const std::string facts = acceptance_facts_line(r); !facts.empty()) {
+        out << "  " << facts << '\n';
+      }
       std::vector<std::string> names;
       for (const ReportRow& row : r.rows) names.push_back(row.key.benchmark);
       const std::map<std::string, std::string> name = text_names(names);

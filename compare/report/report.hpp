@@ -10,6 +10,7 @@
 #include "compare/noisy_series.hpp"
 #include "compare/peers/lineup.hpp"
 #include "compare/render/render.hpp"
+#include "results/acceptance_facts.hpp"
 
 namespace gpubench::compare {
 
@@ -36,7 +37,14 @@ struct RunReport {
   // The run beside imported peer tools of its host (issue 40): filled by the caller from the
   // store (compare::peer_lineup); text and JSON show it when it has peer runs.
   PeerLineup peers;
+  // What another tool stated about the run's node and GPUs (`dcgmi diag`, imported; schema v8):
+  // a short section in text and Markdown, an array in JSON. Filled by the caller.
+  std::vector<results::AcceptanceFact> facts;
 };
+
+// "acceptance facts (dcgmi diag): 7 of 8 GPUs pass all 3 tests; GPU 3 memory: FAIL (...)";
+// empty when the run has none.
+std::string acceptance_facts_line(const RunReport& report);
 
 // The threshold the report's noisy series are sized for (compare's default --threshold).
 inline constexpr double k_report_noisy_threshold = 0.02;

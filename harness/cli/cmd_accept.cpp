@@ -116,10 +116,12 @@ void do_accept(const AcceptArgs& args, Context& ctx) {
   if (args.expect_gpus) compare::check_expect_gpus(*args.expect_gpus, "--expect-gpus");
   std::vector<compare::SpecRule> spec;
   compare::ExpectedHardware expected;
+  std::vector<compare::FactRule> fact_rules;  // `dcgm <test> must pass` (issue 40)
   if (!args.spec.empty()) {
     const std::string text = read_file(args.spec);
     spec = compare::parse_spec(text, args.spec);
     expected = compare::parse_spec_hardware(text, args.spec);
+    fact_rules = compare::parse_spec_facts(text, args.spec);
   }
 
   // Written only to record the verdict; without --no-record a database that cannot be written
@@ -170,8 +172,14 @@ void do_accept(const AcceptArgs& args, Context& ctx) {
       result.hardware.push_back(std::move(h));
     }
   }
+  for (const results::RunDetail& r : run.runs) {
+    compare::FactJudgement j = compare::judge_fact_rules(
+        fact_rules, results::get_acceptance_facts(store.database(), r.run.id), r.run.id);
+    for (std::string& f : j.failed) result.facts.failed.push_back(std::move(f));
+    for (std::string& f : j.passed) result.facts.passed.push_back(std::move(f));
+  }
   if (result.checks.empty() && result.outliers.empty() && result.problems.empty() &&
-      result.hardware.empty()) {
+      result.hardware.empty() && result.facts.failed.empty() && result.facts.passed.empty()) {
     throw bad_input(
         "nothing to accept in '" + args.run + "'",
         "no benchmark of the run is in the reference or matches the spec" +

@@ -22,6 +22,7 @@
 #include "harness/cli/cli_common.hpp"
 #include "harness/cli/command.hpp"
 #include "results/exchange/exchange.hpp"
+#include "results/ingest/import_facts.hpp"
 #include "results/ingest/ingest.hpp"
 #include "results/ingest/ingest_stream.hpp"
 #include "results/peers/peers.hpp"
@@ -449,7 +450,8 @@ std::string read_peer_file(const std::string& path) {
 // Another tool's output: parsed whole (a broken table throws naming the line, before anything
 // is stored), then stored as a suite's file is, in one transaction. A run the tool ended in an
 // error (an NCCL error after some sizes) is stored with its suite and the run failed, the tool's
-// message as the reason. PeerDocument::facts (dcgmi diag) are not stored here yet.
+// message as the reason. PeerDocument::facts (dcgmi diag: acceptance facts per test and GPU) are
+// stored in the same transaction as the run (results/acceptance_facts.hpp).
 void import_peer(const ImportArgs& args, Context& ctx, const results::peers::PeerFormat& format) {
   const std::string text = read_peer_file(args.file);
   results::peers::PeerDocument peer;
@@ -484,7 +486,7 @@ void import_peer(const ImportArgs& args, Context& ctx, const results::peers::Pee
   {
     results::Store store = open_store(ctx, results::OpenMode::read_write_create);
     try {
-      stored = store.import_run(info, sr, doc, suite, run_id);
+      stored = results::import_run_with_facts(store, info, sr, doc, suite, run_id, peer.facts);
       // As `gpubench run` ends a run whose suite failed (import_run stored it complete).
       if (!peer.failure.empty()) {
         store.record_run_outcome(run_id, results::RunStatus::failed, peer.failure);
@@ -495,6 +497,11 @@ void import_peer(const ImportArgs& args, Context& ctx, const results::peers::Pee
   }
   created.keep();
   print_ingest(args, ctx, run_id, stored.summary);
+  if (!peer.facts.empty()) {
+    const std::vector<std::string> items = results::summarize_acceptance_facts(peer.facts);
+    *ctx.out << "  " << peer.facts.size() << " acceptance facts (" << peer.facts.front().source
+             << "): " << items.front() << " (see 'gpubench show " << run_id << "')\n";
+  }
   if (!peer.failure.empty()) {
     *ctx.out << "  stored as failed: " << peer.failure << "\n";
   }

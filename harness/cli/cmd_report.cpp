@@ -10,6 +10,7 @@
 #include "compare/report/report.hpp"
 #include "harness/cli/cli_common.hpp"
 #include "harness/cli/command.hpp"
+#include "results/acceptance_facts.hpp"
 #include "util/error.hpp"
 #include "util/text_safety.hpp"
 #include "util/text_width.hpp"
@@ -38,6 +39,7 @@ void do_report(const ReportArgs& args, Context& ctx) {
                    [](const auto& s) { return compare::is_peer_suite(s.suite); })) {
     report.peers = compare::peer_lineup(store, id);
   }
+  report.facts = results::get_acceptance_facts(store.database(), id);  // dcgmi diag (issue 40)
   const bool colour = ctx.interactive && args.output.empty() && *format == compare::Format::text;
   const std::string rows_csv = sidecar_for(ctx, args.output, ".results.csv");  // large md/html
   const auto render = [&](bool coloured) {

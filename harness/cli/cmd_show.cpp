@@ -19,6 +19,7 @@
 #include "harness/cli/run_json.hpp"
 #include "harness/doctor/doctor.hpp"
 #include "harness/run/runner.hpp"
+#include "results/acceptance_facts.hpp"
 #include "util/json_writer.hpp"
 #include "util/strings.hpp"
 #include "util/text_width.hpp"
@@ -233,6 +234,11 @@ void do_show(const ShowArgs& args, Context& ctx) {
          {"p2p_matrices",
           [&](JsonWriter& o) { o.value(harness::p2p_matrices_json(p2p_matrices(store, id))); }},
          {"doctor", [&](JsonWriter& o) { o.value(harness::doctor_json(detail.doctor)); }},
+         {"acceptance_facts",
+          [&](JsonWriter& o) {
+            o.value(results::acceptance_facts_json(
+                results::get_acceptance_facts(store.database(), id)));
+          }},
          {"nodes",
           [&](JsonWriter& o) {
             o.value(harness::suite_nodes_json(harness::read_suite_nodes(store, id)));
@@ -373,6 +379,13 @@ void do_show(const ShowArgs& args, Context& ctx) {
   }
   print_telemetry(out, detail, telemetry);
   harness::print_doctor_summary(out, detail.doctor);
+  // What another tool stated about the node and GPUs (dcgmi diag, imported; issue 40): the count
+  // first, then each result that is not a pass.
+  if (const auto facts = results::get_acceptance_facts(store.database(), id); !facts.empty()) {
+    const std::vector<std::string> items = results::summarize_acceptance_facts(facts);
+    out << "acceptance facts (" << facts.front().source << "): " << items.front() << '\n';
+    for (std::size_t i = 1; i < items.size(); ++i) out << "  " << items[i] << '\n';
+  }
   out << '\n';
   bool any_t = false;
   auto t_mark = [&any_t](const results::ResultRow& r) {

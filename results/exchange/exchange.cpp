@@ -193,6 +193,7 @@ MergeSummary merge_attached(Database& db, const MergeOptions& options) {
   const bool liveness = has_table(db, "src", "run_liveness");
   const bool algorithms = has_table(db, "src", "cublaslt_algorithms");
   const bool exclusions = has_table(db, "src", "history_exclusions");  // v7
+  const bool facts = has_table(db, "src", "acceptance_facts");         // v8
 
   std::vector<std::pair<int64_t, std::string>> runs;
   {
@@ -230,6 +231,9 @@ MergeSummary merge_attached(Database& db, const MergeOptions& options) {
               {old_run, run});
     if (doctor)
       copy.copy("doctor_checks", {{"run_id", "?2"}}, "WHERE s.run_id = ?1", {old_run, run});
+    if (facts) {
+      copy.copy("acceptance_facts", {{"run_id", "?2"}}, "WHERE s.run_id = ?1", {old_run, run});
+    }
     if (algorithms) {
       copy.copy("cublaslt_algorithms", {{"run_id", "?2"}}, "WHERE s.run_id = ?1", {old_run, run});
     }

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "results/ingest/import_facts.hpp"
 #include "results/ingest/ingest_detail.hpp"
 #include "results/sqlite/sqlite.hpp"
 #include "results/store.hpp"
@@ -36,7 +37,13 @@ StoredSuite Store::store_suite(int64_t run_id, const SuiteRunInfo& suite, const 
 
 StoredSuite Store::import_run(const RunInfo& info, const SuiteRunInfo& suite, const json& doc,
                               const std::string& default_suite, int64_t& run_id) {
-  Database& db = *m_db;
+  return import_run_with_facts(*this, info, suite, doc, default_suite, run_id, {});
+}
+
+StoredSuite import_run_with_facts(Store& store, const RunInfo& info, const SuiteRunInfo& suite,
+                                  const json& doc, const std::string& default_suite,
+                                  int64_t& run_id, const std::vector<AcceptanceFact>& facts) {
+  Database& db = store.database();
   const std::string uuid = info.uuid.empty() ? make_uuid_v4() : info.uuid;
   // No liveness lock: the run is `running` only inside this transaction, which no one sees.
   Transaction tx(db);
@@ -45,6 +52,7 @@ StoredSuite Store::import_run(const RunInfo& info, const SuiteRunInfo& suite, co
   out.suite_run_id = detail::insert_suite_run(db, run_id, suite);
   out.summary = detail::ingest_document(db, out.suite_run_id, doc, default_suite);
   out.ingested = true;
+  insert_acceptance_facts(db, run_id, facts);
   detail::update_run_status(db, run_id, RunStatus::complete);
   tx.commit();
   return out;

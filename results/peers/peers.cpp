@@ -2,6 +2,7 @@
 #include "results/peers/peers.hpp"
 
 #include "results/peers/peers_cuda_samples.hpp"
+#include "results/peers/peers_dcgm.hpp"
 #include "results/peers/peers_nccl_tests.hpp"
 #include "results/peers/peers_nvbandwidth.hpp"
 #include "results/peers/peers_nvbench.hpp"
@@ -22,6 +23,9 @@ const std::vector<PeerFormat>& peer_formats() {
        detect_p2p_bandwidth_latency_test, parse_p2p_bandwidth_latency_test},
       {"bandwidthTest", "CUDA samples bandwidthTest text (tables or --csv lines)",
        detect_bandwidth_test, parse_bandwidth_test},
+      {k_dcgm_format,
+       "dcgmi diag text (its box table) or -j JSON: acceptance facts per test and GPU",
+       &detect_dcgm_diag, &parse_dcgm_diag},
   };
   return formats;
 }

@@ -10,18 +10,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "results/acceptance_facts.hpp"
+
 namespace gpubench::results::peers {
 
 // A fact a tool states about the node or one GPU, kept beside the measurements: a `dcgmi diag`
-// test's result. `accept` can require one (a spec line naming the test).
-struct AcceptanceFact {
-  std::string source;    // the tool: "dcgmi diag"
-  std::string test;      // the tool's test name: "Memory", "PCIe", "Diagnostic"
-  int gpu_index = -1;    // the tool's GPU index; -1 for a fact about the whole node
-  std::string gpu_uuid;  // where the tool names it, else empty
-  std::string result;    // "pass", "fail", "warn" or "skip"
-  std::string info;      // the tool's own words (warnings, error text), may be empty
-};
+// test's result. `accept` can require one (a spec line naming the test). Defined with its store
+// (results/acceptance_facts.hpp), which the rooms below peers/ read.
+using AcceptanceFact = results::AcceptanceFact;
 
 // What one tool's output becomes.
 struct PeerDocument {

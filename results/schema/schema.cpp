@@ -372,6 +372,7 @@ const std::vector<Migration>& migrations() {
       {5, "change-point scans: incremental history --record", &apply_v5},
       {6, "cuBLASLt algorithms kept with runs, benchmark labels", &apply_v6},
       {7, "runs excluded from history on purpose", &apply_v7},
+      {8, "acceptance facts of other tools (dcgmi diag) kept with runs", &apply_v8},
   };
   return steps;
 }

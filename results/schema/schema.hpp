@@ -12,7 +12,7 @@ class Database;
 namespace schema {
 
 // What this build writes into meta.schema_version.
-inline constexpr int k_version = 7;
+inline constexpr int k_version = 8;
 // Written into meta.compatible_version: the oldest gpubench schema that can read and write a
 // database of k_version. Raise it only when older code would corrupt the new layout.
 inline constexpr int k_compatible_version = 3;
@@ -35,6 +35,8 @@ void apply_v5(Database& db);
 void apply_v6(Database& db);
 // The v6 -> v7 step (results/schema/schema_v7.cpp).
 void apply_v7(Database& db);
+// The v7 -> v8 step (results/schema/schema_v8.cpp).
+void apply_v8(Database& db);
 
 // v_samples as v1 documented it (schema.cpp): its column list and its joins up to the GPU. Every
 // version that recreates the view keeps them and adds its own (schema_v2.cpp).

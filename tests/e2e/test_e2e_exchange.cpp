@@ -83,6 +83,9 @@ void fill_source(const Workspace& ws) {
       "WHERE id = 2;"
       "INSERT INTO run_gpus(run_id, device_index, gpu_device_id) SELECT 2, 0, id FROM "
       "gpu_devices WHERE uuid = 'GPU-FIXTURE-0';"
+      // A FIXTURE dcgmi diag fact kept with run 2 (issue 40), as `gpubench import` keeps them.
+      "INSERT INTO acceptance_facts(run_id, position, source, test, gpu_index, gpu_uuid, result, "
+      "info) VALUES (2, 0, 'dcgmi diag', 'memory', 0, '', 'fail', 'FIXTURE: dcgmi words');"
       // A FIXTURE cuBLASLt choice kept with run 2 (issue 36), as `gpubench run` keeps gemm's.
       "INSERT INTO cublaslt_algorithms(run_id, benchmark, gpu_model, driver_version, "
       "cublas_version, algorithm, description, median_call_ms) VALUES (2, "

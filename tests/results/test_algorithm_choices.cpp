@@ -156,6 +156,7 @@ TEST(AlgorithmChoicesMigration, AVersionFiveDatabaseGetsTheTableAndLabels) {
   }
   {
     Database raw = Database::open(path, Access::read_write, 1000);
+    raw.exec("DROP TABLE acceptance_facts");    // v8's
     raw.exec("DROP TABLE history_exclusions");  // v7's
     raw.exec("DROP TABLE cublaslt_algorithms");
     raw.exec("ALTER TABLE benchmark_outcomes DROP COLUMN label");

@@ -77,6 +77,7 @@ TEST(HistoryExclusions, AVersionSixDatabaseMigrates) {
   }
   {
     Database raw = Database::open(path, Access::read_write, 1000);
+    raw.exec("DROP TABLE acceptance_facts");  // v8's (a v6 database has neither)
     raw.exec("DROP TABLE history_exclusions");
     int64_t cookie = 0;
     {
@@ -100,7 +101,7 @@ TEST(HistoryExclusions, AVersionSixDatabaseMigrates) {
   }
   Store store = Store::open(path, OpenMode::read_write);
   EXPECT_EQ(schema::read_versions(store.database()).schema_version, schema::k_version);
-  EXPECT_EQ(schema::k_version, 7);
+  EXPECT_GE(schema::k_version, 7);  // later versions add their own steps
   EXPECT_EQ(schema::read_versions(store.database()).compatible_version, 3);
   ASSERT_EQ(store.list_runs().size(), 1u);
   EXPECT_EQ(store.list_runs()[0].id, run);

@@ -260,9 +260,10 @@ TEST_F(StoreTest, VersionThreeDatabaseGetsItsAggregateOnlyBenchmarksMarked) {
                                 load_fixture("gb171_repetitions.json"), "memory");
   }
   {
-    // Back to the v3 layout: the v7 table, the v6 table and column, the v5 table and the two v4
-    // columns dropped, versions 3/3.
+    // Back to the v3 layout: the v8 and v7 tables, the v6 table and column, the v5 table and the
+    // two v4 columns dropped, versions 3/3.
     Database raw = Database::open(db_path(), Access::read_write, 1000);
+    raw.exec("DROP TABLE acceptance_facts");
     raw.exec("DROP TABLE history_exclusions");
     raw.exec("DROP TABLE cublaslt_algorithms");
     raw.exec("ALTER TABLE benchmark_outcomes DROP COLUMN label");
