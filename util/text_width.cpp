@@ -118,6 +118,8 @@ std::vector<std::string> wrap_words(const std::string& text, std::size_t width) 
 
 namespace {
 
+std::size_t continuation_indent(std::size_t want, const std::string& text, std::size_t width);
+
 bool is_rule(const std::string& cell) {
   return !cell.empty() && cell.find_first_not_of('-') == std::string::npos;
 }
@@ -324,6 +326,13 @@ std::vector<std::string> fit_table(const std::vector<std::vector<std::string>>& 
         line += i == last ? cell : pad(cell, w[i]) + "  ";
       }
       rtrim(line);
+      // A continuation holding only a long word of the last column (a path with a digit) moves
+      // left rather than past the edge.
+      if (h > 0 && width > 0 && display_width(line) > width && h < parts[last].size() &&
+          line.find_first_not_of(' ') == line.size() - parts[last][h].size()) {
+        line = std::string(continuation_indent(lead_width, parts[last][h], width), ' ') +
+               parts[last][h];
+      }
       if (h > 0 || first == 0 || line.size() > lead.size()) out.push_back(line);
     }
     if (line_rows) line_rows->resize(out.size(), ri);

@@ -1,5 +1,6 @@
 // gpubench suites: each suite found, what it measures, its benchmarks, and whether it can run here.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -24,12 +25,15 @@ std::string text_field(const nlohmann::json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get_ref<const std::string&>() : std::string("?");
 }
 
-// Benchmark names as listed at `width` (0: whole): without Google Benchmark's suffixes
-// (iterations:N, manual_time) and without the '/'-prefix they all share, returned first to be
-// said once. Whole segments only (issue 39): a name with a number is never cut.
+// Benchmark names as listed at `width` (0, or every one fits: as they are): without Google
+// Benchmark's suffixes (iterations:N, manual_time) and without the '/'-prefix they all share,
+// returned first to be said once. Whole segments only (issue 39): a number is never cut.
 std::pair<std::string, std::vector<std::string>> listed_names(
     const std::vector<std::string>& benchmarks, std::size_t width) {
-  if (width == 0 || benchmarks.empty()) return {"", benchmarks};
+  const bool fits = std::all_of(benchmarks.begin(), benchmarks.end(), [&](const std::string& b) {
+    return 4 + display_width(b) <= width;
+  });
+  if (width == 0 || fits) return {"", benchmarks};
   std::vector<std::string> names;
   for (const std::string& b : benchmarks) {
     std::vector<std::string> kept;
@@ -55,6 +59,27 @@ std::pair<std::string, std::vector<std::string>> listed_names(
   prefix = slash == std::string::npos ? "" : prefix.substr(0, slash + 1);
   for (std::string& n : names) n = n.substr(prefix.size());
   return {prefix, names};
+}
+
+// One benchmark name, indented 4, as lines of at most `width` columns (0: no limit): a name
+// longer than that is broken after a '/' (a line ending in '/' goes on), never inside a segment,
+// so no number is cut; continuation lines are indented 8.
+std::string name_lines(const std::string& name, std::size_t width) {
+  if (width == 0 || 4 + display_width(name) <= width) return "    " + name + "\n";
+  std::string out;
+  std::string line = "    ";
+  bool empty = true;
+  const std::vector<std::string> parts = split(name, '/');
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const std::string part = parts[i] + (i + 1 < parts.size() ? "/" : "");
+    if (!empty && display_width(line) + display_width(part) > width) {
+      out += line + "\n";
+      line = "        ";
+    }
+    line += part;
+    empty = false;
+  }
+  return out + line + "\n";
 }
 
 struct SuitesArgs {
@@ -116,7 +141,7 @@ void do_suites(const SuitesArgs& args, Context& ctx) {
     const auto [prefix, names] = listed_names(d.benchmarks, width);
     out << "  benchmarks (" << d.benchmarks.size() << ", profile " << args.profile
         << (prefix.empty() ? "):\n" : "), every name below starts with " + prefix + "\n");
-    for (const auto& b : names) out << hang("    ", b, width);
+    for (const auto& b : names) out << name_lines(b, width);
   }
 }
 }  // namespace
