@@ -115,8 +115,10 @@ void do_suites(const SuitesArgs& args, Context& ctx) {
     return;
   }
   if (described.empty()) {
-    out << "no suites found (looked for gpubench-<suite> in GPUBENCH_SUITE_PATH and next to "
-           "gpubench)\n";
+    out << wrap_lines(
+        "no suites found (looked for gpubench-<suite> in GPUBENCH_SUITE_PATH and "
+        "next to gpubench)\n",
+        output_width());
     return;
   }
   // Each line fitted to the output width at spaces, continuations under their text (issue 39).
