@@ -148,9 +148,11 @@ ConsoleWatcher::ConsoleWatcher(std::filesystem::path console,
       std::ifstream in(console, std::ios::binary);
       if (in) {
         in.seekg(read);
-        std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        read += static_cast<std::streamoff>(bytes.size());
-        counter.feed(bytes);
+        char buffer[4096];
+        while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+          read += in.gcount();
+          counter.feed(std::string_view(buffer, static_cast<std::size_t>(in.gcount())));
+        }
       }
       on_cases(counter.cases());
       lock.lock();
