@@ -38,7 +38,12 @@ void do_list(Context& ctx) {
     *ctx.out << "no baselines (create one with `gpubench baseline set NAME RUN`)\n";
     return;
   }
-  print_table(*ctx.out, {"name", "run", "uuid", "run started", "set at", "note"}, rows);
+  // Narrow: the uuid, then when it was set, are left out (a line says so) rather than cut
+  // (issue 39); the name stays whole and first for `grep "^nightly "`.
+  TableFit fit;
+  fit.first_column = FirstColumn::keep_whole;
+  fit.may_drop = {2, 4};
+  print_table(*ctx.out, {"name", "run", "uuid", "run started", "set at", "note"}, rows, fit);
 }
 
 void do_delete(const BaselineArgs& args, Context& ctx) {

@@ -1,4 +1,6 @@
 // gpubench run: runs the selected suites and stores everything (see harness/run/runner.hpp).
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <filesystem>
@@ -441,8 +443,12 @@ void do_run(const RunArgs& args, Context& ctx) {
   }
   if (!args.until_decided.base.empty()) harness::check_until_decided(*store, args.until_decided);
   set_algorithm_hooks(args, *store, options, ctx);
-  const harness::RunOutcome outcome =
-      harness::execute_run(*store, options, ctx.interactive ? ctx.err : nullptr);
+  // Progress on stderr (issue 39): redrawn on a terminal, one line per suite start and end (and
+  // at most every 30 s inside one) in a log, where CI used to see nothing until the end.
+  options.progress_style = isatty(STDERR_FILENO) == 1 && ctx.interactive
+                               ? harness::ProgressStyle::live
+                               : harness::ProgressStyle::lines;
+  const harness::RunOutcome outcome = harness::execute_run(*store, options, ctx.err);
   if (outcome.run_id == 0) {
     interrupted_before_start(ctx, outcome.interrupt_signal);
     return;
@@ -489,7 +495,7 @@ void do_run(const RunArgs& args, Context& ctx) {
     ctx.exit_code = static_cast<int>(ExitCode::infrastructure);
   } else if (!args.until_decided.base.empty()) {
     ctx.exit_code = harness::run_until_decided(*store, options, outcome, args.until_decided,
-                                               *ctx.out, ctx.interactive ? ctx.err : nullptr)
+                                               *ctx.out, ctx.err)
                         .exit_code;
   }
 }

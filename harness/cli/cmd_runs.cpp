@@ -87,9 +87,14 @@ void do_runs(const RunsArgs& args, Context& ctx) {
   if (rows.empty()) {
     text << "no runs in " << resolve_db_path(ctx) << " yet ('gpubench run' makes one)\n";
   } else {
+    // At a narrow width tags, profile and uuid go first (a line says so); the start time, a
+    // number, is never cut (issue 39). The id stays whole and first: scripts grep it.
+    TableFit fit;
+    fit.first_column = FirstColumn::keep_whole;
+    fit.may_drop = {7, 6, 1};
     print_table(text,
                 {"id", "uuid", "started", "status", "host", "gpus", "profile", "tags", "failed"},
-                rows);
+                rows, fit);
   }
   write_output(ctx, "", OutputKind::for_people, text.str());
 }

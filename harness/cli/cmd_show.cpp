@@ -474,10 +474,15 @@ void do_show(const ShowArgs& args, Context& ctx) {
     for (const auto& row : result_rows) names.push_back(row[0]);
     const std::map<std::string, std::string> name = compare::text_names(names);
     for (auto& row : result_rows) row[0] = name.at(row[0]);
+    // Too wide: names lose their common prefix, then min, max and exec are left out (a line
+    // says so), then cells wrap; no number is cut (issue 39).
+    TableFit fit;
+    fit.names = 0;
+    fit.may_drop = {4, 5, 8};
     print_table(out,
                 {"benchmark", "metric", "unit", "median", "min", "max", "cv%", "n", "exec", "T",
                  "note"},
-                result_rows, FirstColumn::may_stack);
+                result_rows, fit);
     if (any_t) {
       out << "\nT: NVML telemetry saw thermal/HW slowdown on this result's GPU (any GPU "
              "for host results) while its suite ran.\n   Telemetry is matched per suite run, not "

@@ -1,8 +1,12 @@
 // gpubench suites: each suite found, what it measures, its benchmarks, and whether it can run here.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "harness/cli/cli_common.hpp"
 #include "harness/cli/command.hpp"
@@ -10,6 +14,7 @@
 #include "harness/run/runner.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
+#include "util/text_width.hpp"
 
 namespace gpubench::cli {
 
@@ -18,6 +23,63 @@ std::string text_field(const nlohmann::json& j, const char* key) {
   if (!j.is_object()) return "?";
   const auto it = j.find(key);
   return it != j.end() && it->is_string() ? it->get_ref<const std::string&>() : std::string("?");
+}
+
+// Benchmark names as listed at `width` (0, or every one fits: as they are): without Google
+// Benchmark's suffixes (iterations:N, manual_time) and without the '/'-prefix they all share,
+// returned first to be said once. Whole segments only (issue 39): a number is never cut.
+std::pair<std::string, std::vector<std::string>> listed_names(
+    const std::vector<std::string>& benchmarks, std::size_t width) {
+  const bool fits = std::all_of(benchmarks.begin(), benchmarks.end(), [&](const std::string& b) {
+    return 4 + display_width(b) <= width;
+  });
+  if (width == 0 || fits) return {"", benchmarks};
+  std::vector<std::string> names;
+  for (const std::string& b : benchmarks) {
+    std::vector<std::string> kept;
+    for (const std::string& part : split(b, '/')) {
+      if (part == "manual_time" || part == "real_time" || part.rfind("iterations:", 0) == 0) {
+        continue;
+      }
+      kept.push_back(part);
+    }
+    names.push_back(join(kept, "/"));
+  }
+  std::string prefix = names.size() > 1 ? names.front() : "";
+  for (const std::string& n : names) {
+    std::size_t i = 0;
+    while (i < prefix.size() && i < n.size() && prefix[i] == n[i]) ++i;
+    prefix.resize(i);
+  }
+  // Up to a '/', and every name keeps something after it.
+  for (const std::string& n : names) {
+    if (n.size() == prefix.size() && !prefix.empty()) prefix.pop_back();
+  }
+  const std::size_t slash = prefix.rfind('/');
+  prefix = slash == std::string::npos ? "" : prefix.substr(0, slash + 1);
+  for (std::string& n : names) n = n.substr(prefix.size());
+  return {prefix, names};
+}
+
+// One benchmark name, indented 4, as lines of at most `width` columns (0: no limit): a name
+// longer than that is broken after a '/' (a line ending in '/' goes on), never inside a segment,
+// so no number is cut; continuation lines are indented 8.
+std::string name_lines(const std::string& name, std::size_t width) {
+  if (width == 0 || 4 + display_width(name) <= width) return "    " + name + "\n";
+  std::string out;
+  std::string line = "    ";
+  bool empty = true;
+  const std::vector<std::string> parts = split(name, '/');
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const std::string part = parts[i] + (i + 1 < parts.size() ? "/" : "");
+    if (!empty && display_width(line) + display_width(part) > width) {
+      out += line + "\n";
+      line = "        ";
+    }
+    line += part;
+    empty = false;
+  }
+  return out + line + "\n";
 }
 
 struct SuitesArgs {
@@ -53,17 +115,22 @@ void do_suites(const SuitesArgs& args, Context& ctx) {
     return;
   }
   if (described.empty()) {
-    out << "no suites found (looked for gpubench-<suite> in GPUBENCH_SUITE_PATH and next to "
-           "gpubench)\n";
+    out << wrap_lines(
+        "no suites found (looked for gpubench-<suite> in GPUBENCH_SUITE_PATH and "
+        "next to gpubench)\n",
+        output_width());
     return;
   }
+  // Each line fitted to the output width at spaces, continuations under their text (issue 39).
+  const std::size_t width = output_width();
   for (const auto& d : described) {
-    out << d.suite.name << "  (" << d.suite.path.string() << ")\n";
-    if (!d.description.empty()) out << "  " << d.description << '\n';
-    out << "  runs here: " << (d.runnable ? "yes" : "no");
-    if (!d.reason.empty()) out << " (" << d.reason << ")";
-    out << '\n';
-    for (const auto& n : d.notes) out << "  note: " << n << '\n';
+    out << hang(d.suite.name + "  ", "(" + d.suite.path.string() + ")", width);
+    if (!d.description.empty()) out << hang("  ", d.description, width);
+    out << hang(
+        "  runs here: ",
+        std::string(d.runnable ? "yes" : "no") + (d.reason.empty() ? "" : " (" + d.reason + ")"),
+        width);
+    for (const auto& n : d.notes) out << hang("  note: ", n, width);
     const auto metrics = nlohmann::json::parse(d.metrics_json, nullptr, false);
     if (metrics.is_array() && !metrics.empty()) {
       std::vector<std::string> names;
@@ -71,10 +138,12 @@ void do_suites(const SuitesArgs& args, Context& ctx) {
         names.push_back(text_field(m, "name") + " [" + text_field(m, "unit") + ", " +
                         text_field(m, "direction") + " is better]");
       }
-      out << "  metrics: " << join(names, ", ") << '\n';
+      out << hang("  metrics: ", join(names, ", "), width);
     }
-    out << "  benchmarks (" << d.benchmarks.size() << ", profile " << args.profile << "):\n";
-    for (const auto& b : d.benchmarks) out << "    " << b << '\n';
+    const auto [prefix, names] = listed_names(d.benchmarks, width);
+    out << "  benchmarks (" << d.benchmarks.size() << ", profile " << args.profile
+        << (prefix.empty() ? "):\n" : "), every name below starts with " + prefix + "\n");
+    for (const auto& b : names) out << name_lines(b, width);
   }
 }
 }  // namespace

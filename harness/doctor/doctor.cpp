@@ -24,6 +24,7 @@
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
+#include "util/text_width.hpp"
 
 namespace gpubench::harness {
 
@@ -278,6 +279,8 @@ void print_doctor_text(std::ostream& out, const std::vector<DoctorCheck>& checks
   std::string area;
   std::size_t width = 0;
   for (const DoctorCheck& c : checks) width = std::max(width, c.name.size());
+  // Values, expectations and fixes wrap under themselves at the output width (issue 39).
+  const std::size_t columns = output_width();
   for (const DoctorCheck& c : checks) {
     if (c.area != area) {
       area = c.area;
@@ -287,11 +290,11 @@ void print_doctor_text(std::ostream& out, const std::vector<DoctorCheck>& checks
     word.resize(8, ' ');
     std::string name = c.name;
     name.resize(width, ' ');
-    out << "  " << word << name << "  " << c.value << '\n';
+    out << hang("  " + word + name + "  ", c.value, columns);
     if (c.status != CheckStatus::pass) {
       const std::string pad(2 + 8 + width + 2, ' ');
-      out << pad << "expected: " << c.expected << '\n';
-      if (!c.fix.empty()) out << pad << "fix: " << c.fix << '\n';
+      out << hang(pad + "expected: ", c.expected, columns);
+      if (!c.fix.empty()) out << hang(pad + "fix: ", c.fix, columns);
     }
   }
   out << "doctor: " << results::counts_text(results::count_checks(checks)) << '\n';
@@ -305,7 +308,8 @@ void print_doctor_summary(std::ostream& out, const std::vector<DoctorCheck>& che
   out << "doctor (before the run): " << results::counts_text(results::count_checks(checks)) << '\n';
   for (const DoctorCheck& c : checks) {
     if (c.status == CheckStatus::pass) continue;
-    out << "  " << results::to_string(c.status) << "  " << c.name << ": " << c.value << '\n';
+    out << hang(std::string("  ") + results::to_string(c.status) + "  " + c.name + ": ", c.value,
+                output_width());
   }
 }
 

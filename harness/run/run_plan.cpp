@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <sstream>
 
 #include "harness/probe/nvml.hpp"
 #include "harness/process/process.hpp"
@@ -197,7 +198,9 @@ std::string run_plan_json(const RunPlan& plan) {
   return out.dump(2);
 }
 
-void print_run_plan(std::ostream& out, const RunPlan& plan) {
+void print_run_plan(std::ostream& to, const RunPlan& plan) {
+  // Written whole, then its prose lines wrapped at the output width (issue 39).
+  std::ostringstream out;
   out << "plan: profile " << plan.profile << ", " << plan.executions << " execution"
       << (plan.executions == 1 ? "" : "s") << " of every suite (separate processes) of "
       << plan.repetitions << " repetition" << (plan.repetitions == 1 ? "" : "s") << ", "
@@ -220,8 +223,7 @@ void print_run_plan(std::ostream& out, const RunPlan& plan) {
   }
   rows.push_back({"total", std::to_string(plan.total_cases()), "", "", seconds_text(starts),
                   seconds_text(plan.total_estimated_s())});
-  print_table(out,
-              {"suite", "cases", "executions", "one execution", "of it process start", "estimated"},
+  print_table(out, {"suite", "cases", "executions", "one execution", "process start", "estimated"},
               rows);
   out << "The total counts " << plan.executions << " execution" << (plan.executions == 1 ? "" : "s")
       << " of every suite"
@@ -268,6 +270,7 @@ void print_run_plan(std::ostream& out, const RunPlan& plan) {
     out << "  " << s.suite << ": " << own << "\n";
   }
   if (!rates.empty()) out << "Rates: " << rates << "\n";
+  to << wrap_lines(out.str(), output_width());
 }
 
 }  // namespace gpubench::harness

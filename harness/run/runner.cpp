@@ -13,8 +13,10 @@
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <sstream>
 
 #include "harness/probe/environment.hpp"
 #include "harness/probe/nvml.hpp"
@@ -22,6 +24,7 @@
 #include "harness/process/process.hpp"
 #include "harness/run/machine_load.hpp"
 #include "harness/run/run_order.hpp"
+#include "harness/run/run_plan.hpp"
 #include "results/ingest/ingest.hpp"
 #include "util/clock.hpp"
 #include "util/error.hpp"
@@ -294,6 +297,8 @@ SuiteOutcome run_suite(results::Store& store, int64_t run_id, const SuiteExecuta
   const LoadSnapshot load_before = take_load_snapshot();
   ProcessResult r;
   if (launch.problem.empty()) {
+    std::optional<ConsoleWatcher> watcher;  // progress: cases as the console output reports them
+    if (options.on_cases) watcher.emplace(spec.stdout_path, options.on_cases);
     r = run_process(spec);
   } else {
     r.spawn_error = launch.problem;
@@ -331,10 +336,18 @@ SuiteOutcome run_suite(results::Store& store, int64_t run_id, const SuiteExecuta
   return out;
 }
 
+namespace {
+// Seconds a suite may take to give its plan for the progress lines: a real suite answers in well
+// under a second; one that does not is shown without cases planned, and the run waits no longer.
+constexpr double k_progress_plan_timeout_s = 2;
+}  // namespace
+
 RunOutcome execute_run(results::Store& store, const RunOptions& options, std::ostream* progress) {
   InterruptGuard guard;
   RunOutcome outcome;
   const double start = monotonic_seconds();
+  std::optional<RunProgress> reporter;  // what the run says while it runs (issue 39)
+  if (progress) reporter.emplace(*progress, options.progress_style);
 
   results::RunInfo info;
   Environment env = probe_environment(options.suite_options.profile);
@@ -387,7 +400,7 @@ RunOutcome execute_run(results::Store& store, const RunOptions& options, std::os
           "unavailable: " + (nvml_off.empty() ? std::string("no GPUs to read") : nvml_off) +
           "; no settle after " + join(heavy, ", ");
       info.config.env[k_settle_env_key] = outcome.settle_unavailable;
-      if (progress) *progress << "settle " << outcome.settle_unavailable << "\n" << std::flush;
+      if (reporter) reporter->note("settle " + outcome.settle_unavailable);
     }
   }
   std::string telemetry_off;
@@ -412,7 +425,7 @@ RunOutcome execute_run(results::Store& store, const RunOptions& options, std::os
   if (!telemetry_off.empty()) {
     outcome.telemetry = telemetry_off;
     info.config.env[k_telemetry_env_key] = telemetry_off;
-    if (progress) *progress << "telemetry " << telemetry_off << "\n" << std::flush;
+    if (reporter) reporter->note("telemetry " + telemetry_off);
   }
   // Scratch space for the suites' JSON; a `.owner` lock marks it as ours while we live, so the
   // next run can remove what a killed gpubench left behind. Made before the run is stored: an
@@ -461,6 +474,25 @@ RunOutcome execute_run(results::Store& store, const RunOptions& options, std::os
     // Suites that stop early: failed in an execution, or nothing matched their filter.
     std::vector<bool> stopped(suites, false);
     std::size_t step = 0;
+    // What its plan expects of one execution of a suite, for the progress lines and the ETA:
+    // asked once, right before its first execution (not up front: a run interrupted in its
+    // first suite has asked nothing of the others). nullopt: no plan, or none in time.
+    std::map<std::string, std::optional<SuiteExpectation>> expectations;
+    std::optional<int> plan_gpus;
+    auto expectation = [&](const SuiteExecutable& suite) {
+      auto [it, fresh] = expectations.try_emplace(suite.name);
+      if (!fresh) return it->second;
+      if (!plan_gpus) plan_gpus = detect_gpu_count().first;
+      try {
+        const PlannedSuite plan =
+            ask_suite_plan(suite, suite_options.profile, *plan_gpus, suite_options.repetitions,
+                           suite_options.filter, k_progress_plan_timeout_s);
+        it->second = SuiteExpectation{plan.cases(), plan.estimated_s()};
+      } catch (const Error&) {
+        // A suite without a plan (a fixture, one built before plans) is shown without one.
+      }
+      return it->second;
+    };
     for (int execution = 0; execution < *std::max_element(planned.begin(), planned.end());
          ++execution) {
       for (std::size_t i = 0; i < suites; ++i) {
@@ -487,19 +519,23 @@ RunOutcome execute_run(results::Store& store, const RunOptions& options, std::os
             rec.before = suite.name;
             rec.before_execution = execution;
             note = rec.text();
-            if (progress) *progress << note << "\n" << std::flush;
+            if (reporter) reporter->note(note);
             outcome.settles.push_back(std::move(rec));
           }
           heavy_ended.reset();
         }
-        if (progress) {
-          *progress << "[" << step << "/" << total() << "] " << suite.name;
+        SuiteRunOptions these_options = suite_options;
+        if (reporter) {
+          std::string label =
+              "[" + std::to_string(step) + "/" + std::to_string(total()) + "] " + suite.name;
           if (planned[i] > 1) {
-            *progress << " (execution " << execution + 1 << "/" << planned[i] << ")";
+            label += " (execution " + std::to_string(execution + 1) + "/" +
+                     std::to_string(planned[i]) + ")";
           }
-          *progress << " ..." << std::flush;
+          reporter->suite_started(label, expectation(suite));
+          these_options.on_cases = [&reporter](int cases) { reporter->cases_done(cases); };
         }
-        SuiteOutcome s = run_suite(store, outcome.run_id, suite, suite_options,
+        SuiteOutcome s = run_suite(store, outcome.run_id, suite, these_options,
                                    sampler ? &*sampler : nullptr, execution, note);
         if (kind == SuiteKind::power_heavy) heavy_ended.emplace(suite.name, settle_clock.now_s());
         if (execution == 0 && suite_options.more_when_cheap &&
@@ -528,9 +564,14 @@ RunOutcome execute_run(results::Store& store, const RunOptions& options, std::os
           if (!store_errors.empty()) store_errors += "; ";
           store_errors += s.info.suite + ": " + s.store_error;
         }
-        if (progress) {
-          *progress << " " << results::to_string(s.info.status) << " (" << s.summary.benchmarks
-                    << " benchmarks, " << seconds_text(s.info.duration_s) << " s)";
+        if (reporter) {
+          std::ostringstream line;
+          line << results::to_string(s.info.status) << " (" << s.summary.benchmarks
+               << " benchmarks";
+          if (s.summary.skipped > 0 || s.summary.errors > 0) {
+            line << ": " << s.summary.skipped << " skipped, " << s.summary.errors << " failed";
+          }
+          line << "; " << seconds_text(s.info.duration_s) << " s)";
           // The settle note was printed on its own line before the suite started.
           std::string reason = s.info.reason;
           if (!note.empty() && reason.size() >= note.size() &&
@@ -540,20 +581,20 @@ RunOutcome execute_run(results::Store& store, const RunOptions& options, std::os
               reason.resize(reason.size() - 2);
             }
           }
-          if (!reason.empty()) *progress << ": " << reason;
+          if (!reason.empty()) line << ": " << reason;
           if (stopped[i] && execution + 1 < planned[i] &&
               s.info.status != results::SuiteStatus::ok) {
-            *progress << " [its remaining executions are not run]";
+            line << " [its remaining executions are not run]";
           }
           if (s.telemetry_throttled > 0) {
-            *progress << " [thermal/HW slowdown in " << s.telemetry_throttled << " of "
-                      << s.telemetry_samples << " telemetry samples: affected samples invalid]";
+            line << " [thermal/HW slowdown in " << s.telemetry_throttled << " of "
+                 << s.telemetry_samples << " telemetry samples: affected samples invalid]";
           }
           if (s.telemetry_power_limited > 0) {
-            *progress << " [power-limited in " << s.telemetry_power_limited << " of "
-                      << s.telemetry_samples << " telemetry samples]";
+            line << " [power-limited in " << s.telemetry_power_limited << " of "
+                 << s.telemetry_samples << " telemetry samples]";
           }
-          *progress << "\n" << std::flush;
+          reporter->suite_finished(line.str());
         }
         outcome.suites.push_back(std::move(s));
       }

@@ -21,6 +21,7 @@
 
 #include "harness/probe/telemetry.hpp"
 #include "harness/run/discovery.hpp"
+#include "harness/run/progress.hpp"
 #include "harness/run/settle.hpp"
 #include "results/doctor_store.hpp"
 #include "results/store.hpp"
@@ -75,6 +76,9 @@ struct SuiteRunOptions {
   // Launcher words (`--launcher "mpirun -np 2"`, harness/process/launcher.hpp): the suite runs
   // under it. Empty: the suite runs directly.
   std::vector<std::string> launcher;
+  // Called about once a second while the suite runs with the cases its console output has
+  // reported so far (progress.hpp, issue 39). Null: the output is not watched.
+  std::function<void(int cases)> on_cases;
 };
 
 struct SuiteOutcome {
@@ -128,6 +132,8 @@ struct RunOptions {
   // (harness/run/algorithm_seed.hpp). Null: nothing. What they throw fails the run.
   std::function<void(int64_t run_id, const std::filesystem::path& scratch)> before_suites;
   std::function<void(int64_t run_id, const std::filesystem::path& scratch)> after_suites;
+  // How `progress` is written (progress.hpp): live on a terminal, lines in a log.
+  ProgressStyle progress_style = ProgressStyle::live;
 };
 
 struct RunOutcome {
@@ -166,8 +172,10 @@ inline constexpr const char* k_settle_env_key = "gpubench.settle";
 // execution 2, ...), each round in run_order.hpp's order, with the settle step (settle.hpp)
 // before a device suite that follows a power-heavy one. A suite that fails, crashes or times out in
 // one execution is not run again in this run (its later executions would cost the same and say the
-// same); nor is one whose filter matched nothing. `progress` (nullable) gets one line per execution
-// as it finishes.
+// same); nor is one whose filter matched nothing. `progress` (nullable) gets each execution's
+// start, its cases as they are reported and its end (progress.hpp, options.progress_style), with
+// the cases and seconds of the suite's own plan (run_plan.hpp), asked right before its first
+// execution.
 RunOutcome execute_run(results::Store& store, const RunOptions& options, std::ostream* progress);
 
 // Short human reason for a finished child ("exited with code 2: <last stderr line>").
