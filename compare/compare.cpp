@@ -460,7 +460,7 @@ Comparison compare_sides(const Side& base, const Side& candidate, const Options&
        {std::pair{&base, &cmp.base_headers}, std::pair{&candidate, &cmp.candidate_headers}}) {
     for (const results::RunDetail& r : side->runs) {
       headers->push_back({r.run.id, r.run.started_at, r.info.host.hostname, r.info.software.git_sha,
-                          r.annotations});
+                          r.annotations, r.run.uuid});
     }
   }
   cmp.options = options;

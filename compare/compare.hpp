@@ -47,6 +47,13 @@ std::optional<FailOn> fail_on_from_string(const std::string& text);
 // True when an entry with this verdict fails the comparison under `fail_on`.
 bool fails(Verdict verdict, FailOn fail_on);
 
+// How much of a comparison or report text and Markdown show (issue 39). summary: the verdict,
+// the failing entries worst first, per-GPU verdicts, then the rest of the primary metrics, with
+// unchanged rows summarised past a budget; secondary metrics and skipped cases only counted.
+// all (`--all`): every entry, secondary metrics and skipped cases listed. Machine formats (JSON,
+// CSV, JUnit) always hold everything. Acceptance: passing checks counted, or listed.
+enum class Detail { summary, all };
+
 struct Entry;
 // fails(verdict) or, for a series lost with its GPU (Entry::lost_hardware), any fail_on but never.
 bool entry_fails(const Entry& entry, FailOn fail_on);
@@ -201,6 +208,7 @@ struct RunHeader {
   std::string host;
   std::string git_sha;                   // of the gpubench that ran it
   std::vector<std::string> annotations;  // `gpubench annotate` (issue 25), oldest first
+  std::string uuid;  // the run's UUID: its name outside this database (issue 39)
 };
 
 struct Comparison {

@@ -160,7 +160,11 @@ bool accept_counts(const results::ResultRow& row);
 AcceptResult accept_against_spec(const Side& run, const std::vector<SpecRule>& spec,
                                  const std::string& spec_name, const AcceptOptions& options);
 
-void render_accept_text(const AcceptResult& result, std::ostream& out);
+// Detail::summary (issue 39): the verdict, one line per failing GPU and one for the passing ones,
+// the failing checks worst first (each reason on its own line), outliers; passing checks counted.
+// Detail::all (`--all`) lists the passing checks too.
+void render_accept_text(const AcceptResult& result, std::ostream& out,
+                        Detail detail = Detail::summary);
 // Written check by check as it is produced (the one writer of this layout), then a newline;
 // accept_json: the same document parsed back, for small results and tests.
 void render_accept_json(const AcceptResult& result, std::ostream& out);

@@ -1,4 +1,5 @@
-// Chart labels and ordering for people (svg.hpp): compact_labels, short_number, natural_less.
+// Chart labels and ordering for people (svg.hpp): compact_labels, short_number, natural_less;
+// and short_names (render.hpp), the names of text and Markdown tables.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -8,6 +9,7 @@
 #include "compare/render/render.hpp"
 #include "compare/render/svg.hpp"
 #include "util/strings.hpp"
+#include "util/text_width.hpp"
 
 namespace gpubench::compare::svg {
 namespace {
@@ -125,3 +127,83 @@ std::vector<std::string> compact_labels(const std::vector<std::string>& benchmar
 }
 
 }  // namespace gpubench::compare::svg
+
+namespace gpubench::compare {
+
+ShortNames short_names(const std::vector<std::string>& names, Shorten shorten) {
+  ShortNames out;
+  std::vector<std::string> unique;
+  for (const std::string& n : names) {
+    if (out.name.emplace(n, n).second) unique.push_back(n);
+  }
+  if ((shorten == Shorten::when_width_limited && output_width() == 0) || unique.empty()) {
+    return out;  // --wide: every name whole
+  }
+  // Where nothing is shared by all, names as the charts label them (run-control segments
+  // dropped, leading shared segments dropped, numbers short, still unique).
+  const std::vector<std::string> labels = svg::compact_labels(unique, {});
+  for (std::size_t i = 0; i < unique.size(); ++i) out.name[unique[i]] = labels[i];
+  if (unique.size() < 2) return out;
+  const std::size_t n = unique.size();
+  std::vector<std::vector<std::string>> segs(n);
+  for (std::size_t i = 0; i < n; ++i) segs[i] = svg::segments(unique[i]);
+  const bool same_shape = std::all_of(segs.begin(), segs.end(), [&](const auto& s) {
+    return s.size() == segs.front().size() && !s.empty();
+  });
+  // keep[k]: segment k differs between names (same shape), or k is past the shared leading ones.
+  std::vector<bool> keep;
+  std::vector<std::string> pattern;
+  if (same_shape) {
+    for (std::size_t k = 0; k < segs.front().size(); ++k) {
+      bool same = true, same_key = true;
+      const std::string& first = segs.front()[k];
+      const std::string key = first.substr(0, first.find(':'));
+      for (const auto& s : segs) {
+        same = same && s[k] == first;
+        same_key = same_key && first.find(':') != std::string::npos &&
+                   s[k].substr(0, s[k].find(':')) == key;
+      }
+      keep.push_back(!same);
+      pattern.push_back(same ? first : same_key ? key + ":*" : "*");
+    }
+  } else {
+    std::size_t common = 0;
+    for (;; ++common) {
+      bool same = true;
+      for (std::size_t i = 0; i < n && same; ++i) {
+        same = common + 1 < segs[i].size() && segs[i][common] == segs[0][common];
+      }
+      if (!same) break;
+      pattern.push_back(segs[0][common]);
+    }
+    pattern.push_back("*");
+  }
+  if (pattern.size() == 1 ||
+      static_cast<std::size_t>(std::count(pattern.begin(), pattern.end(), "*")) == pattern.size()) {
+    return out;  // nothing shared: names as they are
+  }
+  const auto build = [&](std::size_t i, bool short_numbers) {
+    std::vector<std::string> parts;
+    const std::size_t from = same_shape ? 0 : pattern.size() - 1;
+    for (std::size_t k = from; k < segs[i].size(); ++k) {
+      if (same_shape && !keep[k]) continue;
+      parts.push_back(short_numbers ? svg::shorten_segment(segs[i][k]) : segs[i][k]);
+    }
+    return join(parts, "/");
+  };
+  for (bool short_numbers : {true, false}) {
+    std::set<std::string> seen;
+    std::vector<std::string> labels;
+    for (std::size_t i = 0; i < n; ++i) {
+      labels.push_back(build(i, short_numbers));
+      seen.insert(labels.back());
+    }
+    if (seen.size() != n) continue;  // two names differ only in what was dropped
+    for (std::size_t i = 0; i < n; ++i) out.name[unique[i]] = labels[i];
+    out.pattern = join(pattern, "/");
+    return out;
+  }
+  return out;
+}
+
+}  // namespace gpubench::compare

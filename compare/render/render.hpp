@@ -30,16 +30,18 @@ inline constexpr const char* k_estimator_name =
 std::optional<Format> format_from_string(std::string_view text);
 const char* to_string(Format format);
 
+
 // colour: ANSI colours in text output (only when stdout is a terminal).
 // unchanged_csv: where a large Markdown or HTML comparison (render_large.hpp) writes its unchanged
 // entries (sidecar_path(output, ".unchanged.csv")); "" (output to stdout): HTML lists them in a
 // collapsed block, Markdown says how to get them. Other formats and small comparisons ignore it.
 void render_comparison(const Comparison& cmp, Format format, std::ostream& out, bool colour = false,
-                       const std::string& unchanged_csv = "");
+                       const std::string& unchanged_csv = "", Detail detail = Detail::summary);
 
-void render_text(const Comparison& cmp, std::ostream& out, bool colour);
+void render_text(const Comparison& cmp, std::ostream& out, bool colour,
+                 Detail detail = Detail::summary);
 void render_markdown(const Comparison& cmp, std::ostream& out,
-                     const std::string& unchanged_csv = "");
+                     const std::string& unchanged_csv = "", Detail detail = Detail::summary);
 // Written as it is produced (issue 16): each entry straight to `out`, never the whole document.
 void render_json(const Comparison& cmp, std::ostream& out);
 void render_junit(const Comparison& cmp, std::ostream& out);
@@ -49,6 +51,41 @@ void render_html(const Comparison& cmp, std::ostream& out, const std::string& un
 // The first line of every comparison (issue 26): "FAIL: 2 failing under --fail-on regression (2
 // regression, 38 unchanged of 40 compared)", "PASS: ...", or "NOT GATED (--fail-on never): ...".
 std::string verdict_headline(const Comparison& cmp);
+// A run as named outside its database (issue 39: ids are local, UUIDs travel with the run):
+// "2 (23285c63)", the id and the UUID's first 8 characters; the id alone when the UUID is unknown.
+std::string run_ref(int64_t id, const std::string& uuid);
+// "run 2 (23285c63)" or "runs 1 (acd22344), 3 (5f3a9c1e)".
+std::string runs_ref(const std::vector<RunHeader>& runs);
+// GPU UUIDs shortened for people: each to its shortest prefix of at least 12 characters
+// ("GPU-5f3a9c1e") that no other UUID of `uuids` shares; whole when shorter. Keyed by the UUID.
+std::map<std::string, std::string> short_uuids(const std::vector<std::string>& uuids);
+// Per-GPU verdicts over the primary entries of GPU series (issue 39): each GPU with failing
+// entries, worst first, then the others counted: "gpu3 GPU-FIXTURE-00000003: FAIL (5
+// regressions); 7 GPUs PASS". Under --fail-on never, judged as --fail-on regression would and
+// said so ("would FAIL"). Empty when no entry is on a GPU.
+std::string gpu_verdicts(const Comparison& cmp);
+// Entries worst first (issue 39): regressions by how much worse, then missing, invalid, changed
+// (largest change first), inconclusive (worst first), improvements, unchanged; ties in reading
+// order.
+std::vector<const Entry*> by_severity(std::vector<const Entry*> entries);
+// Benchmark names with what every one of them shares printed once (issue 39): `pattern` is the
+// shared shape with "*" where names differ ("gemm/cublaslt/dtype:*/m:8192/.../device:*"), and
+// `name` maps each full name to its differing parts ("dtype:bf16/device:3"). Segments shared by
+// every name are dropped only where names keep the same shape and stay unique; else only the
+// shared leading segments are. Run-control segments (manual_time, iterations:N) are always
+// dropped. Shorten::when_width_limited (text): with --wide (no width limit) names stay whole and
+// `pattern` is empty; Shorten::always (Markdown, read on a page of its own width).
+struct ShortNames {
+  std::string pattern;
+  std::map<std::string, std::string> name;
+};
+enum class Shorten { when_width_limited, always };
+ShortNames short_names(const std::vector<std::string>& names, Shorten shorten);
+// "8 cases skipped: int8 GEMM needs ..." per distinct reason, most frequent first (as `show`
+// groups skipped cases): one line per reason, `what` after each count ("cases skipped").
+std::vector<std::string> grouped_reasons(const std::vector<std::string>& reasons,
+                                         const std::string& what);
+
 // The Markdown table of the compared runs: selection, run ids, start dates, hosts, git sha.
 void write_md_runs(const Comparison& cmp, std::ostream& out);
 // The compared runs' annotations (`gpubench annotate`, issue 25), one line each, base first:
@@ -73,7 +110,9 @@ class RunTally {
  public:
   void add(const std::string& benchmark, results::BenchmarkStatus status,
            const std::string& message);
-  std::string line(int64_t run_id, const std::vector<results::SuiteRunInfo>& suites) const;
+  // run_uuid: named after the id as "run 2 (23285c63)" when given (issue 39).
+  std::string line(int64_t run_id, const std::vector<results::SuiteRunInfo>& suites,
+                   const std::string& run_uuid = "") const;
 
  private:
   std::map<std::string, int> m_state;  // benchmark -> 0 skipped, 1 failed, 2 measured

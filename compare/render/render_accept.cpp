@@ -1,6 +1,7 @@
 // Acceptance output: text for people, JSON with every figure, JUnit (one case per GPU and
 // benchmark, failures for what did not pass). Run problems (failed run or suite) come first in
 // every format.
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <ostream>
@@ -10,7 +11,9 @@
 
 #include "compare/accept/accept.hpp"
 #include "compare/render/render.hpp"
+#include "compare/render/svg.hpp"
 #include "util/json_writer.hpp"
+#include "util/strings.hpp"
 
 namespace gpubench::compare {
 namespace {
@@ -59,10 +62,104 @@ std::string outlier_text(const SiblingOutlier& o) {
 
 }  // namespace
 
-void render_accept_text(const AcceptResult& r, std::ostream& out) {
+namespace {
+
+// A check fails the acceptance: FAIL, a skip, or MARGINAL under --strict.
+bool check_fails(const AcceptCheck& c, const AcceptOptions& o) {
+  return c.outcome == CheckOutcome::fail || (o.strict && c.outcome == CheckOutcome::marginal);
+}
+
+// How far the run is from its reference, > 0 better (the median against the reference median or
+// the spec's bound, oriented by direction); worst first sorts ascending. NaN-free: unknown is 0.
+double goodness(const AcceptCheck& c) {
+  if (!(c.reference > 0) || !(c.median > 0) || !std::isfinite(c.median)) return 0;
+  const double r = c.median / c.reference;
+  return c.direction == results::Direction::lower ? 1.0 / r - 1.0 : r - 1.0;
+}
+
+// One line per GPU that fails (failing checks, skips, sibling outliers; worst first), one per
+// GPU with only MARGINAL checks, and one for all the others (issue 39: the GPU to pull is the
+// first thing read).
+std::vector<std::string> gpu_lines(const AcceptResult& r) {
+  struct Gpu {
+    std::string uuid, bus;
+    std::size_t checks = 0, failing = 0, marginal = 0, outliers = 0;
+  };
+  std::map<std::string, Gpu, bool (*)(const std::string&, const std::string&)> gpus(
+      svg::natural_less);
+  for (const AcceptCheck& c : r.checks) {
+    if (c.key.device.empty() || c.key.device == "host") continue;
+    Gpu& g = gpus[c.key.device];
+    if (g.uuid.empty()) g.uuid = c.gpu_uuid;
+    if (g.bus.empty()) g.bus = c.pci_bus_id;
+    ++g.checks;
+    if (check_fails(c, r.options)) {
+      ++g.failing;
+    } else if (c.outcome == CheckOutcome::marginal) {
+      ++g.marginal;
+    }
+  }
+  for (const SiblingOutlier& o : r.outliers) {
+    Gpu& g = gpus[o.key.device];
+    if (g.uuid.empty()) g.uuid = o.gpu_uuid;
+    if (g.bus.empty()) g.bus = o.pci_bus_id;
+    ++g.outliers;
+  }
+  std::vector<std::string> uuids;
+  for (const auto& [device, g] : gpus) {
+    if (!g.uuid.empty() && g.uuid != results::k_unknown) uuids.push_back(g.uuid);
+  }
+  const std::map<std::string, std::string> short_uuid = short_uuids(uuids);
+  std::vector<std::pair<std::size_t, std::string>> bad;  // (failing + outliers, line)
+  std::vector<std::string> marginal, good;
+  std::size_t good_checks = 0;
+  for (const auto& [device, g] : gpus) {
+    const auto it = short_uuid.find(g.uuid);
+    const std::string name = device + (it == short_uuid.end() ? "" : " " + it->second) +
+                             (g.bus.empty() ? "" : " (bus " + g.bus + ")");
+    if (g.failing + g.outliers > 0) {
+      std::vector<std::string> why;
+      if (g.failing > 0) {
+        why.push_back(std::to_string(g.failing) + " of " + std::to_string(g.checks) +
+                      (g.checks == 1 ? " check fails" : " checks fail"));
+      }
+      if (g.outliers > 0) {
+        why.push_back(std::to_string(g.outliers) + " sibling outlier" +
+                      (g.outliers == 1 ? "" : "s"));
+      }
+      bad.emplace_back(g.failing + g.outliers, name + ": FAIL (" + join(why, ", ") + ")");
+    } else if (g.marginal > 0) {
+      marginal.push_back(name + ": MARGINAL (" + std::to_string(g.marginal) + " of " +
+                         std::to_string(g.checks) + " checks; --strict fails them)");
+    } else {
+      good.push_back(device);
+      good_checks += g.checks;
+    }
+  }
+  std::stable_sort(bad.begin(), bad.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<std::string> out;
+  for (const auto& [n, line] : bad) out.push_back(line);
+  for (const std::string& line : marginal) out.push_back(line);
+  if (!good.empty()) {
+    out.push_back(std::to_string(good.size()) + (good.size() == 1 ? " GPU" : " GPUs") + " PASS (" +
+                  join(good, ", ") + "; " + std::to_string(good_checks) + " checks)");
+  }
+  return out;
+}
+
+}  // namespace
+
+void render_accept_text(const AcceptResult& r, std::ostream& out, Detail detail) {
   for (const auto& h : r.hardware) out << "HARDWARE " << h << '\n';
   for (const auto& p : r.problems) out << "PROBLEM " << p << '\n';
   out << verdict_line(r) << '\n';
+  for (const std::string& line : gpu_lines(r)) out << "per GPU: " << line << '\n';
+  std::vector<std::string> all_names;
+  for (const auto& c : r.checks) all_names.push_back(c.key.benchmark);
+  for (const auto& o : r.outliers) all_names.push_back(o.key.benchmark);
+  const ShortNames names = short_names(all_names, Shorten::when_width_limited);
+  if (!names.pattern.empty()) out << "names: " << names.pattern << " (* as in each line)\n";
   // Skipped benchmarks are grouped by reason: 83 identical lines say less than one.
   std::map<std::string, std::vector<const AcceptCheck*>> skipped;
   for (const auto& c : r.checks) {
@@ -72,16 +169,24 @@ void render_accept_text(const AcceptResult& r, std::ostream& out) {
     out << "  FAIL " << checks.size() << " benchmark(s) " << reason << ": "
         << text_name(checks.front()->key.benchmark) << (checks.size() > 1 ? " ..." : "") << '\n';
   }
-  for (CheckOutcome want : {CheckOutcome::fail, CheckOutcome::marginal}) {
-    for (const auto& c : r.checks) {
-      if (c.outcome != want || c.skipped) continue;
-      out << "  " << to_string(c.outcome) << ' ' << text_name(c.key.benchmark) << " "
-          << c.key.metric << " on " << device_text(c.key, c.gpu_uuid, c.pci_bus_id) << ": "
-          << c.reason << '\n';
-    }
+  // Failing checks worst first, then the MARGINAL ones; each reason on its own line.
+  std::vector<const AcceptCheck*> listed;
+  for (const auto& c : r.checks) {
+    if (!c.skipped && c.outcome != CheckOutcome::pass) listed.push_back(&c);
+  }
+  std::stable_sort(listed.begin(), listed.end(), [&](const AcceptCheck* a, const AcceptCheck* b) {
+    const bool fa = check_fails(*a, r.options), fb = check_fails(*b, r.options);
+    if (fa != fb) return fa;
+    return goodness(*a) < goodness(*b);
+  });
+  for (const AcceptCheck* c : listed) {
+    out << "  " << to_string(c->outcome) << ' ' << names.name.at(c->key.benchmark) << ' '
+        << c->key.metric << " on " << device_text(c->key, c->gpu_uuid, c->pci_bus_id) << ": "
+        << format_value(c->median) << ' ' << c->unit << '\n'
+        << "      " << c->reason << '\n';
   }
   for (const auto& o : r.outliers) {
-    out << "  OUTLIER " << outlier_text(o) << " on " << text_name(o.key.benchmark) << " "
+    out << "  OUTLIER " << outlier_text(o) << " on " << names.name.at(o.key.benchmark) << " "
         << o.key.metric << ": " << format_value(o.median) << " vs "
         << format_value(o.siblings_median) << " (MAD " << format_value(o.siblings_mad)
         << ") for its " << o.siblings << " siblings of the same model ("
@@ -93,15 +198,18 @@ void render_accept_text(const AcceptResult& r, std::ostream& out) {
   }
   for (const auto& f : r.facts.failed) out << "  FAIL " << f << '\n';
   for (const auto& e : r.environment) out << "  ENVIRONMENT " << e << '\n';
-  std::size_t shown = 0;
-  for (const auto& f : r.facts.passed) {
-    if (shown++ == 0) out << "passed:\n";
-    out << "  PASS " << f << '\n';
+  // Passing checks and DCGM facts (issue 40) are counted; --all lists them (issue 39).
+  const std::size_t passed = r.count(CheckOutcome::pass) + r.facts.passed.size();
+  if (passed == 0) return;
+  if (detail == Detail::summary) {
+    out << passed << (passed == 1 ? " check" : " checks") << " PASS (--all lists them)\n";
+    return;
   }
+  out << "passed:\n";
+  for (const auto& f : r.facts.passed) out << "  PASS " << f << '\n';
   for (const auto& c : r.checks) {
     if (c.outcome != CheckOutcome::pass) continue;
-    if (shown++ == 0) out << "passed:\n";
-    out << "  PASS " << text_name(c.key.benchmark) << " " << c.key.metric << " on "
+    out << "  PASS " << names.name.at(c.key.benchmark) << " " << c.key.metric << " on "
         << device_text(c.key, c.gpu_uuid, c.pci_bus_id) << ": " << c.reason << '\n';
   }
 }

@@ -41,13 +41,13 @@ const char* to_string(Format format) {
 }
 
 void render_comparison(const Comparison& cmp, Format format, std::ostream& out, bool colour,
-                       const std::string& unchanged_csv) {
+                       const std::string& unchanged_csv, Detail detail) {
   switch (format) {
     case Format::text:
-      render_text(cmp, out, colour);
+      render_text(cmp, out, colour, detail);
       break;
     case Format::md:
-      render_markdown(cmp, out, unchanged_csv);
+      render_markdown(cmp, out, unchanged_csv, detail);
       break;
     case Format::html:
       render_html(cmp, out, unchanged_csv);

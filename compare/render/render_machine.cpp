@@ -10,6 +10,7 @@
 #include "compare/render/render.hpp"
 #include "results/params_json.hpp"
 #include "util/json_writer.hpp"
+#include "util/strings.hpp"
 
 namespace gpubench::compare {
 namespace {
@@ -83,11 +84,19 @@ nlohmann::json comparison_json_head(const Comparison& cmp) {
     }
     return out;
   };
+  // Run ids are local to a database; UUIDs name the runs wherever the file goes (issue 39).
+  const auto uuids = [](const std::vector<RunHeader>& runs) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const RunHeader& r : runs) out.push_back(r.uuid);
+    return out;
+  };
   doc["base"] = {{"selection", cmp.base_selection},
                  {"runs", cmp.base_runs},
+                 {"run_uuids", uuids(cmp.base_headers)},
                  {"annotations", annotations(cmp.base_headers)}};
   doc["candidate"] = {{"selection", cmp.candidate_selection},
                       {"runs", cmp.candidate_runs},
+                      {"run_uuids", uuids(cmp.candidate_headers)},
                       {"annotations", annotations(cmp.candidate_headers)}};
   const Options& o = cmp.options;
   doc["options"] = {
@@ -383,9 +392,18 @@ void render_junit(const Comparison& cmp, std::ostream& out) {
 
 void render_csv(const Comparison& cmp, std::ostream& out) {
   for (const std::string& p : cmp.problems) out << "# problem: " << p << '\n';
+  // Issue 39: gpu_uuid and primary as in the JSON, and the runs by UUID (ids are local to a
+  // database), after the columns scripts already read by position.
+  const auto uuids = [](const std::vector<RunHeader>& runs) {
+    std::vector<std::string> parts;
+    for (const RunHeader& r : runs) parts.push_back(r.uuid);
+    return csv_field(join(parts, " "));
+  };
+  const std::string runs = uuids(cmp.base_headers) + ',' + uuids(cmp.candidate_headers);
   out << "suite,benchmark,metric,unit,direction,device,base_n,base_median,base_cv,candidate_n,"
          "candidate_median,candidate_cv,ratio,ci_low,ci_high,p_value,q_value,df,"
-         "delta,history_runs,verdict,fails,reason\n";
+         "delta,history_runs,verdict,fails,reason,gpu_uuid,primary,base_run_uuids,"
+         "candidate_run_uuids\n";
   auto num = [](double v) { return std::isfinite(v) ? format_significant_csv(v) : std::string(); };
   for (const Entry& e : cmp.entries) {
     out << csv_field(e.key.suite) << ',' << csv_field(e.key.benchmark) << ','
@@ -397,7 +415,8 @@ void render_csv(const Comparison& cmp, std::ostream& out) {
         << (std::isfinite(e.ci_low) ? num(e.df) : std::string()) << ',' << num(e.delta) << ','
         << (e.history ? e.history->runs : 0) << ',' << to_string(e.verdict) << ','
         << (entry_fails(e, cmp.options.fail_on) ? "true" : "false") << ',' << csv_field(e.reason)
-        << '\n';
+        << ',' << csv_field(e.candidate.gpu_uuid.empty() ? e.base.gpu_uuid : e.candidate.gpu_uuid)
+        << ',' << (e.primary ? "true" : "false") << ',' << runs << '\n';
   }
 }
 

@@ -2,6 +2,8 @@
 // text (issue 26): PASS / FAIL with what failed under --fail-on, then which runs were compared,
 // when, where and with which gpubench.
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <ostream>
 #include <string>
@@ -60,10 +62,158 @@ std::string verdict_headline(const Comparison& cmp) {
          " (" + counts + ")";
 }
 
+std::string run_ref(int64_t id, const std::string& uuid) {
+  // 8 characters, as `runs` lists them: unique among thousands of random UUIDs.
+  return uuid.empty() ? std::to_string(id) : std::to_string(id) + " (" + uuid.substr(0, 8) + ")";
+}
+
+std::string runs_ref(const std::vector<RunHeader>& runs) {
+  std::vector<std::string> parts;
+  for (const RunHeader& r : runs) parts.push_back(run_ref(r.id, r.uuid));
+  return (runs.size() == 1 ? "run " : "runs ") + join(parts, ", ");
+}
+
+std::map<std::string, std::string> short_uuids(const std::vector<std::string>& uuids) {
+  std::map<std::string, std::string> out;
+  for (const std::string& u : uuids) {
+    // "GPU-" and 8 hex digits at least; longer while another UUID shares the prefix.
+    std::size_t length = std::min<std::size_t>(u.size(), 12);
+    for (const std::string& other : uuids) {
+      if (other == u) continue;
+      std::size_t common = 0;
+      while (common < u.size() && common < other.size() && u[common] == other[common]) ++common;
+      length = std::max(length, std::min(u.size(), common + 1));
+    }
+    out[u] = u.substr(0, length);
+  }
+  return out;
+}
+
+namespace {
+
+// "5 regressions", "1 regression", "2 missing".
+std::string verdict_count(std::size_t n, Verdict v) {
+  const bool plural = n != 1 && (v == Verdict::regression || v == Verdict::improvement);
+  return std::to_string(n) + " " + to_string(v) + (plural ? "s" : "");
+}
+
+}  // namespace
+
+std::string gpu_verdicts(const Comparison& cmp) {
+  const bool gated = cmp.options.fail_on != FailOn::never;
+  const FailOn judge = gated ? cmp.options.fail_on : FailOn::regression;
+  struct Gpu {
+    std::string uuid;
+    std::size_t counts[k_verdict_count] = {};
+    std::size_t failing = 0;
+  };
+  std::map<std::string, Gpu> gpus;  // by device label
+  for (const Entry& e : cmp.entries) {
+    if (!e.primary || e.key.device.empty() || e.key.device == "host") continue;
+    Gpu& g = gpus[e.key.device];
+    if (g.uuid.empty())
+      g.uuid = e.candidate.gpu_uuid.empty() ? e.base.gpu_uuid : e.candidate.gpu_uuid;
+    if (entry_fails(e, judge)) {
+      ++g.failing;
+      ++g.counts[static_cast<std::size_t>(e.verdict)];
+    }
+  }
+  if (gpus.empty()) return "";
+  std::vector<std::string> uuids;
+  for (const auto& [device, g] : gpus) {
+    if (!g.uuid.empty() && g.uuid != results::k_unknown) uuids.push_back(g.uuid);
+  }
+  const std::map<std::string, std::string> short_uuid = short_uuids(uuids);
+  std::vector<std::pair<std::string, const Gpu*>> failing;
+  std::size_t passing = 0;
+  for (const auto& [device, g] : gpus) {
+    if (g.failing == 0) {
+      ++passing;
+    } else {
+      failing.emplace_back(device, &g);
+    }
+  }
+  std::stable_sort(failing.begin(), failing.end(), [](const auto& a, const auto& b) {
+    if (a.second->failing != b.second->failing) return a.second->failing > b.second->failing;
+    return svg::natural_less(a.first, b.first);
+  });
+  std::vector<std::string> parts;
+  for (const auto& [device, g] : failing) {
+    std::vector<std::string> why;
+    for (Verdict v : k_all_verdicts) {
+      if (g->counts[static_cast<std::size_t>(v)] > 0) {
+        why.push_back(verdict_count(g->counts[static_cast<std::size_t>(v)], v));
+      }
+    }
+    const auto it = short_uuid.find(g->uuid);
+    parts.push_back(device + (it == short_uuid.end() ? std::string() : " " + it->second) + ": " +
+                    (gated ? "FAIL" : "would FAIL") + " (" + join(why, ", ") + ")");
+  }
+  if (passing > 0) {
+    parts.push_back(std::to_string(passing) + (passing == 1 ? " GPU PASS" : " GPUs PASS"));
+  }
+  return join(parts, "; ");
+}
+
+std::vector<const Entry*> by_severity(std::vector<const Entry*> entries) {
+  const auto rank = [](Verdict v) {
+    switch (v) {
+      case Verdict::regression:
+        return 0;
+      case Verdict::missing:
+        return 1;
+      case Verdict::invalid:
+        return 2;
+      case Verdict::changed:
+        return 3;
+      case Verdict::inconclusive:
+        return 4;
+      case Verdict::improvement:
+        return 5;
+      case Verdict::unchanged:
+        return 6;
+    }
+    return 6;
+  };
+  // Smaller is worse: the log speed-up; a change of unknown direction by its size; improvements
+  // largest first; unknown figures last.
+  const auto key = [](const Entry* e) {
+    const std::optional<double> s = e->speedup();
+    double k = std::numeric_limits<double>::infinity();
+    if (s && std::isfinite(*s) && *s > 0) {
+      k = std::log(*s);
+    } else if (std::isfinite(e->ratio) && e->ratio > 0) {
+      k = -std::fabs(std::log(e->ratio));
+    }
+    if (e->verdict == Verdict::improvement && std::isfinite(k)) k = -k;
+    return k;
+  };
+  std::stable_sort(entries.begin(), entries.end(), [&](const Entry* a, const Entry* b) {
+    if (rank(a->verdict) != rank(b->verdict)) return rank(a->verdict) < rank(b->verdict);
+    return key(a) < key(b);
+  });
+  return entries;
+}
+
+std::vector<std::string> grouped_reasons(const std::vector<std::string>& reasons,
+                                         const std::string& what) {
+  std::map<std::string, std::size_t> count;
+  for (const std::string& r : reasons) ++count[r];
+  std::vector<std::pair<std::string, std::size_t>> sorted(count.begin(), count.end());
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::vector<std::string> out;
+  for (const auto& [reason, n] : sorted) {
+    out.push_back(std::to_string(n) + " " + what + ": " +
+                  (reason.empty() ? "no reason given" : reason));
+  }
+  return out;
+}
+
 void write_md_runs(const Comparison& cmp, std::ostream& out) {
   using Get = std::string (*)(const RunHeader&);
   const std::vector<std::pair<const char*, Get>> rows = {
-      {"runs", [](const RunHeader& r) { return std::to_string(r.id); }},
+      {"runs", [](const RunHeader& r) { return run_ref(r.id, r.uuid); }},
       {"started (UTC)", [](const RunHeader& r) { return r.started_at; }},
       {"host", [](const RunHeader& r) { return r.host; }},
       {"gpubench git sha", [](const RunHeader& r) { return r.git_sha.substr(0, 12); }},
@@ -135,8 +285,8 @@ void RunTally::add(const std::string& benchmark, results::BenchmarkStatus status
   }
 }
 
-std::string RunTally::line(int64_t run_id,
-                           const std::vector<results::SuiteRunInfo>& suite_runs) const {
+std::string RunTally::line(int64_t run_id, const std::vector<results::SuiteRunInfo>& suite_runs,
+                           const std::string& run_uuid) const {
   // Suites, not suite runs: a run measures each suite in several executions (issue 35), each its
   // own suite run; a suite failed when any of its executions did.
   std::map<std::string, std::pair<std::size_t, bool>> by_suite;  // executions, any failed
@@ -176,7 +326,7 @@ std::string RunTally::line(int64_t run_id,
                (top->second == counts[0] ? std::string() : std::to_string(top->second) + " ") +
                (top->first.empty() ? std::string("no reason given") : top->first) + ")";
   }
-  return "run " + std::to_string(run_id) + ": " + std::to_string(suites) + " suite" +
+  return "run " + run_ref(run_id, run_uuid) + ": " + std::to_string(suites) + " suite" +
          (suites == 1 ? "" : "s") + executions +
          (suites_failed == 0 ? std::string() : " (" + std::to_string(suites_failed) + " failed)") +
          ", " + std::to_string(m_state.size()) + " benchmark" + (m_state.size() == 1 ? "" : "s") +

@@ -23,12 +23,6 @@ std::string interval(const Entry& e) {
   return "[" + change_pct(e.ci_low) + ", " + change_pct(e.ci_high) + "]";
 }
 
-std::string runs_text(const std::vector<int64_t>& ids) {
-  std::vector<std::string> parts;
-  for (int64_t id : ids) parts.push_back(std::to_string(id));
-  return (ids.size() == 1 ? "run " : "runs ") + join(parts, ",");
-}
-
 const char* colour_of(Verdict v) {
   switch (v) {
     case Verdict::regression:
@@ -196,20 +190,188 @@ std::string suite_note(const SuiteSummary& s) {
   return "";
 }
 
-void render_text(const Comparison& cmp, std::ostream& out, bool colour) {
+namespace {
+
+// Unchanged rows listed one each up to this many; past it, summarised per suite and GPU (issue
+// 39: the comparison of two 8-GPU runs fits 80 lines at 120 columns).
+constexpr std::size_t k_unchanged_rows = 20;
+
+// The primary entries split as the summary shows them: failing (worst first), the other changes,
+// unchanged; and the secondary ones. Failing is judged as the exit code is, and under --fail-on
+// never as --fail-on regression would (the headline says NOT GATED).
+struct Sections {
+  std::vector<const Entry*> failing, changes, unchanged, secondary;
+};
+Sections sections_of(const Comparison& cmp) {
+  const FailOn judge =
+      cmp.options.fail_on == FailOn::never ? FailOn::regression : cmp.options.fail_on;
+  Sections s;
+  for (const Entry* e : by_severity(entries_in_order(cmp))) {
+    if (!e->primary) {
+      s.secondary.push_back(e);
+    } else if (entry_fails(*e, judge)) {
+      s.failing.push_back(e);
+    } else if (e->verdict == Verdict::unchanged) {
+      s.unchanged.push_back(e);
+    } else {
+      s.changes.push_back(e);
+    }
+  }
+  return s;
+}
+
+std::string failing_title(const Comparison& cmp, std::size_t n) {
+  if (cmp.options.fail_on == FailOn::never) {
+    return "would fail under --fail-on regression (" + std::to_string(n) +
+           ", not gated: --fail-on never; worst first)";
+  }
+  return "failing under --fail-on " + std::string(to_string(cmp.options.fail_on)) + " (" +
+         std::to_string(n) + ", worst first)";
+}
+
+// The one metric every entry of `entries` has, "" when they differ (then a metric column).
+std::string shared_metric(const std::vector<const Entry*>& entries) {
+  for (const Entry* e : entries) {
+    if (e->key.metric != entries.front()->key.metric) return "";
+  }
+  return entries.empty() ? "" : entries.front()->key.metric;
+}
+
+// "secondary metrics: 120 entries (5 regression, 115 unchanged), not counted".
+std::string secondary_counts(const std::vector<const Entry*>& entries) {
+  std::size_t counts[k_verdict_count] = {};
+  for (const Entry* e : entries) ++counts[static_cast<std::size_t>(e->verdict)];
+  std::vector<std::string> parts;
+  for (Verdict v : k_all_verdicts) {
+    if (counts[static_cast<std::size_t>(v)] > 0) {
+      parts.push_back(std::to_string(counts[static_cast<std::size_t>(v)]) + " " + to_string(v));
+    }
+  }
+  return std::to_string(entries.size()) + " entries (" + join(parts, ", ") + ")";
+}
+
+// "changes between -0.34% and +0.34%" of entries with a ratio; "" when none has one.
+std::string change_range(const std::vector<const Entry*>& entries) {
+  double lo = INFINITY, hi = -INFINITY;
+  for (const Entry* e : entries) {
+    if (!std::isfinite(e->ratio)) continue;
+    lo = std::min(lo, e->ratio);
+    hi = std::max(hi, e->ratio);
+  }
+  if (!std::isfinite(lo)) return "";
+  return "changes between " + change_pct(lo) + " and " + change_pct(hi);
+}
+
+// Per suite, how many entries on each device: "gemm (35): gpu0 5, gpu1 5, ...".
+std::vector<std::string> per_suite_devices(const std::vector<const Entry*>& entries) {
+  std::map<std::string,
+           std::map<std::string, std::size_t, bool (*)(const std::string&, const std::string&)>>
+      by_suite;
+  for (const Entry* e : entries) {
+    auto it = by_suite.try_emplace(e->key.suite, svg::natural_less).first;
+    ++it->second[e->key.device];
+  }
+  std::vector<std::string> out;
+  for (const auto& [suite, devices] : by_suite) {
+    std::size_t total = 0;
+    std::vector<std::string> parts;
+    for (const auto& [device, n] : devices) {
+      total += n;
+      parts.push_back(device + " " + std::to_string(n));
+    }
+    out.push_back(suite + " (" + std::to_string(total) + "): " + join(parts, ", "));
+  }
+  return out;
+}
+
+// Entries as a table, one row each; with `why`, each row's why on its own indented line under it
+// (issue 39: a wrapped why column was a strip of 7-11 lines a row).
+void print_entries(std::ostream& out, const std::vector<const Entry*>& entries,
+                   const ShortNames& names, const Comparison& cmp, bool colour, bool why) {
+  if (entries.empty()) return;
+  const bool metric_column = shared_metric(entries).empty();
+  std::vector<std::string> header = {"benchmark", "metric", "device",       "base", "candidate",
+                                     "unit",      "change", "99% interval", "n",    "verdict"};
+  if (!metric_column) header.erase(header.begin() + 1);
+  // Below 100 columns the sample counts go (they are in --format json and csv), so the interval
+  // keeps its numbers whole.
+  const bool n_column = output_width() == 0 || output_width() >= 100;
+  if (!n_column) header.erase(header.end() - 2);
+  std::vector<std::vector<std::string>> rows = {header};
+  for (const Entry* e : entries) {
+    std::vector<std::string> row = {
+        names.name.at(e->key.benchmark),
+        e->key.metric,
+        device_cell(*e),
+        format_value(e->base.median),
+        format_value(e->candidate.median),
+        e->unit,
+        change_pct(e->ratio),
+        interval(*e),
+        std::to_string(e->base.n) + "/" + std::to_string(e->candidate.n),
+        to_string(e->verdict)};
+    if (!metric_column) row.erase(row.begin() + 1);
+    if (!n_column) row.erase(row.end() - 2);
+    rows.push_back(std::move(row));
+  }
+  std::vector<std::size_t> line_rows;
+  const std::vector<std::string> lines = fit_table(rows, output_width(), "  ", &line_rows);
+  for (std::size_t l = 0; l < lines.size(); ++l) {
+    const std::size_t r = line_rows[l];
+    const Entry* e = r == 0 ? nullptr : entries[r - 1];
+    const char* c = colour && e != nullptr && e->primary ? colour_of(e->verdict) : "";
+    out << c << lines[l] << (*c != '\0' ? "\033[0m" : "") << '\n';
+    const bool last_line_of_row = l + 1 == lines.size() || line_rows[l + 1] != r;
+    if (why && e != nullptr && last_line_of_row) {
+      out << "      " << plain_why(*e, cmp.options.confidence) << '\n';
+    }
+  }
+}
+
+// "(TFLOP_per_s)" after a section's title when every row has that metric.
+std::string metric_note(const std::vector<const Entry*>& entries) {
+  const std::string m = shared_metric(entries);
+  return m.empty() ? "" : ", " + m;
+}
+
+}  // namespace
+
+void render_text(const Comparison& cmp, std::ostream& out, bool colour, Detail detail) {
+  const bool all = detail == Detail::all;
   out << verdict_headline(cmp) << '\n';  // the first line says it all (issue 26)
   for (const std::string& p : cmp.problems) out << "PROBLEM " << p << '\n';
-  out << "base:      " << cmp.base_selection << " (" << runs_text(cmp.base_runs) << ")\n";
-  out << "candidate: " << cmp.candidate_selection << " (" << runs_text(cmp.candidate_runs) << ")\n";
+  out << "base:      " << cmp.base_selection << " (" << runs_ref(cmp.base_headers) << ")\n";
+  out << "candidate: " << cmp.candidate_selection << " (" << runs_ref(cmp.candidate_headers)
+      << ")\n";
   if (!cmp.gpu_pairing.empty()) out << "GPUs:      " << cmp.gpu_pairing << '\n';
   for (const std::string& a : annotation_lines(cmp)) out << "annotated: " << a << '\n';
+  std::vector<std::string> all_names;
+  for (const Entry& e : cmp.entries) all_names.push_back(e.key.benchmark);
+  const ShortNames names = short_names(all_names, Shorten::when_width_limited);
+  if (!names.pattern.empty()) out << "names:     " << names.pattern << " (* as in each row)\n";
+
+  // Issue 39: what fails first, worst first, each with its why; then which GPUs it is on.
+  const Sections s = sections_of(cmp);
+  if (!s.failing.empty()) {
+    out << '\n' << failing_title(cmp, s.failing.size()) << metric_note(s.failing) << ":\n";
+    print_entries(out, s.failing, names, cmp, colour, true);
+  }
+  if (const std::string gpus = gpu_verdicts(cmp); !gpus.empty()) {
+    out << (s.failing.empty() ? "\n" : "") << "per GPU: " << gpus << '\n';
+  }
+  if (!s.changes.empty()) {
+    out << "\nother changes and undecided (" << s.changes.size() << ", not failing"
+        << metric_note(s.changes) << "):\n";
+    print_entries(out, s.changes, names, cmp, colour, true);
+  }
+
   out << "\nenvironment differences:";
   if (cmp.env_differences.empty()) out << " none";
   out << '\n';
   std::vector<std::vector<std::string>> env;
   for (const auto& d : cmp.env_differences) env.push_back({d.field, d.base + " -> " + d.candidate});
   print_table(out, env);
-  out << "\nverdicts: " << counts_line(cmp) << '\n';
+  out << "verdicts: " << counts_line(cmp) << '\n';
 
   out << "\nsuites (geometric mean of speed-ups, >1 is better, 99% interval):\n";
   std::vector<std::vector<std::string>> suites = {suite_header()};
@@ -223,33 +385,27 @@ void render_text(const Comparison& cmp, std::ostream& out, bool colour) {
       if (const auto it = k_short.find(h); it != k_short.end()) h = it->second;
     }
   }
-  for (const auto& s : cmp.suites) suites.push_back(suite_cells(s));
+  for (const auto& suite : cmp.suites) suites.push_back(suite_cells(suite));
   print_table(out, suites);
   if (narrow) {
     out << "  (n compared; regr regression, impr improvement, unch unchanged, inconcl "
            "inconclusive, chg changed, inv invalid, miss missing; --wide: whole words)\n";
   }
-  out << "  (primary metrics only: one verdict per benchmark; secondary metrics are listed below "
-         "but not counted)\n";
+  out << "  (primary metrics only: one verdict per benchmark; secondary metrics are not "
+         "counted)\n";
 
-  out << "\nresults:\n";
-  std::vector<std::vector<std::string>> rows = {{"benchmark", "metric", "device", "base",
-                                                 "candidate", "unit", "change", "99% interval", "n",
-                                                 "verdict", "why"}};
-  std::vector<std::string> prefixes = {""};
-  std::vector<std::string> names;
-  for (const Entry& e : cmp.entries) names.push_back(e.key.benchmark);
-  const std::map<std::string, std::string> name = text_names(names);
-  for (const Entry* ep : entries_in_order(cmp)) {
-    const Entry& e = *ep;
-    rows.push_back({name.at(e.key.benchmark), e.key.metric + (e.primary ? "" : " (secondary)"),
-                    device_cell(e), format_value(e.base.median), format_value(e.candidate.median),
-                    e.unit, change_pct(e.ratio), interval(e),
-                    std::to_string(e.base.n) + "/" + std::to_string(e.candidate.n),
-                    to_string(e.verdict), plain_why(e, cmp.options.confidence)});
-    prefixes.push_back(colour && e.primary ? colour_of(e.verdict) : "");
+  if (!s.unchanged.empty()) {
+    const std::string range = change_range(s.unchanged);
+    if (all || s.unchanged.size() <= k_unchanged_rows) {
+      out << "\nunchanged (" << s.unchanged.size() << metric_note(s.unchanged) << "):\n";
+      print_entries(out, s.unchanged, names, cmp, colour, all);
+    } else {
+      out << '\n'
+          << s.unchanged.size() << " unchanged" << (range.empty() ? "" : ", " + range)
+          << " (--all lists them):\n";
+      for (const std::string& line : per_suite_devices(s.unchanged)) out << "  " << line << '\n';
+    }
   }
-  print_table(out, rows, prefixes);
   auto list = [&](const char* title, const std::vector<Unmatched>& items) {
     if (items.empty()) return;
     out << '\n' << title << " (" << items.size() << "):\n";
@@ -260,7 +416,24 @@ void render_text(const Comparison& cmp, std::ostream& out, bool colour) {
   };
   list("added", cmp.added);
   list("removed", cmp.removed);
-  list("skipped", cmp.skipped);
+  if (!s.secondary.empty()) {
+    if (all) {
+      out << "\nsecondary metrics (" << s.secondary.size()
+          << ", shown, not counted; worst first):\n";
+      print_entries(out, s.secondary, names, cmp, colour, true);
+    } else {
+      out << "\nsecondary metrics: " << secondary_counts(s.secondary)
+          << ", not counted (--all lists them)\n";
+    }
+  }
+  if (all) {
+    list("skipped", cmp.skipped);
+  } else if (!cmp.skipped.empty()) {
+    std::vector<std::string> reasons;
+    for (const Unmatched& u : cmp.skipped) reasons.push_back(u.reason);
+    out << "\nskipped (" << cmp.skipped.size() << ", --all lists them):\n";
+    for (const std::string& line : grouped_reasons(reasons, "cases")) out << "  " << line << '\n';
+  }
 }
 
 namespace {
@@ -303,7 +476,8 @@ void write_md_row(const Entry& e, double confidence, std::ostream& out) {
       << " | " << markdown_escape(plain_why(e, confidence)) << " |\n";
 }
 
-void write_md_unmatched(const Comparison& cmp, std::ostream& out) {
+// Added and removed in full; skipped in full with --all, else one line per reason.
+void write_md_unmatched(const Comparison& cmp, std::ostream& out, Detail detail = Detail::all) {
   auto list = [&](const char* title, const std::vector<Unmatched>& items) {
     if (items.empty()) return;
     out << "\n### " << title << " (" << items.size() << ")\n\n";
@@ -314,7 +488,16 @@ void write_md_unmatched(const Comparison& cmp, std::ostream& out) {
   };
   list("Added", cmp.added);
   list("Removed", cmp.removed);
-  list("Skipped", cmp.skipped);
+  if (detail == Detail::all) {
+    list("Skipped", cmp.skipped);
+  } else if (!cmp.skipped.empty()) {
+    std::vector<std::string> reasons;
+    for (const Unmatched& u : cmp.skipped) reasons.push_back(u.reason);
+    out << "\n### Skipped (" << cmp.skipped.size() << ", --all lists them)\n\n";
+    for (const std::string& line : grouped_reasons(reasons, "cases")) {
+      out << "- " << markdown_escape(line) << '\n';
+    }
+  }
 }
 
 void write_md_head(const Comparison& cmp, std::ostream& out) {
@@ -417,16 +600,88 @@ void render_markdown_large(const Comparison& cmp, std::ostream& out, const std::
 
 }  // namespace
 
-void render_markdown(const Comparison& cmp, std::ostream& out, const std::string& unchanged_csv) {
+namespace {
+
+// Markdown rows of `entries` under their short names; the why a column (a browser wraps it).
+void write_md_entries(const std::vector<const Entry*>& entries, const ShortNames& names,
+                      double confidence, std::ostream& out) {
+  const bool metric_column = shared_metric(entries).empty();
+  out << "| benchmark |" << (metric_column ? " metric |" : "")
+      << " device | base | candidate | change | 99% interval | verdict | why |\n|---|"
+      << (metric_column ? "---|" : "") << "---|---:|---:|---:|---|---|---|\n";
+  for (const Entry* e : entries) {
+    out << "| " << markdown_escape(names.name.at(e->key.benchmark)) << " | ";
+    if (metric_column) out << markdown_escape(e->key.metric) << " | ";
+    out << e->key.device << " | " << format_value(e->base.median) << ' ' << markdown_escape(e->unit)
+        << " | " << format_value(e->candidate.median) << ' ' << markdown_escape(e->unit) << " | "
+        << change_pct(e->ratio) << " | " << interval(*e) << " | "
+        << (e->verdict == Verdict::regression && e->primary ? "**regression**"
+                                                            : to_string(e->verdict))
+        << " | " << markdown_escape(plain_why(*e, confidence)) << " |\n";
+  }
+}
+
+}  // namespace
+
+void render_markdown(const Comparison& cmp, std::ostream& out, const std::string& unchanged_csv,
+                     Detail detail) {
   if (is_large_report(cmp.entries.size())) {
     render_markdown_large(cmp, out, unchanged_csv);
     return;
   }
+  const bool all = detail == Detail::all;
   write_md_head(cmp, out);
+  std::vector<std::string> all_names;
+  for (const Entry& e : cmp.entries) all_names.push_back(e.key.benchmark);
+  // Markdown has no width, but a PR comment is read on a page: names as short as in text.
+  const ShortNames names = short_names(all_names, Shorten::always);
+  if (!names.pattern.empty()) {
+    out << "Benchmark names leave out what they all share: " << markdown_escape(names.pattern)
+        << " (\\* as in each row).\n\n";
+  }
+  // Issue 39: what fails first, worst first; then which GPUs; then the rest.
+  const Sections s = sections_of(cmp);
+  if (!s.failing.empty()) {
+    std::string title = failing_title(cmp, s.failing.size()) + metric_note(s.failing);
+    title[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(title[0])));
+    out << "### " << markdown_escape(title) << "\n\n";
+    write_md_entries(s.failing, names, cmp.options.confidence, out);
+    out << '\n';
+  }
+  if (const std::string gpus = gpu_verdicts(cmp); !gpus.empty()) {
+    out << "**Per GPU:** " << markdown_escape(gpus) << "\n\n";
+  }
+  if (!s.changes.empty()) {
+    out << "### Other changes and undecided (" << s.changes.size() << ", not failing"
+        << markdown_escape(metric_note(s.changes)) << ")\n\n";
+    write_md_entries(s.changes, names, cmp.options.confidence, out);
+    out << '\n';
+  }
   write_md_summary(cmp, out);
-  out << "\n### Results\n\n" << k_md_results_header;
-  for (const Entry* e : entries_in_order(cmp)) write_md_row(*e, cmp.options.confidence, out);
-  write_md_unmatched(cmp, out);
+  if (!s.unchanged.empty()) {
+    out << "\n### Unchanged (" << s.unchanged.size() << markdown_escape(metric_note(s.unchanged))
+        << ")\n\n";
+    if (all || s.unchanged.size() <= k_unchanged_rows) {
+      write_md_entries(s.unchanged, names, cmp.options.confidence, out);
+    } else {
+      const std::string range = change_range(s.unchanged);
+      out << s.unchanged.size() << " unchanged" << (range.empty() ? "" : ", " + range)
+          << " (--all lists them):\n\n";
+      for (const std::string& line : per_suite_devices(s.unchanged)) {
+        out << "- " << markdown_escape(line) << '\n';
+      }
+    }
+  }
+  if (!s.secondary.empty()) {
+    if (all) {
+      out << "\n### Secondary metrics (" << s.secondary.size() << ", shown, not counted)\n\n";
+      write_md_entries(s.secondary, names, cmp.options.confidence, out);
+    } else {
+      out << "\nSecondary metrics: " << markdown_escape(secondary_counts(s.secondary))
+          << ", not counted (--all lists them).\n";
+    }
+  }
+  write_md_unmatched(cmp, out, detail);
 }
 
 }  // namespace gpubench::compare

@@ -269,17 +269,17 @@ void render_json_report(const RunReport& r, std::ostream& out) {
   doc["results"] = rows;
   nlohmann::json noisy = nlohmann::json::array();
   for (const NoisySeries& n : r.noisy) {
-    noisy.push_back({{"suite", n.key.suite},
-                     {"benchmark", n.key.benchmark},
-                     {"metric", n.key.metric},
-                     {"device", n.key.device},
-                     {"executions", n.executions},
-                     {"execution_cv", num(n.execution_cv)},
-                     {"mde", num(n.mde)},
-                     {"threshold", k_report_noisy_threshold},
-                     {"executions_needed", n.executions_needed == 0
-                                               ? nlohmann::json()
-                                               : nlohmann::json(n.executions_needed)}});
+    noisy.push_back(
+        {{"suite", n.key.suite},
+         {"benchmark", n.key.benchmark},
+         {"metric", n.key.metric},
+         {"device", n.key.device},
+         {"executions", n.executions},
+         {"execution_cv", num(n.execution_cv)},
+         {"mde", num(n.mde)},
+         {"threshold", k_report_noisy_threshold},
+         {"executions_needed",
+          n.executions_needed == 0 ? nlohmann::json() : nlohmann::json(n.executions_needed)}});
   }
   doc["noisy_series"] = noisy;
   if (!r.peers.peer_runs.empty()) doc["peers"] = peers_json(r.peers);
@@ -356,8 +356,60 @@ std::string acceptance_facts_line(const RunReport& report) {
   return "acceptance facts (" + report.facts.front().source + "): " + join(items, "; ");
 }
 
+namespace {
+
+// What text and Markdown list (issue 39): errors first, then the measured rows, skipped cases
+// grouped by reason; without --all only primary metrics.
+struct ReportLists {
+  std::vector<const ReportRow*> rows;
+  std::vector<std::string> skipped;  // "8 cases skipped: why (e.g. NAME)", most first
+  std::size_t secondary = 0;         // rows of secondary metrics not listed
+  ShortNames names;
+};
+
+ReportLists report_lists(const RunReport& r, Detail detail, Shorten shorten) {
+  ReportLists l;
+  std::vector<std::string> names;
+  std::map<std::string, std::pair<std::size_t, std::string>> skips;  // why -> count, a name
+  for (const ReportRow& row : r.rows) {
+    if (row.status == results::BenchmarkStatus::skipped && detail == Detail::summary) {
+      const std::string why =
+          row.message.rfind("skipped: ", 0) == 0 ? row.message.substr(9) : row.message;
+      auto& [count, example] = skips[why];
+      if (count++ == 0) example = row.key.benchmark;
+      continue;
+    }
+    if (!row.primary && detail == Detail::summary) {
+      ++l.secondary;
+      continue;
+    }
+    l.rows.push_back(&row);
+    names.push_back(row.key.benchmark);
+  }
+  std::stable_partition(l.rows.begin(), l.rows.end(), [](const ReportRow* row) {
+    return row->status == results::BenchmarkStatus::error;
+  });
+  std::vector<std::pair<std::string, std::pair<std::size_t, std::string>>> sorted(skips.begin(),
+                                                                                  skips.end());
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
+  for (const auto& [why, c] : sorted) {
+    l.skipped.push_back(std::to_string(c.first) + (c.first == 1 ? " case" : " cases") +
+                        " skipped: " + (why.empty() ? "no reason given" : why) + " (e.g. " +
+                        text_name(c.second) + ")");
+  }
+  l.names = short_names(names, shorten);
+  return l;
+}
+
+std::string secondary_note(std::size_t n) {
+  return std::to_string(n) + " rows of secondary metrics not listed (--all lists them)";
+}
+
+}  // namespace
+
 void render_report(const RunReport& r, Format format, std::ostream& out, bool colour,
-                   const std::string& rows_csv) {
+                   const std::string& rows_csv, Detail detail) {
   switch (format) {
     case Format::html:
       render_html_report(r, out, rows_csv);
@@ -400,6 +452,13 @@ void render_report(const RunReport& r, Format format, std::ostream& out, bool co
       out << "## " << markdown_escape(title_of(r)) << "\n\n";
       for (const std::string& p : r.problems)
         out << "**Problem:** " << markdown_escape(p) << "\n\n";
+      {
+        // What was measured first (issue 39), then the environment and the rows.
+        RunTally tally;
+        for (const ReportRow& row : r.rows) tally.add(row.key.benchmark, row.status, row.message);
+        out << "**" << markdown_escape(tally.line(r.run.run.id, r.run.suites, r.run.run.uuid))
+            << "**\n\n";
+      }
       out << "| field | value |\n|---|---|\n";
       for (const auto& [k, v] : environment(r)) {
         out << "| " << markdown_escape(k) << " | " << markdown_escape(v) << " |\n";
@@ -410,15 +469,30 @@ void render_report(const RunReport& r, Format format, std::ostream& out, bool co
       if (const std::string facts = acceptance_facts_line(r); !facts.empty()) {
         out << "\n" << markdown_escape(facts) << "\n";
       }
-      out << "\n|";
-      for (const auto& h : k_header) out << ' ' << h << " |";
-      out << "\n|";
-      for (std::size_t i = 0; i < k_header.size(); ++i) out << "---|";
-      out << '\n';
-      for (const ReportRow& row : r.rows) {
-        out << '|';
-        for (const auto& c : cells(row)) out << ' ' << markdown_escape(c) << " |";
+      {
+        const ReportLists l = report_lists(r, detail, Shorten::always);
         out << '\n';
+        if (!l.names.pattern.empty()) {
+          out << "Benchmark names leave out what they all share: "
+              << markdown_escape(l.names.pattern) << " (\\* as in each row).\n\n";
+        }
+        if (!l.rows.empty()) {
+          out << '|';
+          for (const auto& h : k_header) out << ' ' << h << " |";
+          out << "\n|";
+          for (std::size_t i = 0; i < k_header.size(); ++i) out << "---|";
+          out << '\n';
+        }
+        for (const ReportRow* row : l.rows) {
+          std::vector<std::string> c = cells(*row);
+          c[0] = l.names.name.at(row->key.benchmark);
+          out << '|';
+          for (const auto& cell : c) out << ' ' << markdown_escape(cell) << " |";
+          out << '\n';
+        }
+        if (l.secondary > 0) out << '\n' << markdown_escape(secondary_note(l.secondary)) << ".\n";
+        if (!l.skipped.empty()) out << '\n';
+        for (const std::string& line : l.skipped) out << "- " << markdown_escape(line) << '\n';
       }
       if (const auto noisy = noisy_report_lines(r); !noisy.empty()) {
         out << '\n' << markdown_escape(noisy.front()) << "\n\n";
@@ -433,7 +507,7 @@ void render_report(const RunReport& r, Format format, std::ostream& out, bool co
       RunTally tally;
       for (const ReportRow& row : r.rows) tally.add(row.key.benchmark, row.status, row.message);
       for (const std::string& p : r.problems) out << "PROBLEM " << p << '\n';
-      out << tally.line(r.run.run.id, r.run.suites) << '\n';
+      out << tally.line(r.run.run.id, r.run.suites, r.run.run.uuid) << '\n';
       out << title_of(r) << '\n';
       for (const auto& [k, v] : environment(r)) out << "  " << k << ": " << v << '\n';
       out << "  suites:\n";
@@ -441,23 +515,28 @@ void render_report(const RunReport& r, Format format, std::ostream& out, bool co
       if (const std::string facts = acceptance_facts_line(r); !facts.empty()) {
         out << "  " << facts << '\n';
       }
-      std::vector<std::string> names;
-      for (const ReportRow& row : r.rows) names.push_back(row.key.benchmark);
-      const std::map<std::string, std::string> name = text_names(names);
+      const ReportLists lists = report_lists(r, detail, Shorten::when_width_limited);
+      if (!lists.names.pattern.empty())
+        out << "names: " << lists.names.pattern << " (* as in each row)\n";
       std::vector<std::vector<std::string>> rows = {k_header};
-      for (const ReportRow& row : r.rows) {
-        rows.push_back(cells(row));
-        rows.back()[0] = name.at(row.key.benchmark);
+      for (const ReportRow* row : lists.rows) {
+        rows.push_back(cells(*row));
+        rows.back()[0] = lists.names.name.at(row->key.benchmark);
       }
-      out << '\n';
-      std::vector<std::size_t> line_rows;
-      const std::vector<std::string> lines = fit_table(rows, output_width(), "", &line_rows);
-      for (std::size_t l = 0; l < lines.size(); ++l) {
-        const std::size_t k = line_rows[l];
-        bool err = k > 0 && r.rows[k - 1].status == results::BenchmarkStatus::error;
-        out << (colour && err ? "\033[31m" : "") << lines[l] << (colour && err ? "\033[0m" : "")
-            << '\n';
+      if (!lists.rows.empty()) {
+        out << '\n';
+        std::vector<std::size_t> line_rows;
+        const std::vector<std::string> lines = fit_table(rows, output_width(), "", &line_rows);
+        for (std::size_t i = 0; i < lines.size(); ++i) {
+          const std::size_t k = line_rows[i];
+          bool err = k > 0 && lists.rows[k - 1]->status == results::BenchmarkStatus::error;
+          out << (colour && err ? "\033[31m" : "") << lines[i] << (colour && err ? "\033[0m" : "")
+              << '\n';
+        }
       }
+      if (lists.secondary > 0) out << '\n' << secondary_note(lists.secondary) << '\n';
+      if (!lists.skipped.empty()) out << '\n';
+      for (const std::string& line : lists.skipped) out << line << '\n';
       if (const auto noisy = noisy_report_lines(r); !noisy.empty()) {
         out << '\n';
         for (const std::string& l : noisy) out << text_name(l) << '\n';

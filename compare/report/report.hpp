@@ -20,7 +20,9 @@ struct ReportRow {
   std::vector<results::Param> params;
   std::string unit;
   results::Direction direction = results::Direction::unknown;
-  bool primary = true;  // not a secondary metric (results/metric_roles.hpp)
+  // Not a secondary metric of its suite (results/metric_roles.hpp), as compare counts entries:
+  // text and Markdown list only these unless --all (issue 39).
+  bool primary = true;
   results::BenchmarkStatus status = results::BenchmarkStatus::ok;
   std::string message;
   SideStats stats;
@@ -57,7 +59,9 @@ RunReport build_report(const results::RunDetail& run, const std::vector<results:
 // rows_csv: where a large Markdown or HTML report (render_large.hpp) writes its ok rows
 // (sidecar_path(output, ".results.csv")); "" (output to stdout): HTML lists them in a collapsed
 // block, Markdown says how to get them.
+// detail: text and Markdown (issue 39): Detail::summary lists primary metrics and groups skipped
+// cases one line per reason; Detail::all (`--all`) lists every row.
 void render_report(const RunReport& report, Format format, std::ostream& out, bool colour = false,
-                   const std::string& rows_csv = "");
+                   const std::string& rows_csv = "", Detail detail = Detail::summary);
 
 }  // namespace gpubench::compare

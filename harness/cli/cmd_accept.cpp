@@ -43,6 +43,7 @@ struct AcceptArgs {
   std::string output;
   bool strict = false;
   bool allow_failed = false;
+  bool all = false;
   bool no_record = false;          // --no-record: leave the verdict unrecorded
   std::optional<int> expect_gpus;  // --expect-gpus N
   int history = compare::k_default_history_window;
@@ -206,7 +207,8 @@ void do_accept(const AcceptArgs& args, Context& ctx) {
     } else {
       // Fitted to the output width (issue 26; --wide: no limit).
       std::ostringstream text;
-      compare::render_accept_text(result, text);
+      compare::render_accept_text(result, text,
+                                  args.all ? compare::Detail::all : compare::Detail::summary);
       out << wrap_lines(text.str(), output_width());
     }
   });
@@ -249,6 +251,8 @@ void add_accept_command(CLI::App& app, Context& ctx) {
                   "accept only benchmarks whose name matches this regex (as run --filter)");
   cmd->add_option("--format", args->format, "text, json or junit")->capture_default_str();
   cmd->add_option("-o,--output", args->output, "file to write (default: stdout)");
+  cmd->add_flag("--all", args->all,
+                "text: also list every passing check with its reason (default: counted)");
   cmd->footer(
       std::string("\nEach check is PASS when the candidate's 99% interval lies wholly at or above "
                   "the requirement\n((1 - tolerance) x the reference median, or the spec bound), "

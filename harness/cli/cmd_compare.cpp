@@ -33,6 +33,7 @@ struct CompareArgs {
   std::string fail_on = "regression";
   int last = 1;
   int history = compare::k_default_history_window;
+  bool all = false;
 };
 
 void do_compare(const CompareArgs& args, Context& ctx) {
@@ -96,23 +97,24 @@ void do_compare(const CompareArgs& args, Context& ctx) {
   const bool colour = ctx.interactive && args.output.empty() && *format == compare::Format::text;
   // A large Markdown/HTML comparison puts its unchanged entries in a CSV beside -o FILE.
   const std::string unchanged_csv = sidecar_for(ctx, args.output, ".unchanged.csv");
+  const compare::Detail detail = args.all ? compare::Detail::all : compare::Detail::summary;
   if (*format == compare::Format::text) {
     // Text is small (no streaming needed) and fits the output width (issue 26; --wide: no limit).
     std::ostringstream text;
-    compare::render_comparison(cmp, *format, text, false, unchanged_csv);
+    compare::render_comparison(cmp, *format, text, false, unchanged_csv, detail);
     std::string body = wrap_lines(text.str(), output_width());
     // Colour only when no stored string carries a control character (issue 43): then every
     // escape in the coloured text is one the renderer wrote.
     if (colour && !has_hidden_text(body)) {
       std::ostringstream coloured;
-      compare::render_comparison(cmp, *format, coloured, true, unchanged_csv);
+      compare::render_comparison(cmp, *format, coloured, true, unchanged_csv, detail);
       compare::write_output("", wrap_lines(coloured.str(), output_width()), *ctx.out);
     } else {
       write_output(ctx, args.output, OutputKind::for_people, body);
     }
   } else {
     stream_output(ctx, args.output, output_kind(args.format), [&](std::ostream& out) {
-      compare::render_comparison(cmp, *format, out, colour, unchanged_csv);
+      compare::render_comparison(cmp, *format, out, colour, unchanged_csv, detail);
     });
   }
   ctx.exit_code = cmp.exit_code(*fail_on);
@@ -156,6 +158,10 @@ void add_compare_command(CLI::App& app, Context& ctx) {
                   "runs of the base side's hardware and configuration whose run-to-run spread "
                   "goes into the interval (per suite; 0: off, within-run noise only)")
       ->capture_default_str();
+  cmd->add_flag("--all", args->all,
+                "text and md: also list the unchanged entries one by one, every secondary metric "
+                "and every skipped case, each with its why (default: failing entries first, the "
+                "rest summarised, secondary metrics and skips counted)");
   cmd->callback([args, &ctx] { do_compare(*args, ctx); });
 }
 

@@ -22,6 +22,7 @@ struct ReportArgs {
   std::string run;
   std::string format = "text";
   std::string output;
+  bool all = false;
 };
 
 void do_report(const ReportArgs& args, Context& ctx) {
@@ -44,7 +45,8 @@ void do_report(const ReportArgs& args, Context& ctx) {
   const std::string rows_csv = sidecar_for(ctx, args.output, ".results.csv");  // large md/html
   const auto render = [&](bool coloured) {
     std::ostringstream text;
-    compare::render_report(report, *format, text, coloured, rows_csv);
+    compare::render_report(report, *format, text, coloured, rows_csv,
+                           args.all ? compare::Detail::all : compare::Detail::summary);
     // Text fits the output width (issue 26; --wide: no limit).
     return *format == compare::Format::text ? wrap_lines(text.str(), output_width()) : text.str();
   };
@@ -69,6 +71,9 @@ void add_report_command(CLI::App& app, Context& ctx) {
   cmd->add_option("-o,--output", args->output,
                   "file to write (default: stdout); md/html of more than 5000 entries also "
                   "write their ok rows to FILE's stem + .results.csv");
+  cmd->add_flag("--all", args->all,
+                "text and md: list every row, secondary metrics and skipped cases too (default: "
+                "primary metrics, skipped cases one line per reason)");
   cmd->callback([args, &ctx] { do_report(*args, ctx); });
 }
 

@@ -9,6 +9,7 @@
 #include "compare/render/render.hpp"
 #include "compare/render/svg.hpp"
 #include "fixtures.hpp"
+#include "util/text_width.hpp"
 
 using namespace gpubench::compare;
 using namespace gpubench::compare::testing;
@@ -94,7 +95,16 @@ TEST(PrimaryMetrics, OneVerdictPerBenchmark) {
   std::ostringstream text;
   render_text(cmp, text, false);
   EXPECT_NE(text.str().find("verdicts: 3 regression"), std::string::npos) << text.str();
-  EXPECT_NE(text.str().find("(secondary)"), std::string::npos);
+  // Issue 39: secondary metrics counted by default, listed with --all.
+  EXPECT_NE(text.str().find("secondary metrics: 6 entries (6 regression), not counted"),
+            std::string::npos)
+      << text.str();
+  EXPECT_EQ(text.str().find("ms_per_call"), std::string::npos) << text.str();
+  std::ostringstream all;
+  render_text(cmp, all, false, Detail::all);
+  EXPECT_NE(all.str().find("secondary metrics (6, shown, not counted"), std::string::npos)
+      << all.str();
+  EXPECT_NE(all.str().find("ms_per_call"), std::string::npos) << all.str();
   std::ostringstream junit;
   render_junit(cmp, junit);
   EXPECT_NE(junit.str().find("tests=\"3\" failures=\"3\""), std::string::npos) << junit.str();
@@ -129,8 +139,8 @@ TEST(PrimaryMetrics, ProblemsComeFirstInEveryFormat) {
   Comparison cmp = compare_sides(side_with("a", 1.0, 1), bad, Options{});
   ASSERT_EQ(cmp.problems.size(), 1u);
   EXPECT_NE(cmp.problems[0].find("candidate run 100 was interrupted"), std::string::npos);
-  for (Format f : {Format::text, Format::md, Format::html, Format::json, Format::junit,
-                   Format::csv}) {
+  for (Format f :
+       {Format::text, Format::md, Format::html, Format::json, Format::junit, Format::csv}) {
     std::ostringstream out;
     render_comparison(cmp, f, out);
     EXPECT_NE(out.str().find("candidate run 100 was interrupted"), std::string::npos)
@@ -164,4 +174,75 @@ TEST(RatioTicks, LabelsNeverOverlapOnAWideAxis) {
   EXPECT_EQ(svg::ratio_tick_text(1.1), "1.1×");
   EXPECT_EQ(svg::ratio_tick_text(0.019), "0.019×");
   EXPECT_EQ(svg::ratio_tick_text(60.0), "60×");
+}
+
+// Issue 39: what every name shares is printed once; the rows keep what tells them apart.
+TEST(Labels, ShortNamesDropWhatEveryNameShares) {
+  gpubench::set_output_width(120);
+  const ShortNames same_shape =
+      short_names({"gemm/cublaslt/dtype:bf16/m:8192/layout:nn/device:0/manual_time",
+                   "gemm/cublaslt/dtype:fp8/m:8192/layout:nn/device:3/manual_time"},
+                  Shorten::when_width_limited);
+  EXPECT_EQ(same_shape.pattern, "gemm/cublaslt/dtype:*/m:8192/layout:nn/device:*");
+  EXPECT_EQ(same_shape.name.at("gemm/cublaslt/dtype:fp8/m:8192/layout:nn/device:3/manual_time"),
+            "dtype:fp8/device:3");
+  // Names of different shapes: only the shared leading segments go.
+  const ShortNames ragged =
+      short_names({"memory/triad/bytes:1024", "memory/copy"}, Shorten::when_width_limited);
+  EXPECT_EQ(ragged.pattern, "memory/*");
+  EXPECT_EQ(ragged.name.at("memory/triad/bytes:1024"), "triad/bytes:1024");
+  // Names that differ only in what would be dropped stay whole.
+  const ShortNames control =
+      short_names({"a/b/iterations:10", "a/b/iterations:20"}, Shorten::when_width_limited);
+  EXPECT_EQ(control.pattern, "");
+  EXPECT_EQ(control.name.at("a/b/iterations:10"), "a/b/iterations:10");
+  // --wide: whole names in text; Markdown shortens regardless.
+  gpubench::set_output_width(0);
+  EXPECT_EQ(short_names({"x/a:1", "x/a:2"}, Shorten::when_width_limited).pattern, "");
+  EXPECT_EQ(short_names({"x/a:1", "x/a:2"}, Shorten::always).pattern, "x/a:*");
+}
+
+TEST(Labels, GpuUuidsCutToTheShortestUniquePrefix) {
+  const auto s = short_uuids({"GPU-5f3a9c1e-1111-2222", "GPU-77aa0000-1111-2222",
+                              "GPU-FIXTURE-00000003", "GPU-FIXTURE-00000004", "GPU-1"});
+  EXPECT_EQ(s.at("GPU-5f3a9c1e-1111-2222"), "GPU-5f3a9c1e");
+  EXPECT_EQ(s.at("GPU-FIXTURE-00000003"), "GPU-FIXTURE-00000003");
+  EXPECT_EQ(s.at("GPU-1"), "GPU-1");
+  EXPECT_EQ(run_ref(7, "23285c63-88c4-432e"), "7 (23285c63)");
+  EXPECT_EQ(run_ref(7, ""), "7");
+}
+
+// Issue 39: failing entries worst first; per-GPU verdicts name the failing GPU and count the rest.
+TEST(Labels, SeverityOrderAndPerGpuVerdicts) {
+  Comparison cmp;
+  const auto add = [&](const std::string& device, Verdict v, double ratio) {
+    Entry e;
+    e.key = {"s", "s/b/" + device, "items_per_s", device};
+    e.direction = Direction::higher;
+    e.verdict = v;
+    e.ratio = ratio;
+    e.candidate.gpu_uuid = "GPU-0000000" + device.substr(3);
+    cmp.entries.push_back(e);
+  };
+  add("gpu0", Verdict::unchanged, 1.0);
+  add("gpu1", Verdict::regression, 0.95);
+  add("gpu2", Verdict::improvement, 1.05);
+  add("gpu3", Verdict::regression, 0.80);
+  add("gpu4", Verdict::missing, NAN);
+  std::vector<const Entry*> all;
+  for (const Entry& e : cmp.entries) all.push_back(&e);
+  const std::vector<const Entry*> sorted = by_severity(all);
+  std::vector<std::string> order;
+  for (const Entry* e : sorted) order.push_back(e->key.device);
+  EXPECT_EQ(order, (std::vector<std::string>{"gpu3", "gpu1", "gpu4", "gpu2", "gpu0"}));
+  EXPECT_EQ(gpu_verdicts(cmp),
+            "gpu1 GPU-00000001: FAIL (1 regression); gpu3 GPU-00000003: FAIL (1 regression); "
+            "3 GPUs PASS");
+  cmp.options.fail_on = FailOn::inconclusive;
+  EXPECT_EQ(gpu_verdicts(cmp),
+            "gpu1 GPU-00000001: FAIL (1 regression); gpu3 GPU-00000003: FAIL (1 regression); "
+            "gpu4 GPU-00000004: FAIL (1 missing); 2 GPUs PASS");
+  cmp.options.fail_on = FailOn::never;
+  EXPECT_NE(gpu_verdicts(cmp).find("gpu1 GPU-00000001: would FAIL (1 regression)"),
+            std::string::npos);
 }

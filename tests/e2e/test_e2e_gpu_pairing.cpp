@@ -115,7 +115,9 @@ TEST(E2eGpuPairing, AcceptAfterALostGpuHoldsEachGpuToItselfAndNamesTheLostOneOnc
   Workspace ws;
   lost_gpu_store(ws);
 
-  const CliResult text = ws.run({"accept", "3", "--against", "baseline:golden", ws.db_arg()});
+  // --all: every check's line, passing ones too (issue 39: counted by default).
+  const CliResult text =
+      ws.run({"accept", "3", "--against", "baseline:golden", "--all", ws.db_arg()});
   EXPECT_EQ(text.exit_code, 1) << text.out << text.err;
   // The newest run before the candidate saw GPU 3 last, not the rerun that started after it.
   EXPECT_TRUE(contains(text.out, "HARDWARE incomplete: expected 8 GPUs, found 7 (missing " +
@@ -198,17 +200,20 @@ TEST(E2eGpuPairing, CompareAfterALostGpuPairsByUuidAndSaysSo) {
   EXPECT_EQ(missing, 4u) << js.out;
   EXPECT_EQ(paired, 28u) << js.out;
 
-  const CliResult text = ws.run({"compare", "1", "3", ws.db_arg()});
+  // --all: every series' row (issue 39: secondary metrics are counted by default).
+  const CliResult text = ws.run({"compare", "1", "3", "--all", ws.db_arg()});
   EXPECT_TRUE(contains(text.out, "GPUs:      GPU series paired by GPU UUID")) << text.out;
   // The base's gpu4 is the candidate's gpu3: the row says which GPU it is.
   EXPECT_TRUE(contains(text.out, "gpu4 = " + uuid_of(4) + " (candidate gpu3)")) << text.out;
-  // The lost GPU's rows, and only they, are missing: named by its UUID, as the base named it.
+  // The lost GPU's rows, and only they, are missing: named by its UUID, as the base named it
+  // (the why on its own line under its row).
   std::istringstream lines(text.out);
   std::size_t lost_rows = 0;
-  for (std::string line; std::getline(lines, line);) {
+  std::string row;
+  for (std::string line; std::getline(lines, line); row = line) {
     if (!contains(line, "lost with")) continue;
     ++lost_rows;
-    EXPECT_TRUE(contains(line, "/device:3 ")) << line;
+    EXPECT_TRUE(contains(row, "/device:3 ")) << row;
     EXPECT_TRUE(contains(line, uuid_of(3) + " (device:3 on base)")) << line;
   }
   EXPECT_EQ(lost_rows, 4u) << text.out;
@@ -308,7 +313,7 @@ TEST(E2eGpuPairing, HistoryAndNoiseFollowTheGpuUuidAfterALostGpu) {
 
   // Run-to-run noise of the candidate's device:3 (base run 9, candidate run 10): GPU-...4's runs,
   // as device:4 before the loss and device:3 after it, and the output says so.
-  const CliResult acc = ws.run({"--wide", "accept", "10", "--against", "9", ws.db_arg()});
+  const CliResult acc = ws.run({"--wide", "accept", "10", "--against", "9", "--all", ws.db_arg()});
   // It fails on GPU-...4 being 10% slower than its siblings, not on its own check.
   EXPECT_EQ(acc.exit_code, 1) << acc.out << acc.err;
   EXPECT_TRUE(contains(acc.out, "(14 pass, 0 marginal, 0 fail of 14 checks; 2 sibling outlier"))

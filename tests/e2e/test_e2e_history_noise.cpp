@@ -85,11 +85,16 @@ void poisoned_history(const Workspace& ws) {
 }
 
 // The line of `text` holding `part` (outputs are asked for with --wide: one line per check).
+// The line holding `part`, with the indented reason lines under it (issue 39: accept prints a
+// check's reason on its own line).
 std::string line_with(const std::string& text, const std::string& part) {
   const std::size_t at = text.find(part);
   if (at == std::string::npos) return "";
   const std::size_t begin = text.rfind('\n', at);
-  const std::size_t end = text.find('\n', at);
+  std::size_t end = text.find('\n', at);
+  while (end != std::string::npos && text.compare(end + 1, 6, "      ") == 0) {
+    end = text.find('\n', end + 1);
+  }
   return text.substr(begin == std::string::npos ? 0 : begin + 1,
                      end == std::string::npos ? std::string::npos : end - begin - 1);
 }
@@ -99,8 +104,8 @@ std::string line_with(const std::string& text, const std::string& part) {
 TEST(E2eHistoryNoise, AHealthyRerunAfterOneFaultyRunPassesStrict) {
   Workspace ws;
   poisoned_history(ws);
-  const CliResult acc =
-      ws.run({"--wide", "accept", "9", "--against", "baseline:golden", "--strict", ws.db_arg()});
+  const CliResult acc = ws.run(
+      {"--wide", "accept", "9", "--against", "baseline:golden", "--strict", "--all", ws.db_arg()});
   EXPECT_EQ(acc.exit_code, 0) << acc.out << acc.err;
   EXPECT_TRUE(contains(acc.out, "PASS")) << acc.out;
   EXPECT_FALSE(contains(acc.out, "MARGINAL")) << acc.out;
@@ -129,7 +134,8 @@ TEST(E2eHistoryNoise, ARunAcceptedAgainstItselfPassesStrict) {
   Workspace ws;
   const double levels[] = {1.00, 1.05, 0.95, 1.04, 0.96, 1.03, 0.97, 1.02};
   for (int night = 1; night <= 8; ++night) import_run(ws, night, levels[night - 1], k_healthy);
-  const CliResult self = ws.run({"--wide", "accept", "8", "--against", "8", "--strict", ws.db_arg()});
+  const CliResult self =
+      ws.run({"--wide", "accept", "8", "--against", "8", "--strict", "--all", ws.db_arg()});
   EXPECT_EQ(self.exit_code, 0) << self.out << self.err;
   EXPECT_FALSE(contains(self.out, "MARGINAL")) << self.out;
   EXPECT_TRUE(contains(self.out, "the run is its own reference: no run-to-run noise")) << self.out;
@@ -173,8 +179,8 @@ TEST(E2eHistoryNoise, ExcludeIsStoredShownUsedAndUndone) {
   EXPECT_EQ(hist_doc["excluded_runs"][0]["run"], 8);
 
   // accept's history no longer holds run 8 at all: nothing outlying is left to drop.
-  const CliResult acc =
-      ws.run({"--wide", "accept", "9", "--against", "baseline:golden", "--strict", ws.db_arg()});
+  const CliResult acc = ws.run(
+      {"--wide", "accept", "9", "--against", "baseline:golden", "--strict", "--all", ws.db_arg()});
   EXPECT_EQ(acc.exit_code, 0) << acc.out << acc.err;
   EXPECT_TRUE(contains(line_with(acc.out, "device:3"), "from 7 runs of history")) << acc.out;
   EXPECT_FALSE(contains(acc.out, "outlying")) << acc.out;
