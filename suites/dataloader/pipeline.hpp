@@ -28,9 +28,9 @@
 namespace gpubench::dataloader {
 
 struct Batch {
-  std::uint64_t index = 0;  // batch number in the epoch
+  std::uint64_t index = 0;         // batch number in the epoch
   std::uint64_t first_sample = 0;  // position of its first sample in the epoch's order
-  std::size_t count = 0;  // samples in this batch (<= batch size)
+  std::size_t count = 0;           // samples in this batch (<= batch size)
   std::uint32_t* labels = nullptr;
   std::uint8_t* pixels = nullptr;  // count * record_bytes, in the staging slot
   std::size_t slot = 0;            // which staging slot holds it
