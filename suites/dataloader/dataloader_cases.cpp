@@ -27,6 +27,7 @@ namespace gpubench::dataloader {
 namespace {
 
 using detail::k_image_bytes;
+using detail::k_parse_iterations_per_pass;
 using detail::k_seed;
 using detail::make_plan;
 using detail::read_name;
@@ -95,6 +96,8 @@ void bm_pipeline(benchmark::State& state, const ReadCase& c) {
     PipelineConfig pc;
     pc.workers = c.workers;
     pc.batch_size = c.batch;
+    pc.order = c.order;
+    pc.order_seed = k_seed;
     {
       // Validation before timing: every sample once, equal to the generator's (also a warm-up).
       Pipeline check(reader, pc);
@@ -317,7 +320,8 @@ void register_dataloader_benchmarks(const SuiteConfig& config) {
     suite::register_timed(
         "dataloader/parse/format:" + std::string(to_string(f)) +
             "/record_bytes:" + std::to_string(k_image_bytes),
-        5 * iters, [f](benchmark::State& state) { bm_parse(state, f, k_image_bytes); }, ms);
+        k_parse_iterations_per_pass * iters,
+        [f](benchmark::State& state) { bm_parse(state, f, k_image_bytes); }, ms);
   }
   // The generator's write rate; 1 GiB only in the full profile (it writes and deletes 1 GiB).
   const std::uint64_t mib = config.profile == Profile::full       ? 1024

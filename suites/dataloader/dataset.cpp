@@ -12,6 +12,7 @@
 
 #include "suites/dataloader/crc32c.hpp"
 #include "suites/dataloader/dataset_detail.hpp"
+#include "suites/dataloader/tar_format.hpp"
 #include "util/error.hpp"
 
 namespace gpubench::dataloader {
@@ -44,6 +45,10 @@ const char* to_string(Format format) {
       return "npy";
     case Format::hdf5:
       return "hdf5";
+    case Format::tfrecord:
+      return "tfrecord";
+    case Format::wds:
+      return "wds";
   }
   return "raw";
 }
@@ -53,12 +58,13 @@ Format format_from_string(const std::string& name) {
     if (name == to_string(f)) return f;
   }
   throw bad_input("unknown dataset format '" + name + "'", {},
-                  "use raw, record, csv, jsonl, npy or hdf5");
+                  "use raw, record, csv, jsonl, npy, hdf5, tfrecord or wds");
 }
 
 const std::vector<Format>& all_formats() {
-  static const std::vector<Format> f = {Format::raw,   Format::record, Format::csv,
-                                        Format::jsonl, Format::npy,    Format::hdf5};
+  static const std::vector<Format> f = {Format::raw,      Format::record, Format::csv,
+                                        Format::jsonl,    Format::npy,    Format::hdf5,
+                                        Format::tfrecord, Format::wds};
   return f;
 }
 
@@ -96,6 +102,15 @@ std::uint64_t DatasetSpec::estimated_disk_bytes() const {
         break;
       case Format::hdf5:
         total += (64u << 10) + n * (record_bytes + 4);
+        break;
+      case Format::tfrecord:
+        // Framing (16) plus the Example's tags, lengths and feature names (< 64).
+        total += n * (16 + 64 + record_bytes);
+        break;
+      case Format::wds:
+        // Three header blocks (.cls header, its padded data, .bin header) and padded pixels,
+        // then the two end-of-archive blocks.
+        total += n * (3 * k_tar_block + tar_padded(record_bytes)) + 2 * k_tar_block;
         break;
     }
   }
@@ -144,8 +159,18 @@ std::vector<std::string> shard_file_names(Format format, std::uint64_t shard) {
       return {b + ".images.npy", b + ".labels.npy"};
     case Format::hdf5:
       return {b + ".h5"};
+    case Format::tfrecord:
+      return {b + ".tfrecord"};
+    case Format::wds:
+      return {b + ".tar"};
   }
   return {};
+}
+
+std::string wds_key(std::uint64_t index) {
+  char key[32];
+  std::snprintf(key, sizeof key, "%09llu", static_cast<unsigned long long>(index));
+  return key;
 }
 
 std::uint64_t raw_pixel_offset(std::uint64_t n) {

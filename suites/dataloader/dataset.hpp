@@ -13,6 +13,11 @@
 //   npy     shard-NNNNN.images.npy (|u1, shape (n, record_bytes)) + shard-NNNNN.labels.npy (<u4,
 //   (n,)) hdf5    shard-NNNNN.h5 with datasets "images" (uint8, n x record_bytes) and "labels"
 //   (uint32, n)
+//   tfrecord shard-NNNNN.tfrecord: TFRecord files as TensorFlow writes them, u64 length | u32
+//           masked crc32c(length) | payload | u32 masked crc32c(payload), the payload a
+//           tf.train.Example {"image": bytes_list [pixels], "label": int64_list [label]}
+//   wds     shard-NNNNN.tar: a WebDataset shard (POSIX ustar), per sample the members
+//           <key>.cls (label, decimal ASCII) and <key>.bin (pixels), key = wds_key(index)
 // plus manifest.json (parameters, file sizes, CRC32C of every file). The directory name carries
 // the parameters, and the manifest is compared with them, so a changed parameter regenerates.
 #pragma once
@@ -26,7 +31,7 @@
 
 namespace gpubench::dataloader {
 
-enum class Format { raw, record, csv, jsonl, npy, hdf5 };
+enum class Format { raw, record, csv, jsonl, npy, hdf5, tfrecord, wds };
 const char* to_string(Format format);
 Format format_from_string(const std::string& name);  // throws Error(bad_input)
 const std::vector<Format>& all_formats();
@@ -58,6 +63,11 @@ void fill_sample_pixels(std::uint64_t seed, std::uint64_t index, std::span<std::
 std::vector<std::string> shard_file_names(Format format, std::uint64_t shard);
 // Byte offset of the pixel data in a raw shard of `n` samples (labels come first, page-aligned).
 std::uint64_t raw_pixel_offset(std::uint64_t n);
+// The WebDataset key of sample `index` (9 decimal digits, zero-padded: sorts like the samples).
+std::string wds_key(std::uint64_t index);
+// Feature names of the tf.train.Example payloads of a tfrecord dataset.
+constexpr const char* k_tfrecord_image_key = "image";
+constexpr const char* k_tfrecord_label_key = "label";
 // Bytes one sample takes in a record file.
 inline std::uint64_t record_stride(std::size_t record_bytes) {
   return 8 + 4 + 4 + record_bytes + 4;

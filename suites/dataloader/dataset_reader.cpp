@@ -5,7 +5,9 @@
 #include "suites/dataloader/crc32c.hpp"
 #include "suites/dataloader/hdf5_io.hpp"
 #include "suites/dataloader/npy.hpp"
+#include "suites/dataloader/tar_format.hpp"
 #include "suites/dataloader/text_codec.hpp"
+#include "suites/dataloader/tf_example.hpp"
 #include "util/error.hpp"
 
 namespace gpubench::dataloader {
@@ -80,9 +82,192 @@ DatasetReader::DatasetReader(const Dataset& dataset, ReadPath path)
         }
         break;
       }
+      case Format::tfrecord:
+        index_tfrecord(shard, n, *reader);
+        break;
+      case Format::wds:
+        index_wds(shard, n, *reader);
+        break;
       case Format::record:
       case Format::hdf5:
         break;
+    }
+  }
+}
+
+// Walks the record headers (length and its CRC), as a TFRecord reader without an index file
+// does, so later reads of any sample are one read at a known offset.
+void DatasetReader::index_tfrecord(Shard& shard, std::uint64_t n, ByteReader& reader) const {
+  const OpenFile& f = *shard.files[0];
+  std::uint64_t at = 0;
+  shard.sample_offsets.reserve(n + 1);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    if (at + 12 > f.size()) corrupt(f, at, "truncated: record header past the end of the file");
+    char head[12];
+    reader.read(f, at, sizeof head, head);
+    std::uint64_t length = 0;
+    std::uint32_t length_crc = 0;
+    std::memcpy(&length, head, 8);
+    std::memcpy(&length_crc, head + 8, 4);
+    if (mask_crc(crc32c(head, 8)) != length_crc) corrupt(f, at, "record length checksum mismatch");
+    if (length > f.size() - at - 12 || f.size() - at - 12 - length < 4) {
+      corrupt(f, at, "record length " + std::to_string(length) + " runs past the end of the file");
+    }
+    shard.sample_offsets.push_back(at);
+    at += 12 + length + 4;
+  }
+  if (at != f.size()) {
+    corrupt(f, at,
+            std::to_string(f.size() - at) + " bytes after the last of " + std::to_string(n) +
+                " records");
+  }
+  shard.sample_offsets.push_back(at);
+}
+
+// Walks the tar headers and groups members by key (WebDataset: consecutive <key>.<ext>).
+void DatasetReader::index_wds(Shard& shard, std::uint64_t n, ByteReader& reader) const {
+  const OpenFile& f = *shard.files[0];
+  std::uint64_t at = 0;
+  std::string key;
+  char block[k_tar_block];
+  for (;;) {
+    if (at + k_tar_block > f.size()) corrupt(f, at, "truncated: no end-of-archive blocks");
+    reader.read(f, at, k_tar_block, block);
+    TarMember m;
+    try {
+      m = parse_tar_header(block);
+    } catch (const std::runtime_error& e) {
+      corrupt(f, at, e.what());
+    }
+    if (m.end_of_archive) break;
+    const std::string_view name = m.name;
+    const std::string member_key(name.substr(0, name.find('.')));
+    if (shard.sample_offsets.empty() || member_key != key) {
+      shard.sample_offsets.push_back(at);
+      key = member_key;
+    }
+    at += k_tar_block + tar_padded(m.size);
+    if (at > f.size()) corrupt(f, at - k_tar_block, "tar member runs past the end of the file");
+  }
+  if (shard.sample_offsets.size() != n) {
+    corrupt(f, 0,
+            "holds " + std::to_string(shard.sample_offsets.size()) + " samples, expected " +
+                std::to_string(n));
+  }
+  shard.sample_offsets.push_back(at);
+}
+
+void DatasetReader::read_tfrecord(const Shard& shard, std::uint64_t index, std::size_t count,
+                                  std::uint32_t* labels, std::uint8_t* pixels, ByteReader& reader,
+                                  std::vector<char>& scratch) const {
+  const OpenFile& f = *shard.files[0];
+  const std::size_t rb = m_spec.record_bytes;
+  const std::uint64_t base = shard.sample_offsets[index];
+  scratch.resize(shard.sample_offsets[index + count] - base);
+  reader.read(f, base, scratch.size(), scratch.data());
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::uint64_t at = shard.sample_offsets[index + i];
+    const char* rec = scratch.data() + (at - base);
+    std::uint64_t length = 0;
+    std::uint32_t length_crc = 0;
+    std::uint32_t data_crc = 0;
+    std::memcpy(&length, rec, 8);
+    std::memcpy(&length_crc, rec + 8, 4);
+    if (mask_crc(crc32c(rec, 8)) != length_crc) corrupt(f, at, "record length checksum mismatch");
+    if (length + 16 != shard.sample_offsets[index + i + 1] - at) {
+      corrupt(f, at,
+              "record length " + std::to_string(length) + " changed since the file was opened");
+    }
+    const char* payload = rec + 12;
+    std::memcpy(&data_crc, payload + length, 4);
+    if (mask_crc(crc32c(payload, length)) != data_crc) {
+      corrupt(f, at, "record payload checksum mismatch (CRC32C)");
+    }
+    bool have_label = false;
+    bool have_image = false;
+    try {
+      for (const ExampleFeature& feat : parse_example(std::string_view(payload, length))) {
+        if (feat.key == k_tfrecord_label_key) {
+          if (feat.int64s.size() != 1 || feat.int64s[0] < 0 || feat.int64s[0] > 0xffffffffll) {
+            throw ProtoError("feature 'label' is not one uint32 in an int64_list", 0);
+          }
+          labels[i] = static_cast<std::uint32_t>(feat.int64s[0]);
+          have_label = true;
+        } else if (feat.key == k_tfrecord_image_key) {
+          if (feat.bytes.size() != 1 || feat.bytes[0].size() != rb) {
+            throw ProtoError(
+                "feature 'image' is not one bytes value of " + std::to_string(rb) + " bytes", 0);
+          }
+          std::memcpy(pixels + i * rb, feat.bytes[0].data(), rb);
+          have_image = true;
+        }
+      }
+    } catch (const ProtoError& e) {
+      corrupt(f, at + 12 + e.offset(), std::string("tf.train.Example: ") + e.what());
+    }
+    if (!have_label || !have_image) {
+      corrupt(f, at + 12, "tf.train.Example lacks the 'image' or 'label' feature");
+    }
+  }
+}
+
+void DatasetReader::read_wds(const Shard& shard, std::uint64_t first_sample, std::uint64_t index,
+                             std::size_t count, std::uint32_t* labels, std::uint8_t* pixels,
+                             ByteReader& reader, std::vector<char>& scratch) const {
+  const OpenFile& f = *shard.files[0];
+  const std::size_t rb = m_spec.record_bytes;
+  const std::uint64_t base = shard.sample_offsets[index];
+  scratch.resize(shard.sample_offsets[index + count] - base);
+  reader.read(f, base, scratch.size(), scratch.data());
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::string key = wds_key(first_sample + i);
+    std::uint64_t at = shard.sample_offsets[index + i];
+    const std::uint64_t end = shard.sample_offsets[index + i + 1];
+    bool have_label = false;
+    bool have_image = false;
+    while (at < end) {
+      const char* h = scratch.data() + (at - base);
+      TarMember m;
+      try {
+        m = parse_tar_header(h);
+      } catch (const std::runtime_error& e) {
+        corrupt(f, at, e.what());
+      }
+      if (m.end_of_archive || at + k_tar_block + tar_padded(m.size) > end) {
+        corrupt(f, at, "tar member does not fit its sample (changed since the file was opened)");
+      }
+      const std::string_view name = m.name;
+      if (name.substr(0, name.find('.')) != key) {
+        corrupt(f, at,
+                "tar member '" + std::string(name) + "' where sample key " + key + " was expected");
+      }
+      const char* data = h + k_tar_block;
+      const std::string_view ext = name.substr(std::min(name.size(), key.size()));
+      if (ext == ".cls") {
+        std::uint64_t label = 0;
+        if (m.size == 0 || m.size > 10) corrupt(f, at + k_tar_block, "label is not a number");
+        for (std::uint64_t k = 0; k < m.size; ++k) {
+          if (data[k] < '0' || data[k] > '9') {
+            corrupt(f, at + k_tar_block + k, "label is not a decimal number");
+          }
+          label = label * 10 + static_cast<std::uint64_t>(data[k] - '0');
+        }
+        labels[i] = static_cast<std::uint32_t>(label);
+        have_label = true;
+      } else if (ext == ".bin") {
+        if (m.size != rb) {
+          corrupt(f, at,
+                  "'" + std::string(name) + "' holds " + std::to_string(m.size) +
+                      " bytes, expected " + std::to_string(rb));
+        }
+        std::memcpy(pixels + i * rb, data, rb);
+        have_image = true;
+      }
+      at += k_tar_block + tar_padded(m.size);
+    }
+    if (!have_label || !have_image) {
+      corrupt(f, shard.sample_offsets[index + i],
+              "sample " + key + " lacks its .cls or .bin member");
     }
   }
 }
@@ -167,6 +352,13 @@ void DatasetReader::read_in_shard(std::uint64_t shard_no, std::uint64_t index, s
       }
       return;
     }
+    case Format::tfrecord:
+      read_tfrecord(shard, index, count, labels, pixels, reader, scratch);
+      return;
+    case Format::wds:
+      read_wds(shard, shard_no * m_spec.samples_per_shard + index, index, count, labels, pixels,
+               reader, scratch);
+      return;
     case Format::csv:
     case Format::jsonl: {
       const OpenFile& f = *shard.files[0];

@@ -1,6 +1,7 @@
 // Reads and decodes samples of a generated dataset in any format through any read path.
 // Every decode validates what the format can validate: record framing and CRC32C, CSV/JSONL
-// syntax and value counts, .npy headers, HDF5 shapes. Errors name the file and byte offset.
+// syntax and value counts, .npy headers, HDF5 shapes, TFRecord CRCs and tf.train.Example
+// fields, tar header checksums and member names. Errors name the file and byte offset.
 #pragma once
 
 #include <cstddef>
@@ -38,10 +39,21 @@ class DatasetReader {
   struct Shard {
     std::vector<std::unique_ptr<OpenFile>> files;  // in shard_file_names order
     std::vector<std::uint64_t> line_offsets;       // csv/jsonl: n + 1 byte offsets
-    std::uint64_t data_offset = 0;                 // raw/npy: where pixels start
-    std::uint64_t label_offset = 0;                // raw/npy: where labels start
+    // tfrecord/wds: n + 1 byte offsets, where each sample's record (tfrecord) or first tar
+    // header (wds) starts, then the end of the last; found by walking the file when opened.
+    std::vector<std::uint64_t> sample_offsets;
+    std::uint64_t data_offset = 0;   // raw/npy: where pixels start
+    std::uint64_t label_offset = 0;  // raw/npy: where labels start
     std::unique_ptr<Hdf5Shard> hdf5;
   };
+  void index_tfrecord(Shard& shard, std::uint64_t n, ByteReader& reader) const;
+  void index_wds(Shard& shard, std::uint64_t n, ByteReader& reader) const;
+  void read_tfrecord(const Shard& shard, std::uint64_t index, std::size_t count,
+                     std::uint32_t* labels, std::uint8_t* pixels, ByteReader& reader,
+                     std::vector<char>& scratch) const;
+  void read_wds(const Shard& shard, std::uint64_t first_sample, std::uint64_t index,
+                std::size_t count, std::uint32_t* labels, std::uint8_t* pixels, ByteReader& reader,
+                std::vector<char>& scratch) const;
   void read_in_shard(std::uint64_t shard, std::uint64_t index, std::size_t count,
                      std::uint32_t* labels, std::uint8_t* pixels, ByteReader& reader,
                      std::vector<char>& scratch) const;

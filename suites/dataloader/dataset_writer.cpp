@@ -13,7 +13,9 @@
 #include "suites/dataloader/dataset_detail.hpp"
 #include "suites/dataloader/hdf5_io.hpp"
 #include "suites/dataloader/npy.hpp"
+#include "suites/dataloader/tar_format.hpp"
 #include "suites/dataloader/text_codec.hpp"
+#include "suites/dataloader/tf_example.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 
@@ -138,6 +140,46 @@ void write_shard(const fs::path& dir, const DatasetSpec& spec, std::uint64_t sha
         w.write(payload.data(), payload.size());
         w.write(&data_crc, 4);
       }
+      files.push_back(w.close());
+      break;
+    }
+    case Format::tfrecord: {
+      FileWriter w(dir / names[0], names[0]);
+      std::string payload;
+      for (std::uint64_t i = 0; i < n; ++i) {
+        fill_sample_pixels(spec.seed, first + i, pixels);
+        payload.clear();
+        append_example(payload, k_tfrecord_image_key, pixels, k_tfrecord_label_key, labels[i]);
+        const std::uint64_t length = payload.size();
+        const std::uint32_t length_crc = mask_crc(crc32c(&length, 8));
+        const std::uint32_t data_crc = mask_crc(crc32c(payload.data(), payload.size()));
+        w.write(&length, 8);
+        w.write(&length_crc, 4);
+        w.write(payload);
+        w.write(&data_crc, 4);
+      }
+      files.push_back(w.close());
+      break;
+    }
+    case Format::wds: {
+      FileWriter w(dir / names[0], names[0]);
+      const std::string zeros(k_tar_block, '\0');
+      std::string block;
+      for (std::uint64_t i = 0; i < n; ++i) {
+        const std::string key = wds_key(first + i);
+        const std::string label = std::to_string(labels[i]);
+        block.clear();
+        append_tar_header(block, key + ".cls", label.size());
+        block += label;
+        block.append(tar_padded(label.size()) - label.size(), '\0');
+        append_tar_header(block, key + ".bin", spec.record_bytes);
+        w.write(block);
+        fill_sample_pixels(spec.seed, first + i, pixels);
+        w.write(pixels.data(), pixels.size());
+        w.write(zeros.data(), tar_padded(pixels.size()) - pixels.size());
+      }
+      w.write(zeros);  // end of archive: two zero blocks
+      w.write(zeros);
       files.push_back(w.close());
       break;
     }

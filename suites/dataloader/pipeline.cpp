@@ -127,6 +127,18 @@ PipelineResult Pipeline::run(BatchSink* sink) {
   std::uint64_t batches = (spec.samples + batch - 1) / batch;
   if (m_config.max_batches > 0) batches = std::min(batches, m_config.max_batches);
 
+  // This epoch's order, checked before the clock starts: a duplicate or missing sample here
+  // would be a wrong answer measured as a fast one.
+  std::vector<std::uint64_t> order;
+  if (m_config.order != Order::sequential) {
+    order =
+        epoch_order(spec, m_config.order, m_config.order_seed, m_epoch, m_config.shuffle_buffer);
+    if (const std::string bad = check_permutation(order, spec.samples); !bad.empty()) {
+      throw infrastructure(std::string(to_string(m_config.order)) + " order of epoch " +
+                           std::to_string(m_epoch) + " is not a permutation: " + bad);
+    }
+  }
+  ++m_epoch;
   std::vector<Batch> meta(m_slots.size());
   std::vector<double> latency_us(batches, 0.0);
   SlotQueue free_slots;
@@ -165,7 +177,15 @@ PipelineResult Pipeline::run(BatchSink* sink) {
         b.pixels = base;
         b.labels = reinterpret_cast<std::uint32_t*>(base + pixel_region_bytes(batch, rb));
         b.slot = slot;
-        m_reader.read_samples(b.first_sample, b.count, b.labels, b.pixels, *byte_reader, scratch);
+        b.indices = order.empty() ? nullptr : order.data() + b.first_sample;
+        // One read per run of consecutive samples (all of them when sequential).
+        for (std::size_t i = 0; i < b.count;) {
+          std::size_t run = 1;
+          while (i + run < b.count && b.sample(i + run) == b.sample(i) + run) ++run;
+          m_reader.read_samples(b.sample(i), run, b.labels + i, b.pixels + i * rb, *byte_reader,
+                                scratch);
+          i += run;
+        }
         latency_us[k] = seconds_between(t0, Clock::now()) * 1e6;
         ready.push(slot);
       }
@@ -231,7 +251,7 @@ VerifySink::VerifySink(const DatasetSpec& spec)
 
 void VerifySink::begin(const Batch& batch) {
   for (std::size_t i = 0; i < batch.count; ++i) {
-    const std::uint64_t index = batch.first_sample + i;
+    const std::uint64_t index = batch.sample(i);
     if (index >= m_seen.size()) {
       ++m_mismatches;
       if (m_first_mismatch.empty())

@@ -8,6 +8,11 @@
 // Synchronisation: a slot is owned by exactly one side at a time, handed over through the two
 // mutex+condvar queues. Every batch index in [0, batches) is claimed once (atomic counter), so a
 // sample is counted once. The last batch of an epoch may be short.
+//
+// Order (sample_order.hpp): each run() is one epoch; batch k holds the samples at positions
+// [k * batch, ...) of that epoch's order, which run() computes and checks is a permutation
+// before it starts the clock. Sequential batches are one contiguous read; shuffled ones one read
+// per run of consecutive samples (a shuffled epoch is random reads, which is the point).
 #pragma once
 
 #include <chrono>
@@ -18,16 +23,21 @@
 
 #include "suites/dataloader/dataset_reader.hpp"
 #include "suites/dataloader/host_memory.hpp"
+#include "suites/dataloader/sample_order.hpp"
 
 namespace gpubench::dataloader {
 
 struct Batch {
-  std::uint64_t index = 0;  // batch number in the epoch
-  std::uint64_t first_sample = 0;
-  std::size_t count = 0;  // samples in this batch (<= batch size)
+  std::uint64_t index = 0;         // batch number in the epoch
+  std::uint64_t first_sample = 0;  // position of its first sample in the epoch's order
+  std::size_t count = 0;           // samples in this batch (<= batch size)
   std::uint32_t* labels = nullptr;
   std::uint8_t* pixels = nullptr;  // count * record_bytes, in the staging slot
   std::size_t slot = 0;            // which staging slot holds it
+  // The samples, in slot order, when the epoch is not sequential (count entries, owned by the
+  // pipeline for the epoch); null: samples first_sample .. first_sample + count - 1.
+  const std::uint64_t* indices = nullptr;
+  std::uint64_t sample(std::size_t i) const { return indices ? indices[i] : first_sample + i; }
 };
 
 // What the consumer does with each batch besides the emulated step.
@@ -57,6 +67,9 @@ struct PipelineConfig {
   std::chrono::microseconds step{0};  // emulated training step per batch (sleep, not spin)
   HostMemory memory = HostMemory::page_aligned;
   std::uint64_t max_batches = 0;  // 0 = one full epoch
+  Order order = Order::sequential;
+  std::uint64_t order_seed = 0;  // with the epoch number, picks each epoch's order
+  std::size_t shuffle_buffer = k_default_shuffle_buffer;  // shard_shuffled's buffer, in samples
 };
 
 // Throws Error(bad_input) for workers outside 1..k_max_workers, batch size 0 or above 2^20.
@@ -80,13 +93,16 @@ class Pipeline {
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;
 
-  // Runs one epoch (or max_batches). `sink` may be null. Rethrows the first worker error.
+  // Runs one epoch (or max_batches) in the order of epoch epoch() and advances it. `sink` may be
+  // null. Rethrows the first worker error.
   PipelineResult run(BatchSink* sink = nullptr);
+  std::uint64_t epoch() const noexcept { return m_epoch; }
 
  private:
   const DatasetReader& m_reader;
   PipelineConfig m_config;
   std::vector<std::unique_ptr<HostBuffer>> m_slots;
+  std::uint64_t m_epoch = 0;
 };
 
 // Checks every sample it receives against the generator and records which samples it saw, so a

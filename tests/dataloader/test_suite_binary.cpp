@@ -64,8 +64,10 @@ TEST(DataloaderSuiteBinary, ReportsCountersForATinyRun) {
   EXPECT_EQ(doc.at("context").at("gpubench.suite"), "dataloader");
   EXPECT_EQ(doc.at("context").at("gpubench.profile"), "quick");
   for (const char* name :
-       {"dataloader/read/format:raw/path:pread/workers:2/record_bytes:150528/batch:16/cache:warm",
-        "dataloader/read/format:csv/path:pread/workers:2/record_bytes:150528/batch:16/cache:warm",
+       {"dataloader/read/format:raw/path:pread/workers:2/record_bytes:150528/batch:16/"
+        "order:sequential/cache:warm",
+        "dataloader/read/format:csv/path:pread/workers:2/record_bytes:150528/batch:16/"
+        "order:sequential/cache:warm",
         "dataloader/train/format:raw/path:pread/workers:2/record_bytes:150528/batch:16/"
         "step_us:10000"}) {
     const auto* b = find_benchmark(doc, name);
@@ -91,10 +93,66 @@ TEST(DataloaderSuiteBinary, ReportsCountersForATinyRun) {
   ASSERT_NE(h2d, nullptr);
   if (h2d->value("error_occurred", false)) {
     EXPECT_THAT(h2d->value("error_message", ""),
-                ::testing::ContainsRegex("skipped: (no NVIDIA driver|no usable NVIDIA driver|NVIDIA driver older|no CUDA device)"));
+                ::testing::ContainsRegex("skipped: (no NVIDIA driver|no usable NVIDIA "
+                                         "driver|NVIDIA driver older|no CUDA device)"));
   } else {
     EXPECT_GT(h2d->at("h2d_GB_per_s").get<double>(), 0);
   }
+}
+
+// Issue 41: shuffled orders and the TFRecord / WebDataset formats through the real binary: every
+// case checks each sample once against the generator before timing, then reports; a damaged tar
+// header fails the wds cases with the file and offset.
+TEST(DataloaderSuiteBinary, ShuffledOrdersAndContainerFormatsRun) {
+  gpubench::TempDir tmp("dl-e2e-order");
+  const std::string filter =
+      "--benchmark_format=json --benchmark_filter='read/format:(tfrecord|wds)/path:pread/"
+      "workers:2/.*order:(sequential|shuffled)/|read/format:raw/path:mmap/.*"
+      "order:shard_shuffled/cache:cold'";
+  auto r = run_suite(tmp, tiny_env(tmp), filter);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  for (const char* name :
+       {"dataloader/read/format:tfrecord/path:pread/workers:2/record_bytes:150528/batch:16/"
+        "order:sequential/cache:warm",
+        "dataloader/read/format:tfrecord/path:pread/workers:2/record_bytes:150528/batch:16/"
+        "order:shuffled/cache:warm",
+        "dataloader/read/format:wds/path:pread/workers:2/record_bytes:150528/batch:16/"
+        "order:sequential/cache:warm",
+        "dataloader/read/format:wds/path:pread/workers:2/record_bytes:150528/batch:16/"
+        "order:shuffled/cache:warm",
+        "dataloader/read/format:raw/path:mmap/workers:2/record_bytes:150528/batch:16/"
+        "order:shard_shuffled/cache:cold"}) {
+    const auto* b = find_benchmark(doc, name);
+    ASSERT_NE(b, nullptr) << name;
+    ASSERT_FALSE(b->value("error_occurred", false))
+        << name << ": " << b->value("error_message", "");
+    EXPECT_GT(b->at("samples_per_s").get<double>(), 0) << name;
+    EXPECT_GT(b->at("input_MB_per_s").get<double>(), 0) << name;
+  }
+  fs::path shard;
+  for (const auto& e : fs::recursive_directory_iterator(tmp.path() / "data")) {
+    if (e.path().filename() == "shard-00000.tar") shard = e.path();
+  }
+  ASSERT_FALSE(shard.empty());
+  const std::uint64_t sample2 = 2 * (3 * 512 + 150528);  // 150528 is a multiple of 512
+  {
+    std::fstream f(shard, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(sample2 + 1024 + 2));  // the .bin member's name
+    f.put('\x42');
+  }
+  r = run_suite(
+      tmp, tiny_env(tmp),
+      "--benchmark_format=json --benchmark_filter='read/format:wds/path:pread/workers:2/'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  doc = nlohmann::json::parse(r.out);
+  const auto* b = find_benchmark(doc, "dataloader/read/format:wds/");
+  ASSERT_NE(b, nullptr);
+  EXPECT_TRUE(b->value("error_occurred", false));
+  EXPECT_THAT(b->value("error_message", ""), HasSubstr("shard-00000.tar"));
+  EXPECT_THAT(b->value("error_message", ""),
+              HasSubstr("byte offset " + std::to_string(sample2 + 1024)));
+  EXPECT_THAT(b->value("error_message", ""), HasSubstr("tar header checksum mismatch"));
 }
 
 TEST(DataloaderSuiteBinary, BadWorkerCountExitsTwo) {
