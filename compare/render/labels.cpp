@@ -193,13 +193,13 @@ ShortNames short_names(const std::vector<std::string>& names, Shorten shorten) {
   };
   for (bool short_numbers : {true, false}) {
     std::set<std::string> seen;
-    std::vector<std::string> labels;
+    std::vector<std::string> shortened;
     for (std::size_t i = 0; i < n; ++i) {
-      labels.push_back(build(i, short_numbers));
-      seen.insert(labels.back());
+      shortened.push_back(build(i, short_numbers));
+      seen.insert(shortened.back());
     }
     if (seen.size() != n) continue;  // two names differ only in what was dropped
-    for (std::size_t i = 0; i < n; ++i) out.name[unique[i]] = labels[i];
+    for (std::size_t i = 0; i < n; ++i) out.name[unique[i]] = shortened[i];
     out.pattern = join(pattern, "/");
     return out;
   }
