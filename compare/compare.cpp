@@ -506,12 +506,27 @@ Comparison compare_sides(const Side& base, const Side& candidate, const Options&
   count_lost_hardware(base, candidate, cmp);  // a GPU's series lost with it: missing, not removed
   for (std::string& p : missing_suite_problems(cmp)) cmp.problems.push_back(std::move(p));
   if (cmp.entries.empty() && cmp.skipped.empty()) {
+    // Runs of different suites (a gpubench run and another tool's imported output, nccl-tests,
+    // nvbandwidth, ...) name their benchmarks differently: `peers` is what lines them up.
+    std::set<std::string> base_suites, shared;
+    for (const results::RunDetail& r : base.runs) {
+      for (const auto& s : r.suites) base_suites.insert(s.suite);
+    }
+    for (const results::RunDetail& r : candidate.runs) {
+      for (const auto& s : r.suites) {
+        if (base_suites.count(s.suite)) shared.insert(s.suite);
+      }
+    }
     throw bad_input(
         "nothing to compare between '" + base.selection + "' and '" + candidate.selection + "'",
         "no benchmark" + std::string(options.metric ? " with metric " + *options.metric : "") +
             " is in both (" + std::to_string(b.size()) + " in base, " + std::to_string(c.size()) +
-            " in candidate)",
-        "compare runs of the same suites; `gpubench show RUN` lists a run's benchmarks");
+            " in candidate)" + (shared.empty() ? "; they hold no suite in common" : ""),
+        shared.empty()
+            ? "compare runs of the same suites; to set gpubench's figures beside another tool's "
+              "imported output of the same host (nccl-tests, nvbandwidth, bandwidthTest, "
+              "PyTorch), run `gpubench peers RUN` on the gpubench run"
+            : "compare runs of the same suites; `gpubench show RUN` lists a run's benchmarks");
   }
 
   // Benjamini-Hochberg over every entry that got a test.

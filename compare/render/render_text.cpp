@@ -86,8 +86,8 @@ void print_table(std::ostream& out, const std::vector<std::vector<std::string>>&
   }
 }
 
-std::string pct_abs(double fraction) {
-  return format_significant(std::fabs(fraction) * 100.0, 2) + "%";
+std::string pct_abs(double fraction, int digits = 2) {
+  return format_significant(std::fabs(fraction) * 100.0, digits) + "%";
 }
 
 // "2.0% worse" / "1.5% better" / "0.3% higher" for a signed change of goodness.
@@ -140,8 +140,12 @@ std::string plain_why(const Entry& e, double confidence) {
   if (a < 0 && b > 0) {
     range = "between " + signed_words(a, known) + " and " + signed_words(b, known);
   } else {
-    range = "between " + pct_abs(std::min(std::fabs(a), std::fabs(b))) + " and " +
-            pct_abs(std::max(std::fabs(a), std::fabs(b))) +
+    // Digits enough that two different bounds do not read alike ("between 15% and 15% worse").
+    const double lo = std::min(std::fabs(a), std::fabs(b)),
+                 hi = std::max(std::fabs(a), std::fabs(b));
+    int digits = 2;
+    while (digits < 4 && lo != hi && pct_abs(lo, digits) == pct_abs(hi, digits)) ++digits;
+    range = "between " + pct_abs(lo, digits) + " and " + pct_abs(hi, digits) +
             (known ? (a < 0 ? " worse" : " better") : (a < 0 ? " lower" : " higher"));
   }
   std::string margin = "threshold " + pct_abs(e.delta);
@@ -340,9 +344,14 @@ void render_text(const Comparison& cmp, std::ostream& out, bool colour, Detail d
   const bool all = detail == Detail::all;
   out << verdict_headline(cmp) << '\n';  // the first line says it all (issue 26)
   for (const std::string& p : cmp.problems) out << "PROBLEM " << p << '\n';
-  out << "base:      " << cmp.base_selection << " (" << runs_ref(cmp.base_headers) << ")\n";
-  out << "candidate: " << cmp.candidate_selection << " (" << runs_ref(cmp.candidate_headers)
-      << ")\n";
+  // "run 2 (35ea5482)" where the selection was that run's id; else the selection and its runs.
+  const auto side = [](const std::string& selection, const std::vector<RunHeader>& runs) {
+    const std::string ref = runs_ref(runs);
+    if (runs.size() == 1 && selection == std::to_string(runs.front().id)) return ref;
+    return selection + " (" + ref + ")";
+  };
+  out << "base:      " << side(cmp.base_selection, cmp.base_headers) << '\n';
+  out << "candidate: " << side(cmp.candidate_selection, cmp.candidate_headers) << '\n';
   if (!cmp.gpu_pairing.empty()) out << "GPUs:      " << cmp.gpu_pairing << '\n';
   for (const std::string& a : annotation_lines(cmp)) out << "annotated: " << a << '\n';
   std::vector<std::string> all_names;

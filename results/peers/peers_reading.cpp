@@ -119,9 +119,11 @@ nlohmann::json iteration(const std::string& name, const nlohmann::json& counters
                         {"repetition_index", repetition_index},
                         {"threads", 1},
                         {"iterations", 1},
-                        {"real_time", real_time_us},
-                        {"cpu_time", real_time_us},
                         {"time_unit", "us"}};
+  if (real_time_us > 0) {
+    out["real_time"] = real_time_us;
+    out["cpu_time"] = real_time_us;
+  }
   for (const auto& [key, value] : counters.items()) out[key] = value;
   return out;
 }

@@ -48,8 +48,9 @@ nlohmann::json new_document(std::string_view suite, std::string_view tool);
 void set_metrics(nlohmann::json& document, const nlohmann::json& metrics);
 void set_devices(nlohmann::json& document, const nlohmann::json& devices);
 
-// One "iteration" entry: real_time and cpu_time 0 us (these tools state rates, not a time per
-// iteration, unless a reader passes one), `counters` as user counters.
+// One "iteration" entry, `counters` as user counters. real_time and cpu_time only when a reader
+// passes the tool's time (> 0 us): these tools mostly state rates, and a made-up 0 us time would
+// be stored as a measured sample of real_time (ingest keeps an entry without them).
 nlohmann::json iteration(const std::string& name, const nlohmann::json& counters,
                          long long repetitions = 1, long long repetition_index = 0,
                          double real_time_us = 0);

@@ -59,8 +59,8 @@ expect "from the bundle gpubench-fixture-linux-x86_64: no build step" "bundle mo
 expect "GPU tests \(ctest -L gpu\) not run: the bundle carries no tests" "the ctest step is not skipped"
 expect "step time limits: 1 GPU\(s\) \(found here\); quick profile 40 s estimated by gpubench run --plan" "plan not read"
 # gemm 45 + fusion 60 + transfer/launch 45 + two CLI runs 2 x 90 + timing 60 + doctor 60 +
-# allreduce 150 + identity 30 (one GPU: skipped) + checks between the steps 60
-expect "budget 690 s: the plan's total" "the budget is not the sum of the step limits"
+# allreduce 150 + peers 180 (issue 40) + identity 30 (one GPU: skipped) + checks between the steps 60
+expect "budget 870 s: the plan's total" "the budget is not the sum of the step limits"
 expect "gpubench-gemm, limit 45 s\)" "gemm limit is not 1.5 x 10 + 30"
 expect "gpu-check.d/fusion, limit 60 s\)" "fusion limit is not 1.5 x 20 + 30"
 expect "gpu-check.d/transfer-launch, limit 45 s\)" "transfer+launch limit is not 1.5 x 10 + 30"

@@ -18,6 +18,7 @@ before/after note); with it, failures are listed but do not fail (for measuring 
 Exit 0 when every check passes, 1 otherwise.
 """
 import argparse
+import fnmatch
 import os
 import re
 import subprocess
@@ -100,6 +101,20 @@ def check(name, out, wide, columns):
             if all(any(p == c for c in it) for p in parts):
                 return True
         return False
+    # The names line of a summary ("names: gemm/.../dtype:*/.../device:*", what every row's name
+    # shares, '*' where rows differ): whole when its segments are, in order, whole segments of
+    # one --wide name ('*' inside a segment standing for what differs: "dtype:*").
+    split_wide = [w.split("/") for w in wide_words if "/" in w]
+
+    def pattern(word):
+        if "*" not in word:
+            return False
+        parts = word.strip(",;()").split("/")
+        for c in split_wide:
+            it = iter(c)  # in order; '*' stands for what differs between rows ("dtype:*")
+            if all(any(fnmatch.fnmatchcase(q, p) for q in it) for p in parts):
+                return True
+        return False
     prefixes = []
     for line in out.splitlines():
         m = PREFIX_LINE.match(line)
@@ -110,7 +125,8 @@ def check(name, out, wide, columns):
             problems.append("%s at %d: line %d is %d columns: %s" %
                             (name, columns, n, len(line), line))
     for w in words(joined):
-        if w in wide_words or any(p + w in wide_words for p in prefixes) or shortened(w):
+        if (w in wide_words or any(p + w in wide_words for p in prefixes) or shortened(w) or
+                pattern(w)):
             continue
         problems.append("%s at %d: %r is not a word of the --wide output (cut)" %
                         (name, columns, w))

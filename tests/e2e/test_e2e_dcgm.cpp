@@ -91,7 +91,11 @@ TEST(E2eDcgm, AcceptRequiresADcgmTestToPassOnEveryGpu) {
   import_ok(ws, k_dcgm4_json, "as run 1");
   import_ok(ws, k_dcgm3_text, "as run 2");
   const fs::path software = write_spec(ws, "software.spec", "dcgm software must pass\n");
-  const CliResult pass = ws.run({"accept", "1", "--spec", software.string()});
+  // Passing checks are counted in the summary and listed with --all (issue 39).
+  const CliResult summary = ws.run({"accept", "1", "--spec", software.string()});
+  EXPECT_EQ(summary.exit_code, 0) << summary.out << summary.err;
+  EXPECT_NE(summary.out.find("1 check PASS (--all lists them)"), std::string::npos) << summary.out;
+  const CliResult pass = ws.run({"accept", "1", "--spec", software.string(), "--all"});
   EXPECT_EQ(pass.exit_code, 0) << pass.out << pass.err;
   EXPECT_NE(pass.out.find(": PASS ("), std::string::npos) << pass.out;
   EXPECT_NE(pass.out.find("PASS dcgm software: pass on 8 of 8 GPU/node results"), std::string::npos)

@@ -245,6 +245,13 @@ TEST(E2ePeersNccl, AnImportedRunBesideAGpubenchAllreduceRun) {
   const CliResult r = ws.run({"compare", "1", "2", ws.db_arg()});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(contains(r.err, "no benchmark is in both")) << r.err;
+  EXPECT_TRUE(contains(r.err, "no suite in common")) << r.err;
+  EXPECT_TRUE(contains(r.err, "gpubench peers RUN")) << r.err;
+  // ... and `peers` on the gpubench run sets the two side by side, in-place and out-of-place.
+  const CliResult lineup = ws.run({"peers", "2", ws.db_arg()});
+  EXPECT_EQ(lineup.exit_code, 0) << lineup.err;
+  EXPECT_TRUE(contains(lineup.out, "nccl-tests run 1")) << lineup.out;
+  EXPECT_TRUE(contains(lineup.out, "in_place")) << lineup.out;
   // Same host, and the same case in the parameters both names carry.
   const json peer = show_json(ws, "1");
   const json own = show_json(ws, "2");

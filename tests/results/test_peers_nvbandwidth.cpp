@@ -70,6 +70,11 @@ TEST(PeersNvbandwidth, V06EveryTestcaseWithHostDirectionsLatencyAndSums) {
   EXPECT_EQ(metrics[1]["direction"], "lower");
   // 6 + 2 + 13 single-value matrices, and 15 SUM lines.
   EXPECT_EQ(doc.document["benchmarks"].size(), 6u + 2u + 13u + 15u);
+  // nvbandwidth states rates, no time per iteration: no made-up real_time / cpu_time sample.
+  for (const nlohmann::json& e : doc.document["benchmarks"]) {
+    EXPECT_FALSE(e.contains("real_time")) << e.dump();
+    EXPECT_FALSE(e.contains("cpu_time")) << e.dump();
+  }
 }
 
 TEST(PeersNvbandwidth, V08CommandLineGivesTheBufferSizeAndPciAddresses) {
