@@ -291,7 +291,8 @@ std::vector<std::string> per_suite_devices(const std::vector<const Entry*>& entr
 // Entries as a table, one row each; with `why`, each row's why on its own indented line under it
 // (issue 39: a wrapped why column was a strip of 7-11 lines a row).
 void print_entries(std::ostream& out, const std::vector<const Entry*>& entries,
-                   const ShortNames& names, const Comparison& cmp, bool colour, bool why) {
+                   const ShortNames& names, const Comparison& cmp, bool colour, bool why,
+                   bool why_once = true) {
   if (entries.empty()) return;
   const bool metric_column = shared_metric(entries).empty();
   std::vector<std::string> header = {"benchmark", "metric", "device",       "base", "candidate",
@@ -318,6 +319,13 @@ void print_entries(std::ostream& out, const std::vector<const Entry*>& entries,
     if (!n_column) row.erase(row.end() - 2);
     rows.push_back(std::move(row));
   }
+  // With `why_once`, a why the undecided or unchanged rows below repeat word for word (50
+  // nccl-tests sizes "too few samples") is said once, under the first of them, with how many rows
+  // it also holds for; failing entries keep theirs under each row.
+  std::vector<std::string> whys;
+  if (why) {
+    for (const Entry* e : entries) whys.push_back(plain_why(*e, cmp.options.confidence));
+  }
   std::vector<std::size_t> line_rows;
   const std::vector<std::string> lines = fit_table(rows, output_width(), "  ", &line_rows);
   for (std::size_t l = 0; l < lines.size(); ++l) {
@@ -326,9 +334,21 @@ void print_entries(std::ostream& out, const std::vector<const Entry*>& entries,
     const char* c = colour && e != nullptr && e->primary ? colour_of(e->verdict) : "";
     out << c << lines[l] << (*c != '\0' ? "\033[0m" : "") << '\n';
     const bool last_line_of_row = l + 1 == lines.size() || line_rows[l + 1] != r;
-    if (why && e != nullptr && last_line_of_row) {
-      out << "      " << plain_why(*e, cmp.options.confidence) << '\n';
-    }
+    if (!why || e == nullptr || !last_line_of_row) continue;
+    const std::size_t i = r - 1;
+    // Only undecided and unchanged rows share a why: a change or a missing series keeps its own.
+    const auto shared = [&](std::size_t a, std::size_t b) {
+      const auto quiet = [](const Entry* x) {
+        return x->verdict == Verdict::unchanged || x->verdict == Verdict::inconclusive;
+      };
+      return why_once && quiet(entries[a]) && quiet(entries[b]) && whys[a] == whys[b];
+    };
+    if (i > 0 && shared(i, i - 1)) continue;
+    std::size_t same = 0;
+    while (i + same + 1 < whys.size() && shared(i + same + 1, i)) ++same;
+    out << "      " << whys[i];
+    if (same > 0) out << " (so for the " << same << (same == 1 ? " row" : " rows") << " below)";
+    out << '\n';
   }
 }
 
@@ -363,7 +383,7 @@ void render_text(const Comparison& cmp, std::ostream& out, bool colour, Detail d
   const Sections s = sections_of(cmp);
   if (!s.failing.empty()) {
     out << '\n' << failing_title(cmp, s.failing.size()) << metric_note(s.failing) << ":\n";
-    print_entries(out, s.failing, names, cmp, colour, true);
+    print_entries(out, s.failing, names, cmp, colour, true, false);
   }
   if (const std::string gpus = gpu_verdicts(cmp); !gpus.empty()) {
     out << (s.failing.empty() ? "\n" : "") << "per GPU: " << gpus << '\n';

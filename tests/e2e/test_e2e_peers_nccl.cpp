@@ -211,6 +211,16 @@ TEST(E2ePeersNccl, TwoImportedRunsCompare) {
                        "nccl-tests/allreduce/dtype:fp32/op:sum/mode:out_of_place/"
                        "bytes:134217728/ranks:2"));
   EXPECT_TRUE(contains(c.dump(), "\"inconclusive\":50")) << c.dump().substr(0, 2000);
+  // In text, the why all 50 rows share is said once (issue 39: short reports).
+  const CliResult text = ws.run({"compare", "1", "2", "--wide", ws.db_arg()});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  std::size_t whys = 0;
+  for (std::size_t at = text.out.find("too few samples"); at != std::string::npos;
+       at = text.out.find("too few samples", at + 1)) {
+    ++whys;
+  }
+  EXPECT_EQ(whys, 1u) << text.out;
+  EXPECT_TRUE(contains(text.out, "(so for the 49 rows below)")) << text.out;
 }
 
 TEST(E2ePeersNccl, AnImportedRunBesideAGpubenchAllreduceRun) {
