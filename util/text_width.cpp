@@ -186,7 +186,7 @@ std::vector<std::string> fit_table(const std::vector<std::vector<std::string>>& 
   std::vector<std::vector<std::string>> cells = rows;
   for (auto& r : cells) r.resize(columns);
   auto header = [&](std::size_t i) {
-    return fit.header_rows > 0 && !rows[0][i].empty() ? cells[0][i]
+    return fit.header_rows > 0 && !cells[0][i].empty() ? cells[0][i]
                                                       : "column " + std::to_string(i + 1);
   };
   auto natural_widths = [&] {
@@ -415,7 +415,9 @@ std::string hang(const std::string& prefix, const std::string& text, std::size_t
   const std::size_t own = prefix.find_first_not_of(' ') == std::string::npos
                               ? prefix.size()
                               : prefix.find_first_not_of(' ');
-  const std::size_t under = at + 20 <= width ? at : own + 4;
+  // Under the text when 20 columns are left it; else 4 in from the prefix's own indent, the prefix
+  // then on a line of its own (a prefix no wider than that indent stays where it is).
+  const std::size_t under = at + 20 <= width || own + 4 >= at ? at : own + 4;
   std::string out;
   if (under < at) {  // the prefix leaves too little: it takes a line of its own
     out = prefix;

@@ -288,21 +288,16 @@ std::string size_text(double bytes) {
   return format_bytes_binary(bytes);
 }
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
 // "node1.example.com" and "node1" are one host: a tool may print the short name.
 std::string short_host(const std::string& host) {
-  return lower(host.substr(0, host.find('.')));
+  return to_lower(host.substr(0, host.find('.')));
 }
 
 // A PCI address in one spelling: NVML writes "00000000:18:00.0", sysfs and nccl-tests
 // "0000:18:00.0" or "0000:18:00", some tools "18:00.0". Domain as a number, bus and device as
 // written (lower case), function 0 when left out; "" when it is no address.
 std::string canonical_bus_id(const std::string& id) {
-  std::vector<std::string> parts = split(lower(id), ':');
+  std::vector<std::string> parts = split(to_lower(id), ':');
   if (parts.size() == 2) parts.insert(parts.begin(), "0");
   if (parts.size() != 3) return "";
   const std::string domain = parts[0].find_first_not_of('0') == std::string::npos
@@ -394,7 +389,7 @@ std::string peer_mismatch(const results::RunDetail& own, const results::RunDetai
     std::set<std::string> mine;
     std::vector<std::pair<std::string, std::string>> theirs;  // (compared form, as stated)
     const auto id_of = [by_uuid](const results::GpuInfo& g) {
-      if (by_uuid) return known(g.uuid) ? lower(g.uuid) : std::string();
+      if (by_uuid) return known(g.uuid) ? to_lower(g.uuid) : std::string();
       return known(g.pci_bus_id) ? canonical_bus_id(g.pci_bus_id) : std::string();
     };
     for (const auto& g : own.info.gpus) {

@@ -197,7 +197,6 @@ void render_text(std::ostream& out, const ModelsTable& t, std::size_t width) {
     out << "\n--reference MODEL gives the purchase answer: each model against it, per price, "
            "per W and in speed\n";
   }
-  const auto names = short_names(t);
   for (std::size_t m = 0; m < t.rows.size(); ++m) {
     const ModelRow& r = t.rows[m];
     out << '\n' << row_title(r) << (r.is_reference ? " [reference]" : "") << '\n';
@@ -228,7 +227,6 @@ void render_markdown(std::ostream& out, const ModelsTable& t) {
     }
   }
   out << "\n## Models\n\n";
-  const auto names = short_names(t);
   auto row = [&](const std::vector<std::string>& cells) {
     out << '|';
     for (const std::string& c : cells) out << ' ' << markdown_escape(c) << " |";

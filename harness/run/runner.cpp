@@ -482,7 +482,8 @@ RunOutcome execute_run(results::Store& store, const RunOptions& options, std::os
     auto expectation = [&](const SuiteExecutable& suite) {
       auto [it, fresh] = expectations.try_emplace(suite.name);
       if (!fresh) return it->second;
-      if (!plan_gpus) plan_gpus = detect_gpu_count().first;
+      // As check_filter_matches asks: a machine without GPUs plans one GPU's cases (skipped).
+      if (!plan_gpus) plan_gpus = std::max(1, detect_gpu_count().first);
       try {
         const PlannedSuite plan =
             ask_suite_plan(suite, suite_options.profile, *plan_gpus, suite_options.repetitions,

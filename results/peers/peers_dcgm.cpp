@@ -29,8 +29,8 @@ constexpr std::size_t k_piece = 45;
   throw bad_input("cannot import '" + source + "' as dcgmi diag output",
                   (line > 0 ? "line " + std::to_string(line) + ": " : std::string()) + why +
                       (expected.empty() ? "" : "; expected " + expected),
-                  "pass the complete output of `dcgmi diag -r N` or `dcgmi diag -r N -j`; the "
-                  "database was not changed");
+                  // import adds "the database was not changed" to every reader's refusal
+                  "pass the complete output of `dcgmi diag -r N` or `dcgmi diag -r N -j`");
 }
 
 // "Pass", "FAIL", "Warn", "Warning", "Skip", "Not Run" -> the fact's result; nullopt otherwise.

@@ -21,6 +21,17 @@ TEST(TextWidth, DisplayWidthCountsCodePointsNotColours) {
   EXPECT_EQ(display_width("\033[31mred\033[0m"), 3u);
 }
 
+TEST(TextWidth, HangKeepsAShortPrefixOnANarrowTerminal) {
+  // "ab" is narrower than the 4-column indent continuation lines take: it stays on the first line.
+  const std::string out = hang("ab", "one two three four five six", 12);
+  EXPECT_EQ(out.rfind("abone", 0), 0u) << out;
+  for (const char* word : {"one", "two", "three", "four", "five", "six"}) {
+    EXPECT_NE(out.find(word), std::string::npos) << out;
+  }
+  // A wide prefix takes a line of its own, the text 4 columns in from its indent.
+  EXPECT_EQ(hang("  prefix: ", "one two three four", 12).rfind("  prefix:\n      one", 0), 0u);
+}
+
 TEST(TextWidth, ElideMiddleKeepsBothEnds) {
   EXPECT_EQ(elide_middle("pct_of_peak (secondary)", 11), "pct_o…dary)");
   EXPECT_EQ(display_width(elide_middle("pct_of_peak (secondary)", 11)), 11u);
