@@ -208,3 +208,10 @@ std::uint32_t file_crc32c(const fs::path& path) {
 }  // namespace detail
 
 }  // namespace gpubench::dataloader
+
+// PLACEHOLDER (issue 41 contract): replaced by branch i41-jpeg.
+namespace gpubench::dataloader {
+void fill_image_rgb(std::uint64_t, std::uint64_t, int, int, std::span<std::uint8_t>) {
+  throw infrastructure("generating an image", "not built yet (issue 41 placeholder)");
+}
+}  // namespace gpubench::dataloader

@@ -42,6 +42,14 @@ struct DatasetSpec {
   std::size_t record_bytes = 3 * 224 * 224;  // bytes of pixels per sample
   std::uint64_t samples = 256;
   std::uint64_t samples_per_shard = 128;
+  // JPEG image datasets (formats wds and tfrecord only; issue 41): when image_width > 0 sample i
+  // is the image fill_image_rgb(seed, i, ...) encoded as JPEG at jpeg_quality (jpeg_codec.hpp),
+  // and record_bytes is unused. wds members <key>.jpg and <key>.cls; tfrecord features "image"
+  // (the JPEG bytes) and "label".
+  std::uint32_t image_width = 0;
+  std::uint32_t image_height = 0;
+  int jpeg_quality = 90;
+  bool is_jpeg() const { return image_width > 0; }
 
   std::uint64_t shard_count() const {
     return (samples + samples_per_shard - 1) / samples_per_shard;
@@ -57,6 +65,11 @@ struct DatasetSpec {
 std::uint32_t sample_label(std::uint64_t seed, std::uint64_t index);
 // Fills `pixels` (record_bytes long) with sample `index`'s values.
 void fill_sample_pixels(std::uint64_t seed, std::uint64_t index, std::span<std::uint8_t> pixels);
+
+// Fills `rgb` (width * height * 3, interleaved RGB) with image `index`: deterministic content
+// with the edges, textures and smooth areas of a photograph, so its JPEG has a realistic size.
+void fill_image_rgb(std::uint64_t seed, std::uint64_t index, int width, int height,
+                    std::span<std::uint8_t> rgb);
 
 // --- files ---------------------------------------------------------------------------------
 // The files of shard `shard`, in the order the manifest lists them (data file first).

@@ -394,3 +394,11 @@ void DatasetReader::read_in_shard(std::uint64_t shard_no, std::uint64_t index, s
 }
 
 }  // namespace gpubench::dataloader
+
+// PLACEHOLDER (issue 41 contract): replaced by branch i41-jpeg.
+namespace gpubench::dataloader {
+std::uint32_t DatasetReader::read_encoded(std::uint64_t, std::vector<std::uint8_t>&, ByteReader&,
+                                          std::vector<char>&) const {
+  throw infrastructure("reading a JPEG sample", "not built yet (issue 41 placeholder)");
+}
+}  // namespace gpubench::dataloader

@@ -34,6 +34,10 @@ class DatasetReader {
   // Thread-safe: each calling thread passes its own ByteReader and scratch buffer.
   void read_samples(std::uint64_t first, std::size_t count, std::uint32_t* labels,
                     std::uint8_t* pixels, ByteReader& reader, std::vector<char>& scratch) const;
+  // JPEG datasets (spec().is_jpeg()): the encoded bytes of sample `index` into `jpeg` (resized),
+  // checked like read_samples checks (CRCs, tar headers, member names); returns its label.
+  std::uint32_t read_encoded(std::uint64_t index, std::vector<std::uint8_t>& jpeg,
+                             ByteReader& reader, std::vector<char>& scratch) const;
 
  private:
   struct Shard {
