@@ -35,14 +35,31 @@ struct ReadCase {
   Order order = Order::sequential;
 };
 
+// An image pipeline case (issue 41): JPEG read, CPU decode, crop, augmentation to bf16.
+struct ImageCase {
+  Format format = Format::wds;  // wds or tfrecord
+  int width = 500;              // of the dataset's images, pixels
+  int height = 375;
+  ReadPath path = ReadPath::pread;
+  int workers = 2;
+  Order order = Order::shuffled;
+  bool cold = false;
+  std::size_t batch = 8;  // augmented images per staging slot (8 x 301056 bytes)
+};
+
 struct Plan {
   std::vector<std::pair<std::string, ReadCase>> reads;  // (kind, case)
+  std::vector<ImageCase> images;
 };
 
 // The dataset a case of `format` and `record_bytes` reads, sized by the profile.
 DatasetSpec spec_for(const SuiteConfig& config, Format format, std::size_t record_bytes);
 // The benchmark name of a read case of `kind` ("read", "train", "h2d").
 std::string read_name(const std::string& kind, const ReadCase& c);
+// The JPEG dataset of `format` with images of width x height, sized by the profile.
+DatasetSpec image_spec_for(const SuiteConfig& config, Format format, int width, int height);
+// `dataloader/image/format:F/size:WxH/decode:cpu/path:P/workers:W/order:O/cache:C`.
+std::string image_name(const ImageCase& c);
 // The read cases the configuration sweeps, in registration order.
 Plan make_plan(const SuiteConfig& config);
 
