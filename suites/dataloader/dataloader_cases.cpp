@@ -415,7 +415,7 @@ void register_dataloader_benchmarks(const SuiteConfig& config) {
   }
   for (const ImageCase& c : plan.images) {
     suite::register_timed(
-        image_name(c), iters,
+        image_name(c), detail::image_iterations(config),
         [image_case = c](benchmark::State& state) { bm_image(state, image_case); }, ms);
   }
   for (Format f : {Format::csv, Format::jsonl}) {

@@ -44,7 +44,10 @@ struct ImageCase {
   int workers = 2;
   Order order = Order::shuffled;
   bool cold = false;
-  std::size_t batch = 8;  // augmented images per staging slot (8 x 301056 bytes)
+  // Augmented images per staging slot (4 x 301056 bytes). Small, so the quick profile's few
+  // images still make a batch per worker; a batch costs ~10 ms of decode, which hides the
+  // per-batch hand-over (microseconds) at any size.
+  std::size_t batch = 4;
 };
 
 struct Plan {
@@ -60,6 +63,8 @@ std::string read_name(const std::string& kind, const ReadCase& c);
 DatasetSpec image_spec_for(const SuiteConfig& config, Format format, int width, int height);
 // `dataloader/image/format:F/size:WxH/decode:cpu/path:P/workers:W/order:O/cache:C`.
 std::string image_name(const ImageCase& c);
+// Timed epochs per repetition of an image case: half the read cases' (each costs seconds).
+int image_iterations(const SuiteConfig& config);
 // The read cases the configuration sweeps, in registration order.
 Plan make_plan(const SuiteConfig& config);
 
