@@ -89,10 +89,10 @@ void CpuImageSteps::expected_image(std::uint64_t index, DecodedImage& out) const
 }
 DecodeDifference CpuImageSteps::compare(const DecodedImage& decoded,
                                         const DecodedImage& expected) const {
-  return compare_images(decoded, expected, k_image_decode_tolerance);
+  return compare_images(decoded, expected, k_decode_tolerance_q90);
 }
 bool CpuImageSteps::acceptable(const DecodeDifference& d) const {
-  return within(d, k_image_decode_tolerance);
+  return within(d, k_decode_tolerance_q90);
 }
 
 // --- ImageSource -----------------------------------------------------------------------------

@@ -9,7 +9,8 @@
 // sized by its first images and reused, so a batch allocates nothing after that.
 //
 // Checking (before any timing): an ImageCheck given to the source makes every worker compare
-// each decode with the generator's image (fill_image_rgb) within the codec's tolerance, and
+// each decode with the generator's image (fill_image_rgb) within k_decode_tolerance_q90
+// (jpeg_codec.hpp; the datasets are quality 90), and
 // every k_reference_every-th sample's augmented output with augment_reference within one bf16
 // step; ImageVerifySink on the consumer side checks each sample arrives exactly once with its
 // label.
@@ -32,11 +33,6 @@ namespace gpubench::dataloader {
 // One augmented image in the staging slot: 3 x 224 x 224 bf16 values, CHW.
 constexpr std::size_t k_augmented_image_bytes =
     std::size_t{3} * k_crop_size * k_crop_size * sizeof(std::uint16_t);
-
-// How far a decode may be from the generator's image: what libjpeg-turbo at the dataset's
-// quality (90, 4:2:0) changes in fill_image_rgb's images, with room for the codec's rounding.
-// LOCAL until branch i41-jpeg's constant in jpeg_codec.hpp is merged, then that one is used.
-constexpr DecodeTolerance k_image_decode_tolerance{96, 30.0, 4.0};
 
 // Every this many samples (sample index % k_reference_every == 0) the check also runs
 // augment_reference: it is plain float code, tens of milliseconds per image.

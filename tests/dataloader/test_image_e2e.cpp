@@ -52,13 +52,15 @@ std::string case_of(const std::string& stored) {
   return stored.substr(0, stored.find("/iterations:"));
 }
 
-// Runs `gpubench run` on the image cases of a tiny quick profile; returns its exit code.
-int run_image_cases(const gpubench::TempDir& tmp, const fs::path& db, std::string& output) {
+// Runs `gpubench run` on the image cases of a tiny quick profile (`env`: more NAME=value
+// assignments); returns its exit code.
+int run_image_cases(const gpubench::TempDir& tmp, const fs::path& db, std::string& output,
+                    const std::string& env = "") {
   fs::create_directories(tmp.path() / "data");
   const fs::path bin_dir = GPUBENCH_BIN_DIR;
   const fs::path log = tmp.path() / "run.txt";
   const std::string cmd =
-      "env CI=1 GPUBENCH_SUITE_PATH='" + bin_dir.string() + "' GPUBENCH_DATA_DIR='" +
+      "env CI=1 " + env + " GPUBENCH_SUITE_PATH='" + bin_dir.string() + "' GPUBENCH_DATA_DIR='" +
       (tmp.path() / "data").string() +
       "' GPUBENCH_DATALOADER_DATASET_MIB=8 GPUBENCH_DATALOADER_WORKERS=1,2 '" +
       (bin_dir / "gpubench").string() + "' --db='" + db.string() +
@@ -128,4 +130,32 @@ TEST(ImagePipelineE2e, RunStoresTheImageCasesWithTheirMetricsOrTheCodecsSkip) {
     EXPECT_NEAR(m.at("MB_per_s").first / m.at("images_per_s").first, (301056 + 4) / 1e6, 1e-6);
   }
   EXPECT_TRUE(got[seq].count("resident_fraction")) << "the cold case reports what stayed cached";
+}
+
+// Without libturbojpeg (only an empty directory searched) the image cases are stored as skipped
+// with the codec's reason, and the run still succeeds.
+TEST(ImagePipelineE2e, WithoutLibturbojpegTheImageCasesAreStoredSkippedWithTheReason) {
+  gpubench::TempDir tmp("dl-image-e2e-nojpeg");
+  fs::create_directories(tmp.path() / "nolibs");
+  const fs::path db = tmp.path() / "results.db";
+  std::string output;
+  ASSERT_EQ(run_image_cases(tmp, db, output,
+                            "GPUBENCH_TURBOJPEG_LIBS_ONLY=1 GPUBENCH_TURBOJPEG_LIBS='" +
+                                (tmp.path() / "nolibs").string() + "'"),
+            0)
+      << output;
+  const auto outcomes = query(db,
+                              "SELECT b.name, o.status, o.message FROM benchmark_outcomes o "
+                              "JOIN benchmarks b ON b.id = o.benchmark_id "
+                              "WHERE b.name LIKE 'dataloader/image/%'");
+  ASSERT_EQ(outcomes.size(), 4u) << output;  // 2 cases x 2 executions
+  for (const auto& row : outcomes) {
+    EXPECT_EQ(row[1], "skipped") << row[0];
+    EXPECT_THAT(row[2], HasSubstr("libturbojpeg.so.0 not found")) << row[0];
+    EXPECT_THAT(row[2], HasSubstr((tmp.path() / "nolibs").string())) << row[0];
+  }
+  EXPECT_TRUE(query(db,
+                    "SELECT 1 FROM samples s JOIN benchmarks b ON b.id = s.benchmark_id "
+                    "WHERE b.name LIKE 'dataloader/image/%'")
+                  .empty());
 }
