@@ -6,7 +6,8 @@
 // consumer and its BatchSink (the H2D copy, the training step) are the same as for raw records.
 //
 // Per worker thread: its own ByteReader, JPEG buffer, DecodedImage and augmentation scratch,
-// sized by its first images and reused, so a batch allocates nothing after that.
+// sized by its first images and kept by the source between epochs, so no image after those
+// allocates.
 //
 // Checking (before any timing): an ImageCheck given to the source makes every worker compare
 // each decode with the generator's image (fill_image_rgb) within k_decode_tolerance_q90
@@ -123,16 +124,24 @@ class ImageSource final : public SampleSource {
   std::size_t record_bytes() const override { return k_augmented_image_bytes; }
   std::unique_ptr<Worker> make_worker() const override;
   ImageWork take_work();
+  // Worker buffers kept for the next epoch (one per worker thread that has run).
+  std::size_t pooled_buffers() const;
+  ~ImageSource() override;
 
  private:
   class ImageWorker;
-  void add_work(const ImageWork& w) const;
+  struct WorkerBuffers;
+  // A worker's buffers: from the pool (kept from an earlier epoch), else new.
+  std::unique_ptr<WorkerBuffers> take_buffers() const;
+  // Back to the pool when a worker's epoch ends, with what it did.
+  void give_back(std::unique_ptr<WorkerBuffers> buffers, const ImageWork& w) const;
   const DatasetReader& m_reader;
   const ImageSteps& m_steps;
   std::uint64_t m_crop_seed;
   ImageCheck* m_check;
   mutable std::mutex m_mutex;
   mutable ImageWork m_work;
+  mutable std::vector<std::unique_ptr<WorkerBuffers>> m_pool;  // at most one per worker thread
 };
 
 // Consumer-side check of the checking epoch: every sample of the dataset exactly once, each

@@ -438,6 +438,8 @@ TEST(ImagePipelineJpeg, WorkersDrawEachEpochsCropAndCountTheirWork) {
     EXPECT_EQ(w.jpeg_bytes, jpeg_bytes);
     EXPECT_GT(w.decode_s, 0);
     EXPECT_GT(w.busy_s, w.decode_s);  // reading and augmenting take time too
+    // Each worker thread's buffers are kept for the next epoch, not made again.
+    EXPECT_EQ(source.pooled_buffers(), 2u);
   }
   EXPECT_EQ(source.take_work().images, 0u);  // taken: nothing left
 }
