@@ -124,6 +124,8 @@ class ImageSource final : public SampleSource {
   std::size_t record_bytes() const override { return k_augmented_image_bytes; }
   std::unique_ptr<Worker> make_worker() const override;
   ImageWork take_work();
+  // Starts or stops checking (null). Between runs only: workers read it without a lock.
+  void set_check(ImageCheck* check) noexcept { m_check = check; }
   // Worker buffers kept for the next epoch (one per worker thread that has run).
   std::size_t pooled_buffers() const;
   ~ImageSource() override;
