@@ -18,6 +18,7 @@
 #include "suites/dataloader/dataset_reader.hpp"
 #include "suites/dataloader/device_staging.hpp"
 #include "suites/dataloader/hdf5_io.hpp"
+#include "suites/dataloader/image_gpu.hpp"
 #include "suites/dataloader/pipeline.hpp"
 #include "suites/dataloader/text_codec.hpp"
 #include "util/clock.hpp"
@@ -183,6 +184,12 @@ void bm_pipeline(benchmark::State& state, const ReadCase& c) {
   });
 }
 
+// GPU decode (image_gpu.hpp): skips with the first missing piece (GPU, libnvjpeg, libturbojpeg)
+// before the dataset is generated.
+void bm_image_nvjpeg(benchmark::State& state, const NvjpegCase& c) {
+  guarded(state, [&] { run_nvjpeg_case(state, c, dataset_for); });
+}
+
 void bm_memcpy_ceiling(benchmark::State& state, int threads) {
   guarded(state, [&] {
     double mbps = 0;
@@ -316,6 +323,11 @@ void register_dataloader_benchmarks(const SuiteConfig& config) {
         read_name(kind, c), iters,
         [read_case = c](benchmark::State& state) { bm_pipeline(state, read_case); }, ms);
   }
+  for (const NvjpegCase& c : detail::nvjpeg_cases(config)) {
+    suite::register_timed(
+        nvjpeg_case_name(c), iters,
+        [image_case = c](benchmark::State& state) { bm_image_nvjpeg(state, image_case); }, ms);
+  }
   for (Format f : {Format::csv, Format::jsonl}) {
     suite::register_timed(
         "dataloader/parse/format:" + std::string(to_string(f)) +
@@ -339,6 +351,9 @@ std::vector<std::string> availability_notes() {
   }
   if (const std::string g = cuda_unavailable_reason(); !g.empty()) {
     notes.push_back("h2d cases: skipped: " + g);
+  }
+  if (const std::string n = nvjpeg_unavailable_reason(); !n.empty()) {
+    notes.push_back("decode:nvjpeg cases: skipped: " + n);
   }
   if (const std::string h5 = hdf5_library_text(); !h5.empty()) {
     notes.push_back("hdf5 cases: " + h5);

@@ -11,6 +11,7 @@
 #include "suites/dataloader/dataloader_cases.hpp"
 #include "suites/dataloader/dataset.hpp"
 #include "suites/dataloader/host_memory.hpp"
+#include "suites/dataloader/image_gpu.hpp"
 #include "suites/dataloader/read_paths.hpp"
 #include "suites/dataloader/sample_order.hpp"
 
@@ -45,5 +46,7 @@ DatasetSpec spec_for(const SuiteConfig& config, Format format, std::size_t recor
 std::string read_name(const std::string& kind, const ReadCase& c);
 // The read cases the configuration sweeps, in registration order.
 Plan make_plan(const SuiteConfig& config);
+// The GPU-decode image cases (`decode:nvjpeg`), in registration order.
+std::vector<NvjpegCase> nvjpeg_cases(const SuiteConfig& config);
 
 }  // namespace gpubench::dataloader::detail

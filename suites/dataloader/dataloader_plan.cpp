@@ -4,6 +4,16 @@
 #include <filesystem>
 
 namespace gpubench::dataloader {
+namespace {
+
+// Planning assumptions for the nvJPEG cases (not measurements; no GPU measured them here): the
+// batched GPU decode at 2000 images/s of 500x375 (110 KB) JPEGs, i.e. 220 MB/s of JPEG input,
+// for one data-centre GPU; the validation epoch's CPU decode (libjpeg-turbo, one thread) at
+// 200 images/s, 22 MB/s of JPEG input. Both scale with the JPEG bytes.
+constexpr double k_plan_nvjpeg_bytes_per_s = 220e6;
+constexpr double k_plan_cpu_check_bytes_per_s = 22e6;
+
+}  // namespace
 
 double planned_case_seconds(const CaseOutline& c, int repetitions, const suite::ModelRates& r) {
   const auto bytes = static_cast<double>(c.bytes);
@@ -26,6 +36,21 @@ double planned_case_seconds(const CaseOutline& c, int repetitions, const suite::
     case CaseWork::generate:
       iteration_s = suite::transfer_seconds(bytes, r.generate_bytes_per_s);
       break;
+    case CaseWork::image_nvjpeg: {
+      // Workers read the JPEG bytes while the GPU decodes: the slower sets the pace. The
+      // validation epoch (GPU decode, copy back, CPU decode of every image) runs once per
+      // process, at the CPU decode's rate; each repetition warms up with one untimed epoch.
+      const double read_s = suite::transfer_seconds(
+          bytes, std::min(workers * r.page_cache_worker_bytes_per_s, r.page_cache_bytes_per_s));
+      iteration_s = std::max(read_s, bytes / k_plan_nvjpeg_bytes_per_s);
+      suite::CaseCost cost;
+      cost.once_s = bytes / k_plan_cpu_check_bytes_per_s;
+      cost.setup_s = workers * r.per_allocation_s;
+      cost.warmup_s = iteration_s;  // one untimed epoch per repetition
+      cost.sample_s = iteration_s;
+      cost.samples = c.iterations;
+      return suite::case_seconds(cost, repetitions, r);
+    }
     case CaseWork::read: {
       const double read_rate =
           c.cold ? r.disk_read_bytes_per_s

@@ -166,6 +166,35 @@ Plan make_plan(const SuiteConfig& config) {
   return plan;
 }
 
+std::vector<NvjpegCase> nvjpeg_cases(const SuiteConfig& config) {
+  // nvJPEG's batched decode of the headline image pipeline (wds, 500x375, shuffled, pread) at mid
+  // workers: the workers only read JPEG bytes, so their sweep belongs to the CPU-decode cases.
+  // The full profile adds the 1280x960 size. Batches of 64 images: one nvjpegDecodeBatched call
+  // each. Images per epoch: quick 128 (about 14 MB of JPEGs, 2 batches), standard 256, full
+  // 1024 (256 at 1280x960, 6.6x the pixels); a GPU decoder's rate settles within a few batches,
+  // and the validation epoch decodes every image on one CPU thread too.
+  std::vector<NvjpegCase> out;
+  for (const auto& [w, h] : {std::pair{500u, 375u}, std::pair{1280u, 960u}}) {
+    if (config.profile != Profile::full && w != 500) continue;
+    NvjpegCase c;
+    c.spec.format = Format::wds;
+    c.spec.seed = k_seed;
+    c.spec.image_width = w;
+    c.spec.image_height = h;
+    const std::uint64_t images = config.profile == Profile::quick      ? 128
+                                 : config.profile == Profile::standard ? 256
+                                                                       : 1024;
+    c.spec.samples = w == 500 ? images : images / 4;
+    c.spec.samples_per_shard = 128;
+    c.workers = std::min(2, config.workers.back());
+    c.batch = 64;
+    c.order = Order::shuffled;
+    c.seed = k_seed;
+    out.push_back(c);
+  }
+  return out;
+}
+
 }  // namespace detail
 
 std::vector<DatasetSpec> planned_datasets(const SuiteConfig& config) {
@@ -173,6 +202,9 @@ std::vector<DatasetSpec> planned_datasets(const SuiteConfig& config) {
   for (const auto& [kind, c] : make_plan(config).reads) {
     const DatasetSpec s = spec_for(config, c.format, c.record_bytes);
     unique.emplace(s.directory_name(), s);
+  }
+  for (const NvjpegCase& c : detail::nvjpeg_cases(config)) {
+    unique.emplace(c.spec.directory_name(), c.spec);
   }
   std::vector<DatasetSpec> out;
   for (auto& [name, s] : unique) out.push_back(s);
@@ -209,6 +241,15 @@ std::vector<CaseOutline> case_outlines(const SuiteConfig& config) {
     o.text = is_text(c.format);
     const std::uint64_t batches = (spec.samples + c.batch - 1) / std::max<std::size_t>(c.batch, 1);
     o.step_us_total = batches * static_cast<std::uint64_t>(c.step_us);
+    out.push_back(o);
+  }
+  for (const NvjpegCase& c : detail::nvjpeg_cases(config)) {
+    // JPEG bytes per epoch: the generator aims at about 110 KB per 500x375 image, 1/5 of its
+    // RGB bytes; the same ratio at other sizes.
+    const std::uint64_t jpeg_bytes =
+        c.spec.samples * c.spec.image_width * c.spec.image_height * 3 / 5;
+    CaseOutline o{nvjpeg_case_name(c), CaseWork::image_nvjpeg, iters, jpeg_bytes, c.workers};
+    o.images = c.spec.samples;
     out.push_back(o);
   }
   for (Format f : {Format::csv, Format::jsonl}) {
