@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <exception>
@@ -170,6 +171,36 @@ void unpitch_rgb(const std::uint8_t* pitched, std::size_t pitch, int width, int 
     std::memcpy(tight.data() + row * static_cast<std::size_t>(y),
                 pitched + pitch * static_cast<std::size_t>(y), row);
   }
+}
+
+namespace {
+
+// The bf16 bit pattern as a position on the number line: negatives below positives, +0 == -0.
+std::int32_t bf16_ordinal(std::uint16_t bits) {
+  const std::int32_t magnitude = bits & 0x7fff;
+  return (bits & 0x8000) != 0 ? -magnitude : magnitude;
+}
+
+bool bf16_is_nan(std::uint16_t bits) {
+  return (bits & 0x7f80) == 0x7f80 && (bits & 0x007f) != 0;
+}
+
+}  // namespace
+
+std::size_t count_beyond_one_bf16_step(std::span<const std::uint16_t> got,
+                                       std::span<const std::uint16_t> want) {
+  if (got.size() != want.size()) {
+    throw infrastructure("bf16 comparison of " + std::to_string(got.size()) + " values with " +
+                         std::to_string(want.size()));
+  }
+  std::size_t beyond = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (bf16_is_nan(got[i]) || bf16_is_nan(want[i]) ||
+        std::abs(bf16_ordinal(got[i]) - bf16_ordinal(want[i])) > 1) {
+      ++beyond;
+    }
+  }
+  return beyond;
 }
 
 std::string first_unavailable_reason(const std::string& cuda_reason,

@@ -99,6 +99,12 @@ RgbBatchLayout layout_rgb_batch(std::span<const int> widths, std::span<const int
 void unpitch_rgb(const std::uint8_t* pitched, std::size_t pitch, int width, int height,
                  std::vector<std::uint8_t>& tight);
 
+// How many values of `got` are more than one bf16 step from `want` (bf16 bit patterns, same
+// length): steps counted along the ordered bf16 line, so +0 and -0 are the same value and a
+// sign change counts every step through zero; a NaN on either side is always beyond.
+std::size_t count_beyond_one_bf16_step(std::span<const std::uint16_t> got,
+                                       std::span<const std::uint16_t> want);
+
 // Why the nvJPEG cases cannot run, in the order that names the real cause first: no usable GPU
 // (the suite's usual no-device reason), then libnvjpeg (its loader's reason), then libturbojpeg
 // (the CPU reference decode the validation needs). Empty when all three are there.

@@ -1,6 +1,8 @@
 // GPU half of the nvJPEG image pipeline (image_gpu.hpp): nvJPEG's batched decode into device
-// memory, the check of every decoded image against the CPU decode, and the timed case. CUDA
-// runtime only, no device code, so a .cpp; built only with the CUDA part (GPUBENCH_HAVE_CUDA).
+// memory, the GPU augmentation of the decoded images (augment_device.hpp), the check of every
+// decoded image against the CPU decode and of a sample of augmented ones against
+// augment_reference, and the timed case. CUDA runtime only, no device code, so a .cpp; built
+// only with the CUDA part (GPUBENCH_HAVE_CUDA).
 //
 // nvJPEG calls, in the order the documentation prescribes (nvJPEG "Batched Image Decoding"):
 // nvjpegCreateSimple -> nvjpegJpegStateCreate -> per batch: nvjpegGetImageInfo on each image
@@ -12,6 +14,7 @@
 #include <array>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -20,6 +23,8 @@
 #include "suites/common/cuda/check.hpp"
 #include "suites/common/cuda/resources.hpp"
 #include "suites/common/suite_support.hpp"
+#include "suites/dataloader/augment.hpp"
+#include "suites/dataloader/augment_device.hpp"
 #include "suites/dataloader/dataset_reader.hpp"
 #include "suites/dataloader/device_staging.hpp"
 #include "suites/dataloader/image_gpu.hpp"
@@ -176,11 +181,56 @@ class NvjpegBatchDecoder {
   int m_initialized_batch = 0;
 };
 
+// The GPU augmentation of a decoded batch: each image's crop box from (seed, epoch, sample),
+// output batch x 3 x 224 x 224 bf16 (CHW per image) in one device buffer sized for the
+// largest batch.
+class BatchAugmenter {
+ public:
+  explicit BatchAugmenter(std::size_t max_batch)
+      : m_out(max_batch * k_values_per_image), m_max_batch(max_batch) {}
+  static constexpr std::size_t k_values_per_image =
+      3 * static_cast<std::size_t>(k_crop_size) * k_crop_size;
+
+  // Enqueues the augmentation of the batch `decoder` holds on `stream`.
+  void enqueue(const NvjpegBatchDecoder& decoder, const EncodedBatch& batch, std::uint64_t seed,
+               std::uint64_t epoch, cudaStream_t stream) {
+    const std::size_t n = batch.count();
+    if (n > m_max_batch) {
+      throw infrastructure("batch of " + std::to_string(n) + " images for an augmentation " +
+                           "buffer of " + std::to_string(m_max_batch));
+    }
+    m_images.resize(n);
+    m_boxes.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const int w = decoder.widths()[i];
+      const int h = decoder.heights()[i];
+      m_boxes[i] = sample_crop_box(w, h, seed, epoch, batch.sample(i));
+      m_images[i] = {decoder.device_rgb() + decoder.layout().offsets[i],
+                     decoder.layout().pitches[i], w, h, m_boxes[i]};
+    }
+    GPUBENCH_CUDA_CHECK(launch_augment_batch(m_images.data(), static_cast<int>(n), k_crop_size,
+                                             m_out.data(), stream));
+  }
+  const std::uint16_t* device_out() const noexcept { return m_out.data(); }
+  const CropBox& box(std::size_t i) const { return m_boxes[i]; }
+
+ private:
+  cuda::DeviceBuffer<std::uint16_t> m_out;
+  std::size_t m_max_batch;
+  std::vector<DeviceAugmentImage> m_images;
+  std::vector<CropBox> m_boxes;
+};
+
+// Every k-th image of the validation epoch has its augmented output checked (augment_reference
+// takes milliseconds per image on one thread).
+constexpr std::size_t k_augment_check_every = 16;
+
 // One untimed epoch: every image decoded on the GPU, copied back and compared with the CPU
 // decode (JpegCodec::decode_rgb) within the decoder-vs-decoder tolerance; each sample exactly
 // once, with the generator's label. Returns empty when all hold, else what failed first.
 std::string validate_epoch(EncodedLoader& loader, NvjpegBatchDecoder& decoder,
-                           const JpegCodec& codec, const NvjpegCase& c, cudaStream_t stream) {
+                           BatchAugmenter& augmenter, const JpegCodec& codec, const NvjpegCase& c,
+                           cudaStream_t stream) {
   const DatasetSpec& spec = c.spec;
   std::vector<std::uint8_t> seen(spec.samples, 0);
   std::vector<std::uint8_t> host;
@@ -189,14 +239,22 @@ std::string validate_epoch(EncodedLoader& loader, NvjpegBatchDecoder& decoder,
   std::string first;
   std::uint64_t wrong = 0;
   const DecodeTolerance tolerance = k_decoder_vs_decoder_tolerance;
+  std::vector<std::uint16_t> augmented;
+  std::vector<std::uint16_t> reference(BatchAugmenter::k_values_per_image);
+  std::uint64_t position = 0;  // of the image in the epoch, for the augmentation sample
   loader.run(epoch_order(spec, c.order, c.seed, 0), [&](const EncodedBatch& b) {
     decoder.decode(b);
+    augmenter.enqueue(decoder, b, c.seed, 0, stream);
     const RgbBatchLayout& layout = decoder.layout();
     host.resize(layout.total_bytes);
+    augmented.resize(b.count() * BatchAugmenter::k_values_per_image);
     GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(host.data(), decoder.device_rgb(), layout.total_bytes,
                                         cudaMemcpyDeviceToHost, stream));
+    GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(augmented.data(), augmenter.device_out(),
+                                        augmented.size() * sizeof(std::uint16_t),
+                                        cudaMemcpyDeviceToHost, stream));
     GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
-    for (std::size_t i = 0; i < b.count(); ++i) {
+    for (std::size_t i = 0; i < b.count(); ++i, ++position) {
       const std::uint64_t s = b.sample(i);
       auto note = [&](const std::string& what) {
         ++wrong;
@@ -216,6 +274,18 @@ std::string validate_epoch(EncodedLoader& loader, NvjpegBatchDecoder& decoder,
         note("nvJPEG decoded " + std::to_string(gpu.width) + "x" + std::to_string(gpu.height) +
              ", the CPU " + std::to_string(cpu.width) + "x" + std::to_string(cpu.height));
         continue;
+      }
+      if (position % k_augment_check_every == 0) {
+        // The augmentation of nvJPEG's own pixels, so this checks the kernel alone.
+        augment_reference(gpu.rgb.data(), gpu.width, gpu.height, augmenter.box(i), k_crop_size,
+                          reference.data());
+        const std::span<const std::uint16_t> got(
+            augmented.data() + i * BatchAugmenter::k_values_per_image,
+            BatchAugmenter::k_values_per_image);
+        if (const std::size_t beyond = count_beyond_one_bf16_step(got, reference); beyond > 0) {
+          note("GPU augmentation: " + std::to_string(beyond) +
+               " values more than one bf16 step from augment_reference");
+        }
       }
       const DecodeDifference d = compare_images(gpu, cpu, tolerance);
       if (!within(d, tolerance)) {
@@ -272,12 +342,13 @@ void run_nvjpeg_case(benchmark::State& state, const NvjpegCase& c,
                        });
   const cuda::Stream stream = cuda::Stream::create();
   NvjpegBatchDecoder decoder(*api, stream.get());
+  BatchAugmenter augmenter(c.batch);
   // Validation before timing, once per case and process (later repetitions decode the same
   // images with the same library): every image checked. A failed check fails every repetition.
   static std::map<std::string, std::string> checked;  // case name -> "" or what failed
   const std::string name = nvjpeg_case_name(c);
   if (!checked.contains(name)) {
-    checked[name] = validate_epoch(loader, decoder, *codec, c, stream.get());
+    checked[name] = validate_epoch(loader, decoder, augmenter, *codec, c, stream.get());
   }
   if (!checked[name].empty()) {
     suite::fail(state, checked[name]);
@@ -286,17 +357,22 @@ void run_nvjpeg_case(benchmark::State& state, const NvjpegCase& c,
   // Warm-up (untimed): one epoch sizes the device buffer and initialises the batched decoder.
   loader.run(epoch_order(c.spec, c.order, c.seed, 0), [&](const EncodedBatch& b) {
     decoder.decode(b);
-    (void)decoder.finish();
+    augmenter.enqueue(decoder, b, c.seed, 0, stream.get());
+    GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
   });
   ImageGpuTotals totals;
   std::uint64_t epoch = 1;
   for (auto _ : state) {
-    const std::vector<std::uint64_t> order = epoch_order(c.spec, c.order, c.seed, epoch++);
+    const std::uint64_t e = epoch++;
+    const std::vector<std::uint64_t> order = epoch_order(c.spec, c.order, c.seed, e);
     const double cpu0 = process_cpu_seconds();
-    // One batch in flight on the GPU: the consumer waits for its decode before it returns the
-    // slot (nvJPEG may read the host bitstreams until then); workers keep reading ahead.
+    // One batch in flight on the GPU: the consumer waits for its decode and augmentation before
+    // it returns the slot (nvJPEG may read the host bitstreams until then); workers keep
+    // reading ahead.
     const double wall = loader.run(order, [&](const EncodedBatch& b) {
       decoder.decode(b);
+      augmenter.enqueue(decoder, b, c.seed, e, stream.get());
+      GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
       totals.decode_s += decoder.finish();
       totals.images += b.count();
       totals.jpeg_bytes += b.total_bytes();

@@ -59,7 +59,7 @@ void plant_foreign_library(const fs::path& dir, const std::string& name) {
 
 // nvjpeg.h: typedef struct { unsigned char* channel[NVJPEG_MAX_COMPONENT]; size_t
 // pitch[NVJPEG_MAX_COMPONENT]; } nvjpegImage_t, NVJPEG_MAX_COMPONENT 4.
-TEST(NvjpegAbi, ImageStructIsFourChannelPointersThenFourPitches) {
+TEST(DataloaderNvjpegAbi, ImageStructIsFourChannelPointersThenFourPitches) {
   EXPECT_EQ(nj::k_max_component, 4);
   EXPECT_EQ(sizeof(nj::nvjpegImage_t), 64u);
   EXPECT_EQ(offsetof(nj::nvjpegImage_t, channel), 0u);
@@ -70,7 +70,7 @@ TEST(NvjpegAbi, ImageStructIsFourChannelPointersThenFourPitches) {
 }
 
 // The enum values the case passes or tests, as the documentation lists them.
-TEST(NvjpegAbi, EnumValuesMatchTheDocumentation) {
+TEST(DataloaderNvjpegAbi, EnumValuesMatchTheDocumentation) {
   EXPECT_EQ(nj::NVJPEG_OUTPUT_RGBI, 5);
   EXPECT_EQ(nj::NVJPEG_OUTPUT_RGB, 3);
   EXPECT_EQ(nj::NVJPEG_CSS_420, 2);
@@ -80,7 +80,7 @@ TEST(NvjpegAbi, EnumValuesMatchTheDocumentation) {
   EXPECT_EQ(nj::NVJPEG_STATUS_INCOMPLETE_BITSTREAM, 10);
 }
 
-TEST(NvjpegStatus, EveryDocumentedCodeHasItsOwnName) {
+TEST(DataloaderNvjpegStatus, EveryDocumentedCodeHasItsOwnName) {
   const std::vector<std::string> expected = {"NVJPEG_STATUS_SUCCESS",
                                              "NVJPEG_STATUS_NOT_INITIALIZED",
                                              "NVJPEG_STATUS_INVALID_PARAMETER",
@@ -105,7 +105,7 @@ TEST(NvjpegStatus, EveryDocumentedCodeHasItsOwnName) {
   EXPECT_THAT(dl::nvjpeg_status_text(42), HasSubstr("nvjpegStatus_t 42 ("));
 }
 
-TEST(NvjpegLoader, SearchesSoname13Then12InTheToolkitAndPipLayouts) {
+TEST(DataloaderNvjpegLoader, SearchesSoname13Then12InTheToolkitAndPipLayouts) {
   const gpubench::LibrarySpec spec = dl::nvjpeg_library_spec();
   EXPECT_EQ(spec.sonames, (std::vector<std::string>{"libnvjpeg.so.13", "libnvjpeg.so.12"}));
   EXPECT_EQ(spec.pip_dirs, (std::vector<std::string>{"nvidia/cu13/lib", "nvidia/nvjpeg/lib"}));
@@ -116,7 +116,7 @@ TEST(NvjpegLoader, SearchesSoname13Then12InTheToolkitAndPipLayouts) {
 
 // GPUBENCH_CUDA_LIBS naming an empty directory with GPUBENCH_CUDA_LIBS_ONLY=1: the reason the
 // case skips with names the soname and where it looked.
-TEST(NvjpegLoader, AbsentLibraryGivesTheSonameAndWhereItLooked) {
+TEST(DataloaderNvjpegLoader, AbsentLibraryGivesTheSonameAndWhereItLooked) {
   gpubench::TempDir tmp("nvjpeg-none");
   gpubench::SearchEnvironment env;
   env.dirs = tmp.path().string();
@@ -129,7 +129,7 @@ TEST(NvjpegLoader, AbsentLibraryGivesTheSonameAndWhereItLooked) {
 
 // A library under the soname that is not nvJPEG (found in the nvidia-nvjpeg-cu12 wheel's layout
 // under a GPUBENCH_CUDA_LIBS directory, as libnvjpeg.so.12): refused, naming the missing symbol.
-TEST(NvjpegLoader, LibraryWithoutTheEntryPointsIsRefusedNamingTheSymbol) {
+TEST(DataloaderNvjpegLoader, LibraryWithoutTheEntryPointsIsRefusedNamingTheSymbol) {
   gpubench::TempDir tmp("nvjpeg-foreign");
   plant_foreign_library(tmp.path() / "nvidia" / "nvjpeg" / "lib", "libnvjpeg.so.12");
   if (testing::Test::IsSkipped()) return;
@@ -142,7 +142,7 @@ TEST(NvjpegLoader, LibraryWithoutTheEntryPointsIsRefusedNamingTheSymbol) {
                                      "nvjpegCreateSimple"));
 }
 
-TEST(EncodedBatch, ImagesOfDifferentSizesLieBackToBack) {
+TEST(DataloaderEncodedBatch, ImagesOfDifferentSizesLieBackToBack) {
   dl::EncodedBatch b;
   std::vector<std::vector<std::uint8_t>> images;
   std::size_t expected_offset = 0;
@@ -176,7 +176,7 @@ TEST(EncodedBatch, ImagesOfDifferentSizesLieBackToBack) {
 
 // Every position of the epoch's order arrives once, in its batch (batch k holds positions
 // [k * batch, ...), the last one short), with its own bytes.
-TEST(EncodedLoader, DeliversEverySampleOnceInItsBatchWithItsBytes) {
+TEST(DataloaderEncodedLoader, DeliversEverySampleOnceInItsBatchWithItsBytes) {
   std::vector<std::uint64_t> order(23);
   std::iota(order.begin(), order.end(), 0);
   std::reverse(order.begin(), order.begin() + 11);  // not the identity
@@ -217,7 +217,7 @@ TEST(EncodedLoader, DeliversEverySampleOnceInItsBatchWithItsBytes) {
   }
 }
 
-TEST(EncodedLoader, AReadErrorOrAConsumerErrorStopsTheEpochAndIsRethrown) {
+TEST(DataloaderEncodedLoader, AReadErrorOrAConsumerErrorStopsTheEpochAndIsRethrown) {
   std::vector<std::uint64_t> order(40);
   std::iota(order.begin(), order.end(), 0);
   dl::EncodedLoader failing(2, 4, [](int, std::uint64_t s, std::vector<std::uint8_t>& j) {
@@ -250,7 +250,7 @@ TEST(EncodedLoader, AReadErrorOrAConsumerErrorStopsTheEpochAndIsRethrown) {
   EXPECT_THROW(dl::EncodedLoader(1, 0, {}), gpubench::Error);
 }
 
-TEST(RgbBatchLayout, PitchesRoundRowsUpAndImagesFollowEachOther) {
+TEST(DataloaderRgbBatchLayout, PitchesRoundRowsUpAndImagesFollowEachOther) {
   const std::vector<int> widths = {500, 1, 1280};
   const std::vector<int> heights = {375, 2, 960};
   const dl::RgbBatchLayout l = dl::layout_rgb_batch(widths, heights, 256);
@@ -264,7 +264,7 @@ TEST(RgbBatchLayout, PitchesRoundRowsUpAndImagesFollowEachOther) {
   EXPECT_THROW(dl::layout_rgb_batch(std::vector<int>{4, 4}, std::vector<int>{5}), gpubench::Error);
 }
 
-TEST(RgbBatchLayout, UnpitchKeepsEachRowsPixelsAndDropsThePadding) {
+TEST(DataloaderRgbBatchLayout, UnpitchKeepsEachRowsPixelsAndDropsThePadding) {
   const int width = 2;
   const int height = 3;
   const std::size_t pitch = 8;  // 6 bytes of pixels, 2 of padding per row
@@ -281,8 +281,22 @@ TEST(RgbBatchLayout, UnpitchKeepsEachRowsPixelsAndDropsThePadding) {
                                               23, 24, 25}));
 }
 
+// The augmented-output check: one bf16 step either way passes, two do not, across zero too.
+TEST(DataloaderNvjpegCase, Bf16CheckAllowsOneStepAndNoMore) {
+  // 1.0 = 0x3f80; the next values up are 0x3f81, 0x3f82.
+  const std::vector<std::uint16_t> want = {0x3f80, 0x3f80, 0x3f80, 0x0000, 0x8001, 0x0001, 0xbf80};
+  const std::vector<std::uint16_t> got = {0x3f80, 0x3f81, 0x3f7f, 0x8000, 0x0000, 0x8001, 0xbf82};
+  // Beyond: only 0x0001 vs 0x8001 (two steps through zero) and -1.0 vs two steps below it.
+  EXPECT_EQ(dl::count_beyond_one_bf16_step(got, want), 2u);
+  const std::vector<std::uint16_t> nan = {0x7fc0};
+  const std::vector<std::uint16_t> one = {0x3f80};
+  EXPECT_EQ(dl::count_beyond_one_bf16_step(nan, nan), 1u);
+  EXPECT_EQ(dl::count_beyond_one_bf16_step(one, one), 0u);
+  EXPECT_THROW(dl::count_beyond_one_bf16_step(one, want), gpubench::Error);
+}
+
 // No GPU is the cause to name first; then libnvjpeg; then libturbojpeg (the CPU check).
-TEST(NvjpegCase, SkipReasonNamesTheFirstMissingPiece) {
+TEST(DataloaderNvjpegCase, SkipReasonNamesTheFirstMissingPiece) {
   EXPECT_EQ(dl::first_unavailable_reason("no CUDA device (x)", "libnvjpeg.so.13 not found", "t"),
             "no CUDA device (x)");
   EXPECT_EQ(dl::first_unavailable_reason("", "libnvjpeg.so.13 not found (searched: d)", "t"),
@@ -293,7 +307,7 @@ TEST(NvjpegCase, SkipReasonNamesTheFirstMissingPiece) {
   EXPECT_EQ(dl::first_unavailable_reason("", "", ""), "");
 }
 
-TEST(NvjpegCase, NameFollowsTheImageCasesScheme) {
+TEST(DataloaderNvjpegCase, NameFollowsTheImageCasesScheme) {
   dl::NvjpegCase c;
   c.spec.format = dl::Format::wds;
   c.spec.image_width = 500;
@@ -308,7 +322,7 @@ TEST(NvjpegCase, NameFollowsTheImageCasesScheme) {
 // generating its dataset, and says why in --gpubench_info. Here (no GPU) that is the suite's
 // no-device reason; on a GPU machine, with GPUBENCH_CUDA_LIBS naming an empty directory and
 // GPUBENCH_CUDA_LIBS_ONLY=1, it is libnvjpeg's loader reason.
-TEST(NvjpegCase, SkipsWithTheReasonThroughTheSuiteBinary) {
+TEST(DataloaderNvjpegCase, SkipsWithTheReasonThroughTheSuiteBinary) {
   gpubench::TempDir tmp("nvjpeg-e2e");
   const fs::path data = tmp.path() / "data";
   const fs::path nolib = tmp.path() / "nolib";
