@@ -38,11 +38,6 @@ namespace {
 namespace cuda = gpubench::suite::cuda;
 namespace abi = nvjpeg_abi;
 
-// How far nvJPEG's pixels may be from libjpeg-turbo's for the same JPEG: two decoders differ
-// in IDCT and chroma upsampling. Placeholder until branch i41-jpeg's decoder-vs-decoder
-// constant is merged (then that constant replaces this one).
-constexpr DecodeTolerance k_decoder_vs_decoder_tolerance{8, 40.0, 1.0};
-
 // nvjpeg_abi declares cudaStream_t from the runtime's own opaque type: the same type.
 static_assert(std::is_same_v<abi::cudaStream_t, ::cudaStream_t>);
 
@@ -238,7 +233,9 @@ std::string validate_epoch(EncodedLoader& loader, NvjpegBatchDecoder& decoder,
   DecodedImage cpu;
   std::string first;
   std::uint64_t wrong = 0;
-  const DecodeTolerance tolerance = k_decoder_vs_decoder_tolerance;
+  // jpeg_codec.hpp's decoder-vs-decoder bound: covers a different IDCT and nearest (not
+  // libjpeg's fancy) chroma upsampling, the two ways nvJPEG may differ.
+  const DecodeTolerance tolerance = k_decoder_agreement_tolerance;
   std::vector<std::uint16_t> augmented;
   std::vector<std::uint16_t> reference(BatchAugmenter::k_values_per_image);
   std::uint64_t position = 0;  // of the image in the epoch, for the augmentation sample
