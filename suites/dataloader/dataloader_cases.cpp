@@ -325,7 +325,7 @@ void register_dataloader_benchmarks(const SuiteConfig& config) {
   }
   for (const NvjpegCase& c : detail::nvjpeg_cases(config)) {
     suite::register_timed(
-        nvjpeg_case_name(c), iters,
+        nvjpeg_case_name(c), c.iterations,
         [image_case = c](benchmark::State& state) { bm_image_nvjpeg(state, image_case); }, ms);
   }
   for (Format f : {Format::csv, Format::jsonl}) {

@@ -137,6 +137,7 @@ struct NvjpegCase {
   std::size_t batch = 64;
   Order order = Order::shuffled;
   std::uint64_t seed = 42;  // the order's and the crop boxes' seed
+  int iterations = 2;       // timed epochs per repetition
 };
 // dataloader/image/format:F/size:WxH/decode:nvjpeg/path:P/workers:W/order:O/cache:warm
 std::string nvjpeg_case_name(const NvjpegCase& c);

@@ -18,7 +18,9 @@
 #include <string>
 #include <vector>
 
+#include "suites/dataloader/dataset_reader.hpp"
 #include "suites/dataloader/image_gpu.hpp"
+#include "suites/dataloader/jpeg_codec.hpp"
 #include "suites/dataloader/nvjpeg_abi.hpp"
 #include "suites/dataloader/nvjpeg_api.hpp"
 #include "util/error.hpp"
@@ -28,6 +30,7 @@ namespace fs = std::filesystem;
 namespace dl = gpubench::dataloader;
 namespace nj = gpubench::nvjpeg_abi;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 namespace {
@@ -250,6 +253,73 @@ TEST(DataloaderEncodedLoader, AReadErrorOrAConsumerErrorStopsTheEpochAndIsRethro
   EXPECT_THROW(dl::EncodedLoader(1, 0, {}), gpubench::Error);
 }
 
+// The case's host half on a real JPEG dataset (wds shards, shuffled order, 2 workers, one
+// ByteReader each, as run_nvjpeg_case wires them): every image arrives once with its label, and
+// its bytes decode (on the CPU here; nvJPEG gets the same bytes) to the generator's image within
+// the dataset's tolerance; the decoded batch's pitched layout unpitches back to the same pixels.
+TEST(DataloaderEncodedLoader, FeedsEveryImageOfAShuffledJpegDatasetOnce) {
+  std::string why;
+  const dl::JpegCodec* codec = dl::JpegCodec::get(&why);
+  if (codec == nullptr) GTEST_SKIP() << why;
+  gpubench::TempDir tmp("nvjpeg-wds");
+  dl::DatasetSpec spec;
+  spec.format = dl::Format::wds;
+  spec.image_width = 96;
+  spec.image_height = 70;
+  spec.samples = 11;
+  spec.samples_per_shard = 4;
+  spec.seed = 7;
+  const dl::Dataset d = dl::ensure_dataset(tmp.path(), spec);
+  dl::DatasetReader reader(d, dl::ReadPath::pread);
+  std::vector<std::unique_ptr<dl::ByteReader>> byte_readers;
+  std::vector<std::vector<char>> scratch(2);
+  for (int w = 0; w < 2; ++w) byte_readers.push_back(dl::make_byte_reader(dl::ReadPath::pread));
+  dl::EncodedLoader loader(2, 4, [&](int w, std::uint64_t s, std::vector<std::uint8_t>& jpeg) {
+    const auto i = static_cast<std::size_t>(w);
+    return reader.read_encoded(s, jpeg, *byte_readers[i], scratch[i]);
+  });
+  const std::vector<std::uint64_t> order = dl::epoch_order(spec, dl::Order::shuffled, 42, 1);
+  std::vector<int> seen(spec.samples, 0);
+  dl::DecodedImage decoded;
+  dl::DecodedImage expected;
+  loader.run(order, [&](const dl::EncodedBatch& b) {
+    std::vector<int> widths;
+    std::vector<int> heights;
+    std::vector<dl::DecodedImage> images(b.count());
+    for (std::size_t i = 0; i < b.count(); ++i) {
+      const std::uint64_t s = b.sample(i);
+      ++seen[s];
+      EXPECT_EQ(b.label(i), dl::sample_label(spec.seed, s));
+      codec->decode_rgb(b.image(i), images[i]);
+      expected.width = 96;
+      expected.height = 70;
+      expected.rgb.resize(96 * 70 * 3);
+      dl::fill_image_rgb(spec.seed, s, 96, 70, expected.rgb);
+      EXPECT_TRUE(dl::within(dl::compare_images(images[i], expected, dl::k_decode_tolerance_q90),
+                             dl::k_decode_tolerance_q90))
+          << "sample " << s;
+      widths.push_back(images[i].width);
+      heights.push_back(images[i].height);
+    }
+    // What nvJPEG writes (RGBI at the layout's pitches) and what validation reads back.
+    const dl::RgbBatchLayout layout = dl::layout_rgb_batch(widths, heights);
+    std::vector<std::uint8_t> device(layout.total_bytes, 0xAB);
+    for (std::size_t i = 0; i < b.count(); ++i) {
+      for (int y = 0; y < heights[i]; ++y) {
+        std::copy_n(
+            images[i].rgb.data() + static_cast<std::size_t>(y) * 96 * 3, 96 * 3,
+            device.data() + layout.offsets[i] + static_cast<std::size_t>(y) * layout.pitches[i]);
+      }
+    }
+    for (std::size_t i = 0; i < b.count(); ++i) {
+      dl::unpitch_rgb(device.data() + layout.offsets[i], layout.pitches[i], widths[i], heights[i],
+                      decoded.rgb);
+      EXPECT_EQ(decoded.rgb, images[i].rgb) << "batch " << b.index << " image " << i;
+    }
+  });
+  for (std::size_t s = 0; s < seen.size(); ++s) EXPECT_EQ(seen[s], 1) << "sample " << s;
+}
+
 TEST(DataloaderRgbBatchLayout, PitchesRoundRowsUpAndImagesFollowEachOther) {
   const std::vector<int> widths = {500, 1, 1280};
   const std::vector<int> heights = {375, 2, 960};
@@ -318,10 +388,11 @@ TEST(DataloaderNvjpegCase, NameFollowsTheImageCasesScheme) {
             "order:shuffled/cache:warm");
 }
 
-// Through the real binary: the case is registered, skips with the first missing piece before
-// generating its dataset, and says why in --gpubench_info. Here (no GPU) that is the suite's
-// no-device reason; on a GPU machine, with GPUBENCH_CUDA_LIBS naming an empty directory and
-// GPUBENCH_CUDA_LIBS_ONLY=1, it is libnvjpeg's loader reason.
+// Through the real binary: the case is registered (standard and full; quick has none, the plan
+// has no room for it there), skips with the first missing piece before generating its dataset,
+// and says why in --gpubench_info. Here (no GPU) that is the suite's no-device reason; on a GPU
+// machine, with GPUBENCH_CUDA_LIBS naming an empty directory and GPUBENCH_CUDA_LIBS_ONLY=1, it is
+// libnvjpeg's loader reason.
 TEST(DataloaderNvjpegCase, SkipsWithTheReasonThroughTheSuiteBinary) {
   gpubench::TempDir tmp("nvjpeg-e2e");
   const fs::path data = tmp.path() / "data";
@@ -329,23 +400,31 @@ TEST(DataloaderNvjpegCase, SkipsWithTheReasonThroughTheSuiteBinary) {
   fs::create_directories(data);
   fs::create_directories(nolib);
   const fs::path bin = fs::path(GPUBENCH_BIN_DIR) / "gpubench-dataloader";
-  const fs::path out = tmp.path() / "out.json";
+  const fs::path out = tmp.path() / "out.txt";
   const fs::path err = tmp.path() / "err.txt";
-  const std::string env = "env GPUBENCH_PROFILE=quick GPUBENCH_DATA_DIR='" + data.string() +
-                          "' GPUBENCH_CUDA_LIBS='" + nolib.string() +
-                          "' GPUBENCH_CUDA_LIBS_ONLY=1 ";
-  const std::string cmd = env + "'" + bin.string() +
-                          "' --benchmark_format=json --benchmark_filter='decode:nvjpeg' >'" +
-                          out.string() + "' 2>'" + err.string() + "'";
-  const int status = std::system(cmd.c_str());
-  ASSERT_TRUE(WIFEXITED(status));
-  ASSERT_EQ(WEXITSTATUS(status), 0) << gpubench::read_file(err);
-  const auto doc = nlohmann::json::parse(gpubench::read_file(out));
+  auto run = [&](const std::string& profile, const std::string& args) {
+    const std::string cmd = "env GPUBENCH_PROFILE=" + profile + " GPUBENCH_DATA_DIR='" +
+                            data.string() +
+                            "' GPUBENCH_DATALOADER_DATASET_MIB=8 GPUBENCH_DATALOADER_WORKERS=1,2 "
+                            "GPUBENCH_CUDA_LIBS='" +
+                            nolib.string() + "' GPUBENCH_CUDA_LIBS_ONLY=1 '" + bin.string() + "' " +
+                            args + " >'" + out.string() + "' 2>'" + err.string() + "'";
+    const int status = std::system(cmd.c_str());
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << gpubench::read_file(err);
+    return gpubench::read_file(out);
+  };
+  const std::string filter = "--benchmark_filter='decode:nvjpeg'";
+  EXPECT_THAT(run("quick", "--benchmark_list_tests " + filter), Not(HasSubstr("decode:nvjpeg")));
+  EXPECT_THAT(run("standard", "--benchmark_list_tests " + filter),
+              HasSubstr("dataloader/image/format:wds/size:500x375/decode:nvjpeg/path:pread/"
+                        "workers:2/order:shuffled/cache:warm"));
+
+  const auto doc = nlohmann::json::parse(run("standard", "--benchmark_format=json " + filter));
   const auto& benchmarks = doc.at("benchmarks");
   ASSERT_EQ(benchmarks.size(), 1u) << benchmarks.dump();
   const auto& b = benchmarks.at(0);
   EXPECT_EQ(b.at("name").get<std::string>().rfind(
-                "dataloader/image/format:wds/size:500x375/decode:nvjpeg/path:pread/workers:", 0),
+                "dataloader/image/format:wds/size:500x375/decode:nvjpeg/path:pread/workers:2/", 0),
             0u);
   ASSERT_TRUE(b.value("error_occurred", false));
   const std::string msg = b.value("error_message", "");
@@ -356,10 +435,6 @@ TEST(DataloaderNvjpegCase, SkipsWithTheReasonThroughTheSuiteBinary) {
   // Skipped before its dataset was generated: the data directory is still empty.
   EXPECT_TRUE(fs::is_empty(data)) << "the skipped case generated data";
   // --gpubench_info says the same.
-  const fs::path info = tmp.path() / "info.txt";
-  const std::string info_cmd =
-      env + "'" + bin.string() + "' --gpubench_info >'" + info.string() + "' 2>&1";
-  ASSERT_EQ(std::system(info_cmd.c_str()), 0);
-  EXPECT_THAT(gpubench::read_file(info),
+  EXPECT_THAT(run("standard", "--gpubench_info"),
               HasSubstr("decode:nvjpeg cases: skipped: " + msg.substr(9)));
 }
