@@ -1,10 +1,13 @@
 // gpubench-dataloader: how fast this machine can feed its GPUs. Thin main over dataloader_core.
+#include <string>
+
 #include "suites/common/device_flag.hpp"
 #include "suites/common/suite_support.hpp"
 #include "suites/dataloader/dataloader_cases.hpp"
 #include "suites/dataloader/dataloader_plan.hpp"
 #include "suites/dataloader/device_staging.hpp"
 #include "suites/dataloader/training_step.hpp"
+#include "util/cpu_budget.hpp"
 #include "util/error.hpp"
 
 namespace {
@@ -88,6 +91,9 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("gpubench.devices", gpubench::dataloader::staging_devices_json());
   // Where the GPU-busy step's cuBLAS came from (loads it: not for --gpubench_info or a plan).
   if (!info_only && !plan_only) gpubench::dataloader::add_gemm_step_context();
+  // The CPUs the worker sweep is sized by (affinity mask capped by the cgroup quota): report and
+  // doctor state each pipeline's worker count at 95% of its best as a multiple of it (issue 41).
+  benchmark::AddCustomContext("gpubench.usable_cpus", std::to_string(gpubench::usable_cpu_count()));
   gpubench::dataloader::SuiteConfig config;
   if (!info_only) {
     // Bad configuration stops the suite before any work, with the CLI's error format and exit 2.
