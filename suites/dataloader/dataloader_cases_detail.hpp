@@ -34,6 +34,11 @@ struct ReadCase {
   bool h2d = false;
   HostMemory memory = HostMemory::page_aligned;
   Order order = Order::sequential;
+  // GPU busy (issue 41): the step is a GEMM on the GPU fed through pinned staging and H2D copies
+  // (training_step.hpp), or the emulated sleep without a GPU; max_batches > 0 stops the epoch
+  // there (long steps).
+  bool gpu_step = false;
+  std::uint64_t max_batches = 0;
 };
 
 struct Plan {

@@ -134,20 +134,44 @@ Plan make_plan(const SuiteConfig& config) {
           }
         }
       }
-      // An emulated training step: loader-bound (short step) and compute-bound (long step).
-      // The compute-bound step runs at mid workers only: its steps are sleeps (56 x 10 ms per
-      // epoch at batch 16 in standard), and whether one worker keeps up with a step is what the
-      // 1 ms step at 1 worker already shows; this paid for the shuffled cases (issue 41).
-      for (int step : {1000, 10000}) {
-        for (int w : {1, mid_workers}) {
-          if (step == 10000 && w == 1 && mid_workers != 1) continue;
-          ReadCase c;
-          c.workers = w;
-          c.record_bytes = rb;
-          c.batch = batch;
-          c.step_us = step;
-          plan.reads.emplace_back("train", c);
-          if (w == mid_workers) break;
+      // An emulated training step of 1 ms (sleep): loader-bound, at 1 and mid workers. (The 10 ms
+      // step at mid workers it had made way for the GPU-busy steps below, issue 41.)
+      for (int w : {1, mid_workers}) {
+        ReadCase c;
+        c.workers = w;
+        c.record_bytes = rb;
+        c.batch = batch;
+        c.step_us = 1000;
+        plan.reads.emplace_back("train", c);
+        if (w == mid_workers) break;
+      }
+      // GPU busy (issue 41): steps of 5, 20 and 100 ms, a GEMM on the GPU where there is one
+      // (sleeps otherwise), at the first batch size. 5 ms at every worker count, for the knee;
+      // 20 and 100 ms at mid workers. Outside quick the epoch stops after 22, 8 and 3 batches
+      // (110, 160 and 300 ms of steps; the 10 ms step slept 700 ms at both batch sizes); quick runs
+      // only the 5 ms step, 12 of the epoch's 14 batches (2 x 60 ms where the 10 ms step at 2
+      // workers slept 140 ms).
+      if (batch == batches_for(config, rb).front()) {
+        struct GpuStep {
+          int step_us;
+          std::uint64_t max_batches;
+          bool every_worker_count;
+        };
+        const std::vector<GpuStep> steps =
+            quick ? std::vector<GpuStep>{{5000, 12, true}}
+                  : std::vector<GpuStep>{{5000, 22, true}, {20000, 8, false}, {100000, 3, false}};
+        for (const GpuStep& g : steps) {
+          for (int w : config.workers) {
+            if (!g.every_worker_count && w != mid_workers) continue;
+            ReadCase c;
+            c.workers = w;
+            c.record_bytes = rb;
+            c.batch = batch;
+            c.step_us = g.step_us;
+            c.gpu_step = true;
+            c.max_batches = g.max_batches;
+            plan.reads.emplace_back("train", c);
+          }
         }
       }
       // GPU: pinned vs pageable staging with double-buffered H2D copies.
@@ -239,7 +263,11 @@ std::vector<CaseOutline> case_outlines(const SuiteConfig& config) {
                   c.workers};
     o.cold = c.cold;
     o.text = is_text(c.format);
-    const std::uint64_t batches = (spec.samples + c.batch - 1) / std::max<std::size_t>(c.batch, 1);
+    const std::uint64_t epoch_batches =
+        (spec.samples + c.batch - 1) / std::max<std::size_t>(c.batch, 1);
+    const std::uint64_t batches =
+        c.max_batches > 0 ? std::min(epoch_batches, c.max_batches) : epoch_batches;
+    if (batches < epoch_batches) o.bytes = o.bytes / epoch_batches * batches;
     o.step_us_total = batches * static_cast<std::uint64_t>(c.step_us);
     out.push_back(o);
   }
