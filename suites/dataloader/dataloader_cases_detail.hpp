@@ -11,6 +11,7 @@
 #include "suites/dataloader/dataloader_cases.hpp"
 #include "suites/dataloader/dataset.hpp"
 #include "suites/dataloader/host_memory.hpp"
+#include "suites/dataloader/image_gpu.hpp"
 #include "suites/dataloader/read_paths.hpp"
 #include "suites/dataloader/sample_order.hpp"
 
@@ -34,6 +35,11 @@ struct ReadCase {
   bool h2d = false;
   HostMemory memory = HostMemory::page_aligned;
   Order order = Order::sequential;
+  // GPU busy (issue 41): the step is a GEMM on the GPU fed through pinned staging and H2D copies
+  // (training_step.hpp), or the emulated sleep without a GPU; max_batches > 0 stops the epoch
+  // there (long steps).
+  bool gpu_step = false;
+  std::uint64_t max_batches = 0;
 };
 
 // An image pipeline case (issue 41): JPEG read, CPU decode, crop, augmentation to bf16.
@@ -69,5 +75,7 @@ std::string image_name(const ImageCase& c);
 int image_iterations(const SuiteConfig& config);
 // The read cases the configuration sweeps, in registration order.
 Plan make_plan(const SuiteConfig& config);
+// The GPU-decode image cases (`decode:nvjpeg`), in registration order.
+std::vector<NvjpegCase> nvjpeg_cases(const SuiteConfig& config);
 
 }  // namespace gpubench::dataloader::detail

@@ -241,15 +241,15 @@ TEST(ImagePipeline, CasesNameTheirImagesAndSweepWorkersForTheHeadline) {
                        "workers:2/order:shuffled/cache:warm",
                        head + "workers:2/order:sequential/cache:cold",
                        head + "workers:2/order:shuffled/cache:cold"}));
-  // Image datasets: JPEG, as many images as decode to a quarter of the dataset bytes, at least 8.
+  // Image datasets: JPEG, as many images as decode to a fifth of the dataset bytes, at least 8.
   const auto small = dl::detail::image_spec_for(config, dl::Format::wds, 500, 375);
   EXPECT_TRUE(small.is_jpeg());
   EXPECT_EQ(small.image_width, 500u);
   EXPECT_EQ(small.image_height, 375u);
-  EXPECT_EQ(small.samples, 14u);  // 32 MiB / 4 / 562500 decoded bytes
+  EXPECT_EQ(small.samples, 11u);  // 32 MiB / 5 / 562500 decoded bytes
   EXPECT_EQ(dl::detail::image_spec_for(config, dl::Format::wds, 1280, 960).samples, 8u);
   config.dataset_bytes = 128u << 20;
-  EXPECT_EQ(dl::detail::image_spec_for(config, dl::Format::wds, 500, 375).samples, 59u);
+  EXPECT_EQ(dl::detail::image_spec_for(config, dl::Format::wds, 500, 375).samples, 47u);
   config.dataset_bytes = 1u << 20;
   EXPECT_EQ(dl::detail::image_spec_for(config, dl::Format::tfrecord, 500, 375).samples, 8u);
   // Every image case is in the outlines the run plan costs, and every image dataset is planned.
