@@ -480,7 +480,7 @@ std::vector<std::string> availability_notes() {
     notes.push_back("decode:nvjpeg cases: skipped: " + n);
   }
   if (std::string jpeg; JpegCodec::get(&jpeg) == nullptr) {
-    notes.push_back("image cases: skipped: " + jpeg);
+    notes.push_back("decode:cpu image cases: skipped: " + jpeg);
   }
   if (const std::string h5 = hdf5_library_text(); !h5.empty()) {
     notes.push_back("hdf5 cases: " + h5);

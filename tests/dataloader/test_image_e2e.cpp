@@ -158,4 +158,13 @@ TEST(ImagePipelineE2e, WithoutLibturbojpegTheImageCasesAreStoredSkippedWithTheRe
                     "SELECT 1 FROM samples s JOIN benchmarks b ON b.id = s.benchmark_id "
                     "WHERE b.name LIKE 'dataloader/image/%'")
                   .empty());
+  // --gpubench_info says so too.
+  const fs::path info = tmp.path() / "info.json";
+  const std::string cmd = "env GPUBENCH_TURBOJPEG_LIBS_ONLY=1 GPUBENCH_TURBOJPEG_LIBS='" +
+                          (tmp.path() / "nolibs").string() + "' '" +
+                          (fs::path(GPUBENCH_BIN_DIR) / "gpubench-dataloader").string() +
+                          "' --gpubench_info >'" + info.string() + "' 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  EXPECT_THAT(gpubench::read_file(info),
+              HasSubstr("decode:cpu image cases: skipped: libturbojpeg.so.0 not found"));
 }
