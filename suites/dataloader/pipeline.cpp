@@ -164,9 +164,10 @@ PipelineResult Pipeline::run(BatchSink* sink, TrainingStep* step) {
 
   auto worker = [&] {
     try {
-      auto byte_reader = make_byte_reader(m_reader.read_path());
-      std::vector<char> scratch;
+      // A source's worker reads with its own reader.
       const auto source = m_config.source ? m_config.source->make_worker() : nullptr;
+      auto byte_reader = source ? nullptr : make_byte_reader(m_reader.read_path());
+      std::vector<char> scratch;
       std::size_t slot = 0;
       while (free_slots.pop(slot)) {
         const std::uint64_t k = next.fetch_add(1);
