@@ -123,7 +123,9 @@ suite::SuitePlan plan_dataloader(const suite::PlanRequest& request, const SuiteC
                      std::to_string(static_cast<int>(r.disk_read_bytes_per_s / 1e9)) +
                      " GB/s (cold), text parsing " +
                      std::to_string(static_cast<int>(r.text_parse_bytes_per_s / 1e6)) +
-                     " MB/s per worker; " + suite::rates_summary(r);
+                     " MB/s per worker, JPEG read, decode and augmentation " +
+                     std::to_string(static_cast<int>(r.jpeg_images_per_worker_s)) +
+                     " images/s per worker (500x375); " + suite::rates_summary(r);
   return plan;
 }
 
