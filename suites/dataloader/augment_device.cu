@@ -24,7 +24,6 @@ constexpr int k_precision_bits = 22;  // PIL's PRECISION_BITS for 8-bit images
 constexpr int k_half = 1 << (k_precision_bits - 1);
 constexpr int k_threads = 256;
 constexpr int k_rows_per_block = 8;
-constexpr std::size_t k_max_shared_bytes = 48 * 1024;  // no opt-in needed on any GPU
 
 __constant__ float c_mean[3] = {k_imagenet_mean[0], k_imagenet_mean[1], k_imagenet_mean[2]};
 __constant__ float c_std[3] = {k_imagenet_std[0], k_imagenet_std[1], k_imagenet_std[2]};
@@ -184,17 +183,33 @@ std::size_t shared_bytes(int out_size, int taps_stride_x, int taps_stride_y) {
 
 }  // namespace
 
+std::size_t augment_launch_shared_bytes(const DeviceAugmentImage* images, int count, int out_size) {
+  // The table strides are the largest x and y taps of the launch, which may come from two
+  // different images: each image alone can fit while the launch does not.
+  int taps_x = 0;
+  int taps_y = 0;
+  for (int i = 0; i < count; ++i) {
+    taps_x = std::max(taps_x, make_axis(images[i].box.width, out_size).max_taps);
+    taps_y = std::max(taps_y, make_axis(images[i].box.height, out_size).max_taps);
+  }
+  return shared_bytes(out_size, taps_x, taps_y);
+}
+
 cudaError_t launch_augment_batch(const DeviceAugmentImage* images, int count, int out_size,
                                  std::uint16_t* out, cudaStream_t stream) {
   if (count < 0 || out_size < 1 || (count > 0 && (images == nullptr || out == nullptr))) {
     return cudaErrorInvalidValue;
   }
-  // Check every descriptor and the shared memory of every launch before enqueuing any.
+  // Check every descriptor, then the shared memory of every launch as it will be split, before
+  // enqueuing any.
   for (int i = 0; i < count; ++i) {
     if (!valid(images[i])) return cudaErrorInvalidValue;
-    const int tx = make_axis(images[i].box.width, out_size).max_taps;
-    const int ty = make_axis(images[i].box.height, out_size).max_taps;
-    if (shared_bytes(out_size, tx, ty) > k_max_shared_bytes) return cudaErrorInvalidValue;
+  }
+  for (int base = 0; base < count; base += k_augment_images_per_launch) {
+    const int n = std::min(k_augment_images_per_launch, count - base);
+    if (augment_launch_shared_bytes(images + base, n, out_size) > k_augment_max_shared_bytes) {
+      return cudaErrorInvalidValue;
+    }
   }
   const std::size_t image_values = static_cast<std::size_t>(3) * out_size * out_size;
   for (int base = 0; base < count; base += k_augment_images_per_launch) {
@@ -216,6 +231,7 @@ cudaError_t launch_augment_batch(const DeviceAugmentImage* images, int count, in
     }
     const dim3 grid(static_cast<unsigned>((out_size + k_rows_per_block - 1) / k_rows_per_block),
                     static_cast<unsigned>(n));
+    // The same size augment_launch_shared_bytes checked above (same strides).
     augment_kernel<<<grid, k_threads, shared_bytes(out_size, p.taps_stride_x, p.taps_stride_y),
                      stream>>>(p, out + static_cast<std::size_t>(base) * image_values);
     const cudaError_t status = cudaGetLastError();

@@ -28,14 +28,26 @@ struct DeviceAugmentImage {
 // accepts); larger batches are split into several launches on the same stream.
 constexpr int k_augment_images_per_launch = 32;
 
+// Dynamic shared memory one launch may use: 48 KiB needs no opt-in
+// (cudaFuncAttributeMaxDynamicSharedMemorySize) on any GPU.
+constexpr std::size_t k_augment_max_shared_bytes = 48 * 1024;
+
+// Bytes of shared memory the kernel needs for one launch of images[0..count) (count <=
+// k_augment_images_per_launch) at out_size: tap tables strided by the largest x taps and the
+// largest y taps of the launch, which can come from two different images. Host only, reads only
+// the boxes.
+std::size_t augment_launch_shared_bytes(const DeviceAugmentImage* images, int count, int out_size);
+
 // Enqueues on `stream` the augmentation of images[0..count) into `out`: device memory of
 // count * 3 * out_size * out_size bf16 values, image i at i * 3 * out_size * out_size, CHW.
 // `images` is host memory, read before the call returns (the descriptors travel as kernel
 // parameters); the pixels and `out` must stay valid until the stream has run the work.
 // Returns cudaErrorInvalidValue, having enqueued nothing, when any descriptor is wrong (null
-// pointer, pitch under 3 * width, box not inside the image, out_size < 1, count < 0) or a crop is
-// so much larger than out_size that its filter taps do not fit in 48 KiB of shared memory
-// (a downscale of about 50x at out_size 224); else the launches' error (cudaSuccess when queued).
+// pointer, pitch under 3 * width, box not inside the image, out_size < 1, count < 0) or a launch
+// of k_augment_images_per_launch images (images [0, 32), [32, 64), ...) needs more than
+// k_augment_max_shared_bytes (augment_launch_shared_bytes; at out_size 224: a crop downscaled
+// more than 25x horizontally, or a launch holding one crop downscaled 25x horizontally and
+// another 25x vertically); else the launches' error (cudaSuccess when queued).
 cudaError_t launch_augment_batch(const DeviceAugmentImage* images, int count, int out_size,
                                  std::uint16_t* out, cudaStream_t stream);
 

@@ -111,10 +111,17 @@ class CudaH2DSink final : public H2DSink {
   CudaH2DSink& operator=(const CudaH2DSink&) = delete;
 
   void begin(const Batch& batch) override {
-    // Slot k % 2 was last used by batch k - 2, which the pipeline finished before handing out
-    // batch k - 1's slot again: no wait here.
-    DeviceSlot& d = m_slots[batch.index % m_slots.size()];
-    d.batch = batch.index;
+    // Batches arrive in any order: the buffer alternates by begin() call (CopySlots). The pipeline
+    // finished the batch begun two calls ago before this one arrived, so the buffer is free; if a
+    // caller broke that contract, wait for that copy here (and count its time) rather than
+    // overwrite it while it may still be reading its staging slot.
+    if (m_table.batch_in(m_table.next()) != CopySlots::k_none) collect(m_table.next());
+    // An epoch cut short by an error can leave its batch of the same index unfinished: clear it,
+    // so finish() and copy_done_event() find this copy, not that one.
+    if (const std::size_t stale = m_table.find(batch.index); stale != CopySlots::k_count) {
+      collect(stale);
+    }
+    DeviceSlot& d = m_slots[m_table.claim(batch.index)];
     const auto* first = reinterpret_cast<const unsigned char*>(batch.pixels);
     const auto* last = reinterpret_cast<const unsigned char*>(batch.labels + batch.count);
     const auto* labels = reinterpret_cast<const unsigned char*>(batch.labels);
@@ -146,11 +153,9 @@ class CudaH2DSink final : public H2DSink {
   std::size_t held() const override { return 1; }
 
   void finish(const Batch& batch) override {
-    DeviceSlot& d = m_slots[batch.index % m_slots.size()];
-    if (d.batch != batch.index) return;  // never began (an error path)
-    d.stop.synchronize();
-    m_seconds += d.stop.elapsed_ms_since(d.start) / 1e3;
-    d.batch = ~std::uint64_t{0};
+    const std::size_t slot = m_table.find(batch.index);
+    if (slot == CopySlots::k_count) return;  // never began (an error path), or already waited for
+    collect(slot);
   }
 
   double copied_bytes() const override { return m_bytes; }
@@ -159,7 +164,8 @@ class CudaH2DSink final : public H2DSink {
     return m_batches > 0 ? m_transfers / m_batches : 0;
   }
   void* copy_done_event(const Batch& batch) const override {
-    return m_slots[batch.index % m_slots.size()].stop.get();
+    const std::size_t slot = m_table.find(batch.index);
+    return slot == CopySlots::k_count ? nullptr : m_slots[slot].stop.get();
   }
 
  private:
@@ -167,11 +173,20 @@ class CudaH2DSink final : public H2DSink {
     cuda::DeviceBuffer<unsigned char> buffer;
     cuda::Event start;
     cuda::Event stop;
-    std::uint64_t batch = ~std::uint64_t{0};
   };
+
+  // Waits for the copy in `slot` and adds its time (CUDA events, ms -> s); frees the slot.
+  void collect(std::size_t slot) {
+    DeviceSlot& d = m_slots[slot];
+    d.stop.synchronize();
+    m_seconds += d.stop.elapsed_ms_since(d.start) / 1e3;
+    m_table.release(slot);
+  }
+
   std::size_t m_record_bytes;
   cuda::Stream m_stream;
-  std::array<DeviceSlot, 2> m_slots{};
+  std::array<DeviceSlot, CopySlots::k_count> m_slots{};
+  CopySlots m_table;
   double m_bytes = 0;
   double m_seconds = 0;
   double m_transfers = 0;

@@ -1,9 +1,12 @@
 // gpubench-dataloader: how fast this machine can feed its GPUs. Thin main over dataloader_core.
+#include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "suites/common/device_flag.hpp"
 #include "suites/common/suite_support.hpp"
 #include "suites/dataloader/dataloader_cases.hpp"
+#include "suites/dataloader/dataloader_cases_detail.hpp"
 #include "suites/dataloader/dataloader_plan.hpp"
 #include "suites/dataloader/device_staging.hpp"
 #include "suites/dataloader/training_step.hpp"
@@ -68,6 +71,23 @@ std::vector<MetricSpec> metrics() {
   return all;
 }
 
+// Whether this run's --benchmark_filter / --benchmark_list_tests run a case with a GPU step,
+// matched against the run names Google Benchmark gives register_timed's cases.
+bool gemm_step_cases_selected(int argc, char** argv,
+                              const gpubench::dataloader::SuiteConfig& config) {
+  std::vector<std::string> names;
+  for (const auto& [kind, c] : gpubench::dataloader::detail::make_plan(config).reads) {
+    if (!c.gpu_step) continue;
+    names.push_back(gpubench::dataloader::detail::read_name(kind, c) +
+                    "/iterations:" + std::to_string(config.iterations) + "/manual_time");
+  }
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  return gpubench::dataloader::gemm_step_cases_run(
+      gpubench::dataloader::benchmark_selection(args, std::getenv("BENCHMARK_FILTER"),
+                                                std::getenv("BENCHMARK_LIST_TESTS")),
+      names);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -95,8 +115,6 @@ int main(int argc, char** argv) {
     return gpubench::suite::report_error("gpubench", e);
   }
   benchmark::AddCustomContext("gpubench.devices", gpubench::dataloader::staging_devices_json());
-  // Where the GPU-busy step's cuBLAS came from (loads it: not for --gpubench_info or a plan).
-  if (!info_only && !plan_only) gpubench::dataloader::add_gemm_step_context();
   // The CPUs the worker sweep is sized by (affinity mask capped by the cgroup quota): report and
   // doctor state each pipeline's worker count at 95% of its best as a multiple of it (issue 41).
   benchmark::AddCustomContext("gpubench.usable_cpus", std::to_string(gpubench::usable_cpu_count()));
@@ -108,6 +126,12 @@ int main(int argc, char** argv) {
       if (!plan_only) gpubench::dataloader::preflight(config);
     } catch (const gpubench::Error& e) {
       return gpubench::suite::report_error("gpubench", e);
+    }
+    // Where the GPU-busy step's cuBLAS came from. Loading cuBLAS and cuBLASLt takes time and
+    // memory: only when a GPU-step case will run (not for a plan, a listing or a filter without
+    // one).
+    if (!plan_only && gemm_step_cases_selected(argc, argv, config)) {
+      gpubench::dataloader::add_gemm_step_context();
     }
   }
   info.plan = [&config](const gpubench::suite::PlanRequest& request) {

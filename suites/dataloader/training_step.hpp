@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -81,8 +82,9 @@ inline constexpr int k_max_steps_in_flight = 2;  // the consumer blocks on the s
 
 // Floating-point operations of one step: 2 n^3 x repeats.
 double gemm_step_flops(const GemmShape& shape);
-// The next shape to try after `current` took `measured_ms` for a target of `target_ms` (both > 0,
-// else Error(bad_input)).
+// The next shape to try after `current` took `measured_ms` for a target of `target_ms` (both > 0
+// and finite, else Error(bad_input)). A measurement so short that the scaled work overflows
+// gives the largest shape, n = k_gemm_max_n x k_gemm_max_repeats.
 GemmShape next_gemm_shape(const GemmShape& current, double measured_ms, double target_ms);
 bool within_step_tolerance(double measured_ms, double target_ms);
 
@@ -93,9 +95,16 @@ struct StepCalibration {
   bool converged = false;  // step_ms within k_step_tolerance of the target; else the closest one
 };
 // Runs the rule from `start` with `time_step_ms` timing one step of a shape (on the device, or a
-// model in tests).
+// model in tests). Throws Error(infrastructure) when a timing is not a positive finite number (a
+// broken timer: no shape can be sized from it).
 StepCalibration calibrate_gemm_step(double target_ms, GemmShape start,
                                     const std::function<double(const GemmShape&)>& time_step_ms);
+
+// The calibration whose target (microseconds, the map's key; keys > 0) is nearest `target_us` by
+// ratio, the measure next_gemm_shape scales by: of the two calibrated neighbours of the target,
+// the one with the smaller max(key, target) / min(key, target). end() when `done` is empty.
+std::map<long long, StepCalibration>::const_iterator nearest_calibration(
+    const std::map<long long, StepCalibration>& done, long long target_us);
 
 // ---- What the cases report
 // ------------------------------------------------------------------------ 1 - step_s / wall_s,
@@ -142,13 +151,33 @@ std::string gemm_step_unavailable_reason();
 // cases: emulated step: <why>".
 std::string gemm_step_note();
 // Records where cuBLAS was loaded from in the suite's context (gpubench.libraries), when a GPU is
-// usable; nothing otherwise (no library is loaded for a case that cannot run).
+// usable; nothing otherwise (no library is loaded for a case that cannot run). Loads cuBLAS and
+// cuBLASLt: the suite's main calls it only when gemm_step_cases_run() says a GPU-step case runs.
 void add_gemm_step_context();
+
+// What a suite binary's arguments select, read as Google Benchmark 1.7.1 reads them before it runs
+// anything: `--benchmark_list_tests[=BOOL]` (lists, runs nothing) and `--benchmark_filter=REGEX`
+// (the last of each wins; without one, the environment's BENCHMARK_LIST_TESTS and
+// BENCHMARK_FILTER, passed here so tests can set them).
+struct BenchmarkSelection {
+  bool list_only = false;
+  std::string filter;  // empty or "all": every case; "-REGEX": those REGEX does not match
+};
+BenchmarkSelection benchmark_selection(const std::vector<std::string>& args, const char* env_filter,
+                                       const char* env_list_tests);
+// Whether the selection runs any of `run_names` (Google Benchmark run names, e.g.
+// "dataloader/train/.../iterations:3/manual_time"): the filter is a POSIX extended regex searched
+// in each name, as Google Benchmark does. An invalid regex counts as running them (the run then
+// fails on it; the libraries' context is the lesser question).
+bool gemm_step_cases_run(const BenchmarkSelection& selection,
+                         const std::vector<std::string>& run_names);
 // A GEMM step of about `target` per batch on the staging device, fed by `sink`: each run(batch)
 // waits on the device for the batch's copy (H2DSink::copy_done_event). Calibrates (once per
 // target per process) and validates a few output entries against a CPU dot product on the same
-// bf16 inputs before it returns; throws Error(infrastructure) when the GPU result is wrong or the
-// GPU is unavailable. `sink` must outlive the step.
+// bf16 inputs (once per shape per process) before it returns; throws Error(infrastructure) when
+// the GPU result is wrong or the GPU is unavailable. The operands (512 MiB), stream and cuBLAS
+// handle are made on the first call for a device and kept for the process, so a case's
+// repetitions do not allocate or fill them again. `sink` must outlive the step.
 std::unique_ptr<TrainingStep> make_gemm_step(H2DSink& sink, std::chrono::microseconds target);
 
 }  // namespace gpubench::dataloader

@@ -36,28 +36,49 @@ constexpr std::size_t k_validation_rows = 4;
 constexpr std::size_t k_validation_cols = 4;
 constexpr int k_timed_steps = 2;  // per calibration round, after one untimed warm-up step
 
-// Calibrations of this process by target (microseconds): a case with a target already
-// calibrated reuses its shape; a new target starts from the nearest rate known.
-std::map<long long, StepCalibration>& calibrations() {
-  static std::map<long long, StepCalibration> done;
-  return done;
+// What every GEMM step on one device shares, made once per process (the benchmark body, and so
+// a GemmStep, is made again for every repetition): the stream, the cuBLAS handle, 512 MiB of
+// operands filled once, the calibrations by target (microseconds: a case with a target already
+// calibrated reuses its shape; a new target starts from the nearest one known) and the shapes
+// validated. One benchmark body runs at a time, so one step uses the context at a time.
+struct GemmContext {
+  explicit GemmContext(int device_ordinal)
+      : device(device_ordinal),
+        stream(cuda::Stream::create()),
+        cublas(cuda::CublasHandle::create(stream.get())),
+        a(std::size_t{k_gemm_max_n} * k_gemm_max_n),
+        b(std::size_t{k_gemm_max_n} * k_gemm_max_n),
+        c(std::size_t{k_gemm_max_n} * k_gemm_max_n) {
+    const std::size_t count = std::size_t{k_gemm_max_n} * k_gemm_max_n;
+    GPUBENCH_CUDA_CHECK(kernels::launch_fill_normal(a.data(), count, kernels::FillType::bf16,
+                                                    k_seed_a, 1.0f, stream.get()));
+    GPUBENCH_CUDA_CHECK(kernels::launch_fill_normal(b.data(), count, kernels::FillType::bf16,
+                                                    k_seed_b, 1.0f, stream.get()));
+  }
+  int device;
+  cuda::Stream stream;
+  cuda::CublasHandle cublas;
+  cuda::DeviceBuffer<std::uint16_t> a;  // bf16 bits
+  cuda::DeviceBuffer<std::uint16_t> b;
+  cuda::DeviceBuffer<float> c;
+  std::map<long long, StepCalibration> calibrations;
+  std::map<int, std::size_t> validated;  // n -> output entries checked against the CPU
+};
+
+// The context of `device`, made on first use (the current device must be `device`). Never
+// destroyed: freeing device memory during static destruction would race the CUDA runtime's own
+// teardown at exit, which releases it anyway.
+GemmContext& gemm_context(int device) {
+  static auto* contexts = new std::map<int, std::unique_ptr<GemmContext>>();
+  auto& slot = (*contexts)[device];
+  if (!slot) slot = std::make_unique<GemmContext>(device);
+  return *slot;
 }
 
 class GemmStep final : public TrainingStep {
  public:
-  GemmStep(H2DSink& sink, std::chrono::microseconds target)
-      : m_sink(sink),
-        m_target_ms(static_cast<double>(target.count()) / 1e3),
-        m_stream(cuda::Stream::create()),
-        m_cublas(cuda::CublasHandle::create(m_stream.get())),
-        m_a(std::size_t{k_gemm_max_n} * k_gemm_max_n),
-        m_b(std::size_t{k_gemm_max_n} * k_gemm_max_n),
-        m_c(std::size_t{k_gemm_max_n} * k_gemm_max_n) {
-    const std::size_t count = std::size_t{k_gemm_max_n} * k_gemm_max_n;
-    GPUBENCH_CUDA_CHECK(kernels::launch_fill_normal(m_a.data(), count, kernels::FillType::bf16,
-                                                    k_seed_a, 1.0f, m_stream.get()));
-    GPUBENCH_CUDA_CHECK(kernels::launch_fill_normal(m_b.data(), count, kernels::FillType::bf16,
-                                                    k_seed_b, 1.0f, m_stream.get()));
+  GemmStep(H2DSink& sink, std::chrono::microseconds target, GemmContext& context)
+      : m_sink(sink), m_target_ms(static_cast<double>(target.count()) / 1e3), m_context(context) {
     for (auto& s : m_slots) {
       s.start = cuda::Event::create();
       s.stop = cuda::Event::create();
@@ -65,8 +86,9 @@ class GemmStep final : public TrainingStep {
     calibrate();
     validate();
   }
-  // Steps still queued use the buffers: finish them before anything is freed.
-  ~GemmStep() override { (void)cudaStreamSynchronize(m_stream.get()); }
+  // Steps still queued wait on the sink's events and record this step's events: finish them
+  // before those are destroyed (the operands stay, in the process's context).
+  ~GemmStep() override { (void)cudaStreamSynchronize(stream()); }
   GemmStep(const GemmStep&) = delete;
   GemmStep& operator=(const GemmStep&) = delete;
 
@@ -75,12 +97,12 @@ class GemmStep final : public TrainingStep {
     collect(s);  // the step k_max_steps_in_flight back
     auto* copied = static_cast<cudaEvent_t>(m_sink.copy_done_event(batch));
     if (copied == nullptr) throw infrastructure("the GEMM step has no copy to wait for");
-    GPUBENCH_CUDA_CHECK(cudaStreamWaitEvent(m_stream.get(), copied, 0));
+    GPUBENCH_CUDA_CHECK(cudaStreamWaitEvent(stream(), copied, 0));
     // Recorded after the wait: its time is when the input arrived (or the previous step ended),
     // so stop - start is the GEMMs alone.
-    s.start.record(m_stream.get());
+    s.start.record(stream());
     enqueue(m_shape);
-    s.stop.record(m_stream.get());
+    s.stop.record(stream());
     s.pending = true;
     m_steps += 1;
   }
@@ -110,6 +132,8 @@ class GemmStep final : public TrainingStep {
     bool pending = false;
   };
 
+  cudaStream_t stream() const { return m_context.stream.get(); }
+
   void collect(Slot& s) {
     if (!s.pending) return;
     s.stop.synchronize();
@@ -122,33 +146,31 @@ class GemmStep final : public TrainingStep {
     const float alpha = 1.0f;
     const float beta = 0.0f;
     for (int r = 0; r < shape.repeats; ++r) {
-      GPUBENCH_CUBLAS_CHECK(
-          cublasGemmEx(m_cublas.get(), CUBLAS_OP_N, CUBLAS_OP_N, shape.n, shape.n, shape.n, &alpha,
-                       m_a.data(), CUDA_R_16BF, shape.n, m_b.data(), CUDA_R_16BF, shape.n, &beta,
-                       m_c.data(), CUDA_R_32F, shape.n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+      GPUBENCH_CUBLAS_CHECK(cublasGemmEx(
+          m_context.cublas.get(), CUBLAS_OP_N, CUBLAS_OP_N, shape.n, shape.n, shape.n, &alpha,
+          m_context.a.data(), CUDA_R_16BF, shape.n, m_context.b.data(), CUDA_R_16BF, shape.n, &beta,
+          m_context.c.data(), CUDA_R_32F, shape.n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     }
   }
 
   double time_step_ms(const GemmShape& shape) {
     Slot& s = m_slots[0];
     enqueue(shape);  // warm-up: cuBLAS picks and loads its kernel outside the timing
-    s.start.record(m_stream.get());
+    s.start.record(stream());
     for (int i = 0; i < k_timed_steps; ++i) enqueue(shape);
-    s.stop.record(m_stream.get());
+    s.stop.record(stream());
     s.stop.synchronize();
     return static_cast<double>(s.stop.elapsed_ms_since(s.start)) / k_timed_steps;
   }
 
   void calibrate() {
-    auto& done = calibrations();
+    auto& done = m_context.calibrations;
     const auto key = static_cast<long long>(m_target_ms * 1e3);
     auto it = done.find(key);
     if (it == done.end()) {
       GemmShape start{2048, 1};
-      if (!done.empty()) {
-        // Scale the nearest calibrated target's shape: usually one more round.
-        auto near = done.lower_bound(key);
-        if (near == done.end()) --near;
+      // Scale the nearest calibrated target's shape: usually one more round.
+      if (auto near = nearest_calibration(done, key); near != done.end()) {
         start = next_gemm_shape(near->second.shape, near->second.step_ms, m_target_ms);
       }
       it = done.emplace(key,
@@ -164,16 +186,20 @@ class GemmStep final : public TrainingStep {
   // One GEMM of the chosen n against the CPU: sampled entries of C from the bf16 inputs the GPU
   // read (copied back and decoded bit-exactly), dot products in double.
   void validate() {
+    if (auto known = m_context.validated.find(m_shape.n); known != m_context.validated.end()) {
+      m_validated = known->second;  // this shape on these operands already checked out
+      return;
+    }
     const auto n = static_cast<std::size_t>(m_shape.n);
     enqueue(GemmShape{m_shape.n, 1});
-    m_stream.synchronize();
+    m_context.stream.synchronize();
     const auto rows = suite::sample_indices(n, k_validation_rows, 11);
     const auto cols = suite::sample_indices(n, k_validation_cols, 13);
     std::vector<std::uint16_t> raw(n);
     std::vector<std::vector<double>> a_rows;
     for (std::size_t i : rows) {
       // Row i of column-major A: one element every n.
-      GPUBENCH_CUDA_CHECK(cudaMemcpy2D(raw.data(), sizeof(std::uint16_t), m_a.data() + i,
+      GPUBENCH_CUDA_CHECK(cudaMemcpy2D(raw.data(), sizeof(std::uint16_t), m_context.a.data() + i,
                                        n * sizeof(std::uint16_t), sizeof(std::uint16_t), n,
                                        cudaMemcpyDeviceToHost));
       std::vector<double> row(n);
@@ -186,11 +212,11 @@ class GemmStep final : public TrainingStep {
     std::vector<double> b_col(n);
     std::vector<float> c_col(n);
     for (std::size_t j : cols) {
-      GPUBENCH_CUDA_CHECK(cudaMemcpy(raw.data(), m_b.data() + j * n, n * sizeof(std::uint16_t),
-                                     cudaMemcpyDeviceToHost));
+      GPUBENCH_CUDA_CHECK(cudaMemcpy(raw.data(), m_context.b.data() + j * n,
+                                     n * sizeof(std::uint16_t), cudaMemcpyDeviceToHost));
       for (std::size_t p = 0; p < n; ++p) b_col[p] = suite::decode_bf16(raw[p]);
-      GPUBENCH_CUDA_CHECK(
-          cudaMemcpy(c_col.data(), m_c.data() + j * n, n * sizeof(float), cudaMemcpyDeviceToHost));
+      GPUBENCH_CUDA_CHECK(cudaMemcpy(c_col.data(), m_context.c.data() + j * n, n * sizeof(float),
+                                     cudaMemcpyDeviceToHost));
       for (std::size_t r = 0; r < rows.size(); ++r) {
         report.add(rows[r], j, c_col[rows[r]],
                    suite::reference_dot(a_rows[r].data(), 1, b_col.data(), 1, n));
@@ -201,15 +227,12 @@ class GemmStep final : public TrainingStep {
                            "check the GPU (the gemm suite validates the same GEMM)");
     }
     m_validated = report.checked();
+    m_context.validated.emplace(m_shape.n, m_validated);
   }
 
   H2DSink& m_sink;
   double m_target_ms;
-  cuda::Stream m_stream;
-  cuda::CublasHandle m_cublas;
-  cuda::DeviceBuffer<std::uint16_t> m_a;  // bf16 bits
-  cuda::DeviceBuffer<std::uint16_t> m_b;
-  cuda::DeviceBuffer<float> m_c;
+  GemmContext& m_context;
   std::array<Slot, k_max_steps_in_flight> m_slots{};
   GemmShape m_shape;
   double m_calibrated_ms = 0;
@@ -246,7 +269,7 @@ std::unique_ptr<TrainingStep> make_gemm_step(H2DSink& sink, std::chrono::microse
                     "the target step time must be positive");
   }
   GPUBENCH_CUDA_CHECK(cudaSetDevice(staging_device()));
-  return std::make_unique<GemmStep>(sink, target);
+  return std::make_unique<GemmStep>(sink, target, gemm_context(staging_device()));
 }
 
 }  // namespace gpubench::dataloader

@@ -119,3 +119,32 @@ TEST(DataloaderAugmentGpu, WrongDescriptorsAreRefusedBeforeAnyLaunch) {
   EXPECT_EQ(dl::launch_augment_batch(&good, 1, 4, nullptr, nullptr), cudaErrorInvalidValue);
   EXPECT_EQ(dl::launch_augment_batch(nullptr, 0, 4, nullptr, nullptr), cudaSuccess);  // no work
 }
+
+// No device needed. At out_size 224 a 5600-pixel crop is a 25x downscale: 2 * 25 + 1 = 51 taps.
+// A crop 5600 wide (51 x taps) fits alone, as does one 5600 tall (51 y taps), but a launch
+// holding both strides its tables by both maxima: (224 + 8) x (51 + 2) ints = 49,184 bytes,
+// over 48 KiB. The launch is refused before anything is queued, not when that group launches.
+TEST(DataloaderAugmentGpu, LaunchSharedMemoryUsesTheLargestTapsOfEveryImageInIt) {
+  std::vector<std::uint8_t> fake(64);  // never dereferenced: the checks refuse first
+  auto* out = reinterpret_cast<std::uint16_t*>(fake.data());
+  const dl::DeviceAugmentImage wide{fake.data(), 3 * 5600, 5600, 10,
+                                    dl::CropBox{0, 0, 5600, 10, false}};
+  const dl::DeviceAugmentImage tall{fake.data(), 3 * 10, 10, 5600,
+                                    dl::CropBox{0, 0, 10, 5600, false}};
+  const dl::DeviceAugmentImage small{fake.data(), 3 * 10, 10, 10, dl::CropBox{0, 0, 10, 10, false}};
+  EXPECT_LE(dl::augment_launch_shared_bytes(&wide, 1, 224), dl::k_augment_max_shared_bytes);
+  EXPECT_LE(dl::augment_launch_shared_bytes(&tall, 1, 224), dl::k_augment_max_shared_bytes);
+  const dl::DeviceAugmentImage pair[2] = {wide, tall};
+  EXPECT_EQ(dl::augment_launch_shared_bytes(pair, 2, 224), std::size_t{(224 + 8) * 53 * 4});
+  EXPECT_GT(dl::augment_launch_shared_bytes(pair, 2, 224), dl::k_augment_max_shared_bytes);
+  EXPECT_EQ(dl::launch_augment_batch(pair, 2, 224, out, nullptr), cudaErrorInvalidValue);
+
+  // The same two in a later launch group, after a first group that fits: still refused up front
+  // (the first group's 32 images would otherwise be queued on fake pointers first).
+  std::vector<dl::DeviceAugmentImage> batch(dl::k_augment_images_per_launch, small);
+  batch.push_back(wide);
+  batch.push_back(tall);
+  EXPECT_EQ(
+      dl::launch_augment_batch(batch.data(), static_cast<int>(batch.size()), 224, out, nullptr),
+      cudaErrorInvalidValue);
+}

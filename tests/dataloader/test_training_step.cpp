@@ -1,7 +1,8 @@
 // The training step (issue 41 item 4, "GPU busy"): the GEMM sizing rule and its calibration on
 // synthetic timings, the idle fraction, feed limit and knee arithmetic, the pipeline's use of a
 // step, and the emulated consumer's label through the real gpubench-dataloader binary. The GEMM
-// step itself needs a GPU; these tests hold the host rules it follows.
+// step and the H2D sink need a GPU; these tests hold the host rules they follow (the sink's
+// device buffer choice, the nearest calibration, when cuBLAS is loaded at suite start).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -9,6 +10,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -65,6 +68,100 @@ TEST(TrainingStepSizing, RejectsNonPositiveTimes) {
   EXPECT_THROW((void)dl::next_gemm_shape({0, 1}, 1.0, 5.0), gpubench::Error);
   // A broken timer (a step "taking" 1 ns) cannot overflow the GEMM count.
   EXPECT_EQ(dl::next_gemm_shape({8192, 1}, 1e-9, 100.0).repeats, dl::k_gemm_max_repeats);
+}
+
+TEST(TrainingStepSizing, RejectsNonFiniteTimesAndCapsOverflowingWork) {
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_THROW((void)dl::next_gemm_shape({1024, 1}, inf, 5.0), gpubench::Error);
+  EXPECT_THROW((void)dl::next_gemm_shape({1024, 1}, 1.0, inf), gpubench::Error);
+  // 5 ms / 1e-308 ms overflows to inf: the largest step, not lround(inf)'s garbage (which gave
+  // the smallest n).
+  const auto g = dl::next_gemm_shape({8192, 1}, 1e-308, 5.0);
+  EXPECT_EQ(g.n, dl::k_gemm_max_n);
+  EXPECT_EQ(g.repeats, dl::k_gemm_max_repeats);
+  // A timer giving inf or 0 stops the calibration with an error naming the shape and the time.
+  for (double broken : {inf, 0.0, std::nan("")}) {
+    try {
+      (void)dl::calibrate_gemm_step(5.0, {2048, 1}, [&](const dl::GemmShape&) { return broken; });
+      ADD_FAILURE() << "no error for a step timed at " << broken << " ms";
+    } catch (const gpubench::Error& e) {
+      EXPECT_THAT(e.what(), HasSubstr("timing a GEMM step of n=2048 x1"));
+    }
+  }
+}
+
+TEST(TrainingStepSizing, NearestCalibrationComparesBothNeighboursByRatio) {
+  std::map<long long, dl::StepCalibration> done;
+  EXPECT_EQ(dl::nearest_calibration(done, 5000), done.end());
+  done[5000] = {};
+  done[100000] = {};
+  // 6 ms: 5 ms is 1.2x away, 100 ms 16.7x. lower_bound alone picked 100 ms.
+  EXPECT_EQ(dl::nearest_calibration(done, 6000)->first, 5000);
+  EXPECT_EQ(dl::nearest_calibration(done, 90000)->first, 100000);
+  EXPECT_EQ(dl::nearest_calibration(done, 1000)->first, 5000);      // below every key
+  EXPECT_EQ(dl::nearest_calibration(done, 500000)->first, 100000);  // above every key
+  // By ratio, not difference: 20 ms is 4x from 5 and 5x from 100 (difference: 15 vs 80).
+  EXPECT_EQ(dl::nearest_calibration(done, 20000)->first, 5000);
+  // 25 ms is 5x from 5 and 4x from 100, though 20 ms nearer to 5 by difference.
+  EXPECT_EQ(dl::nearest_calibration(done, 25000)->first, 100000);
+}
+
+// The H2D sink's device buffers: batches arrive in any order, so the buffer follows the begin()
+// calls. With batch.index % 2, batches 3 then 5 took the same buffer and the second overwrote
+// the first while its copy could still be running.
+TEST(TrainingStepH2DSlots, OutOfOrderBatchesTakeAlternateBuffers) {
+  dl::CopySlots slots;
+  EXPECT_EQ(slots.find(3), dl::CopySlots::k_count);  // nothing begun
+  const std::size_t s3 = slots.claim(3);
+  const std::size_t s5 = slots.claim(5);
+  EXPECT_NE(s3, s5);
+  EXPECT_EQ(slots.find(3), s3);
+  EXPECT_EQ(slots.find(5), s5);
+  // The pipeline finishes 3 before the next batch arrives; the next begin takes 3's buffer.
+  EXPECT_EQ(slots.next(), s3);
+  EXPECT_EQ(slots.batch_in(slots.next()), 3u);  // still held until released
+  slots.release(slots.find(3));
+  EXPECT_EQ(slots.batch_in(slots.next()), dl::CopySlots::k_none);
+  EXPECT_EQ(slots.find(3), dl::CopySlots::k_count);  // finish(3) again waits for nothing
+  const std::size_t s0 = slots.claim(0);             // an early batch arriving late
+  EXPECT_EQ(s0, s3);
+  EXPECT_EQ(slots.find(0), s0);
+  EXPECT_EQ(slots.find(5), s5);  // 5's copy is untouched
+  // Two even batches in a row: also alternate.
+  slots.release(slots.find(5));
+  EXPECT_EQ(slots.claim(2), s5);
+}
+
+// When the suite main loads cuBLAS for the libraries context: only when a GPU-step case runs.
+TEST(TrainingStepContext, CublasIsLoadedOnlyWhenAGpuStepCaseRuns) {
+  const std::vector<std::string> names = {
+      "dataloader/train/format:raw/path:pread/workers:1/record_bytes:150528/batch:16/"
+      "step_us:5000/order:sequential/cache:warm/iterations:3/manual_time"};
+  auto runs = [&](std::vector<std::string> args, const char* env_filter = nullptr,
+                  const char* env_list = nullptr) {
+    return dl::gemm_step_cases_run(dl::benchmark_selection(args, env_filter, env_list), names);
+  };
+  EXPECT_TRUE(runs({}));
+  EXPECT_TRUE(runs({"--benchmark_filter=all"}));
+  EXPECT_TRUE(runs({"--benchmark_filter=train/.*step_us:5000/"}));
+  EXPECT_TRUE(runs({"--benchmark_filter=cache:warm/iterations:3/manual_time$"}));
+  EXPECT_FALSE(runs({"--benchmark_filter=dataloader/ceiling"}));
+  EXPECT_FALSE(runs({"--benchmark_filter=step_us:1000/"}));
+  EXPECT_FALSE(runs({"--benchmark_filter=-step_us:5000"}));  // negative filter
+  EXPECT_TRUE(runs({"--benchmark_filter=-ceiling"}));
+  EXPECT_FALSE(runs({"--benchmark_filter=train", "--benchmark_filter=ceiling"}));  // last wins
+  // A listing runs nothing: the harness lists cases before every run.
+  EXPECT_FALSE(runs({"--benchmark_list_tests"}));
+  EXPECT_FALSE(runs({"--benchmark_list_tests=true", "--benchmark_filter=train"}));
+  EXPECT_TRUE(runs({"--benchmark_list_tests=false"}));
+  EXPECT_TRUE(runs({"--benchmark_list_tests=0"}));
+  // The environment, as Google Benchmark reads it; the command line overrides it.
+  EXPECT_FALSE(runs({}, "ceiling"));
+  EXPECT_TRUE(runs({"--benchmark_filter=train"}, "ceiling"));
+  EXPECT_FALSE(runs({}, nullptr, "yes"));
+  // An invalid regex: the run fails on it anyway; loading is the safe answer.
+  EXPECT_TRUE(runs({"--benchmark_filter=train/(("}));
+  EXPECT_FALSE(dl::gemm_step_cases_run({}, {}));  // no GPU-step case registered
 }
 
 TEST(TrainingStepSizing, CalibrationReachesEachTargetWithinTenPercent) {
