@@ -2,8 +2,10 @@
 // tolerances, and JPEG datasets in wds and tfrecord read back with read_encoded (issue 41).
 // These tests load the real libturbojpeg.so.0 (ci/setup installs libturbojpeg0); the images are
 // fill_image_rgb's, generated here, never fixtures.
+#include <dlfcn.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <cmath>
 #include <cstdio>
@@ -21,6 +23,7 @@
 #include "suites/dataloader/dataset.hpp"
 #include "suites/dataloader/dataset_reader.hpp"
 #include "suites/dataloader/jpeg_codec.hpp"
+#include "util/cpu_budget.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 
@@ -132,6 +135,44 @@ TEST(JpegCodec, RoundTripWithinTheToleranceAndHeader) {
                            dl::k_decoder_agreement_tolerance));
   }
   EXPECT_FALSE(codec().library_path().empty());
+}
+
+// The datasets are encoded with the accurate integer DCT, as PIL and cjpeg encode at every
+// quality: TurboJPEG 2.x picks the fast DCT below quality 96 unless TJFLAG_ACCURATEDCT is passed.
+// The file cannot say which DCT made it, so this encodes the same image through the same library
+// with each flag and checks encode_rgb's bytes are the accurate one's.
+TEST(JpegCodec, EncodesWithTheAccurateDct) {
+  using Handle = void*;
+  void* lib = ::dlopen(codec().library_path().c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(lib, nullptr) << ::dlerror();
+  auto init = reinterpret_cast<Handle (*)()>(::dlsym(lib, "tjInitCompress"));
+  auto compress =
+      reinterpret_cast<int (*)(Handle, const unsigned char*, int, int, int, int, unsigned char**,
+                               unsigned long*, int, int, int)>(::dlsym(lib, "tjCompress2"));
+  auto destroy = reinterpret_cast<int (*)(Handle)>(::dlsym(lib, "tjDestroy"));
+  auto release = reinterpret_cast<void (*)(unsigned char*)>(::dlsym(lib, "tjFree"));
+  ASSERT_TRUE(init && compress && destroy && release);
+  const int w = 500;
+  const int h = 375;
+  const dl::DecodedImage ref = generated(42, 5, w, h);
+  Handle handle = init();
+  ASSERT_NE(handle, nullptr);
+  // turbojpeg.h: TJPF_RGB 0, TJSAMP_420 2, TJFLAG_ACCURATEDCT 4096.
+  auto encode_with = [&](int flags) {
+    unsigned char* jpeg = nullptr;
+    unsigned long size = 0;
+    EXPECT_EQ(compress(handle, ref.rgb.data(), w, w * 3, h, 0, &jpeg, &size, 2, 90, flags), 0);
+    std::vector<std::uint8_t> out(jpeg, jpeg + size);
+    release(jpeg);
+    return out;
+  };
+  const auto accurate = encode_with(4096);
+  const auto library_default = encode_with(0);
+  destroy(handle);
+  ::dlclose(lib);
+  // The two DCTs give different files at quality 90, else this test could not tell them apart.
+  ASSERT_NE(accurate, library_default);
+  EXPECT_EQ(codec().encode_rgb(ref.rgb.data(), w, h, 90), accurate);
 }
 
 TEST(JpegCodec, WrongImagesFailTheTolerance) {
@@ -284,6 +325,37 @@ TEST(JpegDataset, GenerationIsDeterministic) {
   gpubench::TempDir b("dl-jpeg-b");
   for (dl::Format f : {dl::Format::wds, dl::Format::tfrecord}) {
     const dl::Dataset x = dl::generate_dataset(a.path() / to_string(f), jpeg_spec(f));
+    const dl::Dataset y = dl::generate_dataset(b.path() / to_string(f), jpeg_spec(f));
+    ASSERT_EQ(x.files.size(), y.files.size());
+    for (std::size_t i = 0; i < x.files.size(); ++i) {
+      EXPECT_EQ(gpubench::read_file(x.file(x.files[i].name)),
+                gpubench::read_file(y.file(y.files[i].name)))
+          << to_string(f) << " " << x.files[i].name;
+    }
+  }
+}
+
+// The encoder threads follow the process's CPU budget (util/cpu_budget.hpp); the files must not
+// depend on how many there were. One CPU in the affinity mask gives one worker thread.
+TEST(JpegDataset, GenerationDoesNotDependOnTheThreadCount) {
+  cpu_set_t all;
+  ASSERT_EQ(::sched_getaffinity(0, sizeof(all), &all), 0);
+  if (gpubench::usable_cpu_count() < 2) {
+    GTEST_SKIP() << "needs two usable CPUs to compare 1 encoder thread with several";
+  }
+  int first_cpu = 0;
+  while (!CPU_ISSET(first_cpu, &all)) ++first_cpu;
+  gpubench::TempDir a("dl-jpeg-one");
+  gpubench::TempDir b("dl-jpeg-many");
+  for (dl::Format f : {dl::Format::wds, dl::Format::tfrecord}) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(first_cpu, &one);
+    ASSERT_EQ(::sched_setaffinity(0, sizeof(one), &one), 0);
+    EXPECT_EQ(gpubench::usable_cpu_count(), 1);
+    const dl::Dataset x = dl::generate_dataset(a.path() / to_string(f), jpeg_spec(f));
+    ASSERT_EQ(::sched_setaffinity(0, sizeof(all), &all), 0);
+    EXPECT_GE(gpubench::usable_cpu_count(), 2);
     const dl::Dataset y = dl::generate_dataset(b.path() / to_string(f), jpeg_spec(f));
     ASSERT_EQ(x.files.size(), y.files.size());
     for (std::size_t i = 0; i < x.files.size(); ++i) {
