@@ -13,6 +13,7 @@
 
 #include "suites/dataloader/crc32c.hpp"
 #include "suites/dataloader/dataset_detail.hpp"
+#include "suites/dataloader/splitmix.hpp"
 #include "suites/dataloader/tar_format.hpp"
 #include "util/error.hpp"
 
@@ -22,13 +23,6 @@ namespace fs = std::filesystem;
 namespace {
 
 using detail::k_layout_version;
-
-std::uint64_t splitmix64(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
 
 }  // namespace
 
