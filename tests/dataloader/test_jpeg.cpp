@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "suites/dataloader/crc32c.hpp"
 #include "suites/dataloader/dataset.hpp"
 #include "suites/dataloader/dataset_reader.hpp"
 #include "suites/dataloader/jpeg_codec.hpp"
@@ -459,4 +460,100 @@ TEST(JpegCodecDeathTest, MissingLibraryIsReportedWithTheSearch) {
       "null=1 reason=\\[libturbojpeg\\.so\\.0 not found \\(searched: [^]]*empty "
       "\\(GPUBENCH_TURBOJPEG_LIBS\\)\\)\\] generation=\\[cannot generate the JPEG dataset "
       "wds-jpeg96x70q90[^]]*libturbojpeg\\.so\\.0 not found[^]]*libturbojpeg0");
+}
+
+namespace {
+
+// Renames the tar member whose header is at `header` of `file`: its name's character `at` becomes
+// `c`, and the header checksum is rewritten (six octal digits, NUL, space) so the header stays
+// valid and only the member's name is wrong.
+void rename_tar_member(const fs::path& file, std::uint64_t header, std::size_t at, char c) {
+  std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+  char h[512];
+  f.seekg(static_cast<std::streamoff>(header));
+  f.read(h, 512);
+  h[at] = c;
+  std::memset(h + 148, ' ', 8);
+  unsigned sum = 0;
+  for (char b : h) sum += static_cast<unsigned char>(b);
+  std::snprintf(h + 148, 7, "%06o", sum);
+  h[154] = '\0';
+  h[155] = ' ';
+  f.seekp(static_cast<std::streamoff>(header));
+  f.write(h, 512);
+}
+
+// Renames feature `key` of the first record of `file` (a TFRecord shard) to `key` with its last
+// letter changed, and rewrites the payload's masked CRC32C so only the Example is wrong.
+void rename_first_feature(const fs::path& file, const std::string& key) {
+  std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+  std::uint64_t length = 0;
+  f.read(reinterpret_cast<char*>(&length), 8);
+  std::string payload(length, '\0');
+  f.seekg(12);
+  f.read(payload.data(), static_cast<std::streamsize>(length));
+  const std::size_t at = payload.find(key);
+  ASSERT_NE(at, std::string::npos);
+  payload[at + key.size() - 1] = 'z';
+  const std::uint32_t crc = dl::mask_crc(dl::crc32c(payload.data(), payload.size()));
+  f.seekp(12);
+  f.write(payload.data(), static_cast<std::streamsize>(length));
+  f.write(reinterpret_cast<const char*>(&crc), 4);
+}
+
+std::string first_sample_error(const dl::Dataset& d) {
+  try {
+    dl::DatasetReader reader(d, dl::ReadPath::pread);
+    auto bytes = dl::make_byte_reader(dl::ReadPath::pread);
+    std::vector<char> scratch;
+    if (d.spec.is_jpeg()) {
+      std::vector<std::uint8_t> jpeg;
+      reader.read_encoded(0, jpeg, *bytes, scratch);
+    } else {
+      std::uint32_t label = 0;
+      std::vector<std::uint8_t> pixels(d.spec.record_bytes);
+      reader.read_samples(0, 1, &label, pixels.data(), *bytes, scratch);
+    }
+    return "no error";
+  } catch (const gpubench::Error& e) {
+    return error_text(e);
+  }
+}
+
+}  // namespace
+
+// A sample without its image, in both formats, JPEG (read_encoded) and raw (read_samples): the
+// shared parse names the file, the sample's offset and what is missing.
+TEST(JpegDataset, ASampleWithoutItsImageIsNamedInEveryFormat) {
+  gpubench::TempDir tmp("dl-jpeg-noimage");
+  for (const bool jpeg : {true, false}) {
+    dl::DatasetSpec wds = jpeg_spec(dl::Format::wds);
+    dl::DatasetSpec tfrecord = jpeg_spec(dl::Format::tfrecord);
+    if (!jpeg) {
+      for (dl::DatasetSpec* s : {&wds, &tfrecord}) {
+        s->image_width = 0;
+        s->image_height = 0;
+        s->jpeg_quality = 0;
+        s->record_bytes = 100;
+      }
+    }
+    ASSERT_EQ(wds.is_jpeg(), jpeg);
+    const std::string ext = jpeg ? ".jpg" : ".bin";
+    {
+      // wds: sample 0's image member (its third header block: .cls header, .cls data, then
+      // it) renamed from <key><ext> to <key><ext minus its last letter>x.
+      const dl::Dataset d = dl::generate_dataset(tmp.path() / ("wds" + ext), wds);
+      rename_tar_member(d.file("shard-00000.tar"), 2 * 512, 12, 'x');
+      const std::string e = first_sample_error(d);
+      EXPECT_THAT(e, HasSubstr("shard-00000.tar' at byte offset 0")) << e;
+      EXPECT_THAT(e, HasSubstr("sample 000000000 lacks its .cls or " + ext + " member")) << e;
+    }
+    {
+      const dl::Dataset d = dl::generate_dataset(tmp.path() / ("tfrecord" + ext), tfrecord);
+      rename_first_feature(d.file("shard-00000.tfrecord"), "image");
+      const std::string e = first_sample_error(d);
+      EXPECT_THAT(e, HasSubstr("shard-00000.tfrecord' at byte offset 12")) << e;
+      EXPECT_THAT(e, HasSubstr("tf.train.Example lacks the 'image' or 'label' feature")) << e;
+    }
+  }
 }
