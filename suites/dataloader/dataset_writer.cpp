@@ -150,16 +150,14 @@ class OrderedEncoder {
  public:
   OrderedEncoder(const DatasetSpec& spec, const JpegCodec& codec, unsigned threads)
       : m_spec(spec), m_codec(codec), m_window(std::size_t{threads} * 4), m_slots(m_window) {
-    for (unsigned t = 0; t < threads; ++t) m_threads.emplace_back([this] { work(); });
-  }
-  ~OrderedEncoder() {
-    {
-      const std::lock_guard<std::mutex> lock(m_mutex);
-      m_stop = true;
+    try {
+      for (unsigned t = 0; t < threads; ++t) m_threads.emplace_back([this] { work(); });
+    } catch (...) {
+      stop();  // joins the threads already started, else their destructors would terminate
+      throw;
     }
-    m_space.notify_all();
-    for (auto& t : m_threads) t.join();
   }
+  ~OrderedEncoder() { stop(); }
   OrderedEncoder(const OrderedEncoder&) = delete;
   OrderedEncoder& operator=(const OrderedEncoder&) = delete;
 
@@ -178,6 +176,15 @@ class OrderedEncoder {
   }
 
  private:
+  void stop() {
+    {
+      const std::lock_guard<std::mutex> lock(m_mutex);
+      m_stop = true;
+    }
+    m_space.notify_all();
+    for (auto& t : m_threads) t.join();
+  }
+
   void work() {
     const int w = static_cast<int>(m_spec.image_width);
     const int h = static_cast<int>(m_spec.image_height);
