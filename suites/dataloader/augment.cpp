@@ -25,6 +25,8 @@
 #include <limits>
 #include <string>
 
+#include "suites/common/validation.hpp"
+#include "suites/dataloader/splitmix.hpp"
 #include "util/error.hpp"
 
 namespace gpubench::dataloader {
@@ -32,38 +34,20 @@ namespace {
 
 // --- crop sampling -------------------------------------------------------------------------------
 
-constexpr std::uint64_t k_golden_gamma = 0x9E3779B97F4A7C15ull;
-
-// splitmix64's output function (Steele, Lea, Flood 2014): a bijective 64-bit mixer.
-std::uint64_t mix64(std::uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-// splitmix64 seeded from (seed, epoch, sample): each input is mixed in turn, so neighbouring
-// epochs or samples give unrelated streams.
+// splitmix64 (splitmix.hpp) seeded from (seed, epoch, sample): each input is mixed in turn, so
+// neighbouring epochs or samples give unrelated streams.
 class SplitMix64 {
  public:
   SplitMix64(std::uint64_t seed, std::uint64_t epoch, std::uint64_t sample)
-      : m_state(mix64(mix64(mix64(seed + k_golden_gamma) ^ epoch) + k_golden_gamma) ^ sample) {}
+      : m_state(mix64(mix64(mix64(seed + k_splitmix_gamma) ^ epoch) + k_splitmix_gamma) ^ sample) {}
 
-  std::uint64_t next() {
-    m_state += k_golden_gamma;
-    return mix64(m_state);
-  }
+  std::uint64_t next() { return splitmix64(m_state); }
   // Uniform in [0, 1) with 53 random bits.
   double uniform01() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
   // Uniform in [low, high), as torch's uniform_.
   double uniform(double low, double high) { return low + (high - low) * uniform01(); }
-  // Uniform integer in [0, n), unbiased (rejects the top partial block of 2^64 mod n values).
-  std::uint64_t below(std::uint64_t n) {
-    const std::uint64_t threshold = (0 - n) % n;
-    for (;;) {
-      const std::uint64_t r = next();
-      if (r >= threshold) return r % n;
-    }
-  }
+  // Uniform integer in [0, n), unbiased.
+  std::uint64_t below(std::uint64_t n) { return uniform_below(m_state, n); }
 
  private:
   std::uint64_t m_state;
@@ -218,16 +202,9 @@ CropBox sample_crop_box(int image_width, int image_height, std::uint64_t seed, s
 }
 
 std::uint16_t float_to_bf16(float value) {
-  std::uint32_t bits = 0;
-  std::memcpy(&bits, &value, sizeof bits);
-  if ((bits & 0x7fffffffu) > 0x7f800000u) {
-    // NaN: keep the sign and the top payload bits, force the quiet bit so it cannot become Inf.
-    return static_cast<std::uint16_t>((bits >> 16) | 0x0040u);
-  }
-  // Round to nearest, ties to even: add 0x7fff plus the lowest kept bit, then truncate. Overflow
-  // past the largest finite bf16 carries into the exponent and gives Inf, as IEEE rounding does.
-  const std::uint32_t lsb = (bits >> 16) & 1u;
-  return static_cast<std::uint16_t>((bits + 0x7fffu + lsb) >> 16);
+  // The suite's one bf16 encoder: round to nearest even, overflow to Inf, every NaN to the
+  // canonical quiet NaN 0x7fc0 (as torch's .to(torch.bfloat16) does).
+  return suite::encode_bf16(value);
 }
 
 float bf16_to_float(std::uint16_t bits) {

@@ -9,7 +9,9 @@
 
 namespace gpubench::dataloader::detail {
 
-constexpr int k_layout_version = 1;  // bump when an on-disk layout changes
+// Bump when an on-disk layout or the bytes of a sample change (2: JPEG datasets encoded with the
+// accurate DCT, issue 41), so a cached dataset of the old kind is regenerated, never reused.
+constexpr int k_layout_version = 2;
 
 // An upper bound on the bytes of one of `spec`'s JPEG images (the free-space check).
 std::uint64_t jpeg_bytes_bound(const DatasetSpec& spec);

@@ -1,6 +1,8 @@
 #include "suites/dataloader/dataset_reader.hpp"
 
 #include <cstring>
+#include <string>
+#include <string_view>
 
 #include "suites/dataloader/crc32c.hpp"
 #include "suites/dataloader/hdf5_io.hpp"
@@ -71,6 +73,87 @@ std::uint32_t wds_label(const OpenFile& f, std::uint64_t at, const char* data, s
     label = label * 10 + static_cast<std::uint64_t>(data[k] - '0');
   }
   return static_cast<std::uint32_t>(label);
+}
+
+// One sample's label and image bytes (a view into the bytes read, valid while they are).
+struct SampleView {
+  std::uint32_t label = 0;
+  std::string_view image;
+};
+
+// The sample in the TFRecord record at byte `at` of `f` (its bytes at `rec`, the next record at
+// `end`): the Example's 'label' and 'image' features. `image_bytes`: the image's exact size (raw
+// pixels), or 0 for any non-empty value (a JPEG file).
+SampleView tfrecord_sample(const OpenFile& f, std::uint64_t at, const char* rec, std::uint64_t end,
+                           std::size_t image_bytes) {
+  const std::string_view payload = tfrecord_payload(f, at, rec, end);
+  SampleView sample;
+  bool have_label = false;
+  bool have_image = false;
+  try {
+    for (const ExampleFeature& feat : parse_example(payload)) {
+      if (feat.key == k_tfrecord_label_key) {
+        if (feat.int64s.size() != 1 || feat.int64s[0] < 0 || feat.int64s[0] > 0xffffffffll) {
+          throw ProtoError("feature 'label' is not one uint32 in an int64_list", 0);
+        }
+        sample.label = static_cast<std::uint32_t>(feat.int64s[0]);
+        have_label = true;
+      } else if (feat.key == k_tfrecord_image_key) {
+        if (image_bytes == 0 && (feat.bytes.size() != 1 || feat.bytes[0].empty())) {
+          throw ProtoError("feature 'image' is not one non-empty bytes value", 0);
+        }
+        if (image_bytes != 0 && (feat.bytes.size() != 1 || feat.bytes[0].size() != image_bytes)) {
+          throw ProtoError(
+              "feature 'image' is not one bytes value of " + std::to_string(image_bytes) + " bytes",
+              0);
+        }
+        sample.image = feat.bytes[0];
+        have_image = true;
+      }
+    }
+  } catch (const ProtoError& e) {
+    corrupt(f, at + 12 + e.offset(), std::string("tf.train.Example: ") + e.what());
+  }
+  if (!have_label || !have_image) {
+    corrupt(f, at + 12, "tf.train.Example lacks the 'image' or 'label' feature");
+  }
+  return sample;
+}
+
+// WebDataset sample `key` whose first member's header is at byte `begin` of `f` (its bytes at
+// `h`; the next sample starts at `end`): the members <key>.cls and <key>`image_ext`, in any
+// order. `image_bytes`: the image member's exact size (raw pixels), or 0 for any non-empty size
+// (a JPEG file).
+SampleView wds_sample(const OpenFile& f, std::uint64_t begin, const char* h, std::uint64_t end,
+                      const std::string& key, std::string_view image_ext, std::size_t image_bytes) {
+  SampleView sample;
+  bool have_label = false;
+  bool have_image = false;
+  for (std::uint64_t at = begin; at < end;) {
+    const char* header = h + (at - begin);
+    const TarMember m = wds_member(f, at, header, end, key);
+    const std::string_view name = m.name;
+    const std::string_view ext = name.substr(std::min(name.size(), key.size()));
+    const char* data = header + k_tar_block;
+    if (ext == ".cls") {
+      sample.label = wds_label(f, at + k_tar_block, data, m.size);
+      have_label = true;
+    } else if (ext == image_ext) {
+      if (image_bytes == 0 && m.size == 0) corrupt(f, at, "'" + std::string(name) + "' is empty");
+      if (image_bytes != 0 && m.size != image_bytes) {
+        corrupt(f, at,
+                "'" + std::string(name) + "' holds " + std::to_string(m.size) +
+                    " bytes, expected " + std::to_string(image_bytes));
+      }
+      sample.image = std::string_view(data, m.size);
+      have_image = true;
+    }
+    at += k_tar_block + tar_padded(m.size);
+  }
+  if (!have_label || !have_image) {
+    corrupt(f, begin, "sample " + key + " lacks its .cls or " + std::string(image_ext) + " member");
+  }
+  return sample;
 }
 
 }  // namespace
@@ -221,33 +304,10 @@ void DatasetReader::read_tfrecord(const Shard& shard, std::uint64_t index, std::
   reader.read(f, base, scratch.size(), scratch.data());
   for (std::size_t i = 0; i < count; ++i) {
     const std::uint64_t at = shard.sample_offsets[index + i];
-    const std::string_view payload =
-        tfrecord_payload(f, at, scratch.data() + (at - base), shard.sample_offsets[index + i + 1]);
-    bool have_label = false;
-    bool have_image = false;
-    try {
-      for (const ExampleFeature& feat : parse_example(payload)) {
-        if (feat.key == k_tfrecord_label_key) {
-          if (feat.int64s.size() != 1 || feat.int64s[0] < 0 || feat.int64s[0] > 0xffffffffll) {
-            throw ProtoError("feature 'label' is not one uint32 in an int64_list", 0);
-          }
-          labels[i] = static_cast<std::uint32_t>(feat.int64s[0]);
-          have_label = true;
-        } else if (feat.key == k_tfrecord_image_key) {
-          if (feat.bytes.size() != 1 || feat.bytes[0].size() != rb) {
-            throw ProtoError(
-                "feature 'image' is not one bytes value of " + std::to_string(rb) + " bytes", 0);
-          }
-          std::memcpy(pixels + i * rb, feat.bytes[0].data(), rb);
-          have_image = true;
-        }
-      }
-    } catch (const ProtoError& e) {
-      corrupt(f, at + 12 + e.offset(), std::string("tf.train.Example: ") + e.what());
-    }
-    if (!have_label || !have_image) {
-      corrupt(f, at + 12, "tf.train.Example lacks the 'image' or 'label' feature");
-    }
+    const SampleView sample = tfrecord_sample(f, at, scratch.data() + (at - base),
+                                              shard.sample_offsets[index + i + 1], rb);
+    labels[i] = sample.label;
+    std::memcpy(pixels + i * rb, sample.image.data(), rb);
   }
 }
 
@@ -260,35 +320,12 @@ void DatasetReader::read_wds(const Shard& shard, std::uint64_t first_sample, std
   scratch.resize(shard.sample_offsets[index + count] - base);
   reader.read(f, base, scratch.size(), scratch.data());
   for (std::size_t i = 0; i < count; ++i) {
-    const std::string key = wds_key(first_sample + i);
-    std::uint64_t at = shard.sample_offsets[index + i];
-    const std::uint64_t end = shard.sample_offsets[index + i + 1];
-    bool have_label = false;
-    bool have_image = false;
-    while (at < end) {
-      const char* h = scratch.data() + (at - base);
-      const TarMember m = wds_member(f, at, h, end, key);
-      const std::string_view name = m.name;
-      const char* data = h + k_tar_block;
-      const std::string_view ext = name.substr(std::min(name.size(), key.size()));
-      if (ext == ".cls") {
-        labels[i] = wds_label(f, at + k_tar_block, data, m.size);
-        have_label = true;
-      } else if (ext == ".bin") {
-        if (m.size != rb) {
-          corrupt(f, at,
-                  "'" + std::string(name) + "' holds " + std::to_string(m.size) +
-                      " bytes, expected " + std::to_string(rb));
-        }
-        std::memcpy(pixels + i * rb, data, rb);
-        have_image = true;
-      }
-      at += k_tar_block + tar_padded(m.size);
-    }
-    if (!have_label || !have_image) {
-      corrupt(f, shard.sample_offsets[index + i],
-              "sample " + key + " lacks its .cls or .bin member");
-    }
+    const std::uint64_t at = shard.sample_offsets[index + i];
+    const SampleView sample =
+        wds_sample(f, at, scratch.data() + (at - base), shard.sample_offsets[index + i + 1],
+                   wds_key(first_sample + i), ".bin", rb);
+    labels[i] = sample.label;
+    std::memcpy(pixels + i * rb, sample.image.data(), rb);
   }
 }
 
@@ -309,57 +346,13 @@ std::uint32_t DatasetReader::read_encoded(std::uint64_t index, std::vector<std::
   const std::uint64_t end = shard.sample_offsets[i + 1];
   scratch.resize(end - begin);
   reader.read(f, begin, scratch.size(), scratch.data());
-  std::uint32_t label = 0;
-  bool have_label = false;
-  bool have_image = false;
-  if (m_spec.format == Format::tfrecord) {
-    const std::string_view payload = tfrecord_payload(f, begin, scratch.data(), end);
-    try {
-      for (const ExampleFeature& feat : parse_example(payload)) {
-        if (feat.key == k_tfrecord_label_key) {
-          if (feat.int64s.size() != 1 || feat.int64s[0] < 0 || feat.int64s[0] > 0xffffffffll) {
-            throw ProtoError("feature 'label' is not one uint32 in an int64_list", 0);
-          }
-          label = static_cast<std::uint32_t>(feat.int64s[0]);
-          have_label = true;
-        } else if (feat.key == k_tfrecord_image_key) {
-          if (feat.bytes.size() != 1 || feat.bytes[0].empty()) {
-            throw ProtoError("feature 'image' is not one non-empty bytes value", 0);
-          }
-          jpeg.assign(feat.bytes[0].begin(), feat.bytes[0].end());
-          have_image = true;
-        }
-      }
-    } catch (const ProtoError& e) {
-      corrupt(f, begin + 12 + e.offset(), std::string("tf.train.Example: ") + e.what());
-    }
-    if (!have_label || !have_image) {
-      corrupt(f, begin + 12, "tf.train.Example lacks the 'image' or 'label' feature");
-    }
-    return label;
-  }
-  // wds: the members <key>.cls and <key>.jpg, in any order.
-  const std::string key = wds_key(index);
-  for (std::uint64_t at = begin; at < end;) {
-    const char* h = scratch.data() + (at - begin);
-    const TarMember m = wds_member(f, at, h, end, key);
-    const std::string_view name = m.name;
-    const std::string_view ext = name.substr(std::min(name.size(), key.size()));
-    const char* data = h + k_tar_block;
-    if (ext == ".cls") {
-      label = wds_label(f, at + k_tar_block, data, m.size);
-      have_label = true;
-    } else if (ext == ".jpg") {
-      if (m.size == 0) corrupt(f, at, "'" + std::string(name) + "' is empty");
-      jpeg.assign(data, data + m.size);
-      have_image = true;
-    }
-    at += k_tar_block + tar_padded(m.size);
-  }
-  if (!have_label || !have_image) {
-    corrupt(f, begin, "sample " + key + " lacks its .cls or .jpg member");
-  }
-  return label;
+  // The JPEG file: any non-empty 'image' feature (tfrecord) or <key>.jpg member (wds).
+  const SampleView sample =
+      m_spec.format == Format::tfrecord
+          ? tfrecord_sample(f, begin, scratch.data(), end, 0)
+          : wds_sample(f, begin, scratch.data(), end, wds_key(index), ".jpg", 0);
+  jpeg.assign(sample.image.begin(), sample.image.end());
+  return sample.label;
 }
 
 DatasetReader::~DatasetReader() = default;

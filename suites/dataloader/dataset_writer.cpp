@@ -1,18 +1,21 @@
 // Writing a dataset's files: each format's shard layout on disk, checksummed and fsynced, and
 // the manifest that lists them (generate_dataset). JPEG datasets (wds, tfrecord) encode
-// fill_image_rgb's images with TurboJPEG (jpeg_codec.hpp) on several threads.
+// fill_image_rgb's images with TurboJPEG (jpeg_codec.hpp) on worker threads started once per
+// dataset, as many as the process's CPU budget allows (util/cpu_budget.hpp).
 #include "suites/dataloader/dataset.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
 #include <exception>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string_view>
 #include <thread>
 
 #include "suites/dataloader/crc32c.hpp"
@@ -23,6 +26,7 @@
 #include "suites/dataloader/tar_format.hpp"
 #include "suites/dataloader/text_codec.hpp"
 #include "suites/dataloader/tf_example.hpp"
+#include "util/cpu_budget.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 
@@ -110,83 +114,141 @@ class FileWriter {
   std::uint32_t m_crc = 0;
 };
 
-// Encodes images [first, first + count) of a JPEG dataset into `out`, on up to `threads` threads
-// (generation of a few thousand images is bound by the encoder, ~1-10 ms per image; each thread
-// has its own TurboJPEG handle). The bytes do not depend on the thread that made them.
-void encode_images(const DatasetSpec& spec, const JpegCodec& codec, std::uint64_t first,
-                   std::size_t count, unsigned threads,
-                   std::vector<std::vector<std::uint8_t>>& out) {
-  out.resize(count);
-  std::atomic<std::size_t> next{0};
-  std::mutex error_mutex;
-  std::exception_ptr error;
-  auto work = [&] {
-    std::vector<std::uint8_t> rgb(std::size_t{spec.image_width} * spec.image_height * 3);
-    for (std::size_t i = next.fetch_add(1); i < count; i = next.fetch_add(1)) {
-      try {
-        const int w = static_cast<int>(spec.image_width);
-        const int h = static_cast<int>(spec.image_height);
-        fill_image_rgb(spec.seed, first + i, w, h, rgb);
-        out[i] = codec.encode_rgb(rgb.data(), w, h, spec.jpeg_quality);
-      } catch (...) {
-        const std::lock_guard<std::mutex> lock(error_mutex);
-        if (!error) error = std::current_exception();
-        next = count;  // the others stop after their current image
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < std::min<std::size_t>(threads, count); ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
+// One TFRecord frame: length, masked CRC32C of the length, payload, masked CRC32C of the payload.
+void write_tfrecord_frame(FileWriter& w, std::string_view payload) {
+  const std::uint64_t length = payload.size();
+  const std::uint32_t length_crc = mask_crc(crc32c(&length, 8));
+  const std::uint32_t data_crc = mask_crc(crc32c(payload.data(), payload.size()));
+  w.write(&length, 8);
+  w.write(&length_crc, 4);
+  w.write(payload);
+  w.write(&data_crc, 4);
 }
 
-// A shard of a JPEG dataset (wds or tfrecord): images encoded in batches of a few per thread,
-// so memory stays a few dozen images whatever the shard size.
-void write_jpeg_shard(const fs::path& dir, const DatasetSpec& spec, const JpegCodec& codec,
+// One WebDataset sample: the `key`.cls member (the label in decimal), then `key``ext` holding
+// `size` bytes of `data`, each padded to whole tar blocks.
+void write_wds_sample(FileWriter& w, const std::string& key, std::uint32_t label,
+                      std::string_view ext, const void* data, std::size_t size) {
+  static const std::string zeros(k_tar_block, '\0');
+  const std::string text = std::to_string(label);
+  std::string headers;
+  append_tar_header(headers, key + ".cls", text.size());
+  headers += text;
+  headers.append(tar_padded(text.size()) - text.size(), '\0');
+  append_tar_header(headers, key + std::string(ext), size);
+  w.write(headers);
+  w.write(data, size);
+  w.write(zeros.data(), tar_padded(size) - size);
+}
+
+// Encodes every image of a JPEG dataset, in index order, on worker threads started once per
+// dataset (each keeps its TurboJPEG handle for the whole run; generation is bound by the
+// encoder, ~1-10 ms per image). Workers claim indexes from a shared counter but stay at most
+// `window` images ahead of the consumer, so memory holds a few dozen images whatever the dataset
+// size. The bytes of image i do not depend on the thread that made it.
+class OrderedEncoder {
+ public:
+  OrderedEncoder(const DatasetSpec& spec, const JpegCodec& codec, unsigned threads)
+      : m_spec(spec), m_codec(codec), m_window(std::size_t{threads} * 4), m_slots(m_window) {
+    try {
+      for (unsigned t = 0; t < threads; ++t) m_threads.emplace_back([this] { work(); });
+    } catch (...) {
+      stop();  // joins the threads already started, else their destructors would terminate
+      throw;
+    }
+  }
+  ~OrderedEncoder() { stop(); }
+  OrderedEncoder(const OrderedEncoder&) = delete;
+  OrderedEncoder& operator=(const OrderedEncoder&) = delete;
+
+  // The JPEG of the next image in index order; rethrows the first worker's error.
+  std::vector<std::uint8_t> next() {
+    std::unique_lock<std::mutex> lock(m_mutex);
+    auto& slot = m_slots[m_consumed % m_window];
+    m_ready.wait(lock, [&] { return m_error || slot.has_value(); });
+    if (m_error) std::rethrow_exception(m_error);
+    std::vector<std::uint8_t> jpeg = std::move(*slot);
+    slot.reset();
+    ++m_consumed;
+    lock.unlock();
+    m_space.notify_all();
+    return jpeg;
+  }
+
+ private:
+  void stop() {
+    {
+      const std::lock_guard<std::mutex> lock(m_mutex);
+      m_stop = true;
+    }
+    m_space.notify_all();
+    for (auto& t : m_threads) t.join();
+  }
+
+  void work() {
+    const int w = static_cast<int>(m_spec.image_width);
+    const int h = static_cast<int>(m_spec.image_height);
+    std::vector<std::uint8_t> rgb(std::size_t{m_spec.image_width} * m_spec.image_height * 3);
+    for (;;) {
+      std::uint64_t index = 0;
+      {
+        std::unique_lock<std::mutex> lock(m_mutex);
+        m_space.wait(lock, [&] {
+          return m_stop || m_claimed >= m_spec.samples || m_claimed < m_consumed + m_window;
+        });
+        if (m_stop || m_claimed >= m_spec.samples) return;
+        index = m_claimed++;
+      }
+      try {
+        fill_image_rgb(m_spec.seed, index, w, h, rgb);
+        std::vector<std::uint8_t> jpeg = m_codec.encode_rgb(rgb.data(), w, h, m_spec.jpeg_quality);
+        const std::lock_guard<std::mutex> lock(m_mutex);
+        m_slots[index % m_window] = std::move(jpeg);
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(m_mutex);
+        if (!m_error) m_error = std::current_exception();
+        m_stop = true;  // the others stop after their current image
+      }
+      m_ready.notify_one();
+      m_space.notify_all();  // wakes the others when this one stopped the run
+    }
+  }
+
+  const DatasetSpec& m_spec;
+  const JpegCodec& m_codec;
+  const std::size_t m_window;       // images encoded ahead of the consumer, at most
+  std::mutex m_mutex;               // guards everything below
+  std::condition_variable m_ready;  // a slot was filled, or a worker failed
+  std::condition_variable m_space;  // the consumer took a slot, or the run stops
+  std::vector<std::optional<std::vector<std::uint8_t>>> m_slots;  // image i at i % m_window
+  std::uint64_t m_claimed = 0;                                    // the next index a worker takes
+  std::uint64_t m_consumed = 0;                                   // the next index next() returns
+  bool m_stop = false;
+  std::exception_ptr m_error;
+  std::vector<std::thread> m_threads;  // last: started after the state above exists
+};
+
+// A shard of a JPEG dataset (wds or tfrecord), its images taken from `encoder` in index order.
+void write_jpeg_shard(const fs::path& dir, const DatasetSpec& spec, OrderedEncoder& encoder,
                       std::uint64_t shard, std::vector<ManifestFile>& files) {
   const std::uint64_t n = spec.samples_in_shard(shard);
   const std::uint64_t first = shard * spec.samples_per_shard;
   const std::string name = shard_file_names(spec.format, shard)[0];
-  const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 16u);
-  const std::size_t batch = std::size_t{threads} * 4;
   FileWriter w(dir / name, name);
-  const std::string zeros(k_tar_block, '\0');
-  std::vector<std::vector<std::uint8_t>> images;
-  std::string buffer;
-  for (std::uint64_t done = 0; done < n; done += images.size()) {
-    encode_images(spec, codec, first + done,
-                  static_cast<std::size_t>(std::min<std::uint64_t>(batch, n - done)), threads,
-                  images);
-    for (std::size_t k = 0; k < images.size(); ++k) {
-      const std::uint64_t index = first + done + k;
-      const std::uint32_t label = sample_label(spec.seed, index);
-      const std::vector<std::uint8_t>& jpeg = images[k];
-      buffer.clear();
-      if (spec.format == Format::wds) {
-        const std::string key = wds_key(index);
-        const std::string text = std::to_string(label);
-        append_tar_header(buffer, key + ".cls", text.size());
-        buffer += text;
-        buffer.append(tar_padded(text.size()) - text.size(), '\0');
-        append_tar_header(buffer, key + ".jpg", jpeg.size());
-        w.write(buffer);
-        w.write(jpeg.data(), jpeg.size());
-        w.write(zeros.data(), tar_padded(jpeg.size()) - jpeg.size());
-      } else {
-        append_example(buffer, k_tfrecord_image_key, jpeg, k_tfrecord_label_key, label);
-        const std::uint64_t length = buffer.size();
-        const std::uint32_t length_crc = mask_crc(crc32c(&length, 8));
-        const std::uint32_t data_crc = mask_crc(crc32c(buffer.data(), buffer.size()));
-        w.write(&length, 8);
-        w.write(&length_crc, 4);
-        w.write(buffer);
-        w.write(&data_crc, 4);
-      }
+  std::string payload;
+  for (std::uint64_t index = first; index < first + n; ++index) {
+    const std::uint32_t label = sample_label(spec.seed, index);
+    const std::vector<std::uint8_t> jpeg = encoder.next();
+    if (spec.format == Format::wds) {
+      write_wds_sample(w, wds_key(index), label, ".jpg", jpeg.data(), jpeg.size());
+    } else {
+      payload.clear();
+      append_example(payload, k_tfrecord_image_key, jpeg, k_tfrecord_label_key, label);
+      write_tfrecord_frame(w, payload);
     }
   }
   if (spec.format == Format::wds) {
+    const std::string zeros(k_tar_block, '\0');
     w.write(zeros);  // end of archive: two zero blocks
     w.write(zeros);
   }
@@ -222,13 +284,8 @@ void write_shard(const fs::path& dir, const DatasetSpec& spec, std::uint64_t sha
         std::memcpy(payload.data(), &labels[i], 4);
         fill_sample_pixels(spec.seed, first + i,
                            std::span<std::uint8_t>(payload.data() + 4, spec.record_bytes));
-        const std::uint64_t length = payload.size();
-        const std::uint32_t length_crc = mask_crc(crc32c(&length, 8));
-        const std::uint32_t data_crc = mask_crc(crc32c(payload.data(), payload.size()));
-        w.write(&length, 8);
-        w.write(&length_crc, 4);
-        w.write(payload.data(), payload.size());
-        w.write(&data_crc, 4);
+        write_tfrecord_frame(
+            w, std::string_view(reinterpret_cast<const char*>(payload.data()), payload.size()));
       }
       files.push_back(w.close());
       break;
@@ -240,13 +297,7 @@ void write_shard(const fs::path& dir, const DatasetSpec& spec, std::uint64_t sha
         fill_sample_pixels(spec.seed, first + i, pixels);
         payload.clear();
         append_example(payload, k_tfrecord_image_key, pixels, k_tfrecord_label_key, labels[i]);
-        const std::uint64_t length = payload.size();
-        const std::uint32_t length_crc = mask_crc(crc32c(&length, 8));
-        const std::uint32_t data_crc = mask_crc(crc32c(payload.data(), payload.size()));
-        w.write(&length, 8);
-        w.write(&length_crc, 4);
-        w.write(payload);
-        w.write(&data_crc, 4);
+        write_tfrecord_frame(w, payload);
       }
       files.push_back(w.close());
       break;
@@ -254,19 +305,9 @@ void write_shard(const fs::path& dir, const DatasetSpec& spec, std::uint64_t sha
     case Format::wds: {
       FileWriter w(dir / names[0], names[0]);
       const std::string zeros(k_tar_block, '\0');
-      std::string block;
       for (std::uint64_t i = 0; i < n; ++i) {
-        const std::string key = wds_key(first + i);
-        const std::string label = std::to_string(labels[i]);
-        block.clear();
-        append_tar_header(block, key + ".cls", label.size());
-        block += label;
-        block.append(tar_padded(label.size()) - label.size(), '\0');
-        append_tar_header(block, key + ".bin", spec.record_bytes);
-        w.write(block);
         fill_sample_pixels(spec.seed, first + i, pixels);
-        w.write(pixels.data(), pixels.size());
-        w.write(zeros.data(), tar_padded(pixels.size()) - pixels.size());
+        write_wds_sample(w, wds_key(first + i), labels[i], ".bin", pixels.data(), pixels.size());
       }
       w.write(zeros);  // end of archive: two zero blocks
       w.write(zeros);
@@ -382,9 +423,18 @@ Dataset generate_dataset(const fs::path& dir, const DatasetSpec& spec) {
   const JpegCodec* codec = spec.is_jpeg() ? &codec_for(spec) : nullptr;
   fs::create_directories(dir);
   Dataset d{spec, dir, {}};
+  std::optional<OrderedEncoder> encoder;
+  if (codec != nullptr) {
+    // The process's CPU budget (affinity mask, cgroup quota), not the machine's core count; no
+    // more threads than images.
+    const auto threads = static_cast<unsigned>(std::clamp<std::uint64_t>(
+        std::min<std::uint64_t>(static_cast<std::uint64_t>(usable_cpu_count()), spec.samples), 1,
+        16));
+    encoder.emplace(spec, *codec, threads);
+  }
   for (std::uint64_t s = 0; s < spec.shard_count(); ++s) {
-    if (codec != nullptr) {
-      write_jpeg_shard(dir, spec, *codec, s, d.files);
+    if (encoder) {
+      write_jpeg_shard(dir, spec, *encoder, s, d.files);
     } else {
       write_shard(dir, spec, s, d.files);
     }

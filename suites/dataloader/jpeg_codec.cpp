@@ -169,9 +169,11 @@ std::vector<std::uint8_t> JpegCodec::encode_rgb(const std::uint8_t* rgb, int wid
   TjHandle h = compressor();
   unsigned char* jpeg = nullptr;  // allocated by TurboJPEG, released with tjFree
   unsigned long size = 0;
-  // Flags 0: the encoder's default DCT is already the accurate integer one (libjpeg's islow).
+  // TJFLAG_ACCURATEDCT: without it TurboJPEG 2.x encodes with the fast integer DCT (JDCT_IFAST)
+  // below quality 96; PIL and the libjpeg/cjpeg defaults that made ImageNet's files use the
+  // accurate integer DCT (JDCT_ISLOW) at every quality.
   if (api().compress2(h, rgb, width, width * 3, height, k_tjpf_rgb, &jpeg, &size, k_tjsamp_420,
-                      quality, 0) != 0) {
+                      quality, k_tjflag_accuratedct) != 0) {
     const std::string why = error_text(h);
     if (jpeg != nullptr) api().free(jpeg);
     throw infrastructure("JPEG encode of a " + std::to_string(width) + "x" +

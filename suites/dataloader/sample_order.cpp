@@ -4,26 +4,11 @@
 #include <numeric>
 #include <utility>
 
+#include "suites/dataloader/splitmix.hpp"
 #include "util/error.hpp"
 
 namespace gpubench::dataloader {
 namespace {
-
-std::uint64_t splitmix64(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-// Uniform in [0, n) by rejection (no modulo bias), n >= 1.
-std::uint64_t uniform_below(std::uint64_t& state, std::uint64_t n) {
-  const std::uint64_t limit = ~std::uint64_t{0} - (~std::uint64_t{0} % n);
-  for (;;) {
-    const std::uint64_t x = splitmix64(state);
-    if (x < limit) return x % n;
-  }
-}
 
 std::uint64_t epoch_state(std::uint64_t seed, std::uint64_t epoch, std::uint64_t salt) {
   std::uint64_t s = seed ^ (0xd1b54a32d192ed03ull * (epoch + 1)) ^ salt;

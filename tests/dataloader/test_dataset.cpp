@@ -15,6 +15,7 @@
 
 #include "suites/dataloader/dataset.hpp"
 #include "suites/dataloader/dataset_reader.hpp"
+#include "suites/dataloader/splitmix.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 
@@ -307,4 +308,22 @@ TEST(DataloaderCache, DefaultDataDirIsTheUsersCache) {
   if (old_dir) ::setenv("GPUBENCH_DATA_DIR", saved_dir.c_str(), 1);
   EXPECT_EQ(dir, tmp.path() / "gpubench");
   EXPECT_TRUE(fs::is_directory(dir));
+}
+
+// The shared generator (splitmix.hpp): the reference splitmix64's first outputs from state 0
+// (Vigna's splitmix64.c), and uniform_below's range and rejection.
+TEST(DataloaderSplitMix, MatchesTheReferenceAndStaysInRange) {
+  std::uint64_t state = 0;
+  EXPECT_EQ(dl::splitmix64(state), 0xE220A8397B1DCDAFull);
+  EXPECT_EQ(dl::splitmix64(state), 0x6E789E6AA1B965F4ull);
+  EXPECT_EQ(state, 2 * dl::k_splitmix_gamma);
+  std::uint64_t a = 7;
+  for (std::uint64_t n : {1ull, 2ull, 3ull, 1000ull, (1ull << 63) + 1}) {
+    for (int i = 0; i < 100; ++i) EXPECT_LT(dl::uniform_below(a, n), n) << n;
+  }
+  // A power of two never rejects: exactly one step, the low bits of the draw.
+  std::uint64_t b = 11;
+  std::uint64_t c = 11;
+  EXPECT_EQ(dl::uniform_below(b, 1024), dl::splitmix64(c) % 1024);
+  EXPECT_EQ(b, c);
 }

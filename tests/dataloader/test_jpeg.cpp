@@ -2,8 +2,10 @@
 // tolerances, and JPEG datasets in wds and tfrecord read back with read_encoded (issue 41).
 // These tests load the real libturbojpeg.so.0 (ci/setup installs libturbojpeg0); the images are
 // fill_image_rgb's, generated here, never fixtures.
+#include <dlfcn.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <cmath>
 #include <cstdio>
@@ -18,9 +20,11 @@
 #include <utility>
 #include <vector>
 
+#include "suites/dataloader/crc32c.hpp"
 #include "suites/dataloader/dataset.hpp"
 #include "suites/dataloader/dataset_reader.hpp"
 #include "suites/dataloader/jpeg_codec.hpp"
+#include "util/cpu_budget.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 
@@ -132,6 +136,44 @@ TEST(JpegCodec, RoundTripWithinTheToleranceAndHeader) {
                            dl::k_decoder_agreement_tolerance));
   }
   EXPECT_FALSE(codec().library_path().empty());
+}
+
+// The datasets are encoded with the accurate integer DCT, as PIL and cjpeg encode at every
+// quality: TurboJPEG 2.x picks the fast DCT below quality 96 unless TJFLAG_ACCURATEDCT is passed.
+// The file cannot say which DCT made it, so this encodes the same image through the same library
+// with each flag and checks encode_rgb's bytes are the accurate one's.
+TEST(JpegCodec, EncodesWithTheAccurateDct) {
+  using Handle = void*;
+  void* lib = ::dlopen(codec().library_path().c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(lib, nullptr) << ::dlerror();
+  auto init = reinterpret_cast<Handle (*)()>(::dlsym(lib, "tjInitCompress"));
+  auto compress =
+      reinterpret_cast<int (*)(Handle, const unsigned char*, int, int, int, int, unsigned char**,
+                               unsigned long*, int, int, int)>(::dlsym(lib, "tjCompress2"));
+  auto destroy = reinterpret_cast<int (*)(Handle)>(::dlsym(lib, "tjDestroy"));
+  auto release = reinterpret_cast<void (*)(unsigned char*)>(::dlsym(lib, "tjFree"));
+  ASSERT_TRUE(init && compress && destroy && release);
+  const int w = 500;
+  const int h = 375;
+  const dl::DecodedImage ref = generated(42, 5, w, h);
+  Handle handle = init();
+  ASSERT_NE(handle, nullptr);
+  // turbojpeg.h: TJPF_RGB 0, TJSAMP_420 2, TJFLAG_ACCURATEDCT 4096.
+  auto encode_with = [&](int flags) {
+    unsigned char* jpeg = nullptr;
+    unsigned long size = 0;
+    EXPECT_EQ(compress(handle, ref.rgb.data(), w, w * 3, h, 0, &jpeg, &size, 2, 90, flags), 0);
+    std::vector<std::uint8_t> out(jpeg, jpeg + size);
+    release(jpeg);
+    return out;
+  };
+  const auto accurate = encode_with(4096);
+  const auto library_default = encode_with(0);
+  destroy(handle);
+  ::dlclose(lib);
+  // The two DCTs give different files at quality 90, else this test could not tell them apart.
+  ASSERT_NE(accurate, library_default);
+  EXPECT_EQ(codec().encode_rgb(ref.rgb.data(), w, h, 90), accurate);
 }
 
 TEST(JpegCodec, WrongImagesFailTheTolerance) {
@@ -294,6 +336,37 @@ TEST(JpegDataset, GenerationIsDeterministic) {
   }
 }
 
+// The encoder threads follow the process's CPU budget (util/cpu_budget.hpp); the files must not
+// depend on how many there were. One CPU in the affinity mask gives one worker thread.
+TEST(JpegDataset, GenerationDoesNotDependOnTheThreadCount) {
+  cpu_set_t all;
+  ASSERT_EQ(::sched_getaffinity(0, sizeof(all), &all), 0);
+  if (gpubench::usable_cpu_count() < 2) {
+    GTEST_SKIP() << "needs two usable CPUs to compare 1 encoder thread with several";
+  }
+  int first_cpu = 0;
+  while (!CPU_ISSET(first_cpu, &all)) ++first_cpu;
+  gpubench::TempDir a("dl-jpeg-one");
+  gpubench::TempDir b("dl-jpeg-many");
+  for (dl::Format f : {dl::Format::wds, dl::Format::tfrecord}) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(first_cpu, &one);
+    ASSERT_EQ(::sched_setaffinity(0, sizeof(one), &one), 0);
+    EXPECT_EQ(gpubench::usable_cpu_count(), 1);
+    const dl::Dataset x = dl::generate_dataset(a.path() / to_string(f), jpeg_spec(f));
+    ASSERT_EQ(::sched_setaffinity(0, sizeof(all), &all), 0);
+    EXPECT_GE(gpubench::usable_cpu_count(), 2);
+    const dl::Dataset y = dl::generate_dataset(b.path() / to_string(f), jpeg_spec(f));
+    ASSERT_EQ(x.files.size(), y.files.size());
+    for (std::size_t i = 0; i < x.files.size(); ++i) {
+      EXPECT_EQ(gpubench::read_file(x.file(x.files[i].name)),
+                gpubench::read_file(y.file(y.files[i].name)))
+          << to_string(f) << " " << x.files[i].name;
+    }
+  }
+}
+
 TEST(JpegDataset, ReadsOfACorruptShardNameTheFileAndOffset) {
   gpubench::TempDir tmp("dl-jpeg-bad");
   std::vector<char> scratch;
@@ -387,4 +460,100 @@ TEST(JpegCodecDeathTest, MissingLibraryIsReportedWithTheSearch) {
       "null=1 reason=\\[libturbojpeg\\.so\\.0 not found \\(searched: [^]]*empty "
       "\\(GPUBENCH_TURBOJPEG_LIBS\\)\\)\\] generation=\\[cannot generate the JPEG dataset "
       "wds-jpeg96x70q90[^]]*libturbojpeg\\.so\\.0 not found[^]]*libturbojpeg0");
+}
+
+namespace {
+
+// Renames the tar member whose header is at `header` of `file`: its name's character `at` becomes
+// `c`, and the header checksum is rewritten (six octal digits, NUL, space) so the header stays
+// valid and only the member's name is wrong.
+void rename_tar_member(const fs::path& file, std::uint64_t header, std::size_t at, char c) {
+  std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+  char h[512];
+  f.seekg(static_cast<std::streamoff>(header));
+  f.read(h, 512);
+  h[at] = c;
+  std::memset(h + 148, ' ', 8);
+  unsigned sum = 0;
+  for (char b : h) sum += static_cast<unsigned char>(b);
+  std::snprintf(h + 148, 7, "%06o", sum);
+  h[154] = '\0';
+  h[155] = ' ';
+  f.seekp(static_cast<std::streamoff>(header));
+  f.write(h, 512);
+}
+
+// Renames feature `key` of the first record of `file` (a TFRecord shard) to `key` with its last
+// letter changed, and rewrites the payload's masked CRC32C so only the Example is wrong.
+void rename_first_feature(const fs::path& file, const std::string& key) {
+  std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+  std::uint64_t length = 0;
+  f.read(reinterpret_cast<char*>(&length), 8);
+  std::string payload(length, '\0');
+  f.seekg(12);
+  f.read(payload.data(), static_cast<std::streamsize>(length));
+  const std::size_t at = payload.find(key);
+  ASSERT_NE(at, std::string::npos);
+  payload[at + key.size() - 1] = 'z';
+  const std::uint32_t crc = dl::mask_crc(dl::crc32c(payload.data(), payload.size()));
+  f.seekp(12);
+  f.write(payload.data(), static_cast<std::streamsize>(length));
+  f.write(reinterpret_cast<const char*>(&crc), 4);
+}
+
+std::string first_sample_error(const dl::Dataset& d) {
+  try {
+    dl::DatasetReader reader(d, dl::ReadPath::pread);
+    auto bytes = dl::make_byte_reader(dl::ReadPath::pread);
+    std::vector<char> scratch;
+    if (d.spec.is_jpeg()) {
+      std::vector<std::uint8_t> jpeg;
+      reader.read_encoded(0, jpeg, *bytes, scratch);
+    } else {
+      std::uint32_t label = 0;
+      std::vector<std::uint8_t> pixels(d.spec.record_bytes);
+      reader.read_samples(0, 1, &label, pixels.data(), *bytes, scratch);
+    }
+    return "no error";
+  } catch (const gpubench::Error& e) {
+    return error_text(e);
+  }
+}
+
+}  // namespace
+
+// A sample without its image, in both formats, JPEG (read_encoded) and raw (read_samples): the
+// shared parse names the file, the sample's offset and what is missing.
+TEST(JpegDataset, ASampleWithoutItsImageIsNamedInEveryFormat) {
+  gpubench::TempDir tmp("dl-jpeg-noimage");
+  for (const bool jpeg : {true, false}) {
+    dl::DatasetSpec wds = jpeg_spec(dl::Format::wds);
+    dl::DatasetSpec tfrecord = jpeg_spec(dl::Format::tfrecord);
+    if (!jpeg) {
+      for (dl::DatasetSpec* s : {&wds, &tfrecord}) {
+        s->image_width = 0;
+        s->image_height = 0;
+        s->jpeg_quality = 0;
+        s->record_bytes = 100;
+      }
+    }
+    ASSERT_EQ(wds.is_jpeg(), jpeg);
+    const std::string ext = jpeg ? ".jpg" : ".bin";
+    {
+      // wds: sample 0's image member (its third header block: .cls header, .cls data, then
+      // it) renamed from <key><ext> to <key><ext minus its last letter>x.
+      const dl::Dataset d = dl::generate_dataset(tmp.path() / ("wds" + ext), wds);
+      rename_tar_member(d.file("shard-00000.tar"), 2 * 512, 12, 'x');
+      const std::string e = first_sample_error(d);
+      EXPECT_THAT(e, HasSubstr("shard-00000.tar' at byte offset 0")) << e;
+      EXPECT_THAT(e, HasSubstr("sample 000000000 lacks its .cls or " + ext + " member")) << e;
+    }
+    {
+      const dl::Dataset d = dl::generate_dataset(tmp.path() / ("tfrecord" + ext), tfrecord);
+      rename_first_feature(d.file("shard-00000.tfrecord"), "image");
+      const std::string e = first_sample_error(d);
+      EXPECT_THAT(e, HasSubstr("shard-00000.tfrecord' at byte offset 12")) << e;
+      EXPECT_THAT(e, HasSubstr("tf.train.Example lacks the 'image' or 'label' feature")) << e;
+    }
+  }
 }
