@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""gpubench's CPU image pipeline and PyTorch's DataLoader side by side on the same shards
+(issue 41): for each worker count, one run of gpubench's case, then one of
+pytorch_dataloader.py on the dataset that case read, interleaved, and a table.
+
+  compare_pytorch.py --data-dir DIR [--gpubench-dataloader build/bin/gpubench-dataloader]
+                     [--workers 1,2,...] [--batch-size 32] [--epochs 4] [--dataset DIR]
+                     [--keep DIR] [--pytorch-only]
+
+gpubench's side: the case
+  dataloader/image/format:wds/size:500x375/decode:cpu/path:pread/workers:W/order:shuffled/cache:warm
+run alone (--benchmark_filter) with GPUBENCH_DATA_DIR=DIR and GPUBENCH_DATALOADER_WORKERS=W, in
+the profile GPUBENCH_PROFILE names (default quick). It generates its dataset under DIR (or finds it
+there); PyTorch's side then reads that dataset directory: the wds directory under DIR whose
+manifest says 500x375 JPEG images (the newest, when several), or --dataset. Both sides use
+gpubench's `shuffled` order (the same permutation per epoch) and time warm epochs after an
+untimed one.
+Prints: workers | gpubench images/s | PyTorch images/s | gpubench / PyTorch, with each side's CPU
+cores used; the median over a side's repetitions when it has several.
+Exit: 0 gpubench at least as fast as PyTorch at every worker count (or --pytorch-only), 1 slower
+at some worker count, 2 bad input or a side that failed (its output is shown).
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SIZE = (500, 375)
+
+
+def gpubench_case(workers):
+    return (f"dataloader/image/format:wds/size:{SIZE[0]}x{SIZE[1]}/decode:cpu/path:pread/"
+            f"workers:{workers}/order:shuffled/cache:warm")
+
+
+def pytorch_case(workers):
+    return (f"pytorch/dataloader/format:wds/size:{SIZE[0]}x{SIZE[1]}/decode:pil/"
+            f"workers:{workers}/order:shuffled/cache:warm")
+
+
+class Failed(Exception):
+    """A side that did not produce its figure: printed as `gpubench: error: ...`, exit 2."""
+
+
+def figures(path, name):
+    """(images_per_s, cpu_cores_used or None) of benchmark `name` in Google Benchmark JSON
+    `path`: medians over its iteration entries. Raises Failed when it is absent, skipped or
+    failed, naming why."""
+    with open(path) as f:
+        doc = json.load(f)
+    rows = [b for b in doc.get("benchmarks", []) if b.get("run_name", b.get("name")) == name
+            and b.get("run_type", "iteration") == "iteration"]
+    if not rows:
+        raise Failed(f"'{path}' has no benchmark {name}")
+    for b in rows:
+        if b.get("error_occurred") or b.get("skipped"):
+            raise Failed(f"{name}: {b.get('error_message') or b.get('skip_message') or 'failed'}")
+    ips = [b["images_per_s"] for b in rows if "images_per_s" in b]
+    if not ips:
+        raise Failed(f"{name} in '{path}' reports no images_per_s")
+    cores = [b["cpu_cores_used"] for b in rows if "cpu_cores_used" in b]
+    return statistics.median(ips), (statistics.median(cores) if cores else None)
+
+
+def run(cmd, env, what):
+    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode != 0:
+        raise Failed(f"{what} exited {p.returncode}: {' '.join(cmd)}\n{p.stdout[-4000:]}")
+    return p.stdout
+
+
+def run_gpubench(args, workers, out):
+    env = dict(os.environ, GPUBENCH_DATA_DIR=os.path.abspath(args.data_dir),
+               GPUBENCH_DATALOADER_WORKERS=str(workers))
+    env.setdefault("GPUBENCH_PROFILE", "quick")
+    run([args.gpubench_dataloader, f"--benchmark_filter=^{gpubench_case(workers)}$",
+         f"--benchmark_out={out}", "--benchmark_out_format=json"], env, "gpubench-dataloader")
+    return figures(out, gpubench_case(workers))
+
+
+def run_pytorch(args, dataset, workers, out):
+    run([sys.executable, os.path.join(HERE, "pytorch_dataloader.py"), "--dataset", dataset,
+         "--workers", str(workers), "--batch-size", str(args.batch_size), "--epochs",
+         str(args.epochs), "--out", out], dict(os.environ), "pytorch_dataloader.py")
+    return figures(out, pytorch_case(workers))
+
+
+def find_dataset(data_dir):
+    """The newest wds dataset directory under `data_dir` whose manifest names SIZE images."""
+    found = []
+    for name in os.listdir(data_dir):
+        manifest = os.path.join(data_dir, name, "manifest.json")
+        try:
+            with open(manifest) as f:
+                m = json.load(f)
+            if (m.get("format") == "wds" and int(m.get("image_width", 0)) == SIZE[0]
+                    and int(m.get("image_height", 0)) == SIZE[1]):
+                found.append((os.path.getmtime(manifest), os.path.join(data_dir, name)))
+        except (OSError, ValueError, TypeError, AttributeError):
+            continue
+    if not found:
+        raise Failed(f"no wds dataset of {SIZE[0]}x{SIZE[1]} JPEG images under '{data_dir}' "
+                     "(gpubench's case generates it there; or name one with --dataset)")
+    return max(found)[1]
+
+
+def ratio_text(g, p):
+    return f"{g / p:.2f}" if g is not None and p > 0 else "-"
+
+
+def table(rows):
+    """rows: (workers, (gpubench images/s, cores) or None, (PyTorch images/s, cores))."""
+    def cell(fig):
+        if fig is None:
+            return "-", "-"
+        return f"{fig[0]:.1f}", ("-" if fig[1] is None else f"{fig[1]:.2f}")
+    lines = [f"{'workers':>7}  {'gpubench img/s':>14}  {'cores':>5}  {'PyTorch img/s':>13}  "
+             f"{'cores':>5}  {'gpubench/PyTorch':>16}"]
+    for w, g, p in rows:
+        gi, gc = cell(g)
+        pi, pc = cell(p)
+        lines.append(f"{w:>7}  {gi:>14}  {gc:>5}  {pi:>13}  {pc:>5}  "
+                     f"{ratio_text(g[0] if g else None, p[0]):>16}")
+    return "\n".join(lines)
+
+
+def worker_list(text):
+    try:
+        values = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a comma-separated list of integers")
+    if not values or any(v < 1 or v > 1024 for v in values):
+        raise argparse.ArgumentTypeError(f"'{text}' needs worker counts from 1 to 1024")
+    return values
+
+
+def parse_args(argv):
+    cores = len(os.sched_getaffinity(0))
+    p = argparse.ArgumentParser(prog="compare_pytorch.py", description=__doc__.split("\n")[0])
+    p.add_argument("--data-dir", required=True, help="GPUBENCH_DATA_DIR for gpubench's side")
+    p.add_argument("--gpubench-dataloader", default="build/bin/gpubench-dataloader")
+    p.add_argument("--workers", type=worker_list, default=list(range(1, cores + 1)),
+                   help=f"worker counts (default 1..{cores}, the usable CPUs)")
+    p.add_argument("--batch-size", type=int, default=32, help="PyTorch's batch size")
+    p.add_argument("--epochs", type=int, default=4, help="PyTorch's timed epochs (gpubench: 4)")
+    p.add_argument("--dataset", help="the dataset directory PyTorch reads (default: found)")
+    p.add_argument("--keep", help="directory to keep every run's JSON in")
+    p.add_argument("--pytorch-only", action="store_true",
+                   help="no gpubench side (needs --dataset): PyTorch's figures alone")
+    args = p.parse_args(argv)
+    if args.batch_size < 1 or args.epochs < 1:
+        p.error("--batch-size and --epochs must be 1 or more")
+    if args.pytorch_only and not args.dataset:
+        p.error("--pytorch-only needs --dataset (no gpubench run generates one)")
+    return args
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    if not os.path.isdir(args.data_dir):
+        print(f"gpubench: error: data directory '{args.data_dir}' does not exist (create it; "
+              "gpubench generates its datasets there)", file=sys.stderr)
+        return 2
+    if not args.pytorch_only and not os.access(args.gpubench_dataloader, os.X_OK):
+        print(f"gpubench: error: '{args.gpubench_dataloader}' is not an executable (build "
+              "gpubench-dataloader, or name it with --gpubench-dataloader)", file=sys.stderr)
+        return 2
+    keep = args.keep or tempfile.mkdtemp(prefix="compare-pytorch-")
+    os.makedirs(keep, exist_ok=True)
+    rows = []
+    try:
+        for w in args.workers:  # interleaved: both sides at W before either moves on
+            g = None
+            if not args.pytorch_only:
+                g = run_gpubench(args, w, os.path.join(keep, f"gpubench-workers{w}.json"))
+            dataset = args.dataset or find_dataset(args.data_dir)
+            p = run_pytorch(args, dataset, w, os.path.join(keep, f"pytorch-workers{w}.json"))
+            rows.append((w, g, p))
+            ours = "-" if g is None else f"{g[0]:.1f}"
+            print(f"workers {w}: gpubench {ours} images/s, PyTorch {p[0]:.1f} images/s",
+                  file=sys.stderr, flush=True)
+    except Failed as e:
+        print(f"gpubench: error: {e}", file=sys.stderr)
+        return 2
+    print(f"dataset: {dataset}  (each run's JSON: {keep})")
+    print(table(rows))
+    if args.pytorch_only:
+        return 0
+    slower = [w for w, g, p in rows if g[0] < p[0]]
+    if slower:
+        print(f"gpubench slower than PyTorch at workers {', '.join(map(str, slower))}")
+        return 1
+    print("gpubench at least as fast as PyTorch at every worker count")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
