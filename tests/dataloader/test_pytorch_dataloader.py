@@ -155,6 +155,15 @@ def test_compare(source, work):
     rc, _, _ = run([sys.executable, os.path.join(scripts, "standin_shards.py"), "--out",
                     os.path.join(data, "wds-standin"), "--images", "6", "--per-shard", "4"])
     check(rc == 0, "stand-in 500x375 dataset for compare_pytorch.py")
+    # Its manifest without the image size (found from the first image), beside a wds dataset
+    # of another size that compare_pytorch.py must not pick.
+    manifest = os.path.join(data, "wds-standin", "manifest.json")
+    m = json.load(open(manifest))
+    del m["image_width"], m["image_height"]
+    json.dump(m, open(manifest, "w"))
+    rc, _, _ = run([sys.executable, os.path.join(scripts, "standin_shards.py"), "--out",
+                    os.path.join(data, "wds-other-size"), "--images", "2", "--width", "64",
+                    "--height", "48"])
     fake = os.path.join(work, "fixture-gpubench-dataloader")
     with open(fake, "w") as f:
         f.write(FAKE_SUITE)
@@ -179,6 +188,8 @@ def test_compare(source, work):
                   c["name"].endswith(f"/workers:{c['workers']}/order:shuffled/cache:warm")
                   for c in calls),
               "gpubench's case run once per worker count with its workers, data dir, quick")
+        check(f"dataset: {os.path.join(data, 'wds-standin')} " in so,
+              "PyTorch read the 500x375 dataset (size from its first image)")
         lines = [line.split() for line in so.splitlines() if line.split()[:1] in (["1"], ["2"])]
         check(len(lines) == 2 and lines[1][1] == f"{figures['2']:.1f}" and float(lines[1][3]) > 0,
               "the table has a row per worker count with both sides' images/s")

@@ -26,6 +26,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -89,18 +90,36 @@ def run_pytorch(args, dataset, workers, out):
     return figures(out, pytorch_case(workers))
 
 
+def first_image_size(directory):
+    """(width, height) of the first .jpg member of the directory's first shard, or None."""
+    from PIL import Image  # noqa: PLC0415
+    shards = sorted(f for f in os.listdir(directory) if f.endswith(".tar"))
+    if not shards:
+        return None
+    with tarfile.open(os.path.join(directory, shards[0]), "r:") as tar:
+        for m in tar:
+            if m.isfile() and m.name.endswith(".jpg"):
+                return Image.open(tar.extractfile(m)).size
+    return None
+
+
 def find_dataset(data_dir):
-    """The newest wds dataset directory under `data_dir` whose manifest names SIZE images."""
+    """The newest wds dataset directory under `data_dir` of SIZE JPEG images: the size its
+    manifest states, else its first image's."""
     found = []
     for name in os.listdir(data_dir):
         manifest = os.path.join(data_dir, name, "manifest.json")
         try:
             with open(manifest) as f:
                 m = json.load(f)
-            if (m.get("format") == "wds" and int(m.get("image_width", 0)) == SIZE[0]
-                    and int(m.get("image_height", 0)) == SIZE[1]):
+            if m.get("format") != "wds":
+                continue
+            size = (int(m.get("image_width", 0)), int(m.get("image_height", 0)))
+            if size == (0, 0):
+                size = first_image_size(os.path.join(data_dir, name))
+            if size == SIZE:
                 found.append((os.path.getmtime(manifest), os.path.join(data_dir, name)))
-        except (OSError, ValueError, TypeError, AttributeError):
+        except (OSError, ValueError, TypeError, AttributeError, tarfile.TarError):
             continue
     if not found:
         raise Failed(f"no wds dataset of {SIZE[0]}x{SIZE[1]} JPEG images under '{data_dir}' "
