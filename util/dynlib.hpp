@@ -4,7 +4,8 @@
 //
 // Used for the libraries gpubench does not bundle: cuBLAS, cuBLASLt and NCCL (taken from the
 // target's CUDA toolkit or pip `nvidia-*` wheels) and HDF5 (the dataloader's; its closure is
-// large and tied to the build machine's glibc). Search order for a library with `env_dirs` set:
+// large and tied to the build machine's glibc); also for libturbojpeg, which the bundle does
+// carry (libc only), so that a build without it still starts. Search order with `env_dirs` set:
 //   1. each directory of the environment variable (GPUBENCH_CUDA_LIBS for the CUDA libraries,
 //      GPUBENCH_HDF5_LIBS for HDF5; colon-separated): the directory itself, then the pip layouts
 //      under it (nvidia/cu<N>/lib, nvidia/<package>/lib, cu<N>/lib, <package>/lib), so a

@@ -43,7 +43,11 @@ bool load_cached(const fs::path& dir, const DatasetSpec& spec, Dataset& out) {
         j.at("seed").get<std::uint64_t>() != spec.seed ||
         j.at("record_bytes").get<std::size_t>() != spec.record_bytes ||
         j.at("samples").get<std::uint64_t>() != spec.samples ||
-        j.at("samples_per_shard").get<std::uint64_t>() != spec.samples_per_shard) {
+        j.at("samples_per_shard").get<std::uint64_t>() != spec.samples_per_shard ||
+        // JPEG datasets: absent (0) in the manifests of the others.
+        j.value("image_width", std::uint32_t{0}) != spec.image_width ||
+        j.value("image_height", std::uint32_t{0}) != spec.image_height ||
+        (spec.is_jpeg() && j.value("jpeg_quality", 0) != spec.jpeg_quality)) {
       return false;
     }
     out = Dataset{spec, dir, {}};

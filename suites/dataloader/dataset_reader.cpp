@@ -19,6 +19,60 @@ namespace {
       "delete the dataset directory so it is regenerated");
 }
 
+// The payload of the TFRecord record at byte `at` of `f` (its bytes at `rec`; the next record
+// starts at `end`), after checking the length's and the payload's masked CRC32C.
+std::string_view tfrecord_payload(const OpenFile& f, std::uint64_t at, const char* rec,
+                                  std::uint64_t end) {
+  std::uint64_t length = 0;
+  std::uint32_t length_crc = 0;
+  std::uint32_t data_crc = 0;
+  std::memcpy(&length, rec, 8);
+  std::memcpy(&length_crc, rec + 8, 4);
+  if (mask_crc(crc32c(rec, 8)) != length_crc) corrupt(f, at, "record length checksum mismatch");
+  if (length + 16 != end - at) {
+    corrupt(f, at,
+            "record length " + std::to_string(length) + " changed since the file was opened");
+  }
+  const char* payload = rec + 12;
+  std::memcpy(&data_crc, payload + length, 4);
+  if (mask_crc(crc32c(payload, length)) != data_crc) {
+    corrupt(f, at, "record payload checksum mismatch (CRC32C)");
+  }
+  return {payload, length};
+}
+
+// The tar member whose header is at byte `at` of `f` (its bytes at `h`), checked to be a member
+// of sample `key` that ends by `end` (where the next sample starts).
+TarMember wds_member(const OpenFile& f, std::uint64_t at, const char* h, std::uint64_t end,
+                     const std::string& key) {
+  TarMember m;
+  try {
+    m = parse_tar_header(h);
+  } catch (const std::runtime_error& e) {
+    corrupt(f, at, e.what());
+  }
+  if (m.end_of_archive || at + k_tar_block + tar_padded(m.size) > end) {
+    corrupt(f, at, "tar member does not fit its sample (changed since the file was opened)");
+  }
+  const std::string_view name = m.name;
+  if (name.substr(0, name.find('.')) != key) {
+    corrupt(f, at,
+            "tar member '" + std::string(name) + "' where sample key " + key + " was expected");
+  }
+  return m;
+}
+
+// The label of a <key>.cls member (decimal ASCII) whose data starts at byte `at`.
+std::uint32_t wds_label(const OpenFile& f, std::uint64_t at, const char* data, std::uint64_t size) {
+  std::uint64_t label = 0;
+  if (size == 0 || size > 10) corrupt(f, at, "label is not a number");
+  for (std::uint64_t k = 0; k < size; ++k) {
+    if (data[k] < '0' || data[k] > '9') corrupt(f, at + k, "label is not a decimal number");
+    label = label * 10 + static_cast<std::uint64_t>(data[k] - '0');
+  }
+  return static_cast<std::uint32_t>(label);
+}
+
 }  // namespace
 
 DatasetReader::DatasetReader(const Dataset& dataset, ReadPath path)
@@ -167,26 +221,12 @@ void DatasetReader::read_tfrecord(const Shard& shard, std::uint64_t index, std::
   reader.read(f, base, scratch.size(), scratch.data());
   for (std::size_t i = 0; i < count; ++i) {
     const std::uint64_t at = shard.sample_offsets[index + i];
-    const char* rec = scratch.data() + (at - base);
-    std::uint64_t length = 0;
-    std::uint32_t length_crc = 0;
-    std::uint32_t data_crc = 0;
-    std::memcpy(&length, rec, 8);
-    std::memcpy(&length_crc, rec + 8, 4);
-    if (mask_crc(crc32c(rec, 8)) != length_crc) corrupt(f, at, "record length checksum mismatch");
-    if (length + 16 != shard.sample_offsets[index + i + 1] - at) {
-      corrupt(f, at,
-              "record length " + std::to_string(length) + " changed since the file was opened");
-    }
-    const char* payload = rec + 12;
-    std::memcpy(&data_crc, payload + length, 4);
-    if (mask_crc(crc32c(payload, length)) != data_crc) {
-      corrupt(f, at, "record payload checksum mismatch (CRC32C)");
-    }
+    const std::string_view payload =
+        tfrecord_payload(f, at, scratch.data() + (at - base), shard.sample_offsets[index + i + 1]);
     bool have_label = false;
     bool have_image = false;
     try {
-      for (const ExampleFeature& feat : parse_example(std::string_view(payload, length))) {
+      for (const ExampleFeature& feat : parse_example(payload)) {
         if (feat.key == k_tfrecord_label_key) {
           if (feat.int64s.size() != 1 || feat.int64s[0] < 0 || feat.int64s[0] > 0xffffffffll) {
             throw ProtoError("feature 'label' is not one uint32 in an int64_list", 0);
@@ -227,32 +267,12 @@ void DatasetReader::read_wds(const Shard& shard, std::uint64_t first_sample, std
     bool have_image = false;
     while (at < end) {
       const char* h = scratch.data() + (at - base);
-      TarMember m;
-      try {
-        m = parse_tar_header(h);
-      } catch (const std::runtime_error& e) {
-        corrupt(f, at, e.what());
-      }
-      if (m.end_of_archive || at + k_tar_block + tar_padded(m.size) > end) {
-        corrupt(f, at, "tar member does not fit its sample (changed since the file was opened)");
-      }
+      const TarMember m = wds_member(f, at, h, end, key);
       const std::string_view name = m.name;
-      if (name.substr(0, name.find('.')) != key) {
-        corrupt(f, at,
-                "tar member '" + std::string(name) + "' where sample key " + key + " was expected");
-      }
       const char* data = h + k_tar_block;
       const std::string_view ext = name.substr(std::min(name.size(), key.size()));
       if (ext == ".cls") {
-        std::uint64_t label = 0;
-        if (m.size == 0 || m.size > 10) corrupt(f, at + k_tar_block, "label is not a number");
-        for (std::uint64_t k = 0; k < m.size; ++k) {
-          if (data[k] < '0' || data[k] > '9') {
-            corrupt(f, at + k_tar_block + k, "label is not a decimal number");
-          }
-          label = label * 10 + static_cast<std::uint64_t>(data[k] - '0');
-        }
-        labels[i] = static_cast<std::uint32_t>(label);
+        labels[i] = wds_label(f, at + k_tar_block, data, m.size);
         have_label = true;
       } else if (ext == ".bin") {
         if (m.size != rb) {
@@ -272,6 +292,76 @@ void DatasetReader::read_wds(const Shard& shard, std::uint64_t first_sample, std
   }
 }
 
+std::uint32_t DatasetReader::read_encoded(std::uint64_t index, std::vector<std::uint8_t>& jpeg,
+                                          ByteReader& reader, std::vector<char>& scratch) const {
+  if (!m_spec.is_jpeg()) {
+    throw bad_input("read_encoded on " + m_spec.directory_name(), "it is not a JPEG dataset",
+                    "read its samples with read_samples");
+  }
+  if (index >= m_spec.samples) {
+    throw bad_input("read past the end of the dataset: sample " + std::to_string(index) + " of " +
+                    std::to_string(m_spec.samples));
+  }
+  const Shard& shard = m_shards[index / m_spec.samples_per_shard];
+  const std::uint64_t i = index % m_spec.samples_per_shard;
+  const OpenFile& f = *shard.files[0];
+  const std::uint64_t begin = shard.sample_offsets[i];
+  const std::uint64_t end = shard.sample_offsets[i + 1];
+  scratch.resize(end - begin);
+  reader.read(f, begin, scratch.size(), scratch.data());
+  std::uint32_t label = 0;
+  bool have_label = false;
+  bool have_image = false;
+  if (m_spec.format == Format::tfrecord) {
+    const std::string_view payload = tfrecord_payload(f, begin, scratch.data(), end);
+    try {
+      for (const ExampleFeature& feat : parse_example(payload)) {
+        if (feat.key == k_tfrecord_label_key) {
+          if (feat.int64s.size() != 1 || feat.int64s[0] < 0 || feat.int64s[0] > 0xffffffffll) {
+            throw ProtoError("feature 'label' is not one uint32 in an int64_list", 0);
+          }
+          label = static_cast<std::uint32_t>(feat.int64s[0]);
+          have_label = true;
+        } else if (feat.key == k_tfrecord_image_key) {
+          if (feat.bytes.size() != 1 || feat.bytes[0].empty()) {
+            throw ProtoError("feature 'image' is not one non-empty bytes value", 0);
+          }
+          jpeg.assign(feat.bytes[0].begin(), feat.bytes[0].end());
+          have_image = true;
+        }
+      }
+    } catch (const ProtoError& e) {
+      corrupt(f, begin + 12 + e.offset(), std::string("tf.train.Example: ") + e.what());
+    }
+    if (!have_label || !have_image) {
+      corrupt(f, begin + 12, "tf.train.Example lacks the 'image' or 'label' feature");
+    }
+    return label;
+  }
+  // wds: the members <key>.cls and <key>.jpg, in any order.
+  const std::string key = wds_key(index);
+  for (std::uint64_t at = begin; at < end;) {
+    const char* h = scratch.data() + (at - begin);
+    const TarMember m = wds_member(f, at, h, end, key);
+    const std::string_view name = m.name;
+    const std::string_view ext = name.substr(std::min(name.size(), key.size()));
+    const char* data = h + k_tar_block;
+    if (ext == ".cls") {
+      label = wds_label(f, at + k_tar_block, data, m.size);
+      have_label = true;
+    } else if (ext == ".jpg") {
+      if (m.size == 0) corrupt(f, at, "'" + std::string(name) + "' is empty");
+      jpeg.assign(data, data + m.size);
+      have_image = true;
+    }
+    at += k_tar_block + tar_padded(m.size);
+  }
+  if (!have_label || !have_image) {
+    corrupt(f, begin, "sample " + key + " lacks its .cls or .jpg member");
+  }
+  return label;
+}
+
 DatasetReader::~DatasetReader() = default;
 
 std::vector<const OpenFile*> DatasetReader::files() const {
@@ -285,6 +375,11 @@ std::vector<const OpenFile*> DatasetReader::files() const {
 void DatasetReader::read_samples(std::uint64_t first, std::size_t count, std::uint32_t* labels,
                                  std::uint8_t* pixels, ByteReader& reader,
                                  std::vector<char>& scratch) const {
+  if (m_spec.is_jpeg()) {
+    throw bad_input("read_samples on the JPEG dataset " + m_spec.directory_name(),
+                    "its samples are JPEG files of varying size, not fixed-size pixel records",
+                    "read them with read_encoded and decode them");
+  }
   if (first + count > m_spec.samples) {
     throw bad_input("read past the end of the dataset: samples " + std::to_string(first) + ".." +
                     std::to_string(first + count) + " of " + std::to_string(m_spec.samples));
@@ -393,12 +488,4 @@ void DatasetReader::read_in_shard(std::uint64_t shard_no, std::uint64_t index, s
   }
 }
 
-}  // namespace gpubench::dataloader
-
-// PLACEHOLDER (issue 41 contract): replaced by branch i41-jpeg.
-namespace gpubench::dataloader {
-std::uint32_t DatasetReader::read_encoded(std::uint64_t, std::vector<std::uint8_t>&, ByteReader&,
-                                          std::vector<char>&) const {
-  throw infrastructure("reading a JPEG sample", "not built yet (issue 41 placeholder)");
-}
 }  // namespace gpubench::dataloader

@@ -1,17 +1,24 @@
 // Writing a dataset's files: each format's shard layout on disk, checksummed and fsynced, and
-// the manifest that lists them (generate_dataset).
+// the manifest that lists them (generate_dataset). JPEG datasets (wds, tfrecord) encode
+// fill_image_rgb's images with TurboJPEG (jpeg_codec.hpp) on several threads.
 #include "suites/dataloader/dataset.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <exception>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "suites/dataloader/crc32c.hpp"
 #include "suites/dataloader/dataset_detail.hpp"
 #include "suites/dataloader/hdf5_io.hpp"
+#include "suites/dataloader/jpeg_codec.hpp"
 #include "suites/dataloader/npy.hpp"
 #include "suites/dataloader/tar_format.hpp"
 #include "suites/dataloader/text_codec.hpp"
@@ -102,6 +109,89 @@ class FileWriter {
   std::uint64_t m_bytes = 0;
   std::uint32_t m_crc = 0;
 };
+
+// Encodes images [first, first + count) of a JPEG dataset into `out`, on up to `threads` threads
+// (generation of a few thousand images is bound by the encoder, ~1-10 ms per image; each thread
+// has its own TurboJPEG handle). The bytes do not depend on the thread that made them.
+void encode_images(const DatasetSpec& spec, const JpegCodec& codec, std::uint64_t first,
+                   std::size_t count, unsigned threads,
+                   std::vector<std::vector<std::uint8_t>>& out) {
+  out.resize(count);
+  std::atomic<std::size_t> next{0};
+  std::mutex error_mutex;
+  std::exception_ptr error;
+  auto work = [&] {
+    std::vector<std::uint8_t> rgb(std::size_t{spec.image_width} * spec.image_height * 3);
+    for (std::size_t i = next.fetch_add(1); i < count; i = next.fetch_add(1)) {
+      try {
+        const int w = static_cast<int>(spec.image_width);
+        const int h = static_cast<int>(spec.image_height);
+        fill_image_rgb(spec.seed, first + i, w, h, rgb);
+        out[i] = codec.encode_rgb(rgb.data(), w, h, spec.jpeg_quality);
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = std::current_exception();
+        next = count;  // the others stop after their current image
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < std::min<std::size_t>(threads, count); ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+}
+
+// A shard of a JPEG dataset (wds or tfrecord): images encoded in batches of a few per thread,
+// so memory stays a few dozen images whatever the shard size.
+void write_jpeg_shard(const fs::path& dir, const DatasetSpec& spec, const JpegCodec& codec,
+                      std::uint64_t shard, std::vector<ManifestFile>& files) {
+  const std::uint64_t n = spec.samples_in_shard(shard);
+  const std::uint64_t first = shard * spec.samples_per_shard;
+  const std::string name = shard_file_names(spec.format, shard)[0];
+  const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 16u);
+  const std::size_t batch = std::size_t{threads} * 4;
+  FileWriter w(dir / name, name);
+  const std::string zeros(k_tar_block, '\0');
+  std::vector<std::vector<std::uint8_t>> images;
+  std::string buffer;
+  for (std::uint64_t done = 0; done < n; done += images.size()) {
+    encode_images(spec, codec, first + done,
+                  static_cast<std::size_t>(std::min<std::uint64_t>(batch, n - done)), threads,
+                  images);
+    for (std::size_t k = 0; k < images.size(); ++k) {
+      const std::uint64_t index = first + done + k;
+      const std::uint32_t label = sample_label(spec.seed, index);
+      const std::vector<std::uint8_t>& jpeg = images[k];
+      buffer.clear();
+      if (spec.format == Format::wds) {
+        const std::string key = wds_key(index);
+        const std::string text = std::to_string(label);
+        append_tar_header(buffer, key + ".cls", text.size());
+        buffer += text;
+        buffer.append(tar_padded(text.size()) - text.size(), '\0');
+        append_tar_header(buffer, key + ".jpg", jpeg.size());
+        w.write(buffer);
+        w.write(jpeg.data(), jpeg.size());
+        w.write(zeros.data(), tar_padded(jpeg.size()) - jpeg.size());
+      } else {
+        append_example(buffer, k_tfrecord_image_key, jpeg, k_tfrecord_label_key, label);
+        const std::uint64_t length = buffer.size();
+        const std::uint32_t length_crc = mask_crc(crc32c(&length, 8));
+        const std::uint32_t data_crc = mask_crc(crc32c(buffer.data(), buffer.size()));
+        w.write(&length, 8);
+        w.write(&length_crc, 4);
+        w.write(buffer);
+        w.write(&data_crc, 4);
+      }
+    }
+  }
+  if (spec.format == Format::wds) {
+    w.write(zeros);  // end of archive: two zero blocks
+    w.write(zeros);
+  }
+  files.push_back(w.close());
+}
 
 void write_shard(const fs::path& dir, const DatasetSpec& spec, std::uint64_t shard,
                  std::vector<ManifestFile>& files) {
@@ -239,26 +329,66 @@ nlohmann::json manifest_json(const Dataset& d) {
   nlohmann::json files = nlohmann::json::array();
   for (const auto& f : d.files)
     files.push_back({{"name", f.name}, {"bytes", f.bytes}, {"crc32c", f.crc32c}});
-  return {{"layout_version", k_layout_version},
-          {"format", to_string(d.spec.format)},
-          {"seed", d.spec.seed},
-          {"record_bytes", d.spec.record_bytes},
-          {"samples", d.spec.samples},
-          {"samples_per_shard", d.spec.samples_per_shard},
-          {"pixels", "uniform random uint8 from splitmix64(seed, index)"},
-          {"files", files}};
+  nlohmann::json j = {{"layout_version", k_layout_version},
+                      {"format", to_string(d.spec.format)},
+                      {"seed", d.spec.seed},
+                      {"record_bytes", d.spec.record_bytes},
+                      {"samples", d.spec.samples},
+                      {"samples_per_shard", d.spec.samples_per_shard},
+                      {"pixels", "uniform random uint8 from splitmix64(seed, index)"},
+                      {"files", files}};
+  if (d.spec.is_jpeg()) {
+    j["image_width"] = d.spec.image_width;
+    j["image_height"] = d.spec.image_height;
+    j["jpeg_quality"] = d.spec.jpeg_quality;
+    j["pixels"] = "fill_image_rgb(seed, index) as JPEG, 4:2:0, by TurboJPEG";
+  }
+  return j;
+}
+
+// The codec for a JPEG dataset; throws with the loader's reason when libturbojpeg is missing
+// (the cases ask JpegCodec::get() first and skip with that reason).
+const JpegCodec& codec_for(const DatasetSpec& spec) {
+  if (spec.format != Format::wds && spec.format != Format::tfrecord) {
+    throw bad_input(std::string("JPEG dataset requested in format ") + to_string(spec.format),
+                    "JPEG images are stored in wds and tfrecord datasets only",
+                    "use format wds or tfrecord");
+  }
+  if (spec.image_height == 0 || spec.image_width > 16384 || spec.image_height > 16384 ||
+      spec.jpeg_quality < 1 || spec.jpeg_quality > 100) {
+    throw bad_input("JPEG dataset of " + std::to_string(spec.image_width) + "x" +
+                        std::to_string(spec.image_height) + " images at quality " +
+                        std::to_string(spec.jpeg_quality),
+                    "width and height must be 1..16384 and quality 1..100");
+  }
+  std::string reason;
+  const JpegCodec* codec = JpegCodec::get(&reason);
+  if (codec == nullptr) {
+    throw infrastructure("cannot generate the JPEG dataset " + spec.directory_name(), reason,
+                         "install libturbojpeg (Debian/Ubuntu: libturbojpeg0, RHEL: turbojpeg) "
+                         "or name its directory in GPUBENCH_TURBOJPEG_LIBS");
+  }
+  return *codec;
 }
 
 }  // namespace
 
 Dataset generate_dataset(const fs::path& dir, const DatasetSpec& spec) {
-  if (spec.samples == 0 || spec.record_bytes == 0 || spec.samples_per_shard == 0) {
+  if (spec.samples == 0 || (spec.record_bytes == 0 && !spec.is_jpeg()) ||
+      spec.samples_per_shard == 0) {
     throw bad_input("empty dataset requested",
                     "samples, record_bytes and samples_per_shard must be > 0");
   }
+  const JpegCodec* codec = spec.is_jpeg() ? &codec_for(spec) : nullptr;
   fs::create_directories(dir);
   Dataset d{spec, dir, {}};
-  for (std::uint64_t s = 0; s < spec.shard_count(); ++s) write_shard(dir, spec, s, d.files);
+  for (std::uint64_t s = 0; s < spec.shard_count(); ++s) {
+    if (codec != nullptr) {
+      write_jpeg_shard(dir, spec, *codec, s, d.files);
+    } else {
+      write_shard(dir, spec, s, d.files);
+    }
+  }
   write_file_atomic(dir / "manifest.json", manifest_json(d).dump(2));
   return d;
 }

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpubench::dataloader {
@@ -39,6 +40,26 @@ struct DecodeTolerance {
   double max_mean_abs = 0;
 };
 
+// Decode validation (issue 41). Measured with libjpeg-turbo 2.1.5 (Debian 12) on
+// fill_image_rgb's images, seed 42, indexes 0..199 of each size, encoded at quality 90, 4:2:0
+// (files: 500x375 mean 111.8 KB, 102.3..120.8; 1280x960 mean 709.7 KB, 642.8..780.2):
+//   decode vs the generator's pixels  500x375: max_abs 136, mean_abs <= 6.00, PSNR >= 30.24 dB
+//                                    1280x960: max_abs 125, mean_abs <= 5.85, PSNR >= 30.48 dB
+//   (max_abs is large by nature: 4:2:0 halves the chroma resolution, so a pixel on the edge
+//   between two shapes of different colour takes part of its neighbour's colour);
+//   with TurboJPEG's fast (nearest) chroma upsampling, as a decoder other than libjpeg's may
+//   do: max_abs 170, mean_abs <= 6.53, PSNR >= 29.49 dB.
+// A decode of the wrong image, or with red and blue swapped, is off by tens of levels on average
+// (tests/dataloader/test_jpeg.cpp): the bounds have margin over a correct decode, not over those.
+inline constexpr DecodeTolerance k_decode_tolerance_q90{200, 28.0, 8.0};
+// Two decoders of the same file (the default against the accurate IDCT here; a GPU decoder
+// against TurboJPEG later). Here libjpeg-turbo's default IDCT is the accurate one: identical
+// (0 difference). What other decoders legitimately change, measured on the same images:
+//   fast integer IDCT (TJFLAG_FASTDCT) vs accurate:  max_abs 8,  mean_abs <= 1.16, PSNR >= 44.3 dB
+//   fast chroma upsampling (nearest) vs fancy:       max_abs 85, mean_abs <= 2.37, PSNR >= 37.1 dB
+//   both:                                            max_abs 84, mean_abs <= 2.71, PSNR >= 36.5 dB
+inline constexpr DecodeTolerance k_decoder_agreement_tolerance{112, 34.0, 3.5};
+
 class JpegCodec {
  public:
   // The process-wide codec, or null with `reason` set when libturbojpeg cannot be loaded or
@@ -60,6 +81,7 @@ class JpegCodec {
   const std::string& library_path() const noexcept { return m_path; }
 
   JpegCodec() = default;
+  explicit JpegCodec(std::string library_path) : m_path(std::move(library_path)) {}
 
  private:
   std::string m_path;

@@ -42,6 +42,8 @@ chmod 1777 "$root/tmp"
 mknod -m 666 "$root/dev/null" c 1 3 || skip "mknod failed (no CAP_MKNOD in this container)"
 tar -xzf "$tarball" -C "$root"
 mv "$root/$name" "$root/gpubench"
+# The dataloader dlopens libturbojpeg (issue 41); the root has none but the bundle's.
+[ -f "$root/gpubench/lib/libturbojpeg.so.0" ] || fail "the bundle has no lib/libturbojpeg.so.0"
 
 # glibc from the host, at the paths the loader searches; the loader at the programs' PT_INTERP.
 interp="$(readelf -l "$root/gpubench/bin/gpubench" | sed -nE 's/.*Requesting program interpreter: (.*)\]/\1/p')"
