@@ -37,7 +37,9 @@ CropBox sample_crop_box(int image_width, int image_height, std::uint64_t seed, s
 std::uint16_t float_to_bf16(float value);
 float bf16_to_float(std::uint16_t bits);
 
-// The reference: straightforward float arithmetic, one output value at a time. `rgb` is
+// The reference: one output value at a time, with PIL's own arithmetic (double weights turned
+// into 22-bit fixed point, the horizontal pass rounded to 8 bits before the vertical one, as
+// augment.cpp explains), so it is the uint8 image torchvision would produce. `rgb` is
 // interleaved 8-bit RGB (width * 3 bytes per row); `out` holds 3 * out_size * out_size bf16
 // values, channel-major (CHW).
 void augment_reference(const std::uint8_t* rgb, int width, int height, const CropBox& box,
