@@ -49,6 +49,10 @@ struct ModelRates {
   double disk_read_bytes_per_s = 2e9;
   double text_parse_bytes_per_s = 0.2e9;
   double generate_bytes_per_s = 0.5e9;
+  // One loader worker reading, decoding (libjpeg-turbo) and augmenting (random resized crop 224,
+  // bf16) 500x375 JPEGs; larger images cost in proportion to their pixels. Measured on a 2-core
+  // x86 development VM (issue 41), where server cores are not slower.
+  double jpeg_images_per_worker_s = 300;
   // Collectives: 8xH200 allreduce bus bandwidth (rule 13) and a small call's latency.
   double allreduce_busbw_bytes_per_s = 475e9;
   double collective_latency_s = 30e-6;

@@ -18,6 +18,8 @@
 #include "suites/dataloader/dataset_reader.hpp"
 #include "suites/dataloader/device_staging.hpp"
 #include "suites/dataloader/hdf5_io.hpp"
+#include "suites/dataloader/image_pipeline.hpp"
+#include "suites/dataloader/jpeg_codec.hpp"
 #include "suites/dataloader/pipeline.hpp"
 #include "suites/dataloader/text_codec.hpp"
 #include "util/clock.hpp"
@@ -26,6 +28,9 @@
 namespace gpubench::dataloader {
 namespace {
 
+using detail::image_name;
+using detail::image_spec_for;
+using detail::ImageCase;
 using detail::k_image_bytes;
 using detail::k_parse_iterations_per_pass;
 using detail::k_seed;
@@ -183,6 +188,97 @@ void bm_pipeline(benchmark::State& state, const ReadCase& c) {
   });
 }
 
+double process_cpu_seconds() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// The image pipeline: JPEG read, CPU decode, random resized crop, flip, normalise, bf16.
+void bm_image(benchmark::State& state, const ImageCase& c) {
+  guarded(state, [&] {
+    std::string reason;
+    const JpegCodec* codec = JpegCodec::get(&reason);
+    if (!codec) {
+      suite::skip(state, reason);
+      return;
+    }
+    if (c.path == ReadPath::uring && !uring_unavailable_reason().empty()) {
+      suite::skip(state, "io_uring unavailable (" + uring_unavailable_reason() + ")");
+      return;
+    }
+    const DatasetSpec spec = image_spec_for(*g_config, c.format, c.width, c.height);
+    const Dataset& dataset = dataset_for(spec);
+    DatasetReader reader(dataset, c.path);
+    const CpuImageSteps steps(*codec, spec);
+    PipelineConfig pc;
+    pc.workers = c.workers;
+    pc.batch_size = c.batch;
+    pc.order = c.order;
+    pc.order_seed = k_seed;
+    {
+      // Before timing: every image once, decoded within the codec's tolerance of the generator's,
+      // sampled augmentations within one bf16 step of the reference (also the warm-up).
+      ImageCheck check;
+      ImageSource checking(reader, steps, k_seed, &check);
+      pc.source = &checking;
+      Pipeline pipeline(reader, pc);
+      if (const std::string bad = check_image_epoch(pipeline, spec, check); !bad.empty()) {
+        suite::fail(state, "image pipeline output is wrong: " + bad);
+        return;
+      }
+    }
+    ImageSource source(reader, steps, k_seed);
+    pc.source = &source;
+    Pipeline pipeline(reader, pc);
+    std::uint64_t samples = 0;
+    std::uint64_t bytes = 0;
+    double wall = 0;
+    double stall = 0;
+    double cpu = 0;
+    double resident = 0;
+    std::vector<double> latencies;
+    for (auto _ : state) {
+      if (c.cold) {
+        state.PauseTiming();
+        resident += evict_from_page_cache(reader.files()).resident_fraction();
+        state.ResumeTiming();
+      }
+      const double cpu0 = process_cpu_seconds();
+      PipelineResult r = pipeline.run();
+      cpu += process_cpu_seconds() - cpu0;
+      state.SetIterationTime(r.wall_s);
+      samples += r.samples;
+      bytes += r.bytes;
+      wall += r.wall_s;
+      stall += r.stall_s;
+      latencies.insert(latencies.end(), r.batch_latency_us.begin(), r.batch_latency_us.end());
+    }
+    const ImageWork work = source.take_work();
+    const double iters =
+        static_cast<double>(std::max<benchmark::IterationCount>(1, state.iterations()));
+    const double per_s = wall > 0 ? 1 / wall : 0;
+    state.counters["images_per_s"] = static_cast<double>(samples) * per_s;
+    state.counters["samples_per_s"] = static_cast<double>(samples) * per_s;
+    // Augmented bf16 images + labels delivered, and the JPEG bytes read to make them.
+    state.counters["MB_per_s"] = static_cast<double>(bytes) * per_s / 1e6;
+    state.counters["input_MB_per_s"] = static_cast<double>(work.jpeg_bytes) * per_s / 1e6;
+    state.counters["cpu_cores_used"] = cpu * per_s;
+    state.counters["decode_fraction"] = work.decode_fraction();
+    state.counters["batch_p50_us"] = percentile(latencies, 50);
+    state.counters["batch_p99_us"] = percentile(latencies, 99);
+    state.counters["stall_fraction"] = wall > 0 ? stall / wall : 0;
+    if (c.cold) {
+      state.counters["resident_fraction"] = resident / iters;
+      state.SetLabel(resident / iters > 0.05
+                         ? "cold requested but the kernel kept " +
+                               std::to_string(static_cast<int>(100 * resident / iters)) +
+                               "% of the dataset resident: figures are partly page-cache reads"
+                         : "cold: evicted with posix_fadvise(DONTNEED)");
+    }
+  });
+}
+
 void bm_memcpy_ceiling(benchmark::State& state, int threads) {
   guarded(state, [&] {
     double mbps = 0;
@@ -311,10 +407,16 @@ void register_dataloader_benchmarks(const SuiteConfig& config) {
         "dataloader/ceiling/kind:seq_read/format:raw/record_bytes:" + std::to_string(rb), iters,
         [rb](benchmark::State& state) { bm_seq_read_ceiling(state, rb); }, ms);
   }
-  for (const auto& [kind, c] : make_plan(config).reads) {
+  const detail::Plan plan = make_plan(config);
+  for (const auto& [kind, c] : plan.reads) {
     suite::register_timed(
         read_name(kind, c), iters,
         [read_case = c](benchmark::State& state) { bm_pipeline(state, read_case); }, ms);
+  }
+  for (const ImageCase& c : plan.images) {
+    suite::register_timed(
+        image_name(c), detail::image_iterations(config),
+        [image_case = c](benchmark::State& state) { bm_image(state, image_case); }, ms);
   }
   for (Format f : {Format::csv, Format::jsonl}) {
     suite::register_timed(
@@ -339,6 +441,9 @@ std::vector<std::string> availability_notes() {
   }
   if (const std::string g = cuda_unavailable_reason(); !g.empty()) {
     notes.push_back("h2d cases: skipped: " + g);
+  }
+  if (std::string jpeg; JpegCodec::get(&jpeg) == nullptr) {
+    notes.push_back("image cases: skipped: " + jpeg);
   }
   if (const std::string h5 = hdf5_library_text(); !h5.empty()) {
     notes.push_back("hdf5 cases: " + h5);

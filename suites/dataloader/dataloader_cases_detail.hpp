@@ -35,14 +35,36 @@ struct ReadCase {
   Order order = Order::sequential;
 };
 
+// An image pipeline case (issue 41): JPEG read, CPU decode, crop, augmentation to bf16.
+struct ImageCase {
+  Format format = Format::wds;  // wds or tfrecord
+  int width = 500;              // of the dataset's images, pixels
+  int height = 375;
+  ReadPath path = ReadPath::pread;
+  int workers = 2;
+  Order order = Order::shuffled;
+  bool cold = false;
+  // Augmented images per staging slot (4 x 301056 bytes). Small, so the quick profile's few
+  // images still make a batch per worker; a batch costs ~10 ms of decode, which hides the
+  // per-batch hand-over (microseconds) at any size.
+  std::size_t batch = 4;
+};
+
 struct Plan {
   std::vector<std::pair<std::string, ReadCase>> reads;  // (kind, case)
+  std::vector<ImageCase> images;
 };
 
 // The dataset a case of `format` and `record_bytes` reads, sized by the profile.
 DatasetSpec spec_for(const SuiteConfig& config, Format format, std::size_t record_bytes);
 // The benchmark name of a read case of `kind` ("read", "train", "h2d").
 std::string read_name(const std::string& kind, const ReadCase& c);
+// The JPEG dataset of `format` with images of width x height, sized by the profile.
+DatasetSpec image_spec_for(const SuiteConfig& config, Format format, int width, int height);
+// `dataloader/image/format:F/size:WxH/decode:cpu/path:P/workers:W/order:O/cache:C`.
+std::string image_name(const ImageCase& c);
+// Timed epochs per repetition of an image case: half the read cases' (each costs seconds).
+int image_iterations(const SuiteConfig& config);
 // The read cases the configuration sweeps, in registration order.
 Plan make_plan(const SuiteConfig& config);
 

@@ -3,7 +3,15 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "suites/dataloader/image_pipeline.hpp"
+
 namespace gpubench::dataloader {
+namespace {
+
+// augment_reference of one image costs about this many images through the pipeline.
+constexpr double k_reference_augment_images = 10;
+
+}  // namespace
 
 double planned_case_seconds(const CaseOutline& c, int repetitions, const suite::ModelRates& r) {
   const auto bytes = static_cast<double>(c.bytes);
@@ -26,6 +34,8 @@ double planned_case_seconds(const CaseOutline& c, int repetitions, const suite::
     case CaseWork::generate:
       iteration_s = suite::transfer_seconds(bytes, r.generate_bytes_per_s);
       break;
+    case CaseWork::image:
+      break;  // below, with the checking epoch
     case CaseWork::read: {
       const double read_rate =
           c.cold ? r.disk_read_bytes_per_s
@@ -38,6 +48,19 @@ double planned_case_seconds(const CaseOutline& c, int repetitions, const suite::
     }
   }
   suite::CaseCost cost;
+  if (c.work == CaseWork::image) {
+    // Decode-bound: each image costs its pixels at the 500x375 rate; the reads are the files'
+    // compressed bytes (a tenth of the pixels), which the decode hides.
+    const double image_s =
+        static_cast<double>(c.image_pixels) / (500.0 * 375.0) / r.jpeg_images_per_worker_s;
+    iteration_s = static_cast<double>(c.images) * image_s / workers;
+    // The checking epoch before timing (each repetition): the same decode and augmentation, the
+    // generator's image and its comparison (about as much again), and the reference augmentation
+    // of every k_reference_every-th image (plain float code, ~10 images' worth each).
+    const double references =
+        static_cast<double>((c.images + k_reference_every - 1) / k_reference_every);
+    cost.warmup_s = 2 * iteration_s + references * k_reference_augment_images * image_s / workers;
+  }
   cost.setup_s = workers * r.per_allocation_s;  // workers started, staging buffers allocated
   cost.sample_s = iteration_s;
   cost.samples = c.iterations;

@@ -36,6 +36,12 @@ std::vector<MetricSpec> metrics() {
       {"fraction_of_ceiling", "fraction", Direction::higher, "input_MB_per_s / ceiling_MB_per_s"},
       {"resident_fraction", "fraction", Direction::lower,
        "cold cases: share of the dataset still in page cache after eviction (0 = evicted)"},
+      {"images_per_s", "images/s", Direction::higher,
+       "image cases: JPEG images read, decoded and augmented to bf16 per second"},
+      {"cpu_cores_used", "cores", Direction::lower,
+       "image cases: process CPU seconds per wall second over the timed epochs"},
+      {"decode_fraction", "fraction", Direction::lower,
+       "image cases: share of the workers' busy time spent in the JPEG decode (0..1)"},
       {"h2d_GB_per_s", "GB/s", Direction::higher,
        "GPU cases: host-to-device copy rate (CUDA events)"},
   };

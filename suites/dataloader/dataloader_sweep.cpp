@@ -10,6 +10,9 @@
 namespace gpubench::dataloader {
 namespace {
 
+using detail::image_name;
+using detail::image_spec_for;
+using detail::ImageCase;
 using detail::k_image_bytes;
 using detail::k_parse_iterations_per_pass;
 using detail::make_plan;
@@ -17,6 +20,7 @@ using detail::read_name;
 using detail::spec_for;
 using suite::Profile;
 constexpr std::uint64_t k_shard_bytes = 16u << 20;  // target shard size (sample bytes)
+constexpr std::uint64_t k_min_images = 8;           // an image dataset's floor: one batch
 
 bool is_text(Format f) {
   return f == Format::csv || f == Format::jsonl;
@@ -49,6 +53,37 @@ DatasetSpec spec_for(const SuiteConfig& config, Format format, std::size_t recor
   s.samples = std::max<std::uint64_t>(1, bytes / record_bytes);
   s.samples_per_shard = std::max<std::uint64_t>(1, k_shard_bytes / record_bytes);
   return s;
+}
+
+DatasetSpec image_spec_for(const SuiteConfig& config, Format format, int width, int height) {
+  DatasetSpec s;
+  s.format = format;
+  s.seed = k_seed;
+  s.image_width = static_cast<std::uint32_t>(width);
+  s.image_height = static_cast<std::uint32_t>(height);
+  // As many images as decode to a quarter of the profile's dataset bytes (quick 32 MiB: 14 of
+  // 500x375, standard 59, full 477), at least k_min_images (1280x960 in quick and standard): a
+  // worker decodes and augments a few hundred such images per second, a thousand times slower
+  // than it copies the same bytes, so this is what fits the plan (README "Image pipeline").
+  const std::uint64_t decoded =
+      std::uint64_t{3} * static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(height);
+  s.samples = std::max<std::uint64_t>(k_min_images, config.dataset_bytes / 4 / decoded);
+  // Shards of 16 MiB of decoded pixels (~2 MB of JPEG at 500x375): several per dataset even in
+  // quick, so shard order and the per-file index matter as in a real WebDataset.
+  s.samples_per_shard = std::max<std::uint64_t>(1, k_shard_bytes / decoded);
+  s.record_bytes = 0;  // unused by JPEG datasets
+  return s;
+}
+
+int image_iterations(const SuiteConfig& config) {
+  return std::max(1, config.iterations / 2);
+}
+
+std::string image_name(const ImageCase& c) {
+  return "dataloader/image/format:" + std::string(to_string(c.format)) +
+         "/size:" + std::to_string(c.width) + "x" + std::to_string(c.height) +
+         "/decode:cpu/path:" + to_string(c.path) + "/workers:" + std::to_string(c.workers) +
+         "/order:" + to_string(c.order) + (c.cold ? "/cache:cold" : "/cache:warm");
 }
 
 std::string read_name(const std::string& kind, const ReadCase& c) {
@@ -163,6 +198,39 @@ Plan make_plan(const SuiteConfig& config) {
       }
     }
   }
+  // The image pipeline (issue 41): the worker sweep of WebDataset 500x375 JPEGs through pread in
+  // a shuffled epoch, warm (the headline, and what worker sizing reads), then single points at
+  // mid workers that change one thing each: TFRecord, mmap, 1280x960 images, and a cold cache in
+  // sequential and shuffled order.
+  for (int w : config.workers) {
+    ImageCase c;
+    c.workers = w;
+    plan.images.push_back(c);
+  }
+  ImageCase mid;
+  mid.workers = mid_workers;
+  {
+    ImageCase c = mid;
+    c.format = Format::tfrecord;
+    plan.images.push_back(c);
+  }
+  {
+    ImageCase c = mid;
+    c.path = ReadPath::mmap;
+    plan.images.push_back(c);
+  }
+  {
+    ImageCase c = mid;
+    c.width = 1280;
+    c.height = 960;
+    plan.images.push_back(c);
+  }
+  for (Order order : {Order::sequential, Order::shuffled}) {
+    ImageCase c = mid;
+    c.order = order;
+    c.cold = true;
+    plan.images.push_back(c);
+  }
   return plan;
 }
 
@@ -172,6 +240,10 @@ std::vector<DatasetSpec> planned_datasets(const SuiteConfig& config) {
   std::map<std::string, DatasetSpec> unique;
   for (const auto& [kind, c] : make_plan(config).reads) {
     const DatasetSpec s = spec_for(config, c.format, c.record_bytes);
+    unique.emplace(s.directory_name(), s);
+  }
+  for (const auto& c : make_plan(config).images) {
+    const DatasetSpec s = image_spec_for(config, c.format, c.width, c.height);
     unique.emplace(s.directory_name(), s);
   }
   std::vector<DatasetSpec> out;
@@ -209,6 +281,14 @@ std::vector<CaseOutline> case_outlines(const SuiteConfig& config) {
     o.text = is_text(c.format);
     const std::uint64_t batches = (spec.samples + c.batch - 1) / std::max<std::size_t>(c.batch, 1);
     o.step_us_total = batches * static_cast<std::uint64_t>(c.step_us);
+    out.push_back(o);
+  }
+  for (const auto& c : make_plan(config).images) {
+    const DatasetSpec spec = image_spec_for(config, c.format, c.width, c.height);
+    CaseOutline o{image_name(c), CaseWork::image, detail::image_iterations(config), 0, c.workers};
+    o.cold = c.cold;
+    o.images = spec.samples;
+    o.image_pixels = static_cast<std::uint64_t>(c.width) * static_cast<std::uint64_t>(c.height);
     out.push_back(o);
   }
   for (Format f : {Format::csv, Format::jsonl}) {

@@ -80,6 +80,11 @@ std::size_t pixel_region_bytes(std::size_t batch, std::size_t record_bytes) {
   return (batch * record_bytes + 4095) / 4096 * 4096;
 }
 
+// Bytes of one sample in a staging slot: the source's output record, else the dataset's.
+std::size_t record_bytes_of(const DatasetReader& reader, const PipelineConfig& config) {
+  return config.source ? config.source->record_bytes() : reader.spec().record_bytes;
+}
+
 }  // namespace
 
 const char* to_string(HostMemory memory) {
@@ -111,7 +116,7 @@ Pipeline::Pipeline(const DatasetReader& reader, const PipelineConfig& config)
     : m_reader(reader), m_config(config) {
   validate(m_config);
   if (m_config.slots == 0) m_config.slots = static_cast<std::size_t>(m_config.workers) + 2;
-  const std::size_t rb = reader.spec().record_bytes;
+  const std::size_t rb = record_bytes_of(m_reader, m_config);
   const std::size_t bytes = pixel_region_bytes(m_config.batch_size, rb) + m_config.batch_size * 4;
   for (std::size_t i = 0; i < m_config.slots; ++i) {
     m_slots.push_back(allocate_host_buffer(bytes, m_config.memory));
@@ -123,7 +128,7 @@ Pipeline::~Pipeline() = default;
 PipelineResult Pipeline::run(BatchSink* sink) {
   const DatasetSpec& spec = m_reader.spec();
   const std::size_t batch = m_config.batch_size;
-  const std::size_t rb = spec.record_bytes;
+  const std::size_t rb = record_bytes_of(m_reader, m_config);
   std::uint64_t batches = (spec.samples + batch - 1) / batch;
   if (m_config.max_batches > 0) batches = std::min(batches, m_config.max_batches);
 
@@ -138,7 +143,7 @@ PipelineResult Pipeline::run(BatchSink* sink) {
                            std::to_string(m_epoch) + " is not a permutation: " + bad);
     }
   }
-  ++m_epoch;
+  const std::uint64_t epoch = m_epoch++;
   std::vector<Batch> meta(m_slots.size());
   std::vector<double> latency_us(batches, 0.0);
   SlotQueue free_slots;
@@ -160,6 +165,7 @@ PipelineResult Pipeline::run(BatchSink* sink) {
     try {
       auto byte_reader = make_byte_reader(m_reader.read_path());
       std::vector<char> scratch;
+      const auto source = m_config.source ? m_config.source->make_worker() : nullptr;
       std::size_t slot = 0;
       while (free_slots.pop(slot)) {
         const std::uint64_t k = next.fetch_add(1);
@@ -178,8 +184,10 @@ PipelineResult Pipeline::run(BatchSink* sink) {
         b.labels = reinterpret_cast<std::uint32_t*>(base + pixel_region_bytes(batch, rb));
         b.slot = slot;
         b.indices = order.empty() ? nullptr : order.data() + b.first_sample;
+        b.epoch = epoch;
+        if (source) source->fill(b);
         // One read per run of consecutive samples (all of them when sequential).
-        for (std::size_t i = 0; i < b.count;) {
+        for (std::size_t i = 0; !source && i < b.count;) {
           std::size_t run = 1;
           while (i + run < b.count && b.sample(i + run) == b.sample(i) + run) ++run;
           m_reader.read_samples(b.sample(i), run, b.labels + i, b.pixels + i * rb, *byte_reader,

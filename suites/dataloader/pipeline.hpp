@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -37,7 +38,28 @@ struct Batch {
   // The samples, in slot order, when the epoch is not sequential (count entries, owned by the
   // pipeline for the epoch); null: samples first_sample .. first_sample + count - 1.
   const std::uint64_t* indices = nullptr;
+  std::uint64_t epoch = 0;  // the epoch this batch belongs to (Pipeline::run's epoch())
   std::uint64_t sample(std::size_t i) const { return indices ? indices[i] : first_sample + i; }
+};
+
+// What the workers put in a staging slot instead of the dataset's records as read_samples
+// decodes them (the image pipeline, image_pipeline.hpp: JPEG decode and augmentation). Each
+// sample becomes a fixed-size output record and a label.
+class SampleSource {
+ public:
+  virtual ~SampleSource() = default;
+  // Bytes of one sample's output record in the staging slot.
+  virtual std::size_t record_bytes() const = 0;
+  // One per worker thread and epoch, used by that thread only: it owns the thread's reader and
+  // buffers, so a batch needs no allocation once the first images have sized them.
+  class Worker {
+   public:
+    virtual ~Worker() = default;
+    // Fills batch.labels[i] and the record at batch.pixels + i * record_bytes() for each
+    // batch.sample(i), i < batch.count. Throws to abort the epoch (the pipeline rethrows).
+    virtual void fill(const Batch& batch) = 0;
+  };
+  virtual std::unique_ptr<Worker> make_worker() const = 0;
 };
 
 // What the consumer does with each batch besides the emulated step.
@@ -70,6 +92,8 @@ struct PipelineConfig {
   Order order = Order::sequential;
   std::uint64_t order_seed = 0;  // with the epoch number, picks each epoch's order
   std::size_t shuffle_buffer = k_default_shuffle_buffer;  // shard_shuffled's buffer, in samples
+  // Not owned, outlives the pipeline; null: workers read the dataset's records (read_samples).
+  const SampleSource* source = nullptr;
 };
 
 // Throws Error(bad_input) for workers outside 1..k_max_workers, batch size 0 or above 2^20.
