@@ -52,14 +52,15 @@ KNOWN_ORDERS = {
 FAKE_SUITE = r'''#!/usr/bin/env python3
 import json, os, re, sys
 args = dict(a.split("=", 1) for a in sys.argv[1:] if "=" in a)
-name = re.sub(r"^\^|\$$", "", args["--benchmark_filter"])
+name = re.sub(r"^\^|\(/\|\$\)$", "", args["--benchmark_filter"]) + "/iterations:1/manual_time"
 w = os.environ["GPUBENCH_DATALOADER_WORKERS"]
 with open(os.environ["FIXTURE_LOG"], "a") as f:
     f.write(json.dumps({"workers": w, "data_dir": os.environ["GPUBENCH_DATA_DIR"],
-                        "profile": os.environ.get("GPUBENCH_PROFILE"), "name": name}) + "\n")
+                        "profile": os.environ.get("GPUBENCH_PROFILE"), "name": name,
+                        "dataset_mib": os.environ.get("GPUBENCH_DATALOADER_DATASET_MIB")}) + "\n")
 ips = json.loads(os.environ["FIXTURE_IMAGES_PER_S"])[w]
 row = {"name": name, "run_name": name, "run_type": "iteration", "repetitions": 1,
-       "repetition_index": 0, "iterations": 4, "real_time": 1.0, "cpu_time": 1.0,
+       "repetition_index": 0, "iterations": 1, "real_time": 1.0, "cpu_time": 1.0,
        "time_unit": "ms", "images_per_s": ips, "cpu_cores_used": 0.5}
 json.dump({"context": {"fixture_note": "FIXTURE: made-up figures"}, "benchmarks": [row]},
           open(args["--benchmark_out"], "w"))
@@ -152,11 +153,12 @@ def test_compare(source, work):
     data = os.path.join(work, "compare-data")
     shutil.rmtree(data, ignore_errors=True)
     os.makedirs(data)
+    # 8 images: what gpubench's case holds at --dataset-mib 1 (its floor).
     rc, _, _ = run([sys.executable, os.path.join(scripts, "standin_shards.py"), "--out",
-                    os.path.join(data, "wds-standin"), "--images", "6", "--per-shard", "4"])
+                    os.path.join(data, "wds-standin"), "--images", "8", "--per-shard", "4"])
     check(rc == 0, "stand-in 500x375 dataset for compare_pytorch.py")
-    # Its manifest without the image size (found from the first image), beside a wds dataset
-    # of another size that compare_pytorch.py must not pick.
+    # Its manifest without the image size (found from the first image), beside newer wds
+    # datasets of another image size and of another image count, which it must not pick.
     manifest = os.path.join(data, "wds-standin", "manifest.json")
     m = json.load(open(manifest))
     del m["image_width"], m["image_height"]
@@ -164,6 +166,8 @@ def test_compare(source, work):
     rc, _, _ = run([sys.executable, os.path.join(scripts, "standin_shards.py"), "--out",
                     os.path.join(data, "wds-other-size"), "--images", "2", "--width", "64",
                     "--height", "48"])
+    rc, _, _ = run([sys.executable, os.path.join(scripts, "standin_shards.py"), "--out",
+                    os.path.join(data, "wds-other-count"), "--images", "3"])
     fake = os.path.join(work, "fixture-gpubench-dataloader")
     with open(fake, "w") as f:
         f.write(FAKE_SUITE)
@@ -178,16 +182,22 @@ def test_compare(source, work):
         env.pop("GPUBENCH_PROFILE", None)
         rc, so, err = run([sys.executable, os.path.join(scripts, "compare_pytorch.py"),
                            "--data-dir", data, "--gpubench-dataloader", fake, "--workers", "1,2",
-                           "--epochs", "1", "--batch-size", "2",
+                           "--dataset-mib", "1", "--batch-size", "2",
                            "--keep", os.path.join(work, "keep")], env)
         check(rc == want_rc and verdict in so, f"compare verdict '{verdict}', exit {want_rc} "
               f"(got {rc}: {so.strip()[-300:]} {err.strip()[-300:]})")
         calls = [json.loads(line) for line in open(log)] if os.path.exists(log) else []
         check([c["workers"] for c in calls] == ["1", "2"] and
               all(c["data_dir"] == os.path.abspath(data) and c["profile"] == "quick" and
-                  c["name"].endswith(f"/workers:{c['workers']}/order:shuffled/cache:warm")
+                  c["dataset_mib"] == "1" and
+                  c["name"].endswith(f"/workers:{c['workers']}/order:shuffled/cache:warm"
+                                     "/iterations:1/manual_time")
                   for c in calls),
-              "gpubench's case run once per worker count with its workers, data dir, quick")
+              "gpubench's case run once per worker count with its workers, data dir, dataset "
+              "size, quick")
+        epochs = [json.load(open(os.path.join(work, "keep", f"pytorch-workers{w}.json")))
+                  ["benchmarks"][0]["iterations"] for w in (1, 2)]
+        check(epochs == [1, 1], f"PyTorch timed as many epochs as gpubench did (1): {epochs}")
         check(f"dataset: {os.path.join(data, 'wds-standin')} " in so,
               "PyTorch read the 500x375 dataset (size from its first image)")
         lines = [line.split() for line in so.splitlines() if line.split()[:1] in (["1"], ["2"])]

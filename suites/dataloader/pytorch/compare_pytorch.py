@@ -4,17 +4,21 @@
 pytorch_dataloader.py on the dataset that case read, interleaved, and a table.
 
   compare_pytorch.py --data-dir DIR [--gpubench-dataloader build/bin/gpubench-dataloader]
-                     [--workers 1,2,...] [--batch-size 32] [--epochs 4] [--dataset DIR]
-                     [--keep DIR] [--pytorch-only]
+                     [--workers 1,2,...] [--dataset-mib 1024] [--batch-size 4] [--epochs N]
+                     [--dataset DIR] [--keep DIR] [--pytorch-only]
 
 gpubench's side: the case
   dataloader/image/format:wds/size:500x375/decode:cpu/path:pread/workers:W/order:shuffled/cache:warm
-run alone (--benchmark_filter) with GPUBENCH_DATA_DIR=DIR and GPUBENCH_DATALOADER_WORKERS=W, in
-the profile GPUBENCH_PROFILE names (default quick). It generates its dataset under DIR (or finds it
-there); PyTorch's side then reads that dataset directory: the wds directory under DIR whose
-manifest says 500x375 JPEG images (the newest, when several), or --dataset. Both sides use
-gpubench's `shuffled` order (the same permutation per epoch) and time warm epochs after an
-untimed one.
+run alone (--benchmark_filter) with GPUBENCH_DATA_DIR=DIR, GPUBENCH_DATALOADER_WORKERS=W and
+GPUBENCH_DATALOADER_DATASET_MIB=--dataset-mib, in the profile GPUBENCH_PROFILE names (default
+quick). The image datasets hold a quarter of those bytes decoded: 1024 MiB gives 477 images of
+500x375 (about 50 MB of JPEG), so PyTorch's per-epoch worker start-up (persistent_workers=False)
+is a few percent of an epoch, not most of it as on the quick profile's 14 images. gpubench
+generates the dataset under DIR (or finds it there); PyTorch's side then reads that directory:
+the wds directory under DIR of that many 500x375 JPEG images, or --dataset.
+Like for like: gpubench's `shuffled` order (the same permutation per epoch) on both sides, warm
+epochs timed after an untimed one, as many as gpubench timed (its entry's `iterations`), and
+gpubench's image batch of 4 (ImageCase::batch in dataloader_cases_detail.hpp).
 Prints: workers | gpubench images/s | PyTorch images/s | gpubench / PyTorch, with each side's CPU
 cores used; the median over a side's repetitions when it has several.
 Exit: 0 gpubench at least as fast as PyTorch at every worker count (or --pytorch-only), 1 slower
@@ -48,13 +52,18 @@ class Failed(Exception):
 
 
 def figures(path, name):
-    """(images_per_s, cpu_cores_used or None) of benchmark `name` in Google Benchmark JSON
-    `path`: medians over its iteration entries. Raises Failed when it is absent, skipped or
-    failed, naming why."""
+    """(images_per_s, cpu_cores_used or None, timed epochs) of benchmark `name` in Google
+    Benchmark JSON `path`: medians over its iteration entries. Raises Failed when it is absent,
+    skipped or failed, naming why."""
     with open(path) as f:
         doc = json.load(f)
-    rows = [b for b in doc.get("benchmarks", []) if b.get("run_name", b.get("name")) == name
-            and b.get("run_type", "iteration") == "iteration"]
+    def same_case(b):
+        # gpubench's names carry Google Benchmark's suffix (/iterations:N/manual_time).
+        run_name = b.get("run_name", b.get("name", ""))
+        return run_name == name or run_name.startswith(name + "/")
+
+    rows = [b for b in doc.get("benchmarks", [])
+            if same_case(b) and b.get("run_type", "iteration") == "iteration"]
     if not rows:
         raise Failed(f"'{path}' has no benchmark {name}")
     for b in rows:
@@ -64,7 +73,8 @@ def figures(path, name):
     if not ips:
         raise Failed(f"{name} in '{path}' reports no images_per_s")
     cores = [b["cpu_cores_used"] for b in rows if "cpu_cores_used" in b]
-    return statistics.median(ips), (statistics.median(cores) if cores else None)
+    return (statistics.median(ips), statistics.median(cores) if cores else None,
+            int(rows[0].get("iterations", 1)))
 
 
 def run(cmd, env, what):
@@ -76,17 +86,18 @@ def run(cmd, env, what):
 
 def run_gpubench(args, workers, out):
     env = dict(os.environ, GPUBENCH_DATA_DIR=os.path.abspath(args.data_dir),
-               GPUBENCH_DATALOADER_WORKERS=str(workers))
+               GPUBENCH_DATALOADER_WORKERS=str(workers),
+               GPUBENCH_DATALOADER_DATASET_MIB=str(args.dataset_mib))
     env.setdefault("GPUBENCH_PROFILE", "quick")
-    run([args.gpubench_dataloader, f"--benchmark_filter=^{gpubench_case(workers)}$",
+    run([args.gpubench_dataloader, f"--benchmark_filter=^{gpubench_case(workers)}(/|$)",
          f"--benchmark_out={out}", "--benchmark_out_format=json"], env, "gpubench-dataloader")
     return figures(out, gpubench_case(workers))
 
 
-def run_pytorch(args, dataset, workers, out):
+def run_pytorch(args, dataset, workers, epochs, out):
     run([sys.executable, os.path.join(HERE, "pytorch_dataloader.py"), "--dataset", dataset,
          "--workers", str(workers), "--batch-size", str(args.batch_size), "--epochs",
-         str(args.epochs), "--out", out], dict(os.environ), "pytorch_dataloader.py")
+         str(epochs), "--out", out], dict(os.environ), "pytorch_dataloader.py")
     return figures(out, pytorch_case(workers))
 
 
@@ -103,9 +114,15 @@ def first_image_size(directory):
     return None
 
 
-def find_dataset(data_dir):
-    """The newest wds dataset directory under `data_dir` of SIZE JPEG images: the size its
-    manifest states, else its first image's."""
+def expected_images(dataset_mib):
+    """Images of gpubench's 500x375 dataset for GPUBENCH_DATALOADER_DATASET_MIB=dataset_mib:
+    image_spec_for() in dataloader_sweep.cpp (a quarter of the bytes, decoded RGB, at least 8)."""
+    return max(8, (dataset_mib << 20) // 4 // (3 * SIZE[0] * SIZE[1]))
+
+
+def find_dataset(data_dir, samples):
+    """The wds dataset directory under `data_dir` of `samples` SIZE JPEG images (the size its
+    manifest states, else its first image's); the newest when several."""
     found = []
     for name in os.listdir(data_dir):
         manifest = os.path.join(data_dir, name, "manifest.json")
@@ -117,13 +134,14 @@ def find_dataset(data_dir):
             size = (int(m.get("image_width", 0)), int(m.get("image_height", 0)))
             if size == (0, 0):
                 size = first_image_size(os.path.join(data_dir, name))
-            if size == SIZE:
+            if size == SIZE and int(m.get("samples", -1)) == samples:
                 found.append((os.path.getmtime(manifest), os.path.join(data_dir, name)))
         except (OSError, ValueError, TypeError, AttributeError, tarfile.TarError):
             continue
     if not found:
-        raise Failed(f"no wds dataset of {SIZE[0]}x{SIZE[1]} JPEG images under '{data_dir}' "
-                     "(gpubench's case generates it there; or name one with --dataset)")
+        raise Failed(f"no wds dataset of {samples} {SIZE[0]}x{SIZE[1]} JPEG images under "
+                     f"'{data_dir}' (gpubench's case generates it there; or name one with "
+                     "--dataset)")
     return max(found)[1]
 
 
@@ -164,15 +182,21 @@ def parse_args(argv):
     p.add_argument("--gpubench-dataloader", default="build/bin/gpubench-dataloader")
     p.add_argument("--workers", type=worker_list, default=list(range(1, cores + 1)),
                    help=f"worker counts (default 1..{cores}, the usable CPUs)")
-    p.add_argument("--batch-size", type=int, default=32, help="PyTorch's batch size")
-    p.add_argument("--epochs", type=int, default=4, help="PyTorch's timed epochs (gpubench: 4)")
+    p.add_argument("--dataset-mib", type=int, default=1024,
+                   help="GPUBENCH_DATALOADER_DATASET_MIB for gpubench's side (default 1024)")
+    p.add_argument("--batch-size", type=int, default=4,
+                   help="PyTorch's batch size (default 4, gpubench's image batch)")
+    p.add_argument("--epochs", type=int,
+                   help="PyTorch's timed epochs (default: as many as gpubench timed; 2 with "
+                        "--pytorch-only)")
     p.add_argument("--dataset", help="the dataset directory PyTorch reads (default: found)")
     p.add_argument("--keep", help="directory to keep every run's JSON in")
     p.add_argument("--pytorch-only", action="store_true",
                    help="no gpubench side (needs --dataset): PyTorch's figures alone")
     args = p.parse_args(argv)
-    if args.batch_size < 1 or args.epochs < 1:
-        p.error("--batch-size and --epochs must be 1 or more")
+    if args.batch_size < 1 or (args.epochs is not None and args.epochs < 1) or \
+            not 1 <= args.dataset_mib <= 1 << 30:
+        p.error("--batch-size and --epochs must be 1 or more, --dataset-mib 1..2^30")
     if args.pytorch_only and not args.dataset:
         p.error("--pytorch-only needs --dataset (no gpubench run generates one)")
     return args
@@ -196,8 +220,11 @@ def main(argv=None):
             g = None
             if not args.pytorch_only:
                 g = run_gpubench(args, w, os.path.join(keep, f"gpubench-workers{w}.json"))
-            dataset = args.dataset or find_dataset(args.data_dir)
-            p = run_pytorch(args, dataset, w, os.path.join(keep, f"pytorch-workers{w}.json"))
+            dataset = args.dataset or find_dataset(args.data_dir,
+                                                   expected_images(args.dataset_mib))
+            epochs = args.epochs or (g[2] if g else 2)
+            p = run_pytorch(args, dataset, w, epochs,
+                            os.path.join(keep, f"pytorch-workers{w}.json"))
             rows.append((w, g, p))
             ours = "-" if g is None else f"{g[0]:.1f}"
             print(f"workers {w}: gpubench {ours} images/s, PyTorch {p[0]:.1f} images/s",
