@@ -2,7 +2,7 @@
 """PyTorch's DataLoader on a gpubench JPEG dataset (issue 41): the side-by-side of the dataloader
 suite's CPU image pipeline, written as Google Benchmark JSON for `gpubench import`.
 
-  pytorch_dataloader.py --dataset DIR [--workers 1,2,4] [--batch-size 32] [--epochs 4]
+  pytorch_dataloader.py --dataset DIR [--workers 1,2,4] [--batch-size 4] [--epochs 2]
                         [--repetitions 1] [--seed 42] [--out FILE.json]
 
 DIR is one WebDataset dataset directory of gpubench's (shard-NNNNN.tar, each sample the members
@@ -331,8 +331,10 @@ def parse_args(argv):
     p.add_argument("--dataset", required=True, help="a gpubench wds JPEG dataset directory")
     p.add_argument("--workers", type=worker_list, default=list(range(1, cores + 1)),
                    help=f"worker counts (default 1..{cores}, the usable CPUs)")
-    p.add_argument("--batch-size", type=int, default=32)
-    p.add_argument("--epochs", type=int, default=4, help="timed epochs per repetition")
+    p.add_argument("--batch-size", type=int, default=4,
+                   help="images per batch (default 4: gpubench's image cases)")
+    p.add_argument("--epochs", type=int, default=2,
+                   help="timed epochs per repetition (default 2: gpubench's quick and standard)")
     p.add_argument("--repetitions", type=int, default=1)
     p.add_argument("--seed", type=int, default=42, help="the order's seed (gpubench's: 42)")
     p.add_argument("--out", help="Google Benchmark JSON file to write (default: stdout)")
