@@ -173,29 +173,30 @@ def test_compare(source, work):
         f.write(FAKE_SUITE)
     os.chmod(fake, 0o755)
     log = os.path.join(work, "fixture.log")
-    cases = (({"1": 1e9, "2": 1e9}, 0, "at least as fast"),
-             ({"1": 1e9, "2": 1e-3}, 1, "slower than PyTorch at workers 2"))
-    for figures, want_rc, verdict in cases:
+    # (made-up gpubench figures, rounds, exit code, verdict)
+    cases = (({"1": 1e9, "2": 1e9}, 1, 0, "at least as fast"),
+             ({"1": 1e9, "2": 1e-3}, 2, 1, "slower than PyTorch at workers 2"))
+    for figures, rounds, want_rc, verdict in cases:
         if os.path.exists(log):
             os.remove(log)
         env = dict(os.environ, FIXTURE_LOG=log, FIXTURE_IMAGES_PER_S=json.dumps(figures))
         env.pop("GPUBENCH_PROFILE", None)
         rc, so, err = run([sys.executable, os.path.join(scripts, "compare_pytorch.py"),
                            "--data-dir", data, "--gpubench-dataloader", fake, "--workers", "1,2",
-                           "--dataset-mib", "1", "--batch-size", "2",
+                           "--dataset-mib", "1", "--batch-size", "2", "--rounds", str(rounds),
                            "--keep", os.path.join(work, "keep")], env)
         check(rc == want_rc and verdict in so, f"compare verdict '{verdict}', exit {want_rc} "
               f"(got {rc}: {so.strip()[-300:]} {err.strip()[-300:]})")
         calls = [json.loads(line) for line in open(log)] if os.path.exists(log) else []
-        check([c["workers"] for c in calls] == ["1", "2"] and
+        check([c["workers"] for c in calls] == ["1", "2"] * rounds and
               all(c["data_dir"] == os.path.abspath(data) and c["profile"] == "quick" and
                   c["dataset_mib"] == "1" and
                   c["name"].endswith(f"/workers:{c['workers']}/order:shuffled/cache:warm"
                                      "/iterations:1/manual_time")
                   for c in calls),
-              "gpubench's case run once per worker count with its workers, data dir, dataset "
-              "size, quick")
-        epochs = [json.load(open(os.path.join(work, "keep", f"pytorch-workers{w}.json")))
+              f"gpubench's case run per round ({rounds}) and worker count, interleaved, with "
+              "its workers, data dir, dataset size, quick")
+        epochs = [json.load(open(os.path.join(work, "keep", f"pytorch-w{w}-r0.json")))
                   ["benchmarks"][0]["iterations"] for w in (1, 2)]
         check(epochs == [1, 1], f"PyTorch timed as many epochs as gpubench did (1): {epochs}")
         check(f"dataset: {os.path.join(data, 'wds-standin')} " in so,

@@ -5,7 +5,7 @@ pytorch_dataloader.py on the dataset that case read, interleaved, and a table.
 
   compare_pytorch.py --data-dir DIR [--gpubench-dataloader build/bin/gpubench-dataloader]
                      [--workers 1,2,...] [--dataset-mib 1024] [--batch-size 4] [--epochs N]
-                     [--dataset DIR] [--keep DIR] [--pytorch-only]
+                     [--rounds 1] [--dataset DIR] [--keep DIR] [--pytorch-only]
 
 gpubench's side: the case
   dataloader/image/format:wds/size:500x375/decode:cpu/path:pread/workers:W/order:shuffled/cache:warm
@@ -20,7 +20,8 @@ Like for like: gpubench's `shuffled` order (the same permutation per epoch) on b
 epochs timed after an untimed one, as many as gpubench timed (its entry's `iterations`), and
 gpubench's image batch of 4 (ImageCase::batch in dataloader_cases_detail.hpp).
 Prints: workers | gpubench images/s | PyTorch images/s | gpubench / PyTorch, with each side's CPU
-cores used; the median over a side's repetitions when it has several.
+cores used and the ratio of images per CPU-second; each figure the median over --rounds runs
+(interleaved) and, within a run, over its repetitions.
 Exit: 0 gpubench at least as fast as PyTorch at every worker count (or --pytorch-only), 1 slower
 at some worker count, 2 bad input or a side that failed (its output is shown).
 """
@@ -149,6 +150,18 @@ def ratio_text(g, p):
     return f"{g / p:.2f}" if g is not None and p > 0 else "-"
 
 
+def median_figures(figs):
+    """(images/s, cores or None) medians over rounds of [(images/s, cores, epochs)]."""
+    cores = [f[1] for f in figs if f[1] is not None]
+    return (statistics.median(f[0] for f in figs), statistics.median(cores) if cores else None)
+
+
+def per_core(fig):
+    """Images per CPU-second: what a side gets out of the cores it was given (a figure the
+    machine's other load changes less than images/s)."""
+    return fig[0] / fig[1] if fig and fig[1] else None
+
+
 def table(rows):
     """rows: (workers, (gpubench images/s, cores) or None, (PyTorch images/s, cores))."""
     def cell(fig):
@@ -156,12 +169,14 @@ def table(rows):
             return "-", "-"
         return f"{fig[0]:.1f}", ("-" if fig[1] is None else f"{fig[1]:.2f}")
     lines = [f"{'workers':>7}  {'gpubench img/s':>14}  {'cores':>5}  {'PyTorch img/s':>13}  "
-             f"{'cores':>5}  {'gpubench/PyTorch':>16}"]
+             f"{'cores':>5}  {'gpubench/PyTorch':>16}  {'per core-s':>10}"]
     for w, g, p in rows:
         gi, gc = cell(g)
         pi, pc = cell(p)
+        gpc, ppc = per_core(g), per_core(p)
         lines.append(f"{w:>7}  {gi:>14}  {gc:>5}  {pi:>13}  {pc:>5}  "
-                     f"{ratio_text(g[0] if g else None, p[0]):>16}")
+                     f"{ratio_text(g[0] if g else None, p[0]):>16}  "
+                     f"{ratio_text(gpc, ppc or 0):>10}")
     return "\n".join(lines)
 
 
@@ -190,13 +205,15 @@ def parse_args(argv):
                    help="PyTorch's timed epochs (default: as many as gpubench timed; 2 with "
                         "--pytorch-only)")
     p.add_argument("--dataset", help="the dataset directory PyTorch reads (default: found)")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="runs of each side per worker count, interleaved; medians (default 1)")
     p.add_argument("--keep", help="directory to keep every run's JSON in")
     p.add_argument("--pytorch-only", action="store_true",
                    help="no gpubench side (needs --dataset): PyTorch's figures alone")
     args = p.parse_args(argv)
-    if args.batch_size < 1 or (args.epochs is not None and args.epochs < 1) or \
-            not 1 <= args.dataset_mib <= 1 << 30:
-        p.error("--batch-size and --epochs must be 1 or more, --dataset-mib 1..2^30")
+    if args.batch_size < 1 or args.rounds < 1 or (args.epochs is not None and args.epochs < 1) \
+            or not 1 <= args.dataset_mib <= 1 << 30:
+        p.error("--batch-size, --rounds and --epochs must be 1 or more, --dataset-mib 1..2^30")
     if args.pytorch_only and not args.dataset:
         p.error("--pytorch-only needs --dataset (no gpubench run generates one)")
     return args
@@ -214,24 +231,30 @@ def main(argv=None):
         return 2
     keep = args.keep or tempfile.mkdtemp(prefix="compare-pytorch-")
     os.makedirs(keep, exist_ok=True)
-    rows = []
+    runs = {w: ([], []) for w in args.workers}  # workers -> (gpubench runs, PyTorch runs)
     try:
-        for w in args.workers:  # interleaved: both sides at W before either moves on
-            g = None
-            if not args.pytorch_only:
-                g = run_gpubench(args, w, os.path.join(keep, f"gpubench-workers{w}.json"))
-            dataset = args.dataset or find_dataset(args.data_dir,
-                                                   expected_images(args.dataset_mib))
-            epochs = args.epochs or (g[2] if g else 2)
-            p = run_pytorch(args, dataset, w, epochs,
-                            os.path.join(keep, f"pytorch-workers{w}.json"))
-            rows.append((w, g, p))
-            ours = "-" if g is None else f"{g[0]:.1f}"
-            print(f"workers {w}: gpubench {ours} images/s, PyTorch {p[0]:.1f} images/s",
-                  file=sys.stderr, flush=True)
+        # Interleaved: both sides at W before either moves on, every round in turn, so a change
+        # of the machine's load during the comparison falls on both.
+        for r in range(args.rounds):
+            for w in args.workers:
+                g = None
+                if not args.pytorch_only:
+                    g = run_gpubench(args, w, os.path.join(keep, f"gpubench-w{w}-r{r}.json"))
+                    runs[w][0].append(g)
+                dataset = args.dataset or find_dataset(args.data_dir,
+                                                       expected_images(args.dataset_mib))
+                epochs = args.epochs or (g[2] if g else 2)
+                p = run_pytorch(args, dataset, w, epochs,
+                                os.path.join(keep, f"pytorch-w{w}-r{r}.json"))
+                runs[w][1].append(p)
+                ours = "-" if g is None else f"{g[0]:.1f}"
+                print(f"round {r + 1}, workers {w}: gpubench {ours} images/s, PyTorch "
+                      f"{p[0]:.1f} images/s", file=sys.stderr, flush=True)
     except Failed as e:
         print(f"gpubench: error: {e}", file=sys.stderr)
         return 2
+    rows = [(w, median_figures(g) if g else None, median_figures(p))
+            for w, (g, p) in runs.items()]
     print(f"dataset: {dataset}  (each run's JSON: {keep})")
     print(table(rows))
     if args.pytorch_only:
