@@ -68,6 +68,7 @@ json.dump({"context": {"fixture_note": "FIXTURE: made-up figures"}, "benchmarks"
 
 
 def test_order(source):
+    sys.dont_write_bytecode = True  # no __pycache__ left in the source tree
     sys.path.insert(0, os.path.join(source, "suites", "dataloader", "pytorch"))
     from pytorch_dataloader import shuffled_order  # noqa: PLC0415
     for (n, seed, epoch), want in KNOWN_ORDERS.items():
