@@ -181,6 +181,36 @@ void write_html_sweeps(const RunReport& r, std::ostream& out, std::size_t max_po
   }
 }
 
+void write_html_loader_workers(const RunReport& r, std::ostream& out) {
+  const WorkerSizing& w = r.workers;
+  if (w.pipelines.empty()) return;
+  out << "<h2>Loader workers</h2>\n<p>" << html_escape(worker_sizing_heading(w))
+      << "</p>\n<div class=\"table-wrap\"><table class=\"results\"><tr><th>pipeline</th>"
+      << "<th>throughput by workers (share of the best)</th><th>worker count at 95%</th></tr>\n";
+  for (const PipelineSizing& p : w.pipelines) {
+    if (!p.enough_points) continue;  // counted in the summary below, listed in the JSON
+    out << "<tr><td class=\"name\">" << html_escape(p.pipeline) << "</td><td>"
+        << html_escape(points_text(p)) << "</td><td>" << html_escape(sizing_verdict(p, w))
+        << "</td></tr>\n";
+  }
+  out << "</table></div>\n<p>" << html_escape(advice_summary(w)) << "</p>\n";
+}
+
+void write_md_loader_workers(const RunReport& r, std::ostream& out) {
+  const WorkerSizing& w = r.workers;
+  if (w.pipelines.empty()) return;
+  out << "\n### Loader workers\n\n"
+      << markdown_escape(worker_sizing_heading(w))
+      << ".\n\n| pipeline | throughput by workers (share of the best) | worker count at 95% |\n"
+      << "|---|---|---|\n";
+  for (const PipelineSizing& p : w.pipelines) {
+    if (!p.enough_points) continue;  // counted in the summary below, listed in the JSON
+    out << "| " << markdown_escape(p.pipeline) << " | " << markdown_escape(points_text(p)) << " | "
+        << markdown_escape(sizing_verdict(p, w)) << " |\n";
+  }
+  out << '\n' << markdown_escape(advice_summary(w)) << ".\n";
+}
+
 }  // namespace report_detail
 
 namespace {
@@ -217,6 +247,7 @@ void render_html_report(const RunReport& r, std::ostream& out, const std::string
         << "</details></td></tr>\n";
   }
   out << "</table></div>\n";
+  write_html_loader_workers(r, out);
   if (const auto noisy = noisy_report_lines(r); !noisy.empty()) {
     out << "<h2>Noisy between executions</h2>\n<p>" << html_escape(noisy.front()) << "</p>\n<ul>\n";
     for (std::size_t i = 1; i < noisy.size(); ++i) {
@@ -284,6 +315,7 @@ void render_json_report(const RunReport& r, std::ostream& out) {
   doc["noisy_series"] = noisy;
   if (!r.peers.peer_runs.empty()) doc["peers"] = peers_json(r.peers);
   doc["acceptance_facts"] = results::acceptance_facts_json(r.facts);
+  if (!r.workers.pipelines.empty()) doc["loader_workers"] = worker_sizing_json(r.workers);
   out << json_text(doc, 2) << '\n';
 }
 
@@ -500,6 +532,7 @@ void render_report(const RunReport& r, Format format, std::ostream& out, bool co
           out << "- " << markdown_escape(std::string(trim(noisy[i]))) << '\n';
         }
       }
+      write_md_loader_workers(r, out);
       return;
     case Format::text: {
       // The run's problems first (scripts and people read the first line), then what was
@@ -540,6 +573,10 @@ void render_report(const RunReport& r, Format format, std::ostream& out, bool co
       if (const auto noisy = noisy_report_lines(r); !noisy.empty()) {
         out << '\n';
         for (const std::string& l : noisy) out << text_name(l) << '\n';
+      }
+      if (const auto workers = worker_sizing_lines(r.workers); !workers.empty()) {
+        // Prose lines fit the terminal (issue 26): a pipeline's name and verdict wrap.
+        out << '\n' << wrap_lines(join(workers, "\n") + "\n", output_width());
       }
       render_peers_section(r.peers, out);
       return;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compare/compare.hpp"
+#include "compare/dataloader/worker_sizing.hpp"
 #include "compare/noisy_series.hpp"
 #include "compare/peers/lineup.hpp"
 #include "compare/render/render.hpp"
@@ -42,6 +43,10 @@ struct RunReport {
   // What another tool stated about the run's node and GPUs (`dcgmi diag`, imported; schema v8):
   // a short section in text and Markdown, an array in JSON. Filled by the caller.
   std::vector<results::AcceptanceFact> facts;
+  // Loader worker sizing (issue 41, compare/dataloader/worker_sizing.hpp): the worker count at
+  // 95% of each dataloader pipeline's best. Filled by the caller (compare::worker_sizing); every
+  // format but CSV and JUnit shows a "Loader workers" section when it has pipelines.
+  WorkerSizing workers;
 };
 
 // "acceptance facts (dcgmi diag): 7 of 8 GPUs pass all 3 tests; GPU 3 memory: FAIL (...)";

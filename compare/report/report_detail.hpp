@@ -29,6 +29,10 @@ void write_html_head(const RunReport& r, std::ostream& out);
 void write_html_sweeps(const RunReport& r, std::ostream& out,
                        std::size_t max_points = static_cast<std::size_t>(-1));
 
+// The "Loader workers" section (RunReport::workers); nothing when the run has no pipelines.
+void write_html_loader_workers(const RunReport& r, std::ostream& out);
+void write_md_loader_workers(const RunReport& r, std::ostream& out);
+
 // More than k_large_report_entries rows: errors, skips and throttled rows in full, the spread of
 // the rest per suite, the ok rows in a CSV beside the report (rows_csv) or a collapsed block.
 void render_html_report_large(const RunReport& r, std::ostream& out, const std::string& rows_csv);

@@ -104,6 +104,7 @@ void render_html_report_large(const RunReport& r, std::ostream& out, const std::
   for (const ReportRow& row : r.rows) {
     if (needs_attention(row)) attention.push_back(&row);
   }
+  write_html_loader_workers(r, out);
   out << "<h2>Errors, skips and throttled results (" << attention.size() << ")</h2>\n";
   if (attention.empty()) {
     out << "<p>None.</p>\n";
@@ -164,6 +165,7 @@ void render_md_report_large(const RunReport& r, std::ostream& out, const std::st
     for (double v : {d.min, d.p05, d.median, d.p95, d.max}) out << " | " << format_value(v);
     out << " |\n";
   }
+  write_md_loader_workers(r, out);
   out << "\n### Errors, skips and throttled results\n\n";
   bool any = false;
   for (const ReportRow& row : r.rows) {

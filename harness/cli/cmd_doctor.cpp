@@ -2,7 +2,9 @@
 // readiness checks of this server (harness/doctor/doctor.hpp), or of every node a launcher starts a
 // task on (harness/doctor/doctor_nodes.hpp). Exit 0 when no check fails, 1 when one does (on any
 // node) or a launched task gave no report, 3 when the server has fewer GPUs than --expect-gpus or
-// the launcher cannot be started.
+// the launcher cannot be started. After the checks, a fact rather than a check: the usable cores
+// and the loader worker sizing of the newest dataloader run of this host in the database
+// (compare/dataloader/README.md), or how to measure it.
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <filesystem>
@@ -10,8 +12,10 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
+#include <sstream>
 #include <thread>
 
+#include "compare/dataloader/worker_sizing.hpp"
 #include "compare/hardware.hpp"
 #include "harness/cli/cli_common.hpp"
 #include "harness/cli/command.hpp"
@@ -22,8 +26,11 @@
 #include "harness/process/process.hpp"
 #include "harness/run/runner.hpp"
 #include "results/store.hpp"
+#include "util/cpu_budget.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
+#include "util/strings.hpp"
+#include "util/text_width.hpp"
 
 namespace gpubench::cli {
 
@@ -124,6 +131,78 @@ std::vector<std::string> gpu_shortfall(const DoctorArgs& args, Context& ctx, std
   return compare::hardware_problems(expected, gpus, missing);
 }
 
+// Loader workers (issue 41): a fact of this host, not a check (nothing passes or fails on it, and
+// it is not stored with runs). The CPUs a dataloader suite started now could use, and the worker
+// sizing of the newest dataloader run of this host in the database (a doctor never needs one).
+struct LoaderWorkers {
+  int usable_cores = 0;
+  std::string db;
+  std::optional<compare::WorkerSizing> sizing;
+  std::string why_none;  // no run of this host, no database, or it could not be read
+};
+
+constexpr const char* k_loader_how =
+    "`gpubench run --suite dataloader` measures each pipeline's worker count at 95% of its best "
+    "(GPUBENCH_DATALOADER_WORKERS=1,2,4,... picks the counts)";
+
+LoaderWorkers loader_workers(const Context& ctx) {
+  LoaderWorkers w;
+  w.usable_cores = usable_cpu_count();
+  const std::string host = harness::probe_host().hostname;
+  try {
+    w.db = resolve_db_path(ctx);
+    if (!std::filesystem::exists(w.db)) {
+      w.why_none = "no database '" + w.db + "'";
+      return w;
+    }
+    results::Store store = results::Store::open(w.db, results::OpenMode::read_only);
+    const std::optional<int64_t> run = compare::newest_dataloader_run(store, host);
+    if (!run) {
+      w.why_none = "no dataloader run of host " + host + " in '" + w.db + "'";
+      return w;
+    }
+    w.sizing = compare::worker_sizing(store, store.get_run(*run), store.get_results(*run));
+  } catch (const Error& e) {
+    w.why_none = "the database could not be read (" + std::string(e.what()) + ")";
+  }
+  return w;
+}
+
+void print_loader_workers(std::ostream& out, const LoaderWorkers& w) {
+  std::ostringstream text;
+  text << "Loader workers (a fact of this host, not a check)\n  usable cores: " << w.usable_cores
+       << " (affinity mask, capped by the cgroup CPU quota: what the dataloader sizes its worker "
+          "sweep by)\n";
+  if (!w.sizing || w.sizing->pipelines.empty()) {
+    text << "  "
+         << (w.sizing ? "run " + std::to_string(w.sizing->run_id) + " has no pipelines"
+                      : w.why_none)
+         << ": " << k_loader_how << '\n';
+  } else {
+    const compare::WorkerSizing& s = *w.sizing;
+    text << "  newest dataloader run of this host: run " << s.run_id << " (" << s.started_at
+         << ") in '" << w.db << "'";
+    if (s.cores_recorded && s.usable_cores && *s.usable_cores != w.usable_cores) {
+      text << "; it ran with " << *s.usable_cores << " usable cores, not " << w.usable_cores;
+    }
+    text << "\n  " << compare::advice_summary(s) << '\n';
+    for (const compare::PipelineSizing& p : s.pipelines) {
+      if (!p.enough_points) continue;  // counted in the summary line
+      text << "    " << p.pipeline << ": " << compare::sizing_verdict(p, s) << '\n';
+    }
+    text << "  each pipeline's figures: gpubench report " << s.run_id << '\n';
+  }
+  out << wrap_lines(text.str(), output_width());
+}
+
+nlohmann::json loader_workers_json(const LoaderWorkers& w) {
+  nlohmann::json j = {{"usable_cores", w.usable_cores}};
+  j["sizing"] = w.sizing ? compare::worker_sizing_json(*w.sizing) : nlohmann::json();
+  j["why_none"] = w.sizing ? nlohmann::json() : nlohmann::json(w.why_none);
+  j["how"] = k_loader_how;
+  return j;
+}
+
 void do_doctor(const DoctorArgs& args, Context& ctx) {
   check_format(args.format, {"text", "json"});
   if (args.expect_gpus) compare::check_expect_gpus(*args.expect_gpus, "--expect-gpus");
@@ -160,10 +239,15 @@ void do_doctor(const DoctorArgs& args, Context& ctx) {
     return;
   }
   const results::DoctorCounts counts = results::count_checks(checks);
+  const LoaderWorkers workers = loader_workers(ctx);
   if (args.format == "json") {
-    *ctx.out << harness::doctor_json(checks).dump(2) << '\n';
+    nlohmann::json doc = harness::doctor_json(checks);
+    doc["loader_workers"] = loader_workers_json(workers);
+    *ctx.out << doc.dump(2) << '\n';
   } else {
     harness::print_doctor_text(*ctx.out, checks);
+    *ctx.out << '\n';
+    print_loader_workers(*ctx.out, workers);
   }
   if (counts.fail > 0) ctx.exit_code = 1;
   // A server short of GPUs is broken, not unready: exit 3, as `run --expect-gpus` does.

@@ -34,7 +34,10 @@ void do_report(const ReportArgs& args, Context& ctx) {
   check_output(ctx, args.output);
   results::Store store = open_store(ctx, results::OpenMode::read_only);
   int64_t id = store.resolve_run(args.run);
-  compare::RunReport report = compare::build_report(store.get_run(id), store.get_results(id));
+  const results::RunDetail run = store.get_run(id);
+  const std::vector<results::ResultRow> rows = store.get_results(id);
+  compare::RunReport report = compare::build_report(run, rows);
+  report.workers = compare::worker_sizing(store, run, rows);  // loader workers (issue 41)
   // A peer run itself (nccl-tests, ...) has no peers section: peer_lineup would refuse it.
   if (std::none_of(report.run.suites.begin(), report.run.suites.end(),
                    [](const auto& s) { return compare::is_peer_suite(s.suite); })) {

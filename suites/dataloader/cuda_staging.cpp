@@ -158,6 +158,9 @@ class CudaH2DSink final : public H2DSink {
   double transfers_per_batch() const override {
     return m_batches > 0 ? m_transfers / m_batches : 0;
   }
+  void* copy_done_event(const Batch& batch) const override {
+    return m_slots[batch.index % m_slots.size()].stop.get();
+  }
 
  private:
   struct DeviceSlot {

@@ -18,10 +18,12 @@
 #include "suites/dataloader/dataset_reader.hpp"
 #include "suites/dataloader/device_staging.hpp"
 #include "suites/dataloader/hdf5_io.hpp"
+#include "suites/dataloader/image_gpu.hpp"
 #include "suites/dataloader/image_pipeline.hpp"
 #include "suites/dataloader/jpeg_codec.hpp"
 #include "suites/dataloader/pipeline.hpp"
 #include "suites/dataloader/text_codec.hpp"
+#include "suites/dataloader/training_step.hpp"
 #include "util/clock.hpp"
 #include "util/error.hpp"
 
@@ -118,9 +120,18 @@ void bm_pipeline(benchmark::State& state, const ReadCase& c) {
     }
     pc.step = std::chrono::microseconds(c.step_us);
     pc.memory = c.memory;
+    pc.max_batches = c.max_batches;
+    // GPU busy: a GEMM step fed through pinned staging and H2D copies; without a GPU the emulated
+    // step, whose label says why.
+    const std::string no_gemm = c.gpu_step ? gemm_step_unavailable_reason() : std::string();
+    const bool gemm = c.gpu_step && no_gemm.empty();
+    if (gemm) pc.memory = HostMemory::pinned;
     Pipeline pipeline(reader, pc);
     std::unique_ptr<H2DSink> sink;
-    if (c.h2d) sink = make_h2d_sink(c.batch, c.record_bytes);
+    if (c.h2d || gemm) sink = make_h2d_sink(c.batch, c.record_bytes);
+    std::unique_ptr<TrainingStep> step;
+    if (gemm) step = make_gemm_step(*sink, pc.step);
+    if (c.gpu_step && !gemm) step = std::make_unique<EmulatedStep>(pc.step, no_gemm);
     double ceiling = 0;
     double ceiling_resident = 0;
     if (c.cold) {
@@ -143,7 +154,7 @@ void bm_pipeline(benchmark::State& state, const ReadCase& c) {
         resident += evict_from_page_cache(reader.files()).resident_fraction();
         state.ResumeTiming();
       }
-      PipelineResult r = pipeline.run(sink.get());
+      PipelineResult r = pipeline.run(sink.get(), step.get());
       state.SetIterationTime(r.wall_s);
       samples += r.samples;
       bytes += r.bytes;
@@ -161,9 +172,11 @@ void bm_pipeline(benchmark::State& state, const ReadCase& c) {
     state.counters["stall_fraction"] = wall > 0 ? stall / wall : 0;
     state.counters["ceiling_MB_per_s"] = ceiling;
     // File bytes consumed per second (text formats: before parsing) against the ceiling, which
-    // moves the same files: like with like for every format.
+    // moves the same files: like with like for every format. An epoch cut short by max_batches
+    // consumed its share of the files.
+    const double epochs = static_cast<double>(samples) / static_cast<double>(spec.samples);
     const double input_mbps =
-        wall > 0 ? static_cast<double>(dataset.total_bytes()) * iters / wall / 1e6 : 0;
+        wall > 0 ? static_cast<double>(dataset.total_bytes()) * epochs / wall / 1e6 : 0;
     state.counters["input_MB_per_s"] = input_mbps;
     state.counters["fraction_of_ceiling"] = ceiling > 0 ? input_mbps / ceiling : 0;
     std::string label;
@@ -175,6 +188,16 @@ void bm_pipeline(benchmark::State& state, const ReadCase& c) {
                 std::to_string(static_cast<int>(100 * resident / iters)) +
                 "% of the dataset resident: figures are partly page-cache reads";
       }
+    }
+    if (step) {
+      // GPU busy: the step's own times (CUDA events; the steady clock when emulated).
+      const double step_s = step->step_seconds();
+      const double steps = static_cast<double>(std::max<std::uint64_t>(1, step->steps()));
+      state.counters["gpu_idle_fraction"] = gpu_idle_fraction(step_s, wall);
+      state.counters["gpu_step_ms"] = step_s / steps * 1e3;
+      state.counters["feed_limit_samples_per_s"] =
+          feed_limit_samples_per_s(c.batch, step_s / steps);
+      label += (label.empty() ? "" : " ") + step->label();
     }
     if (sink && sink->copy_seconds() > 0) {
       state.counters["h2d_GB_per_s"] = sink->copied_bytes() / sink->copy_seconds() / 1e9;
@@ -216,21 +239,20 @@ void bm_image(benchmark::State& state, const ImageCase& c) {
     pc.batch_size = c.batch;
     pc.order = c.order;
     pc.order_seed = k_seed;
-    {
-      // Before timing: every image once, decoded within the codec's tolerance of the generator's,
-      // sampled augmentations within one bf16 step of the reference (also the warm-up).
-      ImageCheck check;
-      ImageSource checking(reader, steps, k_seed, &check);
-      pc.source = &checking;
-      Pipeline pipeline(reader, pc);
-      if (const std::string bad = check_image_epoch(pipeline, spec, check); !bad.empty()) {
-        suite::fail(state, "image pipeline output is wrong: " + bad);
-        return;
-      }
-    }
-    ImageSource source(reader, steps, k_seed);
+    // One source and pipeline for the checking epoch and the timed ones: the workers' buffers
+    // and the staging slots the check sized are the ones timed (no image buffer is allocated in
+    // a timed epoch). Before timing: every image once, decoded within the codec's tolerance of the
+    // generator's, sampled augmentations within one bf16 step of the reference (the warm-up).
+    ImageCheck check;
+    ImageSource source(reader, steps, k_seed, &check);
     pc.source = &source;
     Pipeline pipeline(reader, pc);
+    if (const std::string bad = check_image_epoch(pipeline, spec, check); !bad.empty()) {
+      suite::fail(state, "image pipeline output is wrong: " + bad);
+      return;
+    }
+    source.set_check(nullptr);
+    source.take_work();  // the checking epoch's, not timed
     std::uint64_t samples = 0;
     std::uint64_t bytes = 0;
     double wall = 0;
@@ -277,6 +299,12 @@ void bm_image(benchmark::State& state, const ImageCase& c) {
                          : "cold: evicted with posix_fadvise(DONTNEED)");
     }
   });
+}
+
+// GPU decode (image_gpu.hpp): skips with the first missing piece (GPU, libnvjpeg, libturbojpeg)
+// before the dataset is generated.
+void bm_image_nvjpeg(benchmark::State& state, const NvjpegCase& c) {
+  guarded(state, [&] { run_nvjpeg_case(state, c, dataset_for); });
 }
 
 void bm_memcpy_ceiling(benchmark::State& state, int threads) {
@@ -418,6 +446,11 @@ void register_dataloader_benchmarks(const SuiteConfig& config) {
         image_name(c), detail::image_iterations(config),
         [image_case = c](benchmark::State& state) { bm_image(state, image_case); }, ms);
   }
+  for (const NvjpegCase& c : detail::nvjpeg_cases(config)) {
+    suite::register_timed(
+        nvjpeg_case_name(c), c.iterations,
+        [image_case = c](benchmark::State& state) { bm_image_nvjpeg(state, image_case); }, ms);
+  }
   for (Format f : {Format::csv, Format::jsonl}) {
     suite::register_timed(
         "dataloader/parse/format:" + std::string(to_string(f)) +
@@ -441,6 +474,10 @@ std::vector<std::string> availability_notes() {
   }
   if (const std::string g = cuda_unavailable_reason(); !g.empty()) {
     notes.push_back("h2d cases: skipped: " + g);
+  }
+  notes.push_back(gemm_step_note());
+  if (const std::string n = nvjpeg_unavailable_reason(); !n.empty()) {
+    notes.push_back("decode:nvjpeg cases: skipped: " + n);
   }
   if (std::string jpeg; JpegCodec::get(&jpeg) == nullptr) {
     notes.push_back("image cases: skipped: " + jpeg);

@@ -48,7 +48,7 @@ void register_dataloader_benchmarks(const SuiteConfig& config);
 
 // What each registered benchmark does, for the run plan (dataloader_plan.cpp): the same list, in
 // the same order and with the same names, as register_dataloader_benchmarks registers.
-enum class CaseWork { memcpy_ceiling, seq_read, read, parse, generate, image };
+enum class CaseWork { memcpy_ceiling, seq_read, read, parse, generate, image, image_nvjpeg };
 struct CaseOutline {
   std::string name;
   CaseWork work = CaseWork::read;
@@ -58,8 +58,8 @@ struct CaseOutline {
   bool cold = false;        // page cache dropped before each epoch
   bool text = false;        // a text format (parsed, not just read)
   std::uint64_t step_us_total = 0;  // emulated training steps per iteration, microseconds
-  std::uint64_t images = 0;         // image cases: JPEG images decoded per iteration
-  std::uint64_t image_pixels = 0;   // image cases: pixels per image (width x height)
+  std::uint64_t images = 0;         // image cases: images per epoch
+  std::uint64_t image_pixels = 0;   // image cases (decode:cpu): pixels per image (width x height)
 };
 std::vector<CaseOutline> case_outlines(const SuiteConfig& config);
 // The availability notes shown by --gpubench_info (io_uring, CUDA).

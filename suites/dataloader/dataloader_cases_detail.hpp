@@ -11,6 +11,7 @@
 #include "suites/dataloader/dataloader_cases.hpp"
 #include "suites/dataloader/dataset.hpp"
 #include "suites/dataloader/host_memory.hpp"
+#include "suites/dataloader/image_gpu.hpp"
 #include "suites/dataloader/read_paths.hpp"
 #include "suites/dataloader/sample_order.hpp"
 
@@ -19,8 +20,9 @@ namespace gpubench::dataloader::detail {
 constexpr std::size_t k_image_bytes = k_image_record_bytes;
 constexpr std::uint64_t k_seed = 42;
 // Parse cases time 8 MiB of text this many times per pass: a single-thread CPU rate settles in a
-// few; 2 (was 5) paid for the shuffled-order cases in the plan (issue 41).
-constexpr int k_parse_iterations_per_pass = 2;
+// few, and the profile's iterations give 4; 2 (was 5) paid for the shuffled-order cases in the
+// plan, 1 for the image cases (issue 41).
+constexpr int k_parse_iterations_per_pass = 1;
 
 struct ReadCase {
   Format format = Format::raw;
@@ -33,6 +35,11 @@ struct ReadCase {
   bool h2d = false;
   HostMemory memory = HostMemory::page_aligned;
   Order order = Order::sequential;
+  // GPU busy (issue 41): the step is a GEMM on the GPU fed through pinned staging and H2D copies
+  // (training_step.hpp), or the emulated sleep without a GPU; max_batches > 0 stops the epoch
+  // there (long steps).
+  bool gpu_step = false;
+  std::uint64_t max_batches = 0;
 };
 
 // An image pipeline case (issue 41): JPEG read, CPU decode, crop, augmentation to bf16.
@@ -63,9 +70,12 @@ std::string read_name(const std::string& kind, const ReadCase& c);
 DatasetSpec image_spec_for(const SuiteConfig& config, Format format, int width, int height);
 // `dataloader/image/format:F/size:WxH/decode:cpu/path:P/workers:W/order:O/cache:C`.
 std::string image_name(const ImageCase& c);
-// Timed epochs per repetition of an image case: half the read cases' (each costs seconds).
+// Timed epochs per repetition of an image case: half the read cases' (each costs seconds), 1 in
+// quick.
 int image_iterations(const SuiteConfig& config);
 // The read cases the configuration sweeps, in registration order.
 Plan make_plan(const SuiteConfig& config);
+// The GPU-decode image cases (`decode:nvjpeg`), in registration order.
+std::vector<NvjpegCase> nvjpeg_cases(const SuiteConfig& config);
 
 }  // namespace gpubench::dataloader::detail

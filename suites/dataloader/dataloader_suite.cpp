@@ -1,9 +1,13 @@
 // gpubench-dataloader: how fast this machine can feed its GPUs. Thin main over dataloader_core.
+#include <string>
+
 #include "suites/common/device_flag.hpp"
 #include "suites/common/suite_support.hpp"
 #include "suites/dataloader/dataloader_cases.hpp"
 #include "suites/dataloader/dataloader_plan.hpp"
 #include "suites/dataloader/device_staging.hpp"
+#include "suites/dataloader/training_step.hpp"
+#include "util/cpu_budget.hpp"
 #include "util/error.hpp"
 
 namespace {
@@ -28,6 +32,15 @@ std::vector<MetricSpec> metrics() {
       {"batch_p99_us", "us", Direction::lower, "99th percentile of the same"},
       {"stall_fraction", "fraction", Direction::lower,
        "share of the consumer's wall time spent waiting for a batch (0..1)"},
+      {"gpu_idle_fraction", "fraction", Direction::lower,
+       "GPU-busy train cases: 1 - (sum of step times) / wall time, the share of the epoch the GPU "
+       "(or, label consumer=emulated, the emulated step) waited for input (0..1)"},
+      {"gpu_step_ms", "ms", Direction::lower,
+       "GPU-busy train cases: measured time of one training step (CUDA events; emulated: the "
+       "sleep's steady-clock time)"},
+      {"feed_limit_samples_per_s", "samples/s", Direction::higher,
+       "GPU-busy train cases: batch / step time, the input rate at which the GPU is saturated "
+       "(fed more slowly, it waits)"},
       {"ceiling_MB_per_s", "MB/s", Direction::higher,
        "reference measured in the same benchmark run: memcpy of the dataset's files out of the "
        "page "
@@ -48,6 +61,9 @@ std::vector<MetricSpec> metrics() {
   for (MetricSpec& m : all) {
     m.role =
         m.name == "MB_per_s" ? gpubench::suite::Role::primary : gpubench::suite::Role::secondary;
+    // The GPU-busy step's size describes the case (it is calibrated to the target): not compared.
+    if (m.name == "gpu_step_ms" || m.name == "feed_limit_samples_per_s")
+      m.role = gpubench::suite::Role::parameter;
   }
   return all;
 }
@@ -79,6 +95,11 @@ int main(int argc, char** argv) {
     return gpubench::suite::report_error("gpubench", e);
   }
   benchmark::AddCustomContext("gpubench.devices", gpubench::dataloader::staging_devices_json());
+  // Where the GPU-busy step's cuBLAS came from (loads it: not for --gpubench_info or a plan).
+  if (!info_only && !plan_only) gpubench::dataloader::add_gemm_step_context();
+  // The CPUs the worker sweep is sized by (affinity mask capped by the cgroup quota): report and
+  // doctor state each pipeline's worker count at 95% of its best as a multiple of it (issue 41).
+  benchmark::AddCustomContext("gpubench.usable_cpus", std::to_string(gpubench::usable_cpu_count()));
   gpubench::dataloader::SuiteConfig config;
   if (!info_only) {
     // Bad configuration stops the suite before any work, with the CLI's error format and exit 2.

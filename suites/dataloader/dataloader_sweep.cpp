@@ -61,13 +61,13 @@ DatasetSpec image_spec_for(const SuiteConfig& config, Format format, int width, 
   s.seed = k_seed;
   s.image_width = static_cast<std::uint32_t>(width);
   s.image_height = static_cast<std::uint32_t>(height);
-  // As many images as decode to a quarter of the profile's dataset bytes (quick 32 MiB: 14 of
-  // 500x375, standard 59, full 477), at least k_min_images (1280x960 in quick and standard): a
+  // As many images as decode to a fifth of the profile's dataset bytes (quick 32 MiB: 11 of
+  // 500x375, standard 47, full 381), at least k_min_images (1280x960 in quick and standard): a
   // worker decodes and augments a few hundred such images per second, a thousand times slower
   // than it copies the same bytes, so this is what fits the plan (README "Image pipeline").
   const std::uint64_t decoded =
       std::uint64_t{3} * static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(height);
-  s.samples = std::max<std::uint64_t>(k_min_images, config.dataset_bytes / 4 / decoded);
+  s.samples = std::max<std::uint64_t>(k_min_images, config.dataset_bytes / 5 / decoded);
   // Shards of 16 MiB of decoded pixels (~2 MB of JPEG at 500x375): several per dataset even in
   // quick, so shard order and the per-file index matter as in a real WebDataset.
   s.samples_per_shard = std::max<std::uint64_t>(1, k_shard_bytes / decoded);
@@ -76,7 +76,7 @@ DatasetSpec image_spec_for(const SuiteConfig& config, Format format, int width, 
 }
 
 int image_iterations(const SuiteConfig& config) {
-  return std::max(1, config.iterations / 2);
+  return config.profile == Profile::quick ? 1 : std::max(1, config.iterations / 2);
 }
 
 std::string image_name(const ImageCase& c) {
@@ -106,11 +106,12 @@ Plan make_plan(const SuiteConfig& config) {
     const bool image = rb == k_image_bytes;
     for (std::size_t batch : batches_for(config, rb)) {
       // Raw binary: every read path x worker sweep x warm/cold (the small record: pread only in
-      // quick).
+      // quick; io_uring at mid workers only in quick, which paid for the image cases, issue 41).
       for (ReadPath path : {ReadPath::pread, ReadPath::mmap, ReadPath::uring}) {
         if (quick && !image && path != ReadPath::pread) continue;
         for (int w : config.workers) {
           if (quick && !image && w != mid_workers) continue;
+          if (quick && path == ReadPath::uring && w != mid_workers) continue;
           for (bool cold : {false, true}) {
             ReadCase c;
             c.path = path;
@@ -123,9 +124,15 @@ Plan make_plan(const SuiteConfig& config) {
         }
       }
       if (!image) continue;
-      // Other formats, pread, warm; the worker sweep outside quick.
+      // Other formats, pread, warm; the worker sweep outside quick. Text formats at the first
+      // batch size only outside full: parsing sets their pace, and the batch size does not
+      // change it (this paid for the image cases in standard, issue 41).
       for (Format f : all_formats()) {
         if (f == Format::raw) continue;
+        if (is_text(f) && config.profile != Profile::full &&
+            batch != batches_for(config, rb).front()) {
+          continue;
+        }
         for (int w : config.workers) {
           if (quick && w != mid_workers) continue;
           ReadCase c;
@@ -137,12 +144,14 @@ Plan make_plan(const SuiteConfig& config) {
         }
       }
       // Shuffled access (a training epoch's order), at the first batch size and mid workers:
-      // raw through pread and mmap, warm and cold, in both orders; every other format warm
-      // through pread, shuffled (and shard_shuffled for the shard formats WebDataset-style
-      // loaders shuffle that way, outside quick).
+      // raw through pread and mmap, warm and cold, in both orders (quick: shard_shuffled through
+      // mmap only, which paid for the image cases, issue 41); every other format warm through
+      // pread, shuffled (and shard_shuffled for the shard formats WebDataset-style loaders
+      // shuffle that way, outside quick).
       if (batch == batches_for(config, rb).front()) {
         for (Order order : {Order::shuffled, Order::shard_shuffled}) {
           for (ReadPath path : {ReadPath::pread, ReadPath::mmap}) {
+            if (quick && order == Order::shard_shuffled && path == ReadPath::pread) continue;
             for (bool cold : {false, true}) {
               ReadCase c;
               c.path = path;
@@ -169,20 +178,44 @@ Plan make_plan(const SuiteConfig& config) {
           }
         }
       }
-      // An emulated training step: loader-bound (short step) and compute-bound (long step).
-      // The compute-bound step runs at mid workers only: its steps are sleeps (56 x 10 ms per
-      // epoch at batch 16 in standard), and whether one worker keeps up with a step is what the
-      // 1 ms step at 1 worker already shows; this paid for the shuffled cases (issue 41).
-      for (int step : {1000, 10000}) {
-        for (int w : {1, mid_workers}) {
-          if (step == 10000 && w == 1 && mid_workers != 1) continue;
-          ReadCase c;
-          c.workers = w;
-          c.record_bytes = rb;
-          c.batch = batch;
-          c.step_us = step;
-          plan.reads.emplace_back("train", c);
-          if (w == mid_workers) break;
+      // An emulated training step of 1 ms (sleep): loader-bound, at 1 and mid workers. (The 10 ms
+      // step at mid workers it had made way for the GPU-busy steps below, issue 41.)
+      for (int w : {1, mid_workers}) {
+        ReadCase c;
+        c.workers = w;
+        c.record_bytes = rb;
+        c.batch = batch;
+        c.step_us = 1000;
+        plan.reads.emplace_back("train", c);
+        if (w == mid_workers) break;
+      }
+      // GPU busy (issue 41): steps of 5, 20 and 100 ms, a GEMM on the GPU where there is one
+      // (sleeps otherwise), at the first batch size. 5 ms at every worker count, for the knee;
+      // 20 and 100 ms at mid workers. Outside quick the epoch stops after 22, 8 and 3 batches
+      // (110, 160 and 300 ms of steps; the 10 ms step slept 700 ms at both batch sizes); quick runs
+      // only the 5 ms step, 12 of the epoch's 14 batches (2 x 60 ms where the 10 ms step at 2
+      // workers slept 140 ms).
+      if (batch == batches_for(config, rb).front()) {
+        struct GpuStep {
+          int step_us;
+          std::uint64_t max_batches;
+          bool every_worker_count;
+        };
+        const std::vector<GpuStep> steps =
+            quick ? std::vector<GpuStep>{{5000, 12, true}}
+                  : std::vector<GpuStep>{{5000, 22, true}, {20000, 8, false}, {100000, 3, false}};
+        for (const GpuStep& g : steps) {
+          for (int w : config.workers) {
+            if (!g.every_worker_count && w != mid_workers) continue;
+            ReadCase c;
+            c.workers = w;
+            c.record_bytes = rb;
+            c.batch = batch;
+            c.step_us = g.step_us;
+            c.gpu_step = true;
+            c.max_batches = g.max_batches;
+            plan.reads.emplace_back("train", c);
+          }
         }
       }
       // GPU: pinned vs pageable staging with double-buffered H2D copies.
@@ -234,6 +267,35 @@ Plan make_plan(const SuiteConfig& config) {
   return plan;
 }
 
+std::vector<NvjpegCase> nvjpeg_cases(const SuiteConfig& config) {
+  // nvJPEG's batched decode of the headline image pipeline (wds, 500x375, shuffled, pread) at mid
+  // workers: the workers only read JPEG bytes, so their sweep belongs to the CPU-decode cases.
+  // Not in quick: the plan's dataloader share has no room for it there (issue 41). Standard: 128
+  // images (2 batches of 64, one nvjpegDecodeBatched call each), 2 epochs per repetition, about
+  // 1.3 s per execution in the plan; full: 1024 images and 1280x960 at 256, every epoch the
+  // profile times. The validation epoch decodes every image on one CPU thread too.
+  std::vector<NvjpegCase> out;
+  if (config.profile == Profile::quick) return out;
+  const bool full = config.profile == Profile::full;
+  for (const auto& [w, h] : {std::pair{500u, 375u}, std::pair{1280u, 960u}}) {
+    if (!full && w != 500) continue;
+    NvjpegCase c;
+    c.spec.format = Format::wds;
+    c.spec.seed = k_seed;
+    c.spec.image_width = w;
+    c.spec.image_height = h;
+    c.spec.samples = !full ? 128 : w == 500 ? 1024 : 256;
+    c.spec.samples_per_shard = 128;
+    c.workers = std::min(2, config.workers.back());
+    c.batch = 64;
+    c.order = Order::shuffled;
+    c.seed = k_seed;
+    c.iterations = full ? config.iterations : 2;
+    out.push_back(c);
+  }
+  return out;
+}
+
 }  // namespace detail
 
 std::vector<DatasetSpec> planned_datasets(const SuiteConfig& config) {
@@ -245,6 +307,9 @@ std::vector<DatasetSpec> planned_datasets(const SuiteConfig& config) {
   for (const auto& c : make_plan(config).images) {
     const DatasetSpec s = image_spec_for(config, c.format, c.width, c.height);
     unique.emplace(s.directory_name(), s);
+  }
+  for (const NvjpegCase& c : detail::nvjpeg_cases(config)) {
+    unique.emplace(c.spec.directory_name(), c.spec);
   }
   std::vector<DatasetSpec> out;
   for (auto& [name, s] : unique) out.push_back(s);
@@ -279,7 +344,11 @@ std::vector<CaseOutline> case_outlines(const SuiteConfig& config) {
                   c.workers};
     o.cold = c.cold;
     o.text = is_text(c.format);
-    const std::uint64_t batches = (spec.samples + c.batch - 1) / std::max<std::size_t>(c.batch, 1);
+    const std::uint64_t epoch_batches =
+        (spec.samples + c.batch - 1) / std::max<std::size_t>(c.batch, 1);
+    const std::uint64_t batches =
+        c.max_batches > 0 ? std::min(epoch_batches, c.max_batches) : epoch_batches;
+    if (batches < epoch_batches) o.bytes = o.bytes / epoch_batches * batches;
     o.step_us_total = batches * static_cast<std::uint64_t>(c.step_us);
     out.push_back(o);
   }
@@ -289,6 +358,15 @@ std::vector<CaseOutline> case_outlines(const SuiteConfig& config) {
     o.cold = c.cold;
     o.images = spec.samples;
     o.image_pixels = static_cast<std::uint64_t>(c.width) * static_cast<std::uint64_t>(c.height);
+    out.push_back(o);
+  }
+  for (const NvjpegCase& c : detail::nvjpeg_cases(config)) {
+    // JPEG bytes per epoch: the generator aims at about 110 KB per 500x375 image, 1/5 of its
+    // RGB bytes; the same ratio at other sizes.
+    const std::uint64_t jpeg_bytes =
+        c.spec.samples * c.spec.image_width * c.spec.image_height * 3 / 5;
+    CaseOutline o{nvjpeg_case_name(c), CaseWork::image_nvjpeg, c.iterations, jpeg_bytes, c.workers};
+    o.images = c.spec.samples;
     out.push_back(o);
   }
   for (Format f : {Format::csv, Format::jsonl}) {

@@ -40,6 +40,10 @@ class H2DSink : public BatchSink {
   virtual double copy_seconds() const = 0;
   // Transfers issued per batch (1 when pixels and labels are contiguous in the staging slot).
   virtual double transfers_per_batch() const = 0;
+  // The cudaEvent_t (untyped: no CUDA header here) recorded on the sink's stream after `batch`'s
+  // copy, for work on another stream to wait on (cudaStreamWaitEvent: the training step). Valid
+  // from begin(batch) until the begin() of batch.index + 2, which re-records it.
+  virtual void* copy_done_event(const Batch& batch) const = 0;
 };
 std::unique_ptr<H2DSink> make_h2d_sink(std::size_t batch_size, std::size_t record_bytes);
 

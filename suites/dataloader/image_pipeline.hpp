@@ -6,10 +6,12 @@
 // consumer and its BatchSink (the H2D copy, the training step) are the same as for raw records.
 //
 // Per worker thread: its own ByteReader, JPEG buffer, DecodedImage and augmentation scratch,
-// sized by its first images and reused, so a batch allocates nothing after that.
+// sized by its first images and kept by the source between epochs, so no image after those
+// allocates.
 //
 // Checking (before any timing): an ImageCheck given to the source makes every worker compare
-// each decode with the generator's image (fill_image_rgb) within the codec's tolerance, and
+// each decode with the generator's image (fill_image_rgb) within k_decode_tolerance_q90
+// (jpeg_codec.hpp; the datasets are quality 90), and
 // every k_reference_every-th sample's augmented output with augment_reference within one bf16
 // step; ImageVerifySink on the consumer side checks each sample arrives exactly once with its
 // label.
@@ -32,11 +34,6 @@ namespace gpubench::dataloader {
 // One augmented image in the staging slot: 3 x 224 x 224 bf16 values, CHW.
 constexpr std::size_t k_augmented_image_bytes =
     std::size_t{3} * k_crop_size * k_crop_size * sizeof(std::uint16_t);
-
-// How far a decode may be from the generator's image: what libjpeg-turbo at the dataset's
-// quality (90, 4:2:0) changes in fill_image_rgb's images, with room for the codec's rounding.
-// LOCAL until branch i41-jpeg's constant in jpeg_codec.hpp is merged, then that one is used.
-constexpr DecodeTolerance k_image_decode_tolerance{96, 30.0, 4.0};
 
 // Every this many samples (sample index % k_reference_every == 0) the check also runs
 // augment_reference: it is plain float code, tens of milliseconds per image.
@@ -127,16 +124,26 @@ class ImageSource final : public SampleSource {
   std::size_t record_bytes() const override { return k_augmented_image_bytes; }
   std::unique_ptr<Worker> make_worker() const override;
   ImageWork take_work();
+  // Starts or stops checking (null). Between runs only: workers read it without a lock.
+  void set_check(ImageCheck* check) noexcept { m_check = check; }
+  // Worker buffers kept for the next epoch (one per worker thread that has run).
+  std::size_t pooled_buffers() const;
+  ~ImageSource() override;
 
  private:
   class ImageWorker;
-  void add_work(const ImageWork& w) const;
+  struct WorkerBuffers;
+  // A worker's buffers: from the pool (kept from an earlier epoch), else new.
+  std::unique_ptr<WorkerBuffers> take_buffers() const;
+  // Back to the pool when a worker's epoch ends, with what it did.
+  void give_back(std::unique_ptr<WorkerBuffers> buffers, const ImageWork& w) const;
   const DatasetReader& m_reader;
   const ImageSteps& m_steps;
   std::uint64_t m_crop_seed;
   ImageCheck* m_check;
   mutable std::mutex m_mutex;
   mutable ImageWork m_work;
+  mutable std::vector<std::unique_ptr<WorkerBuffers>> m_pool;  // at most one per worker thread
 };
 
 // Consumer-side check of the checking epoch: every sample of the dataset exactly once, each

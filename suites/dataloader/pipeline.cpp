@@ -11,6 +11,7 @@
 #include <mutex>
 #include <thread>
 
+#include "suites/dataloader/training_step.hpp"
 #include "util/error.hpp"
 
 namespace gpubench::dataloader {
@@ -125,7 +126,7 @@ Pipeline::Pipeline(const DatasetReader& reader, const PipelineConfig& config)
 
 Pipeline::~Pipeline() = default;
 
-PipelineResult Pipeline::run(BatchSink* sink) {
+PipelineResult Pipeline::run(BatchSink* sink, TrainingStep* step) {
   const DatasetSpec& spec = m_reader.spec();
   const std::size_t batch = m_config.batch_size;
   const std::size_t rb = record_bytes_of(m_reader, m_config);
@@ -207,6 +208,8 @@ PipelineResult Pipeline::run(BatchSink* sink) {
   const std::size_t held_limit =
       sink ? std::min(sink->held(), m_slots.size() > 2 ? m_slots.size() - 2 : 0) : 0;
   std::deque<std::size_t> held;
+  EmulatedStep emulated(m_config.step);
+  TrainingStep* consumer_step = step ? step : m_config.step.count() > 0 ? &emulated : nullptr;
   const auto start = Clock::now();
   std::vector<std::thread> threads;
   threads.reserve(static_cast<std::size_t>(m_config.workers));
@@ -220,7 +223,7 @@ PipelineResult Pipeline::run(BatchSink* sink) {
       result.stall_s += seconds_between(wait0, Clock::now());
       const Batch& b = meta[slot];
       if (sink) sink->begin(b);
-      if (m_config.step.count() > 0) std::this_thread::sleep_until(Clock::now() + m_config.step);
+      if (consumer_step) consumer_step->run(b);
       if (sink) sink->end(b);
       result.batches += 1;
       result.samples += b.count;
@@ -238,6 +241,7 @@ PipelineResult Pipeline::run(BatchSink* sink) {
         held.pop_front();
       }
     }
+    if (consumer_step) consumer_step->finish();  // the wall time covers the last step
     while (!held.empty()) {
       sink->finish(meta[held.front()]);
       free_slots.push(held.front());

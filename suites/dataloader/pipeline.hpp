@@ -1,8 +1,8 @@
 // The input pipeline: N worker threads read and decode batches into host staging slots; one
 // consumer (the calling thread) takes them in any order, hands them to a BatchSink (e.g. an H2D
-// copy), emulates a training step of fixed duration, and returns the slot.
+// copy), runs a training step (training_step.hpp: emulated or on the GPU), and returns the slot.
 //
-//   workers --(free slots)--> fill batch k --(ready queue)--> consumer: sink.begin, step,
+//   workers --(free slots)--> fill batch k --(ready queue)--> consumer: sink.begin, step.run,
 //                                                             sink.end, slot back to free
 //
 // Synchronisation: a slot is owned by exactly one side at a time, handed over through the two
@@ -27,6 +27,8 @@
 #include "suites/dataloader/sample_order.hpp"
 
 namespace gpubench::dataloader {
+
+class TrainingStep;
 
 struct Batch {
   std::uint64_t index = 0;         // batch number in the epoch
@@ -86,7 +88,7 @@ struct PipelineConfig {
   int workers = 2;
   std::size_t batch_size = 64;
   std::size_t slots = 0;              // staging slots; 0 = workers + 2 (each worker one ahead)
-  std::chrono::microseconds step{0};  // emulated training step per batch (sleep, not spin)
+  std::chrono::microseconds step{0};  // emulated step per batch (sleep) when run() gets no step
   HostMemory memory = HostMemory::page_aligned;
   std::uint64_t max_batches = 0;  // 0 = one full epoch
   Order order = Order::sequential;
@@ -118,8 +120,10 @@ class Pipeline {
   Pipeline& operator=(const Pipeline&) = delete;
 
   // Runs one epoch (or max_batches) in the order of epoch epoch() and advances it. `sink` may be
-  // null. Rethrows the first worker error.
-  PipelineResult run(BatchSink* sink = nullptr);
+  // null. `step` runs on every batch between sink.begin and sink.end and is finished before the
+  // clock stops; null: an EmulatedStep of config.step when that is positive. Rethrows the first
+  // worker error.
+  PipelineResult run(BatchSink* sink = nullptr, TrainingStep* step = nullptr);
   std::uint64_t epoch() const noexcept { return m_epoch; }
 
  private:

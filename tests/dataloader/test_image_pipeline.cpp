@@ -241,15 +241,15 @@ TEST(ImagePipeline, CasesNameTheirImagesAndSweepWorkersForTheHeadline) {
                        "workers:2/order:shuffled/cache:warm",
                        head + "workers:2/order:sequential/cache:cold",
                        head + "workers:2/order:shuffled/cache:cold"}));
-  // Image datasets: JPEG, as many images as decode to a quarter of the dataset bytes, at least 8.
+  // Image datasets: JPEG, as many images as decode to a fifth of the dataset bytes, at least 8.
   const auto small = dl::detail::image_spec_for(config, dl::Format::wds, 500, 375);
   EXPECT_TRUE(small.is_jpeg());
   EXPECT_EQ(small.image_width, 500u);
   EXPECT_EQ(small.image_height, 375u);
-  EXPECT_EQ(small.samples, 14u);  // 32 MiB / 4 / 562500 decoded bytes
+  EXPECT_EQ(small.samples, 11u);  // 32 MiB / 5 / 562500 decoded bytes
   EXPECT_EQ(dl::detail::image_spec_for(config, dl::Format::wds, 1280, 960).samples, 8u);
   config.dataset_bytes = 128u << 20;
-  EXPECT_EQ(dl::detail::image_spec_for(config, dl::Format::wds, 500, 375).samples, 59u);
+  EXPECT_EQ(dl::detail::image_spec_for(config, dl::Format::wds, 500, 375).samples, 47u);
   config.dataset_bytes = 1u << 20;
   EXPECT_EQ(dl::detail::image_spec_for(config, dl::Format::tfrecord, 500, 375).samples, 8u);
   // Every image case is in the outlines the run plan costs, and every image dataset is planned.
@@ -276,8 +276,170 @@ TEST(ImagePipeline, PlanCostsImagesByPixelsAndWorkers) {
   o.workers = 1;
   o.image_pixels = 1280 * 960;
   const double big = dl::planned_case_seconds(o, 1, r);
-  // 64 images x (4 timed + 2 checking epochs) / 300 per s, plus 4 references of 10 images each
-  EXPECT_NEAR(one, (64.0 * 6 + 40) / r.jpeg_images_per_worker_s, 0.05);
+  // 64 images x (4 timed + 1.5 checking epochs), plus 4 references of 3 images' worth each
+  EXPECT_NEAR(one, (64.0 * 5.5 + 12) / r.jpeg_images_per_worker_s, 0.02);
   EXPECT_LT(two, 0.6 * one);
   EXPECT_NEAR(big / one, 1280.0 * 960 / (500 * 375), 0.3);
+}
+
+// --- the real ImageSource on a generated JPEG dataset ------------------------------------------
+
+namespace {
+
+// A small JPEG dataset: 40 images of 120x90 in WebDataset shards of 16 (a third shard is short).
+dl::DatasetSpec small_jpeg(dl::Format format = dl::Format::wds) {
+  dl::DatasetSpec s;
+  s.format = format;
+  s.seed = 9;
+  s.image_width = 120;
+  s.image_height = 90;
+  s.samples = 40;
+  s.samples_per_shard = 16;
+  s.record_bytes = 0;
+  return s;
+}
+
+// The real steps, with one thing changed to test that the check notices it.
+class AlteredSteps final : public dl::ImageSteps {
+ public:
+  AlteredSteps(const dl::JpegCodec& codec, const dl::DatasetSpec& spec) : m_real(codec, spec) {}
+  std::uint64_t wrong_reference_for = ~0ull;  // expected_image gives another image for this one
+  int augment_steps_off = 0;                  // bf16 steps added to output value 100
+  void decode(std::span<const std::uint8_t> jpeg, dl::DecodedImage& out) const override {
+    m_real.decode(jpeg, out);
+  }
+  dl::CropBox crop_box(int w, int h, std::uint64_t seed, std::uint64_t epoch,
+                       std::uint64_t sample) const override {
+    return m_real.crop_box(w, h, seed, epoch, sample);
+  }
+  void augment(const dl::DecodedImage& image, const dl::CropBox& box, std::uint16_t* out,
+               std::vector<float>& scratch) const override {
+    m_real.augment(image, box, out, scratch);
+    out[100] = static_cast<std::uint16_t>(out[100] + augment_steps_off);
+  }
+  void augment_reference(const dl::DecodedImage& image, const dl::CropBox& box,
+                         std::uint16_t* out) const override {
+    m_real.augment_reference(image, box, out);
+  }
+  void expected_image(std::uint64_t index, dl::DecodedImage& out) const override {
+    m_real.expected_image(index == wrong_reference_for ? index + 1 : index, out);
+  }
+  dl::DecodeDifference compare(const dl::DecodedImage& a,
+                               const dl::DecodedImage& b) const override {
+    return m_real.compare(a, b);
+  }
+  bool acceptable(const dl::DecodeDifference& d) const override { return m_real.acceptable(d); }
+
+ private:
+  dl::CpuImageSteps m_real;
+};
+
+// The checking epoch's verdict for `steps` on `dataset`.
+std::string check_epoch(const dl::Dataset& dataset, const dl::ImageSteps& steps) {
+  dl::DatasetReader reader(dataset, dl::ReadPath::pread);
+  dl::ImageCheck check;
+  dl::ImageSource source(reader, steps, 3, &check);
+  dl::PipelineConfig c;
+  c.workers = 3;
+  c.batch_size = 4;
+  c.order = dl::Order::shuffled;
+  c.source = &source;
+  dl::Pipeline p(reader, c);
+  return dl::check_image_epoch(p, dataset.spec, check);
+}
+
+// Keeps the augmented output of one sample.
+class KeepSample final : public dl::BatchSink {
+ public:
+  explicit KeepSample(std::uint64_t sample) : m_sample(sample) {}
+  void begin(const dl::Batch& b) override {
+    for (std::size_t i = 0; i < b.count; ++i) {
+      if (b.sample(i) != m_sample) continue;
+      const auto* p =
+          reinterpret_cast<const std::uint16_t*>(b.pixels + i * dl::k_augmented_image_bytes);
+      kept.assign(p, p + dl::k_augmented_image_bytes / 2);
+      label = b.labels[i];
+    }
+  }
+  std::vector<std::uint16_t> kept;
+  std::uint32_t label = 0;
+
+ private:
+  std::uint64_t m_sample;
+};
+
+}  // namespace
+
+TEST(ImagePipelineJpeg, CheckingEpochPassesTheRealPipelineAndNamesAWrongSample) {
+  std::string reason;
+  const dl::JpegCodec* codec = dl::JpegCodec::get(&reason);
+  if (!codec) GTEST_SKIP() << reason;
+  gpubench::TempDir tmp("dl-image-real");
+  for (dl::Format f : {dl::Format::wds, dl::Format::tfrecord}) {
+    const auto d = dl::ensure_dataset(tmp.path(), small_jpeg(f));
+    AlteredSteps steps(*codec, d.spec);
+    EXPECT_EQ(check_epoch(d, steps), "") << dl::to_string(f);
+    // A decode compared with the wrong image is outside the tolerance, and named.
+    steps.wrong_reference_for = 21;
+    EXPECT_THAT(check_epoch(d, steps),
+                HasSubstr("sample 21 (key 000000021) decodes outside the tolerance"));
+    steps.wrong_reference_for = ~0ull;
+    // One bf16 step off the reference passes; two fail, naming the sample and the value.
+    steps.augment_steps_off = 1;
+    EXPECT_EQ(check_epoch(d, steps), "");
+    steps.augment_steps_off = 2;
+    const std::string bad = check_epoch(d, steps);
+    EXPECT_THAT(bad, HasSubstr("augmented value 100 (channel 0, row 0, column 100)"));
+    EXPECT_THAT(bad, HasSubstr("more than one bf16 step"));
+    EXPECT_THAT(bad, HasSubstr("(3 wrong)"));  // samples 0, 16 and 32 are the checked ones
+  }
+}
+
+TEST(ImagePipelineJpeg, WorkersDrawEachEpochsCropAndCountTheirWork) {
+  std::string reason;
+  const dl::JpegCodec* codec = dl::JpegCodec::get(&reason);
+  if (!codec) GTEST_SKIP() << reason;
+  gpubench::TempDir tmp("dl-image-work");
+  const auto d = dl::ensure_dataset(tmp.path(), small_jpeg());
+  dl::DatasetReader reader(d, dl::ReadPath::mmap);
+  const dl::CpuImageSteps steps(*codec, d.spec);
+  dl::ImageSource source(reader, steps, 77);
+  dl::PipelineConfig c;
+  c.workers = 2;
+  c.batch_size = 4;
+  c.order = dl::Order::shuffled;
+  c.source = &source;
+  dl::Pipeline p(reader, c);
+  // Sample 5 as the pipeline delivers it in epochs 0 and 1, and as computed here.
+  auto byte_reader = dl::make_byte_reader(dl::ReadPath::pread);
+  std::vector<std::uint8_t> jpeg;
+  std::vector<char> scratch;
+  std::uint64_t jpeg_bytes = 0;
+  for (std::uint64_t i = 0; i < d.spec.samples; ++i) {
+    reader.read_encoded(i, jpeg, *byte_reader, scratch);
+    jpeg_bytes += jpeg.size();
+  }
+  reader.read_encoded(5, jpeg, *byte_reader, scratch);
+  dl::DecodedImage image;
+  codec->decode_rgb(jpeg, image);
+  std::vector<float> augment_scratch;
+  for (std::uint64_t epoch = 0; epoch < 2; ++epoch) {
+    KeepSample keep(5);
+    const auto r = p.run(&keep);
+    EXPECT_EQ(r.bytes, 40u * (dl::k_augmented_image_bytes + 4));
+    std::vector<std::uint16_t> want(dl::k_augmented_image_bytes / 2);
+    dl::augment_cpu(image.rgb.data(), image.width, image.height,
+                    dl::sample_crop_box(image.width, image.height, 77, epoch, 5), dl::k_crop_size,
+                    want.data(), augment_scratch);
+    EXPECT_EQ(keep.kept, want) << "epoch " << epoch;
+    EXPECT_EQ(keep.label, dl::sample_label(d.spec.seed, 5));
+    const dl::ImageWork w = source.take_work();
+    EXPECT_EQ(w.images, 40u);
+    EXPECT_EQ(w.jpeg_bytes, jpeg_bytes);
+    EXPECT_GT(w.decode_s, 0);
+    EXPECT_GT(w.busy_s, w.decode_s);  // reading and augmenting take time too
+    // Each worker thread's buffers are kept for the next epoch, not made again.
+    EXPECT_EQ(source.pooled_buffers(), 2u);
+  }
+  EXPECT_EQ(source.take_work().images, 0u);  // taken: nothing left
 }

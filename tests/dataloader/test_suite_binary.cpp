@@ -58,7 +58,7 @@ TEST(DataloaderSuiteBinary, ReportsCountersForATinyRun) {
   const auto r = run_suite(tmp, tiny_env(tmp),
                            "--benchmark_format=json --benchmark_filter='"
                            "read/format:(raw|csv)/path:pread/workers:2/record_bytes:150528/.*warm|"
-                           "train/.*workers:2/.*step_us:10000|h2d/.*pinned'");
+                           "train/.*workers:2/.*step_us:5000/|h2d/.*pinned'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(doc.at("context").at("gpubench.suite"), "dataloader");
@@ -69,7 +69,7 @@ TEST(DataloaderSuiteBinary, ReportsCountersForATinyRun) {
         "dataloader/read/format:csv/path:pread/workers:2/record_bytes:150528/batch:16/"
         "order:sequential/cache:warm",
         "dataloader/train/format:raw/path:pread/workers:2/record_bytes:150528/batch:16/"
-        "step_us:10000"}) {
+        "step_us:5000/"}) {
     const auto* b = find_benchmark(doc, name);
     ASSERT_NE(b, nullptr) << name;
     ASSERT_FALSE(b->value("error_occurred", false)) << b->value("error_message", "");
@@ -85,7 +85,7 @@ TEST(DataloaderSuiteBinary, ReportsCountersForATinyRun) {
                 b->at("samples_per_s").get<double>() * (150528 + 4) / 1e6,
                 b->at("MB_per_s").get<double>() * 1e-6);
   }
-  // 10 ms steps on 2 workers: the loader keeps up, the consumer rarely waits.
+  // 5 ms steps on 2 workers: the loader keeps up, the consumer rarely waits.
   const auto* train = find_benchmark(doc, "dataloader/train/");
   ASSERT_NE(train, nullptr);
   EXPECT_LT(train->at("stall_fraction").get<double>(), 0.5);

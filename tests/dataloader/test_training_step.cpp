@@ -1,0 +1,322 @@
+// The training step (issue 41 item 4, "GPU busy"): the GEMM sizing rule and its calibration on
+// synthetic timings, the idle fraction, feed limit and knee arithmetic, the pipeline's use of a
+// step, and the emulated consumer's label through the real gpubench-dataloader binary. The GEMM
+// step itself needs a GPU; these tests hold the host rules it follows.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "suites/dataloader/training_step.hpp"
+#include "util/error.hpp"
+#include "util/fs.hpp"
+
+namespace dl = gpubench::dataloader;
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::StartsWith;
+
+namespace {
+
+// A synthetic GPU (fixture, not a measurement): `tflops` sustained on large GEMMs, plus a fixed
+// launch cost per GEMM, in milliseconds per step.
+double model_step_ms(const dl::GemmShape& g, double tflops, double launch_us = 10) {
+  return dl::gemm_step_flops(g) / (tflops * 1e12) * 1e3 + g.repeats * launch_us * 1e-3;
+}
+
+}  // namespace
+
+TEST(TrainingStepSizing, ScalesNByTheCubeRootOfTheTimeRatio) {
+  // 8x the time is 8x the work: twice n.
+  auto g = dl::next_gemm_shape({2048, 1}, 1.0, 8.0);
+  EXPECT_EQ(g.n, 4096);
+  EXPECT_EQ(g.repeats, 1);
+  // Half the time: n / 2^(1/3) = 3251.1, rounded to a multiple of 64.
+  g = dl::next_gemm_shape({4096, 1}, 2.0, 1.0);
+  EXPECT_EQ(g.n, 3264);
+  EXPECT_EQ(g.n % dl::k_gemm_n_multiple, 0);
+  // Never below the smallest n.
+  EXPECT_EQ(dl::next_gemm_shape({256, 1}, 10.0, 0.001).n, dl::k_gemm_min_n);
+}
+
+TEST(TrainingStepSizing, ChainsGemmsBeyondTheLargestN) {
+  // 2.5x the work of one 8192 GEMM: three GEMMs of cbrt(8192^3 x 2.5 / 3) = 7709 -> 7680.
+  const auto g = dl::next_gemm_shape({8192, 1}, 2.0, 5.0);
+  EXPECT_EQ(g.repeats, 3);
+  EXPECT_EQ(g.n, 7680);
+  // Fewer GEMMs again when the step was too long.
+  const auto back = dl::next_gemm_shape({8192, 3}, 10.0, 5.0);
+  EXPECT_EQ(back.repeats, 2);
+  EXPECT_EQ(back.n, 7424);  // cbrt(8192^3 x 1.5 / 2) = 7442.9 -> 7424
+}
+
+TEST(TrainingStepSizing, RejectsNonPositiveTimes) {
+  for (double measured : {0.0, -1.0, std::nan("")}) {
+    EXPECT_THROW((void)dl::next_gemm_shape({1024, 1}, measured, 5.0), gpubench::Error);
+  }
+  EXPECT_THROW((void)dl::next_gemm_shape({1024, 1}, 1.0, 0.0), gpubench::Error);
+  EXPECT_THROW((void)dl::next_gemm_shape({0, 1}, 1.0, 5.0), gpubench::Error);
+  // A broken timer (a step "taking" 1 ns) cannot overflow the GEMM count.
+  EXPECT_EQ(dl::next_gemm_shape({8192, 1}, 1e-9, 100.0).repeats, dl::k_gemm_max_repeats);
+}
+
+TEST(TrainingStepSizing, CalibrationReachesEachTargetWithinTenPercent) {
+  // GPUs of 50 to 800 TFLOP/s, the targets of the train cases.
+  for (double tflops : {50.0, 200.0, 800.0}) {
+    for (double target : {5.0, 20.0, 100.0}) {
+      const auto cal = dl::calibrate_gemm_step(
+          target, {2048, 1}, [&](const dl::GemmShape& g) { return model_step_ms(g, tflops); });
+      EXPECT_TRUE(cal.converged) << tflops << " TFLOP/s, " << target << " ms";
+      EXPECT_NEAR(cal.step_ms, target, target * dl::k_step_tolerance);
+      EXPECT_DOUBLE_EQ(cal.step_ms, model_step_ms(cal.shape, tflops));
+      EXPECT_LE(cal.rounds, 4);
+      EXPECT_LE(cal.shape.n, dl::k_gemm_max_n);
+    }
+  }
+}
+
+TEST(TrainingStepSizing, CalibrationThatCannotConvergeKeepsTheClosestShape) {
+  // A timer that alternates between far too short and far too long: never within 10%.
+  int calls = 0;
+  const auto cal = dl::calibrate_gemm_step(
+      10.0, {1024, 1}, [&](const dl::GemmShape&) { return ++calls % 2 == 1 ? 2.0 : 13.0; });
+  EXPECT_FALSE(cal.converged);
+  EXPECT_EQ(cal.rounds, dl::k_max_calibration_rounds);
+  EXPECT_EQ(calls, dl::k_max_calibration_rounds);
+  EXPECT_DOUBLE_EQ(cal.step_ms, 13.0);  // 30% off beats 80% off
+  // A shape stuck at a bound stops early instead of timing it again.
+  int stuck = 0;
+  const auto small = dl::calibrate_gemm_step(0.001, {256, 1}, [&](const dl::GemmShape&) {
+    ++stuck;
+    return 1.0;
+  });
+  EXPECT_FALSE(small.converged);
+  EXPECT_EQ(stuck, 1);
+}
+
+TEST(TrainingStepMetrics, IdleFractionAndFeedLimit) {
+  EXPECT_DOUBLE_EQ(dl::gpu_idle_fraction(0.9, 1.0), 0.1);
+  EXPECT_DOUBLE_EQ(dl::gpu_idle_fraction(0.25, 1.0), 0.75);
+  EXPECT_DOUBLE_EQ(dl::gpu_idle_fraction(1.2, 1.0), 0.0);  // clock skew: never negative
+  EXPECT_DOUBLE_EQ(dl::gpu_idle_fraction(0.0, 0.0), 0.0);
+  // 16 samples per 5 ms step: the GPU is saturated at 3200 samples/s.
+  EXPECT_DOUBLE_EQ(dl::feed_limit_samples_per_s(16, 0.005), 3200.0);
+  EXPECT_DOUBLE_EQ(dl::feed_limit_samples_per_s(16, 0.0), 0.0);
+}
+
+TEST(TrainingStepKnee, NamesTheWorkerCountWhereTheGpuStartsWaiting) {
+  // Synthetic points (fixture): 1 worker feeds 1900 samples/s to a GPU saturated at 3200.
+  const auto knee =
+      dl::find_gpu_busy_knee({{4, 3190, 0.01}, {1, 1900, 0.41}, {2, 3150, 0.04}, {8, 3195, 0.005}});
+  ASSERT_TRUE(knee.fed);
+  EXPECT_EQ(knee.fed_workers, 2);
+  EXPECT_DOUBLE_EQ(knee.fed_samples_per_s, 3150);
+  ASSERT_TRUE(knee.waits);
+  EXPECT_EQ(knee.waiting_workers, 1);
+  EXPECT_DOUBLE_EQ(knee.waiting_samples_per_s, 1900);
+  EXPECT_EQ(dl::describe_knee(knee),
+            "the GPU waits below 2 workers (1 worker: 1900 samples/s, 41% idle); busy from 2 "
+            "workers (3150 samples/s)");
+  // Exactly 5% idle is still busy; just above is waiting.
+  EXPECT_EQ(dl::find_gpu_busy_knee({{1, 100, 0.05}}).fed_workers, 1);
+  EXPECT_FALSE(dl::find_gpu_busy_knee({{1, 100, 0.0501}}).fed);
+}
+
+TEST(TrainingStepKnee, BusyPointBelowAWaitingOneDoesNotCount) {
+  // Noise: 1 worker looked busy, 2 did not; the GPU is only fed from 4.
+  const auto knee = dl::find_gpu_busy_knee({{1, 100, 0.02}, {2, 150, 0.30}, {4, 300, 0.01}});
+  EXPECT_EQ(knee.fed_workers, 4);
+  EXPECT_EQ(knee.waiting_workers, 2);
+  EXPECT_DOUBLE_EQ(knee.waiting_idle_fraction, 0.30);
+}
+
+TEST(TrainingStepKnee, AlwaysWaitingAndNeverWaiting) {
+  const auto starved = dl::find_gpu_busy_knee({{1, 100, 0.9}, {2, 190, 0.8}});
+  EXPECT_FALSE(starved.fed);
+  EXPECT_EQ(starved.waiting_workers, 2);
+  EXPECT_THAT(dl::describe_knee(starved), StartsWith("the GPU waits at every worker count"));
+  const auto fed = dl::find_gpu_busy_knee({{1, 100, 0.01}, {2, 100, 0.0}});
+  EXPECT_TRUE(fed.fed);
+  EXPECT_FALSE(fed.waits);
+  EXPECT_EQ(fed.fed_workers, 1);
+  EXPECT_THAT(dl::describe_knee(fed), HasSubstr("never waits"));
+}
+
+TEST(TrainingStepKnee, RejectsBadPoints) {
+  EXPECT_THROW((void)dl::find_gpu_busy_knee({}), gpubench::Error);
+  EXPECT_THROW((void)dl::find_gpu_busy_knee({{2, 1, 0.1}, {2, 1, 0.2}}), gpubench::Error);
+  EXPECT_THROW((void)dl::find_gpu_busy_knee({{0, 1, 0.1}}), gpubench::Error);
+}
+
+TEST(TrainingStepEmulated, SleepsCountsAndSaysItIsEmulated) {
+  dl::EmulatedStep step(std::chrono::microseconds(2000), "no CUDA device (fixture reason)");
+  dl::Batch b;
+  step.run(b);
+  step.run(b);
+  EXPECT_EQ(step.steps(), 2u);
+  EXPECT_GE(step.step_seconds(), 0.004);
+  EXPECT_EQ(step.label(), "consumer=emulated (no GPU: no CUDA device (fixture reason))");
+  EXPECT_EQ(dl::EmulatedStep(std::chrono::microseconds(1)).label(), "consumer=emulated");
+}
+
+namespace {
+
+// Record the order the pipeline calls the sink and the step in.
+struct RecordingSink : dl::BatchSink {
+  std::vector<std::string>& calls;
+  explicit RecordingSink(std::vector<std::string>& c) : calls(c) {}
+  void begin(const dl::Batch& b) override { calls.push_back("begin " + std::to_string(b.index)); }
+  void end(const dl::Batch& b) override { calls.push_back("end " + std::to_string(b.index)); }
+};
+struct RecordingStep : dl::TrainingStep {
+  std::vector<std::string>& calls;
+  int finishes = 0;
+  explicit RecordingStep(std::vector<std::string>& c) : calls(c) {}
+  void run(const dl::Batch& b) override { calls.push_back("step " + std::to_string(b.index)); }
+  void finish() override { ++finishes; }
+  std::uint64_t steps() const override { return 0; }
+  double step_seconds() const override { return 0; }
+  std::string label() const override { return "recorder"; }
+};
+
+}  // namespace
+
+TEST(TrainingStepPipeline, StepRunsBetweenBeginAndEndAndIsFinishedOnce) {
+  gpubench::TempDir tmp("dl-step");
+  dl::DatasetSpec s;
+  s.format = dl::Format::raw;
+  s.seed = 3;
+  s.record_bytes = 4096;
+  s.samples = 40;
+  s.samples_per_shard = 40;
+  const auto d = dl::ensure_dataset(tmp.path(), s);
+  dl::DatasetReader reader(d, dl::ReadPath::pread);
+  dl::PipelineConfig c;
+  c.workers = 1;  // one worker: batches arrive in order
+  c.batch_size = 16;
+  c.step = std::chrono::microseconds(50000);  // ignored: the step given to run() replaces it
+  c.max_batches = 2;
+  dl::Pipeline p(reader, c);
+  std::vector<std::string> calls;
+  RecordingSink sink(calls);
+  RecordingStep step(calls);
+  const auto r = p.run(&sink, &step);
+  EXPECT_EQ(r.batches, 2u);
+  EXPECT_LT(r.wall_s, 0.05) << "the emulated 50 ms sleep ran although a step was given";
+  EXPECT_EQ(calls,
+            (std::vector<std::string>{"begin 0", "step 0", "end 0", "begin 1", "step 1", "end 1"}));
+  EXPECT_EQ(step.finishes, 1);
+}
+
+namespace {
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+RunResult run_suite(const gpubench::TempDir& tmp, const std::string& args,
+                    const std::string& profile = "quick") {
+  const fs::path bin = fs::path(GPUBENCH_BIN_DIR) / "gpubench-dataloader";
+  const fs::path out = tmp.path() / "stdout.txt";
+  const fs::path err = tmp.path() / "stderr.txt";
+  fs::create_directories(tmp.path() / "data");
+  const std::string cmd =
+      "env GPUBENCH_PROFILE=" + profile + " GPUBENCH_DATA_DIR='" + (tmp.path() / "data").string() +
+      "' GPUBENCH_DATALOADER_DATASET_MIB=8 GPUBENCH_DATALOADER_WORKERS=1,2 '" + bin.string() +
+      "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
+  const int status = std::system(cmd.c_str());
+  RunResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = gpubench::read_file(out);
+  r.err = gpubench::read_file(err);
+  return r;
+}
+
+}  // namespace
+
+// The 5 ms step cases through the real binary: without a GPU the consumer is the emulated step
+// and the label says so and why; with one it is the GEMM. Either way the GPU-busy metrics are
+// reported per worker count and agree with each other.
+TEST(TrainingStepBinary, GpuBusyCasesReportTheConsumerAndItsIdleFraction) {
+  gpubench::TempDir tmp("dl-step-e2e");
+  const auto r =
+      run_suite(tmp, "--benchmark_format=json --benchmark_filter='train/.*step_us:5000/'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  const bool gpu = dl::gemm_step_unavailable_reason().empty();
+  int cases = 0;
+  for (const auto& b : doc.at("benchmarks")) {
+    const std::string name = b.at("name").get<std::string>();
+    if (b.value("run_type", "") == "aggregate") continue;
+    ++cases;
+    ASSERT_FALSE(b.value("error_occurred", false)) << name << ": " << b.value("error_message", "");
+    const std::string label = b.value("label", "");
+    if (gpu) {
+      EXPECT_THAT(label, HasSubstr("consumer=gemm bf16")) << name;
+    } else {
+      EXPECT_THAT(
+          label,
+          HasSubstr("consumer=emulated (no GPU: " + dl::gemm_step_unavailable_reason() + ")"))
+          << name;
+    }
+    const double step_ms = b.at("gpu_step_ms").get<double>();
+    EXPECT_GE(step_ms, gpu ? 4.5 : 5.0) << name;  // calibrated within 10%; a sleep is never short
+    EXPECT_NEAR(b.at("feed_limit_samples_per_s").get<double>(), 16 / (step_ms / 1e3), 1e-6 * 3200)
+        << name;
+    const double idle = b.at("gpu_idle_fraction").get<double>();
+    EXPECT_GE(idle, 0) << name;
+    EXPECT_LT(idle, 1) << name;
+    // 8 MiB is 55 samples, 4 steps at batch 16: the wall time covers every step, so the pipeline
+    // cannot deliver faster than the step consumes (1% for rounding).
+    EXPECT_LE(b.at("samples_per_s").get<double>(),
+              b.at("feed_limit_samples_per_s").get<double>() * 1.01)
+        << name;
+  }
+  EXPECT_EQ(cases, 2) << "one case per worker count (1, 2)";
+  // --gpubench_info says which consumer the GPU-busy cases get here.
+  const auto info = run_suite(tmp, "--gpubench_info");
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_THAT(info.out, HasSubstr(gpu ? "GPU-busy train cases: GEMM step (cuBLAS: "
+                                      : "GPU-busy train cases: emulated step: " +
+                                            dl::gemm_step_unavailable_reason()));
+}
+
+// Which GPU-busy cases each profile plans: quick only the 5 ms step at every worker count; outside
+// quick also 20 and 100 ms at mid workers; the 10 ms emulated step they replace is gone.
+TEST(TrainingStepBinary, ProfilesPlanTheStepCases) {
+  gpubench::TempDir tmp("dl-step-list");
+  auto train = [](int workers, int batch, const std::string& step) {
+    return "dataloader/train/format:raw/path:pread/workers:" + std::to_string(workers) +
+           "/record_bytes:150528/batch:" + std::to_string(batch) + "/step_us:" + step +
+           "/order:sequential/cache:warm/";
+  };
+  auto lists = [](const RunResult& r, const std::string& name) {
+    return r.out.find(name) != std::string::npos;
+  };
+  const auto quick = run_suite(tmp, "--benchmark_list_tests");
+  ASSERT_EQ(quick.exit_code, 0) << quick.err;
+  EXPECT_TRUE(lists(quick, train(1, 16, "5000")));
+  EXPECT_TRUE(lists(quick, train(2, 16, "5000")));
+  EXPECT_FALSE(lists(quick, "step_us:20000/"));
+  EXPECT_FALSE(lists(quick, "step_us:100000/"));
+  EXPECT_FALSE(lists(quick, "step_us:10000/"));
+  const auto standard = run_suite(tmp, "--benchmark_list_tests", "standard");
+  ASSERT_EQ(standard.exit_code, 0) << standard.err;
+  for (const char* step : {"5000", "20000", "100000"}) {
+    EXPECT_TRUE(lists(standard, train(2, 16, step))) << step;
+  }
+  EXPECT_TRUE(lists(standard, train(1, 16, "5000")));
+  EXPECT_FALSE(lists(standard, train(1, 16, "20000")));
+  EXPECT_FALSE(lists(standard, train(1, 16, "100000")));
+  EXPECT_FALSE(lists(standard, train(2, 64, "5000")));
+  EXPECT_FALSE(lists(standard, "step_us:10000/"));
+}
