@@ -11,11 +11,14 @@ gpubench's side: the case
   dataloader/image/format:wds/size:500x375/decode:cpu/path:pread/workers:W/order:shuffled/cache:warm
 run alone (--benchmark_filter) with GPUBENCH_DATA_DIR=DIR, GPUBENCH_DATALOADER_WORKERS=W and
 GPUBENCH_DATALOADER_DATASET_MIB=--dataset-mib, in the profile GPUBENCH_PROFILE names (default
-quick). The image datasets hold a quarter of those bytes decoded: 1024 MiB gives 477 images of
-500x375 (about 50 MB of JPEG), so PyTorch's per-epoch worker start-up (persistent_workers=False)
-is a few percent of an epoch, not most of it as on the quick profile's 14 images. gpubench
+quick). The image datasets hold a fifth of those bytes decoded: 1024 MiB gives 381 images of
+500x375 (about 40 MB of JPEG), so PyTorch's per-epoch worker start-up (persistent_workers=False)
+is a small part of an epoch, not most of it as on the quick profile's 11 images. gpubench
 generates the dataset under DIR (or finds it there); PyTorch's side then reads that directory:
-the wds directory under DIR of that many 500x375 JPEG images, or --dataset.
+the wds directory of 500x375 JPEG images under DIR (when several, the one of the image count
+--dataset-mib gives), or --dataset. The suite's start-up check wants free space for every
+dataset its profile plans at that size (about 8 GB at 1024 MiB), though it generates only this
+one.
 Like for like: gpubench's `shuffled` order (the same permutation per epoch) on both sides, warm
 epochs timed after an untimed one, as many as gpubench timed (its entry's `iterations`), and
 gpubench's image batch of 4 (ImageCase::batch in dataloader_cases_detail.hpp).
@@ -116,16 +119,17 @@ def first_image_size(directory):
 
 
 def expected_images(dataset_mib):
-    """Images of gpubench's 500x375 dataset for GPUBENCH_DATALOADER_DATASET_MIB=dataset_mib:
-    image_spec_for() in dataloader_sweep.cpp (a quarter of the bytes, decoded RGB, at least 8)."""
-    return max(8, (dataset_mib << 20) // 4 // (3 * SIZE[0] * SIZE[1]))
+    """Images of gpubench's 500x375 dataset for GPUBENCH_DATALOADER_DATASET_MIB=dataset_mib, as
+    image_spec_for() in dataloader_sweep.cpp sizes it (a fifth of the bytes, decoded RGB, at
+    least 8). Only used to choose among several candidates."""
+    return max(8, (dataset_mib << 20) // 5 // (3 * SIZE[0] * SIZE[1]))
 
 
 def find_dataset(data_dir, samples):
-    """The wds dataset directory under `data_dir` of `samples` SIZE JPEG images (the size its
-    manifest states, else its first image's); the newest when several."""
-    found = []
-    for name in os.listdir(data_dir):
+    """The wds dataset directory under `data_dir` of SIZE JPEG images (the size its manifest
+    states, else its first image's): the only one, else the one of `samples` images."""
+    found = {}  # directory -> images
+    for name in sorted(os.listdir(data_dir)):
         manifest = os.path.join(data_dir, name, "manifest.json")
         try:
             with open(manifest) as f:
@@ -135,15 +139,23 @@ def find_dataset(data_dir, samples):
             size = (int(m.get("image_width", 0)), int(m.get("image_height", 0)))
             if size == (0, 0):
                 size = first_image_size(os.path.join(data_dir, name))
-            if size == SIZE and int(m.get("samples", -1)) == samples:
-                found.append((os.path.getmtime(manifest), os.path.join(data_dir, name)))
+            if size == SIZE:
+                found[os.path.join(data_dir, name)] = int(m.get("samples", -1))
         except (OSError, ValueError, TypeError, AttributeError, tarfile.TarError):
             continue
+    if len(found) == 1:
+        return next(iter(found))
+    matching = [d for d, n in found.items() if n == samples]
+    if len(matching) == 1:
+        return matching[0]
     if not found:
-        raise Failed(f"no wds dataset of {samples} {SIZE[0]}x{SIZE[1]} JPEG images under "
-                     f"'{data_dir}' (gpubench's case generates it there; or name one with "
-                     "--dataset)")
-    return max(found)[1]
+        raise Failed(f"no wds dataset of {SIZE[0]}x{SIZE[1]} JPEG images under '{data_dir}' "
+                     "(gpubench's case generates it there; or name one with --dataset)")
+    raise Failed(f"{len(found)} wds datasets of {SIZE[0]}x{SIZE[1]} images under '{data_dir}' "
+                 f"({', '.join(os.path.basename(d) for d in found)}) and "
+                 f"{'none' if not matching else 'several'} of the {samples} images expected "
+                 "for --dataset-mib (name the one gpubench read with --dataset, or use a data "
+                 "directory of its own)")
 
 
 def ratio_text(g, p):
