@@ -223,5 +223,45 @@ TEST(E2eWorkerSizing, RealDataloaderRunOfThisMachine) {
   EXPECT_TRUE(contains(doctor.out, "newest dataloader run of this host: run 1 (")) << doctor.out;
 }
 
+TEST(E2eWorkerSizing, RealTrainRunStatesWhereTheStepWaits) {
+  if (!fs::exists(fs::path(GPUBENCH_BIN_DIR) / "gpubench-dataloader")) {
+    GTEST_SKIP() << "gpubench-dataloader not built";
+  }
+  Workspace ws;
+  fs::create_directories(ws.root() / "data");
+  // The 5 ms step at 1 and 2 workers (quick: 12 batches an epoch, a few seconds): the GEMM step
+  // on a GPU, the emulated one without.
+  const CliResult run = ws.run({"run", "--suite", "dataloader", "--profile", "quick", "--filter",
+                                "dataloader/train/format:raw/path:pread/workers:[0-9]+/.*"
+                                "step_us:5000/.*"},
+                               {{"GPUBENCH_DATALOADER_WORKERS", "1,2"},
+                                {"GPUBENCH_DATA_DIR", (ws.root() / "data").string()}},
+                               600);
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const CliResult r = ws.run({"report", "1", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json w = nlohmann::json::parse(r.out).at("loader_workers");
+  ASSERT_FALSE(w.at("pipelines").empty()) << w.dump(1);
+  for (const nlohmann::json& p : w.at("pipelines")) {
+    ASSERT_EQ(p.at("points").size(), 2u) << p.dump(1);
+    for (const nlohmann::json& point : p.at("points")) {
+      const double idle = point.at("gpu_idle_fraction").get<double>();
+      EXPECT_GE(idle, 0.0);
+      EXPECT_LE(idle, 1.0);
+    }
+    const nlohmann::json& busy = p.at("gpu_busy");
+    ASSERT_FALSE(busy.is_null()) << p.dump(1);
+    EXPECT_TRUE(busy.at("fed").get<bool>() || busy.at("waits").get<bool>());
+    const std::string text = busy.at("text");
+    EXPECT_EQ(text.rfind(busy.at("emulated").get<bool>() ? "step idle by workers: 1: "
+                                                         : "GPU idle by workers: 1: ",
+                         0),
+              0u)
+        << text;
+  }
+  const CliResult shown = ws.run({"report", "1"});
+  EXPECT_TRUE(contains(shown.out, "idle by workers: 1: ")) << shown.out;
+}
+
 }  // namespace
 }  // namespace gpubench::e2e
