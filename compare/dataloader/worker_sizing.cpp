@@ -6,8 +6,10 @@
 #include <map>
 #include <set>
 
+#include "compare/names.hpp"
 #include "compare/stats/stats.hpp"
 #include "results/sqlite/sqlite.hpp"
+#include "util/error.hpp"
 #include "util/strings.hpp"
 
 namespace gpubench::compare {
@@ -19,13 +21,6 @@ constexpr const char* k_images_metric = "images_per_s";
 constexpr const char* k_samples_metric = "samples_per_s";
 // Most workers GPUBENCH_DATALOADER_WORKERS accepts (suites/dataloader/README.md).
 constexpr int k_max_workers = 1024;
-
-// Google Benchmark's run-control suffixes are no part of what a pipeline is (the same keys as
-// render's is_run_control_param, which this room may not include).
-bool is_run_control(const std::string& key) {
-  return key == "iterations" || key == "repeats" || key == "min_time" || key == "min_warmup_time" ||
-         key == "manual_time" || key == "real_time" || key == "process_time";
-}
 
 // The row's usable values: ok samples not under a thermal or hardware slowdown (an h2d case's
 // GPU), positive.
@@ -39,9 +34,27 @@ std::vector<double> usable_values(const results::ResultRow& r) {
   return out;
 }
 
-// "node1.example.com" and "node1" are one host.
-std::string short_host(const std::string& host) {
-  return to_lower(host.substr(0, host.find('.')));
+// The row's idle fractions: ok samples in [0, 1] (0 is a busy GPU, a value), not throttled.
+std::vector<double> idle_values(const results::ResultRow& r) {
+  std::vector<double> out;
+  if (r.status != results::BenchmarkStatus::ok) return out;
+  for (std::size_t i = 0; i < r.values.size(); ++i) {
+    if (i < r.throttled.size() && r.throttled[i] == 1) continue;
+    if (std::isfinite(r.values[i]) && r.values[i] >= 0 && r.values[i] <= 1) {
+      out.push_back(r.values[i]);
+    }
+  }
+  return out;
+}
+
+std::string rate_text(double per_s) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.0f", per_s);
+  return text;
+}
+
+std::string percent_text(double fraction) {
+  return std::to_string(static_cast<int>(std::lround(100 * fraction))) + "%";
 }
 
 // 1.0x, 2.5x, 0.12x: one decimal from 1 up, two below (a fraction of the cores).
@@ -87,11 +100,14 @@ Advice advice_of(const PipelineSizing& p, const WorkerSizing& s) {
 std::vector<PipelineSizing> size_pipelines(const std::vector<results::ResultRow>& rows) {
   struct Pooled {
     std::map<std::string, std::pair<std::string, std::map<int, std::vector<double>>>> by_metric;
+    std::map<int, std::vector<double>> idle;  // gpu_idle_fraction by worker count
+    bool emulated = false;                    // a step labelled consumer=emulated
   };
   std::map<std::string, Pooled> pipelines;
   for (const results::ResultRow& r : rows) {
     if (r.suite != k_suite) continue;
-    if (r.metric != k_samples_metric && r.metric != k_images_metric) continue;
+    const bool idle = r.metric == k_gpu_idle_metric;
+    if (!idle && r.metric != k_samples_metric && r.metric != k_images_metric) continue;
     std::optional<int> workers;
     std::string name = r.suite + "/" + r.case_name;
     for (const results::Param& p : r.params) {
@@ -101,10 +117,18 @@ std::vector<PipelineSizing> size_pipelines(const std::vector<results::ResultRow>
         }
         continue;
       }
-      if (is_run_control(p.key)) continue;
+      if (is_run_control_param(p.key)) continue;
       name += "/" + p.key + (p.text.empty() ? "" : ":" + p.text);
     }
     if (!workers) continue;
+    if (idle) {
+      Pooled& pooled = pipelines[name];
+      const std::vector<double> v = idle_values(r);
+      auto& values = pooled.idle[*workers];
+      values.insert(values.end(), v.begin(), v.end());
+      if (r.label.find("consumer=emulated") != std::string::npos) pooled.emulated = true;
+      continue;
+    }
     const std::vector<double> v = usable_values(r);
     auto& [unit, points] = pipelines[name].by_metric[r.metric];
     unit = r.unit;
@@ -116,6 +140,7 @@ std::vector<PipelineSizing> size_pipelines(const std::vector<results::ResultRow>
     // images_per_s where the pipeline reports it (image cases), else samples_per_s.
     auto it = pooled.by_metric.find(k_images_metric);
     if (it == pooled.by_metric.end()) it = pooled.by_metric.find(k_samples_metric);
+    if (it == pooled.by_metric.end()) continue;  // an idle fraction without a throughput
     PipelineSizing p;
     p.pipeline = name;
     p.metric = it->first;
@@ -126,6 +151,9 @@ std::vector<PipelineSizing> size_pipelines(const std::vector<results::ResultRow>
       point.workers = w;
       point.values = std::move(values);
       point.median = median(point.values);
+      if (auto idle = pooled.idle.find(w); idle != pooled.idle.end() && !idle->second.empty()) {
+        point.gpu_idle_fraction = median(idle->second);
+      }
       p.points.push_back(std::move(point));
     }
     if (p.points.empty()) continue;  // nothing measured (an h2d case without a GPU)
@@ -159,6 +187,14 @@ std::vector<PipelineSizing> size_pipelines(const std::vector<results::ResultRow>
       }
     }
     p.answer_low = p.answer_high = p.answer_workers;
+    std::vector<BusyPoint> busy;
+    for (const WorkerPoint& w : p.points) {
+      if (w.gpu_idle_fraction) busy.push_back({w.workers, w.median, *w.gpu_idle_fraction});
+    }
+    if (!busy.empty()) {
+      p.knee = find_gpu_busy_knee(std::move(busy));
+      p.knee->emulated = pooled.emulated;
+    }
     if (p.intervals) {
       // Low end: the smallest count whose interval reaches 95% (it may be there); high end: the
       // smallest whose interval lies at or above 95% (it is there), the best when none does.
@@ -210,17 +246,72 @@ WorkerSizing worker_sizing(results::Store& store, const results::RunDetail& run,
 }
 
 std::optional<int64_t> newest_dataloader_run(results::Store& store, const std::string& host) {
-  results::Statement has = store.database().prepare(
-      "SELECT 1 FROM suite_runs sr WHERE sr.run_id = ?1 AND sr.suite = ?2 AND EXISTS "
-      "(SELECT 1 FROM samples s WHERE s.suite_run_id = sr.id) LIMIT 1");
-  for (const results::RunRow& row : store.list_runs()) {  // newest first
-    if (row.status == results::RunStatus::running) continue;
-    if (short_host(row.hostname) != short_host(host)) continue;
-    has.reset();
-    has.bind(1, row.id).bind(2, k_suite);
-    if (has.step()) return row.id;
+  // One query, newest first: finished runs with a dataloader suite run that stored samples. The
+  // host is compared here, by the one rule peers/ uses too (compare/names.hpp short_host).
+  results::Statement st = store.database().prepare(
+      "SELECT r.id, h.hostname FROM runs r JOIN hosts h ON h.id = r.host_id "
+      "WHERE r.status <> 'running' AND EXISTS (SELECT 1 FROM suite_runs sr WHERE sr.run_id = r.id "
+      "AND sr.suite = ?1 AND EXISTS (SELECT 1 FROM samples s WHERE s.suite_run_id = sr.id)) "
+      "ORDER BY r.started_at DESC, r.id DESC");
+  st.bind(1, k_suite);
+  const std::string wanted = short_host(host);
+  while (st.step()) {
+    if (short_host(st.column_text(1)) == wanted) return st.column_int64(0);
   }
   return std::nullopt;
+}
+
+GpuBusyKnee find_gpu_busy_knee(std::vector<BusyPoint> points) {
+  if (points.empty()) {
+    throw bad_input("no measurements to find where the GPU starts waiting",
+                    "the knee needs the step cases of one pipeline at one or more worker counts",
+                    "run the dataloader suite's train cases with a worker sweep");
+  }
+  std::sort(points.begin(), points.end(),
+            [](const BusyPoint& a, const BusyPoint& b) { return a.workers < b.workers; });
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (points[i].workers < 1 || (i > 0 && points[i].workers == points[i - 1].workers)) {
+      throw bad_input(
+          "worker count " + std::to_string(points[i].workers) + " is invalid or measured twice",
+          "the knee takes one point per worker count, each at least 1");
+    }
+  }
+  // From the most workers down, while the GPU stays busy: a busy point below a waiting one (noise)
+  // does not count as fed, since adding workers must not make the GPU wait again.
+  std::size_t first_fed = points.size();
+  while (first_fed > 0 && points[first_fed - 1].gpu_idle_fraction <= k_gpu_waiting_idle_fraction)
+    --first_fed;
+  GpuBusyKnee knee;
+  if (first_fed < points.size()) {
+    knee.fed = true;
+    knee.fed_workers = points[first_fed].workers;
+    knee.fed_samples_per_s = points[first_fed].samples_per_s;
+  }
+  if (first_fed > 0) {
+    const BusyPoint& w = points[first_fed - 1];
+    knee.waits = true;
+    knee.waiting_workers = w.workers;
+    knee.waiting_samples_per_s = w.samples_per_s;
+    knee.waiting_idle_fraction = w.gpu_idle_fraction;
+  }
+  return knee;
+}
+
+std::string describe_knee(const GpuBusyKnee& knee, const std::string& unit) {
+  const std::string gpu = knee.emulated ? "the emulated step (no GPU)" : "the GPU";
+  const std::string waiting = knee.waits
+                                  ? workers_text(knee.waiting_workers) + ": " +
+                                        rate_text(knee.waiting_samples_per_s) + " " + unit + ", " +
+                                        percent_text(knee.waiting_idle_fraction) + " idle"
+                                  : "";
+  if (!knee.fed) {
+    return gpu + " waits at every worker count measured (up to " + waiting +
+           "): the input pipeline is the bottleneck";
+  }
+  const std::string fed = "busy from " + workers_text(knee.fed_workers) + " (" +
+                          rate_text(knee.fed_samples_per_s) + " " + unit + ")";
+  if (!knee.waits) return gpu + " is " + fed + ", the fewest measured: it never waits";
+  return gpu + " waits below " + workers_text(knee.fed_workers) + " (" + waiting + "); " + fed;
 }
 
 std::string sizing_verdict(const PipelineSizing& p, const WorkerSizing& s) {
@@ -333,6 +424,18 @@ std::string points_text(const PipelineSizing& p) {
   return p.metric + " by workers: " + pts;
 }
 
+std::string knee_text(const PipelineSizing& p) {
+  if (!p.knee) return {};
+  std::string idle;
+  for (const WorkerPoint& w : p.points) {
+    if (!w.gpu_idle_fraction) continue;
+    idle += (idle.empty() ? "" : ", ") + std::to_string(w.workers) + ": " +
+            percent_text(*w.gpu_idle_fraction);
+  }
+  return (p.knee->emulated ? "step idle by workers: " : "GPU idle by workers: ") + idle + ": " +
+         describe_knee(*p.knee, p.unit);
+}
+
 std::vector<std::string> worker_sizing_lines(const WorkerSizing& s) {
   if (s.pipelines.empty()) return {};
   std::vector<std::string> lines = {worker_sizing_heading(s)};
@@ -341,6 +444,7 @@ std::vector<std::string> worker_sizing_lines(const WorkerSizing& s) {
     lines.push_back("  " + p.pipeline);
     lines.push_back("    " + points_text(p));
     lines.push_back("    " + sizing_verdict(p, s));
+    if (p.knee) lines.push_back("    " + knee_text(p));
   }
   lines.push_back("  " + advice_summary(s));
   return lines;
@@ -358,9 +462,24 @@ nlohmann::json worker_sizing_json(const WorkerSizing& s) {
                         {"median", w.median},
                         {"ratio_to_best", w.ratio_to_best},
                         {"ci_low", opt(w.ci_low)},
-                        {"ci_high", opt(w.ci_high)}});
+                        {"ci_high", opt(w.ci_high)},
+                        {"gpu_idle_fraction", opt(w.gpu_idle_fraction)}});
     }
     const bool multiple = s.usable_cores && p.enough_points;
+    json busy;  // null without gpu_idle_fraction
+    if (p.knee) {
+      const GpuBusyKnee& k = *p.knee;
+      busy = {{"fed", k.fed},
+              {"fed_workers", k.fed ? json(k.fed_workers) : json()},
+              {"fed_per_s", k.fed ? json(k.fed_samples_per_s) : json()},
+              {"waits", k.waits},
+              {"waiting_workers", k.waits ? json(k.waiting_workers) : json()},
+              {"waiting_per_s", k.waits ? json(k.waiting_samples_per_s) : json()},
+              {"waiting_idle_fraction", k.waits ? json(k.waiting_idle_fraction) : json()},
+              {"idle_threshold", k_gpu_waiting_idle_fraction},
+              {"emulated", k.emulated},
+              {"text", knee_text(p)}};
+    }
     pipelines.push_back(
         {{"pipeline", p.pipeline},
          {"metric", p.metric},
@@ -375,7 +494,8 @@ nlohmann::json worker_sizing_json(const WorkerSizing& s) {
           multiple ? json(static_cast<double>(p.answer_workers) / *s.usable_cores) : json()},
          {"intervals", p.intervals},
          {"best_at_largest", p.best_at_largest},
-         {"verdict", sizing_verdict(p, s)}});
+         {"verdict", sizing_verdict(p, s)},
+         {"gpu_busy", busy}});
   }
   return {{"schema", "gpubench.loader_workers/1"},
           {"run", s.run_id},

@@ -18,6 +18,9 @@
 //   log_ratio_estimate, 99%) gives each count's ratio to the best with an interval, and the answer
 //   a range: from the smallest count whose interval reaches 95% to the smallest whose interval
 //   lies wholly at or above it. Otherwise medians only, and the line says so.
+// - GPU busy (issue 41 item 4): where the pipeline also reports `gpu_idle_fraction` (the train
+//   cases with a step), each count's median idle fraction, and the knee: the fewest workers from
+//   which the GPU stays busy (idle <= 5%) and the most at which it still waits, with its rate.
 #pragma once
 
 #include <cstdint>
@@ -41,6 +44,39 @@ inline constexpr double k_advice_multiple = 2.0;
 inline constexpr double k_advice_low = 1.5;
 inline constexpr double k_advice_high = 3.0;
 
+// The GPU counts as waiting when its idle fraction (time the step waited for input / wall time)
+// is above this.
+inline constexpr double k_gpu_waiting_idle_fraction = 0.05;
+// The metric the dataloader's train cases report it under (suites/dataloader/README.md).
+inline constexpr const char* k_gpu_idle_metric = "gpu_idle_fraction";
+
+// One pipeline (format, path, batch, step) at one worker count.
+struct BusyPoint {
+  int workers = 0;
+  double samples_per_s = 0;  // the pipeline's throughput, in its unit
+  double gpu_idle_fraction = 0;
+};
+struct GpuBusyKnee {
+  // The fewest workers from which every larger worker count measured keeps the GPU busy
+  // (idle <= 5%); fed = false when even the most workers leave it waiting.
+  bool fed = false;
+  int fed_workers = 0;
+  double fed_samples_per_s = 0;
+  // The most workers at which the GPU still waits (idle > 5%): where it starts waiting, and the
+  // input rate below which it does; waits = false when it is busy at every worker count.
+  bool waits = false;
+  int waiting_workers = 0;
+  double waiting_samples_per_s = 0;
+  double waiting_idle_fraction = 0;
+  // The step was the emulated one (label consumer=emulated: no GPU): "the step", not "the GPU".
+  bool emulated = false;
+};
+// Throws Error(bad_input) for no points, a worker count below 1 or measured twice.
+GpuBusyKnee find_gpu_busy_knee(std::vector<BusyPoint> points);
+// One sentence for a report, e.g. "the GPU waits below 2 workers (1 worker: 410 samples/s, 38%
+// idle); busy from 2 workers (800 samples/s)"; `unit` is the throughput's.
+std::string describe_knee(const GpuBusyKnee& knee, const std::string& unit = "samples/s");
+
 // One worker count of a pipeline.
 struct WorkerPoint {
   int workers = 0;
@@ -51,6 +87,8 @@ struct WorkerPoint {
   // are used (PipelineSizing::intervals).
   std::optional<double> ci_low;
   std::optional<double> ci_high;
+  // Median gpu_idle_fraction of the count's repetitions (0..1), where the pipeline reports it.
+  std::optional<double> gpu_idle_fraction;
 };
 
 struct PipelineSizing {
@@ -66,6 +104,8 @@ struct PipelineSizing {
   int answer_high = 0;
   bool intervals = false;        // every count had k_sizing_min_repetitions values
   bool best_at_largest = false;  // the best is the largest count measured: may rise with more
+  // Where the GPU starts waiting, over the counts with an idle fraction; none without one.
+  std::optional<GpuBusyKnee> knee;
 };
 
 struct WorkerSizing {
@@ -106,9 +146,13 @@ std::string worker_sizing_heading(const WorkerSizing& sizing);
 // "samples_per_s by workers: 1: 5120 (52.2%), 2: 9810 (100%)": each count's median and its
 // share of the best.
 std::string points_text(const PipelineSizing& p);
+// "GPU idle by workers: 1: 38%, 2: 2%: the GPU waits below 2 workers (...); busy from 2 workers
+// (...)"; empty for a pipeline without gpu_idle_fraction.
+std::string knee_text(const PipelineSizing& p);
 
 // For people: a heading line ("Loader workers (run 3, 16 usable cores): ..."), three lines a
-// pipeline with 2 or more worker counts (its name, its points, its verdict), and the summary over
+// pipeline with 2 or more worker counts (its name, its points, its verdict; a fourth, knee_text,
+// where it reports the GPU's idle fraction), and the summary over
 // every pipeline last (which counts those measured at one worker count: the profiles run most
 // formats and orders at one count, and a line each would bury the sweeps). Empty when the run has
 // no pipelines.
@@ -119,8 +163,11 @@ std::string advice_summary(const WorkerSizing& sizing);
 
 // {"schema": "gpubench.loader_workers/1", "run", "host", "usable_cores", "cores_recorded",
 //  "fraction", "confidence", "pipelines": [{pipeline, metric, unit, points: [{workers, n, median,
-//  ratio_to_best, ci_low, ci_high}], best_workers, answer_workers, answer_low, answer_high,
-//  multiple, intervals, best_at_largest, enough_points, verdict}], "summary"}: null for unknown.
+//  ratio_to_best, ci_low, ci_high, gpu_idle_fraction}], best_workers, answer_workers,
+//  answer_low, answer_high, multiple, intervals, best_at_largest, enough_points, verdict,
+//  gpu_busy: {fed, fed_workers, fed_per_s, waits, waiting_workers, waiting_per_s,
+//  waiting_idle_fraction, idle_threshold, emulated, text} or null}], "summary"}: null for
+//  unknown (gpu_idle_fraction and gpu_busy are additions: the version stays, compare/SCHEMA.md).
 nlohmann::json worker_sizing_json(const WorkerSizing& sizing);
 
 }  // namespace gpubench::compare

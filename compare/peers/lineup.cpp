@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "compare/names.hpp"
 #include "compare/stats/stats.hpp"
 #include "util/error.hpp"
 #include "util/median.hpp"
@@ -286,11 +287,6 @@ bool same_gpu(const Quantity& own, const Quantity& peer) {
 
 std::string size_text(double bytes) {
   return format_bytes_binary(bytes);
-}
-
-// "node1.example.com" and "node1" are one host: a tool may print the short name.
-std::string short_host(const std::string& host) {
-  return to_lower(host.substr(0, host.find('.')));
 }
 
 // A PCI address in one spelling: NVML writes "00000000:18:00.0", sysfs and nccl-tests

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "compare/names.hpp"
 #include "compare/render/render.hpp"
 #include "compare/render/svg.hpp"
 #include "util/strings.hpp"

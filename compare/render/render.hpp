@@ -140,9 +140,6 @@ const char* direction_text(results::Direction direction);
 // "1.234x [1.10, 1.30]" style figures.
 std::string format_ratio(double ratio);
 std::string change_pct(double ratio);  // 1.0523 -> "+5.23%"; "—" when not finite
-// Google Benchmark's run-control suffixes (iterations, repeats, min_time, manual_time, ...):
-// they are not experiment axes, so sweeps ignore them when grouping.
-bool is_run_control_param(const std::string& key);
 
 }  // namespace gpubench::compare
 

@@ -174,11 +174,6 @@ std::string format_ratio(double ratio) {
   return buf;
 }
 
-bool is_run_control_param(const std::string& key) {
-  return key == "iterations" || key == "repeats" || key == "min_time" || key == "min_warmup_time" ||
-         key == "manual_time" || key == "real_time" || key == "process_time";
-}
-
 void write_output(const std::string& path, const std::string& text, std::ostream& out) {
   if (path.empty() || path == "-") {
     out << text;

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "compare/hardware.hpp"
+#include "compare/names.hpp"
 #include "compare/render/html_style.hpp"
 #include "compare/render/render.hpp"
 #include "compare/render/render_large.hpp"

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compare/aggregates.hpp"
+#include "compare/names.hpp"
 #include "compare/render/html_style.hpp"
 #include "compare/render/render_large.hpp"
 #include "compare/render/render_peers.hpp"
@@ -181,17 +182,28 @@ void write_html_sweeps(const RunReport& r, std::ostream& out, std::size_t max_po
   }
 }
 
+// A "GPU idle" column where a pipeline shown reports gpu_idle_fraction (the train cases with a
+// step): its idle share by worker count and where the GPU starts waiting (issue 41 item 4).
+bool shows_gpu_busy(const WorkerSizing& w) {
+  return std::any_of(w.pipelines.begin(), w.pipelines.end(),
+                     [](const PipelineSizing& p) { return p.enough_points && p.knee; });
+}
+
 void write_html_loader_workers(const RunReport& r, std::ostream& out) {
   const WorkerSizing& w = r.workers;
   if (w.pipelines.empty()) return;
+  const bool gpu = shows_gpu_busy(w);
   out << "<h2>Loader workers</h2>\n<p>" << html_escape(worker_sizing_heading(w))
       << "</p>\n<div class=\"table-wrap\"><table class=\"results\"><tr><th>pipeline</th>"
-      << "<th>throughput by workers (share of the best)</th><th>worker count at 95%</th></tr>\n";
+      << "<th>throughput by workers (share of the best)</th><th>worker count at 95%</th>"
+      << (gpu ? "<th>GPU idle by workers, where it starts waiting</th>" : "") << "</tr>\n";
   for (const PipelineSizing& p : w.pipelines) {
     if (!p.enough_points) continue;  // counted in the summary below, listed in the JSON
     out << "<tr><td class=\"name\">" << html_escape(p.pipeline) << "</td><td>"
         << html_escape(points_text(p)) << "</td><td>" << html_escape(sizing_verdict(p, w))
-        << "</td></tr>\n";
+        << "</td>";
+    if (gpu) out << "<td>" << (p.knee ? html_escape(knee_text(p)) : "—") << "</td>";
+    out << "</tr>\n";
   }
   out << "</table></div>\n<p>" << html_escape(advice_summary(w)) << "</p>\n";
 }
@@ -199,14 +211,18 @@ void write_html_loader_workers(const RunReport& r, std::ostream& out) {
 void write_md_loader_workers(const RunReport& r, std::ostream& out) {
   const WorkerSizing& w = r.workers;
   if (w.pipelines.empty()) return;
+  const bool gpu = shows_gpu_busy(w);
   out << "\n### Loader workers\n\n"
       << markdown_escape(worker_sizing_heading(w))
-      << ".\n\n| pipeline | throughput by workers (share of the best) | worker count at 95% |\n"
-      << "|---|---|---|\n";
+      << ".\n\n| pipeline | throughput by workers (share of the best) | worker count at 95% |"
+      << (gpu ? " GPU idle by workers, where it starts waiting |" : "") << "\n"
+      << (gpu ? "|---|---|---|---|\n" : "|---|---|---|\n");
   for (const PipelineSizing& p : w.pipelines) {
     if (!p.enough_points) continue;  // counted in the summary below, listed in the JSON
     out << "| " << markdown_escape(p.pipeline) << " | " << markdown_escape(points_text(p)) << " | "
-        << markdown_escape(sizing_verdict(p, w)) << " |\n";
+        << markdown_escape(sizing_verdict(p, w)) << " |";
+    if (gpu) out << ' ' << (p.knee ? markdown_escape(knee_text(p)) : "—") << " |";
+    out << '\n';
   }
   out << '\n' << markdown_escape(advice_summary(w)) << ".\n";
 }

@@ -148,7 +148,9 @@ constexpr const char* k_loader_how =
 LoaderWorkers loader_workers(const Context& ctx) {
   LoaderWorkers w;
   w.usable_cores = usable_cpu_count();
-  const std::string host = harness::probe_host().hostname;
+  // The name only (gethostname, or the node's name under GPUBENCH_DOCTOR_HOST): probe_host would
+  // read /proc/cpuinfo, /proc/meminfo and /etc/os-release for nothing.
+  const std::string host = harness::doctor_host_name();
   try {
     w.db = resolve_db_path(ctx);
     if (!std::filesystem::exists(w.db)) {
@@ -189,6 +191,7 @@ void print_loader_workers(std::ostream& out, const LoaderWorkers& w) {
     for (const compare::PipelineSizing& p : s.pipelines) {
       if (!p.enough_points) continue;  // counted in the summary line
       text << "    " << p.pipeline << ": " << compare::sizing_verdict(p, s) << '\n';
+      if (p.knee) text << "      " << compare::knee_text(p) << '\n';
     }
     text << "  each pipeline's figures: gpubench report " << s.run_id << '\n';
   }

@@ -17,16 +17,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string workers_text(int workers) {
-  return std::to_string(workers) + (workers == 1 ? " worker" : " workers");
-}
-
-std::string rate_text(double samples_per_s) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.0f", samples_per_s);
-  return text;
-}
-
 }  // namespace
 
 EmulatedStep::EmulatedStep(std::chrono::microseconds step, std::string no_gpu_reason)
@@ -41,11 +31,6 @@ void EmulatedStep::run(const Batch& /*batch*/) {
 
 std::string EmulatedStep::label() const {
   return m_reason.empty() ? "consumer=emulated" : "consumer=emulated (no GPU: " + m_reason + ")";
-}
-
-double gemm_step_flops(const GemmShape& shape) {
-  const double n = shape.n;
-  return 2.0 * n * n * n * shape.repeats;
 }
 
 bool within_step_tolerance(double measured_ms, double target_ms) {
@@ -184,60 +169,6 @@ double gpu_idle_fraction(double step_s, double wall_s) {
 
 double feed_limit_samples_per_s(std::size_t batch, double step_s) {
   return step_s > 0 ? static_cast<double>(batch) / step_s : 0;
-}
-
-GpuBusyKnee find_gpu_busy_knee(std::vector<BusyPoint> points) {
-  if (points.empty()) {
-    throw bad_input("no measurements to find where the GPU starts waiting",
-                    "the knee needs the step cases of one pipeline at one or more worker counts",
-                    "run the dataloader suite's train cases with a worker sweep");
-  }
-  std::sort(points.begin(), points.end(),
-            [](const BusyPoint& a, const BusyPoint& b) { return a.workers < b.workers; });
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    if (points[i].workers < 1 || (i > 0 && points[i].workers == points[i - 1].workers)) {
-      throw bad_input(
-          "worker count " + std::to_string(points[i].workers) + " is invalid or measured twice",
-          "the knee takes one point per worker count, each at least 1");
-    }
-  }
-  // From the most workers down, while the GPU stays busy: a busy point below a waiting one (noise)
-  // does not count as fed, since adding workers must not make the GPU wait again.
-  std::size_t first_fed = points.size();
-  while (first_fed > 0 && points[first_fed - 1].gpu_idle_fraction <= k_gpu_waiting_idle_fraction)
-    --first_fed;
-  GpuBusyKnee knee;
-  if (first_fed < points.size()) {
-    knee.fed = true;
-    knee.fed_workers = points[first_fed].workers;
-    knee.fed_samples_per_s = points[first_fed].samples_per_s;
-  }
-  if (first_fed > 0) {
-    const BusyPoint& w = points[first_fed - 1];
-    knee.waits = true;
-    knee.waiting_workers = w.workers;
-    knee.waiting_samples_per_s = w.samples_per_s;
-    knee.waiting_idle_fraction = w.gpu_idle_fraction;
-  }
-  return knee;
-}
-
-std::string describe_knee(const GpuBusyKnee& knee) {
-  const std::string waiting =
-      knee.waits
-          ? workers_text(knee.waiting_workers) + ": " + rate_text(knee.waiting_samples_per_s) +
-                " samples/s, " +
-                std::to_string(static_cast<int>(std::lround(100 * knee.waiting_idle_fraction))) +
-                "% idle"
-          : "";
-  if (!knee.fed) {
-    return "the GPU waits at every worker count measured (up to " + waiting +
-           "): the input pipeline is the bottleneck";
-  }
-  const std::string fed = "busy from " + workers_text(knee.fed_workers) + " (" +
-                          rate_text(knee.fed_samples_per_s) + " samples/s)";
-  if (!knee.waits) return "the GPU is " + fed + ", the fewest measured: it never waits";
-  return "the GPU waits below " + workers_text(knee.fed_workers) + " (" + waiting + "); " + fed;
 }
 
 }  // namespace gpubench::dataloader

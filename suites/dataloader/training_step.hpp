@@ -6,7 +6,8 @@
 //                 enqueued after the batch's H2D copy (the device waits on the copy's event, the
 //                 host does not), at most k_max_steps_in_flight steps queued
 // and the host rules around them, CUDA-free and unit-tested: the GEMM sizing rule, the GPU's idle
-// fraction, the feed limit and the knee (the worker count from which the GPU stops waiting).
+// fraction and the feed limit. The knee (the worker count from which the GPU stops waiting) is
+// the report's: compare/dataloader/worker_sizing.hpp.
 #pragma once
 
 #include <chrono>
@@ -80,8 +81,6 @@ inline constexpr double k_step_tolerance = 0.10;  // |measured / target - 1|
 inline constexpr int k_max_calibration_rounds = 8;
 inline constexpr int k_max_steps_in_flight = 2;  // the consumer blocks on the step two back
 
-// Floating-point operations of one step: 2 n^3 x repeats.
-double gemm_step_flops(const GemmShape& shape);
 // The next shape to try after `current` took `measured_ms` for a target of `target_ms` (both > 0
 // and finite, else Error(bad_input)). A measurement so short that the scaled work overflows
 // gives the largest shape, n = k_gemm_max_n x k_gemm_max_repeats.
@@ -115,33 +114,8 @@ double gpu_idle_fraction(double step_s, double wall_s);
 // 0 when step_s <= 0.
 double feed_limit_samples_per_s(std::size_t batch, double step_s);
 
-// The GPU counts as waiting when its idle fraction is above this.
-inline constexpr double k_gpu_waiting_idle_fraction = 0.05;
-
-// One pipeline (format, path, batch, step) at one worker count.
-struct BusyPoint {
-  int workers = 0;
-  double samples_per_s = 0;
-  double gpu_idle_fraction = 0;
-};
-struct GpuBusyKnee {
-  // The fewest workers from which every larger worker count measured keeps the GPU busy
-  // (idle <= 5%); fed = false when even the most workers leave it waiting.
-  bool fed = false;
-  int fed_workers = 0;
-  double fed_samples_per_s = 0;
-  // The most workers at which the GPU still waits (idle > 5%): where it starts waiting, and the
-  // input rate below which it does; waits = false when it is busy at every worker count.
-  bool waits = false;
-  int waiting_workers = 0;
-  double waiting_samples_per_s = 0;
-  double waiting_idle_fraction = 0;
-};
-// Throws Error(bad_input) for no points, a worker count below 1 or measured twice.
-GpuBusyKnee find_gpu_busy_knee(std::vector<BusyPoint> points);
-// One sentence for a report, e.g. "the GPU waits below 2 workers (1 worker: 410 samples/s, 38%
-// idle); busy from 2 workers (800 samples/s)".
-std::string describe_knee(const GpuBusyKnee& knee);
+// Where the GPU starts waiting over worker counts (the knee) is the report's, from these
+// metrics: compare/dataloader/worker_sizing.hpp.
 
 // ---- The GPU step (training_step_cuda.cpp; training_step_stub.cpp without CUDA) ----------------
 // Empty when the GEMM step can run here; else why not ("no CUDA device (...)", "libcublas.so.13

@@ -1,12 +1,15 @@
 // Loader worker sizing (issue 41 item 5, compare/dataloader/worker_sizing.hpp): pipelines, the
 // 95%-of-best rule, the multiple of the usable cores, the flags and the verdict against the "about
-// 2x cores" advice. Rows are made up here (FIXTURE values), not measurements.
+// 2x cores" advice, and the GPU-busy knee (issue 41 item 4) over the train cases' idle fraction.
+// Rows are made up here (FIXTURE values), not measurements.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
 #include "compare/dataloader/worker_sizing.hpp"
+#include "compare/names.hpp"
+#include "util/error.hpp"
 
 namespace gpubench::compare {
 namespace {
@@ -225,6 +228,139 @@ TEST(WorkerSizing, LinesAndSummaryCoverEveryPipeline) {
   EXPECT_EQ(j["schema"], "gpubench.loader_workers/1");
   EXPECT_EQ(j["usable_cores"], 2);
   EXPECT_DOUBLE_EQ(j["pipelines"][1]["multiple"].get<double>(), 1.0);
+}
+
+TEST(GpuBusyKnee, NamesTheWorkerCountWhereTheGpuStartsWaiting) {
+  // Synthetic points (fixture): 1 worker feeds 1900 samples/s to a GPU saturated at 3200.
+  const auto knee =
+      find_gpu_busy_knee({{4, 3190, 0.01}, {1, 1900, 0.41}, {2, 3150, 0.04}, {8, 3195, 0.005}});
+  ASSERT_TRUE(knee.fed);
+  EXPECT_EQ(knee.fed_workers, 2);
+  EXPECT_DOUBLE_EQ(knee.fed_samples_per_s, 3150);
+  ASSERT_TRUE(knee.waits);
+  EXPECT_EQ(knee.waiting_workers, 1);
+  EXPECT_DOUBLE_EQ(knee.waiting_samples_per_s, 1900);
+  EXPECT_EQ(describe_knee(knee),
+            "the GPU waits below 2 workers (1 worker: 1900 samples/s, 41% idle); busy from 2 "
+            "workers (3150 samples/s)");
+  // Exactly 5% idle is still busy; just above is waiting.
+  EXPECT_EQ(find_gpu_busy_knee({{1, 100, 0.05}}).fed_workers, 1);
+  EXPECT_FALSE(find_gpu_busy_knee({{1, 100, 0.0501}}).fed);
+}
+
+TEST(GpuBusyKnee, BusyPointBelowAWaitingOneDoesNotCount) {
+  // Noise: 1 worker looked busy, 2 did not; the GPU is only fed from 4.
+  const auto knee = find_gpu_busy_knee({{1, 100, 0.02}, {2, 150, 0.30}, {4, 300, 0.01}});
+  EXPECT_EQ(knee.fed_workers, 4);
+  EXPECT_EQ(knee.waiting_workers, 2);
+  EXPECT_DOUBLE_EQ(knee.waiting_idle_fraction, 0.30);
+}
+
+TEST(GpuBusyKnee, AlwaysWaitingAndNeverWaiting) {
+  const auto starved = find_gpu_busy_knee({{1, 100, 0.9}, {2, 190, 0.8}});
+  EXPECT_FALSE(starved.fed);
+  EXPECT_EQ(starved.waiting_workers, 2);
+  EXPECT_EQ(describe_knee(starved).rfind("the GPU waits at every worker count", 0), 0u);
+  const auto fed = find_gpu_busy_knee({{1, 100, 0.01}, {2, 100, 0.0}});
+  EXPECT_TRUE(fed.fed);
+  EXPECT_FALSE(fed.waits);
+  EXPECT_EQ(fed.fed_workers, 1);
+  EXPECT_NE(describe_knee(fed).find("never waits"), std::string::npos);
+}
+
+TEST(GpuBusyKnee, RejectsBadPoints) {
+  EXPECT_THROW((void)find_gpu_busy_knee({}), Error);
+  EXPECT_THROW((void)find_gpu_busy_knee({{2, 1, 0.1}, {2, 1, 0.2}}), Error);
+  EXPECT_THROW((void)find_gpu_busy_knee({{0, 1, 0.1}}), Error);
+}
+
+// The train cases' gpu_idle_fraction (FIXTURE values) pooled by worker count beside
+// samples_per_s: the median idle a count, and the knee over them in the lines and the JSON.
+const std::string k_train = "dataloader/train/format:raw/path:pread/workers:";
+const std::string k_train_rest =
+    "/record_bytes:4096/batch:64/step_us:5000/order:sequential/cache:warm";
+
+std::string train_name(int workers) {
+  return k_train + std::to_string(workers) + k_train_rest + "/manual_time";
+}
+
+TEST(GpuBusyKnee, PoolsTheIdleFractionPerWorkerCountAndStatesTheKnee) {
+  std::vector<results::ResultRow> rows = {
+      row(train_name(1), "samples_per_s", {8000, 7950, 8050}),
+      row(train_name(1), "gpu_idle_fraction", {0.37, 0.375, 0.38}),
+      row(train_name(2), "samples_per_s", {12600, 12550, 12650}),
+      row(train_name(2), "gpu_idle_fraction", {0.02, 0.0, 0.012}),  // 0: a busy GPU, a value
+      row(train_name(4), "samples_per_s", {12700, 12690, 12710}),
+      row(train_name(4), "gpu_idle_fraction", {0.0, 0.0, 0.0}),
+  };
+  const WorkerSizing s = sizing_of(rows, 4);
+  ASSERT_EQ(s.pipelines.size(), 1u);  // the idle rows join the pipeline, not one of their own
+  const PipelineSizing& p = s.pipelines[0];
+  EXPECT_EQ(p.metric, "samples_per_s");
+  ASSERT_EQ(p.points.size(), 3u);
+  EXPECT_DOUBLE_EQ(p.points[0].gpu_idle_fraction.value_or(-1), 0.375);
+  EXPECT_DOUBLE_EQ(p.points[1].gpu_idle_fraction.value_or(-1), 0.012);
+  EXPECT_DOUBLE_EQ(p.points[2].gpu_idle_fraction.value_or(-1), 0.0);
+  ASSERT_TRUE(p.knee);
+  EXPECT_EQ(p.knee->fed_workers, 2);
+  EXPECT_EQ(p.knee->waiting_workers, 1);
+  EXPECT_FALSE(p.knee->emulated);
+  const std::string knee =
+      "GPU idle by workers: 1: 38%, 2: 1%, 4: 0%: the GPU waits below 2 workers (1 worker: 8000 "
+      "samples/s, 38% idle); busy from 2 workers (12600 samples/s)";
+  EXPECT_EQ(knee_text(p), knee);
+  const std::vector<std::string> lines = worker_sizing_lines(s);
+  ASSERT_EQ(lines.size(), 6u);  // heading, name, points, verdict, knee, summary
+  EXPECT_EQ(lines[4], "    " + knee);
+  const nlohmann::json j = worker_sizing_json(s);
+  const nlohmann::json& busy = j["pipelines"][0]["gpu_busy"];
+  EXPECT_EQ(busy["fed_workers"], 2);
+  EXPECT_EQ(busy["waiting_workers"], 1);
+  EXPECT_DOUBLE_EQ(busy["waiting_per_s"].get<double>(), 8000);
+  EXPECT_DOUBLE_EQ(busy["waiting_idle_fraction"].get<double>(), 0.375);
+  EXPECT_EQ(busy["text"], knee);
+  EXPECT_DOUBLE_EQ(j["pipelines"][0]["points"][0]["gpu_idle_fraction"].get<double>(), 0.375);
+
+  // A pipeline without the metric (a read case) has no knee, no fourth line, null in the JSON.
+  const WorkerSizing r = sizing_of(
+      {row(read_name(1), "samples_per_s", {100}), row(read_name(2), "samples_per_s", {190})}, 4);
+  EXPECT_FALSE(r.pipelines.at(0).knee);
+  EXPECT_EQ(knee_text(r.pipelines[0]), "");
+  EXPECT_EQ(worker_sizing_lines(r).size(), 5u);
+  EXPECT_TRUE(worker_sizing_json(r)["pipelines"][0]["gpu_busy"].is_null());
+  EXPECT_TRUE(worker_sizing_json(r)["pipelines"][0]["points"][0]["gpu_idle_fraction"].is_null());
+}
+
+TEST(GpuBusyKnee, EmulatedStepSaysSoAndOutOfRangeIdleIsNoFigure) {
+  std::vector<results::ResultRow> rows = {
+      row(train_name(1), "samples_per_s", {8000}),
+      row(train_name(1), "gpu_idle_fraction", {0.5, 1.5}),  // 1.5: no fraction, left out
+      row(train_name(2), "samples_per_s", {9000}),
+      row(train_name(2), "gpu_idle_fraction", {0.3}),
+  };
+  rows[1].label = rows[3].label = "consumer=emulated (no GPU: fixture reason)";
+  const WorkerSizing s = sizing_of(rows, 4);
+  const PipelineSizing& p = s.pipelines.at(0);
+  EXPECT_DOUBLE_EQ(p.points.at(0).gpu_idle_fraction.value_or(-1), 0.5);
+  ASSERT_TRUE(p.knee);
+  EXPECT_TRUE(p.knee->emulated);
+  EXPECT_EQ(knee_text(p),
+            "step idle by workers: 1: 50%, 2: 30%: the emulated step (no GPU) waits at every "
+            "worker count measured (up to 2 workers: 9000 samples/s, 30% idle): the input "
+            "pipeline is the bottleneck");
+}
+
+// compare/names.hpp: shared by peers/, dataloader/ and render/.
+TEST(CompareNames, ShortHostAndRunControlParams) {
+  EXPECT_EQ(short_host("Node1.Example.com"), "node1");
+  EXPECT_EQ(short_host("node1"), "node1");
+  EXPECT_NE(short_host("node1"), short_host("node10.example.com"));
+  for (const char* key : {"iterations", "repeats", "min_time", "min_warmup_time", "manual_time",
+                          "real_time", "process_time"}) {
+    EXPECT_TRUE(is_run_control_param(key)) << key;
+  }
+  EXPECT_FALSE(is_run_control_param("workers"));
+  EXPECT_FALSE(is_run_control_param("batch"));
 }
 
 }  // namespace

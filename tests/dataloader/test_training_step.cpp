@@ -1,5 +1,5 @@
 // The training step (issue 41 item 4, "GPU busy"): the GEMM sizing rule and its calibration on
-// synthetic timings, the idle fraction, feed limit and knee arithmetic, the pipeline's use of a
+// synthetic timings, the idle fraction and feed limit, the pipeline's use of a
 // step, and the emulated consumer's label through the real gpubench-dataloader binary. The GEMM
 // step and the H2D sink need a GPU; these tests hold the host rules they follow (the sink's
 // device buffer choice, the nearest calibration, when cuBLAS is loaded at suite start).
@@ -23,15 +23,15 @@
 namespace dl = gpubench::dataloader;
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
-using ::testing::Not;
-using ::testing::StartsWith;
 
 namespace {
 
 // A synthetic GPU (fixture, not a measurement): `tflops` sustained on large GEMMs, plus a fixed
-// launch cost per GEMM, in milliseconds per step.
+// launch cost per GEMM, in milliseconds per step; a step is 2 n^3 x repeats flops.
 double model_step_ms(const dl::GemmShape& g, double tflops, double launch_us = 10) {
-  return dl::gemm_step_flops(g) / (tflops * 1e12) * 1e3 + g.repeats * launch_us * 1e-3;
+  const double n = g.n;
+  const double flops = 2.0 * n * n * n * g.repeats;
+  return flops / (tflops * 1e12) * 1e3 + g.repeats * launch_us * 1e-3;
 }
 
 }  // namespace
@@ -206,50 +206,6 @@ TEST(TrainingStepMetrics, IdleFractionAndFeedLimit) {
   // 16 samples per 5 ms step: the GPU is saturated at 3200 samples/s.
   EXPECT_DOUBLE_EQ(dl::feed_limit_samples_per_s(16, 0.005), 3200.0);
   EXPECT_DOUBLE_EQ(dl::feed_limit_samples_per_s(16, 0.0), 0.0);
-}
-
-TEST(TrainingStepKnee, NamesTheWorkerCountWhereTheGpuStartsWaiting) {
-  // Synthetic points (fixture): 1 worker feeds 1900 samples/s to a GPU saturated at 3200.
-  const auto knee =
-      dl::find_gpu_busy_knee({{4, 3190, 0.01}, {1, 1900, 0.41}, {2, 3150, 0.04}, {8, 3195, 0.005}});
-  ASSERT_TRUE(knee.fed);
-  EXPECT_EQ(knee.fed_workers, 2);
-  EXPECT_DOUBLE_EQ(knee.fed_samples_per_s, 3150);
-  ASSERT_TRUE(knee.waits);
-  EXPECT_EQ(knee.waiting_workers, 1);
-  EXPECT_DOUBLE_EQ(knee.waiting_samples_per_s, 1900);
-  EXPECT_EQ(dl::describe_knee(knee),
-            "the GPU waits below 2 workers (1 worker: 1900 samples/s, 41% idle); busy from 2 "
-            "workers (3150 samples/s)");
-  // Exactly 5% idle is still busy; just above is waiting.
-  EXPECT_EQ(dl::find_gpu_busy_knee({{1, 100, 0.05}}).fed_workers, 1);
-  EXPECT_FALSE(dl::find_gpu_busy_knee({{1, 100, 0.0501}}).fed);
-}
-
-TEST(TrainingStepKnee, BusyPointBelowAWaitingOneDoesNotCount) {
-  // Noise: 1 worker looked busy, 2 did not; the GPU is only fed from 4.
-  const auto knee = dl::find_gpu_busy_knee({{1, 100, 0.02}, {2, 150, 0.30}, {4, 300, 0.01}});
-  EXPECT_EQ(knee.fed_workers, 4);
-  EXPECT_EQ(knee.waiting_workers, 2);
-  EXPECT_DOUBLE_EQ(knee.waiting_idle_fraction, 0.30);
-}
-
-TEST(TrainingStepKnee, AlwaysWaitingAndNeverWaiting) {
-  const auto starved = dl::find_gpu_busy_knee({{1, 100, 0.9}, {2, 190, 0.8}});
-  EXPECT_FALSE(starved.fed);
-  EXPECT_EQ(starved.waiting_workers, 2);
-  EXPECT_THAT(dl::describe_knee(starved), StartsWith("the GPU waits at every worker count"));
-  const auto fed = dl::find_gpu_busy_knee({{1, 100, 0.01}, {2, 100, 0.0}});
-  EXPECT_TRUE(fed.fed);
-  EXPECT_FALSE(fed.waits);
-  EXPECT_EQ(fed.fed_workers, 1);
-  EXPECT_THAT(dl::describe_knee(fed), HasSubstr("never waits"));
-}
-
-TEST(TrainingStepKnee, RejectsBadPoints) {
-  EXPECT_THROW((void)dl::find_gpu_busy_knee({}), gpubench::Error);
-  EXPECT_THROW((void)dl::find_gpu_busy_knee({{2, 1, 0.1}, {2, 1, 0.2}}), gpubench::Error);
-  EXPECT_THROW((void)dl::find_gpu_busy_knee({{0, 1, 0.1}}), gpubench::Error);
 }
 
 TEST(TrainingStepEmulated, SleepsCountsAndSaysItIsEmulated) {

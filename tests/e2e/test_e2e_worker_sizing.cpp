@@ -1,5 +1,6 @@
-// Loader worker sizing (issue 41 item 5) through the real CLI: `gpubench report` (text, Markdown,
-// HTML, JSON) and `gpubench doctor` (text, JSON) on a FIXTURE database
+// Loader worker sizing (issue 41 item 5) and the GPU-busy knee (item 4: the train pipeline's idle
+// fraction per worker count) through the real CLI: `gpubench report` (text, Markdown, HTML, JSON)
+// and `gpubench doctor` (text, JSON) on a FIXTURE database
 // (tests/fixtures/reports/make_dataloader_workers.py: made-up numbers, imported into a real SQLite
 // file), doctor without a database and with another host's run, and a real dataloader run of this
 // machine (quick profile, GPUBENCH_DATALOADER_WORKERS=1,2, raw warm reads only).
@@ -38,6 +39,11 @@ void import_fixture(const Workspace& ws, const std::string& host, int usable_cpu
   ASSERT_EQ(r.exit_code, 0) << r.err;
 }
 
+// The train pipeline's knee line (FIXTURE idle fractions: 0.375 at 1 worker, 0.016 at 2).
+const char* k_knee =
+    "GPU idle by workers: 1: 38%, 2: 2%: the GPU waits below 2 workers (1 worker: 8000 "
+    "samples/s, 38% idle); busy from 2 workers (12600 samples/s)";
+
 const char* k_read =
     "dataloader/read/format:raw/path:pread/record_bytes:150528/batch:64/order:sequential/"
     "cache:warm";
@@ -67,6 +73,12 @@ TEST(E2eWorkerSizing, ReportStatesEachPipelinesWorkerCountInEveryFormat) {
                        "workers: ask with GPUBENCH_DATALOADER_WORKERS=1,2,4,8,16"))
       << text.out;
   EXPECT_FALSE(contains(text.out, "dataloader/h2d/")) << text.out;  // one count: the summary's
+  // The train pipeline's GPU-busy knee: a fourth line under its verdict; read has none.
+  EXPECT_TRUE(contains(text.out,
+                       "GPUBENCH_DATALOADER_WORKERS=1,2,4,8,16\n    " + std::string(k_knee) + "\n"))
+      << text.out;
+  EXPECT_EQ(text.out.find("GPU idle by workers"), text.out.rfind("GPU idle by workers"))
+      << text.out;  // one pipeline has the metric
   EXPECT_TRUE(contains(text.out,
                        "    images_per_s by workers: 1: 300 (30.0%), 2: 580 (58.0%), "
                        "4: 900 (90.0%), 8: 1000 (100%)"))
@@ -86,13 +98,19 @@ TEST(E2eWorkerSizing, ReportStatesEachPipelinesWorkerCountInEveryFormat) {
   EXPECT_TRUE(contains(md.out, "\n### Loader workers\n")) << md.out;
   EXPECT_TRUE(contains(md.out,
                        "| pipeline | throughput by workers (share of the best) | worker "
-                       "count at 95% |"))
+                       "count at 95% | GPU idle by workers, where it starts waiting |\n"
+                       "|---|---|---|---|\n"))
       << md.out;
+  EXPECT_TRUE(contains(md.out, std::string(" | ") + k_knee + " |\n")) << md.out;
+  EXPECT_TRUE(contains(md.out, "advice | — |\n")) << md.out;  // read: no idle fraction
 
   const CliResult html = ws.run({"report", "1", "--format", "html"});
   ASSERT_EQ(html.exit_code, 0) << html.err;
   EXPECT_TRUE(contains(html.out, "<h2>Loader workers</h2>")) << html.out;
   EXPECT_TRUE(contains(html.out, "0.50x the 4 usable cores: fewer than the 2x advice")) << html.out;
+  EXPECT_TRUE(contains(html.out, "<th>GPU idle by workers, where it starts waiting</th>"))
+      << html.out;
+  EXPECT_TRUE(contains(html.out, std::string("<td>") + k_knee + "</td>")) << html.out;
 
   const CliResult json = ws.run({"report", "1", "--format", "json"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
@@ -110,6 +128,16 @@ TEST(E2eWorkerSizing, ReportStatesEachPipelinesWorkerCountInEveryFormat) {
   EXPECT_FALSE(read.at("points").at(1).at("ci_low").is_null());
   EXPECT_EQ(w.at("pipelines").at(0).at("verdict"),
             "not enough points (1 worker count measured: 2)");
+  EXPECT_TRUE(read.at("gpu_busy").is_null());
+  const nlohmann::json& train = w.at("pipelines").at(3);
+  EXPECT_DOUBLE_EQ(train.at("points").at(0).at("gpu_idle_fraction").get<double>(), 0.375);
+  EXPECT_DOUBLE_EQ(train.at("points").at(1).at("gpu_idle_fraction").get<double>(), 0.016);
+  const nlohmann::json& busy = train.at("gpu_busy");
+  EXPECT_EQ(busy.at("fed_workers"), 2);
+  EXPECT_EQ(busy.at("waiting_workers"), 1);
+  EXPECT_DOUBLE_EQ(busy.at("waiting_per_s").get<double>(), 8000);
+  EXPECT_EQ(busy.at("emulated"), false);
+  EXPECT_EQ(busy.at("text"), k_knee);
 }
 
 TEST(E2eWorkerSizing, ReportOfARunWithoutUsableCpusSaysLogicalCpus) {
@@ -149,6 +177,7 @@ TEST(E2eWorkerSizing, DoctorStatesUsableCoresAndTheNewestRunOfThisHost) {
                                   ": 95% of best at 2 workers (2 to 4 within 99% intervals) = "
                                   "0.50x the 4 usable cores: fewer than the 2x advice"))
       << r.out;
+  EXPECT_TRUE(contains(r.out, std::string("\n      ") + k_knee + "\n")) << r.out;
   EXPECT_TRUE(contains(r.out, "each pipeline's figures: gpubench report 2")) << r.out;
   r = ws.run({"doctor", "--format", "json"});
   const nlohmann::json doc = nlohmann::json::parse(r.out);
@@ -192,6 +221,46 @@ TEST(E2eWorkerSizing, RealDataloaderRunOfThisMachine) {
   const CliResult doctor =
       ws.run({"doctor"}, {{"GPUBENCH_DATA_DIR", (ws.root() / "data").string()}});
   EXPECT_TRUE(contains(doctor.out, "newest dataloader run of this host: run 1 (")) << doctor.out;
+}
+
+TEST(E2eWorkerSizing, RealTrainRunStatesWhereTheStepWaits) {
+  if (!fs::exists(fs::path(GPUBENCH_BIN_DIR) / "gpubench-dataloader")) {
+    GTEST_SKIP() << "gpubench-dataloader not built";
+  }
+  Workspace ws;
+  fs::create_directories(ws.root() / "data");
+  // The 5 ms step at 1 and 2 workers (quick: 12 batches an epoch, a few seconds): the GEMM step
+  // on a GPU, the emulated one without.
+  const CliResult run = ws.run({"run", "--suite", "dataloader", "--profile", "quick", "--filter",
+                                "dataloader/train/format:raw/path:pread/workers:[0-9]+/.*"
+                                "step_us:5000/.*"},
+                               {{"GPUBENCH_DATALOADER_WORKERS", "1,2"},
+                                {"GPUBENCH_DATA_DIR", (ws.root() / "data").string()}},
+                               600);
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const CliResult r = ws.run({"report", "1", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json w = nlohmann::json::parse(r.out).at("loader_workers");
+  ASSERT_FALSE(w.at("pipelines").empty()) << w.dump(1);
+  for (const nlohmann::json& p : w.at("pipelines")) {
+    ASSERT_EQ(p.at("points").size(), 2u) << p.dump(1);
+    for (const nlohmann::json& point : p.at("points")) {
+      const double idle = point.at("gpu_idle_fraction").get<double>();
+      EXPECT_GE(idle, 0.0);
+      EXPECT_LE(idle, 1.0);
+    }
+    const nlohmann::json& busy = p.at("gpu_busy");
+    ASSERT_FALSE(busy.is_null()) << p.dump(1);
+    EXPECT_TRUE(busy.at("fed").get<bool>() || busy.at("waits").get<bool>());
+    const std::string text = busy.at("text");
+    EXPECT_EQ(text.rfind(busy.at("emulated").get<bool>() ? "step idle by workers: 1: "
+                                                         : "GPU idle by workers: 1: ",
+                         0),
+              0u)
+        << text;
+  }
+  const CliResult shown = ws.run({"report", "1"});
+  EXPECT_TRUE(contains(shown.out, "idle by workers: 1: ")) << shown.out;
 }
 
 }  // namespace
