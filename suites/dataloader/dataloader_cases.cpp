@@ -217,6 +217,27 @@ double process_cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
+// The checking epoch of a JPEG dataset, run once per process and dataset (by directory) by its
+// first case, and its verdict (empty: correct) for the dataset's other cases: every image of a
+// full epoch, on the sweep's largest worker count, through the first case's read path and order.
+const std::string& image_dataset_problem(const Dataset& dataset, const ImageSteps& steps,
+                                         const ImageCase& c) {
+  static std::map<std::string, std::string> verdicts;  // benchmark thread only
+  const std::string key = dataset.dir.string();
+  if (auto it = verdicts.find(key); it != verdicts.end()) return it->second;
+  DatasetReader reader(dataset, c.path);
+  ImageCheck check;
+  ImageSource source(reader, steps, k_seed, &check);
+  PipelineConfig pc;
+  pc.workers = detail::image_check_workers(*g_config);
+  pc.batch_size = c.batch;
+  pc.order = c.order;
+  pc.order_seed = k_seed;
+  pc.source = &source;
+  Pipeline pipeline(reader, pc);
+  return verdicts[key] = check_image_epoch(pipeline, dataset.spec, check);
+}
+
 // The image pipeline: JPEG read, CPU decode, random resized crop, flip, normalise, bf16.
 void bm_image(benchmark::State& state, const ImageCase& c) {
   guarded(state, [&] {
@@ -230,29 +251,36 @@ void bm_image(benchmark::State& state, const ImageCase& c) {
       suite::skip(state, "io_uring unavailable (" + uring_unavailable_reason() + ")");
       return;
     }
-    const DatasetSpec spec = image_spec_for(*g_config, c.format, c.width, c.height);
+    const DatasetSpec spec = image_spec_for(*g_config, c);
     const Dataset& dataset = dataset_for(spec);
     DatasetReader reader(dataset, c.path);
     const CpuImageSteps steps(*codec, spec);
+    // Before timing, once per dataset and process (image_dataset_problem): every image once,
+    // decoded within the codec's tolerance of the generator's, sampled augmentations within one
+    // bf16 step of the reference.
+    if (const std::string& bad = image_dataset_problem(dataset, steps, c); !bad.empty()) {
+      suite::fail(state, "image pipeline output is wrong: " + bad);
+      return;
+    }
     PipelineConfig pc;
     pc.workers = c.workers;
     pc.batch_size = c.batch;
     pc.order = c.order;
     pc.order_seed = k_seed;
-    // One source and pipeline for the checking epoch and the timed ones: the workers' buffers
-    // and the staging slots the check sized are the ones timed (no image buffer is allocated in
-    // a timed epoch). Before timing: every image once, decoded within the codec's tolerance of the
-    // generator's, sampled augmentations within one bf16 step of the reference (the warm-up).
-    ImageCheck check;
-    ImageSource source(reader, steps, k_seed, &check);
+    ImageSource source(reader, steps, k_seed);
     pc.source = &source;
-    Pipeline pipeline(reader, pc);
-    if (const std::string bad = check_image_epoch(pipeline, spec, check); !bad.empty()) {
-      suite::fail(state, "image pipeline output is wrong: " + bad);
-      return;
+    {
+      // The warm-up: a batch per worker through the same source sizes the buffers each worker
+      // keeps (no image buffer is allocated in a timed epoch; the slots are touched when made).
+      PipelineConfig warm = pc;
+      warm.max_batches = detail::image_warmup_batches(c);
+      Pipeline(reader, warm).run();
+      source.take_work();  // the warm-up's, not timed
     }
-    source.set_check(nullptr);
-    source.take_work();  // the checking epoch's, not timed
+    // Each timed epoch: image_case_batches of the epoch's order (a random subset when shuffled),
+    // about constant time across worker counts; the counters below count what was delivered.
+    pc.max_batches = detail::image_case_batches(*g_config, c, spec);
+    Pipeline pipeline(reader, pc);
     std::uint64_t samples = 0;
     std::uint64_t bytes = 0;
     double wall = 0;

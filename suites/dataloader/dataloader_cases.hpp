@@ -58,8 +58,14 @@ struct CaseOutline {
   bool cold = false;        // page cache dropped before each epoch
   bool text = false;        // a text format (parsed, not just read)
   std::uint64_t step_us_total = 0;  // emulated training steps per iteration, microseconds
-  std::uint64_t images = 0;         // image cases: images per epoch
-  std::uint64_t image_pixels = 0;   // image cases (decode:cpu): pixels per image (width x height)
+  std::uint64_t images = 0;         // image cases: images per timed epoch
+  // decode:cpu image cases: images of one untimed warm-up epoch per repetition, and of the
+  // checking epoch of the dataset (once per process: the first case of a dataset runs it, on
+  // check_workers workers; 0 on the others).
+  std::uint64_t warmup_images = 0;
+  std::uint64_t checked_images = 0;
+  int check_workers = 1;
+  std::uint64_t image_pixels = 0;  // image cases (decode:cpu): pixels per image (width x height)
 };
 std::vector<CaseOutline> case_outlines(const SuiteConfig& config);
 // The availability notes shown by --gpubench_info (io_uring, CUDA).

@@ -66,10 +66,31 @@ struct Plan {
 DatasetSpec spec_for(const SuiteConfig& config, Format format, std::size_t record_bytes);
 // The benchmark name of a read case of `kind` ("read", "train", "h2d").
 std::string read_name(const std::string& kind, const ReadCase& c);
-// The JPEG dataset of `format` with images of width x height, sized by the profile.
-DatasetSpec image_spec_for(const SuiteConfig& config, Format format, int width, int height);
+// The JPEG dataset of `format` with images of width x height: as many images as decode to a
+// fifth of the profile's dataset bytes, at least 8, and, when the worker sweep reads it
+// (`sweep_workers` > 0, the largest count), image_batches_per_worker batches of 4 per worker.
+DatasetSpec image_spec_for(const SuiteConfig& config, Format format, int width, int height,
+                           int sweep_workers);
+// The dataset case `c` reads: the headline dataset (wds 500x375, which the sweep reads) sized
+// for the sweep's largest worker count, the others by the profile alone.
+DatasetSpec image_spec_for(const SuiteConfig& config, const ImageCase& c);
+// Batches per worker an image dataset holds at the sweep's largest count, and each timed epoch
+// takes (issue 41): enough that every worker has several and thread start-up (milliseconds)
+// stays small against an epoch. 4 in quick (its plan share), 8 otherwise.
+std::uint64_t image_batches_per_worker(const SuiteConfig& config);
+// Batches one timed epoch of image case `c` takes on its dataset `spec`: max(8 in quick else 12,
+// image_batches_per_worker x workers), at most the whole epoch. A shuffled epoch cut there is a
+// random subset of the dataset, and the case's time stays about constant across worker counts.
+std::uint64_t image_case_batches(const SuiteConfig& config, const ImageCase& c,
+                                 const DatasetSpec& spec);
 // `dataloader/image/format:F/size:WxH/decode:cpu/path:P/workers:W/order:O/cache:C`.
 std::string image_name(const ImageCase& c);
+// Batches of the untimed epoch each repetition of image case `c` runs first on its timed
+// pipeline's image source: one per worker, which sizes the workers' buffers (the checking epoch
+// is once per dataset and process).
+std::uint64_t image_warmup_batches(const ImageCase& c);
+// Workers of an image dataset's checking epoch: the sweep's largest count (it runs once).
+int image_check_workers(const SuiteConfig& config);
 // Timed epochs per repetition of an image case: half the read cases' (each costs seconds), 1 in
 // quick.
 int image_iterations(const SuiteConfig& config);

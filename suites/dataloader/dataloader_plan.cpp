@@ -80,13 +80,17 @@ double planned_case_seconds(const CaseOutline& c, int repetitions, const suite::
     const double image_s =
         static_cast<double>(c.image_pixels) / (500.0 * 375.0) / r.jpeg_images_per_worker_s;
     iteration_s = static_cast<double>(c.images) * image_s / workers;
-    // The checking epoch before timing (each repetition): the same decode and augmentation plus
+    // One untimed warm-up epoch of a batch per worker each repetition; before the dataset's
+    // first case, its checking epoch (once per process): the same decode and augmentation plus
     // the generator's image and its comparison, k_check_epochs epochs' worth, and the reference
     // augmentation of every k_reference_every-th image (k_reference_augment_images each).
+    cost.warmup_s = static_cast<double>(c.warmup_images) * image_s / workers;
+    const double check_workers = std::max(c.check_workers, 1);
     const double references =
-        static_cast<double>((c.images + k_reference_every - 1) / k_reference_every);
-    cost.warmup_s =
-        k_check_epochs * iteration_s + references * k_reference_augment_images * image_s / workers;
+        static_cast<double>((c.checked_images + k_reference_every - 1) / k_reference_every);
+    cost.once_s = (k_check_epochs * static_cast<double>(c.checked_images) +
+                   references * k_reference_augment_images) *
+                  image_s / check_workers;
   }
   cost.setup_s = workers * r.per_allocation_s;  // workers started, staging buffers allocated
   cost.sample_s = iteration_s;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "suites/dataloader/dataloader_cases_detail.hpp"
 
@@ -55,24 +56,60 @@ DatasetSpec spec_for(const SuiteConfig& config, Format format, std::size_t recor
   return s;
 }
 
-DatasetSpec image_spec_for(const SuiteConfig& config, Format format, int width, int height) {
+DatasetSpec image_spec_for(const SuiteConfig& config, Format format, int width, int height,
+                           int sweep_workers) {
   DatasetSpec s;
   s.format = format;
   s.seed = k_seed;
   s.image_width = static_cast<std::uint32_t>(width);
   s.image_height = static_cast<std::uint32_t>(height);
-  // As many images as decode to a fifth of the profile's dataset bytes (quick 32 MiB: 11 of
-  // 500x375, standard 47, full 381), at least k_min_images (1280x960 in quick and standard): a
-  // worker decodes and augments a few hundred such images per second, a thousand times slower
-  // than it copies the same bytes, so this is what fits the plan (README "Image pipeline").
+  // The profile's floor: as many images as decode to a fifth of its dataset bytes (quick 32 MiB:
+  // 11 of 500x375, standard 47, full 381), at least k_min_images (1280x960 in quick and
+  // standard): a worker decodes and augments a few hundred such images per second, a thousand
+  // times slower than it copies the same bytes. A dataset the worker sweep reads holds
+  // image_batches_per_worker batches per worker at its largest count too (64 workers: 2048
+  // images in standard), so no worker runs out of batches (README "Image pipeline").
   const std::uint64_t decoded =
       std::uint64_t{3} * static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(height);
-  s.samples = std::max<std::uint64_t>(k_min_images, config.dataset_bytes / 5 / decoded);
+  const std::uint64_t sweep = image_batches_per_worker(config) * ImageCase{}.batch *
+                              static_cast<std::uint64_t>(std::max(sweep_workers, 0));
+  s.samples = std::max({k_min_images, config.dataset_bytes / 5 / decoded, sweep});
   // Shards of 16 MiB of decoded pixels (~2 MB of JPEG at 500x375): several per dataset even in
   // quick, so shard order and the per-file index matter as in a real WebDataset.
   s.samples_per_shard = std::max<std::uint64_t>(1, k_shard_bytes / decoded);
   s.record_bytes = 0;  // unused by JPEG datasets
   return s;
+}
+
+DatasetSpec image_spec_for(const SuiteConfig& config, const ImageCase& c) {
+  // make_plan's worker sweep is of default ImageCases: their dataset is the sweep's.
+  const ImageCase sweep;
+  const bool swept = c.format == sweep.format && c.width == sweep.width && c.height == sweep.height;
+  const int workers = swept && !config.workers.empty() ? config.workers.back() : 0;
+  return image_spec_for(config, c.format, c.width, c.height, workers);
+}
+
+std::uint64_t image_batches_per_worker(const SuiteConfig& config) {
+  return config.profile == Profile::quick ? 4 : 8;
+}
+
+std::uint64_t image_case_batches(const SuiteConfig& config, const ImageCase& c,
+                                 const DatasetSpec& spec) {
+  const std::uint64_t min_batches = config.profile == Profile::quick ? 8 : 12;
+  const std::uint64_t epoch_batches =
+      (spec.samples + c.batch - 1) / std::max<std::size_t>(c.batch, 1);
+  const std::uint64_t wanted =
+      std::max(min_batches, image_batches_per_worker(config) *
+                                static_cast<std::uint64_t>(std::max(c.workers, 1)));
+  return std::min(epoch_batches, wanted);
+}
+
+std::uint64_t image_warmup_batches(const ImageCase& c) {
+  return static_cast<std::uint64_t>(std::max(c.workers, 1));
+}
+
+int image_check_workers(const SuiteConfig& config) {
+  return config.workers.empty() ? 1 : config.workers.back();
 }
 
 int image_iterations(const SuiteConfig& config) {
@@ -305,7 +342,7 @@ std::vector<DatasetSpec> planned_datasets(const SuiteConfig& config) {
     unique.emplace(s.directory_name(), s);
   }
   for (const auto& c : make_plan(config).images) {
-    const DatasetSpec s = image_spec_for(config, c.format, c.width, c.height);
+    const DatasetSpec s = image_spec_for(config, c);
     unique.emplace(s.directory_name(), s);
   }
   for (const NvjpegCase& c : detail::nvjpeg_cases(config)) {
@@ -352,11 +389,19 @@ std::vector<CaseOutline> case_outlines(const SuiteConfig& config) {
     o.step_us_total = batches * static_cast<std::uint64_t>(c.step_us);
     out.push_back(o);
   }
+  std::set<std::string> checked;  // image datasets whose checking epoch an earlier case ran
   for (const auto& c : make_plan(config).images) {
-    const DatasetSpec spec = image_spec_for(config, c.format, c.width, c.height);
+    const DatasetSpec spec = image_spec_for(config, c);
     CaseOutline o{image_name(c), CaseWork::image, detail::image_iterations(config), 0, c.workers};
     o.cold = c.cold;
-    o.images = spec.samples;
+    o.images = std::min<std::uint64_t>(spec.samples,
+                                       detail::image_case_batches(config, c, spec) * c.batch);
+    o.warmup_images =
+        std::min<std::uint64_t>(spec.samples, detail::image_warmup_batches(c) * c.batch);
+    if (checked.insert(spec.directory_name()).second) {
+      o.checked_images = spec.samples;
+      o.check_workers = detail::image_check_workers(config);
+    }
     o.image_pixels = static_cast<std::uint64_t>(c.width) * static_cast<std::uint64_t>(c.height);
     out.push_back(o);
   }

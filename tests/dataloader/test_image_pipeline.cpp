@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -241,17 +242,19 @@ TEST(ImagePipeline, CasesNameTheirImagesAndSweepWorkersForTheHeadline) {
                        "workers:2/order:shuffled/cache:warm",
                        head + "workers:2/order:sequential/cache:cold",
                        head + "workers:2/order:shuffled/cache:cold"}));
-  // Image datasets: JPEG, as many images as decode to a fifth of the dataset bytes, at least 8.
-  const auto small = dl::detail::image_spec_for(config, dl::Format::wds, 500, 375);
+  // Image datasets: JPEG, as many images as decode to a fifth of the dataset bytes, at least 8
+  // (the worker sweep's dataset at least 4 batches of 4 per worker in quick, below).
+  const auto small = dl::detail::image_spec_for(config, dl::Format::wds, 500, 375, 0);
   EXPECT_TRUE(small.is_jpeg());
   EXPECT_EQ(small.image_width, 500u);
   EXPECT_EQ(small.image_height, 375u);
   EXPECT_EQ(small.samples, 11u);  // 32 MiB / 5 / 562500 decoded bytes
-  EXPECT_EQ(dl::detail::image_spec_for(config, dl::Format::wds, 1280, 960).samples, 8u);
+  EXPECT_EQ(dl::detail::image_spec_for(config, dl::Format::wds, 1280, 960, 0).samples, 8u);
+  EXPECT_EQ(dl::detail::image_spec_for(config, dl::detail::ImageCase{}).samples, 64u);  // 4 x 4 x 4
   config.dataset_bytes = 128u << 20;
-  EXPECT_EQ(dl::detail::image_spec_for(config, dl::Format::wds, 500, 375).samples, 47u);
+  EXPECT_EQ(dl::detail::image_spec_for(config, dl::Format::wds, 500, 375, 0).samples, 47u);
   config.dataset_bytes = 1u << 20;
-  EXPECT_EQ(dl::detail::image_spec_for(config, dl::Format::tfrecord, 500, 375).samples, 8u);
+  EXPECT_EQ(dl::detail::image_spec_for(config, dl::Format::tfrecord, 500, 375, 0).samples, 8u);
   // Every image case is in the outlines the run plan costs, and every image dataset is planned.
   config.dataset_bytes = 32u << 20;
   const auto outlines = dl::case_outlines(config);
@@ -265,19 +268,97 @@ TEST(ImagePipeline, CasesNameTheirImagesAndSweepWorkersForTheHeadline) {
   EXPECT_EQ(image_datasets, 3);  // wds 500x375, tfrecord 500x375, wds 1280x960
 }
 
+TEST(ImagePipeline, SweepDatasetHoldsBatchesForEveryWorkerAndCasesTimeBatchesPerWorker) {
+  // A 64-core server's standard sweep: the old rule (a fifth of 128 MiB) gave 47 images, 12
+  // batches, so workers 13..64 had nothing to do.
+  dl::SuiteConfig config;
+  config.profile = gpubench::suite::Profile::standard;
+  config.workers = {1, 2, 4, 8, 16, 32, 64};
+  config.dataset_bytes = 128u << 20;
+  config.record_sizes = {dl::k_image_record_bytes};
+  const dl::detail::ImageCase headline;
+  const auto sweep = dl::detail::image_spec_for(config, headline);
+  EXPECT_EQ(sweep.samples, 2048u);  // 8 batches of 4 per worker at 64 workers
+  // Datasets only mid workers read keep the profile's size.
+  dl::detail::ImageCase tfrecord;
+  tfrecord.format = dl::Format::tfrecord;
+  const auto tf = dl::detail::image_spec_for(config, tfrecord);
+  EXPECT_EQ(tf.samples, 47u);
+  // Timed batches: max(12, 8 x workers), at most the epoch.
+  auto batches = [&](int workers, const dl::detail::ImageCase& base, const dl::DatasetSpec& s) {
+    dl::detail::ImageCase c = base;
+    c.workers = workers;
+    return dl::detail::image_case_batches(config, c, s);
+  };
+  EXPECT_EQ(batches(1, headline, sweep), 12u);
+  EXPECT_EQ(batches(2, headline, sweep), 16u);
+  EXPECT_EQ(batches(16, headline, sweep), 128u);
+  EXPECT_EQ(batches(64, headline, sweep), 512u);  // the whole epoch
+  EXPECT_EQ(batches(2, tfrecord, tf), 12u);       // its whole epoch: 47 images
+  // The outlines the plan costs: images per worker constant from 2 workers up, and each image
+  // dataset's checking epoch once, on the first case that reads it, on the sweep's 64 workers.
+  std::map<std::string, std::uint64_t> checked;
+  for (const auto& o : dl::case_outlines(config)) {
+    if (o.work != dl::CaseWork::image) continue;
+    EXPECT_EQ(o.warmup_images, 4u * static_cast<std::uint64_t>(o.workers)) << o.name;
+    if (o.name.find("wds/size:500x375/decode:cpu/path:pread") != std::string::npos &&
+        o.name.find("cache:warm") != std::string::npos) {
+      EXPECT_EQ(o.images, o.workers == 1 ? 48u : 32u * static_cast<std::uint64_t>(o.workers))
+          << o.name;
+    }
+    if (o.checked_images > 0) {
+      EXPECT_EQ(o.check_workers, 64) << o.name;
+      checked[o.name] = o.checked_images;
+    }
+  }
+  const std::string head = "dataloader/image/format:";
+  EXPECT_EQ(
+      checked,
+      (std::map<std::string, std::uint64_t>{
+          {head + "wds/size:500x375/decode:cpu/path:pread/workers:1/order:shuffled/cache:warm",
+           2048},
+          {head + "tfrecord/size:500x375/decode:cpu/path:pread/workers:2/order:shuffled/"
+                  "cache:warm",
+           47},
+          {head + "wds/size:1280x960/decode:cpu/path:pread/workers:2/order:shuffled/"
+                  "cache:warm",
+           8}}));
+  // Quick: 4 batches per worker (1024 images at 64 workers), at least 8 a case.
+  config.profile = gpubench::suite::Profile::quick;
+  config.dataset_bytes = 32u << 20;
+  const auto quick = dl::detail::image_spec_for(config, headline);
+  EXPECT_EQ(quick.samples, 1024u);
+  EXPECT_EQ(batches(1, headline, quick), 8u);
+  EXPECT_EQ(batches(64, headline, quick), 256u);
+}
+
 TEST(ImagePipeline, PlanCostsImagesByPixelsAndWorkers) {
   const auto& r = gpubench::suite::reference_rates();
   dl::CaseOutline o{"x", dl::CaseWork::image, 4, 0, 1};
   o.images = 64;
+  o.warmup_images = 4;
+  o.checked_images = 64;
   o.image_pixels = 500 * 375;
   const double one = dl::planned_case_seconds(o, 1, r);
   o.workers = 2;
+  o.check_workers = 2;
   const double two = dl::planned_case_seconds(o, 1, r);
   o.workers = 1;
+  o.check_workers = 1;
   o.image_pixels = 1280 * 960;
   const double big = dl::planned_case_seconds(o, 1, r);
-  // 64 images x (4 timed + 1.5 checking epochs), plus 4 references of 3 images' worth each
-  EXPECT_NEAR(one, (64.0 * 5.5 + 12) / r.jpeg_images_per_worker_s, 0.02);
+  o.image_pixels = 500 * 375;
+  // 64 images x 4 timed epochs + 4 warm-up images, and once the checking epoch: 64 x 1.5 images
+  // plus 4 references of 3 images' worth each.
+  EXPECT_NEAR(one, (64.0 * 4 + 4 + 64 * 1.5 + 12) / r.jpeg_images_per_worker_s, 0.02);
+  // The checking epoch is once per process, not per repetition, and runs on its own workers.
+  const double three_reps = dl::planned_case_seconds(o, 3, r);
+  EXPECT_NEAR(three_reps - one, 2 * (64.0 * 4 + 4) / r.jpeg_images_per_worker_s, 0.05);
+  o.check_workers = 4;
+  EXPECT_NEAR(one - dl::planned_case_seconds(o, 1, r),
+              0.75 * (64 * 1.5 + 12) / r.jpeg_images_per_worker_s, 0.02);
+  o.checked_images = 0;  // a later case of the same dataset
+  EXPECT_NEAR(dl::planned_case_seconds(o, 1, r), (64.0 * 4 + 4) / r.jpeg_images_per_worker_s, 0.02);
   EXPECT_LT(two, 0.6 * one);
   EXPECT_NEAR(big / one, 1280.0 * 960 / (500 * 375), 0.3);
 }
@@ -442,4 +523,62 @@ TEST(ImagePipelineJpeg, WorkersDrawEachEpochsCropAndCountTheirWork) {
     EXPECT_EQ(source.pooled_buffers(), 2u);
   }
   EXPECT_EQ(source.take_work().images, 0u);  // taken: nothing left
+}
+
+TEST(ImagePipelineJpeg, CutEpochTimesAndCountsOnlyItsBatchesAndTheCheckStillCoversEveryImage) {
+  std::string reason;
+  const dl::JpegCodec* codec = dl::JpegCodec::get(&reason);
+  if (!codec) GTEST_SKIP() << reason;
+  gpubench::TempDir tmp("dl-image-cut");
+  const auto d = dl::ensure_dataset(tmp.path(), small_jpeg());  // 40 images, 10 batches of 4
+  dl::DatasetReader reader(d, dl::ReadPath::pread);
+  const dl::CpuImageSteps steps(*codec, d.spec);
+  // What each sample's JPEG weighs, to check the bytes the cut epoch says it read.
+  auto byte_reader = dl::make_byte_reader(dl::ReadPath::pread);
+  std::vector<std::uint8_t> jpeg;
+  std::vector<char> scratch;
+  std::vector<std::uint64_t> jpeg_size(d.spec.samples);
+  for (std::uint64_t i = 0; i < d.spec.samples; ++i) {
+    reader.read_encoded(i, jpeg, *byte_reader, scratch);
+    jpeg_size[i] = jpeg.size();
+  }
+  class Seen final : public dl::BatchSink {
+   public:
+    void begin(const dl::Batch& b) override {
+      for (std::size_t i = 0; i < b.count; ++i) samples.push_back(b.sample(i));
+    }
+    std::vector<std::uint64_t> samples;
+  };
+  dl::ImageSource source(reader, steps, 5);
+  dl::PipelineConfig c;
+  c.workers = 2;
+  c.batch_size = 4;
+  c.order = dl::Order::shuffled;
+  c.order_seed = 42;
+  c.source = &source;
+  c.max_batches = 3;
+  dl::Pipeline p(reader, c);
+  std::set<std::uint64_t> across_epochs;
+  for (int epoch = 0; epoch < 2; ++epoch) {
+    Seen seen;
+    const auto r = p.run(&seen);
+    EXPECT_EQ(r.batches, 3u);
+    EXPECT_EQ(r.samples, 12u);
+    EXPECT_EQ(r.bytes, 12u * (dl::k_augmented_image_bytes + 4));
+    EXPECT_GT(r.wall_s, 0);
+    ASSERT_EQ(seen.samples.size(), 12u);
+    const std::set<std::uint64_t> distinct(seen.samples.begin(), seen.samples.end());
+    EXPECT_EQ(distinct.size(), 12u);  // a prefix of a permutation: no sample twice
+    // The workers counted the cut epoch's images and JPEG bytes, not the dataset's.
+    std::uint64_t want_bytes = 0;
+    for (std::uint64_t s : seen.samples) want_bytes += jpeg_size[s];
+    const dl::ImageWork w = source.take_work();
+    EXPECT_EQ(w.images, 12u);
+    EXPECT_EQ(w.jpeg_bytes, want_bytes);
+    across_epochs.insert(distinct.begin(), distinct.end());
+  }
+  // Shuffled: each epoch's cut is another random subset, not the first 12 samples every time.
+  EXPECT_GT(across_epochs.size(), 12u);
+  // The checking epoch of the same dataset (full epoch) still sees every image once.
+  EXPECT_EQ(check_epoch(d, steps), "");
 }
