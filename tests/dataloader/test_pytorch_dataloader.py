@@ -53,9 +53,10 @@ FAKE_SUITE = r'''#!/usr/bin/env python3
 import json, os, re, sys
 args = dict(a.split("=", 1) for a in sys.argv[1:] if "=" in a)
 name = re.sub(r"^\^|\(/\|\$\)$", "", args["--benchmark_filter"]) + "/iterations:1/manual_time"
-w = os.environ["GPUBENCH_DATALOADER_WORKERS"]
+w = re.search(r"/workers:([0-9]+)/", name).group(1)
 with open(os.environ["FIXTURE_LOG"], "a") as f:
-    f.write(json.dumps({"workers": w, "data_dir": os.environ["GPUBENCH_DATA_DIR"],
+    f.write(json.dumps({"workers": w, "sweep": os.environ["GPUBENCH_DATALOADER_WORKERS"],
+                        "data_dir": os.environ["GPUBENCH_DATA_DIR"],
                         "profile": os.environ.get("GPUBENCH_PROFILE"), "name": name,
                         "dataset_mib": os.environ.get("GPUBENCH_DATALOADER_DATASET_MIB")}) + "\n")
 ips = json.loads(os.environ["FIXTURE_IMAGES_PER_S"])[w]
@@ -154,9 +155,10 @@ def test_compare(source, work):
     data = os.path.join(work, "compare-data")
     shutil.rmtree(data, ignore_errors=True)
     os.makedirs(data)
-    # 8 images: what gpubench's case holds at --dataset-mib 1 (its floor).
+    # 32 images: what gpubench's sweep dataset holds at --dataset-mib 1 for workers 1,2 in quick
+    # (4 batches of 4 per worker at the largest count, 2).
     rc, _, _ = run([sys.executable, os.path.join(scripts, "standin_shards.py"), "--out",
-                    os.path.join(data, "wds-standin"), "--images", "8", "--per-shard", "4"])
+                    os.path.join(data, "wds-standin"), "--images", "32", "--per-shard", "8"])
     check(rc == 0, "stand-in 500x375 dataset for compare_pytorch.py")
     # Its manifest without the image size (found from the first image), beside newer wds
     # datasets of another image size and of another image count, which it must not pick.
@@ -191,12 +193,14 @@ def test_compare(source, work):
         calls = [json.loads(line) for line in open(log)] if os.path.exists(log) else []
         check([c["workers"] for c in calls] == ["1", "2"] * rounds and
               all(c["data_dir"] == os.path.abspath(data) and c["profile"] == "quick" and
+                  c["sweep"] == "1,2" and
                   c["dataset_mib"] == "1" and
                   c["name"].endswith(f"/workers:{c['workers']}/order:shuffled/cache:warm"
                                      "/iterations:1/manual_time")
                   for c in calls),
               f"gpubench's case run per round ({rounds}) and worker count, interleaved, with "
-              "its workers, data dir, dataset size, quick")
+              "its workers selected by the filter from the whole sweep, data dir, dataset size, "
+              "quick")
         epochs = [json.load(open(os.path.join(work, "keep", f"pytorch-w{w}-r0.json")))
                   ["benchmarks"][0]["iterations"] for w in (1, 2)]
         check(epochs == [1, 1], f"PyTorch timed as many epochs as gpubench did (1): {epochs}")

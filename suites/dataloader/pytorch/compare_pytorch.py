@@ -9,9 +9,10 @@ pytorch_dataloader.py on the dataset that case read, interleaved, and a table.
 
 gpubench's side: the case
   dataloader/image/format:wds/size:500x375/decode:cpu/path:pread/workers:W/order:shuffled/cache:warm
-run alone (--benchmark_filter) with GPUBENCH_DATA_DIR=DIR, GPUBENCH_DATALOADER_WORKERS=W and
-GPUBENCH_DATALOADER_DATASET_MIB=--dataset-mib, in the profile GPUBENCH_PROFILE names (default
-quick). The image datasets hold a fifth of those bytes decoded: 1024 MiB gives 381 images of
+run at one worker count W at a time (--benchmark_filter selects workers:W) with
+GPUBENCH_DATA_DIR=DIR, GPUBENCH_DATALOADER_WORKERS=the whole --workers list (so every count reads
+the dataset sized for the largest) and GPUBENCH_DATALOADER_DATASET_MIB=--dataset-mib, in the
+profile GPUBENCH_PROFILE names (default quick). The image datasets hold a fifth of those bytes decoded: 1024 MiB gives 381 images of
 500x375 (about 40 MB of JPEG), so PyTorch's per-epoch worker start-up (persistent_workers=False)
 is a small part of an epoch, not most of it as on the quick profile's 11 images. gpubench
 generates the dataset under DIR (or finds it there); PyTorch's side then reads that directory:
@@ -89,8 +90,10 @@ def run(cmd, env, what):
 
 
 def run_gpubench(args, workers, out):
+    # The whole sweep in GPUBENCH_DATALOADER_WORKERS, one count selected by the filter: gpubench
+    # sizes the sweep's dataset by its largest count, so every count reads the same dataset.
     env = dict(os.environ, GPUBENCH_DATA_DIR=os.path.abspath(args.data_dir),
-               GPUBENCH_DATALOADER_WORKERS=str(workers),
+               GPUBENCH_DATALOADER_WORKERS=",".join(map(str, args.workers)),
                GPUBENCH_DATALOADER_DATASET_MIB=str(args.dataset_mib))
     env.setdefault("GPUBENCH_PROFILE", "quick")
     run([args.gpubench_dataloader, f"--benchmark_filter=^{gpubench_case(workers)}(/|$)",
@@ -118,11 +121,13 @@ def first_image_size(directory):
     return None
 
 
-def expected_images(dataset_mib):
-    """Images of gpubench's 500x375 dataset for GPUBENCH_DATALOADER_DATASET_MIB=dataset_mib, as
-    image_spec_for() in dataloader_sweep.cpp sizes it (a fifth of the bytes, decoded RGB, at
-    least 8). Only used to choose among several candidates."""
-    return max(8, (dataset_mib << 20) // 5 // (3 * SIZE[0] * SIZE[1]))
+def expected_images(dataset_mib, max_workers, profile):
+    """Images of gpubench's 500x375 sweep dataset, as image_spec_for() in dataloader_sweep.cpp
+    sizes it: the most of at least 8, a fifth of GPUBENCH_DATALOADER_DATASET_MIB decoded as RGB,
+    and image_batches_per_worker (4 in quick, else 8) batches of 4 per worker at the sweep's
+    largest count. Only used to choose among several candidates."""
+    per_worker = 4 if profile == "quick" else 8
+    return max(8, (dataset_mib << 20) // 5 // (3 * SIZE[0] * SIZE[1]), per_worker * 4 * max_workers)
 
 
 def find_dataset(data_dir, samples):
@@ -253,8 +258,8 @@ def main(argv=None):
                 if not args.pytorch_only:
                     g = run_gpubench(args, w, os.path.join(keep, f"gpubench-w{w}-r{r}.json"))
                     runs[w][0].append(g)
-                dataset = args.dataset or find_dataset(args.data_dir,
-                                                       expected_images(args.dataset_mib))
+                dataset = args.dataset or find_dataset(args.data_dir, expected_images(
+                    args.dataset_mib, max(args.workers), os.environ.get("GPUBENCH_PROFILE", "quick")))
                 epochs = args.epochs or (g[2] if g else 2)
                 p = run_pytorch(args, dataset, w, epochs,
                                 os.path.join(keep, f"pytorch-w{w}-r{r}.json"))
