@@ -3,6 +3,8 @@
 #include <chrono>
 #include <ctime>
 
+#include <time.h>
+
 namespace gpubench {
 
 std::string now_iso8601_utc() {
@@ -21,6 +23,24 @@ std::string now_iso8601_utc() {
 double monotonic_seconds() {
   using namespace std::chrono;
   return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+namespace {
+
+double cpu_clock_seconds(clockid_t clock) {
+  timespec ts{};
+  ::clock_gettime(clock, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+}  // namespace
+
+double process_cpu_seconds() {
+  return cpu_clock_seconds(CLOCK_PROCESS_CPUTIME_ID);
+}
+
+double thread_cpu_seconds() {
+  return cpu_clock_seconds(CLOCK_THREAD_CPUTIME_ID);
 }
 
 }  // namespace gpubench

@@ -59,12 +59,6 @@ const SequentialReadCeiling& seq_ceiling(const Dataset& d, const DatasetReader& 
   return g_seq_ceiling[d.dir.string()] = sequential_read_ceiling(reader.files());
 }
 
-double thread_cpu_seconds() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
 std::string error_text(const Error& e) {
   return format_error_message(e.what_failed(), e.why(), e.fix());
 }
@@ -209,12 +203,6 @@ void bm_pipeline(benchmark::State& state, const ReadCase& c) {
     }
     if (!label.empty()) state.SetLabel(label);
   });
-}
-
-double process_cpu_seconds() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
 // The checking epoch of a JPEG dataset, run once per process and dataset (by directory) by its

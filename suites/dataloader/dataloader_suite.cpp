@@ -58,6 +58,10 @@ std::vector<MetricSpec> metrics() {
        "image cases: process CPU seconds per wall second over the timed epochs"},
       {"decode_fraction", "fraction", Direction::lower,
        "image cases: share of the workers' busy time spent in the JPEG decode (0..1)"},
+      {"gpu_decode_fraction", "fraction", Direction::lower,
+       "decode:nvjpeg cases: nvJPEG's batched decode time (CUDA events) / wall time (0..1)"},
+      {"decoded_MB_per_s", "MB/s", Direction::higher,
+       "decode:nvjpeg cases: RGB bytes nvJPEG decoded (+ 4 per label) per second, 1e6 bytes"},
       {"h2d_GB_per_s", "GB/s", Direction::higher,
        "GPU cases: host-to-device copy rate (CUDA events)"},
   };

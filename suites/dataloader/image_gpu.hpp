@@ -18,6 +18,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "suites/dataloader/dataset.hpp"
@@ -123,9 +124,13 @@ struct ImageGpuTotals {
   double cpu_s = 0;                 // process CPU seconds over the same runs
   double decode_s = 0;              // nvjpegDecodeBatched time, CUDA events
 };
-// images_per_s (and samples_per_s, the same), MB_per_s (decoded bytes, 1e6), input_MB_per_s
-// (JPEG bytes, 1e6), cpu_cores_used (process CPU s / wall s), decode_fraction (nvJPEG's event
-// time / wall): all 0 without wall time.
+// images_per_s (and samples_per_s, the same), MB_per_s (augmented bf16 images + labels, 1e6
+// bytes: the CPU image case's definition), decoded_MB_per_s (nvJPEG's RGB + labels, 1e6),
+// input_MB_per_s (JPEG bytes, 1e6), cpu_cores_used (process CPU s / wall s),
+// gpu_decode_fraction (nvJPEG's CUDA-event time / wall: not the CPU case's decode_fraction, a
+// share of the workers' busy time): all 0 without wall time.
+std::vector<std::pair<std::string, double>> image_gpu_counters(const ImageGpuTotals& t);
+// Sets image_gpu_counters(t) on `state`.
 void report_image_gpu_counters(benchmark::State& state, const ImageGpuTotals& t);
 
 // A `decode:nvjpeg` case: the image dataset (format wds or tfrecord, JPEG), how its bytes are

@@ -5,10 +5,11 @@
 // only with the CUDA part (GPUBENCH_HAVE_CUDA).
 //
 // nvJPEG calls, in the order the documentation prescribes (nvJPEG "Batched Image Decoding"):
-// nvjpegCreateSimple -> nvjpegJpegStateCreate -> per batch: nvjpegGetImageInfo on each image
-// (sizes the device buffers), nvjpegDecodeBatchedInitialize(batch size, NVJPEG_OUTPUT_RGBI)
-// when the batch size changes, nvjpegDecodeBatched on our stream. Every status is checked and
-// named (nvjpeg_status_text).
+// nvjpegCreateSimple -> per batch size (the full batch, and the epoch's short last batch when
+// the sample count is not a multiple of it): nvjpegJpegStateCreate and
+// nvjpegDecodeBatchedInitialize(batch size, NVJPEG_OUTPUT_RGBI) once -> per batch:
+// nvjpegGetImageInfo on each image (sizes the device buffers), nvjpegDecodeBatched with the
+// state of that size on our stream. Every status is checked and named (nvjpeg_status_text).
 #include <cuda_runtime_api.h>
 
 #include <array>
@@ -19,8 +20,6 @@
 #include <type_traits>
 #include <vector>
 
-#include <time.h>
-
 #include "suites/common/cuda/check.hpp"
 #include "suites/common/cuda/resources.hpp"
 #include "suites/common/suite_support.hpp"
@@ -29,8 +28,10 @@
 #include "suites/dataloader/dataset_reader.hpp"
 #include "suites/dataloader/device_staging.hpp"
 #include "suites/dataloader/image_gpu.hpp"
+#include "suites/dataloader/image_pipeline.hpp"
 #include "suites/dataloader/jpeg_codec.hpp"
 #include "suites/dataloader/nvjpeg_api.hpp"
+#include "util/clock.hpp"
 #include "util/error.hpp"
 
 namespace gpubench::dataloader {
@@ -47,38 +48,46 @@ void check_nvjpeg(abi::nvjpegStatus_t status, const char* call) {
   throw infrastructure(std::string(call) + " failed", nvjpeg_status_text(status));
 }
 
-double process_cpu_seconds() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-// Library handle and decode state; owns both (the state is destroyed first, as it belongs to the
-// handle). One per case: nvJPEG states are not shared between threads, and only the consumer
-// thread decodes.
+// Library handle and one batched-decode state per batch size; owns them all (the states are
+// destroyed first, as they belong to the handle). One per case: nvJPEG states are not shared
+// between threads, and only the consumer thread decodes.
 class NvjpegSession {
  public:
   explicit NvjpegSession(const NvjpegApi& api) : m_api(api) {
     check_nvjpeg(m_api.CreateSimple(&m_handle), "nvjpegCreateSimple");
-    const abi::nvjpegStatus_t s = m_api.JpegStateCreate(m_handle, &m_state);
-    if (s != abi::NVJPEG_STATUS_SUCCESS) {
-      (void)m_api.Destroy(m_handle);
-      check_nvjpeg(s, "nvjpegJpegStateCreate");
-    }
   }
   ~NvjpegSession() {
-    (void)m_api.JpegStateDestroy(m_state);
+    for (const auto& [size, state] : m_states) (void)m_api.JpegStateDestroy(state);
     (void)m_api.Destroy(m_handle);
   }
   NvjpegSession(const NvjpegSession&) = delete;
   NvjpegSession& operator=(const NvjpegSession&) = delete;
   abi::nvjpegHandle_t handle() const noexcept { return m_handle; }
-  abi::nvjpegJpegState_t state() const noexcept { return m_state; }
+
+  // The state initialised for batches of `batch_size` images, created and initialised on first
+  // use. The batched decoder decodes exactly the batch size its state was initialised with, and
+  // an epoch whose sample count is not a multiple of the batch ends with a short batch: one state
+  // per size means no re-initialisation inside a timed epoch (once validation or the warm-up has
+  // seen both sizes).
+  abi::nvjpegJpegState_t batched_state(int batch_size) {
+    if (const auto it = m_states.find(batch_size); it != m_states.end()) return it->second;
+    abi::nvjpegJpegState_t state = nullptr;
+    check_nvjpeg(m_api.JpegStateCreate(m_handle, &state), "nvjpegJpegStateCreate");
+    // max_cpu_threads is documented as unused: 1.
+    const abi::nvjpegStatus_t s =
+        m_api.DecodeBatchedInitialize(m_handle, state, batch_size, 1, abi::NVJPEG_OUTPUT_RGBI);
+    if (s != abi::NVJPEG_STATUS_SUCCESS) {
+      (void)m_api.JpegStateDestroy(state);
+      check_nvjpeg(s, "nvjpegDecodeBatchedInitialize");
+    }
+    m_states.emplace(batch_size, state);
+    return state;
+  }
 
  private:
   const NvjpegApi& m_api;
   abi::nvjpegHandle_t m_handle = nullptr;
-  abi::nvjpegJpegState_t m_state = nullptr;
+  std::map<int, abi::nvjpegJpegState_t> m_states;  // batch size -> its initialised state
 };
 
 // Decodes one batch at a time into one device allocation (grown, never shrunk: after the
@@ -130,18 +139,11 @@ class NvjpegBatchDecoder {
       m_destinations[i].channel[0] = m_rgb.data() + m_layout.offsets[i];
       m_destinations[i].pitch[0] = m_layout.pitches[i];
     }
-    if (static_cast<int>(n) != m_initialized_batch) {
-      // The batched decoder decodes exactly the batch size it was initialised with; the last
-      // batch of an epoch may be short. max_cpu_threads is documented as unused: 1.
-      check_nvjpeg(m_api.DecodeBatchedInitialize(m_session.handle(), m_session.state(),
-                                                 static_cast<int>(n), 1, abi::NVJPEG_OUTPUT_RGBI),
-                   "nvjpegDecodeBatchedInitialize");
-      m_initialized_batch = static_cast<int>(n);
-    }
+    const abi::nvjpegJpegState_t state = m_session.batched_state(static_cast<int>(n));
     m_start.record(m_stream);
     const abi::nvjpegStatus_t s =
-        m_api.DecodeBatched(m_session.handle(), m_session.state(), batch.data_pointers(),
-                            batch.lengths(), m_destinations.data(), m_stream);
+        m_api.DecodeBatched(m_session.handle(), state, batch.data_pointers(), batch.lengths(),
+                            m_destinations.data(), m_stream);
     if (s == abi::NVJPEG_STATUS_BAD_JPEG || s == abi::NVJPEG_STATUS_INCOMPLETE_BITSTREAM) {
       throw bad_input("batch " + std::to_string(batch.index) + " (samples " +
                           std::to_string(batch.sample(0)) + "...) cannot be decoded",
@@ -151,10 +153,10 @@ class NvjpegBatchDecoder {
     m_stop.record(m_stream);
   }
 
-  // Waits for the decode and returns its time on the GPU's clock (seconds, CUDA events: from
-  // when the stream reached the decode to its last task, nvJPEG's host phase included).
-  double finish() {
-    m_stop.synchronize();
+  // The last decode's time on the GPU's clock (seconds, CUDA events: from when the stream
+  // reached the decode to its last task, nvJPEG's host phase included). Call once the stream has
+  // been synchronised (the caller waits for the augmentation after the decode anyway).
+  double decode_seconds() const {
     return static_cast<double>(m_stop.elapsed_ms_since(m_start)) / 1e3;
   }
 
@@ -174,7 +176,6 @@ class NvjpegBatchDecoder {
   std::vector<int> m_widths;
   std::vector<int> m_heights;
   std::vector<abi::nvjpegImage_t> m_destinations;
-  int m_initialized_batch = 0;
 };
 
 // The GPU augmentation of a decoded batch: each image's crop box from (seed, epoch, sample),
@@ -216,10 +217,6 @@ class BatchAugmenter {
   std::vector<DeviceAugmentImage> m_images;
   std::vector<CropBox> m_boxes;
 };
-
-// Every k-th image of the validation epoch has its augmented output checked (augment_reference
-// takes milliseconds per image on one thread).
-constexpr std::size_t k_augment_check_every = 16;
 
 // One untimed epoch: every image decoded on the GPU, copied back and compared with the CPU
 // decode (JpegCodec::decode_rgb) within the decoder-vs-decoder tolerance; each sample exactly
@@ -273,7 +270,9 @@ std::string validate_epoch(EncodedLoader& loader, NvjpegBatchDecoder& decoder,
              ", the CPU " + std::to_string(cpu.width) + "x" + std::to_string(cpu.height));
         continue;
       }
-      if (position % k_augment_check_every == 0) {
+      // Every k_reference_every-th image, as the CPU pipeline's check (augment_reference takes
+      // milliseconds per image on one thread).
+      if (position % k_reference_every == 0) {
         // The augmentation of nvJPEG's own pixels, so this checks the kernel alone.
         augment_reference(gpu.rgb.data(), gpu.width, gpu.height, augmenter.box(i), k_crop_size,
                           reference.data());
@@ -345,19 +344,25 @@ void run_nvjpeg_case(benchmark::State& state, const NvjpegCase& c,
   // images with the same library): every image checked. A failed check fails every repetition.
   static std::map<std::string, std::string> checked;  // case name -> "" or what failed
   const std::string name = nvjpeg_case_name(c);
-  if (!checked.contains(name)) {
+  const bool validate_now = !checked.contains(name);
+  if (validate_now) {
     checked[name] = validate_epoch(loader, decoder, augmenter, *codec, c, stream.get());
   }
   if (!checked[name].empty()) {
     suite::fail(state, checked[name]);
     return;
   }
-  // Warm-up (untimed): one epoch sizes the device buffer and initialises the batched decoder.
-  loader.run(epoch_order(c.spec, c.order, c.seed, 0), [&](const EncodedBatch& b) {
-    decoder.decode(b);
-    augmenter.enqueue(decoder, b, c.seed, 0, stream.get());
-    GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-  });
+  // Warm-up (untimed), for a repetition whose validation was cached: one epoch sizes the device
+  // buffer and initialises a batched-decode state per batch size (full, and the short last
+  // batch). A validation epoch run just now did both with this decoder, so no second untimed
+  // epoch then.
+  if (!validate_now) {
+    loader.run(epoch_order(c.spec, c.order, c.seed, 0), [&](const EncodedBatch& b) {
+      decoder.decode(b);
+      augmenter.enqueue(decoder, b, c.seed, 0, stream.get());
+      GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+    });
+  }
   ImageGpuTotals totals;
   std::uint64_t epoch = 1;
   for (auto _ : state) {
@@ -371,7 +376,7 @@ void run_nvjpeg_case(benchmark::State& state, const NvjpegCase& c,
       decoder.decode(b);
       augmenter.enqueue(decoder, b, c.seed, e, stream.get());
       GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-      totals.decode_s += decoder.finish();
+      totals.decode_s += decoder.decode_seconds();
       totals.images += b.count();
       totals.jpeg_bytes += b.total_bytes();
       for (std::size_t i = 0; i < b.count(); ++i) {

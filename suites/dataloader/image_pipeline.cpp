@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <limits>
 
 #include "util/error.hpp"
 
@@ -28,6 +29,11 @@ std::string sample_text(std::uint64_t index) {
 }  // namespace
 
 std::uint32_t bf16_steps_between(std::uint16_t a, std::uint16_t b) {
+  // A NaN equals nothing, itself included: exponent all ones with a non-zero mantissa.
+  const auto is_nan = [](std::uint16_t bits) {
+    return (bits & 0x7f80u) == 0x7f80u && (bits & 0x007fu) != 0;
+  };
+  if (is_nan(a) || is_nan(b)) return std::numeric_limits<std::uint32_t>::max();
   const std::int32_t d = bf16_position(a) - bf16_position(b);
   return static_cast<std::uint32_t>(d < 0 ? -d : d);
 }

@@ -40,7 +40,8 @@ constexpr std::size_t k_augmented_image_bytes =
 constexpr std::uint64_t k_reference_every = 16;
 
 // The distance between two bf16 values in representable steps (0: equal; +0 and -0 are
-// equal). Values of opposite sign count the steps through zero.
+// equal). Values of opposite sign count the steps through zero. A NaN on either side is the
+// largest distance (UINT32_MAX), so a NaN never passes a check, not even against a NaN.
 std::uint32_t bf16_steps_between(std::uint16_t a, std::uint16_t b);
 
 // Collects what the checking workers find (thread-safe). The first mismatch names the sample.

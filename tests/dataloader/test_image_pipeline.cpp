@@ -86,6 +86,11 @@ TEST(ImagePipeline, Bf16StepsCountRepresentableValues) {
   EXPECT_EQ(dl::bf16_steps_between(0x0001, 0x8001), 2u);  // through zero
   EXPECT_EQ(dl::bf16_steps_between(0xbf80, 0xbf81), 1u);  // -1.0 and its neighbour
   EXPECT_EQ(dl::bf16_steps_between(0x3f80, 0xbf80), 2u * 0x3f80);
+  // A NaN (quiet 0x7fc0, negative 0xffc1) is never near anything, itself included.
+  EXPECT_EQ(dl::bf16_steps_between(0x7fc0, 0x7fc0), 0xffffffffu);
+  EXPECT_EQ(dl::bf16_steps_between(0xffc1, 0x3f80), 0xffffffffu);
+  EXPECT_EQ(dl::bf16_steps_between(0x3f80, 0x7fc0), 0xffffffffu);
+  EXPECT_EQ(dl::bf16_steps_between(0x7f80, 0x7f7f), 1u);  // +inf is one step above the largest
 }
 
 TEST(ImagePipeline, SourceFillsEverySlotRecordOncePerEpochWithItsEpoch) {
@@ -386,6 +391,7 @@ class AlteredSteps final : public dl::ImageSteps {
   AlteredSteps(const dl::JpegCodec& codec, const dl::DatasetSpec& spec) : m_real(codec, spec) {}
   std::uint64_t wrong_reference_for = ~0ull;  // expected_image gives another image for this one
   int augment_steps_off = 0;                  // bf16 steps added to output value 100
+  bool nan_at_100 = false;  // output and reference value 100 both a NaN (the same bits)
   void decode(std::span<const std::uint8_t> jpeg, dl::DecodedImage& out) const override {
     m_real.decode(jpeg, out);
   }
@@ -397,10 +403,12 @@ class AlteredSteps final : public dl::ImageSteps {
                std::vector<float>& scratch) const override {
     m_real.augment(image, box, out, scratch);
     out[100] = static_cast<std::uint16_t>(out[100] + augment_steps_off);
+    if (nan_at_100) out[100] = 0x7fc0;
   }
   void augment_reference(const dl::DecodedImage& image, const dl::CropBox& box,
                          std::uint16_t* out) const override {
     m_real.augment_reference(image, box, out);
+    if (nan_at_100) out[100] = 0x7fc0;
   }
   void expected_image(std::uint64_t index, dl::DecodedImage& out) const override {
     m_real.expected_image(index == wrong_reference_for ? index + 1 : index, out);
@@ -473,6 +481,11 @@ TEST(ImagePipelineJpeg, CheckingEpochPassesTheRealPipelineAndNamesAWrongSample) 
     EXPECT_THAT(bad, HasSubstr("augmented value 100 (channel 0, row 0, column 100)"));
     EXPECT_THAT(bad, HasSubstr("more than one bf16 step"));
     EXPECT_THAT(bad, HasSubstr("(3 wrong)"));  // samples 0, 16 and 32 are the checked ones
+    // A NaN output fails even where the reference is the same NaN.
+    steps.augment_steps_off = 0;
+    steps.nan_at_100 = true;
+    EXPECT_THAT(check_epoch(d, steps), HasSubstr("augmented value 100"));
+    steps.nan_at_100 = false;
   }
 }
 

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <numeric>
@@ -363,6 +364,43 @@ TEST(DataloaderNvjpegCase, Bf16CheckAllowsOneStepAndNoMore) {
   EXPECT_EQ(dl::count_beyond_one_bf16_step(nan, nan), 1u);
   EXPECT_EQ(dl::count_beyond_one_bf16_step(one, one), 0u);
   EXPECT_THROW(dl::count_beyond_one_bf16_step(one, want), gpubench::Error);
+}
+
+// The GPU case's counters: MB_per_s has the CPU image case's definition (augmented bf16 image +
+// label per sample), the RGB nvJPEG decoded and its event-timed share of the wall have their own
+// names. Fixture totals, not a measurement.
+TEST(DataloaderNvjpegCase, CountersShareMbPerSWithTheCpuCaseAndNameTheGpuOnes) {
+  dl::ImageGpuTotals t;
+  t.images = 10;
+  t.jpeg_bytes = 500000;
+  t.decoded_bytes = 10 * (500 * 375 * 3 + 4);
+  t.wall_s = 2;
+  t.cpu_s = 1;
+  t.decode_s = 0.5;
+  std::map<std::string, double> c;
+  for (const auto& [name, value] : dl::image_gpu_counters(t)) c[name] = value;
+  EXPECT_DOUBLE_EQ(c.at("images_per_s"), 5);
+  EXPECT_DOUBLE_EQ(c.at("samples_per_s"), 5);
+  EXPECT_DOUBLE_EQ(c.at("MB_per_s"), 5 * (3.0 * 224 * 224 * 2 + 4) / 1e6);
+  EXPECT_DOUBLE_EQ(c.at("decoded_MB_per_s"), 5 * (500.0 * 375 * 3 + 4) / 1e6);
+  EXPECT_DOUBLE_EQ(c.at("input_MB_per_s"), 0.25);
+  EXPECT_DOUBLE_EQ(c.at("cpu_cores_used"), 0.5);
+  EXPECT_DOUBLE_EQ(c.at("gpu_decode_fraction"), 0.25);
+  EXPECT_EQ(c.count("decode_fraction"), 0u);  // the CPU case's: busy-time share, not this
+  // Every counter is declared in the suite's metric list, as the real binary reports it.
+  gpubench::TempDir tmp("nvjpeg-metrics");
+  const fs::path info = tmp.path() / "info.json";
+  const std::string cmd = "'" + (fs::path(GPUBENCH_BIN_DIR) / "gpubench-dataloader").string() +
+                          "' --gpubench_info >'" + info.string() + "'";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::set<std::string> declared;
+  const nlohmann::json parsed = nlohmann::json::parse(gpubench::read_file(info));
+  for (const auto& m : parsed.at("metrics")) {
+    declared.insert(m.at("name").get<std::string>());
+  }
+  for (const auto& [name, value] : c) EXPECT_TRUE(declared.contains(name)) << name;
+  t.wall_s = 0;
+  for (const auto& [name, value] : dl::image_gpu_counters(t)) EXPECT_EQ(value, 0) << name;
 }
 
 // No GPU is the cause to name first; then libnvjpeg; then libturbojpeg (the CPU check).
