@@ -39,6 +39,9 @@ import tarfile
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True  # no __pycache__ left beside the scripts
+sys.path.insert(0, HERE)
+from pytorch_dataloader import worker_list  # noqa: E402 - beside this script; imports no torch
 SIZE = (500, 375)
 
 
@@ -195,16 +198,6 @@ def table(rows):
                      f"{ratio_text(g[0] if g else None, p[0]):>16}  "
                      f"{ratio_text(gpc, ppc or 0):>10}")
     return "\n".join(lines)
-
-
-def worker_list(text):
-    try:
-        values = [int(v) for v in text.split(",") if v.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a comma-separated list of integers")
-    if not values or any(v < 1 or v > 1024 for v in values):
-        raise argparse.ArgumentTypeError(f"'{text}' needs worker counts from 1 to 1024")
-    return values
 
 
 def parse_args(argv):
