@@ -294,6 +294,16 @@ GpuBusyKnee find_gpu_busy_knee(std::vector<BusyPoint> points) {
     knee.waiting_samples_per_s = w.samples_per_s;
     knee.waiting_idle_fraction = w.gpu_idle_fraction;
   }
+  if (!knee.fed) {
+    for (const BusyPoint& b : points) {
+      if (b.gpu_idle_fraction <= k_gpu_waiting_idle_fraction) {
+        knee.busy_at_fewer_workers = b.workers;
+        knee.busy_at_fewer_samples_per_s = b.samples_per_s;
+        knee.busy_at_fewer_idle_fraction = b.gpu_idle_fraction;
+        break;
+      }
+    }
+  }
   return knee;
 }
 
@@ -304,6 +314,12 @@ std::string describe_knee(const GpuBusyKnee& knee, const std::string& unit) {
                                         rate_text(knee.waiting_samples_per_s) + " " + unit + ", " +
                                         percent_text(knee.waiting_idle_fraction) + " idle"
                                   : "";
+  if (!knee.fed && knee.busy_at_fewer_workers > 0) {
+    return gpu + " is busy at " + workers_text(knee.busy_at_fewer_workers) + " (" +
+           rate_text(knee.busy_at_fewer_samples_per_s) + " " + unit + ", " +
+           percent_text(knee.busy_at_fewer_idle_fraction) + " idle) but waits again at more (" +
+           waiting + ")";
+  }
   if (!knee.fed) {
     return gpu + " waits at every worker count measured (up to " + waiting +
            "): the input pipeline is the bottleneck";
@@ -476,6 +492,8 @@ nlohmann::json worker_sizing_json(const WorkerSizing& s) {
               {"waiting_workers", k.waits ? json(k.waiting_workers) : json()},
               {"waiting_per_s", k.waits ? json(k.waiting_samples_per_s) : json()},
               {"waiting_idle_fraction", k.waits ? json(k.waiting_idle_fraction) : json()},
+              {"busy_at_fewer_workers",
+               k.busy_at_fewer_workers > 0 ? json(k.busy_at_fewer_workers) : json()},
               {"idle_threshold", k_gpu_waiting_idle_fraction},
               {"emulated", k.emulated},
               {"text", knee_text(p)}};

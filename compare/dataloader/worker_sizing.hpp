@@ -68,6 +68,11 @@ struct GpuBusyKnee {
   int waiting_workers = 0;
   double waiting_samples_per_s = 0;
   double waiting_idle_fraction = 0;
+  // Not fed at the most workers, yet busy at fewer: the fewest such count (the GPU waits again
+  // above it, e.g. with more workers than cores competing with the consumer); 0: none.
+  int busy_at_fewer_workers = 0;
+  double busy_at_fewer_samples_per_s = 0;
+  double busy_at_fewer_idle_fraction = 0;
   // The step was the emulated one (label consumer=emulated: no GPU): "the step", not "the GPU".
   bool emulated = false;
 };

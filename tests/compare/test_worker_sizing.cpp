@@ -256,6 +256,23 @@ TEST(GpuBusyKnee, BusyPointBelowAWaitingOneDoesNotCount) {
   EXPECT_DOUBLE_EQ(knee.waiting_idle_fraction, 0.30);
 }
 
+TEST(GpuBusyKnee, BusyAtFewerWorkersButWaitingAgainAtTheMostIsNotEveryCount) {
+  // As measured on a 2-core machine: 3 and 4 workers compete with the consumer for the cores.
+  const auto knee =
+      find_gpu_busy_knee({{1, 3017, 0.03}, {2, 3001, 0.02}, {3, 2900, 0.08}, {4, 2869, 0.08}});
+  EXPECT_FALSE(knee.fed);
+  EXPECT_EQ(knee.busy_at_fewer_workers, 1);
+  EXPECT_EQ(knee.waiting_workers, 4);
+  const std::string text = describe_knee(knee);
+  EXPECT_EQ(text.find("every worker count"), std::string::npos) << text;
+  EXPECT_EQ(text.rfind("the GPU is busy at 1 worker (3017 samples/s, 3% idle) but waits again at "
+                       "more (4 workers: ",
+                       0),
+            0u)
+      << text;
+  EXPECT_EQ(find_gpu_busy_knee({{1, 100, 0.9}, {2, 190, 0.8}}).busy_at_fewer_workers, 0);
+}
+
 TEST(GpuBusyKnee, AlwaysWaitingAndNeverWaiting) {
   const auto starved = find_gpu_busy_knee({{1, 100, 0.9}, {2, 190, 0.8}});
   EXPECT_FALSE(starved.fed);
