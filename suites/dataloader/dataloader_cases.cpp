@@ -206,12 +206,13 @@ void bm_pipeline(benchmark::State& state, const ReadCase& c) {
 }
 
 // The checking epoch of a JPEG dataset, run once per process and dataset (by directory) by its
-// first case, and its verdict (empty: correct) for the dataset's other cases: every image of a
-// full epoch, on the sweep's largest worker count, through the first case's read path and order.
+// first case per read path, and its verdict (empty: correct) for the dataset's other cases on
+// that path: every image of a full epoch, on the sweep's largest worker count, through that read
+// path and the first case's order (the mmap case checks its own mapped reads).
 const std::string& image_dataset_problem(const Dataset& dataset, const ImageSteps& steps,
                                          const ImageCase& c) {
   static std::map<std::string, std::string> verdicts;  // benchmark thread only
-  const std::string key = dataset.dir.string();
+  const std::string key = dataset.dir.string() + "|" + to_string(c.path);
   if (auto it = verdicts.find(key); it != verdicts.end()) return it->second;
   DatasetReader reader(dataset, c.path);
   ImageCheck check;

@@ -389,7 +389,7 @@ std::vector<CaseOutline> case_outlines(const SuiteConfig& config) {
     o.step_us_total = batches * static_cast<std::uint64_t>(c.step_us);
     out.push_back(o);
   }
-  std::set<std::string> checked;  // image datasets whose checking epoch an earlier case ran
+  std::set<std::string> checked;  // image datasets and read paths whose check an earlier case ran
   for (const auto& c : make_plan(config).images) {
     const DatasetSpec spec = image_spec_for(config, c);
     CaseOutline o{image_name(c), CaseWork::image, detail::image_iterations(config), 0, c.workers};
@@ -398,7 +398,7 @@ std::vector<CaseOutline> case_outlines(const SuiteConfig& config) {
                                        detail::image_case_batches(config, c, spec) * c.batch);
     o.warmup_images =
         std::min<std::uint64_t>(spec.samples, detail::image_warmup_batches(c) * c.batch);
-    if (checked.insert(spec.directory_name()).second) {
+    if (checked.insert(spec.directory_name() + "|" + to_string(c.path)).second) {
       o.checked_images = spec.samples;
       o.check_workers = detail::image_check_workers(config);
     }

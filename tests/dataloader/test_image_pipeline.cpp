@@ -301,7 +301,8 @@ TEST(ImagePipeline, SweepDatasetHoldsBatchesForEveryWorkerAndCasesTimeBatchesPer
   EXPECT_EQ(batches(64, headline, sweep), 512u);  // the whole epoch
   EXPECT_EQ(batches(2, tfrecord, tf), 12u);       // its whole epoch: 47 images
   // The outlines the plan costs: images per worker constant from 2 workers up, and each image
-  // dataset's checking epoch once, on the first case that reads it, on the sweep's 64 workers.
+  // dataset's checking epoch once per read path, on the first case that reads it that way, on
+  // the sweep's 64 workers (the mmap case checks its own mapped reads).
   std::map<std::string, std::uint64_t> checked;
   for (const auto& o : dl::case_outlines(config)) {
     if (o.work != dl::CaseWork::image) continue;
@@ -321,6 +322,8 @@ TEST(ImagePipeline, SweepDatasetHoldsBatchesForEveryWorkerAndCasesTimeBatchesPer
       checked,
       (std::map<std::string, std::uint64_t>{
           {head + "wds/size:500x375/decode:cpu/path:pread/workers:1/order:shuffled/cache:warm",
+           2048},
+          {head + "wds/size:500x375/decode:cpu/path:mmap/workers:2/order:shuffled/cache:warm",
            2048},
           {head + "tfrecord/size:500x375/decode:cpu/path:pread/workers:2/order:shuffled/"
                   "cache:warm",
