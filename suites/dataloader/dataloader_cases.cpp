@@ -75,6 +75,30 @@ void guarded(benchmark::State& state, Body&& body) {
   }
 }
 
+// The GPU-busy step's counters (its own times: CUDA events, the steady clock when emulated) and
+// the H2D copies', over `wall` seconds of epochs of `batch` samples a batch; appends what the
+// label says about them to `label`. Either may be null.
+void add_step_and_copy_results(benchmark::State& state, const TrainingStep* step,
+                               const H2DSink* sink, std::size_t batch, double wall,
+                               std::string& label) {
+  if (step) {
+    const double step_s = step->step_seconds();
+    const double steps = static_cast<double>(std::max<std::uint64_t>(1, step->steps()));
+    state.counters["gpu_idle_fraction"] = gpu_idle_fraction(step_s, wall);
+    state.counters["gpu_step_ms"] = step_s / steps * 1e3;
+    state.counters["feed_limit_samples_per_s"] = feed_limit_samples_per_s(batch, step_s / steps);
+    label += (label.empty() ? "" : " ") + step->label();
+  }
+  if (sink && sink->copy_seconds() > 0) {
+    state.counters["h2d_GB_per_s"] = sink->copied_bytes() / sink->copy_seconds() / 1e9;
+    // The GPU (CUDA ordinal; gpubench.devices names its UUID) and how the copies ran.
+    char text[96];
+    std::snprintf(text, sizeof text, "device_index=%d transfers_per_batch=%.0f", staging_device(),
+                  sink->transfers_per_batch());
+    label += (label.empty() ? "" : " ") + std::string(text);
+  }
+}
+
 void bm_pipeline(benchmark::State& state, const ReadCase& c) {
   guarded(state, [&] {
     if (c.path == ReadPath::uring && !uring_unavailable_reason().empty()) {
@@ -183,24 +207,7 @@ void bm_pipeline(benchmark::State& state, const ReadCase& c) {
                 "% of the dataset resident: figures are partly page-cache reads";
       }
     }
-    if (step) {
-      // GPU busy: the step's own times (CUDA events; the steady clock when emulated).
-      const double step_s = step->step_seconds();
-      const double steps = static_cast<double>(std::max<std::uint64_t>(1, step->steps()));
-      state.counters["gpu_idle_fraction"] = gpu_idle_fraction(step_s, wall);
-      state.counters["gpu_step_ms"] = step_s / steps * 1e3;
-      state.counters["feed_limit_samples_per_s"] =
-          feed_limit_samples_per_s(c.batch, step_s / steps);
-      label += (label.empty() ? "" : " ") + step->label();
-    }
-    if (sink && sink->copy_seconds() > 0) {
-      state.counters["h2d_GB_per_s"] = sink->copied_bytes() / sink->copy_seconds() / 1e9;
-      // The GPU (CUDA ordinal; gpubench.devices names its UUID) and how the copies ran.
-      char text[96];
-      std::snprintf(text, sizeof text, "device_index=%d transfers_per_batch=%.0f", staging_device(),
-                    sink->transfers_per_batch());
-      label += (label.empty() ? "" : " ") + std::string(text);
-    }
+    add_step_and_copy_results(state, step.get(), sink.get(), c.batch, wall, label);
     if (!label.empty()) state.SetLabel(label);
   });
 }
@@ -269,7 +276,18 @@ void bm_image(benchmark::State& state, const ImageCase& c) {
     // Each timed epoch: image_case_batches of the epoch's order (a random subset when shuffled),
     // about constant time across worker counts; the counters below count what was delivered.
     pc.max_batches = detail::image_case_batches(*g_config, c, spec);
+    // GPU busy (step_us > 0), as the train cases: a GEMM step fed through pinned staging and H2D
+    // copies of the augmented batches; without a GPU the emulated sleep, whose label says why.
+    const std::chrono::microseconds step_time(c.step_us);
+    const std::string no_gemm = c.step_us > 0 ? gemm_step_unavailable_reason() : std::string();
+    const bool gemm = c.step_us > 0 && no_gemm.empty();
+    if (gemm) pc.memory = HostMemory::pinned;
     Pipeline pipeline(reader, pc);
+    std::unique_ptr<H2DSink> sink;
+    if (gemm) sink = make_h2d_sink(c.batch, k_augmented_image_bytes);
+    std::unique_ptr<TrainingStep> step;
+    if (gemm) step = make_gemm_step(*sink, step_time);
+    if (c.step_us > 0 && !gemm) step = std::make_unique<EmulatedStep>(step_time, no_gemm);
     std::uint64_t samples = 0;
     std::uint64_t bytes = 0;
     double wall = 0;
@@ -284,7 +302,7 @@ void bm_image(benchmark::State& state, const ImageCase& c) {
         state.ResumeTiming();
       }
       const double cpu0 = process_cpu_seconds();
-      PipelineResult r = pipeline.run();
+      PipelineResult r = pipeline.run(sink.get(), step.get());
       cpu += process_cpu_seconds() - cpu0;
       state.SetIterationTime(r.wall_s);
       samples += r.samples;
@@ -307,14 +325,17 @@ void bm_image(benchmark::State& state, const ImageCase& c) {
     state.counters["batch_p50_us"] = percentile(latencies, 50);
     state.counters["batch_p99_us"] = percentile(latencies, 99);
     state.counters["stall_fraction"] = wall > 0 ? stall / wall : 0;
+    std::string label;
     if (c.cold) {
       state.counters["resident_fraction"] = resident / iters;
-      state.SetLabel(resident / iters > 0.05
-                         ? "cold requested but the kernel kept " +
-                               std::to_string(static_cast<int>(100 * resident / iters)) +
-                               "% of the dataset resident: figures are partly page-cache reads"
-                         : "cold: evicted with posix_fadvise(DONTNEED)");
+      label = resident / iters > 0.05
+                  ? "cold requested but the kernel kept " +
+                        std::to_string(static_cast<int>(100 * resident / iters)) +
+                        "% of the dataset resident: figures are partly page-cache reads"
+                  : "cold: evicted with posix_fadvise(DONTNEED)";
     }
+    add_step_and_copy_results(state, step.get(), sink.get(), c.batch, wall, label);
+    if (!label.empty()) state.SetLabel(label);
   });
 }
 

@@ -55,6 +55,11 @@ struct ImageCase {
   // images still make a batch per worker; a batch costs ~10 ms of decode, which hides the
   // per-batch hand-over (microseconds) at any size.
   std::size_t batch = 4;
+  // GPU busy (issue 41 item 4): a training step of step_us per batch (training_step.hpp), a
+  // GEMM on the GPU fed through pinned staging and H2D copies, or the emulated sleep without a
+  // GPU; 0: no step. max_batches > 0 cuts the timed epoch there (plan share).
+  int step_us = 0;
+  std::uint64_t max_batches = 0;
 };
 
 struct Plan {
@@ -83,7 +88,8 @@ std::uint64_t image_batches_per_worker(const SuiteConfig& config);
 // random subset of the dataset, and the case's time stays about constant across worker counts.
 std::uint64_t image_case_batches(const SuiteConfig& config, const ImageCase& c,
                                  const DatasetSpec& spec);
-// `dataloader/image/format:F/size:WxH/decode:cpu/path:P/workers:W/order:O/cache:C`.
+// `dataloader/image/format:F/size:WxH/decode:cpu/path:P/workers:W/order:O/cache:C`; with a
+// step, `.../workers:W/step_us:S/memory:pinned/order:O/...` (as the h2d cases name them).
 std::string image_name(const ImageCase& c);
 // Batches of the untimed epoch each repetition of image case `c` runs first on its timed
 // pipeline's image source: one per worker, which sizes the workers' buffers (the checking epoch
@@ -96,6 +102,9 @@ int image_check_workers(const SuiteConfig& config);
 int image_iterations(const SuiteConfig& config);
 // The read cases the configuration sweeps, in registration order.
 Plan make_plan(const SuiteConfig& config);
+// Google Benchmark's run names of the cases with a GPU-busy step (train and image), for the
+// suite main's question whether the run's filter selects one (gemm_step_cases_run).
+std::vector<std::string> gpu_step_run_names(const SuiteConfig& config);
 // The GPU-decode image cases (`decode:nvjpeg`), in registration order.
 std::vector<NvjpegCase> nvjpeg_cases(const SuiteConfig& config);
 

@@ -80,6 +80,8 @@ double planned_case_seconds(const CaseOutline& c, int repetitions, const suite::
     const double image_s =
         static_cast<double>(c.image_pixels) / (500.0 * 375.0) / r.jpeg_images_per_worker_s;
     iteration_s = static_cast<double>(c.images) * image_s / workers;
+    // A training step per batch overlaps the decode: the slower sets the pace.
+    iteration_s = std::max(iteration_s, static_cast<double>(c.step_us_total) * 1e-6);
     // One untimed warm-up epoch of a batch per worker each repetition; before the dataset's
     // first case, its checking epoch (once per process): the same decode and augmentation plus
     // the generator's image and its comparison, k_check_epochs epochs' worth, and the reference

@@ -36,14 +36,14 @@ std::vector<MetricSpec> metrics() {
       {"stall_fraction", "fraction", Direction::lower,
        "share of the consumer's wall time spent waiting for a batch (0..1)"},
       {"gpu_idle_fraction", "fraction", Direction::lower,
-       "GPU-busy train cases: 1 - (sum of step times) / wall time, the share of the epoch the GPU "
-       "(or, label consumer=emulated, the emulated step) waited for input (0..1)"},
+       "GPU-busy train and image step cases: 1 - (sum of step times) / wall time, the share of the "
+       "epoch the GPU (or, label consumer=emulated, the emulated step) waited for input (0..1)"},
       {"gpu_step_ms", "ms", Direction::lower,
-       "GPU-busy train cases: measured time of one training step (CUDA events; emulated: the "
-       "sleep's steady-clock time)"},
+       "GPU-busy train and image step cases: measured time of one training step (CUDA events; "
+       "emulated: the sleep's steady-clock time)"},
       {"feed_limit_samples_per_s", "samples/s", Direction::higher,
-       "GPU-busy train cases: batch / step time, the input rate at which the GPU is saturated "
-       "(fed more slowly, it waits)"},
+       "GPU-busy train and image step cases: batch / step time, the input rate at which the GPU is "
+       "saturated (fed more slowly, it waits)"},
       {"ceiling_MB_per_s", "MB/s", Direction::higher,
        "reference measured in the same benchmark run: memcpy of the dataset's files out of the "
        "page "
@@ -79,17 +79,11 @@ std::vector<MetricSpec> metrics() {
 // matched against the run names Google Benchmark gives register_timed's cases.
 bool gemm_step_cases_selected(int argc, char** argv,
                               const gpubench::dataloader::SuiteConfig& config) {
-  std::vector<std::string> names;
-  for (const auto& [kind, c] : gpubench::dataloader::detail::make_plan(config).reads) {
-    if (!c.gpu_step) continue;
-    names.push_back(gpubench::dataloader::detail::read_name(kind, c) +
-                    "/iterations:" + std::to_string(config.iterations) + "/manual_time");
-  }
   const std::vector<std::string> args(argv + 1, argv + argc);
   return gpubench::dataloader::gemm_step_cases_run(
       gpubench::dataloader::benchmark_selection(args, std::getenv("BENCHMARK_FILTER"),
                                                 std::getenv("BENCHMARK_LIST_TESTS")),
-      names);
+      gpubench::dataloader::detail::gpu_step_run_names(config));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -16,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "suites/dataloader/dataloader_cases_detail.hpp"
+#include "suites/dataloader/jpeg_codec.hpp"
 #include "suites/dataloader/training_step.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
@@ -162,6 +165,32 @@ TEST(TrainingStepContext, CublasIsLoadedOnlyWhenAGpuStepCaseRuns) {
   // An invalid regex: the run fails on it anyway; loading is the safe answer.
   EXPECT_TRUE(runs({"--benchmark_filter=train/(("}));
   EXPECT_FALSE(dl::gemm_step_cases_run({}, {}));  // no GPU-step case registered
+}
+
+// The names the suite main matches its filter against hold the image step cases too, as Google
+// Benchmark names them (image cases run image_iterations, 2 in standard), so a filter that
+// selects only those still loads cuBLAS for the libraries context.
+TEST(TrainingStepContext, ImageStepCasesAreAmongTheGpuStepRunNames) {
+  dl::SuiteConfig config;
+  config.profile = gpubench::suite::Profile::standard;
+  config.workers = {1, 2};
+  config.dataset_bytes = 8u << 20;
+  config.record_sizes = {150528};
+  config.iterations = 4;
+  const std::vector<std::string> names = dl::detail::gpu_step_run_names(config);
+  const std::string image =
+      "dataloader/image/format:wds/size:500x375/decode:cpu/path:pread/workers:2/step_us:5000/"
+      "memory:pinned/order:shuffled/cache:warm/iterations:2/manual_time";
+  EXPECT_NE(std::find(names.begin(), names.end(), image), names.end())
+      << ::testing::PrintToString(names);
+  EXPECT_TRUE(dl::gemm_step_cases_run(
+      dl::benchmark_selection({"--benchmark_filter=image/.*step_us:5000/"}, nullptr, nullptr),
+      names));
+  // Quick has no image step case.
+  config.profile = gpubench::suite::Profile::quick;
+  for (const std::string& n : dl::detail::gpu_step_run_names(config)) {
+    EXPECT_EQ(n.find("dataloader/image/"), std::string::npos) << n;
+  }
 }
 
 TEST(TrainingStepSizing, CalibrationReachesEachTargetWithinTenPercent) {
@@ -372,4 +401,84 @@ TEST(TrainingStepBinary, ProfilesPlanTheStepCases) {
   EXPECT_FALSE(lists(standard, train(1, 16, "100000")));
   EXPECT_FALSE(lists(standard, train(2, 64, "5000")));
   EXPECT_FALSE(lists(standard, "step_us:10000/"));
+  // JPEG input feeding the 5 ms step (issue 41 item 4): every worker count outside quick.
+  auto image = [](int workers) {
+    return "dataloader/image/format:wds/size:500x375/decode:cpu/path:pread/workers:" +
+           std::to_string(workers) + "/step_us:5000/memory:pinned/order:shuffled/cache:warm/";
+  };
+  EXPECT_TRUE(lists(standard, image(1)));
+  EXPECT_TRUE(lists(standard, image(2)));
+  EXPECT_FALSE(lists(quick,
+                     "dataloader/image/format:wds/size:500x375/decode:cpu/path:pread/"
+                     "workers:1/step_us:"));
+  EXPECT_FALSE(lists(quick, image(2)));
+  const auto full = run_suite(tmp, "--benchmark_list_tests", "full");
+  ASSERT_EQ(full.exit_code, 0) << full.err;
+  EXPECT_TRUE(lists(full, image(1)));
+  EXPECT_TRUE(lists(full, image(2)));
+}
+
+// The image step cases through the real binary (standard profile, workers 1 and 2): JPEG
+// decode and augmentation on the CPU workers feed the 5 ms step; without a GPU it is the
+// emulated step, said in the label, and there is no H2D copy. They report the image cases'
+// metrics and the GPU-busy ones, consistent with each other.
+TEST(TrainingStepBinary, ImageStepCasesFeedTheStepWithJpegInput) {
+  gpubench::TempDir tmp("dl-image-step");
+  const auto r = run_suite(
+      tmp, "--benchmark_format=json --benchmark_filter='image/.*step_us:5000/'", "standard");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  std::string jpeg_reason;
+  const bool codec = dl::JpegCodec::get(&jpeg_reason) != nullptr;
+  const bool gpu = dl::gemm_step_unavailable_reason().empty();
+  std::vector<std::string> cases;
+  for (const auto& b : doc.at("benchmarks")) {
+    if (b.value("run_type", "") == "aggregate") continue;
+    const std::string name = b.at("name").get<std::string>();
+    cases.push_back(name.substr(0, name.find("/iterations:")));
+    if (!codec) {
+      EXPECT_THAT(b.value("skip_message", b.value("error_message", "")), HasSubstr(jpeg_reason));
+      continue;
+    }
+    ASSERT_FALSE(b.value("error_occurred", false)) << name << ": " << b.value("error_message", "");
+    const std::string label = b.value("label", "");
+    if (gpu) {
+      EXPECT_THAT(label, HasSubstr("consumer=gemm bf16")) << name;
+      EXPECT_THAT(label, HasSubstr("transfers_per_batch=1")) << name;
+      EXPECT_GT(b.at("h2d_GB_per_s").get<double>(), 0) << name;
+    } else {
+      EXPECT_EQ(label, "consumer=emulated (no GPU: " + dl::gemm_step_unavailable_reason() + ")")
+          << name;
+      EXPECT_FALSE(b.contains("h2d_GB_per_s")) << name << ": no copy without a GPU";
+    }
+    for (const char* metric : {"images_per_s", "samples_per_s", "MB_per_s", "input_MB_per_s",
+                               "cpu_cores_used", "decode_fraction", "batch_p50_us"}) {
+      ASSERT_TRUE(b.contains(metric)) << name << " has no " << metric;
+      EXPECT_GT(b.at(metric).get<double>(), 0) << name << " " << metric;
+    }
+    // 224x224x3 bf16 + a 4-byte label per image.
+    EXPECT_NEAR(b.at("MB_per_s").get<double>() / b.at("images_per_s").get<double>(),
+                (301056 + 4) / 1e6, 1e-6)
+        << name;
+    const double step_ms = b.at("gpu_step_ms").get<double>();
+    EXPECT_GE(step_ms, gpu ? 4.5 : 5.0) << name;
+    // 4 images a batch.
+    EXPECT_NEAR(b.at("feed_limit_samples_per_s").get<double>(), 4 / (step_ms / 1e3), 1e-3) << name;
+    const double idle = b.at("gpu_idle_fraction").get<double>();
+    EXPECT_GE(idle, 0) << name;
+    EXPECT_LT(idle, 1) << name;
+    // The wall time covers every step: no faster than the step consumes (1% for rounding).
+    EXPECT_LE(b.at("images_per_s").get<double>(),
+              b.at("feed_limit_samples_per_s").get<double>() * 1.01)
+        << name;
+  }
+  const std::string name =
+      "dataloader/image/format:wds/size:500x375/decode:cpu/path:pread/workers:W/step_us:5000/"
+      "memory:pinned/order:shuffled/cache:warm";
+  std::vector<std::string> expected;
+  for (const char* w : {"1", "2"}) {
+    expected.push_back(name.substr(0, name.find("workers:W")) + "workers:" + w +
+                       name.substr(name.find("workers:W") + 9));
+  }
+  EXPECT_EQ(cases, expected);
 }

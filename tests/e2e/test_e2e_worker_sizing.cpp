@@ -3,7 +3,8 @@
 // and `gpubench doctor` (text, JSON) on a FIXTURE database
 // (tests/fixtures/reports/make_dataloader_workers.py: made-up numbers, imported into a real SQLite
 // file), doctor without a database and with another host's run, and a real dataloader run of this
-// machine (quick profile, GPUBENCH_DATALOADER_WORKERS=1,2, raw warm reads only).
+// machine (quick profile, GPUBENCH_DATALOADER_WORKERS=1,2, raw warm reads only; standard for the
+// image step cases).
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -261,6 +262,55 @@ TEST(E2eWorkerSizing, RealTrainRunStatesWhereTheStepWaits) {
   }
   const CliResult shown = ws.run({"report", "1"});
   EXPECT_TRUE(contains(shown.out, "idle by workers: 1: ")) << shown.out;
+}
+
+// JPEG input feeding the 5 ms step (issue 41 item 4), standard profile, 1 and 2 workers: the
+// report's knee line for the image pipeline, in images/s (the GEMM step on a GPU, the emulated
+// one without).
+TEST(E2eWorkerSizing, RealImageStepRunStatesWhereTheStepWaitsInImagesPerSecond) {
+  const fs::path suite = fs::path(GPUBENCH_BIN_DIR) / "gpubench-dataloader";
+  if (!fs::exists(suite)) GTEST_SKIP() << "gpubench-dataloader not built";
+  Workspace ws;
+  fs::create_directories(ws.root() / "data");
+  const CliResult run =
+      ws.run({"run", "--suite", "dataloader", "--profile", "standard", "--executions", "2",
+              "--repetitions", "1", "--filter",
+              "dataloader/image/format:wds/size:500x375/decode:cpu/path:pread/workers:[0-9]+/"
+              "step_us:5000/.*"},
+             {{"GPUBENCH_DATALOADER_WORKERS", "1,2"},
+              {"GPUBENCH_DATA_DIR", (ws.root() / "data").string()}},
+             600);
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  if (contains(run.out + run.err, "libturbojpeg.so.0 not found")) {
+    GTEST_SKIP() << "no libturbojpeg here: the image cases were skipped";
+  }
+  const CliResult r = ws.run({"report", "1", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json w = nlohmann::json::parse(r.out).at("loader_workers");
+  ASSERT_EQ(w.at("pipelines").size(), 1u) << w.dump(1);
+  const nlohmann::json& p = w.at("pipelines").at(0);
+  EXPECT_EQ(p.at("pipeline"),
+            "dataloader/image/format:wds/size:500x375/decode:cpu/path:pread/step_us:5000/"
+            "memory:pinned/order:shuffled/cache:warm");
+  EXPECT_EQ(p.at("metric"), "images_per_s");
+  ASSERT_EQ(p.at("points").size(), 2u) << p.dump(1);
+  for (const nlohmann::json& point : p.at("points")) {
+    const double idle = point.at("gpu_idle_fraction").get<double>();
+    EXPECT_GE(idle, 0.0);
+    EXPECT_LE(idle, 1.0);
+  }
+  const nlohmann::json& busy = p.at("gpu_busy");
+  ASSERT_FALSE(busy.is_null()) << p.dump(1);
+  EXPECT_TRUE(busy.at("fed").get<bool>() || busy.at("waits").get<bool>());
+  const std::string text = busy.at("text");
+  EXPECT_EQ(text.rfind(busy.at("emulated").get<bool>() ? "step idle by workers: 1: "
+                                                       : "GPU idle by workers: 1: ",
+                       0),
+            0u)
+      << text;
+  EXPECT_TRUE(contains(text, " images/s")) << text;
+  const CliResult shown = ws.run({"report", "1"});
+  EXPECT_TRUE(contains(shown.out, text)) << shown.out;
 }
 
 }  // namespace
