@@ -47,7 +47,8 @@ inline constexpr double k_advice_high = 3.0;
 // The GPU counts as waiting when its idle fraction (time the step waited for input / wall time)
 // is above this.
 inline constexpr double k_gpu_waiting_idle_fraction = 0.05;
-// The metric the dataloader's train cases report it under (suites/dataloader/README.md).
+// The metric the dataloader's step cases (train, and image cases with a step) report it under
+// (suites/dataloader/README.md).
 inline constexpr const char* k_gpu_idle_metric = "gpu_idle_fraction";
 
 // One pipeline (format, path, batch, step) at one worker count.

@@ -251,8 +251,9 @@ std::string gemm_step_unavailable_reason() {
 
 std::string gemm_step_note() {
   const std::string why = gemm_step_unavailable_reason();
-  if (!why.empty()) return "GPU-busy train cases: emulated step: " + why;
-  return "GPU-busy train cases: GEMM step (" + cuda::library_note(cuda::Library::cublas) + ")";
+  if (!why.empty()) return "GPU-busy train and image step cases: emulated step: " + why;
+  return "GPU-busy train and image step cases: GEMM step (" +
+         cuda::library_note(cuda::Library::cublas) + ")";
 }
 
 void add_gemm_step_context() {

@@ -10,7 +10,7 @@ std::string gemm_step_unavailable_reason() {
 }
 
 std::string gemm_step_note() {
-  return "GPU-busy train cases: emulated step: " + gemm_step_unavailable_reason();
+  return "GPU-busy train and image step cases: emulated step: " + gemm_step_unavailable_reason();
 }
 
 void add_gemm_step_context() {}

@@ -367,8 +367,8 @@ TEST(TrainingStepBinary, GpuBusyCasesReportTheConsumerAndItsIdleFraction) {
   // --gpubench_info says which consumer the GPU-busy cases get here.
   const auto info = run_suite(tmp, "--gpubench_info");
   ASSERT_EQ(info.exit_code, 0) << info.err;
-  EXPECT_THAT(info.out, HasSubstr(gpu ? "GPU-busy train cases: GEMM step (cuBLAS: "
-                                      : "GPU-busy train cases: emulated step: " +
+  EXPECT_THAT(info.out, HasSubstr(gpu ? "GPU-busy train and image step cases: GEMM step (cuBLAS: "
+                                      : "GPU-busy train and image step cases: emulated step: " +
                                             dl::gemm_step_unavailable_reason()));
 }
 
